@@ -1,0 +1,100 @@
+# disinto-c: three cron executables on one static library.
+#
+#   make            build common/libcommon.a and the executables
+#   make test       build and run every test (unit + integration)
+#   make check      the same tests under AddressSanitizer + UBSan
+#   make demo       run the end-to-end demo against the forge simulator
+#   make bench      run the benchmarks
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# O names the output root: objects, the library and the executables are
+# built below it (O=. keeps the in-tree layout that FACTORY_ROOT derivation
+# expects: dev-poll/dev-poll has the factory root as grandparent).
+
+O	?= .
+CC	?= cc
+PREFIX	?= /usr/local
+BINDIR	?= $(PREFIX)/bin
+PKG_CONFIG ?= pkg-config
+PKGS	= libcurl libcjson inih libbsd-overlay
+
+CFLAGS	?= -O2 -g
+WARN	= -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Wstrict-prototypes \
+	  -Wmissing-prototypes -Wshadow -Wpointer-arith -Wsign-compare -Werror
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS))
+ALL_CFLAGS = $(WARN) $(PKG_CFLAGS) -Icommon $(CFLAGS)
+LDLIBS	= $(PKG_LIBS)
+
+SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	    -fno-sanitize-recover=all
+
+PROGS	= dev-poll review-poll supervisor-poll
+
+LIB_SRC	= $(sort $(wildcard common/*.c))
+LIB_OBJ	= $(LIB_SRC:%.c=$(O)/%.o)
+LIB	= $(O)/common/libcommon.a
+
+# Each executable: every .c in its directory (exactly one holds main).
+define prog_rules
+$(1)_SRC = $$(sort $$(wildcard $(1)/*.c))
+$(1)_OBJ = $$($(1)_SRC:%.c=$(O)/%.o)
+$(O)/$(1)/$(1): $$($(1)_OBJ) $(LIB)
+	$$(CC) $$(ALL_CFLAGS) $$(LDFLAGS) -o $$@ $$($(1)_OBJ) $(LIB) $$(LDLIBS)
+endef
+$(foreach p,$(PROGS),$(eval $(call prog_rules,$(p))))
+
+BINS	= $(foreach p,$(PROGS),$(O)/$(p)/$(p))
+
+UNIT_SRC = $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BIN = $(UNIT_SRC:%.c=$(O)/%)
+TOOL_SRC = $(sort $(wildcard tests/tools/*.c))
+TOOL_BIN = $(TOOL_SRC:%.c=$(O)/%)
+
+all: $(BINS)
+
+$(O)/%.o: %.c $(wildcard common/*.h) $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	$(AR) rcs $@ $(LIB_OBJ)
+
+$(O)/tests/unit/%: tests/unit/%.c tests/unit/check.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+$(O)/tests/tools/%: tests/tools/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+test-bins: $(BINS) $(UNIT_BIN) $(TOOL_BIN)
+
+test: test-bins
+	O=$(O) tests/run
+
+check:
+	$(MAKE) O=build/san CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" test
+
+demo: $(BINS) $(TOOL_BIN)
+	O=$(O) tests/demo
+
+bench: $(BINS) $(TOOL_BIN)
+	O=$(O) tests/bench
+
+install: $(BINS)
+	install -d $(DESTDIR)$(BINDIR)
+	for p in $(PROGS); do install -m 0755 $(O)/$$p/$$p $(DESTDIR)$(BINDIR)/$$p; done
+
+format-check:
+	clang-format --dry-run --Werror common/*.[ch] $(foreach p,$(PROGS),$(p)/*.[ch]) \
+		tests/unit/*.[ch] $(wildcard tests/tools/*.c)
+
+clean:
+	rm -f $(LIB_OBJ) $(LIB) $(BINS) $(UNIT_BIN) $(TOOL_BIN)
+	rm -f $(foreach p,$(PROGS),$($(p)_OBJ))
+	rm -rf build
+
+.PHONY: all test test-bins check demo bench install format-check clean
