@@ -1,0 +1,46 @@
+/*
+ * The only fork/exec code: run a program from an argv array (never through
+ * a shell), optionally capturing its output under a time limit, or start
+ * one detached so it outlives the caller.
+ */
+#ifndef SPAWN_H
+#define SPAWN_H
+
+#include <sys/types.h>
+
+struct buf;
+
+struct spawn_opts {
+	const char		*cwd;		/* NULL: the caller's */
+	const char *const	*env_add;	/* "K=V" entries, NULL-ended */
+	int			 timeout_s;	/* 0: no limit */
+	int			 grace_ms;	/* SIGTERM to SIGKILL; 0: 2000 */
+};
+
+/*
+ * Run argv[0] (looked up in PATH) with argv, stdin from /dev/null and
+ * stdout+stderr into out (appended; bytes past out's cap, or past 16 MiB
+ * when it has none, are read and dropped) or to /dev/null when out is
+ * NULL.  The child gets its own process group and no descriptor above 2.
+ * *status receives the exit code, or 128 + the signal number, or 127
+ * when the program could not be started.  Returns 0 when the child ran to
+ * an exit status of any value, -1 on a fork or pipe failure, or on
+ * timeout (errno ETIMEDOUT; the group got SIGTERM, then SIGKILL after the
+ * grace period, and *status is still filled).
+ */
+int	 spawn_run(char *const argv[], const struct spawn_opts *opts,
+	    struct buf *out, int *status);
+
+/*
+ * Start argv detached, like nohup: in a new session, SIGHUP ignored,
+ * stdin from /dev/null, stdout+stderr appended to log_path (NULL:
+ * /dev/null), in cwd (NULL: the caller's), with no inherited descriptor
+ * above 2, and never a zombie of the caller.  *pid (may be NULL) receives
+ * its process ID.  Returns 0 once the program has been executed, -1 with
+ * errno set when it could not be (fork failure, missing program, bad cwd
+ * or log path).
+ */
+int	 spawn_detached(char *const argv[], const char *cwd,
+	    const char *log_path, pid_t *pid);
+
+#endif
