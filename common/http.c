@@ -1,0 +1,438 @@
+/*
+ * HTTP over one reused libcurl easy handle: timeouts, a capped body,
+ * bounded retries with doubling backoff, and error messages that name
+ * the URL but never a credential.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+#include "buf.h"
+#include "http.h"
+#include "xmalloc.h"
+
+#define HTTP_DEF_CONNECT_MS	10000L
+#define HTTP_DEF_TIMEOUT_MS	30000L
+#define HTTP_DEF_RETRIES	3
+#define HTTP_DEF_BACKOFF_MS	1000L
+#define HTTP_DEF_MAX_BODY	((size_t)8 << 20)
+
+/* What one transfer writes into, and why it stopped early. */
+struct http_sink {
+	struct buf	*body;
+	size_t		 max;
+	int		 prefix;	/* keep the first max bytes, then stop */
+	int		 over;		/* the body passed the cap */
+};
+
+/* One request as the retry loop sees it. */
+struct http_call {
+	const char	*method;
+	const char	*url;
+	const char	*auth;
+	const char	*json_body;
+	size_t		 max;
+	int		 prefix;
+};
+
+static CURL		*http_handle;
+static unsigned long	 http_count;
+static struct http_opts	 http_cur = {
+	HTTP_DEF_CONNECT_MS, HTTP_DEF_TIMEOUT_MS, HTTP_DEF_RETRIES,
+	HTTP_DEF_BACKOFF_MS, HTTP_DEF_MAX_BODY
+};
+
+static size_t	 http_write_cb(char *, size_t, size_t, void *);
+static CURL	*http_get_handle(void);
+static int	 http_idempotent(const char *);
+static void	 http_safe_url(const char *, char *, size_t);
+static struct curl_slist *http_headers(const struct http_call *);
+static int	 http_setup(CURL *, const struct http_call *,
+		    struct curl_slist *, struct http_sink *, char *);
+static int	 http_permanent(CURLcode);
+static int	 http_retry_status(const struct http_call *, long);
+static void	 http_sleep_ms(long);
+static void	 http_hdr_add(struct curl_slist **, const char *);
+static int	 http_once(const struct http_call *, struct http_response *,
+		    char *, char *, size_t);
+static int	 http_run(const struct http_call *, struct http_response *,
+		    char *, size_t);
+
+void
+http_set_opts(const struct http_opts *o)
+{
+	http_cur.connect_timeout_ms = o->connect_timeout_ms > 0 ?
+	    o->connect_timeout_ms : HTTP_DEF_CONNECT_MS;
+	http_cur.timeout_ms = o->timeout_ms > 0 ?
+	    o->timeout_ms : HTTP_DEF_TIMEOUT_MS;
+	http_cur.retries = o->retries > 0 ? o->retries : HTTP_DEF_RETRIES;
+	http_cur.backoff_ms = o->backoff_ms > 0 ?
+	    o->backoff_ms : HTTP_DEF_BACKOFF_MS;
+	http_cur.max_body = o->max_body > 0 ? o->max_body : HTTP_DEF_MAX_BODY;
+}
+
+void
+http_get_opts(struct http_opts *out)
+{
+	*out = http_cur;
+}
+
+unsigned long
+http_request_count(void)
+{
+	return http_count;
+}
+
+void
+http_cleanup(void)
+{
+	if (http_handle != NULL)
+		curl_easy_cleanup(http_handle);
+	http_handle = NULL;
+}
+
+void
+http_response_free(struct http_response *resp)
+{
+	if (resp == NULL)
+		return;
+	buf_free(&resp->body);
+	resp->status = 0;
+	resp->truncated = 0;
+}
+
+char *
+http_escape(const char *s, int keep_slash)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	struct buf b;
+	const unsigned char *p;
+	char enc[3];
+
+	buf_init(&b, 0);
+	buf_append(&b, "", 0);
+	for (p = (const unsigned char *)s; *p != '\0'; p++) {
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~", *p) != NULL ||
+		    (keep_slash && *p == '/')) {
+			buf_append(&b, p, 1);
+			continue;
+		}
+		enc[0] = '%';
+		enc[1] = hex[*p >> 4];
+		enc[2] = hex[*p & 0x0f];
+		buf_append(&b, enc, 3);
+	}
+	return buf_steal(&b);
+}
+
+int
+http_request(const char *method, const char *url, const char *auth,
+    const char *json_body, struct http_response *resp, char *err,
+    size_t errsz)
+{
+	struct http_call c;
+
+	c.method = method;
+	c.url = url;
+	c.auth = auth;
+	c.json_body = json_body;
+	c.max = http_cur.max_body;
+	c.prefix = 0;
+	return http_run(&c, resp, err, errsz);
+}
+
+int
+http_get_prefix(const char *url, const char *auth, size_t max,
+    struct http_response *resp, char *err, size_t errsz)
+{
+	struct http_call c;
+
+	c.method = "GET";
+	c.url = url;
+	c.auth = auth;
+	c.json_body = NULL;
+	c.max = max;
+	c.prefix = 1;
+	return http_run(&c, resp, err, errsz);
+}
+
+/*
+ * The retry loop: transport failures that may be repeated and 5xx
+ * answers are tried again, up to the configured number of attempts.
+ */
+static int
+http_run(const struct http_call *c, struct http_response *resp, char *err,
+    size_t errsz)
+{
+	char safe[512], errbuf[CURL_ERROR_SIZE];
+	long backoff = http_cur.backoff_ms;
+	int attempt, r = -1;
+
+	resp->status = 0;
+	resp->truncated = 0;
+	buf_init(&resp->body, c->prefix ? 0 : c->max);
+	http_safe_url(c->url, safe, sizeof(safe));
+	if (c->auth != NULL && strpbrk(c->auth, "\r\n") != NULL) {
+		snprintf(err, errsz, "invalid authorization value for '%s %s'",
+		    c->method, safe);
+		return -1;
+	}
+	for (attempt = 1; attempt <= http_cur.retries; attempt++) {
+		if (attempt > 1) {
+			http_sleep_ms(backoff);
+			backoff *= 2;
+		}
+		r = http_once(c, resp, errbuf, err, errsz);
+		if (r == 0 && !http_retry_status(c, resp->status))
+			break;
+		if (r == -1)
+			break;
+	}
+	return r == 1 ? -1 : r;
+}
+
+/*
+ * One attempt.  Returns 0 with resp filled, or with err set -1 for a
+ * final failure and 1 for one that another attempt may cure.
+ */
+static int
+http_once(const struct http_call *c, struct http_response *resp,
+    char *errbuf, char *err, size_t errsz)
+{
+	struct curl_slist *hdrs = NULL;
+	struct http_sink sink;
+	char safe[512];
+	long sent = 0;
+	CURLcode rc;
+	CURL *h;
+	int r = -1;
+
+	http_safe_url(c->url, safe, sizeof(safe));
+	buf_reset(&resp->body);
+	resp->status = 0;
+	resp->truncated = 0;
+	sink.body = &resp->body;
+	sink.max = c->max;
+	sink.prefix = c->prefix;
+	sink.over = 0;
+	errbuf[0] = '\0';
+	if ((h = http_get_handle()) == NULL) {
+		snprintf(err, errsz, "cannot start libcurl for '%s %s'",
+		    c->method, safe);
+		return -1;
+	}
+	hdrs = http_headers(c);
+	if (http_setup(h, c, hdrs, &sink, errbuf) == -1) {
+		snprintf(err, errsz, "cannot set up request '%s %s'",
+		    c->method, safe);
+		goto out;
+	}
+	http_count++;
+	rc = curl_easy_perform(h);
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp->status);
+	if (rc == CURLE_WRITE_ERROR && sink.prefix && sink.over) {
+		resp->truncated = 1;
+		rc = CURLE_OK;
+	}
+	if (rc == CURLE_OK && resp->status >= 100) {
+		r = 0;
+		goto out;
+	}
+	if (sink.over || rc == CURLE_FILESIZE_EXCEEDED)
+		snprintf(err, errsz, "response body over %zu bytes from '%s %s'",
+		    c->max, c->method, safe);
+	else if (rc == CURLE_OK)
+		snprintf(err, errsz, "no HTTP status from '%s %s'",
+		    c->method, safe);
+	else
+		snprintf(err, errsz, "%s from '%s %s'",
+		    errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc),
+		    c->method, safe);
+	curl_easy_getinfo(h, CURLINFO_REQUEST_SIZE, &sent);
+	if (!sink.over && !http_permanent(rc) &&
+	    (http_idempotent(c->method) || sent == 0))
+		r = 1;
+	resp->status = 0;
+out:
+	curl_slist_free_all(hdrs);
+	return r;
+}
+
+static CURL *
+http_get_handle(void)
+{
+	if (http_handle == NULL)
+		http_handle = curl_easy_init();
+	else
+		curl_easy_reset(http_handle);
+	return http_handle;
+}
+
+/* Append one header line; out of memory aborts, as xmalloc does. */
+static void
+http_hdr_add(struct curl_slist **list, const char *line)
+{
+	struct curl_slist *n;
+
+	if ((n = curl_slist_append(*list, line)) == NULL)
+		abort();
+	*list = n;
+}
+
+static struct curl_slist *
+http_headers(const struct http_call *c)
+{
+	struct curl_slist *h = NULL;
+	char *line;
+
+	if (c->auth != NULL) {
+		line = xasprintf("Authorization: %s", c->auth);
+		http_hdr_add(&h, line);
+		free(line);
+	}
+	if (!c->prefix)
+		http_hdr_add(&h, "Accept: application/json");
+	if (c->json_body != NULL)
+		http_hdr_add(&h, "Content-Type: application/json");
+	/* No "100-continue" round trip before a large body. */
+	http_hdr_add(&h, "Expect:");
+	return h;
+}
+
+static int
+http_setup(CURL *h, const struct http_call *c, struct curl_slist *hdrs,
+    struct http_sink *sink, char *errbuf)
+{
+	CURLcode e = CURLE_OK;
+
+#define HTTP_SET(opt, val) do {						\
+	if (e == CURLE_OK)						\
+		e = curl_easy_setopt(h, opt, val);			\
+} while (0)
+	HTTP_SET(CURLOPT_URL, c->url);
+	HTTP_SET(CURLOPT_ERRORBUFFER, errbuf);
+	HTTP_SET(CURLOPT_NOSIGNAL, 1L);
+	HTTP_SET(CURLOPT_PROTOCOLS_STR, "http,https");
+	HTTP_SET(CURLOPT_CONNECTTIMEOUT_MS, http_cur.connect_timeout_ms);
+	HTTP_SET(CURLOPT_TIMEOUT_MS, http_cur.timeout_ms);
+	HTTP_SET(CURLOPT_USERAGENT, "disinto-c");
+	HTTP_SET(CURLOPT_HTTPHEADER, hdrs);
+	HTTP_SET(CURLOPT_WRITEFUNCTION, http_write_cb);
+	HTTP_SET(CURLOPT_WRITEDATA, sink);
+	if (!c->prefix)
+		HTTP_SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)c->max);
+	if (strcmp(c->method, "GET") == 0)
+		HTTP_SET(CURLOPT_HTTPGET, 1L);
+	else {
+		HTTP_SET(CURLOPT_CUSTOMREQUEST, c->method);
+		if (c->json_body != NULL || strcmp(c->method, "DELETE") != 0) {
+			const char *b = c->json_body ? c->json_body : "";
+
+			HTTP_SET(CURLOPT_POSTFIELDS, b);
+			HTTP_SET(CURLOPT_POSTFIELDSIZE_LARGE,
+			    (curl_off_t)strlen(b));
+		}
+	}
+#undef HTTP_SET
+	return e == CURLE_OK ? 0 : -1;
+}
+
+static size_t
+http_write_cb(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct http_sink *sink = arg;
+	size_t n = size * nmemb, room;
+
+	if (!sink->prefix) {
+		if (buf_append(sink->body, data, n) == -1) {
+			sink->over = 1;
+			return 0;
+		}
+		return n;
+	}
+	room = sink->max - sink->body->len;
+	if (n <= room) {
+		buf_append(sink->body, data, n);
+		return n;
+	}
+	buf_append(sink->body, data, room);
+	sink->over = 1;
+	return 0;
+}
+
+/* Methods whose repetition cannot apply a change twice. */
+static int
+http_idempotent(const char *method)
+{
+	return strcmp(method, "GET") == 0 || strcmp(method, "PUT") == 0 ||
+	    strcmp(method, "DELETE") == 0 || strcmp(method, "HEAD") == 0;
+}
+
+/* Failures that another attempt cannot cure. */
+static int
+http_permanent(CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_UNSUPPORTED_PROTOCOL:
+	case CURLE_URL_MALFORMAT:
+	case CURLE_WRITE_ERROR:
+	case CURLE_FILESIZE_EXCEEDED:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_TOO_MANY_REDIRECTS:
+	case CURLE_BAD_FUNCTION_ARGUMENT:
+	case CURLE_OUT_OF_MEMORY:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * A 5xx is worth another attempt, except a gateway timeout after a POST
+ * or PATCH: the change may have been applied behind the proxy.
+ */
+static int
+http_retry_status(const struct http_call *c, long status)
+{
+	if (status < 500 || status > 599)
+		return 0;
+	if (status == 504 && !http_idempotent(c->method))
+		return 0;
+	return 1;
+}
+
+static void
+http_sleep_ms(long ms)
+{
+	struct timespec ts;
+
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		continue;
+}
+
+/* Copy url into out without any "user:password@" part. */
+static void
+http_safe_url(const char *url, char *out, size_t outsz)
+{
+	const char *p, *at, *end;
+
+	if ((p = strstr(url, "://")) == NULL) {
+		snprintf(out, outsz, "%s", url);
+		return;
+	}
+	p += 3;
+	end = p + strcspn(p, "/?#");
+	at = memchr(p, '@', (size_t)(end - p));
+	if (at == NULL) {
+		snprintf(out, outsz, "%s", url);
+		return;
+	}
+	snprintf(out, outsz, "%.*s%s", (int)(p - url), url, at + 1);
+}

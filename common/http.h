@@ -1,0 +1,71 @@
+/*
+ * HTTP requests over one reused libcurl easy handle (keep-alive across the
+ * calls of a run).  The only module that touches libcurl.  The caller's
+ * main() runs curl_global_init() before the first request and
+ * http_cleanup() + curl_global_cleanup() at the end.
+ */
+#ifndef HTTP_H
+#define HTTP_H
+
+#include <stddef.h>
+
+#include "buf.h"
+
+struct http_opts {
+	long	 connect_timeout_ms;	/* default 10000 */
+	long	 timeout_ms;		/* whole request; default 30000 */
+	int	 retries;		/* attempts in all, first included; 3 */
+	long	 backoff_ms;		/* before the 2nd attempt, doubling; 1000 */
+	size_t	 max_body;		/* response body cap; 8 MiB */
+};
+
+struct http_response {
+	long		 status;	/* HTTP status, 0 when none arrived */
+	int		 truncated;	/* http_get_prefix() stopped at its cap */
+	struct buf	 body;		/* owned; NUL-terminated */
+};
+
+/*
+ * Replace the options used by every later request.  Values <= 0 keep the
+ * default for that field.
+ */
+void	 http_set_opts(const struct http_opts *);
+/* Copy the options in use into *out. */
+void	 http_get_opts(struct http_opts *out);
+
+/*
+ * Perform one request: method ("GET", "POST", "PATCH", "DELETE", "PUT"),
+ * url, auth the whole Authorization header value ("token abc",
+ * "Bearer abc") or NULL, json_body sent as application/json or NULL.
+ * resp is always initialised and must be freed with http_response_free()
+ * whatever the result.  Returns 0 when a response arrived (any status,
+ * in resp->status), -1 on a transport failure (refused, timeout,
+ * truncated body, body over the cap) with the reason and the URL, never
+ * a token, in err.  Connection failures and 5xx answers are retried with
+ * the configured backoff; a GET, PUT or DELETE is also retried after a
+ * timeout or a broken transfer, a POST or PATCH is not (it may have been
+ * applied).  A 5xx on the last attempt is returned as a response.
+ */
+int	 http_request(const char *method, const char *url, const char *auth,
+	    const char *json_body, struct http_response *resp, char *err,
+	    size_t errsz);
+/*
+ * GET url keeping only the first max bytes of the body: a longer body
+ * sets resp->truncated and still returns 0.  Otherwise as http_request().
+ */
+int	 http_get_prefix(const char *url, const char *auth, size_t max,
+	    struct http_response *resp, char *err, size_t errsz);
+/* Free the body of a response; safe on a zeroed or freed response. */
+void	 http_response_free(struct http_response *);
+/*
+ * Percent-encode s for use in a URL path segment or query value (RFC 3986
+ * unreserved characters stay; with keep_slash, '/' stays too).  Caller
+ * frees.
+ */
+char	*http_escape(const char *s, int keep_slash);
+/* Number of requests sent (each attempt counts) since the start. */
+unsigned long http_request_count(void);
+/* Drop the easy handle and its connections. */
+void	 http_cleanup(void);
+
+#endif

@@ -1,0 +1,205 @@
+/*
+ * Typed accessors over cJSON: fields of the wrong type read as missing,
+ * numbers are integers only when they really are.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "json.h"
+#include "xmalloc.h"
+
+#define JSON_KEY_MAX	128
+
+/* 2^63: the first double that no longer fits a long long. */
+#define JSON_LL_LIMIT	9223372036854775808.0
+
+static const cJSON *json_field(const cJSON *, const char *);
+
+cJSON *
+json_parse(const char *text, size_t len, char *err, size_t errsz)
+{
+	const char *end = NULL;
+	cJSON *root;
+	size_t off;
+
+	if (text == NULL || len == 0) {
+		snprintf(err, errsz, "empty JSON text");
+		return NULL;
+	}
+	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (root == NULL) {
+		off = end != NULL && end >= text ? (size_t)(end - text) : 0;
+		snprintf(err, errsz, "malformed JSON at byte %zu of %zu",
+		    off, len);
+		return NULL;
+	}
+	for (off = (size_t)(end - text); off < len; off++) {
+		if (strchr(" \t\r\n", text[off]) == NULL || text[off] == '\0')
+			break;
+	}
+	if (off < len) {
+		cJSON_Delete(root);
+		snprintf(err, errsz, "trailing data after JSON at byte %zu",
+		    off);
+		return NULL;
+	}
+	return root;
+}
+
+char *
+json_print(const cJSON *item)
+{
+	char *p, *s;
+
+	if ((p = cJSON_PrintUnformatted(item)) == NULL)
+		abort();
+	s = xstrdup(p);
+	cJSON_free(p);
+	return s;
+}
+
+/* obj[key] of any type; NULL when obj is not an object. */
+static const cJSON *
+json_field(const cJSON *obj, const char *key)
+{
+	if (obj == NULL || !cJSON_IsObject(obj) || key == NULL)
+		return NULL;
+	return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+const char *
+json_str(const cJSON *obj, const char *key)
+{
+	return cJSON_GetStringValue(json_field(obj, key));
+}
+
+int
+json_item_int(const cJSON *item, long long *out)
+{
+	double v;
+	long long n;
+
+	if (item == NULL || !cJSON_IsNumber(item))
+		return -1;
+	v = item->valuedouble;
+	if (!(v >= -JSON_LL_LIMIT && v < JSON_LL_LIMIT))
+		return -1;
+	n = (long long)v;
+	if ((double)n != v)
+		return -1;
+	*out = n;
+	return 0;
+}
+
+int
+json_int(const cJSON *obj, const char *key, long long *out)
+{
+	return json_item_int(json_field(obj, key), out);
+}
+
+int
+json_bool(const cJSON *obj, const char *key, int *out)
+{
+	const cJSON *item = json_field(obj, key);
+
+	if (item == NULL || !cJSON_IsBool(item))
+		return -1;
+	*out = cJSON_IsTrue(item) ? 1 : 0;
+	return 0;
+}
+
+const cJSON *
+json_arr(const cJSON *obj, const char *key)
+{
+	const cJSON *item = json_field(obj, key);
+
+	return cJSON_IsArray(item) ? item : NULL;
+}
+
+const cJSON *
+json_obj(const cJSON *obj, const char *key)
+{
+	const cJSON *item = json_field(obj, key);
+
+	return cJSON_IsObject(item) ? item : NULL;
+}
+
+const cJSON *
+json_at(const cJSON *obj, const char *path)
+{
+	char key[JSON_KEY_MAX];
+	const char *p = path;
+	size_t n;
+
+	if (path == NULL)
+		return NULL;
+	for (;;) {
+		n = strcspn(p, ".");
+		if (n == 0 || n >= sizeof(key))
+			return NULL;
+		memcpy(key, p, n);
+		key[n] = '\0';
+		if ((obj = json_field(obj, key)) == NULL)
+			return NULL;
+		if (p[n] == '\0')
+			return obj;
+		p += n + 1;
+	}
+}
+
+const char *
+json_str_at(const cJSON *obj, const char *path)
+{
+	return cJSON_GetStringValue(json_at(obj, path));
+}
+
+int
+json_int_at(const cJSON *obj, const char *path, long long *out)
+{
+	return json_item_int(json_at(obj, path), out);
+}
+
+int
+json_bool_at(const cJSON *obj, const char *path, int *out)
+{
+	const cJSON *item = json_at(obj, path);
+
+	if (item == NULL || !cJSON_IsBool(item))
+		return -1;
+	*out = cJSON_IsTrue(item) ? 1 : 0;
+	return 0;
+}
+
+const cJSON *
+json_arr_at(const cJSON *obj, const char *path)
+{
+	const cJSON *item = json_at(obj, path);
+
+	return cJSON_IsArray(item) ? item : NULL;
+}
+
+const cJSON *
+json_obj_at(const cJSON *obj, const char *path)
+{
+	const cJSON *item = json_at(obj, path);
+
+	return cJSON_IsObject(item) ? item : NULL;
+}
+
+int
+json_has_label(const cJSON *issue, const char *name)
+{
+	const cJSON *labels, *l;
+	const char *s;
+
+	if ((labels = json_arr(issue, "labels")) == NULL || name == NULL)
+		return 0;
+	cJSON_ArrayForEach(l, labels) {
+		if ((s = json_str(l, "name")) != NULL && strcmp(s, name) == 0)
+			return 1;
+	}
+	return 0;
+}
