@@ -1,27 +1,464 @@
 /*
- * Process spawning without a shell.
+ * Process spawning without a shell, in the manner of tmux's job.c and
+ * OpenSSH's subprocess(): fork, wire the standard descriptors, close every
+ * other one, execvp an argv array and _exit on failure.
  */
+/* pipe2(2) and execvpe(3) are GNU extensions in glibc. */
+#define _GNU_SOURCE
 #include <sys/types.h>
+#include <sys/wait.h>
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "spawn.h"
+#include "xmalloc.h"
+
+/* Captured output is bounded even when the caller's buffer is not. */
+#define SPAWN_OUT_MAX	(16 * 1024 * 1024)
+#define SPAWN_GRACE_MS	2000
+/* How often a child whose output is still open is checked for exit. */
+#define SPAWN_SLICE_MS	100
+
+/* One child being supervised by spawn_run(). */
+struct child {
+	pid_t		 pid;
+	int		 fd;		/* read end of its output, or -1 */
+	struct buf	*out;
+	long long	 deadline;	/* monotonic ms; 0 = none */
+	int		 grace_ms;
+	int		 stage;		/* 0 running, 1 sent TERM, 2 sent KILL */
+	int		 reaped;
+	int		 wstatus;
+};
+
+static char	**env_build(const char *const *);
+static int	  env_key_matches(const char *, const char *);
+static int	  fd_above_stdio(int);
+static void	  child_exec(char *const [], const char *, char **, int)
+		    __attribute__((noreturn));
+static long long  now_ms(void);
+static int	  supervise(struct child *);
+static void	  escalate(struct child *);
+static void	  read_some(struct child *, int);
+static void	  keep(struct child *, const char *, size_t);
+static void	  drain(struct child *);
+static void	  sleep_ms(int);
+static int	  try_reap(struct child *);
+static int	  exit_code(int);
+static void	  detached_exec(char *const [], const char *, const char *,
+		    int) __attribute__((noreturn));
+static int	  read_full(int, void *, size_t);
+static int	  wait_pid(pid_t);
+
+extern char **environ;
+
+/*
+ * The child's environment: ours with each "K=V" of add replacing or
+ * extending it.  Returns environ itself when there is nothing to add;
+ * otherwise an array the caller frees (the strings are borrowed).
+ */
+static char **
+env_build(const char *const *add)
+{
+	char **env;
+	size_t n = 0, nadd = 0, i, j, k = 0;
+
+	if (add == NULL || add[0] == NULL)
+		return environ;
+	while (environ[n] != NULL)
+		n++;
+	while (add[nadd] != NULL)
+		nadd++;
+	env = xcalloc(n + nadd + 1, sizeof(*env));
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < nadd; j++)
+			if (env_key_matches(environ[i], add[j]))
+				break;
+		if (j == nadd)
+			env[k++] = environ[i];
+	}
+	for (j = 0; j < nadd; j++)
+		env[k++] = (char *)add[j];
+	env[k] = NULL;
+	return env;
+}
+
+/* 1 if the "K=V" strings a and b name the same variable. */
+static int
+env_key_matches(const char *a, const char *b)
+{
+	size_t la = strcspn(a, "="), lb = strcspn(b, "=");
+
+	return la == lb && strncmp(a, b, la) == 0;
+}
+
+/* Move fd above the standard descriptors (as O_CLOEXEC) if it is one. */
+static int
+fd_above_stdio(int fd)
+{
+	if (fd < 0 || fd > 2)
+		return fd;
+	return fcntl(fd, F_DUPFD_CLOEXEC, 3);
+}
+
+/*
+ * In the forked child: own process group, default signal handling,
+ * stdin from /dev/null, stdout and stderr to outfd (or /dev/null), cwd,
+ * nothing open above 2, then exec.  Only async-signal-safe calls here.
+ */
+static void
+child_exec(char *const argv[], const char *cwd, char **envp, int outfd)
+{
+	sigset_t none;
+	int nullfd;
+
+	(void)setpgid(0, 0);
+	(void)signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	nullfd = fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
+	outfd = fd_above_stdio(outfd);
+	if (nullfd == -1)
+		_exit(127);
+	if (outfd == -1)
+		outfd = nullfd;
+	if (dup2(nullfd, 0) == -1 || dup2(outfd, 1) == -1 ||
+	    dup2(outfd, 2) == -1)
+		_exit(127);
+	if (cwd != NULL && chdir(cwd) == -1)
+		_exit(127);
+	closefrom(3);
+	execvpe(argv[0], argv, envp);
+	_exit(127);
+}
+
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+sleep_ms(int ms)
+{
+	struct timespec ts;
+
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (long)(ms % 1000) * 1000000;
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+/* The exit code of a wait status, or 128 + the signal that ended it. */
+static int
+exit_code(int ws)
+{
+	if (WIFEXITED(ws))
+		return WEXITSTATUS(ws);
+	if (WIFSIGNALED(ws))
+		return 128 + WTERMSIG(ws);
+	return 127;
+}
+
+/* Reap the child if it has exited: 1 reaped, 0 still running. */
+static int
+try_reap(struct child *c)
+{
+	pid_t w;
+
+	if (c->reaped)
+		return 1;
+	do
+		w = waitpid(c->pid, &c->wstatus, WNOHANG);
+	while (w == -1 && errno == EINTR);
+	if (w == c->pid || (w == -1 && errno == ECHILD))
+		c->reaped = 1;
+	return c->reaped;
+}
+
+/* Time is up: SIGTERM to the group, then SIGKILL after the grace. */
+static void
+escalate(struct child *c)
+{
+	if (c->stage == 0) {
+		(void)kill(-c->pid, SIGTERM);
+		c->stage = 1;
+		c->deadline = now_ms() + c->grace_ms;
+	} else if (c->stage == 1) {
+		(void)kill(-c->pid, SIGKILL);
+		c->stage = 2;
+		c->deadline = 0;
+	}
+}
+
+/*
+ * Read what the child wrote, waiting at most wait_ms for it; keep what
+ * fits under the cap and drop the rest.  Closes the descriptor at EOF.
+ */
+static void
+read_some(struct child *c, int wait_ms)
+{
+	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+	char chunk[8192];
+	ssize_t n;
+
+	if (poll(&pfd, 1, wait_ms) <= 0)
+		return;
+	n = read(c->fd, chunk, sizeof(chunk));
+	if (n == -1 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close(c->fd);
+		c->fd = -1;
+		return;
+	}
+	keep(c, chunk, (size_t)n);
+}
+
+/* Append what fits under the cap to the caller's buffer. */
+static void
+keep(struct child *c, const char *p, size_t n)
+{
+	size_t max, room;
+
+	if (c->out == NULL)
+		return;
+	max = c->out->max != 0 ? c->out->max : SPAWN_OUT_MAX;
+	room = c->out->len < max ? max - c->out->len : 0;
+	if (room > n)
+		room = n;
+	if (room > 0)
+		(void)buf_append(c->out, p, room);
+}
+
+/*
+ * The child has exited: take what is already in the pipe without waiting
+ * for writers it left behind, and close it.
+ */
+static void
+drain(struct child *c)
+{
+	char chunk[8192];
+	ssize_t n;
+
+	if (c->fd == -1)
+		return;
+	(void)fcntl(c->fd, F_SETFL, O_NONBLOCK);
+	while ((n = read(c->fd, chunk, sizeof(chunk))) > 0 ||
+	    (n == -1 && errno == EINTR))
+		if (n > 0)
+			keep(c, chunk, (size_t)n);
+	close(c->fd);
+	c->fd = -1;
+}
+
+/*
+ * Collect output until the child exits, enforcing the deadline.  Once it
+ * has exited, whatever is already in the pipe is taken and the rest (a
+ * grandchild holding the pipe open) is not waited for.  Returns 0, or -1
+ * with errno ETIMEDOUT when the child had to be killed.
+ */
+static int
+supervise(struct child *c)
+{
+	int nap = 1, wait_ms;
+	long long left;
+
+	while (!try_reap(c)) {
+		wait_ms = SPAWN_SLICE_MS;
+		if (c->deadline != 0) {
+			left = c->deadline - now_ms();
+			if (left <= 0) {
+				escalate(c);
+				continue;
+			}
+			if (left < wait_ms)
+				wait_ms = (int)left;
+		}
+		if (c->fd != -1) {
+			read_some(c, wait_ms);
+			continue;
+		}
+		/* Output closed: the exit is usually imminent. */
+		sleep_ms(nap < wait_ms ? nap : wait_ms);
+		if (nap < SPAWN_SLICE_MS)
+			nap *= 2;
+	}
+	drain(c);
+	if (c->stage == 0)
+		return 0;
+	(void)kill(-c->pid, SIGKILL);
+	errno = ETIMEDOUT;
+	return -1;
+}
 
 int
 spawn_run(char *const argv[], const struct spawn_opts *opts, struct buf *out,
     int *status)
 {
-	(void)argv; (void)opts; (void)out; (void)status;
-	errno = ENOSYS;
-	return -1;
+	struct spawn_opts defaults = { 0 };
+	struct child c = { .pid = -1, .fd = -1, .out = out };
+	char **envp = NULL;
+	int p[2] = { -1, -1 }, r = -1, saved;
+
+	if (opts == NULL)
+		opts = &defaults;
+	if (status != NULL)
+		*status = -1;
+	if (out != NULL && pipe2(p, O_CLOEXEC) == -1)
+		return -1;
+	envp = env_build(opts->env_add);
+	if ((c.pid = fork()) == -1)
+		goto out;
+	if (c.pid == 0)
+		child_exec(argv, opts->cwd, envp, p[1]);
+	/* Also set here, so a timeout can never miss the group. */
+	(void)setpgid(c.pid, c.pid);
+	if (p[1] != -1)
+		close(p[1]);
+	p[1] = -1;
+	c.fd = p[0];
+	p[0] = -1;
+	c.grace_ms = opts->grace_ms > 0 ? opts->grace_ms : SPAWN_GRACE_MS;
+	if (opts->timeout_s > 0)
+		c.deadline = now_ms() + (long long)opts->timeout_s * 1000;
+	r = supervise(&c);
+	if (status != NULL)
+		*status = exit_code(c.wstatus);
+ out:
+	saved = errno;
+	if (p[0] != -1)
+		close(p[0]);
+	if (p[1] != -1)
+		close(p[1]);
+	if (envp != environ)
+		free(envp);
+	errno = saved;
+	return r;
+}
+
+/* read(2) exactly len bytes: 0, or -1 at EOF or error. */
+static int
+read_full(int fd, void *p, size_t len)
+{
+	char *cp = p;
+	ssize_t n;
+
+	while (len > 0) {
+		n = read(fd, cp, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		cp += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* waitpid(2) for one child, retrying on EINTR; its status or -1. */
+static int
+wait_pid(pid_t pid)
+{
+	int ws;
+
+	while (waitpid(pid, &ws, 0) == -1)
+		if (errno != EINTR)
+			return -1;
+	return ws;
+}
+
+/*
+ * In the grandchild of spawn_detached(): report our PID on errfd, set up
+ * like nohup, exec; on failure report errno on errfd.  errfd is O_CLOEXEC,
+ * so a successful exec closes it and the parent reads EOF.
+ */
+static void
+detached_exec(char *const argv[], const char *cwd, const char *log_path,
+    int errfd)
+{
+	pid_t self = getpid();
+	int nullfd, logfd, e;
+
+	if (write(errfd, &self, sizeof(self)) != sizeof(self))
+		_exit(127);
+	(void)signal(SIGHUP, SIG_IGN);
+	(void)signal(SIGPIPE, SIG_DFL);
+	errfd = fd_above_stdio(errfd);
+	nullfd = fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
+	logfd = log_path == NULL ? nullfd : fd_above_stdio(open(log_path,
+	    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
+	if (errfd == -1 || nullfd == -1 || logfd == -1)
+		goto fail;
+	if (dup2(nullfd, 0) == -1 || dup2(logfd, 1) == -1 ||
+	    dup2(logfd, 2) == -1)
+		goto fail;
+	if (cwd != NULL && chdir(cwd) == -1)
+		goto fail;
+	if (errfd != 3 && (dup2(errfd, 3) == -1 ||
+	    fcntl(3, F_SETFD, FD_CLOEXEC) == -1))
+		goto fail;
+	errfd = 3;
+	closefrom(4);
+	execvp(argv[0], argv);
+ fail:
+	e = errno;
+	if (errfd != -1 && write(errfd, &e, sizeof(e)) == -1)
+		_exit(127);
+	_exit(127);
 }
 
 int
 spawn_detached(char *const argv[], const char *cwd, const char *log_path,
     pid_t *pid)
 {
-	(void)argv; (void)cwd; (void)log_path; (void)pid;
-	errno = ENOSYS;
-	return -1;
+	pid_t mid, gpid;
+	int p[2], e, r = -1;
+
+	if (pipe2(p, O_CLOEXEC) == -1)
+		return -1;
+	if ((mid = fork()) == -1)
+		goto out;
+	if (mid == 0) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		(void)sigprocmask(SIG_SETMASK, &none, NULL);
+		(void)setsid();
+		close(p[0]);
+		if ((gpid = fork()) == 0)
+			detached_exec(argv, cwd, log_path, p[1]);
+		_exit(gpid == -1 ? 1 : 0);
+	}
+	close(p[1]);
+	p[1] = -1;
+	(void)wait_pid(mid);
+	errno = EAGAIN;
+	if (read_full(p[0], &gpid, sizeof(gpid)) == -1)
+		goto out;
+	if (read_full(p[0], &e, sizeof(e)) == 0) {
+		errno = e;
+		goto out;
+	}
+	if (pid != NULL)
+		*pid = gpid;
+	r = 0;
+ out:
+	e = errno;
+	close(p[0]);
+	if (p[1] != -1)
+		close(p[1]);
+	errno = e;
+	return r;
 }
