@@ -1,0 +1,272 @@
+/*
+ * Run file, state file and session names, and the small operations every
+ * executable performs on them.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "file.h"
+#include "runfiles.h"
+#include "xmalloc.h"
+
+static const char	*run_dir = "/tmp";
+static const char	*factory = ".";
+
+void
+runfiles_init(const char *rd, const char *fr)
+{
+	run_dir = rd;
+	factory = fr;
+}
+
+char *
+runfiles_phase(const char *p, long long n)
+{
+	return xasprintf("%s/dev-session-%s-%lld.phase", run_dir, p, n);
+}
+
+char *
+runfiles_summary(const char *p, long long n)
+{
+	return xasprintf("%s/dev-impl-summary-%s-%lld.txt", run_dir, p, n);
+}
+
+char *
+runfiles_ci_result(const char *p, long long n)
+{
+	return xasprintf("%s/ci-result-%s-%lld.txt", run_dir, p, n);
+}
+
+char *
+runfiles_renotify(const char *p, long long n)
+{
+	return xasprintf("%s/dev-renotify-%s-%lld", run_dir, p, n);
+}
+
+char *
+runfiles_escalation_reply(void)
+{
+	return xasprintf("%s/dev-escalation-reply", run_dir);
+}
+
+char *
+runfiles_dev_poll_lock(const char *p)
+{
+	return xasprintf("%s/dev-poll-%s.lock", run_dir, p);
+}
+
+char *
+runfiles_dev_agent_lock(const char *p)
+{
+	return xasprintf("%s/dev-agent-%s.lock", run_dir, p);
+}
+
+char *
+runfiles_dev_status(const char *p)
+{
+	return xasprintf("%s/dev-agent-status-%s", run_dir, p);
+}
+
+char *
+runfiles_idle_marker(const char *s)
+{
+	return xasprintf("%s/claude-idle-%s.ts", run_dir, s);
+}
+
+char *
+runfiles_exited_marker(const char *s)
+{
+	return xasprintf("%s/claude-exited-%s.ts", run_dir, s);
+}
+
+char *
+runfiles_phase_marker(const char *s)
+{
+	return xasprintf("%s/phase-changed-%s.marker", run_dir, s);
+}
+
+char *
+runfiles_ready_marker(const char *s)
+{
+	return xasprintf("%s/ready-%s.marker", run_dir, s);
+}
+
+char *
+runfiles_review_phase(const char *p, long long r)
+{
+	return xasprintf("%s/review-session-%s-%lld.phase", run_dir, p, r);
+}
+
+char *
+runfiles_review_injected(const char *p, long long r)
+{
+	return xasprintf("%s/review-injected-%s-%lld", run_dir, p, r);
+}
+
+char *
+runfiles_worktree(const char *p, long long n)
+{
+	return xasprintf("%s/%s-worktree-%lld", run_dir, p, n);
+}
+
+char *
+runfiles_review_worktree(const char *p, long long r)
+{
+	return xasprintf("%s/%s-review-%lld", run_dir, p, r);
+}
+
+char *
+runfiles_supervisor_status(void)
+{
+	return xasprintf("%s/supervisor-status", run_dir);
+}
+
+char *
+runfiles_supervisor_lock(void)
+{
+	return xasprintf("%s/supervisor-poll.lock", run_dir);
+}
+
+char *
+runfiles_infra_retries_dir(void)
+{
+	return xasprintf("%s/supervisor-infra-retries", run_dir);
+}
+
+char *
+runfiles_phase_glob(const char *p)
+{
+	return xasprintf("%s/dev-session-%s-*.phase", run_dir, p);
+}
+
+long long
+runfiles_phase_issue(const char *p, const char *path)
+{
+	const char *base = strrchr(path, '/'), *s;
+	char *prefix = xasprintf("dev-session-%s-", p);
+	size_t plen = strlen(prefix);
+	long long n = 0;
+
+	base = base ? base + 1 : path;
+	if (strncmp(base, prefix, plen) != 0) {
+		free(prefix);
+		return -1;
+	}
+	free(prefix);
+	s = base + plen;
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (n > 100000000000LL)
+			return -1;
+		n = n * 10 + (*s - '0');
+	}
+	return strcmp(s, ".phase") == 0 ? n : -1;
+}
+
+char *
+runfiles_dev_session(const char *p, long long n)
+{
+	return xasprintf("dev-%s-%lld", p, n);
+}
+
+char *
+runfiles_review_session(const char *p, long long r)
+{
+	return xasprintf("review-%s-%lld", p, r);
+}
+
+char *
+runfiles_active_flag(const char *agent)
+{
+	return xasprintf("%s/state/.%s-active", factory, agent);
+}
+
+char *
+runfiles_ci_fixes(const char *p)
+{
+	return xasprintf("%s/dev/ci-fixes-%s.json", factory, p);
+}
+
+char *
+runfiles_escalations(const char *p)
+{
+	return xasprintf("%s/supervisor/escalations-%s.jsonl", factory, p);
+}
+
+char *
+runfiles_metrics(void)
+{
+	return xasprintf("%s/metrics/supervisor-metrics.jsonl", factory);
+}
+
+char *
+runfiles_dev_log(const char *p)
+{
+	return xasprintf("%s/dev/dev-agent-%s.log", factory, p);
+}
+
+char *
+runfiles_review_log(void)
+{
+	return xasprintf("%s/review/review.log", factory);
+}
+
+char *
+runfiles_supervisor_log(void)
+{
+	return xasprintf("%s/supervisor/supervisor.log", factory);
+}
+
+int
+runfiles_write(const char *path, const char *text)
+{
+	return file_write_atomic(path, text, strlen(text), 0644, 0);
+}
+
+int
+runfiles_touch(const char *path)
+{
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd == -1)
+		return -1;
+	close(fd);
+	return utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW);
+}
+
+int
+runfiles_age(const char *path, time_t now, long long *age)
+{
+	time_t mtime;
+
+	if (file_mtime(path, &mtime) == -1)
+		return -1;
+	*age = now > mtime ? (long long)(now - mtime) : 0;
+	return 0;
+}
+
+int
+runfiles_claim(const char *path, size_t max, struct buf *out)
+{
+	char *mine = xasprintf("%s.claimed.%ld", path, (long)getpid());
+	int r;
+
+	if (rename(path, mine) == -1) {
+		r = errno == ENOENT ? 0 : -1;
+		goto out;
+	}
+	r = file_read(mine, max, out) == -1 ? -1 : 1;
+	unlink(mine);
+out:
+	free(mine);
+	return r;
+}
