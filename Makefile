@@ -31,6 +31,8 @@ SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 
 PROGS	= dev-poll review-poll supervisor-poll
 
+.DEFAULT_GOAL := all
+
 LIB_SRC	= $(sort $(wildcard common/*.c))
 LIB_OBJ	= $(LIB_SRC:%.c=$(O)/%.o)
 LIB	= $(O)/common/libcommon.a

@@ -1,0 +1,54 @@
+# The executables' command lines, configuration errors and exit codes.
+set -u
+O=${O:-.}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT INT TERM
+export FACTORY_ROOT="$T/factory" DISINTO_RUN_DIR="$T/run"
+mkdir -p "$FACTORY_ROOT" "$DISINTO_RUN_DIR"
+unset FORGE_TOKEN CODEBERG_TOKEN FORGE_REPO CODEBERG_REPO PROJECT_NAME
+
+expect() {	# name want-status want-stderr-substring cmd...
+	name=$1 want=$2 text=$3
+	shift 3
+	"$@" >"$T/out" 2>"$T/err"
+	got=$?
+	if [ "$got" -ne "$want" ]; then
+		echo "not ok - $name (exit $got, want $want)"
+		sed 's/^/#   /' "$T/err"
+	elif [ -n "$text" ] && ! grep -qF -- "$text" "$T/err"; then
+		echo "not ok - $name (stderr lacks '$text')"
+		sed 's/^/#   /' "$T/err"
+	else
+		echo "ok - $name"
+	fi
+}
+
+printf 'name = "demo"\nrepo = "o/demo"\n[ci]\nstale_minutes = "x"\n' \
+    >"$T/bad.toml"
+printf 'name = "demo"\nrepo = "o/demo"\nforge_url = "http://127.0.0.1:1"\n' \
+    >"$T/good.toml"
+for p in dev-poll review-poll; do
+	expect "$p: unknown option" 2 "unknown option '--bogus'" \
+	    "$O/$p/$p" --bogus
+	expect "$p: two projects" 2 "unexpected argument" \
+	    "$O/$p/$p" "$T/good.toml" "$T/good.toml"
+	expect "$p: bad project file names file:line" 2 \
+	    "$T/bad.toml:4: expected an integer" "$O/$p/$p" "$T/bad.toml"
+	expect "$p: missing project file" 2 "$T/none.toml: cannot read" \
+	    "$O/$p/$p" "$T/none.toml"
+	expect "$p: inactive exits 0" 0 "" "$O/$p/$p" "$T/good.toml"
+	expect "$p: -h" 0 "" "$O/$p/$p" -h
+done
+expect "supervisor-poll: no operand" 2 "unexpected argument 'x'" \
+    "$O/supervisor-poll/supervisor-poll" x
+printf 'FORGE_REPO=o/demo\nbroken\n' >"$FACTORY_ROOT/.env"
+expect "bad .env names file:line" 2 "$FACTORY_ROOT/.env:2: expected KEY=value" \
+    "$O/dev-poll/dev-poll" "$T/good.toml"
+rm -f "$FACTORY_ROOT/.env"
+
+"$O/dev-poll/dev-poll" "$T/good.toml"
+if grep -q 'poll: dev not active' "$FACTORY_ROOT/dev/dev-agent-demo.log"; then
+	echo "ok - inactive guard logged in dev/dev-agent-demo.log"
+else
+	echo "not ok - inactive guard logged in dev/dev-agent-demo.log"
+fi
