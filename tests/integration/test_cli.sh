@@ -1,6 +1,7 @@
 # The executables' command lines, configuration errors and exit codes.
 set -u
 O=${O:-.}
+TOP=${TOP:-$(pwd)}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT INT TERM
 export FACTORY_ROOT="$T/factory" DISINTO_RUN_DIR="$T/run"
@@ -52,3 +53,13 @@ if grep -q 'poll: dev not active' "$FACTORY_ROOT/dev/dev-agent-demo.log"; then
 else
 	echo "not ok - inactive guard logged in dev/dev-agent-demo.log"
 fi
+
+for ex in "$TOP"/projects/*.toml.example; do
+	rm -f "$FACTORY_ROOT/dev/dev-agent-harb.log"
+	expect "example $(basename "$ex") loads" 0 "" "$O/dev-poll/dev-poll" "$ex"
+	if grep -q warning "$FACTORY_ROOT/dev/dev-agent-harb.log"; then
+		echo "not ok - example $(basename "$ex") has no unknown keys"
+	else
+		echo "ok - example $(basename "$ex") has no unknown keys"
+	fi
+done
