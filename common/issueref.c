@@ -1,11 +1,135 @@
 /*
- * Issue number of a pull request.
+ * Issue number of a pull request, as dev-poll.sh extracts it:
+ *
+ *   branch: the digits after the first "fix/issue-" followed by digits,
+ *           anywhere in the branch name (upstream's lookbehind);
+ *   title:  the last #N;
+ *   body:   the first "closes", "fixes" or "resolves" (any case, also
+ *           inside a longer word, as upstream) followed by spaces or tabs
+ *           on the same line and #N;
+ *   else 0 for chore/gardener-, chore/planner- and chore/predictor-
+ *   branches, else -1.
+ *
+ * Unlike upstream, a number 0 or longer than ISSUEREF_DIGITS_MAX digits is
+ * not a reference, so "#0" cannot pass a PR off as an issue-less chore.
  */
+#include <string.h>
+#include <strings.h>
+
 #include "issueref.h"
+
+#define ISSUEREF_DIGITS_MAX	12
+
+static long long	number_at(const char *, const char **);
+static long long	from_branch(const char *);
+static long long	from_title(const char *);
+static long long	from_body(const char *);
+static long long	closing_ref_at(const char *);
+static int		is_chore(const char *);
+
+/*
+ * The issue number written at s: a positive run of at most
+ * ISSUEREF_DIGITS_MAX digits, or -1.  *end is set past the digits.
+ */
+static long long
+number_at(const char *s, const char **end)
+{
+	long long v = 0;
+	size_t n = 0;
+
+	for (; *s >= '0' && *s <= '9'; s++, n++)
+		if (n < ISSUEREF_DIGITS_MAX)
+			v = v * 10 + (*s - '0');
+	*end = s;
+	return n > 0 && n <= ISSUEREF_DIGITS_MAX && v > 0 ? v : -1;
+}
+
+static long long
+from_branch(const char *branch)
+{
+	static const char prefix[] = "fix/issue-";
+	const char *p = branch, *end;
+	long long v;
+
+	while ((p = strstr(p, prefix)) != NULL) {
+		p += sizeof(prefix) - 1;
+		if ((v = number_at(p, &end)) > 0)
+			return v;
+	}
+	return -1;
+}
+
+static long long
+from_title(const char *title)
+{
+	const char *p = title, *end;
+	long long v, last = -1;
+
+	while ((p = strchr(p, '#')) != NULL) {
+		if ((v = number_at(p + 1, &end)) > 0)
+			last = v;
+		p = end > p + 1 ? end : p + 1;
+	}
+	return last;
+}
+
+/* The #N of a closing keyword starting at s, or -1. */
+static long long
+closing_ref_at(const char *s)
+{
+	static const char *const kw[] = { "closes", "fixes", "resolves" };
+	const char *end;
+	size_t k, len;
+
+	for (k = 0; k < sizeof(kw) / sizeof(kw[0]); k++) {
+		len = strlen(kw[k]);
+		if (strncasecmp(s, kw[k], len) != 0)
+			continue;
+		s += len;
+		/* PCRE's \s within one line: not the newline itself. */
+		while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\f' ||
+		    *s == '\v')
+			s++;
+		return *s == '#' ? number_at(s + 1, &end) : -1;
+	}
+	return -1;
+}
+
+static long long
+from_body(const char *body)
+{
+	long long v;
+
+	for (; *body != '\0'; body++)
+		if ((v = closing_ref_at(body)) > 0)
+			return v;
+	return -1;
+}
+
+static int
+is_chore(const char *branch)
+{
+	static const char *const pfx[] = {
+		"chore/gardener-", "chore/planner-", "chore/predictor-"
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(pfx) / sizeof(pfx[0]); k++)
+		if (strncmp(branch, pfx[k], strlen(pfx[k])) == 0)
+			return 1;
+	return 0;
+}
 
 long long
 issueref_from_pr(const char *branch, const char *title, const char *body)
 {
-	(void)branch; (void)title; (void)body;
-	return -1;
+	long long v;
+
+	if (branch != NULL && (v = from_branch(branch)) > 0)
+		return v;
+	if (title != NULL && (v = from_title(title)) > 0)
+		return v;
+	if (body != NULL && (v = from_body(body)) > 0)
+		return v;
+	return branch != NULL && is_chore(branch) ? 0 : -1;
 }

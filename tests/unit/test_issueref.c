@@ -1,0 +1,97 @@
+/*
+ * Unit tests for common/issueref.c (dev-poll.sh's issue extraction).
+ */
+#include "check.h"
+#include "issueref.h"
+
+static void
+test_branch(void)
+{
+	CHECK_INT(issueref_from_pr("fix/issue-42", "title #7", "Fixes #9"),
+	    42);
+	CHECK_INT(issueref_from_pr("fix/issue-42-retry", NULL, NULL), 42);
+	/* Anywhere in the branch, as upstream's lookbehind. */
+	CHECK_INT(issueref_from_pr("user/fix/issue-17", NULL, NULL), 17);
+	CHECK_INT(issueref_from_pr("fix/issue-x-fix/issue-5", NULL, NULL), 5);
+	CHECK_INT(issueref_from_pr("fix/issue-1-fix/issue-2", NULL, NULL), 1);
+	/* Case matters in the branch. */
+	CHECK_INT(issueref_from_pr("Fix/Issue-3", NULL, NULL), -1);
+	CHECK_INT(issueref_from_pr("fix/issue-", NULL, NULL), -1);
+	CHECK_INT(issueref_from_pr("fix/issues-4", NULL, NULL), -1);
+}
+
+static void
+test_title(void)
+{
+	CHECK_INT(issueref_from_pr("feature/x", "fix: thing (#12)", NULL), 12);
+	/* The last one. */
+	CHECK_INT(issueref_from_pr("feature/x", "#3 then #4 and #5x", NULL),
+	    5);
+	CHECK_INT(issueref_from_pr("feature/x", "no number # here", "closes #8"),
+	    8);
+	CHECK_INT(issueref_from_pr("feature/x", "issue#21", NULL), 21);
+}
+
+static void
+test_body(void)
+{
+	CHECK_INT(issueref_from_pr("b", "t", "This Fixes #31.\nCloses #32"),
+	    31);
+	CHECK_INT(issueref_from_pr("b", "t", "CLOSES#33"), 33);
+	CHECK_INT(issueref_from_pr("b", "t", "resolves \t #34"), 34);
+	CHECK_INT(issueref_from_pr("b", "t", "see #1, then resolves #35"), 35);
+	/* Inside a longer word, as upstream. */
+	CHECK_INT(issueref_from_pr("b", "t", "discloses #36"), 36);
+	/* Not across a line break, not after a colon. */
+	CHECK_INT(issueref_from_pr("b", "t", "fixes\n#37"), -1);
+	CHECK_INT(issueref_from_pr("b", "t", "Fixes: #38"), -1);
+	CHECK_INT(issueref_from_pr("b", "t", "fixed #39"), -1);
+	/* The first closing keyword that has a number wins. */
+	CHECK_INT(issueref_from_pr("b", "t", "fixes the bug; closes #40"),
+	    40);
+	CHECK_INT(issueref_from_pr("b", "t", "fixes #41\r\nfixes #42"), 41);
+}
+
+static void
+test_chore(void)
+{
+	CHECK_INT(issueref_from_pr("chore/gardener-2024", "tidy", ""), 0);
+	CHECK_INT(issueref_from_pr("chore/planner-x", NULL, NULL), 0);
+	CHECK_INT(issueref_from_pr("chore/predictor-1", "t", "b"), 0);
+	/* A number still wins over the chore rule. */
+	CHECK_INT(issueref_from_pr("chore/planner-x", "plan (#50)", NULL),
+	    50);
+	CHECK_INT(issueref_from_pr("chore/other-x", "t", "b"), -1);
+	CHECK_INT(issueref_from_pr("x/chore/planner-x", "t", "b"), -1);
+}
+
+static void
+test_none(void)
+{
+	CHECK_INT(issueref_from_pr(NULL, NULL, NULL), -1);
+	CHECK_INT(issueref_from_pr("", "", ""), -1);
+	CHECK_INT(issueref_from_pr("main", "Update README", "Some text"), -1);
+}
+
+static void
+test_bounds(void)
+{
+	CHECK_INT(issueref_from_pr("fix/issue-0", "#0", "fixes #0"), -1);
+	CHECK_INT(issueref_from_pr("fix/issue-0", "(#7)", NULL), 7);
+	CHECK_INT(issueref_from_pr("b", "#99999999999999999999", NULL), -1);
+	CHECK_INT(issueref_from_pr("b", "#99999999999999999999 #6", NULL), 6);
+	CHECK_INT(issueref_from_pr("b", "#999999999999", NULL), 999999999999LL);
+	CHECK_INT(issueref_from_pr("fix/issue-007", NULL, NULL), 7);
+}
+
+int
+main(void)
+{
+	RUN(test_branch);
+	RUN(test_title);
+	RUN(test_body);
+	RUN(test_chore);
+	RUN(test_none);
+	RUN(test_bounds);
+	return check_main();
+}
