@@ -1,0 +1,1691 @@
+#!/usr/bin/env python3
+"""forge-sim: a stateful simulator of the Gitea/Forgejo API v1 subset and the
+Woodpecker CI API that disinto-c uses, for integration tests.
+
+Usage:
+    forge-sim.py --scenario FILE --port-file PATH [--log PATH]
+                 [--git-dir BARE_REPO]
+
+It listens on 127.0.0.1 on a port chosen by the OS, writes that port to
+PATH (temp file + rename) once listening, and serves until SIGTERM/SIGINT.
+Standard library only.  See README.md next to this file for the scenario
+format, the endpoints and the admin interface.
+
+Semantics follow real Gitea where the two differ from a naive reading:
+ - list endpoints take `page` (1-based) and `limit` (default 30, capped at
+   50) and set X-Total-Count; past the end they return [];
+ - GET /issues/{n}/comments is NOT paginated (Gitea ignores page/limit
+   there; it takes `since`/`before`);
+ - PATCH /issues/{n} answers 201; POST /pulls/{n}/reviews answers 200;
+ - DELETE /issues/{n}/labels/{id} with an unknown label id answers 422;
+ - creating a label whose name already exists creates a duplicate (201);
+ - merge: 405 when already merged, not mergeable or work in progress,
+   404 when closed unmerged, 409 when head_commit_id is not the head;
+ - combined status of a commit without statuses has state "".
+"""
+
+import argparse
+import base64
+import copy
+import hashlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+from datetime import datetime, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+DEFAULT_LIMIT = 30          # Gitea setting.API.DefaultPagingNum
+MAX_LIMIT = 50              # Gitea setting.API.MaxResponseItems
+WP_DEFAULT_PER_PAGE = 50    # Woodpecker default page size
+BASE_TIME = 1700000000      # default created_at of item n: BASE_TIME + n min
+STATUS_RANK = {"error": 0, "failure": 1, "warning": 2, "pending": 3,
+               "success": 4, "skipped": 5}
+MERGE_STYLES = ("merge", "rebase", "rebase-merge", "squash",
+                "fast-forward-only", "manually-merged")
+NOT_FOUND_MSG = "The target couldn't be found."
+
+
+def now_iso():
+    """Current time as Gitea prints it (RFC 3339, UTC, seconds)."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def iso_of(epoch):
+    return datetime.fromtimestamp(epoch, timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_iso(text):
+    """RFC 3339 text to epoch seconds; 0 when unparsable."""
+    if not text:
+        return 0
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0
+
+
+def fake_sha(seed):
+    return hashlib.sha1(seed.encode()).hexdigest()
+
+
+def merge_patch(target, patch):
+    """RFC 7396 JSON merge patch; returns the patched value."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    if not isinstance(target, dict):
+        target = {}
+    for key, value in patch.items():
+        if value is None:
+            target.pop(key, None)
+        else:
+            target[key] = merge_patch(target.get(key), value)
+    return target
+
+
+class HTTPError(Exception):
+    """Raised by handlers to answer with a Gitea-style error."""
+
+    def __init__(self, status, message=""):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+# ---------------------------------------------------------------------------
+# State: the scenario, normalised, plus counters.  Guarded by Sim.lock.
+# ---------------------------------------------------------------------------
+
+class Sim:
+    def __init__(self, scenario, git_dir=None, log_path=None):
+        self.lock = threading.RLock()
+        self.git_dir = git_dir
+        self.log_path = log_path
+        self.log = []
+        self.seq = 0
+        self.faults = []
+        self.state = self.normalise(scenario)
+
+    # -- loading ------------------------------------------------------------
+
+    def normalise(self, sc):
+        st = copy.deepcopy(sc)
+        st.setdefault("repo", "test/repo")
+        st.setdefault("default_branch", "master")
+        st.setdefault("users", [])
+        st.setdefault("labels", [])
+        st.setdefault("issues", [])
+        st.setdefault("pulls", [])
+        st.setdefault("statuses", {})
+        st.setdefault("branches", {})
+        for i, u in enumerate(st["users"]):
+            u.setdefault("id", i + 1)
+            u.setdefault("admin", False)
+        for i, lab in enumerate(st["labels"]):
+            lab.setdefault("id", i + 1)
+            lab.setdefault("color", "ededed")
+            lab["color"] = lab["color"].lstrip("#")
+            lab.setdefault("description", "")
+        for it in st["issues"]:
+            self.norm_item(it)
+        for pr in st["pulls"]:
+            self.norm_item(pr)
+            self.norm_pull(pr, st)
+        self.number_comments(st["issues"] + st["pulls"])
+        st["branches"].setdefault(st["default_branch"],
+                                  fake_sha("branch-" + st["default_branch"]))
+        wp = st.setdefault("woodpecker", {})
+        wp.setdefault("repo_id", 1)
+        wp.setdefault("pipelines", [])
+        wp.setdefault("logs", {})
+        for p in wp["pipelines"]:
+            self.norm_pipeline(p)
+        return st
+
+    def norm_item(self, it):
+        """Defaults shared by issues and pulls (the issue side of a PR)."""
+        n = it["number"]
+        it.setdefault("title", "item %d" % n)
+        it.setdefault("body", "")
+        it.setdefault("state", "open")
+        it.setdefault("labels", [])
+        it.setdefault("user", "owner")
+        it.setdefault("created_at", iso_of(BASE_TIME + 60 * n))
+        it.setdefault("updated_at", it["created_at"])
+        it.setdefault("closed_at",
+                      it["updated_at"] if it["state"] == "closed" else None)
+        for c in it.setdefault("comments", []):
+            c.setdefault("user", "owner")
+            c.setdefault("body", "")
+            c.setdefault("created_at", it["created_at"])
+            c.setdefault("updated_at", c["created_at"])
+
+    @staticmethod
+    def number_comments(items):
+        """Gives scenario comments without an "id" the next free ids."""
+        comments = [c for it in items for c in it["comments"]]
+        top = max([0] + [c["id"] for c in comments if "id" in c])
+        for c in comments:
+            if "id" not in c:
+                top += 1
+                c["id"] = top
+
+    def norm_pull(self, pr, st):
+        n = pr["number"]
+        head = pr.setdefault("head", {})
+        head.setdefault("ref", "fix/issue-%d" % n)
+        head.setdefault("sha", fake_sha("head-%d" % n))
+        pr.setdefault("base", {}).setdefault("ref", st["default_branch"])
+        pr.setdefault("merged", False)
+        pr.setdefault("mergeable", True)
+        pr.setdefault("draft", False)
+        pr.setdefault("merged_at", None)
+        pr.setdefault("merged_by", None)
+        pr.setdefault("merge_commit_sha", None)
+        pr.setdefault("files", [])
+        pr.setdefault("diff", None)
+        reviews = pr.setdefault("reviews", [])
+        for r in reviews:
+            r.setdefault("user", "reviewer")
+            r.setdefault("state", "COMMENT")
+            r.setdefault("body", "")
+            r.setdefault("commit_id", head["sha"])
+            r.setdefault("dismissed", False)
+            r.setdefault("submitted_at", pr["created_at"])
+        if pr["state"] == "open" or not pr["merged"]:
+            st["branches"].setdefault(head["ref"], head["sha"])
+
+    def norm_pipeline(self, p):
+        p.setdefault("number", 1)
+        p.setdefault("commit", "")
+        p.setdefault("status", "pending")
+        p.setdefault("event", "pull_request")
+        p.setdefault("branch", "")
+        p.setdefault("created", BASE_TIME + 60 * p["number"])
+        p.setdefault("started", 0)
+        p.setdefault("finished", 0)
+        p.setdefault("parent", 0)
+        p.setdefault("workflows", [])
+
+    # -- lookups ------------------------------------------------------------
+
+    def all_items(self):
+        return self.state["issues"] + self.state["pulls"]
+
+    def item(self, n):
+        for it in self.all_items():
+            if it["number"] == n:
+                return it
+        return None
+
+    def pull(self, n):
+        for pr in self.state["pulls"]:
+            if pr["number"] == n:
+                return pr
+        return None
+
+    def is_pull(self, it):
+        return "head" in it
+
+    def next_number(self):
+        return max([0] + [it["number"] for it in self.all_items()]) + 1
+
+    def next_comment_id(self):
+        ids = [c["id"] for it in self.all_items() for c in it["comments"]]
+        return max([0] + ids) + 1
+
+    def next_review_id(self):
+        ids = [r.get("id", 0) for pr in self.state["pulls"]
+               for r in pr["reviews"]]
+        return max([0] + ids) + 1
+
+    def find_comment(self, cid):
+        for it in self.all_items():
+            for c in it["comments"]:
+                if c["id"] == cid:
+                    return it, c
+        return None, None
+
+    def user_by_token(self, token):
+        if not token:
+            return None
+        for u in self.state["users"]:
+            if u.get("token") == token:
+                return u
+        return None
+
+    def user_id(self, login):
+        for u in self.state["users"]:
+            if u["login"] == login:
+                return u["id"]
+        return 1000 + int(hashlib.sha1(login.encode()).hexdigest()[:6], 16)
+
+    def is_admin(self, login):
+        for u in self.state["users"]:
+            if u["login"] == login:
+                return bool(u.get("admin"))
+        return False
+
+    def label_by_id(self, lid):
+        for lab in self.state["labels"]:
+            if lab["id"] == lid:
+                return lab
+        return None
+
+    def label_by_name(self, name):
+        for lab in self.state["labels"]:
+            if lab["name"] == name:
+                return lab
+        return None
+
+    # -- git ----------------------------------------------------------------
+
+    def git(self, *args):
+        """Runs git on the bare repo; returns (rc, stdout)."""
+        try:
+            res = subprocess.run(["git", "--git-dir=" + self.git_dir] +
+                                 list(args), capture_output=True, text=True,
+                                 timeout=20, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return 1, ""
+        return res.returncode, res.stdout.strip()
+
+    def git_branch_sha(self, branch):
+        if not self.git_dir:
+            return None
+        rc, out = self.git("rev-parse", "--verify", "--quiet",
+                           "refs/heads/" + branch)
+        return out if rc == 0 and out else None
+
+    def refresh_heads(self):
+        """With --git-dir: open PR heads follow the bare repo's branches."""
+        if not self.git_dir:
+            return
+        for pr in self.state["pulls"]:
+            if pr["state"] != "open":
+                continue
+            sha = self.git_branch_sha(pr["head"]["ref"])
+            if sha:
+                pr["head"]["sha"] = sha
+
+    def branch_sha(self, name):
+        sha = self.git_branch_sha(name)
+        if sha:
+            return sha
+        if self.git_dir and name != self.state["default_branch"]:
+            return None
+        return self.state["branches"].get(name)
+
+    # -- statuses -----------------------------------------------------------
+
+    def sha_statuses(self, sha):
+        """Latest status per context for sha (synthesised from a bare
+        scenario "state" when no statuses are listed)."""
+        ent = self.state["statuses"].get(sha)
+        if not ent:
+            return []
+        sts = ent.get("statuses") or []
+        if not sts and ent.get("state"):
+            sts = [{"context": "ci/woodpecker/pr/woodpecker",
+                    "status": ent["state"], "target_url": ""}]
+        latest = {}
+        for s in sts:
+            latest[s.get("context", "")] = s
+        return list(latest.values())
+
+    def combined_state(self, sha):
+        ent = self.state["statuses"].get(sha) or {}
+        if ent.get("state"):
+            return ent["state"]
+        sts = self.sha_statuses(sha)
+        if not sts:
+            return ""
+        return min((s.get("status", "pending") for s in sts),
+                   key=lambda x: STATUS_RANK.get(x, 3))
+
+    # -- request log --------------------------------------------------------
+
+    def record(self, entry):
+        with self.lock:
+            self.seq += 1
+            entry = dict(seq=self.seq, **entry)
+            self.log.append(entry)
+            if self.log_path:
+                with open(self.log_path, "a", encoding="utf-8") as f:
+                    f.write(json.dumps(entry) + "\n")
+
+    def take_fault(self, method, path):
+        """Returns the first matching fault (consuming one use) or None."""
+        with self.lock:
+            for f in self.faults:
+                if f["method"] not in ("*", method):
+                    continue
+                if not re.search(f["path"], path):
+                    continue
+                if f["count"] > 0:
+                    f["left"] -= 1
+                    if f["left"] <= 0:
+                        self.faults.remove(f)
+                return f
+        return None
+
+
+# ---------------------------------------------------------------------------
+# JSON shapes (as Gitea / Woodpecker print them)
+# ---------------------------------------------------------------------------
+
+class Shapes:
+    def __init__(self, sim, base):
+        self.sim = sim
+        self.base = base
+        self.owner, self.name = sim.state["repo"].split("/", 1)
+        self.repo_api = "%s/api/v1/repos/%s" % (base, sim.state["repo"])
+        self.repo_html = "%s/%s" % (base, sim.state["repo"])
+
+    def user(self, login):
+        if login is None:
+            return None
+        uid = self.sim.user_id(login)
+        return {"id": uid, "login": login, "login_name": "", "source_id": 0,
+                "full_name": "", "email": "%s@noreply.localhost" % login,
+                "avatar_url": "%s/avatars/%d" % (self.base, uid),
+                "html_url": "%s/%s" % (self.base, login), "language": "",
+                "is_admin": self.sim.is_admin(login),
+                "last_login": "0001-01-01T00:00:00Z",
+                "created": iso_of(BASE_TIME), "restricted": False,
+                "active": True, "prohibit_login": False, "location": "",
+                "website": "", "description": "", "visibility": "public",
+                "followers_count": 0, "following_count": 0,
+                "starred_repos_count": 0, "username": login}
+
+    def repo_brief(self):
+        return {"id": 1, "name": self.name, "owner": self.owner,
+                "full_name": self.sim.state["repo"]}
+
+    def label(self, lab):
+        return {"id": lab["id"], "name": lab["name"], "exclusive": False,
+                "is_archived": False, "color": lab["color"],
+                "description": lab.get("description", ""),
+                "url": "%s/labels/%d" % (self.repo_api, lab["id"])}
+
+    def item_labels(self, it):
+        out = []
+        for name in it["labels"]:
+            lab = self.sim.label_by_name(name)
+            if lab:
+                out.append(self.label(lab))
+        return out
+
+    def issue(self, it):
+        n = it["number"]
+        kind = "pulls" if self.sim.is_pull(it) else "issues"
+        pr = None
+        if self.sim.is_pull(it):
+            pr = {"merged": it["merged"], "merged_at": it["merged_at"],
+                  "draft": it["draft"],
+                  "html_url": "%s/pulls/%d" % (self.repo_html, n)}
+        return {"id": 10000 + n,
+                "url": "%s/issues/%d" % (self.repo_api, n),
+                "html_url": "%s/%s/%d" % (self.repo_html, kind, n),
+                "number": n, "user": self.user(it["user"]),
+                "original_author": "", "original_author_id": 0,
+                "title": it["title"], "body": it["body"], "ref": "",
+                "assets": [], "labels": self.item_labels(it),
+                "milestone": None, "assignee": None, "assignees": None,
+                "state": it["state"], "is_locked": False,
+                "comments": len(it["comments"]),
+                "created_at": it["created_at"],
+                "updated_at": it["updated_at"],
+                "closed_at": it["closed_at"], "due_date": None,
+                "pull_request": pr, "repository": self.repo_brief(),
+                "pin_order": 0}
+
+    def comment(self, it, c):
+        n = it["number"]
+        kind = "pulls" if self.sim.is_pull(it) else "issues"
+        return {"id": c["id"],
+                "html_url": "%s/%s/%d#issuecomment-%d" % (
+                    self.repo_html, kind, n, c["id"]),
+                "pull_request_url": ("%s/pulls/%d" % (self.repo_html, n)
+                                     if kind == "pulls" else ""),
+                "issue_url": ("%s/issues/%d" % (self.repo_html, n)
+                              if kind == "issues" else ""),
+                "user": self.user(c["user"]), "original_author": "",
+                "original_author_id": 0, "body": c["body"], "assets": [],
+                "created_at": c["created_at"], "updated_at": c["updated_at"]}
+
+    def branch_ref(self, ref, sha):
+        return {"label": ref, "ref": ref, "sha": sha, "repo_id": 1,
+                "repo": self.repo_brief()}
+
+    def pull(self, pr):
+        n = pr["number"]
+        base_sha = (self.sim.branch_sha(pr["base"]["ref"]) or
+                    fake_sha("base-" + pr["base"]["ref"]))
+        files = pull_files(pr)
+        return {"id": 20000 + n, "url": "%s/pulls/%d" % (self.repo_html, n),
+                "number": n, "user": self.user(pr["user"]),
+                "title": pr["title"], "body": pr["body"],
+                "labels": self.item_labels(pr), "milestone": None,
+                "assignee": None, "assignees": None,
+                "requested_reviewers": None,
+                "requested_reviewers_teams": None, "state": pr["state"],
+                "draft": pr["draft"], "is_locked": False,
+                "comments": len(pr["comments"]), "review_comments": 0,
+                "additions": sum(f["additions"] for f in files),
+                "deletions": sum(f["deletions"] for f in files),
+                "changed_files": len(files),
+                "html_url": "%s/pulls/%d" % (self.repo_html, n),
+                "diff_url": "%s/pulls/%d.diff" % (self.repo_html, n),
+                "patch_url": "%s/pulls/%d.patch" % (self.repo_html, n),
+                "mergeable": pr["mergeable"], "merged": pr["merged"],
+                "merged_at": pr["merged_at"],
+                "merge_commit_sha": pr["merge_commit_sha"],
+                "merged_by": self.user(pr["merged_by"]),
+                "allow_maintainer_edit": False,
+                "base": self.branch_ref(pr["base"]["ref"], base_sha),
+                "head": self.branch_ref(pr["head"]["ref"], pr["head"]["sha"]),
+                "merge_base": base_sha, "due_date": None,
+                "created_at": pr["created_at"],
+                "updated_at": pr["updated_at"],
+                "closed_at": pr["closed_at"], "pin_order": 0}
+
+    def review(self, pr, r):
+        stale = r.get("stale")
+        if stale is None:
+            stale = r["commit_id"] != pr["head"]["sha"]
+        return {"id": r["id"], "user": self.user(r["user"]), "team": None,
+                "state": r["state"], "body": r["body"],
+                "commit_id": r["commit_id"], "stale": bool(stale),
+                "official": r["state"] in ("APPROVED", "REQUEST_CHANGES"),
+                "dismissed": bool(r["dismissed"]), "comments_count": 0,
+                "submitted_at": r["submitted_at"],
+                "updated_at": r.get("updated_at", r["submitted_at"]),
+                "html_url": "%s/pulls/%d#issuecomment-%d" % (
+                    self.repo_html, pr["number"], r["id"]),
+                "pull_request_url": "%s/pulls/%d" % (self.repo_html,
+                                                     pr["number"])}
+
+    def status(self, sha, s, idx):
+        return {"id": idx + 1, "status": s.get("status", "pending"),
+                "target_url": s.get("target_url", ""),
+                "description": s.get("description", ""),
+                "url": "%s/statuses/%s" % (self.repo_api, sha),
+                "context": s.get("context", ""),
+                "creator": self.user(s.get("creator", "woodpecker")),
+                "created_at": s.get("created_at", iso_of(BASE_TIME)),
+                "updated_at": s.get("updated_at",
+                                    s.get("created_at", iso_of(BASE_TIME)))}
+
+    def combined(self, sha):
+        sts = self.sim.sha_statuses(sha)
+        if not sts:
+            return {"state": "", "sha": "", "total_count": 0,
+                    "statuses": None, "repository": None, "commit_url": "",
+                    "url": ""}
+        return {"state": self.sim.combined_state(sha), "sha": sha,
+                "total_count": len(sts),
+                "statuses": [self.status(sha, s, i)
+                             for i, s in enumerate(sts)],
+                "repository": self.repo_brief(),
+                "commit_url": "%s/git/commits/%s" % (self.repo_api, sha),
+                "url": "%s/commits/%s/status" % (self.repo_api, sha)}
+
+    def branch(self, name, sha):
+        return {"name": name,
+                "commit": {"id": sha, "message": "commit %s\n" % sha[:7],
+                           "url": "%s/commit/%s" % (self.repo_html, sha),
+                           "author": {"name": "dev", "email": "dev@localhost",
+                                      "username": "dev"},
+                           "committer": {"name": "dev",
+                                         "email": "dev@localhost",
+                                         "username": "dev"},
+                           "verification": None,
+                           "timestamp": iso_of(BASE_TIME),
+                           "added": None, "removed": None, "modified": None},
+                "protected": False, "required_approvals": 0,
+                "enable_status_check": False, "status_check_contexts": [],
+                "user_can_push": True, "user_can_merge": True,
+                "effective_branch_protection_name": ""}
+
+
+def pull_files(pr):
+    """A PR's changed files as Gitea's ChangedFile objects (no URLs)."""
+    out = []
+    for f in pr["files"]:
+        if isinstance(f, str):
+            f = {"filename": f}
+        add = f.get("additions", 1)
+        dele = f.get("deletions", 0)
+        out.append({"filename": f["filename"],
+                    "previous_filename": f.get("previous_filename", ""),
+                    "status": f.get("status", "changed"), "additions": add,
+                    "deletions": dele, "changes": add + dele})
+    return out
+
+
+def pull_diff(pr):
+    if pr.get("diff") is not None:
+        return pr["diff"]
+    parts = []
+    for f in pull_files(pr):
+        fn = f["filename"]
+        parts.append("diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n"
+                     "@@ -1 +1 @@\n-old\n+new\n" % (fn, fn, fn, fn))
+    return "".join(parts)
+
+
+def wp_pipeline(wp, p, with_workflows=True):
+    """A pipeline in Woodpecker 2.x JSON shape."""
+    out = {"id": 1000 + p["number"], "number": p["number"],
+           "author": p.get("author", "dev"), "parent": p["parent"],
+           "event": p["event"], "status": p["status"], "errors": None,
+           "created": p["created"], "updated": p.get("updated", p["created"]),
+           "started": p["started"], "finished": p["finished"],
+           "deploy_to": "", "deploy_task": "", "commit": p["commit"],
+           "branch": p["branch"], "ref": p.get("ref", ""),
+           "refspec": p.get("refspec", ""), "title": p.get("title", ""),
+           "message": p.get("message", ""),
+           "timestamp": p.get("timestamp", p["created"]),
+           "sender": p.get("author", "dev"), "author_avatar": "",
+           "author_email": "", "forge_url": "", "reviewed_by": "",
+           "reviewed": 0}
+    if with_workflows:
+        out["workflows"] = []
+        for wi, w in enumerate(p["workflows"]):
+            wf = {"id": w.get("id", p["number"] * 100 + wi),
+                  "pipeline_id": out["id"], "pid": w.get("pid", wi + 1),
+                  "name": w.get("name", "woodpecker"),
+                  "state": w.get("state", p["status"]),
+                  "started": w.get("started", p["started"]),
+                  "stopped": w.get("stopped", p["finished"]),
+                  "agent_id": 1, "platform": "linux/amd64",
+                  "children": []}
+            for ci, c in enumerate(w.get("children", [])):
+                wf["children"].append({
+                    "id": c.get("id", p["number"] * 100 + 10 + ci),
+                    "uuid": c.get("uuid", fake_sha("step-%d-%d" % (
+                        p["number"], ci))[:32]),
+                    "pipeline_id": out["id"],
+                    "pid": c.get("pid", wf["pid"] + ci + 1),
+                    "ppid": wf["pid"], "name": c.get("name", "step"),
+                    "state": c.get("state", "success"),
+                    "error": c.get("error", ""),
+                    "failure": c.get("failure", "fail"),
+                    "exit_code": c.get("exit_code", 0),
+                    "started": c.get("started", p["started"]),
+                    "stopped": c.get("stopped", p["finished"]),
+                    "type": c.get("type", "commands")})
+            out["workflows"].append(wf)
+    return out
+
+
+def step_ids(p):
+    for w in wp_pipeline({}, p)["workflows"]:
+        for c in w["children"]:
+            yield c["id"]
+
+
+def wrong_type(value):
+    """The fault mode "wrongtype": the same data with the wrong JSON types."""
+    if isinstance(value, list):
+        return {"message": "wrongtype", "data": value}
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            if isinstance(v, bool):
+                out[k] = "true" if v else "false"
+            elif isinstance(v, (int, float)):
+                out[k] = str(v)
+            elif isinstance(v, list):
+                out[k] = {"items": v}
+            elif isinstance(v, dict):
+                out[k] = wrong_type(v)
+            elif v is None:
+                out[k] = 0
+            else:
+                out[k] = [v]
+        return out
+    return 42
+
+
+# ---------------------------------------------------------------------------
+# HTTP handler
+# ---------------------------------------------------------------------------
+
+ROUTES = []
+
+
+def route(method, pattern):
+    def deco(fn):
+        ROUTES.append((method, re.compile("^" + pattern + "$"), fn))
+        return fn
+    return deco
+
+
+REPO = r"/api/v1/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "forge-sim/1"
+    sim = None  # set in main()
+
+    def log_message(self, fmt, *args):  # quiet
+        pass
+
+    # -- plumbing -------------------------------------------------------
+
+    def read_body(self):
+        te = self.headers.get("Transfer-Encoding", "")
+        if te.lower() == "chunked":
+            data = b""
+            while True:
+                size = int(self.rfile.readline().strip().split(b";")[0], 16)
+                if size == 0:
+                    while self.rfile.readline().strip():
+                        pass
+                    break
+                data += self.rfile.read(size)
+                self.rfile.readline()
+            return data
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n > 0 else b""
+
+    def token(self):
+        auth = self.headers.get("Authorization", "")
+        parts = auth.split(None, 1)
+        if len(parts) == 2 and parts[0].lower() in ("token", "bearer"):
+            return parts[1].strip()
+        q = self.query
+        for key in ("token", "access_token"):
+            if q.get(key):
+                return q[key][0]
+        return None
+
+    def qget(self, key, default=None):
+        v = self.query.get(key)
+        return v[0] if v else default
+
+    def qint(self, key, default=0):
+        try:
+            return int(self.qget(key, default))
+        except (TypeError, ValueError):
+            return default
+
+    def paginate(self, items, per_page_key="limit", default=DEFAULT_LIMIT,
+                 cap=MAX_LIMIT):
+        """Gitea's ListOptions: 1-based page, limit<=0 → default, > cap →
+        cap.  Sets X-Total-Count."""
+        page = max(self.qint("page", 1), 1)
+        limit = self.qint(per_page_key, 0)
+        if limit <= 0:
+            limit = default
+        if cap and limit > cap:
+            limit = cap
+        self.extra_headers["X-Total-Count"] = str(len(items))
+        start = (page - 1) * limit
+        return items[start:start + limit]
+
+    def json_body(self):
+        if self.body_obj is None and self.raw_body:
+            raise HTTPError(422, "invalid JSON body")
+        if self.body_obj is None:
+            return {}
+        if not isinstance(self.body_obj, dict):
+            raise HTTPError(422, "JSON body must be an object")
+        return self.body_obj
+
+    def need_user(self):
+        if self.user is None:
+            raise HTTPError(401, "token is required")
+        return self.user
+
+    def send(self, status, payload=None, text=None, ctype=None, fault=None):
+        """Writes a whole response (status, headers, body) honouring the
+        fault mode; returns nothing."""
+        if fault == "badjson":
+            body = b'{"x":'
+            ctype = "application/json"
+        elif text is not None:
+            body = text.encode() if isinstance(text, str) else text
+            if fault == "wrongtype":
+                body, ctype = b"42", "application/json"
+            ctype = ctype or "text/plain; charset=utf-8"
+        elif payload is not None:
+            if fault == "wrongtype":
+                payload = wrong_type(payload)
+            body = json.dumps(payload).encode()
+            ctype = "application/json;charset=utf-8"
+        else:
+            body = b""
+        self.send_response(status)
+        if ctype and body:
+            self.send_header("Content-Type", ctype)
+        for k, v in self.extra_headers.items():
+            self.send_header(k, v)
+        if fault == "truncate" and body:
+            self.send_header("Content-Length", str(len(body) * 2 + 16))
+            self.end_headers()
+            self.wfile.write(body[:max(1, len(body) // 2)])
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        if fault == "truncate":
+            self.send_header("Content-Length", "64")
+            self.end_headers()
+            self.wfile.write(b"{")
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    # -- dispatch -------------------------------------------------------
+
+    def do_GET(self):
+        self.dispatch()
+
+    def do_POST(self):
+        self.dispatch()
+
+    def do_PATCH(self):
+        self.dispatch()
+
+    def do_PUT(self):
+        self.dispatch()
+
+    def do_DELETE(self):
+        self.dispatch()
+
+    def dispatch(self):
+        sim = self.sim
+        self.extra_headers = {}
+        url = urllib.parse.urlsplit(self.path)
+        self.url_path = urllib.parse.unquote(url.path)
+        self.query = urllib.parse.parse_qs(url.query, keep_blank_values=True)
+        self.raw_body = self.read_body()
+        self.body_obj = None
+        if self.raw_body:
+            try:
+                self.body_obj = json.loads(self.raw_body.decode("utf-8"))
+            except (ValueError, UnicodeDecodeError):
+                self.body_obj = None
+        host = self.headers.get("Host") or "127.0.0.1"
+        self.base = "http://" + host
+
+        if self.url_path.startswith("/_admin/"):
+            self.dispatch_admin()
+            return
+
+        with sim.lock:
+            self.user = sim.user_by_token(self.token())
+        login = self.user["login"] if self.user else None
+        log_body = self.body_obj
+        if log_body is None and self.raw_body:
+            log_body = self.raw_body.decode("utf-8", "replace")
+        entry = {"method": self.command, "path": self.path, "user": login,
+                 "status": 0, "body": log_body}
+        fault = sim.take_fault(self.command, self.path)
+        mode = fault["mode"] if fault else None
+        if mode:
+            entry["fault"] = mode
+        if mode == "delay":
+            time.sleep(float(fault.get("delay", 5)))
+        if mode in ("500", "404"):
+            status = int(mode)
+            entry["status"] = status
+            sim.record(entry)
+            msg = ("simulated internal error" if status == 500
+                   else NOT_FOUND_MSG)
+            self.try_send(status, {"message": msg, "url": self.base})
+            return
+        status, payload, text, ctype = self.handle_api()
+        entry["status"] = status
+        sim.record(entry)
+        if mode == "badjson":
+            status = 200 if status >= 400 else status
+        self.try_send(status, payload, text, ctype,
+                      mode if mode in ("truncate", "badjson", "wrongtype")
+                      else None)
+
+    def try_send(self, *args):
+        try:
+            self.send(*args)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def handle_api(self):
+        """Routes one API request; returns (status, payload, text, ctype)."""
+        sim = self.sim
+        try:
+            with sim.lock:
+                if self.url_path.startswith("/api/v1/"):
+                    if self.user is None:
+                        raise HTTPError(401, "token is required")
+                    if "/pulls" in self.url_path:
+                        sim.refresh_heads()
+                elif self.url_path.startswith("/api/"):
+                    self.check_woodpecker_auth()
+                for method, rx, fn in ROUTES:
+                    if method != self.command:
+                        continue
+                    m = rx.match(self.url_path)
+                    if not m:
+                        continue
+                    args = m.groupdict()
+                    if "owner" in args:
+                        full = "%s/%s" % (args.pop("owner"), args.pop("repo"))
+                        if full != sim.state["repo"]:
+                            raise HTTPError(404, NOT_FOUND_MSG)
+                    self.shapes = Shapes(sim, self.base)
+                    res = fn(self, **args)
+                    if len(res) == 2:
+                        return res[0], res[1], None, None
+                    return res
+                raise HTTPError(404, NOT_FOUND_MSG)
+        except HTTPError as e:
+            if self.url_path.startswith("/api/v1/") or \
+                    self.url_path.startswith("/_admin/"):
+                return e.status, {"errors": None, "message": e.message,
+                                  "url": self.base + "/api/swagger"}, \
+                    None, None
+            return e.status, None, (e.message or "error") + "\n", None
+
+    def check_woodpecker_auth(self):
+        want = self.sim.state["woodpecker"].get("token")
+        auth = self.headers.get("Authorization", "")
+        parts = auth.split(None, 1)
+        got = parts[1].strip() if len(parts) == 2 and \
+            parts[0].lower() == "bearer" else None
+        if not got or (want and got != want):
+            raise HTTPError(401, "Unauthorized")
+
+    def dispatch_admin(self):
+        self.user = None
+        self.query = self.query or {}
+        status, payload, text, ctype = self.handle_api()
+        self.try_send(status, payload, text, ctype, None)
+
+    # =====================================================================
+    # Gitea endpoints
+    # =====================================================================
+
+    @route("GET", r"/api/v1/user")
+    def get_user(self):
+        return 200, self.shapes.user(self.need_user()["login"])
+
+    @route("GET", r"/api/v1/version")
+    def get_version(self):
+        return 200, {"version": "1.21.11"}
+
+    # -- issues -----------------------------------------------------------
+
+    def parse_index(self, n):
+        try:
+            return int(n)
+        except ValueError:
+            raise HTTPError(404, NOT_FOUND_MSG)
+
+    def get_item(self, n):
+        it = self.sim.item(self.parse_index(n))
+        if it is None:
+            raise HTTPError(404, NOT_FOUND_MSG)
+        return it
+
+    @route("GET", REPO + r"/issues")
+    def list_issues(self):
+        sim = self.sim
+        state = self.qget("state", "open") or "open"
+        kind = self.qget("type", "")
+        want = [x for x in (self.qget("labels", "") or "").split(",") if x]
+        q = (self.qget("q", "") or "").lower()
+        creator = self.qget("created_by", "")
+        items = []
+        for it in sim.all_items():
+            if state != "all" and it["state"] != state:
+                continue
+            if kind == "issues" and sim.is_pull(it):
+                continue
+            if kind == "pulls" and not sim.is_pull(it):
+                continue
+            if any(w not in it["labels"] for w in want):
+                continue
+            if q and q not in it["title"].lower() and \
+                    q not in it["body"].lower():
+                continue
+            if creator and it["user"] != creator:
+                continue
+            items.append(it)
+        items = self.sort_items(items)
+        return 200, [self.shapes.issue(it) for it in self.paginate(items)]
+
+    def sort_items(self, items):
+        key = lambda it: (parse_iso(it["created_at"]), it["number"])
+        sort = self.qget("sort", "")
+        if sort == "oldest":
+            return sorted(items, key=key)
+        if sort == "recentupdate":
+            return sorted(items, key=lambda it: (parse_iso(it["updated_at"]),
+                                                 it["number"]), reverse=True)
+        return sorted(items, key=key, reverse=True)
+
+    @route("POST", REPO + r"/issues")
+    def create_issue(self):
+        user = self.need_user()
+        body = self.json_body()
+        title = (body.get("title") or "").strip()
+        if not title:
+            raise HTTPError(422, "title is required")
+        names = []
+        for lid in body.get("labels") or []:
+            lab = self.sim.label_by_id(lid)
+            if lab:
+                names.append(lab["name"])
+        ts = now_iso()
+        it = {"number": self.sim.next_number(), "title": title,
+              "body": body.get("body", ""), "state": "open",
+              "labels": names, "user": user["login"], "created_at": ts,
+              "updated_at": ts, "closed_at": None, "comments": []}
+        self.sim.state["issues"].append(it)
+        return 201, self.shapes.issue(it)
+
+    @route("GET", REPO + r"/issues/(?P<n>[^/]+)")
+    def get_issue(self, n):
+        return 200, self.shapes.issue(self.get_item(n))
+
+    @route("PATCH", REPO + r"/issues/(?P<n>[^/]+)")
+    def edit_issue(self, n):
+        self.need_user()
+        it = self.get_item(n)
+        body = self.json_body()
+        if "state" in body and body["state"] is not None:
+            if body["state"] not in ("open", "closed"):
+                raise HTTPError(422, "invalid state")
+            if self.sim.is_pull(it) and it["merged"]:
+                raise HTTPError(412, "cannot change state of this pull "
+                                "request, it was already merged")
+        self.apply_edit(it, body)
+        return 201, self.shapes.issue(it)
+
+    def apply_edit(self, it, body):
+        ts = now_iso()
+        if body.get("title") is not None:
+            it["title"] = body["title"]
+        if body.get("body") is not None:
+            it["body"] = body["body"]
+        st = body.get("state")
+        if st and st != it["state"]:
+            it["state"] = st
+            it["closed_at"] = ts if st == "closed" else None
+        it["updated_at"] = ts
+
+    # -- comments ---------------------------------------------------------
+
+    @route("GET", REPO + r"/issues/(?P<n>[^/]+)/comments")
+    def list_comments(self, n):
+        it = self.get_item(n)
+        since = parse_iso(self.qget("since", ""))
+        before = parse_iso(self.qget("before", ""))
+        out = []
+        for c in sorted(it["comments"], key=lambda c: (
+                parse_iso(c["created_at"]), c["id"])):
+            upd = parse_iso(c["updated_at"])
+            if since and upd < since:
+                continue
+            if before and upd >= before:
+                continue
+            out.append(self.shapes.comment(it, c))
+        return 200, out
+
+    @route("POST", REPO + r"/issues/(?P<n>[^/]+)/comments")
+    def create_comment(self, n):
+        user = self.need_user()
+        it = self.get_item(n)
+        body = self.json_body()
+        if not isinstance(body.get("body"), str) or not body["body"]:
+            raise HTTPError(422, "body is required")
+        c = self.sim_add_comment(it, user["login"], body["body"])
+        return 201, self.shapes.comment(it, c)
+
+    def sim_add_comment(self, it, login, text):
+        ts = now_iso()
+        c = {"id": self.sim.next_comment_id(), "user": login, "body": text,
+             "created_at": ts, "updated_at": ts}
+        it["comments"].append(c)
+        it["updated_at"] = ts
+        return c
+
+    @route("GET", REPO + r"/issues/comments/(?P<cid>\d+)")
+    def get_comment(self, cid):
+        it, c = self.sim.find_comment(int(cid))
+        if c is None:
+            raise HTTPError(404, NOT_FOUND_MSG)
+        return 200, self.shapes.comment(it, c)
+
+    @route("PATCH", REPO + r"/issues/comments/(?P<cid>\d+)")
+    def edit_comment(self, cid):
+        user = self.need_user()
+        it, c = self.sim.find_comment(int(cid))
+        if c is None:
+            raise HTTPError(404, NOT_FOUND_MSG)
+        if c["user"] != user["login"] and not user.get("admin"):
+            raise HTTPError(403, "user is not the poster")
+        body = self.json_body()
+        if not isinstance(body.get("body"), str):
+            raise HTTPError(422, "body is required")
+        c["body"] = body["body"]
+        c["updated_at"] = now_iso()
+        return 200, self.shapes.comment(it, c)
+
+    @route("DELETE", REPO + r"/issues/comments/(?P<cid>\d+)")
+    def delete_comment(self, cid):
+        user = self.need_user()
+        it, c = self.sim.find_comment(int(cid))
+        if c is None:
+            raise HTTPError(404, NOT_FOUND_MSG)
+        if c["user"] != user["login"] and not user.get("admin"):
+            raise HTTPError(403, "user is not the poster")
+        it["comments"].remove(c)
+        return 204, None
+
+    # -- labels -----------------------------------------------------------
+
+    @route("GET", REPO + r"/labels")
+    def list_labels(self):
+        labs = sorted(self.sim.state["labels"], key=lambda x: x["name"])
+        return 200, [self.shapes.label(x) for x in self.paginate(labs)]
+
+    @route("GET", REPO + r"/labels/(?P<lid>\d+)")
+    def get_label(self, lid):
+        lab = self.sim.label_by_id(int(lid))
+        if lab is None:
+            raise HTTPError(404, NOT_FOUND_MSG)
+        return 200, self.shapes.label(lab)
+
+    @route("POST", REPO + r"/labels")
+    def create_label(self):
+        self.need_user()
+        body = self.json_body()
+        name = body.get("name")
+        color = (body.get("color") or "").lstrip("#")
+        if not isinstance(name, str) or not name:
+            raise HTTPError(422, "name is required")
+        if not re.fullmatch(r"[0-9a-fA-F]{6}|[0-9a-fA-F]{3}", color):
+            raise HTTPError(422, "color is invalid")
+        lid = max([0] + [x["id"] for x in self.sim.state["labels"]]) + 1
+        lab = {"id": lid, "name": name, "color": color.lower(),
+               "description": body.get("description", "")}
+        self.sim.state["labels"].append(lab)
+        return 201, self.shapes.label(lab)
+
+    @route("GET", REPO + r"/issues/(?P<n>[^/]+)/labels")
+    def list_issue_labels(self, n):
+        return 200, self.shapes.item_labels(self.get_item(n))
+
+    @route("POST", REPO + r"/issues/(?P<n>[^/]+)/labels")
+    def add_issue_labels(self, n):
+        self.need_user()
+        it = self.get_item(n)
+        body = self.json_body()
+        ids = body.get("labels")
+        if not isinstance(ids, list):
+            raise HTTPError(422, "labels must be a list")
+        for lid in ids:
+            lab = None
+            if isinstance(lid, int) and not isinstance(lid, bool):
+                lab = self.sim.label_by_id(lid)
+            elif isinstance(lid, str):
+                lab = self.sim.label_by_name(lid)
+            if lab and lab["name"] not in it["labels"]:
+                it["labels"].append(lab["name"])
+                it["updated_at"] = now_iso()
+        return 200, self.shapes.item_labels(it)
+
+    @route("DELETE", REPO + r"/issues/(?P<n>[^/]+)/labels/(?P<lid>[^/]+)")
+    def delete_issue_label(self, n, lid):
+        self.need_user()
+        it = self.get_item(n)
+        lab = None
+        if lid.isdigit():
+            lab = self.sim.label_by_id(int(lid))
+        if lab is None:
+            raise HTTPError(422, "label does not exist")
+        if lab["name"] in it["labels"]:
+            it["labels"].remove(lab["name"])
+            it["updated_at"] = now_iso()
+        return 204, None
+
+    # -- pulls ------------------------------------------------------------
+
+    def get_pull(self, n):
+        pr = self.sim.pull(self.parse_index(n))
+        if pr is None:
+            raise HTTPError(404, NOT_FOUND_MSG)
+        return pr
+
+    @route("GET", REPO + r"/pulls")
+    def list_pulls(self):
+        state = self.qget("state", "open") or "open"
+        prs = [p for p in self.sim.state["pulls"]
+               if state == "all" or p["state"] == state]
+        prs = self.sort_items(prs)
+        return 200, [self.shapes.pull(p) for p in self.paginate(prs)]
+
+    @route("POST", REPO + r"/pulls")
+    def create_pull(self):
+        user = self.need_user()
+        body = self.json_body()
+        head = body.get("head") or ""
+        base = body.get("base") or ""
+        title = (body.get("title") or "").strip()
+        if not head or not base or not title:
+            raise HTTPError(422, "head, base and title are required")
+        if ":" in head:
+            head = head.split(":", 1)[1]
+        sha = self.sim.branch_sha(head)
+        if sha is None:
+            if self.sim.git_dir:
+                raise HTTPError(404, NOT_FOUND_MSG)
+            sha = fake_sha("head-%s-%d" % (head, self.sim.next_number()))
+            self.sim.state["branches"][head] = sha
+        if self.sim.branch_sha(base) is None:
+            raise HTTPError(404, NOT_FOUND_MSG)
+        for p in self.sim.state["pulls"]:
+            if p["state"] == "open" and p["head"]["ref"] == head and \
+                    p["base"]["ref"] == base:
+                raise HTTPError(409, "pull request already exists for these "
+                                "targets [id: %d, issue_id: %d, head_repo_id:"
+                                " 1, base_repo_id: 1, head_branch: %s, "
+                                "base_branch: %s]" % (
+                                    20000 + p["number"], 10000 + p["number"],
+                                    head, base))
+        ts = now_iso()
+        names = []
+        for lid in body.get("labels") or []:
+            lab = self.sim.label_by_id(lid)
+            if lab:
+                names.append(lab["name"])
+        pr = {"number": self.sim.next_number(), "title": title,
+              "body": body.get("body") or "", "state": "open",
+              "labels": names, "user": user["login"], "created_at": ts,
+              "updated_at": ts, "closed_at": None, "comments": [],
+              "head": {"ref": head, "sha": sha}, "base": {"ref": base}}
+        self.sim.norm_pull(pr, self.sim.state)
+        self.sim.state["pulls"].append(pr)
+        return 201, self.shapes.pull(pr)
+
+    @route("GET", REPO + r"/pulls/(?P<n>\d+)")
+    def get_pull_ep(self, n):
+        return 200, self.shapes.pull(self.get_pull(n))
+
+    @route("PATCH", REPO + r"/pulls/(?P<n>\d+)")
+    def edit_pull(self, n):
+        self.need_user()
+        pr = self.get_pull(n)
+        body = self.json_body()
+        if body.get("state") is not None and pr["merged"]:
+            raise HTTPError(412, "cannot change state of this pull request, "
+                            "it was already merged")
+        self.apply_edit(pr, body)
+        return 201, self.shapes.pull(pr)
+
+    @route("GET", REPO + r"/pulls/(?P<n>\d+)\.diff")
+    def get_pull_diff(self, n):
+        return 200, None, pull_diff(self.get_pull(n)), \
+            "text/plain; charset=utf-8"
+
+    @route("GET", REPO + r"/pulls/(?P<n>\d+)/files")
+    def get_pull_files(self, n):
+        pr = self.get_pull(n)
+        files = pull_files(pr)
+        for f in files:
+            f["html_url"] = "%s/src/commit/%s/%s" % (
+                self.shapes.repo_html, pr["head"]["sha"], f["filename"])
+            f["contents_url"] = "%s/contents/%s?ref=%s" % (
+                self.shapes.repo_api, f["filename"], pr["head"]["sha"])
+            f["raw_url"] = "%s/raw/commit/%s/%s" % (
+                self.shapes.repo_html, pr["head"]["sha"], f["filename"])
+        return 200, self.paginate(files)
+
+    @route("GET", REPO + r"/pulls/(?P<n>\d+)/reviews")
+    def list_reviews(self, n):
+        pr = self.get_pull(n)
+        revs = [self.shapes.review(pr, r) for r in pr["reviews"]]
+        return 200, self.paginate(revs)
+
+    @route("GET", REPO + r"/pulls/(?P<n>\d+)/reviews/(?P<rid>\d+)")
+    def get_review(self, n, rid):
+        pr = self.get_pull(n)
+        return 200, self.shapes.review(pr, self.find_review(pr, rid))
+
+    def find_review(self, pr, rid):
+        for r in pr["reviews"]:
+            if r["id"] == int(rid):
+                return r
+        raise HTTPError(404, NOT_FOUND_MSG)
+
+    @route("POST", REPO + r"/pulls/(?P<n>\d+)/reviews")
+    def create_review(self, n):
+        user = self.need_user()
+        pr = self.get_pull(n)
+        body = self.json_body()
+        event = body.get("event") or ""
+        text = body.get("body") or ""
+        if event == "APPROVED":
+            if pr["user"] == user["login"]:
+                raise HTTPError(422, "approve your own pull is not allowed")
+            need_body = False
+        elif event == "REQUEST_CHANGES":
+            if pr["user"] == user["login"]:
+                raise HTTPError(422, "reject your own pull is not allowed")
+            need_body = True
+        elif event == "COMMENT":
+            need_body = True
+        else:
+            event, need_body = "PENDING", False
+        if need_body and not text.strip() and not body.get("comments"):
+            raise HTTPError(422, "review event %s requires a body" % event)
+        ts = now_iso()
+        r = {"id": self.sim.next_review_id(), "user": user["login"],
+             "state": event, "body": text,
+             "commit_id": body.get("commit_id") or pr["head"]["sha"],
+             "dismissed": False, "submitted_at": ts, "updated_at": ts}
+        pr["reviews"].append(r)
+        pr["updated_at"] = ts
+        return 200, self.shapes.review(pr, r)
+
+    @route("POST",
+           REPO + r"/pulls/(?P<n>\d+)/reviews/(?P<rid>\d+)/dismissals")
+    def dismiss_review(self, n, rid):
+        user = self.need_user()
+        if not user.get("admin"):
+            raise HTTPError(403, "Must be repo admin")
+        pr = self.get_pull(n)
+        r = self.find_review(pr, rid)
+        if r["state"] not in ("APPROVED", "REQUEST_CHANGES"):
+            raise HTTPError(403, "not allowed to dismiss this review")
+        if pr["state"] == "closed":
+            raise HTTPError(403, "not allowed to dismiss a review of a "
+                            "closed pull request")
+        r["dismissed"] = True
+        r["dismiss_message"] = self.json_body().get("message", "")
+        r["updated_at"] = now_iso()
+        return 200, self.shapes.review(pr, r)
+
+    @route("GET", REPO + r"/pulls/(?P<n>\d+)/merge")
+    def is_merged(self, n):
+        pr = self.get_pull(n)
+        if pr["merged"]:
+            return 204, None
+        raise HTTPError(404, NOT_FOUND_MSG)
+
+    @route("POST", REPO + r"/pulls/(?P<n>\d+)/merge")
+    def merge_pull(self, n):
+        user = self.need_user()
+        pr = self.get_pull(n)
+        body = self.json_body()
+        do = body.get("Do")
+        if do not in MERGE_STYLES:
+            raise HTTPError(422, "Do: must be one of %s" % ", ".join(
+                MERGE_STYLES))
+        if pr["merged"]:
+            raise HTTPError(405, "")
+        if pr["state"] == "closed":
+            raise HTTPError(404, NOT_FOUND_MSG)
+        if pr["draft"] or re.match(r"(?i)^\s*(wip:|\[wip\])", pr["title"]):
+            raise HTTPError(405, "Work in progress PRs cannot be merged")
+        if not pr["mergeable"]:
+            raise HTTPError(405, "Please try again later")
+        want = body.get("head_commit_id") or ""
+        if want and want != pr["head"]["sha"]:
+            raise HTTPError(409, "head out of date")
+        ts = now_iso()
+        pr["merged"] = True
+        pr["merged_at"] = ts
+        pr["merged_by"] = user["login"]
+        pr["merge_commit_sha"] = fake_sha("merge-%d-%s" % (
+            pr["number"], pr["head"]["sha"]))
+        pr["state"] = "closed"
+        pr["closed_at"] = ts
+        pr["updated_at"] = ts
+        if body.get("delete_branch_after_merge"):
+            self.delete_merged_branch(pr)
+        return 200, None
+
+    def delete_merged_branch(self, pr):
+        ref = pr["head"]["ref"]
+        for p in self.sim.state["pulls"]:
+            if p["state"] == "open" and p["head"]["ref"] == ref:
+                return
+        self.sim.state["branches"].pop(ref, None)
+        if self.sim.git_dir:
+            self.sim.git("update-ref", "-d", "refs/heads/" + ref)
+
+    # -- statuses & branches ----------------------------------------------
+
+    @route("GET", REPO + r"/commits/(?P<sha>[^/]+)/status")
+    def combined_status(self, sha):
+        sha = self.sim.branch_sha(sha) or sha
+        res = self.shapes.combined(sha)
+        if res["total_count"]:
+            self.extra_headers["X-Total-Count"] = str(res["total_count"])
+        return 200, res
+
+    @route("GET", REPO + r"/commits/(?P<sha>[^/]+)/statuses")
+    def list_statuses(self, sha):
+        sha = self.sim.branch_sha(sha) or sha
+        ent = self.sim.state["statuses"].get(sha) or {}
+        sts = ent.get("statuses") or self.sim.sha_statuses(sha)
+        out = [self.shapes.status(sha, s, i) for i, s in enumerate(sts)]
+        out.reverse()
+        return 200, self.paginate(out)
+
+    @route("POST", REPO + r"/statuses/(?P<sha>[^/]+)")
+    def create_status(self, sha):
+        user = self.need_user()
+        body = self.json_body()
+        state = body.get("state")
+        if state not in STATUS_RANK:
+            raise HTTPError(422, "invalid state")
+        s = self.sim_set_status(sha, state, body.get("context", ""),
+                                body.get("target_url", ""),
+                                body.get("description", ""), user["login"])
+        ent = self.sim.state["statuses"][sha]
+        return 201, self.shapes.status(sha, s, len(ent["statuses"]) - 1)
+
+    def sim_set_status(self, sha, state, context, url, desc, creator):
+        ent = self.sim.state["statuses"].setdefault(sha, {})
+        ent["statuses"] = list(self.sim.sha_statuses(sha))
+        ent.pop("state", None)
+        ts = now_iso()
+        s = {"status": state, "context": context or "default",
+             "target_url": url or "", "description": desc or "",
+             "creator": creator, "created_at": ts, "updated_at": ts}
+        ent["statuses"].append(s)
+        return s
+
+    @route("GET", REPO + r"/branches/(?P<b>.+)")
+    def get_branch(self, b):
+        sha = self.sim.branch_sha(b)
+        if sha is None:
+            raise HTTPError(404, "branch does not exist [name: %s]" % b)
+        return 200, self.shapes.branch(b, sha)
+
+    @route("DELETE", REPO + r"/branches/(?P<b>.+)")
+    def delete_branch(self, b):
+        self.need_user()
+        if b == self.sim.state["default_branch"]:
+            raise HTTPError(403, "can not delete default branch")
+        if self.sim.branch_sha(b) is None:
+            raise HTTPError(404, "branch does not exist [name: %s]" % b)
+        self.sim.state["branches"].pop(b, None)
+        if self.sim.git_dir:
+            self.sim.git("update-ref", "-d", "refs/heads/" + b)
+        return 204, None
+
+    # =====================================================================
+    # Woodpecker endpoints
+    # =====================================================================
+
+    def wp_repo(self, rid):
+        wp = self.sim.state["woodpecker"]
+        if str(wp["repo_id"]) != rid:
+            raise HTTPError(404, "repo not found")
+        return wp
+
+    def wp_find(self, wp, number):
+        for p in wp["pipelines"]:
+            if str(p["number"]) == number:
+                return p
+        raise HTTPError(404, "pipeline not found")
+
+    @route("GET", r"/api/repos/(?P<rid>\d+)/pipelines")
+    def wp_list(self, rid):
+        wp = self.wp_repo(rid)
+        ps = sorted(wp["pipelines"], key=lambda p: p["number"], reverse=True)
+        key = "per_page" if "per_page" in self.query else "perPage"
+        ps = self.paginate(ps, key, WP_DEFAULT_PER_PAGE, 0)
+        self.extra_headers.pop("X-Total-Count", None)
+        return 200, [wp_pipeline(wp, p, False) for p in ps]
+
+    @route("GET", r"/api/repos/(?P<rid>\d+)/pipelines/(?P<num>\d+)")
+    def wp_get(self, rid, num):
+        wp = self.wp_repo(rid)
+        return 200, wp_pipeline(wp, self.wp_find(wp, num))
+
+    @route("POST", r"/api/repos/(?P<rid>\d+)/pipelines/(?P<num>\d+)")
+    def wp_restart(self, rid, num):
+        wp = self.wp_repo(rid)
+        old = self.wp_find(wp, num)
+        if old["status"] in ("blocked", "declined"):
+            raise HTTPError(400, "cannot restart a pipeline with status %s"
+                            % old["status"])
+        new = copy.deepcopy(old)
+        new["number"] = max(p["number"] for p in wp["pipelines"]) + 1
+        new["parent"] = old["number"]
+        new["status"] = "pending"
+        new["created"] = int(time.time())
+        new["started"] = new["finished"] = 0
+        for wi, w in enumerate(new["workflows"]):
+            w["id"] = new["number"] * 100 + wi
+            w["state"] = "pending"
+            for ci, c in enumerate(w.get("children", [])):
+                c["id"] = new["number"] * 100 + 10 + ci
+                c["state"] = "pending"
+                c["exit_code"] = 0
+        wp["pipelines"].append(new)
+        return 200, wp_pipeline(wp, new)
+
+    @route("GET", r"/api/repos/(?P<rid>\d+)/logs/(?P<num>\d+)/(?P<sid>\d+)")
+    def wp_logs(self, rid, num, sid):
+        wp = self.wp_repo(rid)
+        p = self.wp_find(wp, num)
+        if int(sid) not in list(step_ids(p)):
+            raise HTTPError(404, "step not found")
+        lines = wp["logs"].get("%s/%s" % (num, sid), [])
+        out = []
+        for i, line in enumerate(lines):
+            out.append({"id": int(sid) * 1000 + i, "step_id": int(sid),
+                        "time": i, "line": i,
+                        "data": base64.b64encode(line.encode()).decode(),
+                        "type": 0})
+        return 200, out
+
+    # =====================================================================
+    # Admin endpoints (no auth, not logged)
+    # =====================================================================
+
+    @route("GET", r"/_admin/state")
+    def admin_state(self):
+        return 200, self.sim.state
+
+    @route("GET", r"/_admin/log")
+    def admin_log(self):
+        return 200, self.sim.log
+
+    @route("POST", r"/_admin/log/reset")
+    def admin_log_reset(self):
+        self.sim.log = []
+        self.sim.seq = 0
+        return 200, {"ok": True}
+
+    @route("POST", r"/_admin/fault")
+    def admin_fault(self):
+        body = self.json_body()
+        mode = str(body.get("mode", ""))
+        if mode not in ("500", "delay", "truncate", "badjson", "wrongtype",
+                        "404"):
+            raise HTTPError(422, "unknown fault mode")
+        try:
+            re.compile(body.get("path", ""))
+        except re.error:
+            raise HTTPError(422, "bad path regex")
+        count = int(body.get("count", 1))
+        f = {"method": body.get("method", "*"), "path": body.get("path", ""),
+             "mode": mode, "count": count, "left": count,
+             "delay": float(body.get("delay", 5))}
+        self.sim.faults.append(f)
+        return 200, f
+
+    @route("POST", r"/_admin/faults/clear")
+    def admin_faults_clear(self):
+        self.sim.faults = []
+        return 200, {"ok": True}
+
+    @route("POST", r"/_admin/set")
+    def admin_set(self):
+        body = self.json_body()
+        self.sim.state = self.sim.normalise(merge_patch(self.sim.state, body))
+        return 200, self.sim.state
+
+    @route("POST", r"/_admin/item")
+    def admin_item(self):
+        """Merge-patches one issue or pull: {"number": N, ...fields}."""
+        body = dict(self.json_body())
+        it = self.sim.item(int(body.pop("number", 0)))
+        if it is None:
+            raise HTTPError(404, NOT_FOUND_MSG)
+        merge_patch(it, body)
+        self.sim.state = self.sim.normalise(self.sim.state)
+        return 200, self.sim.item(it["number"])
+
+    @route("POST", r"/_admin/comment")
+    def admin_comment(self):
+        body = self.json_body()
+        it = self.sim.item(int(body.get("issue", 0)))
+        if it is None:
+            raise HTTPError(404, NOT_FOUND_MSG)
+        c = self.sim_add_comment(it, body.get("user", "human"),
+                                 body.get("body", ""))
+        return 201, self.shapes.comment(it, c)
+
+    @route("POST", r"/_admin/status")
+    def admin_status(self):
+        body = self.json_body()
+        if body.get("state") not in STATUS_RANK or not body.get("sha"):
+            raise HTTPError(422, "sha and a valid state are required")
+        self.sim_set_status(body["sha"], body["state"],
+                            body.get("context", "ci/woodpecker/pr/woodpecker"),
+                            body.get("target_url", ""), "", "woodpecker")
+        return 200, self.shapes.combined(body["sha"])
+
+    @route("POST", r"/_admin/push")
+    def admin_push(self):
+        body = self.json_body()
+        branch, sha = body.get("branch"), body.get("sha")
+        if not branch or not sha:
+            raise HTTPError(422, "branch and sha are required")
+        self.sim.state["branches"][branch] = sha
+        moved = []
+        for p in self.sim.state["pulls"]:
+            if p["state"] == "open" and p["head"]["ref"] == branch:
+                p["head"]["sha"] = sha
+                p["updated_at"] = now_iso()
+                moved.append(p["number"])
+        return 200, {"branch": branch, "sha": sha, "pulls": moved}
+
+    @route("POST", r"/_admin/pipeline")
+    def admin_pipeline(self):
+        """Creates (or, with "number", updates) a pipeline: CI finishing.
+        Steps: [{"name","state","exit_code","log":[lines]}].  Unless
+        "forge_status" is false, also posts the matching commit status."""
+        body = self.json_body()
+        wp = self.sim.state["woodpecker"]
+        status = body.get("status", "success")
+        now = int(time.time())
+        if body.get("number") is not None:
+            p = self.wp_find(wp, str(body["number"]))
+        else:
+            num = max([0] + [x["number"] for x in wp["pipelines"]]) + 1
+            p = {"number": num, "created": now}
+            wp["pipelines"].append(p)
+        for k in ("commit", "branch", "event"):
+            if body.get(k) is not None:
+                p[k] = body[k]
+        self.sim.norm_pipeline(p)
+        p["status"] = status
+        if status not in ("pending",):
+            p["started"] = p["started"] or now
+        if status not in ("pending", "running"):
+            p["finished"] = now
+        if "steps" in body:
+            self.build_steps(wp, p, body["steps"])
+        if body.get("forge_status", True) and p["commit"]:
+            fstate = {"success": "success", "failure": "failure",
+                      "killed": "failure", "error": "error",
+                      "running": "pending", "pending": "pending",
+                      "blocked": "pending"}.get(status, "pending")
+            self.sim_set_status(
+                p["commit"], fstate, "ci/woodpecker/pr/woodpecker",
+                "%s/repos/%s/pipeline/%d" % (self.base, wp["repo_id"],
+                                            p["number"]), "", "woodpecker")
+        return 200, wp_pipeline(wp, p)
+
+    def build_steps(self, wp, p, steps):
+        wf = {"id": p["number"] * 100, "pid": 1, "name": "woodpecker",
+              "state": p["status"], "children": []}
+        for i, s in enumerate(steps):
+            sid = s.get("id", p["number"] * 100 + 10 + i)
+            wf["children"].append({
+                "id": sid, "pid": s.get("pid", i + 2),
+                "name": s.get("name", "step%d" % i),
+                "state": s.get("state", "success"),
+                "exit_code": s.get("exit_code", 0)})
+            if "log" in s:
+                wp["logs"]["%d/%d" % (p["number"], sid)] = list(s["log"])
+        p["workflows"] = [wf]
+
+
+# ---------------------------------------------------------------------------
+
+def write_port_file(path, port):
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    with open(tmp, "w", encoding="ascii") as f:
+        f.write("%d\n" % port)
+    os.rename(tmp, path)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scenario", required=True)
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--log")
+    ap.add_argument("--git-dir")
+    args = ap.parse_args()
+    with open(args.scenario, encoding="utf-8") as f:
+        scenario = json.load(f)
+    git_dir = os.path.abspath(args.git_dir) if args.git_dir else None
+    Handler.sim = Sim(scenario, git_dir, args.log)
+
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+        allow_reuse_address = True
+
+    srv = Server(("127.0.0.1", 0), Handler)
+
+    def stop(signum, frame):
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    write_port_file(args.port_file, srv.server_address[1])
+    try:
+        srv.serve_forever(poll_interval=0.2)
+    except SystemExit:
+        pass
+    finally:
+        srv.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

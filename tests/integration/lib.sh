@@ -1,0 +1,176 @@
+# Shared helpers for the integration scripts (POSIX sh; source it).
+#
+#   . "$(dirname "$0")/lib.sh"
+#   t_setup
+#   sim_start "$TOP/tests/fixtures/sim-basic.json"
+#   check_eq "issue count" "$(sim_get /_admin/state | pyjson 'len(d["issues"])')" 2
+#
+# t_setup makes $T (removed on exit, with the simulator and the private tmux
+# server), exports DISINTO_RUN_DIR=$T/run, FACTORY_ROOT=$T/factory and
+# DISINTO_TMUX_SOCKET.  sim_start exports SIM_URL, FORGE_URL and
+# WOODPECKER_SERVER.  Binaries live under $O (exported by tests/run; "."
+# means the repository top $TOP), e.g. "$O/dev-poll/dev-poll".
+
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+O=${O:-.}
+case $O in /*) ;; *) O=$TOP/$O ;; esac
+export TOP O
+SIMREQ="python3 $TOP/tests/forge-sim/simreq.py"
+FAKE_AGENT=$TOP/tests/fake-agent
+export FAKE_AGENT
+
+# Outcome lines, as tests/run counts them.
+ok() {
+	echo "ok - $1"
+}
+
+fail() {
+	echo "not ok - $1"
+	[ $# -lt 2 ] || echo "#   $2"
+}
+
+# check NAME CMD...: ok when CMD exits 0 (its output is discarded).
+check() {
+	_c_name=$1
+	shift
+	if "$@" >/dev/null 2>&1; then
+		ok "$_c_name"
+	else
+		fail "$_c_name" "command failed: $*"
+	fi
+}
+
+# check_eq NAME GOT WANT
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		fail "$1" "got '$2', want '$3'"
+	fi
+}
+
+# wait_for CMD TIMEOUT: evaluate the shell text CMD every 0.1 s until it
+# succeeds (returns 0) or TIMEOUT seconds pass (returns 1).
+wait_for() {
+	_w_left=$(( ${2:-10} * 10 ))
+	while [ "$_w_left" -gt 0 ]; do
+		if eval "$1" >/dev/null 2>&1; then
+			return 0
+		fi
+		sleep 0.1
+		_w_left=$((_w_left - 1))
+	done
+	return 1
+}
+
+t_cleanup() {
+	if [ -n "${SIM_PID:-}" ]; then
+		kill "$SIM_PID" 2>/dev/null
+		wait "$SIM_PID" 2>/dev/null
+		SIM_PID=
+	fi
+	if [ -n "${DISINTO_TMUX_SOCKET:-}" ]; then
+		tmux -L "$DISINTO_TMUX_SOCKET" kill-server 2>/dev/null
+	fi
+	[ -z "${T:-}" ] || rm -rf "$T"
+}
+
+t_setup() {
+	T=$(mktemp -d "${TMPDIR:-/tmp}/disinto-test.XXXXXX") || exit 1
+	export T
+	trap t_cleanup EXIT
+	trap 'exit 129' HUP
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	unset TMUX TMUX_PANE
+	DISINTO_RUN_DIR=$T/run
+	FACTORY_ROOT=$T/factory
+	mkdir -p "$DISINTO_RUN_DIR" "$FACTORY_ROOT"
+	export DISINTO_RUN_DIR FACTORY_ROOT
+	tmux_sock >/dev/null
+}
+
+# tmux_sock: print the private tmux socket name of this test (made on the
+# first call and exported as DISINTO_TMUX_SOCKET).
+tmux_sock() {
+	if [ -z "${DISINTO_TMUX_SOCKET:-}" ]; then
+		DISINTO_TMUX_SOCKET=disinto-test-$$-${T##*.}
+		export DISINTO_TMUX_SOCKET
+	fi
+	echo "$DISINTO_TMUX_SOCKET"
+}
+
+# t_tmux ARGS...: tmux on the private server.
+t_tmux() {
+	tmux -L "$(tmux_sock)" "$@"
+}
+
+# sim_start SCENARIO_JSON [--git-dir DIR]: start the simulator, logging to
+# $T/sim.log; returns 1 if it did not come up within 10 s.
+sim_start() {
+	_s_scen=$1
+	shift
+	rm -f "$T/sim.port"
+	python3 "$TOP/tests/forge-sim/forge-sim.py" --scenario "$_s_scen" \
+	    --port-file "$T/sim.port" --log "$T/sim.log" "$@" \
+	    >"$T/sim.out" 2>&1 &
+	SIM_PID=$!
+	if ! wait_for '[ -s "$T/sim.port" ]' 10; then
+		echo "# forge-sim did not start:"
+		sed 's/^/#   /' "$T/sim.out"
+		return 1
+	fi
+	SIM_PORT=$(cat "$T/sim.port")
+	SIM_URL=http://127.0.0.1:$SIM_PORT
+	FORGE_URL=$SIM_URL
+	WOODPECKER_SERVER=$SIM_URL
+	export SIM_PID SIM_PORT SIM_URL FORGE_URL WOODPECKER_SERVER
+}
+
+sim_stop() {
+	if [ -n "${SIM_PID:-}" ]; then
+		kill "$SIM_PID" 2>/dev/null
+		wait "$SIM_PID" 2>/dev/null
+		SIM_PID=
+	fi
+}
+
+# sim_get PATH / sim_post PATH JSON / sim_req METHOD PATH [JSON]: print the
+# response body; exit status 0 for 2xx.  $SIM_TOKEN, when set, is sent as
+# the Gitea token; $SIM_WP_TOKEN as the Woodpecker bearer token.
+sim_req() {
+	$SIMREQ ${SIM_TOKEN:+-t "$SIM_TOKEN"} \
+	    ${SIM_WP_TOKEN:+-w "$SIM_WP_TOKEN"} "$1" "$SIM_URL$2" ${3+"$3"}
+}
+
+sim_get() {
+	sim_req GET "$1"
+}
+
+sim_post() {
+	sim_req POST "$1" "$2"
+}
+
+# sim_status METHOD PATH [JSON]: print only the HTTP status code.
+sim_status() {
+	$SIMREQ -s ${SIM_TOKEN:+-t "$SIM_TOKEN"} \
+	    ${SIM_WP_TOKEN:+-w "$SIM_WP_TOKEN"} "$1" "$SIM_URL$2" ${3+"$3"}
+}
+
+# sim_log_count METHOD PATH_REGEX [STATUS]: number of logged API requests
+# with that method ("*" = any) whose path (with query) matches the regex.
+sim_log_count() {
+	$SIMREQ --log-count "$SIM_URL" "$1" "$2" ${3+"$3"}
+}
+
+# sim_state_get EXPR: evaluate a Python expression on the simulator state
+# (`d`), e.g. sim_state_get '[i["state"] for i in d["issues"]]'.
+sim_state_get() {
+	sim_get /_admin/state | pyjson "$1"
+}
+
+# pyjson EXPR: evaluate EXPR with `d` = the JSON on stdin; strings print
+# raw, anything else as JSON.
+pyjson() {
+	$SIMREQ --json "$1"
+}
