@@ -1,0 +1,371 @@
+/*
+ * CI state of a commit, the passed/failed rules, the non-code path rule
+ * and the infrastructure-failure heuristics.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "ci.h"
+#include "forge.h"
+#include "json.h"
+#include "woodpecker.h"
+
+#define CI_LOG_LINES	200
+#define CI_LOG_BYTES	16384
+
+static int	 ci_woodpecker_state(struct woodpecker *, const char *,
+		    enum ci_state *, long long *);
+static int	 ci_forge_state(struct forge *, const char *, enum ci_state *,
+		    long long *);
+static long long ci_target_pipeline(const cJSON *);
+static const char *ci_icase_find(const char *, const char *, const char *);
+static int	 ci_line_is_infra(const char *, const char *);
+static int	 ci_log_is_infra(const char *);
+static int	 ci_step_failed(const cJSON *);
+static int	 ci_check_step(struct woodpecker *, long long, const cJSON *,
+		    struct ci_failure *);
+
+const char *
+ci_state_name(enum ci_state s)
+{
+	switch (s) {
+	case CI_NONE:
+		return "none";
+	case CI_PENDING:
+		return "pending";
+	case CI_SUCCESS:
+		return "success";
+	case CI_FAILURE:
+		return "failure";
+	default:
+		return "unknown";
+	}
+}
+
+int
+ci_state_from_woodpecker(const char *status, enum ci_state *out)
+{
+	static const struct {
+		const char	*status;
+		enum ci_state	 state;
+	} map[] = {
+		{ "success", CI_SUCCESS },
+		{ "failure", CI_FAILURE },
+		{ "error", CI_FAILURE },
+		{ "killed", CI_FAILURE },
+		{ "running", CI_PENDING },
+		{ "pending", CI_PENDING },
+		{ "blocked", CI_PENDING },
+	};
+	size_t i;
+
+	if (status == NULL)
+		return -1;
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		if (strcmp(status, map[i].status) == 0) {
+			*out = map[i].state;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+enum ci_state
+ci_state_from_forge(const char *state)
+{
+	if (state == NULL || *state == '\0')
+		return CI_NONE;
+	if (strcmp(state, "success") == 0)
+		return CI_SUCCESS;
+	if (strcmp(state, "pending") == 0)
+		return CI_PENDING;
+	return CI_FAILURE;
+}
+
+int
+ci_commit_state(struct forge *f, struct woodpecker *w, const char *sha,
+    enum ci_state *out, long long *pipeline)
+{
+	long long num = 0;
+	int r;
+
+	*out = CI_UNKNOWN;
+	if (pipeline != NULL)
+		*pipeline = 0;
+	if (w != NULL) {
+		if ((r = ci_woodpecker_state(w, sha, out, &num)) == -1)
+			return -1;
+		if (r == 0)
+			goto out;
+	}
+	if (ci_forge_state(f, sha, out, num == 0 ? &num : NULL) == -1) {
+		*out = CI_UNKNOWN;
+		return -1;
+	}
+out:
+	if (pipeline != NULL)
+		*pipeline = num;
+	return 0;
+}
+
+/*
+ * The newest Woodpecker pipeline of sha: 0 with *out set, 1 when there is
+ * none or its status means nothing here (*num is set when one exists),
+ * -1 when the list could not be read.
+ */
+static int
+ci_woodpecker_state(struct woodpecker *w, const char *sha,
+    enum ci_state *out, long long *num)
+{
+	const cJSON *p;
+	int r;
+
+	if ((r = woodpecker_latest_for_commit(w, sha, &p)) != 0)
+		return r == WOODPECKER_NONE ? 1 : -1;
+	if (json_int(p, "number", num) == -1)
+		*num = 0;
+	return ci_state_from_woodpecker(json_str(p, "status"), out) == 0 ?
+	    0 : 1;
+}
+
+/* The forge's combined status of sha; *num (may be NULL) from its URLs. */
+static int
+ci_forge_state(struct forge *f, const char *sha, enum ci_state *out,
+    long long *num)
+{
+	const cJSON *st, *list;
+
+	if (forge_commit_status(f, sha, &st) == -1)
+		return -1;
+	list = json_arr(st, "statuses");
+	if (list != NULL && cJSON_GetArraySize(list) == 0)
+		*out = CI_NONE;
+	else
+		*out = ci_state_from_forge(json_str(st, "state"));
+	if (num != NULL)
+		*num = ci_target_pipeline(list);
+	return 0;
+}
+
+/* The N of the first ".../pipeline/N" target_url among the statuses. */
+static long long
+ci_target_pipeline(const cJSON *statuses)
+{
+	const cJSON *s;
+	const char *url, *p;
+	long long n;
+
+	cJSON_ArrayForEach(s, statuses) {
+		if ((url = json_str(s, "target_url")) == NULL)
+			continue;
+		for (p = strstr(url, "pipeline/"); p != NULL;
+		    p = strstr(p + 1, "pipeline/")) {
+			p += strlen("pipeline/");
+			if (!isdigit((unsigned char)*p))
+				continue;
+			for (n = 0; isdigit((unsigned char)*p) &&
+			    n < 100000000000LL; p++)
+				n = n * 10 + (*p - '0');
+			return n;
+		}
+	}
+	return 0;
+}
+
+int
+ci_passed(enum ci_state s, int ci_configured)
+{
+	if (s == CI_SUCCESS)
+		return 1;
+	return !ci_configured && (s == CI_NONE || s == CI_PENDING);
+}
+
+int
+ci_failed(enum ci_state s, int ci_configured)
+{
+	return s == CI_FAILURE && !ci_passed(s, ci_configured);
+}
+
+int
+ci_path_is_code(const char *path)
+{
+	size_t n;
+
+	if (path == NULL || *path == '\0')
+		return 0;
+	if (strncmp(path, "docs/", 5) == 0 ||
+	    strncmp(path, "formulas/", 9) == 0 ||
+	    strncmp(path, "evidence/", 9) == 0)
+		return 0;
+	n = strlen(path);
+	return !(n >= 3 && strcmp(path + n - 3, ".md") == 0);
+}
+
+int
+ci_files_need_ci(const cJSON *files)
+{
+	const cJSON *f;
+	const char *name;
+
+	if (!cJSON_IsArray(files) || cJSON_GetArraySize(files) == 0)
+		return 1;
+	cJSON_ArrayForEach(f, files) {
+		name = json_str(f, "filename");
+		if (name == NULL || ci_path_is_code(name))
+			return 1;
+	}
+	return 0;
+}
+
+/* Case-insensitive search for needle in [hay, end): match start or NULL. */
+static const char *
+ci_icase_find(const char *hay, const char *end, const char *needle)
+{
+	size_t n = strlen(needle), i;
+	const char *p;
+
+	for (p = hay; (size_t)(end - p) >= n; p++) {
+		for (i = 0; i < n; i++) {
+			if (tolower((unsigned char)p[i]) !=
+			    tolower((unsigned char)needle[i]))
+				break;
+		}
+		if (i == n)
+			return p;
+	}
+	return NULL;
+}
+
+/* One log line [line, end) against the infrastructure patterns. */
+static int
+ci_line_is_infra(const char *line, const char *end)
+{
+	const char *p;
+
+	if (ci_icase_find(line, end, "failed to connect") != NULL ||
+	    ci_icase_find(line, end, "connection timed out") != NULL ||
+	    ci_icase_find(line, end, "tls handshake timeout") != NULL)
+		return 1;
+	p = ci_icase_find(line, end, "docker pull");
+	return p != NULL && ci_icase_find(p + strlen("docker pull"), end,
+	    "timeout") != NULL;
+}
+
+static int
+ci_log_is_infra(const char *log)
+{
+	const char *end;
+
+	for (; *log != '\0'; log = *end != '\0' ? end + 1 : end) {
+		end = log + strcspn(log, "\n");
+		if (ci_line_is_infra(log, end))
+			return 1;
+	}
+	return 0;
+}
+
+int
+ci_step_is_infra(const char *step_name, long long exit_code,
+    const char *log_text, char *reason, size_t reasonsz)
+{
+	const char *name = step_name != NULL ? step_name : "";
+
+	if (exit_code == 128 && (strstr(name, "clone") != NULL ||
+	    strncmp(name, "git", 3) == 0)) {
+		snprintf(reason, reasonsz, "step '%s' exited 128: the forge "
+		    "could not be reached", name);
+		return 1;
+	}
+	if (exit_code == 137) {
+		snprintf(reason, reasonsz, "step '%s' exited 137: killed, "
+		    "likely out of memory", name);
+		return 1;
+	}
+	if (log_text != NULL && ci_log_is_infra(log_text)) {
+		snprintf(reason, reasonsz, "step '%s' log shows a connection "
+		    "or pull timeout", name);
+		return 1;
+	}
+	if (reasonsz > 0)
+		reason[0] = '\0';
+	return 0;
+}
+
+static int
+ci_step_failed(const cJSON *step)
+{
+	const char *s = json_str(step, "state");
+
+	return s != NULL && (strcmp(s, "failure") == 0 ||
+	    strcmp(s, "error") == 0 || strcmp(s, "killed") == 0);
+}
+
+/*
+ * Read the log of a failed step and classify it.  The first failed step,
+ * or an infra one found later, becomes the reported one.  Returns 1 when
+ * it is infra, 0 when not, -1 when its log could not be read.
+ */
+static int
+ci_check_step(struct woodpecker *w, long long number, const cJSON *step,
+    struct ci_failure *out)
+{
+	const char *name = json_str(step, "name");
+	long long id = 0, code = 0;
+	char *log = NULL, reason[sizeof(out->reason)];
+	int infra, r;
+
+	json_int(step, "id", &id);
+	json_int(step, "exit_code", &code);
+	r = woodpecker_step_log(w, number, id, CI_LOG_BYTES, CI_LOG_LINES,
+	    &log);
+	if (r == -1)
+		return -1;
+	infra = ci_step_is_infra(name, code, log, reason, sizeof(reason));
+	if (out->found && !infra) {
+		free(log);
+		return 0;
+	}
+	ci_failure_free(out);
+	out->found = 1;
+	snprintf(out->step, sizeof(out->step), "%s", name ? name : "");
+	out->step_id = id;
+	out->exit_code = code;
+	out->infra = infra;
+	snprintf(out->reason, sizeof(out->reason), "%s", reason);
+	out->log_tail = log;
+	return infra;
+}
+
+int
+ci_classify_pipeline(struct woodpecker *w, long long number,
+    struct ci_failure *out)
+{
+	const cJSON *p, *wf, *step;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (woodpecker_pipeline(w, number, &p) == -1)
+		return -1;
+	cJSON_ArrayForEach(wf, json_arr(p, "workflows")) {
+		cJSON_ArrayForEach(step, json_arr(wf, "children")) {
+			if (!ci_step_failed(step))
+				continue;
+			if ((r = ci_check_step(w, number, step, out)) != 0)
+				return r == 1 ? 0 : -1;
+		}
+	}
+	return 0;
+}
+
+void
+ci_failure_free(struct ci_failure *c)
+{
+	if (c == NULL)
+		return;
+	free(c->log_tail);
+	c->log_tail = NULL;
+}

@@ -1,0 +1,726 @@
+/*
+ * Gitea/Forgejo API v1 client: URLs, request bodies and the statuses each
+ * endpoint answers with.  Transport, caching and error text live in the
+ * http client.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+#include "forge.h"
+#include "http.h"
+#include "json.h"
+#include "xmalloc.h"
+
+#define FORGE_PAGE	50
+#define FORGE_MAX_PAGES	1000	/* 50 000 items: beyond it, give up */
+#define FORGE_GREY	"#c5c8cc"
+
+/* A label name seen or created, with its ID. */
+struct forge_label {
+	char		*name;
+	long long	 id;
+};
+
+struct forge {
+	struct http_client	*client;
+	char			*base;	/* .../api/v1/repos/OWNER/REPO */
+	char			*root;	/* .../api/v1 */
+	struct forge_label	*labels;
+	size_t			 nlabels;
+	char			*login;
+};
+
+static char	*forge_url(const struct forge *, const char *, ...)
+		    __attribute__((format(printf, 2, 3)));
+static void	 forge_query(struct buf *, const char *, const char *);
+static int	 forge_write(struct forge *, const char *, const char *,
+		    const cJSON *, int, cJSON **);
+static int	 forge_ok(long);
+static cJSON	*forge_body(void);
+static void	 forge_body_str(cJSON *, const char *, const char *);
+static void	 forge_body_bool(cJSON *, const char *, int);
+static int	 forge_created_id(struct forge *, cJSON *, const char *,
+		    long long *);
+static const char *forge_label_color(const char *);
+static int	 forge_label_lookup(struct forge *, const char *, long long *);
+static void	 forge_label_remember(struct forge *, const char *, long long);
+static int	 forge_label_create(struct forge *, const char *, long long *);
+static int	 forge_merge_check(struct forge *, long long,
+		    struct forge_merge *);
+
+struct forge *
+forge_open(const char *api_base, const char *token)
+{
+	struct forge *f;
+	char *auth = NULL, *p;
+	size_t n;
+
+	f = xcalloc(1, sizeof(*f));
+	n = strlen(api_base);
+	while (n > 0 && api_base[n - 1] == '/')
+		n--;
+	f->base = xstrndup(api_base, n);
+	f->root = xstrdup(f->base);
+	if ((p = strstr(f->root, "/repos/")) != NULL)
+		*p = '\0';
+	if (token != NULL && *token != '\0')
+		auth = xasprintf("token %s", token);
+	f->client = http_client_new(auth);
+	if (auth != NULL) {
+		explicit_bzero(auth, strlen(auth));
+		free(auth);
+	}
+	return f;
+}
+
+void
+forge_close(struct forge *f)
+{
+	size_t i;
+
+	if (f == NULL)
+		return;
+	http_client_free(f->client);
+	for (i = 0; i < f->nlabels; i++)
+		free(f->labels[i].name);
+	free(f->labels);
+	free(f->login);
+	free(f->base);
+	free(f->root);
+	free(f);
+}
+
+const char *
+forge_error(const struct forge *f)
+{
+	return http_client_error(f->client);
+}
+
+long
+forge_last_status(const struct forge *f)
+{
+	return http_client_status(f->client);
+}
+
+/* The repository URL with a formatted path appended.  Caller frees. */
+static char *
+forge_url(const struct forge *f, const char *fmt, ...)
+{
+	va_list ap;
+	char *path, *url;
+
+	va_start(ap, fmt);
+	path = xvasprintf(fmt, ap);
+	va_end(ap);
+	url = xasprintf("%s%s", f->base, path);
+	free(path);
+	return url;
+}
+
+/* Append "&key=value" (or "?key=value" first), value escaped; NULL skips. */
+static void
+forge_query(struct buf *b, const char *key, const char *value)
+{
+	char *v;
+
+	if (value == NULL)
+		return;
+	v = http_escape(value, 0);
+	buf_printf(b, "%c%s=%s", strchr(buf_str(b), '?') ? '&' : '?', key, v);
+	free(v);
+}
+
+static int
+forge_ok(long status)
+{
+	return status >= 200 && status <= 299;
+}
+
+int
+forge_get(struct forge *f, const char *path, int type, const cJSON **out)
+{
+	char *url;
+	int r;
+
+	url = forge_url(f, "%s", path);
+	r = http_client_get(f->client, url, type, out);
+	free(url);
+	return r;
+}
+
+int
+forge_get_list(struct forge *f, const char *path, const cJSON **out)
+{
+	char *url;
+	int complete, r;
+
+	url = forge_url(f, "%s", path);
+	r = http_client_get_pages(f->client, url, "limit", FORGE_PAGE,
+	    FORGE_MAX_PAGES, out, &complete);
+	if (r == 0 && !complete) {
+		http_client_fail(f->client, 0, "more than %d pages at '%s'",
+		    FORGE_MAX_PAGES, path);
+		*out = NULL;
+		r = -1;
+	}
+	free(url);
+	return r;
+}
+
+/*
+ * Send a write to the repository path.  With want set, a 2xx body is
+ * parsed as a value of that type into *resp_json (caller frees).
+ * Returns 0 on 2xx, -1 otherwise (message recorded); *resp_json stays
+ * NULL unless 0 is returned and want is set.
+ */
+static int
+forge_write(struct forge *f, const char *method, const char *url,
+    const cJSON *body, int want, cJSON **resp_json)
+{
+	struct http_response resp;
+	int r = -1;
+
+	if (resp_json != NULL)
+		*resp_json = NULL;
+	if (http_client_send(f->client, method, url, body, &resp) == -1)
+		goto out;
+	if (!forge_ok(resp.status)) {
+		http_client_status_fail(f->client, method, url, &resp);
+		goto out;
+	}
+	if (want != 0 && resp_json != NULL) {
+		*resp_json = http_client_parse(f->client, method, url, &resp,
+		    want);
+		if (*resp_json == NULL)
+			goto out;
+	}
+	r = 0;
+out:
+	http_response_free(&resp);
+	return r;
+}
+
+/* An empty JSON object for a request body.  Free with cJSON_Delete(). */
+static cJSON *
+forge_body(void)
+{
+	cJSON *o;
+
+	if ((o = cJSON_CreateObject()) == NULL)
+		abort();
+	return o;
+}
+
+static void
+forge_body_str(cJSON *o, const char *key, const char *value)
+{
+	if (cJSON_AddStringToObject(o, key, value) == NULL)
+		abort();
+}
+
+static void
+forge_body_bool(cJSON *o, const char *key, int value)
+{
+	if (cJSON_AddBoolToObject(o, key, value) == NULL)
+		abort();
+}
+
+/* Read key (an integer) of a created object into *id; frees obj. */
+static int
+forge_created_id(struct forge *f, cJSON *obj, const char *key, long long *id)
+{
+	long long v;
+	int r = 0;
+
+	if (json_int(obj, key, &v) == -1) {
+		http_client_fail(f->client, 0, "no integer '%s' in the "
+		    "forge's answer", key);
+		r = -1;
+	} else if (id != NULL)
+		*id = v;
+	cJSON_Delete(obj);
+	return r;
+}
+
+int
+forge_issues_list(struct forge *f, const char *state, const char *labels,
+    const char *type, const char *sort, const cJSON **out)
+{
+	struct buf q;
+	int r;
+
+	buf_init(&q, 0);
+	buf_puts(&q, "/issues");
+	forge_query(&q, "state", state);
+	forge_query(&q, "labels", labels);
+	forge_query(&q, "type", type);
+	forge_query(&q, "sort", sort);
+	r = forge_get_list(f, buf_str(&q), out);
+	buf_free(&q);
+	return r;
+}
+
+int
+forge_issue_get(struct forge *f, long long number, const cJSON **out)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/issues/%lld", number);
+	return forge_get(f, path, cJSON_Object, out);
+}
+
+int
+forge_issue_close(struct forge *f, long long number)
+{
+	cJSON *body;
+	char *url;
+	int r;
+
+	body = forge_body();
+	forge_body_str(body, "state", "closed");
+	url = forge_url(f, "/issues/%lld", number);
+	r = forge_write(f, "PATCH", url, body, 0, NULL);
+	free(url);
+	cJSON_Delete(body);
+	return r;
+}
+
+int
+forge_comments_list(struct forge *f, long long number, const cJSON **out)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/issues/%lld/comments", number);
+	return forge_get_list(f, path, out);
+}
+
+int
+forge_comment_create(struct forge *f, long long number, const char *body,
+    long long *id)
+{
+	cJSON *req, *resp;
+	char *url;
+	int r;
+
+	req = forge_body();
+	forge_body_str(req, "body", body);
+	url = forge_url(f, "/issues/%lld/comments", number);
+	r = forge_write(f, "POST", url, req, cJSON_Object, &resp);
+	if (r == 0)
+		r = forge_created_id(f, resp, "id", id);
+	free(url);
+	cJSON_Delete(req);
+	return r;
+}
+
+int
+forge_comment_edit(struct forge *f, long long comment_id, const char *body)
+{
+	cJSON *req;
+	char *url;
+	int r;
+
+	req = forge_body();
+	forge_body_str(req, "body", body);
+	url = forge_url(f, "/issues/comments/%lld", comment_id);
+	r = forge_write(f, "PATCH", url, req, 0, NULL);
+	free(url);
+	cJSON_Delete(req);
+	return r;
+}
+
+int
+forge_labels_list(struct forge *f, const cJSON **out)
+{
+	return forge_get_list(f, "/labels", out);
+}
+
+static const char *
+forge_label_color(const char *name)
+{
+	if (strcmp(name, "blocked") == 0)
+		return "#e11d48";
+	if (strcmp(name, "priority") == 0)
+		return "#f59e0b";
+	return FORGE_GREY;
+}
+
+/* Find name in the repository's labels: 0, FORGE_NOT_FOUND or -1. */
+static int
+forge_label_lookup(struct forge *f, const char *name, long long *id)
+{
+	const cJSON *list, *l;
+	const char *s;
+	size_t i;
+
+	for (i = 0; i < f->nlabels; i++) {
+		if (strcmp(f->labels[i].name, name) == 0) {
+			*id = f->labels[i].id;
+			return 0;
+		}
+	}
+	if (forge_labels_list(f, &list) == -1)
+		return -1;
+	cJSON_ArrayForEach(l, list) {
+		if ((s = json_str(l, "name")) != NULL && strcmp(s, name) == 0 &&
+		    json_int(l, "id", id) == 0) {
+			forge_label_remember(f, name, *id);
+			return 0;
+		}
+	}
+	return FORGE_NOT_FOUND;
+}
+
+static void
+forge_label_remember(struct forge *f, const char *name, long long id)
+{
+	f->labels = xreallocarray(f->labels, f->nlabels + 1,
+	    sizeof(*f->labels));
+	f->labels[f->nlabels].name = xstrdup(name);
+	f->labels[f->nlabels].id = id;
+	f->nlabels++;
+}
+
+/*
+ * Create the label.  When another poller created it first (409/422), read
+ * the list again and take that one.
+ */
+static int
+forge_label_create(struct forge *f, const char *name, long long *id)
+{
+	cJSON *req, *resp;
+	char *url;
+	int r;
+
+	req = forge_body();
+	forge_body_str(req, "name", name);
+	forge_body_str(req, "color", forge_label_color(name));
+	url = forge_url(f, "/labels");
+	r = forge_write(f, "POST", url, req, cJSON_Object, &resp);
+	if (r == 0) {
+		if ((r = forge_created_id(f, resp, "id", id)) == 0)
+			forge_label_remember(f, name, *id);
+	} else if (forge_last_status(f) == 409 || forge_last_status(f) == 422)
+		r = forge_label_lookup(f, name, id) == 0 ? 0 : -1;
+	free(url);
+	cJSON_Delete(req);
+	return r;
+}
+
+int
+forge_label_id(struct forge *f, const char *name, int create, long long *id)
+{
+	int r;
+
+	if ((r = forge_label_lookup(f, name, id)) != FORGE_NOT_FOUND)
+		return r;
+	if (!create)
+		return FORGE_NOT_FOUND;
+	return forge_label_create(f, name, id);
+}
+
+int
+forge_issue_add_labels(struct forge *f, long long number,
+    const long long *ids, size_t n)
+{
+	cJSON *req, *arr;
+	char *url;
+	size_t i;
+	int r;
+
+	req = forge_body();
+	if ((arr = cJSON_AddArrayToObject(req, "labels")) == NULL)
+		abort();
+	for (i = 0; i < n; i++) {
+		if (!cJSON_AddItemToArray(arr,
+		    cJSON_CreateNumber((double)ids[i])))
+			abort();
+	}
+	url = forge_url(f, "/issues/%lld/labels", number);
+	r = forge_write(f, "POST", url, req, 0, NULL);
+	free(url);
+	cJSON_Delete(req);
+	return r;
+}
+
+int
+forge_issue_remove_label(struct forge *f, long long number, long long id)
+{
+	char *url;
+	int r;
+
+	url = forge_url(f, "/issues/%lld/labels/%lld", number, id);
+	r = forge_write(f, "DELETE", url, NULL, 0, NULL);
+	if (r == -1 && forge_last_status(f) == 404)
+		r = 0;
+	free(url);
+	return r;
+}
+
+int
+forge_issue_add_label_name(struct forge *f, long long number,
+    const char *name)
+{
+	long long id;
+
+	if (forge_label_id(f, name, 1, &id) != 0)
+		return -1;
+	return forge_issue_add_labels(f, number, &id, 1);
+}
+
+int
+forge_issue_remove_label_name(struct forge *f, long long number,
+    const char *name)
+{
+	long long id;
+	int r;
+
+	if ((r = forge_label_id(f, name, 0, &id)) != 0)
+		return r == FORGE_NOT_FOUND ? 0 : -1;
+	return forge_issue_remove_label(f, number, id);
+}
+
+int
+forge_pulls_list(struct forge *f, const char *state, const cJSON **out)
+{
+	struct buf q;
+	int r;
+
+	buf_init(&q, 0);
+	buf_puts(&q, "/pulls");
+	forge_query(&q, "state", state);
+	r = forge_get_list(f, buf_str(&q), out);
+	buf_free(&q);
+	return r;
+}
+
+int
+forge_pull_get(struct forge *f, long long number, const cJSON **out)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/pulls/%lld", number);
+	return forge_get(f, path, cJSON_Object, out);
+}
+
+int
+forge_pull_create(struct forge *f, const char *title, const char *body,
+    const char *head, const char *base, long long *number)
+{
+	cJSON *req, *resp;
+	char *url;
+	int r;
+
+	req = forge_body();
+	forge_body_str(req, "title", title);
+	forge_body_str(req, "body", body != NULL ? body : "");
+	forge_body_str(req, "head", head);
+	forge_body_str(req, "base", base);
+	url = forge_url(f, "/pulls");
+	r = forge_write(f, "POST", url, req, cJSON_Object, &resp);
+	if (r == 0)
+		r = forge_created_id(f, resp, "number", number);
+	else if (forge_last_status(f) == 409)
+		r = FORGE_CONFLICT;
+	free(url);
+	cJSON_Delete(req);
+	return r;
+}
+
+int
+forge_pull_find_head(struct forge *f, const char *head, long long *number)
+{
+	const cJSON *list, *pr;
+	const char *ref;
+
+	if (forge_pulls_list(f, "open", &list) == -1)
+		return -1;
+	cJSON_ArrayForEach(pr, list) {
+		ref = json_str_at(pr, "head.ref");
+		if (ref != NULL && strcmp(ref, head) == 0 &&
+		    json_int(pr, "number", number) == 0)
+			return 0;
+	}
+	return FORGE_NOT_FOUND;
+}
+
+int
+forge_pull_files(struct forge *f, long long number, const cJSON **out)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/pulls/%lld/files", number);
+	return forge_get_list(f, path, out);
+}
+
+int
+forge_pull_diff(struct forge *f, long long number, size_t max,
+    const char **text, int *truncated)
+{
+	char *url;
+	int r;
+
+	url = forge_url(f, "/pulls/%lld.diff", number);
+	r = http_client_get_text(f->client, url, max, text, truncated);
+	free(url);
+	return r;
+}
+
+int
+forge_pull_merge(struct forge *f, long long number, const char *head_sha,
+    int delete_branch, struct forge_merge *out)
+{
+	struct http_response resp;
+	cJSON *req;
+	char *url;
+	int r = -1;
+
+	memset(out, 0, sizeof(*out));
+	req = forge_body();
+	forge_body_str(req, "Do", "merge");
+	forge_body_bool(req, "delete_branch_after_merge", delete_branch);
+	if (head_sha != NULL)
+		forge_body_str(req, "head_commit_id", head_sha);
+	url = forge_url(f, "/pulls/%lld/merge", number);
+	if (http_client_send(f->client, "POST", url, req, &resp) == -1)
+		goto out;
+	out->status = resp.status;
+	if (forge_ok(resp.status)) {
+		out->merged = 1;
+		r = 0;
+		goto out;
+	}
+	http_client_status_fail(f->client, "POST", url, &resp);
+	snprintf(out->message, sizeof(out->message), "%s", forge_error(f));
+	r = resp.status == 405 ? forge_merge_check(f, number, out) : 0;
+out:
+	http_response_free(&resp);
+	free(url);
+	cJSON_Delete(req);
+	return r;
+}
+
+/* After a 405: is the PR merged already (by another poller)? */
+static int
+forge_merge_check(struct forge *f, long long number, struct forge_merge *out)
+{
+	const cJSON *pr;
+	int merged;
+
+	if (forge_pull_get(f, number, &pr) == -1)
+		return -1;
+	if (json_bool(pr, "merged", &merged) == 0 && merged)
+		out->merged = 1;
+	return 0;
+}
+
+int
+forge_reviews_list(struct forge *f, long long number, const cJSON **out)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/pulls/%lld/reviews", number);
+	return forge_get_list(f, path, out);
+}
+
+int
+forge_review_create(struct forge *f, long long number, const char *body,
+    const char *event, const char *commit_id, long long *id)
+{
+	cJSON *req, *resp;
+	char *url;
+	int r;
+
+	req = forge_body();
+	forge_body_str(req, "body", body);
+	forge_body_str(req, "event", event);
+	if (commit_id != NULL)
+		forge_body_str(req, "commit_id", commit_id);
+	url = forge_url(f, "/pulls/%lld/reviews", number);
+	r = forge_write(f, "POST", url, req, cJSON_Object, &resp);
+	if (r == 0)
+		r = forge_created_id(f, resp, "id", id);
+	free(url);
+	cJSON_Delete(req);
+	return r;
+}
+
+int
+forge_review_dismiss(struct forge *f, long long number, long long review_id,
+    const char *message)
+{
+	cJSON *req;
+	char *url;
+	int r;
+
+	req = forge_body();
+	forge_body_str(req, "message", message != NULL ? message : "");
+	url = forge_url(f, "/pulls/%lld/reviews/%lld/dismissals", number,
+	    review_id);
+	r = forge_write(f, "POST", url, req, 0, NULL);
+	free(url);
+	cJSON_Delete(req);
+	return r;
+}
+
+int
+forge_commit_status(struct forge *f, const char *sha, const cJSON **out)
+{
+	char *path, *esc;
+	int r;
+
+	esc = http_escape(sha, 0);
+	path = xasprintf("/commits/%s/status", esc);
+	r = forge_get(f, path, cJSON_Object, out);
+	free(path);
+	free(esc);
+	return r;
+}
+
+int
+forge_user_login(struct forge *f, const char **login)
+{
+	const cJSON *user;
+	const char *s;
+	char *url;
+	int r = -1;
+
+	if (f->login != NULL) {
+		*login = f->login;
+		return 0;
+	}
+	url = xasprintf("%s/user", f->root);
+	if (http_client_get(f->client, url, cJSON_Object, &user) == -1)
+		goto out;
+	if ((s = json_str(user, "login")) == NULL || *s == '\0') {
+		http_client_fail(f->client, 0, "no 'login' in '/user'");
+		goto out;
+	}
+	f->login = xstrdup(s);
+	*login = f->login;
+	r = 0;
+out:
+	free(url);
+	return r;
+}
+
+int
+forge_branch_delete(struct forge *f, const char *branch)
+{
+	char *url, *esc;
+	int r;
+
+	esc = http_escape(branch, 1);
+	url = forge_url(f, "/branches/%s", esc);
+	r = forge_write(f, "DELETE", url, NULL, 0, NULL);
+	if (r == -1 && forge_last_status(f) == 404)
+		r = 0;
+	free(url);
+	free(esc);
+	return r;
+}

@@ -1,0 +1,315 @@
+/*
+ * Woodpecker CI API client: pipelines of one repository, restarts and
+ * step logs (base64 entries decoded to text).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+#include "http.h"
+#include "json.h"
+#include "woodpecker.h"
+#include "xmalloc.h"
+
+#define WP_PAGE		50
+#define WP_MAX_PAGES	3
+
+struct woodpecker {
+	struct http_client	*client;
+	char			*api;	/* .../api/repos/ID */
+};
+
+static int	 wp_b64_value(int);
+static char	*wp_b64_decode(const char *, size_t *);
+static void	 wp_append_entry(struct buf *, const cJSON *);
+static const char *wp_tail(const char *, size_t, size_t, size_t);
+
+struct woodpecker *
+woodpecker_open(const char *server, const char *token, long long repo_id)
+{
+	struct woodpecker *w;
+	char *auth = NULL;
+	size_t n;
+
+	w = xcalloc(1, sizeof(*w));
+	n = strlen(server);
+	while (n > 0 && server[n - 1] == '/')
+		n--;
+	w->api = xasprintf("%.*s/api/repos/%lld", (int)n, server, repo_id);
+	if (token != NULL && *token != '\0')
+		auth = xasprintf("Bearer %s", token);
+	w->client = http_client_new(auth);
+	if (auth != NULL) {
+		explicit_bzero(auth, strlen(auth));
+		free(auth);
+	}
+	return w;
+}
+
+void
+woodpecker_close(struct woodpecker *w)
+{
+	if (w == NULL)
+		return;
+	http_client_free(w->client);
+	free(w->api);
+	free(w);
+}
+
+const char *
+woodpecker_error(const struct woodpecker *w)
+{
+	return http_client_error(w->client);
+}
+
+long
+woodpecker_last_status(const struct woodpecker *w)
+{
+	return http_client_status(w->client);
+}
+
+int
+woodpecker_pipelines(struct woodpecker *w, const cJSON **out)
+{
+	char *url;
+	int r;
+
+	url = xasprintf("%s/pipelines", w->api);
+	r = http_client_get_pages(w->client, url, "perPage", WP_PAGE,
+	    WP_MAX_PAGES, out, NULL);
+	free(url);
+	return r;
+}
+
+int
+woodpecker_latest_for_commit(struct woodpecker *w, const char *sha,
+    const cJSON **out)
+{
+	const cJSON *list, *p;
+	const char *commit;
+	long long n, best = -1;
+
+	*out = NULL;
+	if (woodpecker_pipelines(w, &list) == -1)
+		return -1;
+	cJSON_ArrayForEach(p, list) {
+		commit = json_str(p, "commit");
+		if (commit == NULL || strcmp(commit, sha) != 0 ||
+		    json_int(p, "number", &n) == -1 || n <= best)
+			continue;
+		best = n;
+		*out = p;
+	}
+	return *out != NULL ? 0 : WOODPECKER_NONE;
+}
+
+int
+woodpecker_pipeline(struct woodpecker *w, long long number,
+    const cJSON **out)
+{
+	char *url;
+	int r;
+
+	url = xasprintf("%s/pipelines/%lld", w->api, number);
+	r = http_client_get(w->client, url, cJSON_Object, out);
+	free(url);
+	return r;
+}
+
+int
+woodpecker_restart(struct woodpecker *w, long long number,
+    long long *new_number)
+{
+	struct http_response resp;
+	cJSON *p = NULL;
+	char *url;
+	long long n = 0;
+	int r = -1;
+
+	url = xasprintf("%s/pipelines/%lld", w->api, number);
+	if (http_client_send(w->client, "POST", url, NULL, &resp) == -1)
+		goto out;
+	if (resp.status < 200 || resp.status > 299) {
+		http_client_status_fail(w->client, "POST", url, &resp);
+		goto out;
+	}
+	if (resp.body.len > 0 &&
+	    (p = http_client_parse(w->client, "POST", url, &resp, 0)) != NULL)
+		json_int(p, "number", &n);
+	if (new_number != NULL)
+		*new_number = n;
+	http_client_fail(w->client, 0, "%s", "");
+	r = 0;
+out:
+	cJSON_Delete(p);
+	http_response_free(&resp);
+	free(url);
+	return r;
+}
+
+int
+woodpecker_step_log(struct woodpecker *w, long long number,
+    long long step_id, size_t max_bytes, size_t max_lines, char **text)
+{
+	struct http_opts o;
+	const char *raw;
+	cJSON *entries = NULL;
+	char *url, err[128];
+	int truncated, r = -1;
+
+	*text = NULL;
+	http_get_opts(&o);
+	url = xasprintf("%s/logs/%lld/%lld", w->api, number, step_id);
+	if (http_client_get_text(w->client, url, o.max_body, &raw,
+	    &truncated) == -1) {
+		r = http_client_status(w->client) == 404 ? WOODPECKER_NONE : -1;
+		goto out;
+	}
+	if (truncated) {
+		http_client_fail(w->client, 0, "log over %zu bytes at '%s'",
+		    o.max_body, url);
+		r = WOODPECKER_NONE;
+		goto out;
+	}
+	entries = json_parse(raw, strlen(raw), err, sizeof(err));
+	if (entries == NULL || !cJSON_IsArray(entries)) {
+		http_client_fail(w->client, 0, "%s from 'GET %s'",
+		    entries == NULL ? err : "expected an array", url);
+		goto out;
+	}
+	*text = woodpecker_log_text(entries, max_bytes, max_lines);
+	r = 0;
+out:
+	cJSON_Delete(entries);
+	free(url);
+	return r;
+}
+
+char *
+woodpecker_log_text(const cJSON *entries, size_t max_bytes,
+    size_t max_lines)
+{
+	const cJSON *e;
+	struct buf all;
+	char *out;
+
+	buf_init(&all, 0);
+	buf_append(&all, "", 0);
+	cJSON_ArrayForEach(e, entries)
+		wp_append_entry(&all, e);
+	out = xstrdup(wp_tail(buf_str(&all), all.len, max_bytes, max_lines));
+	buf_free(&all);
+	return out;
+}
+
+/* One entry as a line: its data decoded, NULs made spaces, '\n' ended. */
+static void
+wp_append_entry(struct buf *b, const cJSON *e)
+{
+	const char *data;
+	char *dec;
+	size_t n, i, start = b->len;
+
+	if ((data = json_str(e, "data")) == NULL)
+		data = "";
+	if ((dec = wp_b64_decode(data, &n)) != NULL) {
+		buf_append(b, dec, n);
+		free(dec);
+	} else
+		buf_puts(b, data);
+	for (i = start; i < b->len; i++) {
+		if (b->data[i] == '\0')
+			b->data[i] = ' ';
+	}
+	if (b->len == start || b->data[b->len - 1] != '\n')
+		buf_append(b, "\n", 1);
+}
+
+static int
+wp_b64_value(int c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+/*
+ * Decode padded standard base64.  Returns the bytes (caller frees, NUL
+ * added, length in *outlen), or NULL when s is not valid base64.
+ */
+static char *
+wp_b64_decode(const char *s, size_t *outlen)
+{
+	size_t len = strlen(s), pad = 0, i, o = 0;
+	unsigned long acc = 0;
+	char *out;
+	int v;
+
+	if (len % 4 != 0)
+		return NULL;
+	while (pad < 2 && pad < len && s[len - 1 - pad] == '=')
+		pad++;
+	out = xmalloc(len / 4 * 3 + 1);
+	for (i = 0; i < len - pad; i++) {
+		if ((v = wp_b64_value((unsigned char)s[i])) == -1) {
+			free(out);
+			return NULL;
+		}
+		acc = (acc << 6) | (unsigned long)v;
+		if (i % 4 == 3) {
+			out[o++] = (char)(acc >> 16);
+			out[o++] = (char)(acc >> 8);
+			out[o++] = (char)acc;
+			acc = 0;
+		}
+	}
+	if (pad == 2)
+		out[o++] = (char)(acc >> 4);
+	else if (pad == 1) {
+		out[o++] = (char)(acc >> 10);
+		out[o++] = (char)(acc >> 2);
+	}
+	out[o] = '\0';
+	*outlen = o;
+	return out;
+}
+
+/*
+ * The start of the last max_lines lines of text (len bytes, '\n' ended)
+ * that fit in max_bytes; a line longer than that is cut at its front,
+ * never inside a UTF-8 sequence.  0 means no limit.
+ */
+static const char *
+wp_tail(const char *text, size_t len, size_t max_bytes, size_t max_lines)
+{
+	const char *start = text, *p;
+	size_t lines = 0;
+
+	if (max_lines > 0 && len > 0) {
+		for (p = text + len - 1; p > text; p--) {
+			if (p[-1] == '\n' && ++lines == max_lines)
+				break;
+		}
+		start = p;
+	}
+	if (max_bytes > 0 && (size_t)(text + len - start) > max_bytes) {
+		start = text + len - max_bytes;
+		if ((p = memchr(start, '\n', max_bytes)) != NULL &&
+		    p + 1 < text + len)
+			start = p + 1;
+		while (((unsigned char)*start & 0xc0) == 0x80)
+			start++;
+	}
+	return start;
+}
