@@ -6,6 +6,7 @@
 #   make demo       run the end-to-end demo against the forge simulator
 #   make bench      run the benchmarks
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make install-factory FACTORY=/home/you/disinto   (drop-in names)
 #
 # O names the output root: objects, the library and the executables are
 # built below it (O=. keeps the in-tree layout that FACTORY_ROOT derivation
@@ -90,6 +91,15 @@ install: $(BINS)
 	install -d $(DESTDIR)$(BINDIR)
 	for p in $(PROGS); do install -m 0755 $(O)/$$p/$$p $(DESTDIR)$(BINDIR)/$$p; done
 
+# Drop-in for the bash scripts: install the executables under the names
+# the existing crontab lines call, in an existing factory checkout.
+install-factory: $(BINS)
+	@test -n "$(FACTORY)" || { echo "usage: make install-factory FACTORY=/path/to/disinto"; exit 2; }
+	install -d $(FACTORY)/dev $(FACTORY)/review $(FACTORY)/supervisor
+	install -m 0755 $(O)/dev-poll/dev-poll $(FACTORY)/dev/dev-poll.sh
+	install -m 0755 $(O)/review-poll/review-poll $(FACTORY)/review/review-poll.sh
+	install -m 0755 $(O)/supervisor-poll/supervisor-poll $(FACTORY)/supervisor/supervisor-poll.sh
+
 format-check:
 	clang-format --dry-run --Werror common/*.[ch] $(foreach p,$(PROGS),$(p)/*.[ch]) \
 		tests/unit/*.[ch] $(wildcard tests/tools/*.c)
@@ -99,4 +109,4 @@ clean:
 	rm -f $(foreach p,$(PROGS),$($(p)_OBJ))
 	rm -rf build
 
-.PHONY: all test test-bins check demo bench install format-check clean
+.PHONY: all test test-bins check demo bench install install-factory format-check clean
