@@ -295,8 +295,9 @@ forge_comments_list(struct forge *f, long long number, const cJSON **out)
 {
 	char path[64];
 
+	/* Gitea ignores page and limit here: one GET returns them all. */
 	snprintf(path, sizeof(path), "/issues/%lld/comments", number);
-	return forge_get_list(f, path, out);
+	return forge_get(f, path, cJSON_Array, out);
 }
 
 int
@@ -456,7 +457,9 @@ forge_issue_remove_label(struct forge *f, long long number, long long id)
 
 	url = forge_url(f, "/issues/%lld/labels/%lld", number, id);
 	r = forge_write(f, "DELETE", url, NULL, 0, NULL);
-	if (r == -1 && forge_last_status(f) == 404)
+	/* Gitea answers 422 for a label ID the repository does not have. */
+	if (r == -1 && (forge_last_status(f) == 404 ||
+	    forge_last_status(f) == 422))
 		r = 0;
 	free(url);
 	return r;

@@ -71,7 +71,7 @@ int	 forge_issue_get(struct forge *f, long long number, const cJSON **out);
 /* Set the issue's state to closed (closing a closed issue succeeds). */
 int	 forge_issue_close(struct forge *f, long long number);
 
-/* Every comment of an issue or PR, oldest first. */
+/* Every comment of an issue or PR, oldest first (Gitea: one page). */
 int	 forge_comments_list(struct forge *f, long long number,
 	    const cJSON **out);
 /* Post a comment; its ID in *id (may be NULL). */
@@ -92,7 +92,10 @@ int	 forge_label_id(struct forge *f, const char *name, int create,
 /* Add labels by ID to an issue or PR. */
 int	 forge_issue_add_labels(struct forge *f, long long number,
 	    const long long *ids, size_t n);
-/* Remove one label by ID; a label the issue does not carry is success. */
+/*
+ * Remove one label by ID; a label the issue does not carry, or that does
+ * not exist (404, 422), counts as removed.
+ */
 int	 forge_issue_remove_label(struct forge *f, long long number,
 	    long long id);
 /* Add the label called name, creating it in the repository if needed. */

@@ -305,7 +305,8 @@ wp_tail(const char *text, size_t len, size_t max_bytes, size_t max_lines)
 	}
 	if (max_bytes > 0 && (size_t)(text + len - start) > max_bytes) {
 		start = text + len - max_bytes;
-		if ((p = memchr(start, '\n', max_bytes)) != NULL &&
+		if (start[-1] != '\n' &&
+		    (p = memchr(start, '\n', max_bytes)) != NULL &&
 		    p + 1 < text + len)
 			start = p + 1;
 		while (((unsigned char)*start & 0xc0) == 0x80)

@@ -1,0 +1,214 @@
+/*
+ * Unit tests for the typed cJSON accessors.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "check.h"
+#include "json.h"
+
+static cJSON *parse(const char *);
+
+static cJSON *
+parse(const char *text)
+{
+	char err[128];
+
+	return json_parse(text, strlen(text), err, sizeof(err));
+}
+
+static void
+test_parse_valid(void)
+{
+	cJSON *j = parse(" {\"a\": [1, 2]}\n");
+
+	CHECK(j != NULL);
+	CHECK(cJSON_IsObject(j));
+	cJSON_Delete(j);
+}
+
+static void
+test_parse_malformed(void)
+{
+	char err[128] = "";
+	const char *bad = "{\"x\":";
+
+	CHECK(json_parse(bad, strlen(bad), err, sizeof(err)) == NULL);
+	CHECK(strstr(err, "malformed JSON") != NULL);
+	CHECK(json_parse("", 0, err, sizeof(err)) == NULL);
+	CHECK(strstr(err, "empty") != NULL);
+	CHECK(json_parse(NULL, 0, err, sizeof(err)) == NULL);
+	CHECK(parse("[1] x") == NULL);
+	CHECK(parse("<html>") == NULL);
+}
+
+static void
+test_parse_length_bound(void)
+{
+	char err[128];
+	const char *text = "[1][2]";
+	cJSON *j;
+
+	/* Only the first len bytes count: "[1]" alone is valid. */
+	j = json_parse(text, 3, err, sizeof(err));
+	CHECK(j != NULL);
+	CHECK_INT(cJSON_GetArraySize(j), 1);
+	cJSON_Delete(j);
+	CHECK(json_parse(text, 2, err, sizeof(err)) == NULL);
+}
+
+static void
+test_str(void)
+{
+	cJSON *j = parse("{\"s\":\"v\",\"n\":5,\"b\":true,\"z\":null,"
+	    "\"a\":[\"x\"],\"o\":{}}");
+
+	CHECK_STR(json_str(j, "s"), "v");
+	CHECK(json_str(j, "n") == NULL);
+	CHECK(json_str(j, "b") == NULL);
+	CHECK(json_str(j, "z") == NULL);
+	CHECK(json_str(j, "a") == NULL);
+	CHECK(json_str(j, "o") == NULL);
+	CHECK(json_str(j, "missing") == NULL);
+	CHECK(json_str(NULL, "s") == NULL);
+	CHECK(json_str(json_arr(j, "a"), "s") == NULL);
+	cJSON_Delete(j);
+}
+
+static void
+test_int(void)
+{
+	cJSON *j = parse("{\"i\":42,\"neg\":-7,\"f\":1.5,\"s\":\"5\","
+	    "\"huge\":1e300,\"edge\":9223372036854775808,"
+	    "\"big\":9007199254740992,\"b\":true,\"z\":null,\"e\":2e3}");
+	long long v = 99;
+
+	CHECK_INT(json_int(j, "i", &v), 0);
+	CHECK_INT(v, 42);
+	CHECK_INT(json_int(j, "neg", &v), 0);
+	CHECK_INT(v, -7);
+	v = 99;
+	CHECK_INT(json_int(j, "f", &v), -1);
+	CHECK_INT(v, 99);
+	CHECK_INT(json_int(j, "s", &v), -1);
+	CHECK_INT(json_int(j, "huge", &v), -1);
+	CHECK_INT(json_int(j, "edge", &v), -1);
+	CHECK_INT(json_int(j, "big", &v), 0);
+	CHECK_INT(v, 9007199254740992LL);
+	CHECK_INT(json_int(j, "b", &v), -1);
+	CHECK_INT(json_int(j, "z", &v), -1);
+	CHECK_INT(json_int(j, "missing", &v), -1);
+	CHECK_INT(json_int(j, "e", &v), 0);
+	CHECK_INT(v, 2000);
+	CHECK_INT(json_int(NULL, "i", &v), -1);
+	cJSON_Delete(j);
+}
+
+static void
+test_bool(void)
+{
+	cJSON *j = parse("{\"t\":true,\"f\":false,\"s\":\"true\",\"n\":1}");
+	int b = 7;
+
+	CHECK_INT(json_bool(j, "t", &b), 0);
+	CHECK_INT(b, 1);
+	CHECK_INT(json_bool(j, "f", &b), 0);
+	CHECK_INT(b, 0);
+	b = 7;
+	CHECK_INT(json_bool(j, "s", &b), -1);
+	CHECK_INT(json_bool(j, "n", &b), -1);
+	CHECK_INT(json_bool(j, "missing", &b), -1);
+	CHECK_INT(b, 7);
+	cJSON_Delete(j);
+}
+
+static void
+test_arr_obj(void)
+{
+	cJSON *j = parse("{\"a\":[1],\"o\":{\"k\":1},\"s\":\"x\"}");
+
+	CHECK(json_arr(j, "a") != NULL);
+	CHECK(json_arr(j, "o") == NULL);
+	CHECK(json_arr(j, "s") == NULL);
+	CHECK(json_obj(j, "o") != NULL);
+	CHECK(json_obj(j, "a") == NULL);
+	CHECK(json_obj(j, "missing") == NULL);
+	CHECK(json_arr(NULL, "a") == NULL);
+	cJSON_Delete(j);
+}
+
+static void
+test_paths(void)
+{
+	cJSON *j = parse("{\"head\":{\"sha\":\"abc\",\"repo\":{\"id\":3,"
+	    "\"private\":false,\"tags\":[]}},\"flat\":\"x\"}");
+	long long v = 0;
+	int b = 1;
+
+	CHECK_STR(json_str_at(j, "head.sha"), "abc");
+	CHECK_STR(json_str_at(j, "flat"), "x");
+	CHECK(json_str_at(j, "head.repo") == NULL);
+	CHECK(json_str_at(j, "head.missing") == NULL);
+	CHECK(json_str_at(j, "flat.deeper") == NULL);
+	CHECK(json_str_at(j, "head..sha") == NULL);
+	CHECK(json_str_at(j, ".head") == NULL);
+	CHECK(json_str_at(j, "head.") == NULL);
+	CHECK(json_str_at(j, "") == NULL);
+	CHECK_INT(json_int_at(j, "head.repo.id", &v), 0);
+	CHECK_INT(v, 3);
+	CHECK_INT(json_int_at(j, "head.sha", &v), -1);
+	CHECK_INT(json_bool_at(j, "head.repo.private", &b), 0);
+	CHECK_INT(b, 0);
+	CHECK(json_arr_at(j, "head.repo.tags") != NULL);
+	CHECK(json_obj_at(j, "head.repo") != NULL);
+	CHECK(json_obj_at(j, "head.repo.tags") == NULL);
+	CHECK(json_at(j, "head.repo.id") != NULL);
+	CHECK(json_at(NULL, "head") == NULL);
+	cJSON_Delete(j);
+}
+
+static void
+test_has_label(void)
+{
+	cJSON *j = parse("{\"labels\":[{\"id\":1,\"name\":\"backlog\"},"
+	    "{\"id\":2,\"name\":7},\"in-progress\",{\"name\":\"priority\"}]}");
+	cJSON *bad = parse("{\"labels\":{\"name\":\"backlog\"}}");
+
+	CHECK_INT(json_has_label(j, "backlog"), 1);
+	CHECK_INT(json_has_label(j, "priority"), 1);
+	CHECK_INT(json_has_label(j, "in-progress"), 0);
+	CHECK_INT(json_has_label(j, "back"), 0);
+	CHECK_INT(json_has_label(bad, "backlog"), 0);
+	CHECK_INT(json_has_label(NULL, "backlog"), 0);
+	cJSON_Delete(j);
+	cJSON_Delete(bad);
+}
+
+static void
+test_print(void)
+{
+	cJSON *j = parse("{ \"a\" : [ 1 , \"x\\n\" ] }");
+	char *s = json_print(j);
+
+	CHECK_STR(s, "{\"a\":[1,\"x\\n\"]}");
+	free(s);
+	cJSON_Delete(j);
+}
+
+int
+main(void)
+{
+	RUN(test_parse_valid);
+	RUN(test_parse_malformed);
+	RUN(test_parse_length_bound);
+	RUN(test_str);
+	RUN(test_int);
+	RUN(test_bool);
+	RUN(test_arr_obj);
+	RUN(test_paths);
+	RUN(test_has_label);
+	RUN(test_print);
+	return check_main();
+}
