@@ -20,6 +20,7 @@
 #include "envfile.h"
 #include "file.h"
 #include "spawn.h"
+#include "strv.h"
 #include "toml.h"
 #include "xmalloc.h"
 
@@ -52,7 +53,7 @@ static const char *const env_keys[] = {
 	"WOODPECKER_SERVER", "WOODPECKER_TOKEN", "WOODPECKER_REPO_ID",
 	"CI_STALE_MINUTES", "CLAUDE_TIMEOUT", "CLAUDE_MODEL", "AGENT_CMD",
 	"AGENT_READY_PATTERN", "DEV_AGENT_CMD", "SUPERVISOR_FIX_CMD",
-	"DISINTO_TMUX_SOCKET", "DISINTO_MEMINFO", "DISINTO_HTTP_TIMEOUT",
+	"DISINTO_TMUX_SOCKET", "DISINTO_MEMINFO", "DISINTO_FORMULAS_DIR", "DISINTO_HTTP_TIMEOUT",
 	"DISINTO_HTTP_CONNECT_TIMEOUT", "DISINTO_HTTP_RETRIES",
 	"DISINTO_HTTP_BACKOFF_MS", "PROJECT_CONTAINERS", "CHECK_PRS",
 	"CHECK_DEV_AGENT", "CHECK_PIPELINE_STALL", "CHECK_INFRA_RETRY",
@@ -87,7 +88,6 @@ static int	 get_bool(const struct vars *, const char *, int *, char *,
 static char	*dup_or(const char *, const char *);
 static int	 fill(struct load *, char *, size_t);
 static int	 fill_numbers(struct load *, char *, size_t);
-static int	 split_words(const char *, char ***, size_t *);
 static int	 validate(const struct config *, char *, size_t);
 static int	 valid_name(const char *);
 
@@ -437,23 +437,6 @@ dup_or(const char *v, const char *def)
 	return v != NULL ? xstrdup(v) : def != NULL ? xstrdup(def) : NULL;
 }
 
-/* Split a command line on blanks (no quoting).  0, or -1 when empty. */
-static int
-split_words(const char *s, char ***out, size_t *n)
-{
-	char *copy = xstrdup(s), *w, *save = NULL;
-
-	*out = NULL;
-	*n = 0;
-	for (w = strtok_r(copy, " \t", &save); w != NULL;
-	    w = strtok_r(NULL, " \t", &save)) {
-		*out = xreallocarray(*out, *n + 1, sizeof(**out));
-		(*out)[(*n)++] = xstrdup(w);
-	}
-	free(copy);
-	return *n ? 0 : -1;
-}
-
 static int
 fill_numbers(struct load *l, char *err, size_t errsz)
 {
@@ -540,9 +523,12 @@ fill(struct load *l, char *err, size_t errsz)
 	    NULL);
 	c->meminfo_path = dup_or(first_of(vs, "DISINTO_MEMINFO", NULL),
 	    "/proc/meminfo");
+	v = first_of(vs, "DISINTO_FORMULAS_DIR", NULL);
+	c->formulas_dir = v != NULL ? xstrdup(v) : xasprintf("%s/formulas",
+	    c->factory_root);
 	v = first_of(vs, "PROJECT_CONTAINERS", NULL);
 	if (v != NULL)
-		split_words(v, &c->containers, &c->ncontainers);
+		c->containers = strv_split(v, &c->ncontainers);
 	return fill_numbers(l, err, errsz);
 }
 
@@ -642,7 +628,8 @@ config_free(struct config *c)
 		&c->project_repo_root, &c->primary_branch,
 		&c->woodpecker_server, &c->woodpecker_token, &c->claude_model,
 		&c->agent_cmd, &c->agent_ready_pattern, &c->dev_agent_cmd,
-		&c->supervisor_fix_cmd, &c->tmux_socket, &c->meminfo_path
+		&c->supervisor_fix_cmd, &c->tmux_socket, &c->meminfo_path,
+		&c->formulas_dir
 	};
 
 	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
@@ -653,9 +640,7 @@ config_free(struct config *c)
 		free(*strs[i]);
 		*strs[i] = NULL;
 	}
-	for (i = 0; i < c->ncontainers; i++)
-		free(c->containers[i]);
-	free(c->containers);
+	strv_free(c->containers);
 	for (i = 0; i < c->nmirrors; i++) {
 		free(c->mirrors[i].name);
 		free(c->mirrors[i].url);

@@ -46,13 +46,14 @@ struct config {
 	char	*supervisor_fix_cmd;	/* "" disables */
 	char	*tmux_socket;		/* -L name, or NULL */
 	char	*meminfo_path;
+	char	*formulas_dir;		/* prompt templates */
 
 	long	 http_connect_timeout_ms;
 	long	 http_timeout_ms;
 	int	 http_retries;
 	long	 http_backoff_ms;
 
-	char	**containers;
+	char	**containers;		/* NULL-ended, or NULL */
 	size_t	 ncontainers;
 	int	 check_prs;
 	int	 check_dev_agent;

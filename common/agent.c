@@ -1,0 +1,103 @@
+/*
+ * The agent seam, with its default backend: tmux sessions signalling
+ * through phase files.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "phase.h"
+#include "tmux.h"
+
+static int	tmux_start(const struct agent_spec *, char *, size_t);
+static int	tmux_alive(const char *);
+static int	phase_signal(const char *, struct agent_signal *);
+
+static const struct agent_backend tmux_backend = {
+	.start = tmux_start,
+	.inject = tmux_inject,
+	.alive = tmux_alive,
+	.read_signal = phase_signal,
+	.kill = tmux_kill_session,
+};
+
+static const struct agent_backend *backend = &tmux_backend;
+
+void
+agent_set_backend(const struct agent_backend *b)
+{
+	backend = b != NULL ? b : &tmux_backend;
+}
+
+static int
+tmux_start(const struct agent_spec *s, char *err, size_t errsz)
+{
+	int r;
+
+	if (tmux_new_session(s->session, s->workdir, s->argv, s->env) == -1) {
+		snprintf(err, errsz, "cannot start tmux session '%s'",
+		    s->session);
+		return -1;
+	}
+	r = tmux_wait_ready(s->session, s->ready_pattern, s->ready_marker,
+	    s->ready_timeout_s);
+	if (r == 0)
+		return 0;
+	snprintf(err, errsz, "session '%s' %s", s->session, r == 1 ?
+	    "never showed the ready prompt" : "exited before it was ready");
+	(void)tmux_kill_session(s->session);
+	return -1;
+}
+
+static int
+tmux_alive(const char *session)
+{
+	return tmux_has_session(session);
+}
+
+static int
+phase_signal(const char *path, struct agent_signal *out)
+{
+	struct phase_info pi;
+
+	memset(out, 0, sizeof(*out));
+	if (phase_read(path, &pi) == -1)
+		return -1;
+	out->phase = pi.phase;
+	memcpy(out->raw, pi.raw, sizeof(out->raw));
+	memcpy(out->reason, pi.reason, sizeof(out->reason));
+	out->since = pi.mtime;
+	return 0;
+}
+
+int
+agent_start(const struct agent_spec *s, char *err, size_t errsz)
+{
+	return backend->start(s, err, errsz);
+}
+
+int
+agent_inject(const char *session, const char *text)
+{
+	return backend->inject(session, text);
+}
+
+int
+agent_alive(const char *session)
+{
+	return backend->alive(session);
+}
+
+int
+agent_read_signal(const char *path, struct agent_signal *out)
+{
+	return backend->read_signal(path, out);
+}
+
+int
+agent_kill(const char *session)
+{
+	return backend->kill(session);
+}

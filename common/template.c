@@ -1,0 +1,94 @@
+/*
+ * {{NAME}} placeholder substitution for prompt templates.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "file.h"
+#include "template.h"
+#include "xmalloc.h"
+
+/* Largest template file read. */
+#define TEMPLATE_MAX (256 * 1024)
+
+static const char *lookup(const struct template_var *, size_t, const char *,
+		    size_t);
+
+static const char *
+lookup(const struct template_var *vars, size_t n, const char *name,
+    size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strlen(vars[i].name) == len &&
+		    strncmp(vars[i].name, name, len) == 0)
+			return vars[i].value ? vars[i].value : "";
+	return NULL;
+}
+
+int
+template_fill(const char *tmpl, const struct template_var *vars, size_t n,
+    char **out, char *err, size_t errsz)
+{
+	struct buf b;
+	const char *p = tmpl, *open, *close, *value;
+
+	*out = NULL;
+	buf_init(&b, 0);
+	while ((open = strstr(p, "{{")) != NULL) {
+		buf_append(&b, p, (size_t)(open - p));
+		close = strstr(open + 2, "}}");
+		if (close == NULL) {
+			snprintf(err, errsz, "unterminated placeholder "
+			    "'%.30s'", open);
+			buf_free(&b);
+			return -1;
+		}
+		value = lookup(vars, n, open + 2, (size_t)(close - open - 2));
+		if (value == NULL) {
+			snprintf(err, errsz, "unknown placeholder '%.*s'",
+			    (int)(close - open + 2 > 60 ? 60 :
+			    close - open + 2), open);
+			buf_free(&b);
+			return -1;
+		}
+		buf_puts(&b, value);
+		p = close + 2;
+	}
+	buf_puts(&b, p);
+	*out = buf_steal(&b);
+	return 0;
+}
+
+int
+template_render(const char *dir, const char *name,
+    const struct template_var *vars, size_t n, char **out, char *err,
+    size_t errsz)
+{
+	char *path = xasprintf("%s/%s", dir, name), fill_err[160];
+	struct buf text;
+	int r = -1, rr;
+
+	*out = NULL;
+	buf_init(&text, 0);
+	rr = file_read(path, TEMPLATE_MAX, &text);
+	if (rr != 0) {
+		snprintf(err, errsz, "cannot read '%s': %s", path, rr == 1 ?
+		    "file too large" : strerror(errno));
+		goto out;
+	}
+	if (template_fill(buf_str(&text), vars, n, out, fill_err,
+	    sizeof(fill_err)) == -1) {
+		snprintf(err, errsz, "%s: %s", path, fill_err);
+		goto out;
+	}
+	r = 0;
+out:
+	buf_free(&text);
+	free(path);
+	return r;
+}
