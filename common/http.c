@@ -3,6 +3,7 @@
  * bounded retries with doubling backoff, and error messages that name
  * the URL but never a credential.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -280,10 +281,15 @@ http_once(const struct http_call *c, struct http_response *resp,
 	else if (rc == CURLE_OK)
 		snprintf(err, errsz, "no HTTP status from '%s %s'",
 		    c->method, safe);
-	else
-		snprintf(err, errsz, "%s from '%s %s'",
-		    errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc),
-		    c->method, safe);
+	else {
+		if (errbuf[0] == '\0')
+			snprintf(errbuf, CURL_ERROR_SIZE, "%s",
+			    curl_easy_strerror(rc));
+		errbuf[0] = (char)tolower((unsigned char)errbuf[0]);
+		errbuf[strcspn(errbuf, "\r\n")] = '\0';
+		snprintf(err, errsz, "%s from '%s %s'", errbuf, c->method,
+		    safe);
+	}
 	curl_easy_getinfo(h, CURLINFO_REQUEST_SIZE, &sent);
 	if (!sink.over && !http_permanent(rc) &&
 	    (http_idempotent(c->method) || sent == 0))
