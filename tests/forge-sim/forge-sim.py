@@ -36,6 +36,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 import urllib.parse
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -138,6 +139,13 @@ class Sim:
             self.norm_item(pr)
             self.norm_pull(pr, st)
         self.number_comments(st["issues"] + st["pulls"])
+        top = max([0] + [r.get("id", 0) for pr in st["pulls"]
+                         for r in pr["reviews"]])
+        for pr in st["pulls"]:
+            for r in pr["reviews"]:
+                if "id" not in r:
+                    top += 1
+                    r["id"] = top
         st["branches"].setdefault(st["default_branch"],
                                   fake_sha("branch-" + st["default_branch"]))
         wp = st.setdefault("woodpecker", {})
@@ -893,12 +901,19 @@ class Handler(BaseHTTPRequestHandler):
                     return res
                 raise HTTPError(404, NOT_FOUND_MSG)
         except HTTPError as e:
-            if self.url_path.startswith("/api/v1/") or \
-                    self.url_path.startswith("/_admin/"):
-                return e.status, {"errors": None, "message": e.message,
-                                  "url": self.base + "/api/swagger"}, \
-                    None, None
-            return e.status, None, (e.message or "error") + "\n", None
+            return self.error_reply(e)
+        except Exception as e:  # a simulator bug: answer 500, keep serving
+            traceback.print_exc()
+            return self.error_reply(HTTPError(500, "forge-sim: %r" % e))
+
+    def error_reply(self, e):
+        """Gitea errors are JSON {errors, message, url}; Woodpecker's are
+        plain text."""
+        if self.url_path.startswith("/api/v1/") or \
+                self.url_path.startswith("/_admin/"):
+            return e.status, {"errors": None, "message": e.message,
+                              "url": self.base + "/api/swagger"}, None, None
+        return e.status, None, (e.message or "error") + "\n", None
 
     def check_woodpecker_auth(self):
         want = self.sim.state["woodpecker"].get("token")

@@ -2,12 +2,13 @@
 """simreq: one HTTP request for the integration tests (no curl needed).
 
 Usage:
-    simreq.py [-t TOKEN] [-w WPTOKEN] [-s | -S] METHOD URL [BODY]
+    simreq.py [-t TOKEN] [-w WPTOKEN] [-s | -S | -h NAME] METHOD URL [BODY]
     simreq.py --json EXPR            (filter: evaluate EXPR on stdin JSON)
     simreq.py --log-count URL METHOD PATH_REGEX [STATUS]
 
 Prints the response body on stdout.  -s prints only the status code; -S
-prints the status code on the first line, then the body.  Exit status: 0
+prints the status code on the first line, then the body; -h prints only
+the value of response header NAME.  Exit status: 0
 for a 2xx answer, 1 otherwise (including transport errors: status 000).
 
 --json reads JSON from stdin and evaluates the Python expression EXPR with
@@ -17,10 +18,12 @@ METHOD ("*" for any) and PATH_REGEX (re.search on the path with query),
 optionally only those with the given status.
 """
 
+import http.client
 import json
 import re
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 
 
@@ -29,17 +32,22 @@ def request(method, url, body=None, token=None, bearer=None):
     req = urllib.request.Request(url, data=data, method=method)
     if data is not None:
         req.add_header("Content-Type", "application/json")
-    if token:
+    path = urllib.parse.urlsplit(url).path
+    if token and not path.startswith("/api/") or \
+            token and path.startswith("/api/v1/"):
         req.add_header("Authorization", "token " + token)
-    if bearer:
+    elif bearer and path.startswith("/api/"):
         req.add_header("Authorization", "Bearer " + bearer)
     try:
         with urllib.request.urlopen(req, timeout=30) as res:
-            return res.status, res.read()
+            return res.status, res.read(), res.headers
     except urllib.error.HTTPError as e:
-        return e.code, e.read()
-    except (urllib.error.URLError, OSError) as e:
-        return 0, str(e).encode()
+        try:
+            return e.code, e.read(), e.headers
+        except http.client.HTTPException as e2:
+            return 0, str(e2).encode(), {}
+    except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
+        return 0, str(e).encode(), {}
 
 
 def json_filter(expr):
@@ -50,7 +58,7 @@ def json_filter(expr):
 
 
 def log_count(base, method, rx, status=None):
-    st, raw = request("GET", base.rstrip("/") + "/_admin/log")
+    st, raw, _ = request("GET", base.rstrip("/") + "/_admin/log")
     if st != 200:
         print(0)
         return 1
@@ -72,7 +80,7 @@ def main(argv):
         return json_filter(argv[1])
     if argv and argv[0] == "--log-count":
         return log_count(*argv[1:5])
-    token = bearer = None
+    token = bearer = header = None
     mode = "body"
     while argv and argv[0].startswith("-"):
         opt = argv.pop(0)
@@ -80,6 +88,9 @@ def main(argv):
             token = argv.pop(0)
         elif opt == "-w":
             bearer = argv.pop(0)
+        elif opt == "-h":
+            header = argv.pop(0)
+            mode = "header"
         elif opt == "-s":
             mode = "status"
         elif opt == "-S":
@@ -89,8 +100,10 @@ def main(argv):
             return 2
     method, url = argv[0], argv[1]
     body = argv[2] if len(argv) > 2 else None
-    status, raw = request(method, url, body, token, bearer)
+    status, raw, headers = request(method, url, body, token, bearer)
     out = sys.stdout.buffer
+    if mode == "header":
+        out.write((headers.get(header) or "").encode() + b"\n")
     if mode in ("status", "both"):
         out.write(b"%03d\n" % status)
     if mode in ("body", "both"):

@@ -111,6 +111,7 @@ sim_start() {
 	_s_scen=$1
 	shift
 	rm -f "$T/sim.port"
+	: >"$T/sim.log"
 	python3 "$TOP/tests/forge-sim/forge-sim.py" --scenario "$_s_scen" \
 	    --port-file "$T/sim.port" --log "$T/sim.log" "$@" \
 	    >"$T/sim.out" 2>&1 &
