@@ -31,7 +31,7 @@ struct forge;
 /* The outcome of forge_pull_merge(). */
 struct forge_merge {
 	long	 status;	/* HTTP status of the merge request */
-	int	 merged;	/* merged now, or found already merged after 405 */
+	int	 merged;	/* merged now, or found merged after a 405 */
 	char	 message[256];	/* the forge's explanation of a refusal */
 };
 

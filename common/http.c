@@ -29,7 +29,7 @@
 struct http_sink {
 	struct buf	*body;
 	size_t		 max;
-	int		 prefix;	/* keep the first max bytes, then stop */
+	int		 prefix;	/* keep the first max bytes and stop */
 	int		 over;		/* the body passed the cap */
 };
 
@@ -276,8 +276,8 @@ http_once(const struct http_call *c, struct http_response *resp,
 		goto out;
 	}
 	if (sink.over || rc == CURLE_FILESIZE_EXCEEDED)
-		snprintf(err, errsz, "response body over %zu bytes from '%s %s'",
-		    c->max, c->method, safe);
+		snprintf(err, errsz, "response body over %zu bytes from "
+		    "'%s %s'", c->max, c->method, safe);
 	else if (rc == CURLE_OK)
 		snprintf(err, errsz, "no HTTP status from '%s %s'",
 		    c->method, safe);

@@ -17,13 +17,13 @@ struct http_opts {
 	long	 connect_timeout_ms;	/* default 10000 */
 	long	 timeout_ms;		/* whole request; default 30000 */
 	int	 retries;		/* attempts in all, first included; 3 */
-	long	 backoff_ms;		/* before the 2nd attempt, doubling; 1000 */
+	long	 backoff_ms;		/* first pause, then doubled; 1000 */
 	size_t	 max_body;		/* response body cap; 8 MiB */
 };
 
 struct http_response {
 	long		 status;	/* HTTP status, 0 when none arrived */
-	int		 truncated;	/* http_get_prefix() stopped at its cap */
+	int		 truncated;	/* http_get_prefix() hit its cap */
 	struct buf	 body;		/* owned; NUL-terminated */
 };
 

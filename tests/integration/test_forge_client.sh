@@ -51,6 +51,7 @@ logs = {
     "7/702": ["pushing image",
               "Get https://registry/v2/: net/http: TLS handshake timeout"],
 }
+ci_url = "http://ci/repos/1/pipeline/"
 scen = {
     "repo": "owner/proj",
     "users": [{"login": "dev-bot", "token": token, "admin": True}],
@@ -58,9 +59,9 @@ scen = {
     "issues": issues, "pulls": pulls,
     "statuses": {
         "a" * 40: {"statuses": [{"status": "success", "context": "ci",
-                                 "target_url": "http://ci/repos/1/pipeline/6"}]},
+                                 "target_url": ci_url + "6"}]},
         "f" * 40: {"statuses": [{"status": "failure", "context": "ci",
-                                 "target_url": "http://ci/repos/1/pipeline/9"}]},
+                                 "target_url": ci_url + "9"}]},
     },
     "woodpecker": {"repo_id": 1, "token": wptoken, "pipelines": pipelines,
                    "logs": logs},
@@ -106,6 +107,17 @@ expect_fail() {
 	no_token "$_n"
 }
 
+# item_field N KEY: field KEY of issue or PR N in the simulator state.
+item_field() {
+	sim_state_get "[i['$2'] for i in d['issues'] + d['pulls']
+	    if i['number'] == $1][0]"
+}
+
+# label_colors NAME: the colours of the labels called NAME.
+label_colors() {
+	sim_state_get "[l['color'] for l in d['labels'] if l['name'] == '$1']"
+}
+
 reset_log() {
 	sim_post /_admin/log/reset '{}' >/dev/null
 	sim_post /_admin/faults/clear '{}' >/dev/null
@@ -138,9 +150,7 @@ probe "$API" "$TOKEN" issue 7 + issue 7 + close 7 + issue 7
 check_eq "write refreshes cached reads" "$(cat "$T/out")" \
     "$(printf 'open\tissue 7\nopen\tissue 7\nclosed\tissue 7')"
 check_eq "GET again only after a write" "$(sim_log_count GET '/issues/7$')" 2
-check_eq "close is a PATCH" \
-    "$(sim_state_get '[i["state"] for i in d["issues"] if i["number"]==7][0]')" \
-    closed
+check_eq "close is a PATCH" "$(item_field 7 state)" closed
 
 # --- labels ---------------------------------------------------------------
 reset_log
@@ -151,9 +161,7 @@ check_eq "label created once" "$(sim_log_count POST '/labels$' 201)" 1
 check_eq "label id cached" "$(sed -n 2p "$T/out")" "id $BLOCKED_ID"
 check_eq "missing label not created" "$(sed -n 3p "$T/out")" none
 check_eq "existing label found" "$(sed -n 4p "$T/out")" "id 1"
-check_eq "blocked colour" \
-    "$(sim_state_get '[l["color"] for l in d["labels"] if l["name"]=="blocked"]')" \
-    '["e11d48"]'
+check_eq "blocked colour" "$(label_colors blocked)" '["e11d48"]'
 probe "$API" "$TOKEN" label-id blocked create
 check_eq "found by a later run" "$(cat "$T/out")" "id $BLOCKED_ID"
 check_eq "still one blocked label" \
@@ -163,13 +171,9 @@ reset_log
 probe "$API" "$TOKEN" label-add 4 in-progress + label-remove 4 backlog + \
     label-remove 4 backlog + label-remove 4 never-such
 check_eq "labels added and removed" "$?" 0
-check_eq "issue 4 labels" \
-    "$(sim_state_get '[i["labels"] for i in d["issues"] if i["number"]==4][0]')" \
-    '["in-progress"]'
+check_eq "issue 4 labels" "$(item_field 4 labels)" '["in-progress"]'
 probe "$API" "$TOKEN" label-add 5 priority
-check_eq "priority colour" \
-    "$(sim_state_get '[l["color"] for l in d["labels"] if l["name"]=="priority"]')" \
-    '["f59e0b"]'
+check_eq "priority colour" "$(label_colors priority)" '["f59e0b"]'
 
 # --- comments -------------------------------------------------------------
 probe "$API" "$TOKEN" comment 9 'first note' + comments 9
@@ -202,8 +206,8 @@ RID=$(sed -n '1s/^id //p' "$T/out")
 check_eq "review listed" "$(grep -c "^$RID	REQUEST_CHANGES$" "$T/out")" 1
 probe "$API" "$TOKEN" dismiss 200 "$RID" superseded
 check_eq "review dismissed" \
-    "$(sim_state_get "[r['dismissed'] for p in d['pulls'] for r in p['reviews'] if r.get('id')==$RID]")" \
-    '[true]'
+    "$(sim_state_get "[r['dismissed'] for p in d['pulls']
+	for r in p['reviews'] if r.get('id') == $RID]")" '[true]'
 
 # --- merges ---------------------------------------------------------------
 probe "$API" "$TOKEN" merge 200 "$(printf '9%.0s' $(seq 40))" 1
@@ -237,7 +241,8 @@ check_eq "three attempts" "$(sim_log_count GET '/issues/11$')" 3
 
 reset_log
 fault '{"method":"GET","path":"/issues\\?","mode":"500","count":20}'
-expect_fail "permanent 500" "HTTP 500 from 'GET /api/v1/repos/owner/proj/issues" \
+expect_fail "permanent 500" \
+    "HTTP 500 from 'GET /api/v1/repos/owner/proj/issues" \
     "$API" "$TOKEN" issues open - - -
 check_eq "bounded attempts" "$(sim_log_count GET '/issues\?')" 3
 
@@ -281,7 +286,8 @@ check_eq "body over the cap fails" "$?" 1
 check "cap named" grep -q 'over 1000 bytes' "$T/err"
 
 expect_fail "wrong token" "HTTP 401" "$API" "not-$TOKEN" issue 1
-expect_fail "missing issue" "HTTP 404 from 'GET /api/v1/repos/owner/proj/issues/999'" \
+expect_fail "missing issue" \
+    "HTTP 404 from 'GET /api/v1/repos/owner/proj/issues/999'" \
     "$API" "$TOKEN" issue 999
 expect_fail "refused connection" "127.0.0.1:1" \
     "http://127.0.0.1:1/api/v1/repos/owner/proj" "$TOKEN" issue 1
@@ -294,7 +300,8 @@ probe "$API" "$TOKEN" comment 14 'after a 500'
 check_eq "POST retried after a 500" \
     "$(sim_log_count POST '/issues/14/comments$')" 2
 reset_log
-fault '{"method":"POST","path":"/issues/15/comments","mode":"delay","delay":1,"count":1}'
+fault '{"method":"POST","path":"/issues/15/comments","mode":"delay",
+    "delay":1,"count":1}'
 "$PROBE" -t 300 -n 3 -b 10 "$API" "$TOKEN" comment 15 'slow' \
     >"$T/out" 2>"$T/err"
 check_eq "POST timeout fails" "$?" 1
@@ -343,7 +350,8 @@ check_eq "no status at all" "$(cat "$T/out")" "state none pipeline 0"
 "$PROBE" "$API" "$TOKEN" ci "$(printf 'a%.0s' $(seq 40))" >"$T/out" 2>&1
 check_eq "no woodpecker: forge status" "$(cat "$T/out")" \
     "state success pipeline 6"
-fault '{"method":"GET","path":"/api/repos/1/pipelines\\?","mode":"500","count":10}'
+fault '{"method":"GET","path":"/api/repos/1/pipelines\\?","mode":"500",
+    "count":10}'
 expect_fail "woodpecker down is unknown" "HTTP 500" "$API" "$TOKEN" ci \
     "$(printf 'a%.0s' $(seq 40))"
 fault '{"method":"GET","path":"/commits/.*/status","mode":"badjson","count":10}'
@@ -354,4 +362,5 @@ sim_post /_admin/faults/clear '{}' >/dev/null
 
 probe "$API" "$TOKEN" restart 5 + pipelines
 check_eq "restart gives a new pipeline" "$(head -1 "$T/out")" "new 9"
-check_eq "restart seen by the list" "$(sed -n 3p "$T/out")" "$(printf '9\tpending')"
+check_eq "restart seen by the list" "$(sed -n 3p "$T/out")" \
+    "$(printf '9\tpending')"

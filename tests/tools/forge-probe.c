@@ -598,15 +598,32 @@ main(int argc, char **argv)
 	http_get_opts(&o);
 	while ((ch = getopt(argc, argv, "b:c:m:n:r:t:W:w:")) != -1) {
 		switch (ch) {
-		case 'b': o.backoff_ms = (long)num(optarg); break;
-		case 'c': o.connect_timeout_ms = (long)num(optarg); break;
-		case 'm': o.max_body = (size_t)num(optarg); break;
-		case 'n': o.retries = (int)num(optarg); break;
-		case 'r': wp_repo = num(optarg); break;
-		case 't': o.timeout_ms = (long)num(optarg); break;
-		case 'W': wp_server = optarg; break;
-		case 'w': wp_token = optarg; break;
-		default: usage();
+		case 'b':
+			o.backoff_ms = (long)num(optarg);
+			break;
+		case 'c':
+			o.connect_timeout_ms = (long)num(optarg);
+			break;
+		case 'm':
+			o.max_body = (size_t)num(optarg);
+			break;
+		case 'n':
+			o.retries = (int)num(optarg);
+			break;
+		case 'r':
+			wp_repo = num(optarg);
+			break;
+		case 't':
+			o.timeout_ms = (long)num(optarg);
+			break;
+		case 'W':
+			wp_server = optarg;
+			break;
+		case 'w':
+			wp_token = optarg;
+			break;
+		default:
+			usage();
 		}
 	}
 	argc -= optind;
