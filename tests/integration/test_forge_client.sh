@@ -259,7 +259,7 @@ no_token "timeout"
 
 reset_log
 fault '{"method":"GET","path":"/issues\\?","mode":"truncate","count":20}'
-expect_fail "truncated body" "issues" "$API" "$TOKEN" issues open - - -
+expect_fail "truncated body" "transfer closed" "$API" "$TOKEN" issues open - - -
 
 reset_log
 fault '{"method":"GET","path":"/issues\\?","mode":"badjson","count":20}'
