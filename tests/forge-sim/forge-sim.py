@@ -938,6 +938,23 @@ class Handler(BaseHTTPRequestHandler):
     def get_user(self):
         return 200, self.shapes.user(self.need_user()["login"])
 
+    @route("GET", REPO)
+    def get_repo(self):
+        sh = self.shapes
+        return 200, {"id": 1, "owner": sh.user(sh.owner), "name": sh.name,
+                     "full_name": self.sim.state["repo"], "private": False,
+                     "fork": False, "empty": False, "archived": False,
+                     "html_url": sh.repo_html,
+                     "clone_url": sh.repo_html + ".git",
+                     "default_branch": self.sim.state["default_branch"],
+                     "has_issues": True, "has_pull_requests": True,
+                     "open_issues_count": sum(
+                         1 for i in self.sim.state["issues"]
+                         if i["state"] == "open"),
+                     "open_pr_counter": sum(
+                         1 for p in self.sim.state["pulls"]
+                         if p["state"] == "open")}
+
     @route("GET", r"/api/v1/version")
     def get_version(self):
         return 200, {"version": "1.21.11"}
@@ -961,7 +978,10 @@ class Handler(BaseHTTPRequestHandler):
         sim = self.sim
         state = self.qget("state", "open") or "open"
         kind = self.qget("type", "")
-        want = [x for x in (self.qget("labels", "") or "").split(",") if x]
+        # As Gitea: names that are not labels of the repository are
+        # dropped, so a filter of only unknown names filters nothing.
+        want = [x for x in (self.qget("labels", "") or "").split(",")
+                if sim.label_by_name(x)]
         q = (self.qget("q", "") or "").lower()
         creator = self.qget("created_by", "")
         items = []
@@ -1119,9 +1139,15 @@ class Handler(BaseHTTPRequestHandler):
         labs = sorted(self.sim.state["labels"], key=lambda x: x["name"])
         return 200, [self.shapes.label(x) for x in self.paginate(labs)]
 
-    @route("GET", REPO + r"/labels/(?P<lid>\d+)")
+    def label_ref(self, ref):
+        """A label by id, or by name when ref is not a number."""
+        if ref.isdigit():
+            return self.sim.label_by_id(int(ref))
+        return self.sim.label_by_name(ref)
+
+    @route("GET", REPO + r"/labels/(?P<lid>[^/]+)")
     def get_label(self, lid):
-        lab = self.sim.label_by_id(int(lid))
+        lab = self.label_ref(lid)
         if lab is None:
             raise HTTPError(404, NOT_FOUND_MSG)
         return 200, self.shapes.label(lab)
@@ -1169,9 +1195,7 @@ class Handler(BaseHTTPRequestHandler):
     def delete_issue_label(self, n, lid):
         self.need_user()
         it = self.get_item(n)
-        lab = None
-        if lid.isdigit():
-            lab = self.sim.label_by_id(int(lid))
+        lab = self.label_ref(lid)
         if lab is None:
             raise HTTPError(422, "label does not exist")
         if lab["name"] in it["labels"]:
@@ -1274,8 +1298,16 @@ class Handler(BaseHTTPRequestHandler):
     @route("GET", REPO + r"/pulls/(?P<n>\d+)/reviews")
     def list_reviews(self, n):
         pr = self.get_pull(n)
-        revs = [self.shapes.review(pr, r) for r in pr["reviews"]]
+        revs = [self.shapes.review(pr, r) for r in pr["reviews"]
+                if self.may_see(r)]
         return 200, self.paginate(revs)
+
+    def may_see(self, r):
+        """Gitea shows a PENDING review only to its author and admins."""
+        if r["state"] != "PENDING":
+            return True
+        return self.user is not None and (
+            self.user["login"] == r["user"] or self.user.get("admin"))
 
     @route("GET", REPO + r"/pulls/(?P<n>\d+)/reviews/(?P<rid>\d+)")
     def get_review(self, n, rid):
@@ -1284,7 +1316,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def find_review(self, pr, rid):
         for r in pr["reviews"]:
-            if r["id"] == int(rid):
+            if r["id"] == int(rid) and self.may_see(r):
                 return r
         raise HTTPError(404, NOT_FOUND_MSG)
 
@@ -1304,10 +1336,13 @@ class Handler(BaseHTTPRequestHandler):
                 raise HTTPError(422, "reject your own pull is not allowed")
             need_body = True
         elif event == "COMMENT":
-            need_body = True
+            need_body = False
+            if not text.strip() and not body.get("comments"):
+                raise HTTPError(422, "review event COMMENT requires a body "
+                                "or a comment")
         else:
             event, need_body = "PENDING", False
-        if need_body and not text.strip() and not body.get("comments"):
+        if need_body and not text.strip():
             raise HTTPError(422, "review event %s requires a body" % event)
         ts = now_iso()
         r = {"id": self.sim.next_review_id(), "user": user["login"],
@@ -1321,6 +1356,14 @@ class Handler(BaseHTTPRequestHandler):
     @route("POST",
            REPO + r"/pulls/(?P<n>\d+)/reviews/(?P<rid>\d+)/dismissals")
     def dismiss_review(self, n, rid):
+        return self.set_dismissed(n, rid, True)
+
+    @route("POST",
+           REPO + r"/pulls/(?P<n>\d+)/reviews/(?P<rid>\d+)/undismissals")
+    def undismiss_review(self, n, rid):
+        return self.set_dismissed(n, rid, False)
+
+    def set_dismissed(self, n, rid, dismissed):
         user = self.need_user()
         if not user.get("admin"):
             raise HTTPError(403, "Must be repo admin")
@@ -1331,8 +1374,9 @@ class Handler(BaseHTTPRequestHandler):
         if pr["state"] == "closed":
             raise HTTPError(403, "not allowed to dismiss a review of a "
                             "closed pull request")
-        r["dismissed"] = True
-        r["dismiss_message"] = self.json_body().get("message", "")
+        r["dismissed"] = dismissed
+        if dismissed:
+            r["dismiss_message"] = self.json_body().get("message", "")
         r["updated_at"] = now_iso()
         return 200, self.shapes.review(pr, r)
 

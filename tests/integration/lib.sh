@@ -100,7 +100,9 @@ tmux_sock() {
 	echo "$DISINTO_TMUX_SOCKET"
 }
 
-# t_tmux ARGS...: tmux on the private server.
+# t_tmux ARGS...: tmux on the private server.  The server keeps the
+# environment it was started with; give a later session other values with
+# "new-session -e VAR=value".
 t_tmux() {
 	tmux -L "$(tmux_sock)" "$@"
 }

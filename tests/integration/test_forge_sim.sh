@@ -50,8 +50,10 @@ check_eq "sort=oldest" "$(sim_get "$API/issues?type=issues&limit=2&sort=oldest" 
     pyjson '[i["number"] for i in d]')" '[1, 2]'
 check_eq "labels filter needs all labels" \
     "$(count "$API/issues?labels=backlog,priority&limit=50")" 17
-check_eq "unknown label matches nothing" \
-    "$(sim_get "$API/issues?labels=nosuch")" "[]"
+check_eq "unknown label name is ignored (as Gitea)" \
+    "$(count "$API/issues?labels=nosuch&limit=50")" 50
+check_eq "unknown label name beside a known one" \
+    "$(count "$API/issues?labels=nosuch,priority&limit=50")" 17
 check_eq "X-Total-Count" "$($SIMREQ -t dev-token -h X-Total-Count GET \
     "$SIM_URL$API/issues?type=issues&limit=5")" 51
 # Exactly 50: close issue 51, then page 2 is empty.
@@ -172,6 +174,11 @@ check_eq "COMMENT review" "$(SIM_TOKEN=review-token sim_post \
     "$API/pulls/3/reviews" '{"event":"COMMENT","body":"hm"}' | pyjson 'd["state"]')" COMMENT
 check_eq "unknown event is PENDING (as Gitea)" "$(SIM_TOKEN=review-token sim_post \
     "$API/pulls/3/reviews" '{"event":"APPROVE","body":"hm"}' | pyjson 'd["state"]')" PENDING
+check_eq "PENDING reviews are hidden from others" "$(SIM_TOKEN=alice-token \
+    sim_get "$API/pulls/3/reviews" | pyjson '[r["state"] for r in d]')" \
+    '["APPROVED", "REQUEST_CHANGES", "COMMENT"]'
+check_eq "COMMENT review without body: 422" "$(SIM_TOKEN=review-token \
+    sim_status POST "$API/pulls/3/reviews" '{"event":"COMMENT"}')" 422
 
 # Combined status.
 check_eq "combined status success" "$(sim_get "$API/commits/$SHA1/status" |
@@ -248,6 +255,7 @@ check_eq "admin set (merge patch)" "$(sim_post /_admin/set \
     '{"woodpecker":{"token":"wp2"}}' | pyjson 'd["woodpecker"]["token"]')" wp2
 check_eq "old woodpecker token now rejected" "$(sim_status GET /api/repos/1/pipelines)" 401
 check "admin state" sim_get /_admin/state
+check_eq "GET repo" "$(sim_get "$API" | pyjson '[d["full_name"], d["default_branch"]]')" '["johba/harb", "master"]'
 
 # Request log.
 N=$(sim_get /_admin/log | pyjson 'len(d)')
@@ -390,3 +398,43 @@ check "exit step ends the agent with its code" wait_for \
     'grep -q "exited 3" "$A/rc"' 10
 check "say step shows on the pane" sh -c \
     "tmux -L '$DISINTO_TMUX_SOCKET' capture-pane -p -t t | grep -q 'second prompt seen'"
+
+# Second agent: paths learned from the prompt, commit and push to a bare
+# repository, summary file, capture placeholders.
+B=$T/agent2
+mkdir -p "$B/log"
+git init -q --bare "$B/origin.git"
+git clone -q "$B/origin.git" "$B/wt" 2>/dev/null
+(cd "$B/wt" && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m init &&
+    git push -q origin HEAD:master)
+cat >"$B/script.json" <<EOF2
+[
+  [{"commit": {"file": "README.md", "text": "hello\n", "message": "docs: add README"}},
+   {"push": "fix/issue-7"},
+   {"capture": "review output: (?P<out>\\\\S+)", "write": "{out}", "text": "{\"verdict\": \"APPROVE\"}"},
+   {"summary": "Added a README."},
+   {"phase": "PHASE:done"}]
+]
+EOF2
+printf 'Work on issue #7.\nWrite your phase to %s and the summary to %s.\nreview output: %s\n' \
+    "$B/run/dev-session-p-7.phase" "$B/run/dev-impl-summary-p-7.txt" "$B/out.json" \
+    >"$B/prompt.txt"
+# The tmux server keeps the environment it started with: pass new values.
+t_tmux new-session -d -s t2 -x 200 -y 50 -e FAKE_AGENT_LOG="$B/log" \
+    -e FAKE_AGENT_PHASE_FILE= \
+    "cd '$B/wt' && '$FAKE_AGENT' --script '$B/script.json' --model x; sleep 30"
+check "agent 2 ready" wait_for \
+    "tmux -L '$DISINTO_TMUX_SOCKET' capture-pane -p -t t2 | grep -q '❯'" 10
+t_tmux load-buffer -b b2 "$B/prompt.txt"
+t_tmux paste-buffer -p -t t2 -b b2
+t_tmux send-keys -t t2 Enter
+check "agent 2: phase file from the prompt path" wait_for \
+    '[ -f "$B/run/dev-session-p-7.phase" ]' 10
+check_eq "agent 2: phase" "$(cat "$B/run/dev-session-p-7.phase" 2>/dev/null)" PHASE:done
+check_eq "agent 2: summary" "$(cat "$B/run/dev-impl-summary-p-7.txt" 2>/dev/null)" \
+    "Added a README."
+check_eq "agent 2: captured path written" "$(cat "$B/out.json" 2>/dev/null)" \
+    '{"verdict": "APPROVE"}'
+check_eq "agent 2: pushed commit" "$(git --git-dir="$B/origin.git" log -1 \
+    --format=%s refs/heads/fix/issue-7 2>/dev/null)" "docs: add README"
+check "agent 2: prompt saved" cmp "$B/prompt.txt" "$B/log/prompt-1.txt"
