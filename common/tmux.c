@@ -37,6 +37,8 @@
 #define TMUX_SETTLE_MS		1000
 #define TMUX_ENTER_TRIES	3
 #define TMUX_READY_POLL_MS	250
+/* Attempts when the server was exiting as we connected. */
+#define TMUX_RACE_TRIES		5
 
 /* A growing NULL-terminated argv. */
 struct argvec {
@@ -133,23 +135,31 @@ av_start(struct argvec *av)
 
 /*
  * Run the assembled command; its output goes to out (or is dropped),
- * capped at max.  Returns tmux's exit status, or -1 when it could not be
- * run to completion.
+ * capped at max.  A client that reached a server in the middle of exiting
+ * (its last session just ended) is run again: nothing was done.  Returns
+ * tmux's exit status, or -1 when it could not be run to completion.
  */
 static int
 av_run(struct argvec *av, struct buf *out, size_t max)
 {
 	struct spawn_opts o = { .timeout_s = TMUX_TIMEOUT_S };
 	struct buf tmp;
-	int st;
+	int st, try;
 
 	if (tmux_socket != NULL && !tmux_valid_name(tmux_socket)) {
 		errno = EINVAL;
 		return -1;
 	}
 	buf_init(&tmp, max);
-	if (spawn_run(av->v, &o, &tmp, &st) == -1)
-		st = -1;
+	for (try = 0; try < TMUX_RACE_TRIES; try++) {
+		buf_reset(&tmp);
+		if (spawn_run(av->v, &o, &tmp, &st) == -1)
+			st = -1;
+		if (st == 0 || strstr(buf_str(&tmp),
+		    "server exited unexpectedly") == NULL)
+			break;
+		sleep_ms(TMUX_POLL_MS);
+	}
 	if (out != NULL && st != -1)
 		buf_append(out, tmp.data != NULL ? tmp.data : "", tmp.len);
 	buf_free(&tmp);

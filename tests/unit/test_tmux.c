@@ -338,6 +338,7 @@ test_activity_pid(void)
 	time_t when = 0;
 	pid_t pid = 0;
 	FILE *fp;
+	int i;
 
 	CHECK_INT(tmux_new_session("tt-act", NULL, argv, NULL), 0);
 	CHECK_INT(tmux_session_activity("tt-act", &when), 0);
@@ -345,9 +346,14 @@ test_activity_pid(void)
 	CHECK_INT(tmux_pane_pid("tt-act", &pid), 0);
 	CHECK(pid > 0);
 	snprintf(path, sizeof(path), "/proc/%ld/cmdline", (long)pid);
-	if ((fp = fopen(path, "r")) != NULL) {
-		CHECK(fgets(cmd, sizeof(cmd), fp) != NULL);
-		fclose(fp);
+	/* The pane's process may not have reached exec yet. */
+	for (i = 0; i < 40 && strcmp(cmd, "sleep") != 0; i++) {
+		if ((fp = fopen(path, "r")) != NULL) {
+			if (fgets(cmd, sizeof(cmd), fp) == NULL)
+				cmd[0] = '\0';
+			fclose(fp);
+		}
+		usleep(50000);
 	}
 	CHECK_STR(cmd, "sleep");
 	tmux_kill_session("tt-act");
@@ -464,6 +470,25 @@ test_wait_ready(void)
 	unlink(marker);
 }
 
+static void
+test_server_exit_race(void)
+{
+	/*
+	 * Each short session is the server's last, so the next client often
+	 * reaches a server that is exiting ("server exited unexpectedly").
+	 */
+	char *quick[] = { "true", NULL };
+	char *brief[] = { "sleep", "0.05", NULL };
+	int i, fails = 0;
+
+	for (i = 0; i < 10; i++) {
+		fails += tmux_new_session("tt-race-a", NULL, quick, NULL) != 0;
+		fails += tmux_new_session("tt-race-b", NULL, brief, NULL) != 0;
+		usleep(100000);
+	}
+	CHECK_INT(fails, 0);
+}
+
 /* Nothing but what the tests removed may be left in the tmpdir. */
 static void
 test_no_temp_files_left(void)
@@ -513,6 +538,7 @@ main(int argc, char **argv)
 	RUN(test_inject_not_delivered);
 	RUN(test_inject_errors);
 	RUN(test_wait_ready);
+	RUN(test_server_exit_race);
 	RUN(test_no_temp_files_left);
 	tmux_raw("kill-server", NULL);
 	rmdir(tmpdir);
