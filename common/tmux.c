@@ -229,8 +229,12 @@ tmux_has_session(const char *name)
 static void
 split_names(const char *text, const char *prefix, char ***names, size_t *n)
 {
-	size_t plen = prefix != NULL ? strlen(prefix) : 0, len;
+	size_t plen, len;
 	const char *eol;
+
+	if (prefix == NULL)
+		prefix = "";
+	plen = strlen(prefix);
 
 	for (; *text != '\0'; text = *eol != '\0' ? eol + 1 : eol) {
 		eol = strchr(text, '\n');
