@@ -413,7 +413,7 @@ cat >"$B/script.json" <<EOF2
    {"push": "fix/issue-7"},
    {"capture": "review output: (?P<out>\\\\S+)", "write": "{out}", "text": "{\"verdict\": \"APPROVE\"}"},
    {"summary": "Added a README."},
-   {"phase": "PHASE:done"}]
+   {"phase": "PHASE:done"}, {"idle": true}]
 ]
 EOF2
 printf 'Work on issue #7.\nWrite your phase to %s and the summary to %s.\nreview output: %s\n' \
@@ -421,7 +421,7 @@ printf 'Work on issue #7.\nWrite your phase to %s and the summary to %s.\nreview
     >"$B/prompt.txt"
 # The tmux server keeps the environment it started with: pass new values.
 t_tmux new-session -d -s t2 -x 200 -y 50 -e FAKE_AGENT_LOG="$B/log" \
-    -e FAKE_AGENT_PHASE_FILE= \
+    -e FAKE_AGENT_PHASE_FILE= -e FAKE_AGENT_IDLE_MARKER="$B/run/claude-idle-t2.ts" \
     "cd '$B/wt' && '$FAKE_AGENT' --script '$B/script.json' --model x; sleep 30"
 check "agent 2 ready" wait_for \
     "tmux -L '$DISINTO_TMUX_SOCKET' capture-pane -p -t t2 | grep -q '❯'" 10
@@ -438,3 +438,4 @@ check_eq "agent 2: captured path written" "$(cat "$B/out.json" 2>/dev/null)" \
 check_eq "agent 2: pushed commit" "$(git --git-dir="$B/origin.git" log -1 \
     --format=%s refs/heads/fix/issue-7 2>/dev/null)" "docs: add README"
 check "agent 2: prompt saved" cmp "$B/prompt.txt" "$B/log/prompt-1.txt"
+check "agent 2: idle marker touched" wait_for '[ -f "$B/run/claude-idle-t2.ts" ]' 5
