@@ -589,7 +589,7 @@ def pull_diff(pr):
     return "".join(parts)
 
 
-def wp_pipeline(wp, p, with_workflows=True):
+def wp_pipeline(p, with_workflows=True):
     """A pipeline in Woodpecker 2.x JSON shape."""
     out = {"id": 1000 + p["number"], "number": p["number"],
            "author": p.get("author", "dev"), "parent": p["parent"],
@@ -635,7 +635,8 @@ def wp_pipeline(wp, p, with_workflows=True):
 
 
 def step_ids(p):
-    for w in wp_pipeline({}, p)["workflows"]:
+    """The step ids of a pipeline, as its JSON shows them."""
+    for w in wp_pipeline(p)["workflows"]:
         for c in w["children"]:
             yield c["id"]
 
@@ -1514,12 +1515,12 @@ class Handler(BaseHTTPRequestHandler):
         key = "per_page" if "per_page" in self.query else "perPage"
         ps = self.paginate(ps, key, WP_DEFAULT_PER_PAGE, 0)
         self.extra_headers.pop("X-Total-Count", None)
-        return 200, [wp_pipeline(wp, p, False) for p in ps]
+        return 200, [wp_pipeline(p, False) for p in ps]
 
     @route("GET", r"/api/repos/(?P<rid>\d+)/pipelines/(?P<num>\d+)")
     def wp_get(self, rid, num):
         wp = self.wp_repo(rid)
-        return 200, wp_pipeline(wp, self.wp_find(wp, num))
+        return 200, wp_pipeline(self.wp_find(wp, num))
 
     @route("POST", r"/api/repos/(?P<rid>\d+)/pipelines/(?P<num>\d+)")
     def wp_restart(self, rid, num):
@@ -1542,7 +1543,7 @@ class Handler(BaseHTTPRequestHandler):
                 c["state"] = "pending"
                 c["exit_code"] = 0
         wp["pipelines"].append(new)
-        return 200, wp_pipeline(wp, new)
+        return 200, wp_pipeline(new)
 
     @route("GET", r"/api/repos/(?P<rid>\d+)/logs/(?P<num>\d+)/(?P<sid>\d+)")
     def wp_logs(self, rid, num, sid):
@@ -1687,7 +1688,7 @@ class Handler(BaseHTTPRequestHandler):
                 p["commit"], fstate, "ci/woodpecker/pr/woodpecker",
                 "%s/repos/%s/pipeline/%d" % (self.base, wp["repo_id"],
                                             p["number"]), "", "woodpecker")
-        return 200, wp_pipeline(wp, p)
+        return 200, wp_pipeline(p)
 
     def build_steps(self, wp, p, steps):
         wf = {"id": p["number"] * 100, "pid": 1, "name": "woodpecker",

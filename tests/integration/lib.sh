@@ -3,7 +3,7 @@
 #   . "$(dirname "$0")/lib.sh"
 #   t_setup
 #   sim_start "$TOP/tests/fixtures/sim-basic.json"
-#   check_eq "issue count" "$(sim_get /_admin/state | pyjson 'len(d["issues"])')" 2
+#   check_eq "issue count" "$(sim_state_get 'len(d["issues"])')" 2
 #
 # t_setup makes $T (removed on exit, with the simulator and the private tmux
 # server), exports DISINTO_RUN_DIR=$T/run, FACTORY_ROOT=$T/factory and
