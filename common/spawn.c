@@ -30,11 +30,11 @@
 /* One child being supervised by spawn_run(). */
 struct child {
 	pid_t		 pid;
-	int		 fd;		/* read end of its output, or -1 */
+	int		 fd;	/* read end of its output, or -1 */
 	struct buf	*out;
 	long long	 deadline;	/* monotonic ms; 0 = none */
 	int		 grace_ms;
-	int		 stage;		/* 0 running, 1 sent TERM, 2 sent KILL */
+	int		 stage;	/* 0 running, 1 TERM sent, 2 KILL sent */
 	int		 reaped;
 	int		 wstatus;
 };

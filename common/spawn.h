@@ -11,10 +11,10 @@
 struct buf;
 
 struct spawn_opts {
-	const char		*cwd;		/* NULL: the caller's */
-	const char *const	*env_add;	/* "K=V" entries, NULL-ended */
-	int			 timeout_s;	/* 0: no limit */
-	int			 grace_ms;	/* SIGTERM to SIGKILL; 0: 2000 */
+	const char		*cwd;	/* NULL: the caller's */
+	const char *const	*env_add; /* "K=V" entries, NULL-ended */
+	int			 timeout_s; /* 0: no limit */
+	int			 grace_ms; /* SIGTERM to SIGKILL; 0: 2000 */
 };
 
 /*

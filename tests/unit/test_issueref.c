@@ -27,8 +27,8 @@ test_title(void)
 	/* The last one. */
 	CHECK_INT(issueref_from_pr("feature/x", "#3 then #4 and #5x", NULL),
 	    5);
-	CHECK_INT(issueref_from_pr("feature/x", "no number # here", "closes #8"),
-	    8);
+	CHECK_INT(issueref_from_pr("feature/x", "no number # here",
+	    "closes #8"), 8);
 	CHECK_INT(issueref_from_pr("feature/x", "issue#21", NULL), 21);
 }
 
