@@ -24,29 +24,28 @@
 #include "deps.h"
 #include "xmalloc.h"
 
-#define DEPS_DIGITS_MAX	12
+#define DEPS_DIGITS_MAX 12
 
 struct numset {
-	long long	*v;
-	size_t		 n;
-	size_t		 cap;
+	long long *v;
+	size_t n;
+	size_t cap;
 };
 
-static int	section_opens(const char *, size_t);
-static int	heading(const char *, size_t);
-static int	has_word(const char *, size_t, const char *);
-static void	add_refs(struct numset *, const char *, size_t);
-static void	add_num(struct numset *, long long);
-static int	cmp_ll(const void *, const void *);
-static void	finish(struct numset *, long long);
+static int section_opens(const char *, size_t);
+static int heading(const char *, size_t);
+static int has_word(const char *, size_t, const char *);
+static void add_refs(struct numset *, const char *, size_t);
+static void add_num(struct numset *, long long);
+static int cmp_ll(const void *, const void *);
+static void finish(struct numset *, long long);
 
 /* Does the line open a dependency section? */
 static int
 section_opens(const char *s, size_t len)
 {
-	static const char *const kw[] = {
-		"depends on", "blocked by", "dependencies"
-	};
+	static const char *const kw[] = {"depends on", "blocked by",
+	    "dependencies"};
 	size_t i = 0, k;
 
 	if (len == 0 || s[0] != '#')
@@ -146,7 +145,7 @@ finish(struct numset *set, long long self)
 int
 deps_parse(const char *body, long long self, long long **out, size_t *n)
 {
-	struct numset set = { NULL, 0, 0 };
+	struct numset set = {NULL, 0, 0};
 	const char *line = body, *eol;
 	int capture = 0, incode = 0;
 	size_t len;
@@ -162,8 +161,9 @@ deps_parse(const char *body, long long self, long long **out, size_t *n)
 			add_refs(&set, line, len);
 		if (len >= 3 && strncmp(line, "```", 3) == 0)
 			incode = !incode;
-		else if (!incode && (has_word(line, len, "depends on") ||
-		    has_word(line, len, "blocked by")))
+		else if (!incode &&
+		    (has_word(line, len, "depends on") ||
+			has_word(line, len, "blocked by")))
 			add_refs(&set, line, len);
 		line = eol != NULL ? eol + 1 : NULL;
 	}

@@ -15,7 +15,6 @@
  * count; *out is NULL when there are none.  Caller frees *out.  Returns 0
  * (a NULL body counts as empty).
  */
-int	 deps_parse(const char *body, long long self, long long **out,
-	    size_t *n);
+int deps_parse(const char *body, long long self, long long **out, size_t *n);
 
 #endif

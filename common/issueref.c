@@ -18,14 +18,14 @@
 
 #include "issueref.h"
 
-#define ISSUEREF_DIGITS_MAX	12
+#define ISSUEREF_DIGITS_MAX 12
 
-static long long	number_at(const char *, const char **);
-static long long	from_branch(const char *);
-static long long	from_title(const char *);
-static long long	from_body(const char *);
-static long long	closing_ref_at(const char *);
-static int		is_chore(const char *);
+static long long number_at(const char *, const char **);
+static long long from_branch(const char *);
+static long long from_title(const char *);
+static long long from_body(const char *);
+static long long closing_ref_at(const char *);
+static int is_chore(const char *);
 
 /*
  * The issue number written at s: a positive run of at most
@@ -77,7 +77,7 @@ from_title(const char *title)
 static long long
 closing_ref_at(const char *s)
 {
-	static const char *const kw[] = { "closes", "fixes", "resolves" };
+	static const char *const kw[] = {"closes", "fixes", "resolves"};
 	const char *end;
 	size_t k, len;
 
@@ -109,9 +109,8 @@ from_body(const char *body)
 static int
 is_chore(const char *branch)
 {
-	static const char *const pfx[] = {
-		"chore/gardener-", "chore/planner-", "chore/predictor-"
-	};
+	static const char *const pfx[] = {"chore/gardener-", "chore/planner-",
+	    "chore/predictor-"};
 	size_t k;
 
 	for (k = 0; k < sizeof(pfx) / sizeof(pfx[0]); k++)

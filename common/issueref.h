@@ -13,6 +13,6 @@
  * none.  Any argument may be NULL.
  */
 long long issueref_from_pr(const char *branch, const char *title,
-	    const char *body);
+    const char *body);
 
 #endif

@@ -19,13 +19,13 @@
 #include "file.h"
 #include "lock.h"
 
-#define LOCK_POLL_MS	50
+#define LOCK_POLL_MS 50
 /* A PID file holds a few digits; anything longer is not one. */
-#define LOCK_PID_MAX	64
+#define LOCK_PID_MAX 64
 
-static int	lock_try(const char *, int *, int *);
-static void	write_pid(int);
-static pid_t	parse_pid(const char *);
+static int lock_try(const char *, int *, int *);
+static void write_pid(int);
+static pid_t parse_pid(const char *);
 
 /*
  * Open path and try flock once.  Returns 0 and *fd when taken, 1 when
@@ -77,7 +77,7 @@ lock_take(const char *path, int *fd)
 int
 lock_wait(const char *path, int *fd, int timeout_s)
 {
-	struct timespec nap = { 0, LOCK_POLL_MS * 1000000L };
+	struct timespec nap = {0, LOCK_POLL_MS * 1000000L};
 	long waited = 0, limit = (long)timeout_s * 1000;
 	int openfd = -1, r, saved;
 
@@ -140,7 +140,7 @@ lock_pid_alive(const char *path, pid_t *pid)
 		goto out;
 	}
 	r = kill(*pid, 0) == 0 || errno == EPERM;
- out:
+out:
 	buf_free(&b);
 	return r;
 }

@@ -13,20 +13,20 @@
  * when taken (*fd holds it; the file then contains "PID\n"), 1 when
  * another process holds it, -1 on error with errno set.
  */
-int	 lock_take(const char *path, int *fd);
+int lock_take(const char *path, int *fd);
 
 /*
  * Take the lock at path, retrying every 50 ms for at most timeout_s
  * seconds.  Returns 0 when taken (*fd holds it), 1 on timeout, -1 on
  * error with errno set.
  */
-int	 lock_wait(const char *path, int *fd, int timeout_s);
+int lock_wait(const char *path, int *fd, int timeout_s);
 
 /*
  * Release a lock taken above and close fd (-1 is ignored).  The file is
  * left in place: unlinking a flock file races with the next taker.
  */
-void	 lock_release(int fd);
+void lock_release(int fd);
 
 /*
  * For lock files written by the bash scripts, which hold only a PID: read
@@ -34,6 +34,6 @@ void	 lock_release(int fd);
  * exists.  Returns 1 when it does, 0 when it does not or the file is
  * missing, empty or not a PID, -1 when the file cannot be read.
  */
-int	 lock_pid_alive(const char *path, pid_t *pid);
+int lock_pid_alive(const char *path, pid_t *pid);
 
 #endif

@@ -29,24 +29,24 @@
 #include "redact.h"
 #include "xmalloc.h"
 
-#define REDACTED	"[REDACTED]"
+#define REDACTED "[REDACTED]"
 
-static char	*run_pass(const char *,
-		    size_t (*)(const char *, size_t, struct buf *));
-static size_t	 span(const char *, size_t, int (*)(int));
-static int	 is_hex(int);
-static int	 is_upper_digit(int);
-static int	 is_value_char(int);
-static int	 is_bearer_char(int);
-static int	 is_name_char(int);
-static int	 is_var_ref(const char *, size_t);
-static int	 is_commit_sha(const char *, size_t, size_t);
-static size_t	 match_akia(const char *, size_t, struct buf *);
-static size_t	 match_0x(const char *, size_t, struct buf *);
-static size_t	 match_hex_run(const char *, size_t, struct buf *);
-static size_t	 match_url(const char *, size_t, struct buf *);
-static size_t	 match_assignment(const char *, size_t, struct buf *);
-static size_t	 match_bearer(const char *, size_t, struct buf *);
+static char *run_pass(const char *,
+    size_t (*)(const char *, size_t, struct buf *));
+static size_t span(const char *, size_t, int (*)(int));
+static int is_hex(int);
+static int is_upper_digit(int);
+static int is_value_char(int);
+static int is_bearer_char(int);
+static int is_name_char(int);
+static int is_var_ref(const char *, size_t);
+static int is_commit_sha(const char *, size_t, size_t);
+static size_t match_akia(const char *, size_t, struct buf *);
+static size_t match_0x(const char *, size_t, struct buf *);
+static size_t match_hex_run(const char *, size_t, struct buf *);
+static size_t match_url(const char *, size_t, struct buf *);
+static size_t match_assignment(const char *, size_t, struct buf *);
+static size_t match_bearer(const char *, size_t, struct buf *);
 
 /*
  * Copy in, letting match() consume and rewrite the text at each position
@@ -104,8 +104,7 @@ is_value_char(int c)
 static int
 is_bearer_char(int c)
 {
-	return is_name_char(c) || c == '/' || c == '+' || c == '=' ||
-	    c == '-';
+	return is_name_char(c) || c == '/' || c == '+' || c == '=' || c == '-';
 }
 
 static int
@@ -205,8 +204,13 @@ static size_t
 match_assignment(const char *in, size_t i, struct buf *out)
 {
 	static const char *const names[] = {
-		"API_KEY=", "SECRET=", "TOKEN=", "PRIVATE_KEY=", "PASSWORD=",
-		"INFURA=", "ALCHEMY=",
+	    "API_KEY=",
+	    "SECRET=",
+	    "TOKEN=",
+	    "PRIVATE_KEY=",
+	    "PASSWORD=",
+	    "INFURA=",
+	    "ALCHEMY=",
 	};
 	size_t k, nl = 0, q, len;
 
@@ -242,8 +246,12 @@ char *
 redact_secrets(const char *text)
 {
 	static size_t (*const passes[])(const char *, size_t, struct buf *) = {
-		match_akia, match_0x, match_hex_run, match_url,
-		match_assignment, match_bearer,
+	    match_akia,
+	    match_0x,
+	    match_hex_run,
+	    match_url,
+	    match_assignment,
+	    match_bearer,
 	};
 	char *cur, *next;
 	size_t k;

@@ -12,6 +12,6 @@
  * 20+ hex digit runs inside http(s) URLs, NAME=value assignments whose
  * name ends in a secret word, and Bearer tokens.  Caller frees.
  */
-char	*redact_secrets(const char *text);
+char *redact_secrets(const char *text);
 
 #endif

@@ -22,41 +22,41 @@
 #include "xmalloc.h"
 
 /* Captured output is bounded even when the caller's buffer is not. */
-#define SPAWN_OUT_MAX	(16 * 1024 * 1024)
-#define SPAWN_GRACE_MS	2000
+#define SPAWN_OUT_MAX (16 * 1024 * 1024)
+#define SPAWN_GRACE_MS 2000
 /* How often a child whose output is still open is checked for exit. */
-#define SPAWN_SLICE_MS	100
+#define SPAWN_SLICE_MS 100
 
 /* One child being supervised by spawn_run(). */
 struct child {
-	pid_t		 pid;
-	int		 fd;	/* read end of its output, or -1 */
-	struct buf	*out;
-	long long	 deadline;	/* monotonic ms; 0 = none */
-	int		 grace_ms;
-	int		 stage;	/* 0 running, 1 TERM sent, 2 KILL sent */
-	int		 reaped;
-	int		 wstatus;
+	pid_t pid;
+	int fd; /* read end of its output, or -1 */
+	struct buf *out;
+	long long deadline; /* monotonic ms; 0 = none */
+	int grace_ms;
+	int stage; /* 0 running, 1 TERM sent, 2 KILL sent */
+	int reaped;
+	int wstatus;
 };
 
-static char	**env_build(const char *const *);
-static int	  env_key_matches(const char *, const char *);
-static int	  fd_above_stdio(int);
-static void	  child_exec(char *const [], const char *, char **, int)
-		    __attribute__((noreturn));
-static long long  now_ms(void);
-static int	  supervise(struct child *);
-static void	  escalate(struct child *);
-static void	  read_some(struct child *, int);
-static void	  keep(struct child *, const char *, size_t);
-static void	  drain(struct child *);
-static void	  sleep_ms(int);
-static int	  try_reap(struct child *);
-static int	  exit_code(int);
-static void	  detached_exec(char *const [], const char *, const char *,
-		    int) __attribute__((noreturn));
-static int	  read_full(int, void *, size_t);
-static int	  wait_pid(pid_t);
+static char **env_build(const char *const *);
+static int env_key_matches(const char *, const char *);
+static int fd_above_stdio(int);
+static void child_exec(char *const[], const char *, char **, int)
+    __attribute__((noreturn));
+static long long now_ms(void);
+static int supervise(struct child *);
+static void escalate(struct child *);
+static void read_some(struct child *, int);
+static void keep(struct child *, const char *, size_t);
+static void drain(struct child *);
+static void sleep_ms(int);
+static int try_reap(struct child *);
+static int exit_code(int);
+static void detached_exec(char *const[], const char *, const char *, int)
+    __attribute__((noreturn));
+static int read_full(int, void *, size_t);
+static int wait_pid(pid_t);
 
 extern char **environ;
 
@@ -209,7 +209,7 @@ escalate(struct child *c)
 static void
 read_some(struct child *c, int wait_ms)
 {
-	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+	struct pollfd pfd = {.fd = c->fd, .events = POLLIN};
 	char chunk[8192];
 	ssize_t n;
 
@@ -307,10 +307,10 @@ int
 spawn_run(char *const argv[], const struct spawn_opts *opts, struct buf *out,
     int *status)
 {
-	struct spawn_opts defaults = { 0 };
-	struct child c = { .pid = -1, .fd = -1, .out = out };
+	struct spawn_opts defaults = {0};
+	struct child c = {.pid = -1, .fd = -1, .out = out};
 	char **envp = NULL;
-	int p[2] = { -1, -1 }, r = -1, saved;
+	int p[2] = {-1, -1}, r = -1, saved;
 
 	if (opts == NULL)
 		opts = &defaults;
@@ -336,7 +336,7 @@ spawn_run(char *const argv[], const struct spawn_opts *opts, struct buf *out,
 	r = supervise(&c);
 	if (status != NULL)
 		*status = exit_code(c.wstatus);
- out:
+out:
 	saved = errno;
 	if (p[0] != -1)
 		close(p[0]);
@@ -397,8 +397,10 @@ detached_exec(char *const argv[], const char *cwd, const char *log_path,
 	(void)signal(SIGPIPE, SIG_DFL);
 	errfd = fd_above_stdio(errfd);
 	nullfd = fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
-	logfd = log_path == NULL ? nullfd : fd_above_stdio(open(log_path,
-	    O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
+	logfd = log_path == NULL ?
+	    nullfd :
+	    fd_above_stdio(open(log_path,
+		O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
 	if (errfd == -1 || nullfd == -1 || logfd == -1)
 		goto fail;
 	if (dup2(nullfd, 0) == -1 || dup2(logfd, 1) == -1 ||
@@ -406,13 +408,13 @@ detached_exec(char *const argv[], const char *cwd, const char *log_path,
 		goto fail;
 	if (cwd != NULL && chdir(cwd) == -1)
 		goto fail;
-	if (errfd != 3 && (dup2(errfd, 3) == -1 ||
-	    fcntl(3, F_SETFD, FD_CLOEXEC) == -1))
+	if (errfd != 3 &&
+	    (dup2(errfd, 3) == -1 || fcntl(3, F_SETFD, FD_CLOEXEC) == -1))
 		goto fail;
 	errfd = 3;
 	closefrom(4);
 	execvp(argv[0], argv);
- fail:
+fail:
 	e = errno;
 	if (errfd != -1 && write(errfd, &e, sizeof(e)) == -1)
 		_exit(127);
@@ -454,7 +456,7 @@ spawn_detached(char *const argv[], const char *cwd, const char *log_path,
 	if (pid != NULL)
 		*pid = gpid;
 	r = 0;
- out:
+out:
 	e = errno;
 	close(p[0]);
 	if (p[1] != -1)

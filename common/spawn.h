@@ -11,10 +11,10 @@
 struct buf;
 
 struct spawn_opts {
-	const char		*cwd;	/* NULL: the caller's */
-	const char *const	*env_add; /* "K=V" entries, NULL-ended */
-	int			 timeout_s; /* 0: no limit */
-	int			 grace_ms; /* SIGTERM to SIGKILL; 0: 2000 */
+	const char *cwd;	    /* NULL: the caller's */
+	const char *const *env_add; /* "K=V" entries, NULL-ended */
+	int timeout_s;		    /* 0: no limit */
+	int grace_ms;		    /* SIGTERM to SIGKILL; 0: 2000 */
 };
 
 /*
@@ -28,8 +28,8 @@ struct spawn_opts {
  * timeout (errno ETIMEDOUT; the group got SIGTERM, then SIGKILL after the
  * grace period, and *status is still filled).
  */
-int	 spawn_run(char *const argv[], const struct spawn_opts *opts,
-	    struct buf *out, int *status);
+int spawn_run(char *const argv[], const struct spawn_opts *opts,
+    struct buf *out, int *status);
 
 /*
  * Start argv detached, like nohup: in a new session, SIGHUP ignored,
@@ -40,7 +40,7 @@ int	 spawn_run(char *const argv[], const struct spawn_opts *opts,
  * errno set when it could not be (fork failure, missing program, bad cwd
  * or log path).
  */
-int	 spawn_detached(char *const argv[], const char *cwd,
-	    const char *log_path, pid_t *pid);
+int spawn_detached(char *const argv[], const char *cwd, const char *log_path,
+    pid_t *pid);
 
 #endif

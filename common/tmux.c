@@ -27,48 +27,48 @@
 #include "xmalloc.h"
 
 /* No tmux command should take long; a wedged server must not hang us. */
-#define TMUX_TIMEOUT_S		10
-#define TMUX_OUT_MAX		(64 * 1024)
-#define TMUX_CAPTURE_MAX	(4 * 1024 * 1024)
-#define TMUX_POLL_MS		100
+#define TMUX_TIMEOUT_S 10
+#define TMUX_OUT_MAX (64 * 1024)
+#define TMUX_CAPTURE_MAX (4 * 1024 * 1024)
+#define TMUX_POLL_MS 100
 /* Waiting for the pane to show the Enter, per attempt. */
-#define TMUX_VERIFY_MS		2000
+#define TMUX_VERIFY_MS 2000
 /* Waiting for the pasted text to finish drawing. */
-#define TMUX_SETTLE_MS		1000
-#define TMUX_ENTER_TRIES	3
-#define TMUX_READY_POLL_MS	250
+#define TMUX_SETTLE_MS 1000
+#define TMUX_ENTER_TRIES 3
+#define TMUX_READY_POLL_MS 250
 /* Attempts when the server was exiting as we connected. */
-#define TMUX_RACE_TRIES		5
+#define TMUX_RACE_TRIES 5
 
 /* A growing NULL-terminated argv. */
 struct argvec {
-	char	**v;
-	size_t	  n;
-	size_t	  cap;
+	char **v;
+	size_t n;
+	size_t cap;
 };
 
-static char	*tmux_socket;
-static char	*tmux_tmpdir;
+static char *tmux_socket;
+static char *tmux_tmpdir;
 
-static void	 av_push(struct argvec *, const char *);
-static void	 av_free(struct argvec *);
-static void	 av_start(struct argvec *);
-static int	 av_run(struct argvec *, struct buf *, size_t);
-static int	 run_cmd(struct buf *, size_t, ...);
-static char	*session_target(const char *);
-static char	*pane_target(const char *);
-static int	 no_server(const struct buf *);
-static int	 env_ok(const char *const *);
-static void	 split_names(const char *, const char *, char ***, size_t *);
-static void	 last_lines(const char *, size_t, int, struct buf *);
-static int	 display(const char *, const char *, long long *);
-static char	*crlf_to_lf(const char *);
-static int	 write_private(const char *, char **);
-static int	 paste_text(const char *, const char *);
-static int	 capture_screen(const char *, struct buf *);
-static int	 settle(const char *, struct buf *);
-static int	 changed_within(const char *, const struct buf *, int);
-static void	 sleep_ms(int);
+static void av_push(struct argvec *, const char *);
+static void av_free(struct argvec *);
+static void av_start(struct argvec *);
+static int av_run(struct argvec *, struct buf *, size_t);
+static int run_cmd(struct buf *, size_t, ...);
+static char *session_target(const char *);
+static char *pane_target(const char *);
+static int no_server(const struct buf *);
+static int env_ok(const char *const *);
+static void split_names(const char *, const char *, char ***, size_t *);
+static void last_lines(const char *, size_t, int, struct buf *);
+static int display(const char *, const char *, long long *);
+static char *crlf_to_lf(const char *);
+static int write_private(const char *, char **);
+static int paste_text(const char *, const char *);
+static int capture_screen(const char *, struct buf *);
+static int settle(const char *, struct buf *);
+static int changed_within(const char *, const struct buf *, int);
+static void sleep_ms(int);
 
 void
 tmux_set_socket(const char *name)
@@ -93,8 +93,8 @@ tmux_valid_name(const char *name)
 		return 0;
 	for (p = name; *p != '\0'; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
-		    *p == '-'))
+			(*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
+			*p == '-'))
 			return 0;
 	return 1;
 }
@@ -142,7 +142,7 @@ av_start(struct argvec *av)
 static int
 av_run(struct argvec *av, struct buf *out, size_t max)
 {
-	struct spawn_opts o = { .timeout_s = TMUX_TIMEOUT_S };
+	struct spawn_opts o = {.timeout_s = TMUX_TIMEOUT_S};
 	struct buf tmp;
 	int st, try;
 
@@ -155,8 +155,8 @@ av_run(struct argvec *av, struct buf *out, size_t max)
 		buf_reset(&tmp);
 		if (spawn_run(av->v, &o, &tmp, &st) == -1)
 			st = -1;
-		if (st == 0 || strstr(buf_str(&tmp),
-		    "server exited unexpectedly") == NULL)
+		if (st == 0 ||
+		    strstr(buf_str(&tmp), "server exited unexpectedly") == NULL)
 			break;
 		sleep_ms(TMUX_POLL_MS);
 	}
@@ -170,7 +170,7 @@ av_run(struct argvec *av, struct buf *out, size_t max)
 static int
 run_cmd(struct buf *out, size_t max, ...)
 {
-	struct argvec av = { NULL, 0, 0 };
+	struct argvec av = {NULL, 0, 0};
 	const char *arg;
 	va_list ap;
 	int st;
@@ -291,7 +291,7 @@ int
 tmux_new_session(const char *name, const char *cwd, char *const argv[],
     const char *const *env)
 {
-	struct argvec av = { NULL, 0, 0 };
+	struct argvec av = {NULL, 0, 0};
 	size_t i;
 	int st;
 
@@ -402,8 +402,8 @@ capture_screen(const char *name, struct buf *out)
 	char *t = pane_target(name);
 	int st;
 
-	st = run_cmd(out, TMUX_CAPTURE_MAX, "capture-pane", "-p", "-t", t,
-	    NULL);
+	st =
+	    run_cmd(out, TMUX_CAPTURE_MAX, "capture-pane", "-p", "-t", t, NULL);
 	free(t);
 	return st == 0 ? 0 : -1;
 }
@@ -463,7 +463,7 @@ tmux_pane_pid(const char *name, pid_t *pid)
 static void
 sleep_ms(int ms)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
 
 	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
 		;
@@ -515,7 +515,7 @@ write_private(const char *text, char **path)
 	saved = errno;
 	unlink(*path);
 	errno = saved;
- fail:
+fail:
 	saved = errno;
 	free(*path);
 	*path = NULL;
@@ -552,7 +552,7 @@ paste_text(const char *name, const char *text)
 		goto out;
 	}
 	r = 0;
- out:
+out:
 	free(t);
 	free(bufname);
 	free(path);
@@ -629,7 +629,7 @@ tmux_inject(const char *name, const char *text)
 	t = pane_target(name);
 	for (try = 0; try < TMUX_ENTER_TRIES; try++) {
 		if (run_cmd(NULL, TMUX_OUT_MAX, "send-keys", "-t", t, "Enter",
-		    NULL) != 0)
+			NULL) != 0)
 			goto out;
 		if ((c = changed_within(name, &base, TMUX_VERIFY_MS)) != 0) {
 			r = c == 1 ? 0 : -1;
@@ -637,7 +637,7 @@ tmux_inject(const char *name, const char *text)
 		}
 	}
 	r = 1;
- out:
+out:
 	free(t);
 	free(norm);
 	buf_free(&base);
@@ -645,8 +645,8 @@ tmux_inject(const char *name, const char *text)
 }
 
 int
-tmux_wait_ready(const char *name, const char *pattern,
-    const char *marker_path, int timeout_s)
+tmux_wait_ready(const char *name, const char *pattern, const char *marker_path,
+    int timeout_s)
 {
 	struct buf screen;
 	long waited;
@@ -657,7 +657,7 @@ tmux_wait_ready(const char *name, const char *pattern,
 		return -1;
 	}
 	buf_init(&screen, 0);
-	for (waited = 0; ; waited += TMUX_READY_POLL_MS) {
+	for (waited = 0;; waited += TMUX_READY_POLL_MS) {
 		if (marker_path != NULL && file_exists(marker_path)) {
 			r = 0;
 			break;

@@ -15,46 +15,46 @@
 struct buf;
 
 /* Use the server on socket name (-L); NULL: the default server. */
-void	 tmux_set_socket(const char *name);
+void tmux_set_socket(const char *name);
 /* Directory for the private temporary files of tmux_inject(). */
-void	 tmux_set_tmpdir(const char *dir);
+void tmux_set_tmpdir(const char *dir);
 
 /* 1 if name is a usable session name ([A-Za-z0-9._-]+), else 0. */
-int	 tmux_valid_name(const char *name);
+int tmux_valid_name(const char *name);
 
 /* 1 if the session exists, 0 if not (or no server runs), -1 on error. */
-int	 tmux_has_session(const char *name);
+int tmux_has_session(const char *name);
 
 /*
  * Names of the sessions starting with prefix ("" or NULL: all) into
  * *names, *n of them.  No server running means zero sessions.  Free with
  * tmux_list_free().  Returns 0 or -1.
  */
-int	 tmux_list_sessions(const char *prefix, char ***names, size_t *n);
-void	 tmux_list_free(char **names, size_t n);
+int tmux_list_sessions(const char *prefix, char ***names, size_t *n);
+void tmux_list_free(char **names, size_t n);
 
 /*
  * Start a detached 200x50 session name in cwd running argv (executed
  * without a shell), with env ("K=V", NULL-ended, may be NULL) added to
  * its environment.  Returns 0 or -1.
  */
-int	 tmux_new_session(const char *name, const char *cwd,
-	    char *const argv[], const char *const *env);
+int tmux_new_session(const char *name, const char *cwd, char *const argv[],
+    const char *const *env);
 
 /* Kill the session; one that does not exist counts as killed.  0 or -1. */
-int	 tmux_kill_session(const char *name);
+int tmux_kill_session(const char *name);
 
 /*
  * Append the last lines lines of the pane's text (history included;
  * lines <= 0: the visible screen) to out.  Returns 0 or -1.
  */
-int	 tmux_capture(const char *name, int lines, struct buf *out);
+int tmux_capture(const char *name, int lines, struct buf *out);
 
 /* The session's last activity time into *when.  Returns 0 or -1. */
-int	 tmux_session_activity(const char *name, time_t *when);
+int tmux_session_activity(const char *name, time_t *when);
 
 /* The process ID of the session's pane into *pid.  Returns 0 or -1. */
-int	 tmux_pane_pid(const char *name, pid_t *pid);
+int tmux_pane_pid(const char *name, pid_t *pid);
 
 /*
  * Type text (CRLF turned into LF) into the session's pane as one paste,
@@ -62,14 +62,14 @@ int	 tmux_pane_pid(const char *name, pid_t *pid);
  * most.  Returns 0 when delivered, 1 when the pane never changed (retry
  * on a later tick), -1 on error.
  */
-int	 tmux_inject(const char *name, const char *text);
+int tmux_inject(const char *name, const char *text);
 
 /*
  * Wait up to timeout_s seconds until the pane shows pattern (NULL: never)
  * or the file marker_path (NULL: none) exists.  Returns 0 when ready, 1
  * on timeout, -1 on error or when the session went away.
  */
-int	 tmux_wait_ready(const char *name, const char *pattern,
-	    const char *marker_path, int timeout_s);
+int tmux_wait_ready(const char *name, const char *pattern,
+    const char *marker_path, int timeout_s);
 
 #endif

@@ -30,22 +30,23 @@
 #include "tmux.h"
 #include "xmalloc.h"
 
-#define INJECT_MAX	(16 * 1024 * 1024)
+#define INJECT_MAX (16 * 1024 * 1024)
 
-static void	usage(void) __attribute__((noreturn));
-static int	cmd_new(int, char **, const char *const *);
-static int	cmd_inject(int, char **);
-static int	cmd_wait_ready(int, char **);
-static int	cmd_capture(int, char **);
-static int	cmd_has(int, char **);
-static int	cmd_kill(int, char **);
-static int	cmd_list(int, char **);
-static int	cmd_number(int, char **);
+static void usage(void) __attribute__((noreturn));
+static int cmd_new(int, char **, const char *const *);
+static int cmd_inject(int, char **);
+static int cmd_wait_ready(int, char **);
+static int cmd_capture(int, char **);
+static int cmd_has(int, char **);
+static int cmd_kill(int, char **);
+static int cmd_list(int, char **);
+static int cmd_number(int, char **);
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: tmux-tool [-L socket] [-T tmpdir] [-e K=V] "
+	fprintf(stderr,
+	    "usage: tmux-tool [-L socket] [-T tmpdir] [-e K=V] "
 	    "new|inject|wait-ready|capture|has|kill|list|activity|pane-pid "
 	    "args...\n");
 	exit(2);

@@ -13,7 +13,7 @@ static const char *
 parse(const char *body, long long self)
 {
 	static char text[256];
-	long long sentinel, *v = &sentinel;	/* must be replaced */
+	long long sentinel, *v = &sentinel; /* must be replaced */
 	size_t n = 99, i, len = 0;
 
 	text[0] = '\0';
@@ -48,23 +48,21 @@ test_sections(void)
 	/* Three hashes open nothing. */
 	CHECK_STR(parse("### Dependencies\n#10\n", 0), "");
 	/* Heading text after the keyword is fine. */
-	CHECK_STR(parse("## Dependencies (must land first)\n#11\n", 0),
-	    "11");
+	CHECK_STR(parse("## Dependencies (must land first)\n#11\n", 0), "11");
 }
 
 static void
 test_section_end(void)
 {
-	const char *body =
-	    "## Dependencies\n"
-	    "- #1\n"
-	    "### Notes inside\n"
-	    "- #2\n"
-	    "#3 starts a line\n"
-	    "## Related\n"
-	    "- #4\n"
-	    "# Other\n"
-	    "#5\n";
+	const char *body = "## Dependencies\n"
+			   "- #1\n"
+			   "### Notes inside\n"
+			   "- #2\n"
+			   "#3 starts a line\n"
+			   "## Related\n"
+			   "- #4\n"
+			   "# Other\n"
+			   "#5\n";
 
 	CHECK_STR(parse(body, 0), "1,2,3");
 	/* A "## " line with nothing after it still ends the section. */
@@ -100,14 +98,13 @@ test_related(void)
 static void
 test_fenced(void)
 {
-	const char *body =
-	    "Intro\n"
-	    "```\n"
-	    "depends on #100\n"
-	    "```\n"
-	    "depends on #1\n"
-	    "```sh\n"
-	    "blocked by #101\n";
+	const char *body = "Intro\n"
+			   "```\n"
+			   "depends on #100\n"
+			   "```\n"
+			   "depends on #1\n"
+			   "```sh\n"
+			   "blocked by #101\n";
 
 	CHECK_STR(parse(body, 0), "1");
 	/* Sections are not fence-aware upstream: the #N inside counts. */
@@ -119,8 +116,8 @@ test_fenced(void)
 static void
 test_self_and_dups(void)
 {
-	CHECK_STR(parse("## Dependencies\n#5\n#3\n#5\n#7\ndepends on #3\n",
-	    5), "3,7");
+	CHECK_STR(parse("## Dependencies\n#5\n#3\n#5\n#7\ndepends on #3\n", 5),
+	    "3,7");
 	CHECK_STR(parse("depends on #5\n", 5), "");
 }
 
@@ -141,7 +138,9 @@ static void
 test_crlf(void)
 {
 	CHECK_STR(parse("## Dependencies\r\n- #21\r\n## Notes\r\n- #22\r\n"
-	    "Blocked by #23\r\n", 0), "21,23");
+			"Blocked by #23\r\n",
+		      0),
+	    "21,23");
 	CHECK_STR(parse("```\r\ndepends on #1\r\n```\r\ndepends on #2\r\n", 0),
 	    "2");
 }

@@ -7,8 +7,7 @@
 static void
 test_branch(void)
 {
-	CHECK_INT(issueref_from_pr("fix/issue-42", "title #7", "Fixes #9"),
-	    42);
+	CHECK_INT(issueref_from_pr("fix/issue-42", "title #7", "Fixes #9"), 42);
 	CHECK_INT(issueref_from_pr("fix/issue-42-retry", NULL, NULL), 42);
 	/* Anywhere in the branch, as upstream's lookbehind. */
 	CHECK_INT(issueref_from_pr("user/fix/issue-17", NULL, NULL), 17);
@@ -25,10 +24,9 @@ test_title(void)
 {
 	CHECK_INT(issueref_from_pr("feature/x", "fix: thing (#12)", NULL), 12);
 	/* The last one. */
-	CHECK_INT(issueref_from_pr("feature/x", "#3 then #4 and #5x", NULL),
-	    5);
-	CHECK_INT(issueref_from_pr("feature/x", "no number # here",
-	    "closes #8"), 8);
+	CHECK_INT(issueref_from_pr("feature/x", "#3 then #4 and #5x", NULL), 5);
+	CHECK_INT(
+	    issueref_from_pr("feature/x", "no number # here", "closes #8"), 8);
 	CHECK_INT(issueref_from_pr("feature/x", "issue#21", NULL), 21);
 }
 
@@ -47,8 +45,7 @@ test_body(void)
 	CHECK_INT(issueref_from_pr("b", "t", "Fixes: #38"), -1);
 	CHECK_INT(issueref_from_pr("b", "t", "fixed #39"), -1);
 	/* The first closing keyword that has a number wins. */
-	CHECK_INT(issueref_from_pr("b", "t", "fixes the bug; closes #40"),
-	    40);
+	CHECK_INT(issueref_from_pr("b", "t", "fixes the bug; closes #40"), 40);
 	CHECK_INT(issueref_from_pr("b", "t", "fixes #41\r\nfixes #42"), 41);
 }
 
@@ -59,8 +56,7 @@ test_chore(void)
 	CHECK_INT(issueref_from_pr("chore/planner-x", NULL, NULL), 0);
 	CHECK_INT(issueref_from_pr("chore/predictor-1", "t", "b"), 0);
 	/* A number still wins over the chore rule. */
-	CHECK_INT(issueref_from_pr("chore/planner-x", "plan (#50)", NULL),
-	    50);
+	CHECK_INT(issueref_from_pr("chore/planner-x", "plan (#50)", NULL), 50);
 	CHECK_INT(issueref_from_pr("chore/other-x", "t", "b"), -1);
 	CHECK_INT(issueref_from_pr("x/chore/planner-x", "t", "b"), -1);
 }

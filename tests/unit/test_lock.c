@@ -119,8 +119,8 @@ static void
 test_not_inherited(void)
 {
 	char fdpath[64], fdnum[16];
-	char *argv[] = { "test", "-e", fdpath, NULL };
-	char *sh[] = { "sh", "-c", "test -e /proc/$$/fd/$0", fdnum, NULL };
+	char *argv[] = {"test", "-e", fdpath, NULL};
+	char *sh[] = {"sh", "-c", "test -e /proc/$$/fd/$0", fdnum, NULL};
 	int fd = -1, st, flags;
 
 	CHECK_INT(lock_take(lockpath, &fd), 0);

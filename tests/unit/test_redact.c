@@ -7,9 +7,10 @@
 #include "check.h"
 #include "redact.h"
 
-#define HEX40	"0123456789abcdef0123456789abcdef01234567"
-#define HEX64	"0123456789abcdef0123456789abcdef" \
-		"0123456789abcdef0123456789abcdef"
+#define HEX40 "0123456789abcdef0123456789abcdef01234567"
+#define HEX64                              \
+	"0123456789abcdef0123456789abcdef" \
+	"0123456789abcdef0123456789abcdef"
 
 /* redact_secrets(in) compared with want. */
 static int
@@ -27,8 +28,7 @@ same(const char *in, const char *want)
 static void
 test_akia(void)
 {
-	CHECK(same("key AKIAIOSFODNN7EXAMPLE here",
-	    "key [REDACTED] here"));
+	CHECK(same("key AKIAIOSFODNN7EXAMPLE here", "key [REDACTED] here"));
 	CHECK(same("AKIAIOSFODNN7EXAMPLEXY", "[REDACTED]XY"));
 	CHECK(same("AKIAiosfodnn7example", "AKIAiosfodnn7example"));
 	CHECK(same("AKIA1234", "AKIA1234"));
@@ -51,8 +51,7 @@ test_hex_runs(void)
 {
 	CHECK(same("token " HEX40 " end", "token [REDACTED] end"));
 	CHECK(same(HEX40, "[REDACTED]"));
-	CHECK(same("x:0123456789ABCDEF0123456789abcdef;",
-	    "x:[REDACTED];"));
+	CHECK(same("x:0123456789ABCDEF0123456789abcdef;", "x:[REDACTED];"));
 	/* 31 digits are not enough. */
 	CHECK(same("0123456789abcdef0123456789abcde",
 	    "0123456789abcdef0123456789abcde"));
@@ -63,8 +62,8 @@ test_hex_runs(void)
 static void
 test_hex_kept(void)
 {
-	CHECK(same("commit " HEX40 "\nAuthor: x",
-	    "commit " HEX40 "\nAuthor: x"));
+	CHECK(
+	    same("commit " HEX40 "\nAuthor: x", "commit " HEX40 "\nAuthor: x"));
 	CHECK(same("Merge " HEX40 " into main", "Merge " HEX40 " into main"));
 	/* Only a 40-digit lowercase SHA in that context. */
 	CHECK(same("commit " HEX64, "commit [REDACTED]"));
@@ -111,25 +110,22 @@ test_assignment(void)
 	CHECK(same("MY_SECRET=zzzzzzzzzzzzzzzz", "MY_SECRET=[REDACTED]"));
 	CHECK(same("INFURA=zzzzzzzzzzzzzzzz\nALCHEMY=yyyyyyyyyyyyyyyy",
 	    "INFURA=[REDACTED]\nALCHEMY=[REDACTED]"));
-	CHECK(same("PRIVATE_KEY=zzzzzzzzzzzzzzzzzz",
-	    "PRIVATE_KEY=[REDACTED]"));
+	CHECK(same("PRIVATE_KEY=zzzzzzzzzzzzzzzzzz", "PRIVATE_KEY=[REDACTED]"));
 	/* Quotes are kept, the value is not. */
-	CHECK(same("TOKEN=\"abcdefghijklmnopqrstu\"",
-	    "TOKEN=\"[REDACTED]\""));
+	CHECK(same("TOKEN=\"abcdefghijklmnopqrstu\"", "TOKEN=\"[REDACTED]\""));
 	CHECK(same("export TOKEN='abcdefghijklmnopqrstu'",
 	    "export TOKEN='[REDACTED]'"));
 	/* Short values, other names, lower case and references stay. */
 	CHECK(same("TOKEN=short", "TOKEN=short"));
 	CHECK(same("TOKENS=abcdefghijklmnopqrstu",
 	    "TOKENS=abcdefghijklmnopqrstu"));
-	CHECK(same("token=abcdefghijklmnopqrstu",
-	    "token=abcdefghijklmnopqrstu"));
+	CHECK(
+	    same("token=abcdefghijklmnopqrstu", "token=abcdefghijklmnopqrstu"));
 	CHECK(same("FORGE_TOKEN=$FORGE_TOKEN_FROM_ENV",
 	    "FORGE_TOKEN=$FORGE_TOKEN_FROM_ENV"));
 	CHECK(same("FORGE_TOKEN=${FORGE_TOKEN_FROM_ENV}",
 	    "FORGE_TOKEN=${FORGE_TOKEN_FROM_ENV}"));
-	CHECK(same("TOKEN=$abcdefghijklmnop-secret",
-	    "TOKEN=[REDACTED]"));
+	CHECK(same("TOKEN=$abcdefghijklmnop-secret", "TOKEN=[REDACTED]"));
 }
 
 static void
@@ -148,11 +144,10 @@ test_bearer(void)
 static void
 test_plain_text(void)
 {
-	const char *pane =
-	    "❯ run the tests\n"
-	    "  ✓ 42 passed (1.2s)\n"
-	    "error: cannot open 'src/main.c'\n"
-	    "\tSC2086 at line 7, PR #123, issue #45\n";
+	const char *pane = "❯ run the tests\n"
+			   "  ✓ 42 passed (1.2s)\n"
+			   "error: cannot open 'src/main.c'\n"
+			   "\tSC2086 at line 7, PR #123, issue #45\n";
 
 	CHECK(same(pane, pane));
 	CHECK(same("", ""));
@@ -164,8 +159,8 @@ static void
 test_combined(void)
 {
 	CHECK(same("curl -H 'Authorization: token " HEX40 "' "
-	    "https://x/api?key=0123456789abcdef0123 && "
-	    "export FORGE_TOKEN=" HEX40 " AKIAIOSFODNN7EXAMPLE",
+		   "https://x/api?key=0123456789abcdef0123 && "
+		   "export FORGE_TOKEN=" HEX40 " AKIAIOSFODNN7EXAMPLE",
 	    "curl -H 'Authorization: token [REDACTED]' "
 	    "https://x/api?key=[REDACTED] && "
 	    "export FORGE_TOKEN=[REDACTED] [REDACTED]"));

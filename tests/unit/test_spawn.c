@@ -33,10 +33,10 @@ elapsed_ms(const struct timespec *t0)
 static void
 test_exit_codes(void)
 {
-	char *t[] = { "true", NULL };
-	char *f[] = { "sh", "-c", "exit 3", NULL };
-	char *sig[] = { "sh", "-c", "kill -TERM $$", NULL };
-	char *missing[] = { "/nonexistent/program", NULL };
+	char *t[] = {"true", NULL};
+	char *f[] = {"sh", "-c", "exit 3", NULL};
+	char *sig[] = {"sh", "-c", "kill -TERM $$", NULL};
+	char *missing[] = {"/nonexistent/program", NULL};
 	int st;
 
 	CHECK_INT(spawn_run(t, NULL, NULL, &st), 0);
@@ -52,8 +52,7 @@ test_exit_codes(void)
 static void
 test_capture(void)
 {
-	char *both[] = { "sh", "-c", "echo out; echo err >&2; echo out2",
-	    NULL };
+	char *both[] = {"sh", "-c", "echo out; echo err >&2; echo out2", NULL};
 	struct buf b;
 	int st;
 
@@ -68,11 +67,17 @@ static void
 test_literal_argv(void)
 {
 	static const char *args[] = {
-		"two words", "it's \"quoted\"", "$(touch /tmp/pwned)",
-		"`id`", "$HOME ${PATH}", "a;b|c&d>e", "tab\there\nnewline",
-		"", "*",
+	    "two words",
+	    "it's \"quoted\"",
+	    "$(touch /tmp/pwned)",
+	    "`id`",
+	    "$HOME ${PATH}",
+	    "a;b|c&d>e",
+	    "tab\there\nnewline",
+	    "",
+	    "*",
 	};
-	char *argv[] = { "printf", "%s", NULL, NULL };
+	char *argv[] = {"printf", "%s", NULL, NULL};
 	struct buf b;
 	size_t i;
 	int st;
@@ -90,8 +95,8 @@ test_literal_argv(void)
 static void
 test_cap(void)
 {
-	char *p[] = { "printf", "%s", "0123456789abcdef", NULL };
-	char *big[] = { "head", "-c", "1000000", "/dev/zero", NULL };
+	char *p[] = {"printf", "%s", "0123456789abcdef", NULL};
+	char *big[] = {"head", "-c", "1000000", "/dev/zero", NULL};
 	struct buf b;
 	int st;
 
@@ -110,8 +115,8 @@ test_cap(void)
 static void
 test_timeout(void)
 {
-	char *s[] = { "sleep", "30", NULL };
-	struct spawn_opts o = { .timeout_s = 1 };
+	char *s[] = {"sleep", "30", NULL};
+	struct spawn_opts o = {.timeout_s = 1};
 	struct timespec t0;
 	struct buf b;
 	int st;
@@ -131,9 +136,8 @@ static void
 test_timeout_kill(void)
 {
 	/* Ignores SIGTERM (and so does its sleep): needs the SIGKILL. */
-	char *s[] = { "sh", "-c", "trap '' TERM; sleep 30; echo survived",
-	    NULL };
-	struct spawn_opts o = { .timeout_s = 1, .grace_ms = 300 };
+	char *s[] = {"sh", "-c", "trap '' TERM; sleep 30; echo survived", NULL};
+	struct spawn_opts o = {.timeout_s = 1, .grace_ms = 300};
 	struct timespec t0;
 	struct buf b;
 	int st;
@@ -152,7 +156,7 @@ static void
 test_grandchild_holds_pipe(void)
 {
 	/* The child exits at once; its background sleep keeps the pipe. */
-	char *s[] = { "sh", "-c", "sleep 3 & echo hi", NULL };
+	char *s[] = {"sh", "-c", "sleep 3 & echo hi", NULL};
 	struct timespec t0;
 	struct buf b;
 	int st;
@@ -169,8 +173,8 @@ test_grandchild_holds_pipe(void)
 static void
 test_cwd(void)
 {
-	char *pwd[] = { "pwd", "-P", NULL };
-	struct spawn_opts o = { .cwd = tmpdir };
+	char *pwd[] = {"pwd", "-P", NULL};
+	struct spawn_opts o = {.cwd = tmpdir};
 	char real[PATH_MAX], *want;
 	struct buf b;
 	int st;
@@ -193,12 +197,11 @@ test_cwd(void)
 static void
 test_env(void)
 {
-	const char *add[] = { "SPAWN_TEST_A=hello world", "HOME=/elsewhere",
-	    NULL };
-	char *pe[] = { "printenv", "SPAWN_TEST_A", NULL };
-	char *home[] = { "sh", "-c", "env | grep -c '^HOME='; echo $HOME",
-	    NULL };
-	struct spawn_opts o = { .env_add = add };
+	const char *add[] = {"SPAWN_TEST_A=hello world", "HOME=/elsewhere",
+	    NULL};
+	char *pe[] = {"printenv", "SPAWN_TEST_A", NULL};
+	char *home[] = {"sh", "-c", "env | grep -c '^HOME='; echo $HOME", NULL};
+	struct spawn_opts o = {.env_add = add};
 	struct buf b;
 	int st;
 
@@ -220,7 +223,7 @@ test_env(void)
 static void
 test_no_fd_leak(void)
 {
-	char *ls[] = { "ls", "/proc/self/fd", NULL };
+	char *ls[] = {"ls", "/proc/self/fd", NULL};
 	struct buf b;
 	int fd, st;
 
@@ -240,7 +243,7 @@ test_no_fd_leak(void)
 static void
 test_stdin_devnull(void)
 {
-	char *cat[] = { "cat", NULL };
+	char *cat[] = {"cat", NULL};
 	struct buf b;
 	int st;
 
@@ -279,9 +282,10 @@ wait_for(const char *path, const char *needle)
 static void
 test_detached(void)
 {
-	char *argv[] = { "sh", "-c",
+	char *argv[] = {"sh", "-c",
 	    "cat /proc/self/stat; echo; grep SigIgn /proc/self/status; "
-	    "ls /proc/self/fd | tr '\\n' ' '; echo; pwd -P; echo end", NULL };
+	    "ls /proc/self/fd | tr '\\n' ' '; echo; pwd -P; echo end",
+	    NULL};
 	char log[PATH_MAX], real[PATH_MAX], want[PATH_MAX + 8], *data, *p;
 	long ppid = -1, sid = -1;
 	unsigned long long ign = 0;
@@ -318,8 +322,8 @@ test_detached(void)
 static void
 test_detached_failures(void)
 {
-	char *missing[] = { "/nonexistent/program", NULL };
-	char *t[] = { "true", NULL };
+	char *missing[] = {"/nonexistent/program", NULL};
+	char *t[] = {"true", NULL};
 	pid_t pid = 0;
 
 	errno = 0;

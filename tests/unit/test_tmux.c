@@ -41,7 +41,7 @@ pane_app(const char *mode, const char *outfile)
 	static const char start[] = "\033[200~", end[] = "\033[201~";
 	int fd, silent = strcmp(mode, "silent") == 0, inpaste = 0, enters = 0;
 	int bracket = strcmp(mode, "bracket") == 0;
-	char win[6] = { 0 }, c, line[32];
+	char win[6] = {0}, c, line[32];
 	struct termios t;
 
 	if (tcgetattr(0, &t) == 0) {
@@ -151,7 +151,7 @@ cr_to_lf(const char *s)
 static int
 start_app(const char *name, const char *mode, const char *file)
 {
-	char *argv[] = { self, "pane-app", (char *)mode, (char *)file, NULL };
+	char *argv[] = {self, "pane-app", (char *)mode, (char *)file, NULL};
 
 	if (tmux_new_session(name, tmpdir, argv, NULL) != 0)
 		return -1;
@@ -165,7 +165,7 @@ start_app(const char *name, const char *mode, const char *file)
 static int
 tmux_raw(const char *cmd, struct buf *out)
 {
-	char *argv[] = { "tmux", "-L", sock, (char *)cmd, NULL };
+	char *argv[] = {"tmux", "-L", sock, (char *)cmd, NULL};
 	int st;
 
 	if (spawn_run(argv, NULL, out, &st) == -1)
@@ -178,7 +178,7 @@ tmux_raw(const char *cmd, struct buf *out)
 static void
 test_names(void)
 {
-	char *argv[] = { "sleep", "100", NULL };
+	char *argv[] = {"sleep", "100", NULL};
 	struct buf b;
 	time_t when;
 	pid_t pid;
@@ -209,7 +209,7 @@ test_names(void)
 static void
 test_lifecycle(void)
 {
-	char *argv[] = { "sleep", "100", NULL };
+	char *argv[] = {"sleep", "100", NULL};
 	char **names = NULL;
 	size_t n = 0, i;
 	int found = 0;
@@ -264,18 +264,20 @@ static void
 test_argv_literal(void)
 {
 	char *out = tmp_path("dump.txt");
-	char *argv[] = { self, "pane-dump", out, "a $(touch pwned) `id`",
-	    "two  words", "'quoted' \"too\"", "", NULL };
-	const char *env[] = { "TT_VAR=x y;$(z)", NULL };
-	const char *bad_env[] = { "NOEQUALS", NULL };
+	char *argv[] = {self, "pane-dump", out, "a $(touch pwned) `id`",
+	    "two  words", "'quoted' \"too\"", "", NULL};
+	const char *env[] = {"TT_VAR=x y;$(z)", NULL};
+	const char *bad_env[] = {"NOEQUALS", NULL};
 	char real[PATH_MAX], want[2 * PATH_MAX];
 	const char *d;
 
 	CHECK_INT(tmux_new_session("tt-argv", tmpdir, argv, env), 0);
 	CHECK(realpath(tmpdir, real) != NULL);
-	snprintf(want, sizeof(want), "arg=a $(touch pwned) `id`\n"
+	snprintf(want, sizeof(want),
+	    "arg=a $(touch pwned) `id`\n"
 	    "arg=two  words\narg='quoted' \"too\"\narg=\nTT_VAR=x y;$(z)\n"
-	    "cwd=%s\n", real);
+	    "cwd=%s\n",
+	    real);
 	d = slurp_wait(out, strlen(want));
 	CHECK_STR(d, want);
 	CHECK_INT(access(tmp_path("pwned"), F_OK), -1);
@@ -288,8 +290,8 @@ test_single_word_no_shell(void)
 {
 	/* A one-word command must not go to the shell tmux would use. */
 	char *prog = tmp_path("odd name;$(touch pwned)");
-	char *argv[] = { prog, NULL };
-	char *eq[] = { "A=B", NULL };
+	char *argv[] = {prog, NULL};
+	char *eq[] = {"A=B", NULL};
 	const char *d;
 	FILE *fp;
 
@@ -309,14 +311,15 @@ test_single_word_no_shell(void)
 static void
 test_capture(void)
 {
-	char *argv[] = { "sh", "-c", "seq 1 300; sleep 100", NULL };
+	char *argv[] = {"sh", "-c", "seq 1 300; sleep 100", NULL};
 	struct buf b;
 
 	CHECK_INT(tmux_new_session("tt-cap", NULL, argv, NULL), 0);
 	CHECK_INT(tmux_wait_ready("tt-cap", "300", NULL, 5), 0);
 	buf_init(&b, 0);
 	CHECK_INT(tmux_capture("tt-cap", 10, &b), 0);
-	CHECK_STR(buf_str(&b), "291\n292\n293\n294\n295\n296\n297\n298\n299\n"
+	CHECK_STR(buf_str(&b),
+	    "291\n292\n293\n294\n295\n296\n297\n298\n299\n"
 	    "300\n");
 	buf_reset(&b);
 	CHECK_INT(tmux_capture("tt-cap", 0, &b), 0);
@@ -333,7 +336,7 @@ test_capture(void)
 static void
 test_activity_pid(void)
 {
-	char *argv[] = { "sleep", "100", NULL };
+	char *argv[] = {"sleep", "100", NULL};
 	char path[64], cmd[64] = "";
 	time_t when = 0;
 	pid_t pid = 0;
@@ -451,7 +454,7 @@ test_inject_errors(void)
 static void
 test_wait_ready(void)
 {
-	char *argv[] = { "sleep", "100", NULL };
+	char *argv[] = {"sleep", "100", NULL};
 	char *marker = tmp_path("ready.marker");
 	struct timespec t0, t1;
 	FILE *fp;
@@ -477,8 +480,8 @@ test_server_exit_race(void)
 	 * Each short session is the server's last, so the next client often
 	 * reaches a server that is exiting ("server exited unexpectedly").
 	 */
-	char *quick[] = { "true", NULL };
-	char *brief[] = { "sleep", "0.05", NULL };
+	char *quick[] = {"true", NULL};
+	char *brief[] = {"sleep", "0.05", NULL};
 	int i, fails = 0;
 
 	for (i = 0; i < 10; i++) {
