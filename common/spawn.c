@@ -316,6 +316,10 @@ spawn_run(char *const argv[], const struct spawn_opts *opts, struct buf *out,
 		opts = &defaults;
 	if (status != NULL)
 		*status = -1;
+	if (argv == NULL || argv[0] == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
 	if (out != NULL && pipe2(p, O_CLOEXEC) == -1)
 		return -1;
 	envp = env_build(opts->env_add);
@@ -428,6 +432,10 @@ spawn_detached(char *const argv[], const char *cwd, const char *log_path,
 	pid_t mid, gpid;
 	int p[2], e, r = -1;
 
+	if (argv == NULL || argv[0] == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
 	if (pipe2(p, O_CLOEXEC) == -1)
 		return -1;
 	if ((mid = fork()) == -1)

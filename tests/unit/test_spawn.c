@@ -47,6 +47,10 @@ test_exit_codes(void)
 	CHECK_INT(st, 128 + SIGTERM);
 	CHECK_INT(spawn_run(missing, NULL, NULL, &st), 0);
 	CHECK_INT(st, 127);
+	CHECK_INT(spawn_run(missing + 1, NULL, NULL, &st), -1);
+	CHECK_INT(errno, EINVAL);
+	CHECK_INT(spawn_detached(missing + 1, NULL, NULL, NULL), -1);
+	CHECK_INT(errno, EINVAL);
 }
 
 static void
