@@ -173,6 +173,24 @@ tmux_raw(const char *cmd, struct buf *out)
 	return st;
 }
 
+/* Stop the private server and remove its socket, which tmux leaves. */
+static void
+kill_server(void)
+{
+	char *argv[] = {"tmux", "-L", sock, "start-server", ";",
+	    "display-message", "-p", "#{socket_path}", NULL};
+	struct buf path;
+	int st;
+
+	buf_init(&path, 0);
+	if (spawn_run(argv, NULL, &path, &st) == 0 && st == 0 && path.len > 1) {
+		path.data[path.len - 1] = '\0';
+		tmux_raw("kill-server", NULL);
+		unlink(path.data);
+	}
+	buf_free(&path);
+}
+
 /* ---- tests ---- */
 
 static void
@@ -543,7 +561,7 @@ main(int argc, char **argv)
 	RUN(test_wait_ready);
 	RUN(test_server_exit_race);
 	RUN(test_no_temp_files_left);
-	tmux_raw("kill-server", NULL);
+	kill_server();
 	rmdir(tmpdir);
 	tmux_set_socket(NULL);
 	tmux_set_tmpdir(NULL);
