@@ -123,6 +123,54 @@ runfiles_review_worktree(const char *p, long long r)
 }
 
 char *
+runfiles_review_output(const char *p, long long r)
+{
+	return xasprintf("%s/%s-review-output-%lld.json", run_dir, p, r);
+}
+
+char *
+runfiles_review_lock(const char *p)
+{
+	return xasprintf("%s/%s-review.lock", run_dir, p);
+}
+
+char *
+runfiles_review_status(const char *p)
+{
+	return xasprintf("%s/%s-review-status", run_dir, p);
+}
+
+char *
+runfiles_idle_ticks(const char *p, long long n)
+{
+	return xasprintf("%s/dev-idle-ticks-%s-%lld", run_dir, p, n);
+}
+
+char *
+runfiles_recoveries(const char *p, long long n)
+{
+	return xasprintf("%s/dev-recoveries-%s-%lld", run_dir, p, n);
+}
+
+char *
+runfiles_done_notified(const char *p, long long n)
+{
+	return xasprintf("%s/dev-done-notified-%s-%lld", run_dir, p, n);
+}
+
+char *
+runfiles_escalation_notified(const char *p, long long n)
+{
+	return xasprintf("%s/dev-escalation-notified-%s-%lld", run_dir, p, n);
+}
+
+char *
+runfiles_escalation_injected(const char *p, long long n)
+{
+	return xasprintf("%s/dev-escalation-injected-%s-%lld", run_dir, p, n);
+}
+
+char *
 runfiles_supervisor_status(void)
 {
 	return xasprintf("%s/supervisor-status", run_dir);

@@ -33,6 +33,16 @@ char	*runfiles_review_phase(const char *project, long long pr);
 char	*runfiles_review_injected(const char *project, long long pr);
 char	*runfiles_worktree(const char *project, long long issue);
 char	*runfiles_review_worktree(const char *project, long long pr);
+char	*runfiles_review_output(const char *project, long long pr);
+char	*runfiles_review_lock(const char *project);
+char	*runfiles_review_status(const char *project);
+/* dev-poll's per-issue tick state: idle ticks, recoveries, notices. */
+char	*runfiles_idle_ticks(const char *project, long long issue);
+char	*runfiles_recoveries(const char *project, long long issue);
+char	*runfiles_done_notified(const char *project, long long issue);
+/* supervisor-poll's escalation state: the notice, the injected reply. */
+char	*runfiles_escalation_notified(const char *project, long long issue);
+char	*runfiles_escalation_injected(const char *project, long long issue);
 char	*runfiles_supervisor_status(void);
 char	*runfiles_supervisor_lock(void);
 char	*runfiles_infra_retries_dir(void);
