@@ -11,16 +11,16 @@
 #include "phase.h"
 #include "tmux.h"
 
-static int	tmux_start(const struct agent_spec *, char *, size_t);
-static int	tmux_alive(const char *);
-static int	phase_signal(const char *, struct agent_signal *);
+static int tmux_start(const struct agent_spec *, char *, size_t);
+static int tmux_alive(const char *);
+static int phase_signal(const char *, struct agent_signal *);
 
 static const struct agent_backend tmux_backend = {
-	.start = tmux_start,
-	.inject = tmux_inject,
-	.alive = tmux_alive,
-	.read_signal = phase_signal,
-	.kill = tmux_kill_session,
+    .start = tmux_start,
+    .inject = tmux_inject,
+    .alive = tmux_alive,
+    .read_signal = phase_signal,
+    .kill = tmux_kill_session,
 };
 
 static const struct agent_backend *backend = &tmux_backend;
@@ -45,8 +45,9 @@ tmux_start(const struct agent_spec *s, char *err, size_t errsz)
 	    s->ready_timeout_s);
 	if (r == 0)
 		return 0;
-	snprintf(err, errsz, "session '%s' %s", s->session, r == 1 ?
-	    "never showed the ready prompt" : "exited before it was ready");
+	snprintf(err, errsz, "session '%s' %s", s->session,
+	    r == 1 ? "never showed the ready prompt" :
+		     "exited before it was ready");
 	(void)tmux_kill_session(s->session);
 	return -1;
 }

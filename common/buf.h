@@ -9,24 +9,24 @@
 #include <stddef.h>
 
 struct buf {
-	char	*data;	/* owned; NULL until the first append */
-	size_t	 len;
-	size_t	 cap;
-	size_t	 max;	/* 0 = unlimited; appends past it fail */
+	char *data; /* owned; NULL until the first append */
+	size_t len;
+	size_t cap;
+	size_t max; /* 0 = unlimited; appends past it fail */
 };
 
 /* Start empty with the given cap (0 = unlimited). */
-void	 buf_init(struct buf *, size_t max);
+void buf_init(struct buf *, size_t max);
 /* Append n bytes; -1 (nothing appended) when the cap would be passed. */
-int	 buf_append(struct buf *, const void *, size_t);
-int	 buf_puts(struct buf *, const char *);
-int	 buf_printf(struct buf *, const char *, ...)
-	    __attribute__((format(printf, 2, 3)));
+int buf_append(struct buf *, const void *, size_t);
+int buf_puts(struct buf *, const char *);
+int buf_printf(struct buf *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
 /* The contents as a string ("" when empty).  Valid until the next append. */
 const char *buf_str(const struct buf *);
 /* Hand the contents over.  Caller frees.  The buffer is left empty. */
-char	*buf_steal(struct buf *);
-void	 buf_reset(struct buf *);
-void	 buf_free(struct buf *);
+char *buf_steal(struct buf *);
+void buf_reset(struct buf *);
+void buf_free(struct buf *);
 
 #endif

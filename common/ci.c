@@ -14,20 +14,20 @@
 #include "json.h"
 #include "woodpecker.h"
 
-#define CI_LOG_LINES	200
-#define CI_LOG_BYTES	16384
+#define CI_LOG_LINES 200
+#define CI_LOG_BYTES 16384
 
-static int	 ci_woodpecker_state(struct woodpecker *, const char *,
-		    enum ci_state *, long long *);
-static int	 ci_forge_state(struct forge *, const char *, enum ci_state *,
-		    long long *);
+static int ci_woodpecker_state(struct woodpecker *, const char *,
+    enum ci_state *, long long *);
+static int ci_forge_state(struct forge *, const char *, enum ci_state *,
+    long long *);
 static long long ci_target_pipeline(const cJSON *);
 static const char *ci_icase_find(const char *, const char *, const char *);
-static int	 ci_line_is_infra(const char *, const char *);
-static int	 ci_log_is_infra(const char *);
-static int	 ci_step_failed(const cJSON *);
-static int	 ci_check_step(struct woodpecker *, long long, const cJSON *,
-		    struct ci_failure *);
+static int ci_line_is_infra(const char *, const char *);
+static int ci_log_is_infra(const char *);
+static int ci_step_failed(const cJSON *);
+static int ci_check_step(struct woodpecker *, long long, const cJSON *,
+    struct ci_failure *);
 
 const char *
 ci_state_name(enum ci_state s)
@@ -50,16 +50,16 @@ int
 ci_state_from_woodpecker(const char *status, enum ci_state *out)
 {
 	static const struct {
-		const char	*status;
-		enum ci_state	 state;
+		const char *status;
+		enum ci_state state;
 	} map[] = {
-		{ "success", CI_SUCCESS },
-		{ "failure", CI_FAILURE },
-		{ "error", CI_FAILURE },
-		{ "killed", CI_FAILURE },
-		{ "running", CI_PENDING },
-		{ "pending", CI_PENDING },
-		{ "blocked", CI_PENDING },
+	    {"success", CI_SUCCESS},
+	    {"failure", CI_FAILURE},
+	    {"error", CI_FAILURE},
+	    {"killed", CI_FAILURE},
+	    {"running", CI_PENDING},
+	    {"pending", CI_PENDING},
+	    {"blocked", CI_PENDING},
 	};
 	size_t i;
 
@@ -118,8 +118,8 @@ out:
  * -1 when the list could not be read.
  */
 static int
-ci_woodpecker_state(struct woodpecker *w, const char *sha,
-    enum ci_state *out, long long *num)
+ci_woodpecker_state(struct woodpecker *w, const char *sha, enum ci_state *out,
+    long long *num)
 {
 	const cJSON *p;
 	int r;
@@ -128,8 +128,8 @@ ci_woodpecker_state(struct woodpecker *w, const char *sha,
 		return r == WOODPECKER_NONE ? 1 : -1;
 	if (json_int(p, "number", num) == -1)
 		*num = 0;
-	return ci_state_from_woodpecker(json_str(p, "status"), out) == 0 ?
-	    0 : 1;
+	return ci_state_from_woodpecker(json_str(p, "status"), out) == 0 ? 0 :
+									   1;
 }
 
 /* The forge's combined status of sha; *num (may be NULL) from its URLs. */
@@ -159,16 +159,17 @@ ci_target_pipeline(const cJSON *statuses)
 	const char *url, *p;
 	long long n;
 
-	cJSON_ArrayForEach(s, statuses) {
+	cJSON_ArrayForEach (s, statuses) {
 		if ((url = json_str(s, "target_url")) == NULL)
 			continue;
 		for (p = strstr(url, "pipeline/"); p != NULL;
-		    p = strstr(p + 1, "pipeline/")) {
+		     p = strstr(p + 1, "pipeline/")) {
 			p += strlen("pipeline/");
 			if (!isdigit((unsigned char)*p))
 				continue;
-			for (n = 0; isdigit((unsigned char)*p) &&
-			    n < 100000000000LL; p++)
+			for (n = 0;
+			     isdigit((unsigned char)*p) && n < 100000000000LL;
+			     p++)
 				n = n * 10 + (*p - '0');
 			return n;
 		}
@@ -213,7 +214,7 @@ ci_files_need_ci(const cJSON *files)
 
 	if (!cJSON_IsArray(files) || cJSON_GetArraySize(files) == 0)
 		return 1;
-	cJSON_ArrayForEach(f, files) {
+	cJSON_ArrayForEach (f, files) {
 		name = json_str(f, "filename");
 		if (name == NULL || ci_path_is_code(name))
 			return 1;
@@ -251,8 +252,8 @@ ci_line_is_infra(const char *line, const char *end)
 	    ci_icase_find(line, end, "tls handshake timeout") != NULL)
 		return 1;
 	p = ci_icase_find(line, end, "docker pull");
-	return p != NULL && ci_icase_find(p + strlen("docker pull"), end,
-	    "timeout") != NULL;
+	return p != NULL &&
+	    ci_icase_find(p + strlen("docker pull"), end, "timeout") != NULL;
 }
 
 static int
@@ -274,20 +275,26 @@ ci_step_is_infra(const char *step_name, long long exit_code,
 {
 	const char *name = step_name != NULL ? step_name : "";
 
-	if (exit_code == 128 && (strstr(name, "clone") != NULL ||
-	    strncmp(name, "git", 3) == 0)) {
-		snprintf(reason, reasonsz, "step '%s' exited 128: the forge "
-		    "could not be reached", name);
+	if (exit_code == 128 &&
+	    (strstr(name, "clone") != NULL || strncmp(name, "git", 3) == 0)) {
+		snprintf(reason, reasonsz,
+		    "step '%s' exited 128: the forge "
+		    "could not be reached",
+		    name);
 		return 1;
 	}
 	if (exit_code == 137) {
-		snprintf(reason, reasonsz, "step '%s' exited 137: killed, "
-		    "likely out of memory", name);
+		snprintf(reason, reasonsz,
+		    "step '%s' exited 137: killed, "
+		    "likely out of memory",
+		    name);
 		return 1;
 	}
 	if (log_text != NULL && ci_log_is_infra(log_text)) {
-		snprintf(reason, reasonsz, "step '%s' log shows a connection "
-		    "or pull timeout", name);
+		snprintf(reason, reasonsz,
+		    "step '%s' log shows a connection "
+		    "or pull timeout",
+		    name);
 		return 1;
 	}
 	if (reasonsz > 0)
@@ -300,8 +307,9 @@ ci_step_failed(const cJSON *step)
 {
 	const char *s = json_str(step, "state");
 
-	return s != NULL && (strcmp(s, "failure") == 0 ||
-	    strcmp(s, "error") == 0 || strcmp(s, "killed") == 0);
+	return s != NULL &&
+	    (strcmp(s, "failure") == 0 || strcmp(s, "error") == 0 ||
+		strcmp(s, "killed") == 0);
 }
 
 /*
@@ -350,8 +358,8 @@ ci_classify_pipeline(struct woodpecker *w, long long number,
 	memset(out, 0, sizeof(*out));
 	if (woodpecker_pipeline(w, number, &p) == -1)
 		return -1;
-	cJSON_ArrayForEach(wf, json_arr(p, "workflows")) {
-		cJSON_ArrayForEach(step, json_arr(wf, "children")) {
+	cJSON_ArrayForEach (wf, json_arr(p, "workflows")) {
+		cJSON_ArrayForEach (step, json_arr(wf, "children")) {
 			if (!ci_step_failed(step))
 				continue;
 			if ((r = ci_check_step(w, number, step, out)) != 0)

@@ -15,8 +15,8 @@ struct forge;
 struct woodpecker;
 
 enum ci_state {
-	CI_UNKNOWN,	/* the state could not be read: take no action */
-	CI_NONE,	/* no CI status at all for the commit */
+	CI_UNKNOWN, /* the state could not be read: take no action */
+	CI_NONE,    /* no CI status at all for the commit */
 	CI_PENDING,
 	CI_SUCCESS,
 	CI_FAILURE
@@ -24,30 +24,29 @@ enum ci_state {
 
 /* What ci_classify_pipeline() found out about a failed pipeline. */
 struct ci_failure {
-	int		 found;		/* a failed step was found */
-	char		 step[128];	/* its name */
-	long long	 step_id;	/* its "id" (the log key) */
-	long long	 exit_code;
-	int		 infra;		/* infrastructure, not the code */
-	char		 reason[256];	/* why infra, or "" */
-	char		*log_tail;	/* owned; NULL when no log was read */
+	int found;	   /* a failed step was found */
+	char step[128];	   /* its name */
+	long long step_id; /* its "id" (the log key) */
+	long long exit_code;
+	int infra;	  /* infrastructure, not the code */
+	char reason[256]; /* why infra, or "" */
+	char *log_tail;	  /* owned; NULL when no log was read */
 };
 
 /* The lower-case name of a state ("unknown", "none", "success", ...). */
-const char	*ci_state_name(enum ci_state);
+const char *ci_state_name(enum ci_state);
 /*
  * Map a Woodpecker pipeline status: success; failure, error, killed;
  * running, pending, blocked.  Returns 0 with *out set, or -1 for any other
  * status (the forge is asked instead).
  */
-int		 ci_state_from_woodpecker(const char *status,
-		    enum ci_state *out);
+int ci_state_from_woodpecker(const char *status, enum ci_state *out);
 /*
  * Map a forge combined state: "success", "pending", "" (or NULL) as none,
  * and anything else ("failure", "error", "warning") as a failure, as the
  * bash tools did.
  */
-enum ci_state	 ci_state_from_forge(const char *state);
+enum ci_state ci_state_from_forge(const char *state);
 /*
  * The CI state of commit sha in *out, and the pipeline number behind it in
  * *pipeline (may be NULL; 0 when unknown): the newest Woodpecker pipeline
@@ -56,26 +55,26 @@ enum ci_state	 ci_state_from_forge(const char *state);
  * ".../pipeline/N").  Returns 0, or -1 with *out CI_UNKNOWN when a read
  * failed (the message is in forge_error() or woodpecker_error()).
  */
-int		 ci_commit_state(struct forge *f, struct woodpecker *w,
-		    const char *sha, enum ci_state *out, long long *pipeline);
+int ci_commit_state(struct forge *f, struct woodpecker *w, const char *sha,
+    enum ci_state *out, long long *pipeline);
 /*
  * 1 when CI counts as passed: success, or no CI configured and the
  * state none or pending.  Else 0.
  */
-int		 ci_passed(enum ci_state, int ci_configured);
+int ci_passed(enum ci_state, int ci_configured);
 /*
  * 1 when CI has definitively failed (a failure state that does not count
  * as passed).  Never for unknown, none or pending.
  */
-int		 ci_failed(enum ci_state, int ci_configured);
+int ci_failed(enum ci_state, int ci_configured);
 
 /* 0 for paths that never need CI (docs/, formulas/, evidence/, *.md). */
-int		 ci_path_is_code(const char *path);
+int ci_path_is_code(const char *path);
 /*
  * 1 when a PR's file list (Gitea objects with "filename") holds code or
  * is empty (CI required to be safe), 0 when every file is non-code.
  */
-int		 ci_files_need_ci(const cJSON *files);
+int ci_files_need_ci(const cJSON *files);
 
 /*
  * 1 when a failed step looks like infrastructure trouble: a clone or git*
@@ -84,8 +83,8 @@ int		 ci_files_need_ci(const cJSON *files);
  * "docker pull ... timeout" or "TLS handshake timeout".  reason gets a
  * short explanation.  0 otherwise.
  */
-int		 ci_step_is_infra(const char *step_name, long long exit_code,
-		    const char *log_text, char *reason, size_t reasonsz);
+int ci_step_is_infra(const char *step_name, long long exit_code,
+    const char *log_text, char *reason, size_t reasonsz);
 /*
  * Read pipeline number and fill *out with its first failed step (name,
  * id, exit code, log tail of at most 200 lines) and whether any failed
@@ -93,9 +92,9 @@ int		 ci_step_is_infra(const char *step_name, long long exit_code,
  * failed), or -1 when the pipeline or a log could not be read.  Free with
  * ci_failure_free() in both cases.
  */
-int		 ci_classify_pipeline(struct woodpecker *, long long number,
-		    struct ci_failure *out);
+int ci_classify_pipeline(struct woodpecker *, long long number,
+    struct ci_failure *out);
 /* Free the log tail; safe on a zeroed or freed struct. */
-void		 ci_failure_free(struct ci_failure *);
+void ci_failure_free(struct ci_failure *);
 
 #endif

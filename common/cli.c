@@ -15,8 +15,8 @@
 #include "xmalloc.h"
 
 int
-cli_parse(int argc, char *argv[], int takes_project, struct cli *out,
-    char *err, size_t errsz)
+cli_parse(int argc, char *argv[], int takes_project, struct cli *out, char *err,
+    size_t errsz)
 {
 	int i, operands = 0;
 
@@ -30,8 +30,8 @@ cli_parse(int argc, char *argv[], int takes_project, struct cli *out,
 			out->verbose = 1;
 		else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
 			return 1;
-		else if (strcmp(a, "--") == 0 && i + 1 < argc &&
-		    !operands++ && takes_project)
+		else if (strcmp(a, "--") == 0 && i + 1 < argc && !operands++ &&
+		    takes_project)
 			out->project_toml = argv[++i];
 		else if (a[0] == '-') {
 			snprintf(err, errsz, "unknown option '%s'", a);
@@ -59,7 +59,7 @@ cli_configure(struct config *cfg, const struct cli *cli,
 	struct http_opts ho;
 
 	if (config_load(cfg, project_toml ? project_toml : cli->project_toml,
-	    exe, err, errsz) == -1)
+		exe, err, errsz) == -1)
 		return -1;
 	runfiles_init(cfg->run_dir, cfg->factory_root);
 	http_get_opts(&ho);

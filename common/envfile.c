@@ -11,10 +11,10 @@
 #include "xmalloc.h"
 
 static const char *skip_blank(const char *);
-static int	 parse_key(const char **, char *, size_t);
-static int	 parse_value(const char **, struct buf *, const char **);
-static int	 parse_line(const char *, struct buf *, char *, size_t,
-		    const char **);
+static int parse_key(const char **, char *, size_t);
+static int parse_value(const char **, struct buf *, const char **);
+static int parse_line(const char *, struct buf *, char *, size_t,
+    const char **);
 
 static const char *
 skip_blank(const char *s)
@@ -53,13 +53,14 @@ parse_value(const char **sp, struct buf *out, const char **why)
 {
 	const char *s = *sp;
 
-	while (*s != '\0' && *s != '\n' && *s != ' ' && *s != '\t' &&
-	    *s != '\r') {
+	while (
+	    *s != '\0' && *s != '\n' && *s != ' ' && *s != '\t' && *s != '\r') {
 		if (*s == '\'') {
 			const char *end = strchr(s + 1, '\'');
 
-			if (end == NULL || memchr(s + 1, '\n',
-			    (size_t)(end - s - 1)) != NULL) {
+			if (end == NULL ||
+			    memchr(s + 1, '\n', (size_t)(end - s - 1)) !=
+				NULL) {
 				*why = "unterminated single quote";
 				return -1;
 			}

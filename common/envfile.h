@@ -15,7 +15,7 @@ typedef int envfile_cb(void *arg, const char *key, const char *value);
  * Parse text (name is used in messages).  Returns 0, or -1 with err set
  * to "name:line: message".
  */
-int	 envfile_parse(const char *name, const char *text, envfile_cb *cb,
-	    void *arg, char *err, size_t errsz);
+int envfile_parse(const char *name, const char *text, envfile_cb *cb, void *arg,
+    char *err, size_t errsz);
 
 #endif

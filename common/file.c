@@ -17,7 +17,7 @@
 #include "file.h"
 #include "xmalloc.h"
 
-static int	write_all(int, const void *, size_t);
+static int write_all(int, const void *, size_t);
 
 static int
 write_all(int fd, const void *data, size_t len)

@@ -17,26 +17,26 @@ struct buf;
  * the data is fsync'd before the rename (for counters that must survive a
  * crash).  Returns 0, or -1 with errno set; the temporary is removed.
  */
-int	 file_write_atomic(const char *path, const void *data, size_t len,
-	    int mode, int sync);
+int file_write_atomic(const char *path, const void *data, size_t len, int mode,
+    int sync);
 /*
  * Read at most max bytes of path into out (appended).  Returns 0, 1 when
  * the file was longer than max (out holds the first max bytes), or -1 with
  * errno set (ENOENT when it does not exist).
  */
-int	 file_read(const char *path, size_t max, struct buf *out);
+int file_read(const char *path, size_t max, struct buf *out);
 /*
  * Create path exclusively (O_CREAT|O_EXCL) with the given contents.
  * Returns 0 when created, 1 when it already existed, -1 on error.
  */
-int	 file_create_excl(const char *path, const char *contents, int mode);
+int file_create_excl(const char *path, const char *contents, int mode);
 /* Modification time in *mtime: 0, or -1 (errno ENOENT when missing). */
-int	 file_mtime(const char *path, time_t *mtime);
+int file_mtime(const char *path, time_t *mtime);
 /* 1 if path exists (without following a final symlink), else 0. */
-int	 file_exists(const char *path);
+int file_exists(const char *path);
 /* unlink(2) that treats a missing file as success: 0 or -1. */
-int	 file_remove(const char *path);
+int file_remove(const char *path);
 /* mkdir -p with mode for new components: 0 or -1. */
-int	 file_mkdirs(const char *path, int mode);
+int file_mkdirs(const char *path, int mode);
 
 #endif

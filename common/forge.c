@@ -16,42 +16,40 @@
 #include "json.h"
 #include "xmalloc.h"
 
-#define FORGE_PAGE	50
-#define FORGE_MAX_PAGES	1000	/* 50 000 items: beyond it, give up */
-#define FORGE_GREY	"#c5c8cc"
+#define FORGE_PAGE 50
+#define FORGE_MAX_PAGES 1000 /* 50 000 items: beyond it, give up */
+#define FORGE_GREY "#c5c8cc"
 
 /* A label name seen or created, with its ID. */
 struct forge_label {
-	char		*name;
-	long long	 id;
+	char *name;
+	long long id;
 };
 
 struct forge {
-	struct http_client	*client;
-	char			*base;	/* .../api/v1/repos/OWNER/REPO */
-	char			*root;	/* .../api/v1 */
-	struct forge_label	*labels;
-	size_t			 nlabels;
-	char			*login;
+	struct http_client *client;
+	char *base; /* .../api/v1/repos/OWNER/REPO */
+	char *root; /* .../api/v1 */
+	struct forge_label *labels;
+	size_t nlabels;
+	char *login;
 };
 
-static char	*forge_url(const struct forge *, const char *, ...)
-		    __attribute__((format(printf, 2, 3)));
-static void	 forge_query(struct buf *, const char *, const char *);
-static int	 forge_write(struct forge *, const char *, const char *,
-		    const cJSON *, int, cJSON **);
-static int	 forge_ok(long);
-static cJSON	*forge_body(void);
-static void	 forge_body_str(cJSON *, const char *, const char *);
-static void	 forge_body_bool(cJSON *, const char *, int);
-static int	 forge_created_id(struct forge *, cJSON *, const char *,
-		    long long *);
+static char *forge_url(const struct forge *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+static void forge_query(struct buf *, const char *, const char *);
+static int forge_write(struct forge *, const char *, const char *,
+    const cJSON *, int, cJSON **);
+static int forge_ok(long);
+static cJSON *forge_body(void);
+static void forge_body_str(cJSON *, const char *, const char *);
+static void forge_body_bool(cJSON *, const char *, int);
+static int forge_created_id(struct forge *, cJSON *, const char *, long long *);
 static const char *forge_label_color(const char *);
-static int	 forge_label_lookup(struct forge *, const char *, long long *);
-static void	 forge_label_remember(struct forge *, const char *, long long);
-static int	 forge_label_create(struct forge *, const char *, long long *);
-static int	 forge_merge_check(struct forge *, long long,
-		    struct forge_merge *);
+static int forge_label_lookup(struct forge *, const char *, long long *);
+static void forge_label_remember(struct forge *, const char *, long long);
+static int forge_label_create(struct forge *, const char *, long long *);
+static int forge_merge_check(struct forge *, long long, struct forge_merge *);
 
 struct forge *
 forge_open(const char *api_base, const char *token)
@@ -194,8 +192,8 @@ forge_write(struct forge *f, const char *method, const char *url,
 		goto out;
 	}
 	if (want != 0 && resp_json != NULL) {
-		*resp_json = http_client_parse(f->client, method, url, &resp,
-		    want);
+		*resp_json =
+		    http_client_parse(f->client, method, url, &resp, want);
 		if (*resp_json == NULL)
 			goto out;
 	}
@@ -238,8 +236,10 @@ forge_created_id(struct forge *f, cJSON *obj, const char *key, long long *id)
 	int r = 0;
 
 	if (json_int(obj, key, &v) == -1) {
-		http_client_fail(f->client, 0, "no integer '%s' in the "
-		    "forge's answer", key);
+		http_client_fail(f->client, 0,
+		    "no integer '%s' in the "
+		    "forge's answer",
+		    key);
 		r = -1;
 	} else if (id != NULL)
 		*id = v;
@@ -367,7 +367,7 @@ forge_label_lookup(struct forge *f, const char *name, long long *id)
 	}
 	if (forge_labels_list(f, &list) == -1)
 		return -1;
-	cJSON_ArrayForEach(l, list) {
+	cJSON_ArrayForEach (l, list) {
 		if ((s = json_str(l, "name")) != NULL && strcmp(s, name) == 0 &&
 		    json_int(l, "id", id) == 0) {
 			forge_label_remember(f, name, *id);
@@ -380,8 +380,8 @@ forge_label_lookup(struct forge *f, const char *name, long long *id)
 static void
 forge_label_remember(struct forge *f, const char *name, long long id)
 {
-	f->labels = xreallocarray(f->labels, f->nlabels + 1,
-	    sizeof(*f->labels));
+	f->labels =
+	    xreallocarray(f->labels, f->nlabels + 1, sizeof(*f->labels));
 	f->labels[f->nlabels].name = xstrdup(name);
 	f->labels[f->nlabels].id = id;
 	f->nlabels++;
@@ -426,8 +426,8 @@ forge_label_id(struct forge *f, const char *name, int create, long long *id)
 }
 
 int
-forge_issue_add_labels(struct forge *f, long long number,
-    const long long *ids, size_t n)
+forge_issue_add_labels(struct forge *f, long long number, const long long *ids,
+    size_t n)
 {
 	cJSON *req, *arr;
 	char *url;
@@ -439,7 +439,7 @@ forge_issue_add_labels(struct forge *f, long long number,
 		abort();
 	for (i = 0; i < n; i++) {
 		if (!cJSON_AddItemToArray(arr,
-		    cJSON_CreateNumber((double)ids[i])))
+			cJSON_CreateNumber((double)ids[i])))
 			abort();
 	}
 	url = forge_url(f, "/issues/%lld/labels", number);
@@ -458,16 +458,15 @@ forge_issue_remove_label(struct forge *f, long long number, long long id)
 	url = forge_url(f, "/issues/%lld/labels/%lld", number, id);
 	r = forge_write(f, "DELETE", url, NULL, 0, NULL);
 	/* Gitea answers 422 for a label ID the repository does not have. */
-	if (r == -1 && (forge_last_status(f) == 404 ||
-	    forge_last_status(f) == 422))
+	if (r == -1 &&
+	    (forge_last_status(f) == 404 || forge_last_status(f) == 422))
 		r = 0;
 	free(url);
 	return r;
 }
 
 int
-forge_issue_add_label_name(struct forge *f, long long number,
-    const char *name)
+forge_issue_add_label_name(struct forge *f, long long number, const char *name)
 {
 	long long id;
 
@@ -543,7 +542,7 @@ forge_pull_find_head(struct forge *f, const char *head, long long *number)
 
 	if (forge_pulls_list(f, "open", &list) == -1)
 		return -1;
-	cJSON_ArrayForEach(pr, list) {
+	cJSON_ArrayForEach (pr, list) {
 		ref = json_str_at(pr, "head.ref");
 		if (ref != NULL && strcmp(ref, head) == 0 &&
 		    json_int(pr, "number", number) == 0)

@@ -22,17 +22,17 @@
 #include <cjson/cJSON.h>
 
 /* forge_pull_create(): a PR for this head and base already exists. */
-#define FORGE_CONFLICT	1
+#define FORGE_CONFLICT 1
 /* forge_label_id() without create: no label of that name. */
-#define FORGE_NOT_FOUND	1
+#define FORGE_NOT_FOUND 1
 
 struct forge;
 
 /* The outcome of forge_pull_merge(). */
 struct forge_merge {
-	long	 status;	/* HTTP status of the merge request */
-	int	 merged;	/* merged now, or found merged after a 405 */
-	char	 message[256];	/* the forge's explanation of a refusal */
+	long status;	   /* HTTP status of the merge request */
+	int merged;	   /* merged now, or found merged after a 405 */
+	char message[256]; /* the forge's explanation of a refusal */
 };
 
 /*
@@ -41,97 +41,88 @@ struct forge_merge {
  * used for /user is api_base without its "/repos/OWNER/REPO" tail.
  * Returns the handle; free it with forge_close().
  */
-struct forge	*forge_open(const char *api_base, const char *token);
+struct forge *forge_open(const char *api_base, const char *token);
 /* Free the handle and every result it handed out.  NULL is accepted. */
-void		 forge_close(struct forge *);
+void forge_close(struct forge *);
 /* Why the last call failed ("" after a success); valid until the next. */
-const char	*forge_error(const struct forge *f);
+const char *forge_error(const struct forge *f);
 /* HTTP status behind the last call's failure (404 ...), else 0. */
-long		 forge_last_status(const struct forge *f);
+long forge_last_status(const struct forge *f);
 
 /*
  * Read path (relative to api_base, e.g. "/issues/3") as a JSON object or
  * array (type cJSON_Object, cJSON_Array, or 0 for either); *out is
  * borrowed from the cache.
  */
-int	 forge_get(struct forge *f, const char *path, int type,
-	    const cJSON **out);
+int forge_get(struct forge *f, const char *path, int type, const cJSON **out);
 /* Read every page of the list at path (which may carry a query). */
-int	 forge_get_list(struct forge *f, const char *path, const cJSON **out);
+int forge_get_list(struct forge *f, const char *path, const cJSON **out);
 
 /*
  * Issues and PRs.  state "open", "closed" or "all"; labels a comma
  * separated list of names or NULL; type "issues", "pulls" or NULL; sort
  * (e.g. "oldest") or NULL.
  */
-int	 forge_issues_list(struct forge *f, const char *state,
-	    const char *labels, const char *type, const char *sort,
-	    const cJSON **out);
-int	 forge_issue_get(struct forge *f, long long number, const cJSON **out);
+int forge_issues_list(struct forge *f, const char *state, const char *labels,
+    const char *type, const char *sort, const cJSON **out);
+int forge_issue_get(struct forge *f, long long number, const cJSON **out);
 /* Set the issue's state to closed (closing a closed issue succeeds). */
-int	 forge_issue_close(struct forge *f, long long number);
+int forge_issue_close(struct forge *f, long long number);
 
 /* Every comment of an issue or PR, oldest first (Gitea: one page). */
-int	 forge_comments_list(struct forge *f, long long number,
-	    const cJSON **out);
+int forge_comments_list(struct forge *f, long long number, const cJSON **out);
 /* Post a comment; its ID in *id (may be NULL). */
-int	 forge_comment_create(struct forge *f, long long number,
-	    const char *body, long long *id);
-int	 forge_comment_edit(struct forge *f, long long comment_id,
-	    const char *body);
+int forge_comment_create(struct forge *f, long long number, const char *body,
+    long long *id);
+int forge_comment_edit(struct forge *f, long long comment_id, const char *body);
 
 /* Every label of the repository. */
-int	 forge_labels_list(struct forge *f, const cJSON **out);
+int forge_labels_list(struct forge *f, const cJSON **out);
 /*
  * The ID of the label called name in *id.  Missing: with create set it
  * is created (blocked red, priority amber, others grey) and 0 returned;
  * without, FORGE_NOT_FOUND.  Cached per handle.
  */
-int	 forge_label_id(struct forge *f, const char *name, int create,
-	    long long *id);
+int forge_label_id(struct forge *f, const char *name, int create,
+    long long *id);
 /* Add labels by ID to an issue or PR. */
-int	 forge_issue_add_labels(struct forge *f, long long number,
-	    const long long *ids, size_t n);
+int forge_issue_add_labels(struct forge *f, long long number,
+    const long long *ids, size_t n);
 /*
  * Remove one label by ID; a label the issue does not carry, or that does
  * not exist (404, 422), counts as removed.
  */
-int	 forge_issue_remove_label(struct forge *f, long long number,
-	    long long id);
+int forge_issue_remove_label(struct forge *f, long long number, long long id);
 /* Add the label called name, creating it in the repository if needed. */
-int	 forge_issue_add_label_name(struct forge *f, long long number,
-	    const char *name);
+int forge_issue_add_label_name(struct forge *f, long long number,
+    const char *name);
 /* Remove the label called name; no such label anywhere is success. */
-int	 forge_issue_remove_label_name(struct forge *f, long long number,
-	    const char *name);
+int forge_issue_remove_label_name(struct forge *f, long long number,
+    const char *name);
 
 /* Pull requests.  state "open", "closed" or "all". */
-int	 forge_pulls_list(struct forge *f, const char *state,
-	    const cJSON **out);
-int	 forge_pull_get(struct forge *f, long long number, const cJSON **out);
+int forge_pulls_list(struct forge *f, const char *state, const cJSON **out);
+int forge_pull_get(struct forge *f, long long number, const cJSON **out);
 /*
  * Open a PR from head into base; its number in *number.  Returns 0,
  * FORGE_CONFLICT when one already exists (409: see forge_pull_find_head),
  * or -1.
  */
-int	 forge_pull_create(struct forge *f, const char *title,
-	    const char *body, const char *head, const char *base,
-	    long long *number);
+int forge_pull_create(struct forge *f, const char *title, const char *body,
+    const char *head, const char *base, long long *number);
 /*
  * The number of the open PR whose head branch is head, in *number.
  * Returns 0, FORGE_NOT_FOUND when there is none, or -1.
  */
-int	 forge_pull_find_head(struct forge *f, const char *head,
-	    long long *number);
+int forge_pull_find_head(struct forge *f, const char *head, long long *number);
 /* The files a PR changes (Gitea's objects with "filename"). */
-int	 forge_pull_files(struct forge *f, long long number,
-	    const cJSON **out);
+int forge_pull_files(struct forge *f, long long number, const cJSON **out);
 /*
  * The PR's unified diff, at most max bytes of it, in *text (borrowed);
  * *truncated (may be NULL) tells whether it was longer.
  */
-int	 forge_pull_diff(struct forge *f, long long number, size_t max,
-	    const char **text, int *truncated);
+int forge_pull_diff(struct forge *f, long long number, size_t max,
+    const char **text, int *truncated);
 /*
  * Merge the PR ("Do": "merge") only if its head is still head_sha (NULL:
  * any), deleting the branch when asked.  Returns 0 once the forge
@@ -139,28 +130,25 @@ int	 forge_pull_diff(struct forge *f, long long number, size_t max,
  * 405 the PR is read again to tell "already merged" from a refusal.
  * Returns -1 when no answer arrived or that read failed.
  */
-int	 forge_pull_merge(struct forge *f, long long number,
-	    const char *head_sha, int delete_branch, struct forge_merge *out);
+int forge_pull_merge(struct forge *f, long long number, const char *head_sha,
+    int delete_branch, struct forge_merge *out);
 
 /* Every review of a PR. */
-int	 forge_reviews_list(struct forge *f, long long number,
-	    const cJSON **out);
+int forge_reviews_list(struct forge *f, long long number, const cJSON **out);
 /*
  * Submit a review: event "APPROVE", "REQUEST_CHANGES" or "COMMENT", on
  * commit_id (NULL: the head).  Its ID in *id (may be NULL).
  */
-int	 forge_review_create(struct forge *f, long long number,
-	    const char *body, const char *event, const char *commit_id,
-	    long long *id);
-int	 forge_review_dismiss(struct forge *f, long long number,
-	    long long review_id, const char *message);
+int forge_review_create(struct forge *f, long long number, const char *body,
+    const char *event, const char *commit_id, long long *id);
+int forge_review_dismiss(struct forge *f, long long number, long long review_id,
+    const char *message);
 
 /* The combined commit status object of sha ("state", "statuses"). */
-int	 forge_commit_status(struct forge *f, const char *sha,
-	    const cJSON **out);
+int forge_commit_status(struct forge *f, const char *sha, const cJSON **out);
 /* The login of the token's user in *login (valid until forge_close()). */
-int	 forge_user_login(struct forge *f, const char **login);
+int forge_user_login(struct forge *f, const char **login);
 /* Delete a branch; one that does not exist (404) counts as deleted. */
-int	 forge_branch_delete(struct forge *f, const char *branch);
+int forge_branch_delete(struct forge *f, const char *branch);
 
 #endif

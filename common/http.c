@@ -18,92 +18,89 @@
 #include "json.h"
 #include "xmalloc.h"
 
-#define HTTP_DEF_CONNECT_MS	10000L
-#define HTTP_DEF_TIMEOUT_MS	30000L
-#define HTTP_DEF_RETRIES	3
-#define HTTP_DEF_BACKOFF_MS	1000L
-#define HTTP_DEF_MAX_BODY	((size_t)8 << 20)
-#define HTTP_MSG_MAX		160	/* bytes of a server message kept */
+#define HTTP_DEF_CONNECT_MS 10000L
+#define HTTP_DEF_TIMEOUT_MS 30000L
+#define HTTP_DEF_RETRIES 3
+#define HTTP_DEF_BACKOFF_MS 1000L
+#define HTTP_DEF_MAX_BODY ((size_t)8 << 20)
+#define HTTP_MSG_MAX 160 /* bytes of a server message kept */
 
 /* What one transfer writes into, and why it stopped early. */
 struct http_sink {
-	struct buf	*body;
-	size_t		 max;
-	int		 prefix;	/* keep the first max bytes and stop */
-	int		 over;		/* the body passed the cap */
+	struct buf *body;
+	size_t max;
+	int prefix; /* keep the first max bytes and stop */
+	int over;   /* the body passed the cap */
 };
 
 /* One request as the retry loop sees it. */
 struct http_call {
-	const char	*method;
-	const char	*url;
-	const char	*auth;
-	const char	*json_body;
-	size_t		 max;
-	int		 prefix;
+	const char *method;
+	const char *url;
+	const char *auth;
+	const char *json_body;
+	size_t max;
+	int prefix;
 };
 
 /* One cached GET result. */
 struct http_entry {
-	char			*key;
-	cJSON			*json;
-	char			*text;
-	int			 truncated;
-	struct http_entry	*next;
+	char *key;
+	cJSON *json;
+	char *text;
+	int truncated;
+	struct http_entry *next;
 };
 
 struct http_client {
-	char			*auth;
-	struct http_entry	*live;	/* looked up by key */
-	struct http_entry	*stale;	/* cleared by a write, kept alive */
-	long			 status;
-	char			 err[512];
+	char *auth;
+	struct http_entry *live;  /* looked up by key */
+	struct http_entry *stale; /* cleared by a write, kept alive */
+	long status;
+	char err[512];
 };
 
-static CURL		*http_handle;
-static unsigned long	 http_count;
-static struct http_opts	 http_cur = {
-	HTTP_DEF_CONNECT_MS, HTTP_DEF_TIMEOUT_MS, HTTP_DEF_RETRIES,
-	HTTP_DEF_BACKOFF_MS, HTTP_DEF_MAX_BODY
-};
+static CURL *http_handle;
+static unsigned long http_count;
+static struct http_opts http_cur = {HTTP_DEF_CONNECT_MS, HTTP_DEF_TIMEOUT_MS,
+    HTTP_DEF_RETRIES, HTTP_DEF_BACKOFF_MS, HTTP_DEF_MAX_BODY};
 
-static size_t	 http_write_cb(char *, size_t, size_t, void *);
-static CURL	*http_get_handle(void);
-static int	 http_idempotent(const char *);
-static void	 http_safe_url(const char *, char *, size_t);
+static size_t http_write_cb(char *, size_t, size_t, void *);
+static CURL *http_get_handle(void);
+static int http_idempotent(const char *);
+static void http_safe_url(const char *, char *, size_t);
 static struct curl_slist *http_headers(const struct http_call *);
-static int	 http_setup(CURL *, const struct http_call *,
-		    struct curl_slist *, struct http_sink *, char *);
-static int	 http_permanent(CURLcode);
-static int	 http_retry_status(const struct http_call *, long);
-static void	 http_sleep_ms(long);
-static void	 http_hdr_add(struct curl_slist **, const char *);
-static int	 http_once(const struct http_call *, struct http_response *,
-		    char *, char *, size_t);
-static int	 http_run(const struct http_call *, struct http_response *,
-		    char *, size_t);
+static int http_setup(CURL *, const struct http_call *, struct curl_slist *,
+    struct http_sink *, char *);
+static int http_permanent(CURLcode);
+static int http_retry_status(const struct http_call *, long);
+static void http_sleep_ms(long);
+static void http_hdr_add(struct curl_slist **, const char *);
+static int http_once(const struct http_call *, struct http_response *, char *,
+    char *, size_t);
+static int http_run(const struct http_call *, struct http_response *, char *,
+    size_t);
 static const char *http_endpoint(const char *);
 static const char *http_type_name(int);
-static void	 http_server_message(const struct http_response *, char *,
-		    size_t);
-static struct http_entry *http_cache_find(struct http_client *,
-		    const char *);
+static void http_server_message(const struct http_response *, char *, size_t);
+static struct http_entry *http_cache_find(struct http_client *, const char *);
 static struct http_entry *http_cache_add(struct http_client *, const char *);
-static void	 http_cache_clear(struct http_client *);
-static void	 http_entries_free(struct http_entry *);
-static int	 http_fetch(struct http_client *, const char *, int, cJSON **);
-static int	 http_merge_page(cJSON *, cJSON *);
+static void http_cache_clear(struct http_client *);
+static void http_entries_free(struct http_entry *);
+static int http_fetch(struct http_client *, const char *, int, cJSON **);
+static int http_merge_page(cJSON *, cJSON *);
 
 void
 http_set_opts(const struct http_opts *o)
 {
 	http_cur.connect_timeout_ms = o->connect_timeout_ms > 0 ?
-	    o->connect_timeout_ms : HTTP_DEF_CONNECT_MS;
-	http_cur.timeout_ms = o->timeout_ms > 0 ?
-	    o->timeout_ms : HTTP_DEF_TIMEOUT_MS;
+	    o->connect_timeout_ms :
+	    HTTP_DEF_CONNECT_MS;
+	http_cur.timeout_ms =
+	    o->timeout_ms > 0 ? o->timeout_ms : HTTP_DEF_TIMEOUT_MS;
 	http_cur.retries = o->retries > 0 ? o->retries : HTTP_DEF_RETRIES;
-	http_cur.backoff_ms = o->backoff_ms > 0 ?
-	    o->backoff_ms : HTTP_DEF_BACKOFF_MS;
+	http_cur.backoff_ms =
+	    o->backoff_ms > 0 ? o->backoff_ms : HTTP_DEF_BACKOFF_MS;
 	http_cur.max_body = o->max_body > 0 ? o->max_body : HTTP_DEF_MAX_BODY;
 }
 
@@ -164,8 +161,7 @@ http_escape(const char *s, int keep_slash)
 
 int
 http_request(const char *method, const char *url, const char *auth,
-    const char *json_body, struct http_response *resp, char *err,
-    size_t errsz)
+    const char *json_body, struct http_response *resp, char *err, size_t errsz)
 {
 	struct http_call c;
 
@@ -233,8 +229,8 @@ http_run(const struct http_call *c, struct http_response *resp, char *err,
  * final failure and 1 for one that another attempt may cure.
  */
 static int
-http_once(const struct http_call *c, struct http_response *resp,
-    char *errbuf, char *err, size_t errsz)
+http_once(const struct http_call *c, struct http_response *resp, char *errbuf,
+    char *err, size_t errsz)
 {
 	struct curl_slist *hdrs = NULL;
 	struct http_sink sink;
@@ -260,8 +256,8 @@ http_once(const struct http_call *c, struct http_response *resp,
 	}
 	hdrs = http_headers(c);
 	if (http_setup(h, c, hdrs, &sink, errbuf) == -1) {
-		snprintf(err, errsz, "cannot set up request '%s %s'",
-		    c->method, safe);
+		snprintf(err, errsz, "cannot set up request '%s %s'", c->method,
+		    safe);
 		goto out;
 	}
 	http_count++;
@@ -276,11 +272,13 @@ http_once(const struct http_call *c, struct http_response *resp,
 		goto out;
 	}
 	if (sink.over || rc == CURLE_FILESIZE_EXCEEDED)
-		snprintf(err, errsz, "response body over %zu bytes from "
-		    "'%s %s'", c->max, c->method, safe);
+		snprintf(err, errsz,
+		    "response body over %zu bytes from "
+		    "'%s %s'",
+		    c->max, c->method, safe);
 	else if (rc == CURLE_OK)
-		snprintf(err, errsz, "no HTTP status from '%s %s'",
-		    c->method, safe);
+		snprintf(err, errsz, "no HTTP status from '%s %s'", c->method,
+		    safe);
 	else {
 		if (errbuf[0] == '\0')
 			snprintf(errbuf, CURL_ERROR_SIZE, "%s",
@@ -347,10 +345,11 @@ http_setup(CURL *h, const struct http_call *c, struct curl_slist *hdrs,
 {
 	CURLcode e = CURLE_OK;
 
-#define HTTP_SET(opt, val) do {						\
-	if (e == CURLE_OK)						\
-		e = curl_easy_setopt(h, opt, val);			\
-} while (0)
+#define HTTP_SET(opt, val)                                 \
+	do {                                               \
+		if (e == CURLE_OK)                         \
+			e = curl_easy_setopt(h, opt, val); \
+	} while (0)
 	HTTP_SET(CURLOPT_URL, c->url);
 	HTTP_SET(CURLOPT_ERRORBUFFER, errbuf);
 	HTTP_SET(CURLOPT_NOSIGNAL, 1L);
@@ -542,8 +541,7 @@ http_client_status_fail(struct http_client *c, const char *method,
 
 	http_server_message(resp, msg, sizeof(msg));
 	http_client_fail(c, resp->status, "HTTP %ld from '%s %s'%s%s",
-	    resp->status, method, http_endpoint(url), msg[0] ? ": " : "",
-	    msg);
+	    resp->status, method, http_endpoint(url), msg[0] ? ": " : "", msg);
 	return -1;
 }
 
@@ -552,8 +550,7 @@ http_client_status_fail(struct http_client *c, const char *method,
  * the start of the body, as one printable line of bounded length.
  */
 static void
-http_server_message(const struct http_response *resp, char *out,
-    size_t outsz)
+http_server_message(const struct http_response *resp, char *out, size_t outsz)
 {
 	char err[64];
 	const char *m;
@@ -593,8 +590,8 @@ http_type_name(int type)
 }
 
 cJSON *
-http_client_parse(struct http_client *c, const char *method,
-    const char *url, const struct http_response *resp, int type)
+http_client_parse(struct http_client *c, const char *method, const char *url,
+    const struct http_response *resp, int type)
 {
 	char err[128];
 	cJSON *root;
@@ -624,7 +621,7 @@ http_fetch(struct http_client *c, const char *url, int type, cJSON **out)
 
 	*out = NULL;
 	if (http_request("GET", url, c->auth, NULL, &resp, c->err,
-	    sizeof(c->err)) == -1) {
+		sizeof(c->err)) == -1) {
 		c->status = 0;
 		goto out;
 	}
@@ -650,8 +647,10 @@ http_client_get(struct http_client *c, const char *url, int type,
 	http_client_fail(c, 0, "%s", "");
 	if ((e = http_cache_find(c, url)) != NULL) {
 		if (type != 0 && (e->json->type & 0xff) != type) {
-			http_client_fail(c, 0, "expected %s, got %s from "
-			    "'GET %s'", http_type_name(type),
+			http_client_fail(c, 0,
+			    "expected %s, got %s from "
+			    "'GET %s'",
+			    http_type_name(type),
 			    http_type_name(e->json->type & 0xff),
 			    http_endpoint(url));
 			return -1;
@@ -742,8 +741,8 @@ http_client_get_text(struct http_client *c, const char *url, size_t max,
 	key = xasprintf("text %zu %s", max, url);
 	if ((e = http_cache_find(c, key)) != NULL)
 		goto found;
-	if (http_get_prefix(url, c->auth, max, &resp, c->err,
-	    sizeof(c->err)) == -1) {
+	if (http_get_prefix(url, c->auth, max, &resp, c->err, sizeof(c->err)) ==
+	    -1) {
 		c->status = 0;
 		goto out;
 	}

@@ -11,10 +11,10 @@
 #include "json.h"
 #include "xmalloc.h"
 
-#define JSON_KEY_MAX	128
+#define JSON_KEY_MAX 128
 
 /* 2^63: the first double that no longer fits a long long. */
-#define JSON_LL_LIMIT	9223372036854775808.0
+#define JSON_LL_LIMIT 9223372036854775808.0
 
 static const cJSON *json_field(const cJSON *, const char *);
 
@@ -32,8 +32,8 @@ json_parse(const char *text, size_t len, char *err, size_t errsz)
 	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
 	if (root == NULL) {
 		off = end != NULL && end >= text ? (size_t)(end - text) : 0;
-		snprintf(err, errsz, "malformed JSON at byte %zu of %zu",
-		    off, len);
+		snprintf(err, errsz, "malformed JSON at byte %zu of %zu", off,
+		    len);
 		return NULL;
 	}
 	for (off = (size_t)(end - text); off < len; off++) {
@@ -197,7 +197,7 @@ json_has_label(const cJSON *issue, const char *name)
 
 	if ((labels = json_arr(issue, "labels")) == NULL || name == NULL)
 		return 0;
-	cJSON_ArrayForEach(l, labels) {
+	cJSON_ArrayForEach (l, labels) {
 		if ((s = json_str(l, "name")) != NULL && strcmp(s, name) == 0)
 			return 1;
 	}

@@ -15,44 +15,42 @@
  * Parse len bytes of text.  Returns a tree the caller frees with
  * cJSON_Delete(), or NULL with the reason (and the offset) in err.
  */
-cJSON		*json_parse(const char *text, size_t len, char *err,
-		    size_t errsz);
+cJSON *json_parse(const char *text, size_t len, char *err, size_t errsz);
 /* Serialise compactly.  Caller frees with free(3). */
-char		*json_print(const cJSON *);
+char *json_print(const cJSON *);
 
 /* obj[key] when it is a string, else NULL (also for a NULL obj). */
-const char	*json_str(const cJSON *obj, const char *key);
+const char *json_str(const cJSON *obj, const char *key);
 /*
  * obj[key] into *out when it is a number holding an integer that fits a
  * long long.  Returns 0, or -1 (missing, other type, fraction, too big).
  */
-int		 json_int(const cJSON *obj, const char *key, long long *out);
+int json_int(const cJSON *obj, const char *key, long long *out);
 /* obj[key] into *out (0 or 1) when it is true or false: 0, else -1. */
-int		 json_bool(const cJSON *obj, const char *key, int *out);
+int json_bool(const cJSON *obj, const char *key, int *out);
 /* obj[key] when it is an array, else NULL. */
-const cJSON	*json_arr(const cJSON *obj, const char *key);
+const cJSON *json_arr(const cJSON *obj, const char *key);
 /* obj[key] when it is an object, else NULL. */
-const cJSON	*json_obj(const cJSON *obj, const char *key);
+const cJSON *json_obj(const cJSON *obj, const char *key);
 /* The item as an integer, as json_int() does for a field: 0 or -1. */
-int		 json_item_int(const cJSON *item, long long *out);
+int json_item_int(const cJSON *item, long long *out);
 
 /*
  * The item at a dotted path of object keys ("head.sha"), any type, or
  * NULL when some step is missing or not an object.
  */
-const cJSON	*json_at(const cJSON *obj, const char *path);
+const cJSON *json_at(const cJSON *obj, const char *path);
 /* Typed reads at a dotted path, with the rules of the functions above. */
-const char	*json_str_at(const cJSON *obj, const char *path);
-int		 json_int_at(const cJSON *obj, const char *path,
-		    long long *out);
-int		 json_bool_at(const cJSON *obj, const char *path, int *out);
-const cJSON	*json_arr_at(const cJSON *obj, const char *path);
-const cJSON	*json_obj_at(const cJSON *obj, const char *path);
+const char *json_str_at(const cJSON *obj, const char *path);
+int json_int_at(const cJSON *obj, const char *path, long long *out);
+int json_bool_at(const cJSON *obj, const char *path, int *out);
+const cJSON *json_arr_at(const cJSON *obj, const char *path);
+const cJSON *json_obj_at(const cJSON *obj, const char *path);
 
 /*
  * 1 when the Gitea issue or PR object has a label called name in its
  * "labels" array, else 0.
  */
-int		 json_has_label(const cJSON *issue, const char *name);
+int json_has_label(const cJSON *issue, const char *name);
 
 #endif

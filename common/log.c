@@ -17,11 +17,12 @@
 #include "log.h"
 #include "xmalloc.h"
 
-static int	 log_fd = -1;
-static int	 log_verbose;
-static char	 log_prefix[32];
+static int log_fd = -1;
+static int log_verbose;
+static char log_prefix[32];
 
-static void	 log_vline(const char *, va_list) __attribute__((format(printf, 1, 0)));
+static void log_vline(const char *, va_list)
+    __attribute__((format(printf, 1, 0)));
 
 int
 log_rotate(const char *path, size_t max_bytes)
@@ -40,8 +41,7 @@ log_rotate(const char *path, size_t max_bytes)
 }
 
 int
-log_open(const char *path, const char *prefix, size_t rotate_bytes,
-    int verbose)
+log_open(const char *path, const char *prefix, size_t rotate_bytes, int verbose)
 {
 	char *dir, *slash;
 	int rotated;

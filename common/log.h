@@ -15,23 +15,23 @@
  * message.  Returns 0, or -1 with errno set (logging then goes to stderr
  * only if verbose).
  */
-int	 log_open(const char *path, const char *prefix, size_t rotate_bytes,
-	    int verbose);
-void	 log_close(void);
+int log_open(const char *path, const char *prefix, size_t rotate_bytes,
+    int verbose);
+void log_close(void);
 /* Log one line.  Never pass a token: nothing here scrubs one. */
-void	 log_msg(const char *, ...) __attribute__((format(printf, 1, 2)));
+void log_msg(const char *, ...) __attribute__((format(printf, 1, 2)));
 /*
  * Format the current UTC time as "YYYY-MM-DD HH:MM:SS UTC" into out
  * (at least 32 bytes).
  */
-void	 log_timestamp(char *out, size_t outsz);
+void log_timestamp(char *out, size_t outsz);
 /*
  * Replace the status file at path with one line "[ts] who: message" and
  * log the message too.  Returns 0 or -1.
  */
-int	 log_status(const char *path, const char *who, const char *, ...)
-	    __attribute__((format(printf, 3, 4)));
+int log_status(const char *path, const char *who, const char *, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Rename path to path.old when larger than max_bytes: 1 rotated, 0 not. */
-int	 log_rotate(const char *path, size_t max_bytes);
+int log_rotate(const char *path, size_t max_bytes);
 
 #endif

@@ -13,18 +13,16 @@
 /* Only the head of the file matters; a huge file is not read whole. */
 #define PHASE_READ_MAX 4096
 
-static const char *const names[] = {
-	[PHASE_NONE] = "",
-	[PHASE_AWAITING_CI] = "PHASE:awaiting_ci",
-	[PHASE_AWAITING_REVIEW] = "PHASE:awaiting_review",
-	[PHASE_ESCALATE] = "PHASE:escalate",
-	[PHASE_DONE] = "PHASE:done",
-	[PHASE_FAILED] = "PHASE:failed",
-	[PHASE_AWAITING_CHANGES] = "PHASE:awaiting_changes",
-	[PHASE_UNKNOWN] = ""
-};
+static const char *const names[] = {[PHASE_NONE] = "",
+    [PHASE_AWAITING_CI] = "PHASE:awaiting_ci",
+    [PHASE_AWAITING_REVIEW] = "PHASE:awaiting_review",
+    [PHASE_ESCALATE] = "PHASE:escalate",
+    [PHASE_DONE] = "PHASE:done",
+    [PHASE_FAILED] = "PHASE:failed",
+    [PHASE_AWAITING_CHANGES] = "PHASE:awaiting_changes",
+    [PHASE_UNKNOWN] = ""};
 
-static void	parse_reason(const char *, size_t, struct phase_info *);
+static void parse_reason(const char *, size_t, struct phase_info *);
 
 const char *
 phase_name(enum phase p)

@@ -16,8 +16,8 @@
 #include "runfiles.h"
 #include "xmalloc.h"
 
-static const char	*run_dir = "/tmp";
-static const char	*factory = ".";
+static const char *run_dir = "/tmp";
+static const char *factory = ".";
 
 void
 runfiles_init(const char *rd, const char *fr)

@@ -14,71 +14,71 @@
 struct buf;
 
 /* Set the run directory ($DISINTO_RUN_DIR) and the factory root. */
-void	 runfiles_init(const char *run_dir, const char *factory_root);
+void runfiles_init(const char *run_dir, const char *factory_root);
 
 /* Run directory files.  P = project, N = issue, R = PR, S = session. */
-char	*runfiles_phase(const char *project, long long issue);
-char	*runfiles_summary(const char *project, long long issue);
-char	*runfiles_ci_result(const char *project, long long issue);
-char	*runfiles_renotify(const char *project, long long issue);
-char	*runfiles_escalation_reply(void);
-char	*runfiles_dev_poll_lock(const char *project);
-char	*runfiles_dev_agent_lock(const char *project);
-char	*runfiles_dev_status(const char *project);
-char	*runfiles_idle_marker(const char *session);
-char	*runfiles_exited_marker(const char *session);
-char	*runfiles_phase_marker(const char *session);
-char	*runfiles_ready_marker(const char *session);
-char	*runfiles_review_phase(const char *project, long long pr);
-char	*runfiles_review_injected(const char *project, long long pr);
-char	*runfiles_worktree(const char *project, long long issue);
-char	*runfiles_review_worktree(const char *project, long long pr);
-char	*runfiles_review_output(const char *project, long long pr);
-char	*runfiles_review_lock(const char *project);
-char	*runfiles_review_status(const char *project);
+char *runfiles_phase(const char *project, long long issue);
+char *runfiles_summary(const char *project, long long issue);
+char *runfiles_ci_result(const char *project, long long issue);
+char *runfiles_renotify(const char *project, long long issue);
+char *runfiles_escalation_reply(void);
+char *runfiles_dev_poll_lock(const char *project);
+char *runfiles_dev_agent_lock(const char *project);
+char *runfiles_dev_status(const char *project);
+char *runfiles_idle_marker(const char *session);
+char *runfiles_exited_marker(const char *session);
+char *runfiles_phase_marker(const char *session);
+char *runfiles_ready_marker(const char *session);
+char *runfiles_review_phase(const char *project, long long pr);
+char *runfiles_review_injected(const char *project, long long pr);
+char *runfiles_worktree(const char *project, long long issue);
+char *runfiles_review_worktree(const char *project, long long pr);
+char *runfiles_review_output(const char *project, long long pr);
+char *runfiles_review_lock(const char *project);
+char *runfiles_review_status(const char *project);
 /* dev-poll's per-issue tick state: idle ticks, recoveries, notices. */
-char	*runfiles_idle_ticks(const char *project, long long issue);
-char	*runfiles_recoveries(const char *project, long long issue);
-char	*runfiles_done_notified(const char *project, long long issue);
+char *runfiles_idle_ticks(const char *project, long long issue);
+char *runfiles_recoveries(const char *project, long long issue);
+char *runfiles_done_notified(const char *project, long long issue);
 /* supervisor-poll's escalation state: the notice, the injected reply. */
-char	*runfiles_escalation_notified(const char *project, long long issue);
-char	*runfiles_escalation_injected(const char *project, long long issue);
-char	*runfiles_supervisor_status(void);
-char	*runfiles_supervisor_lock(void);
-char	*runfiles_infra_retries_dir(void);
+char *runfiles_escalation_notified(const char *project, long long issue);
+char *runfiles_escalation_injected(const char *project, long long issue);
+char *runfiles_supervisor_status(void);
+char *runfiles_supervisor_lock(void);
+char *runfiles_infra_retries_dir(void);
 /* The glob pattern matching every phase file of a project. */
-char	*runfiles_phase_glob(const char *project);
+char *runfiles_phase_glob(const char *project);
 /* The issue number of a phase file name of project, or -1. */
 long long runfiles_phase_issue(const char *project, const char *path);
 
 /* tmux session names. */
-char	*runfiles_dev_session(const char *project, long long issue);
-char	*runfiles_review_session(const char *project, long long pr);
+char *runfiles_dev_session(const char *project, long long issue);
+char *runfiles_review_session(const char *project, long long pr);
 
 /* Factory files. */
-char	*runfiles_active_flag(const char *agent);	/* "dev", "reviewer" */
-char	*runfiles_ci_fixes(const char *project);
-char	*runfiles_escalations(const char *project);
-char	*runfiles_metrics(void);
-char	*runfiles_dev_log(const char *project);
-char	*runfiles_review_log(void);
-char	*runfiles_supervisor_log(void);
+char *runfiles_active_flag(const char *agent); /* "dev", "reviewer" */
+char *runfiles_ci_fixes(const char *project);
+char *runfiles_escalations(const char *project);
+char *runfiles_metrics(void);
+char *runfiles_dev_log(const char *project);
+char *runfiles_review_log(void);
+char *runfiles_supervisor_log(void);
 
 /* Write a run file atomically (temp + rename, mode 0644): 0 or -1. */
-int	 runfiles_write(const char *path, const char *text);
+int runfiles_write(const char *path, const char *text);
 /* Create or refresh a marker's mtime: 0 or -1. */
-int	 runfiles_touch(const char *path);
+int runfiles_touch(const char *path);
 /*
  * Seconds since path was last modified in *age: 0, or -1 when it does
  * not exist or cannot be read.
  */
-int	 runfiles_age(const char *path, time_t now, long long *age);
+int runfiles_age(const char *path, time_t now, long long *age);
 /*
  * Claim a file that others may race for by renaming it to a name unique
  * to this process, then read it (at most max bytes) into out and remove
  * it.  Returns 1 claimed, 0 nothing to claim (missing or taken by another
  * process first), -1 on error.
  */
-int	 runfiles_claim(const char *path, size_t max, struct buf *out);
+int runfiles_claim(const char *path, size_t max, struct buf *out);
 
 #endif

@@ -15,7 +15,7 @@ strv_split(const char *s, size_t *n)
 
 	v = xcalloc(1, sizeof(*v));
 	for (w = strtok_r(copy, " \t", &save); w != NULL;
-	    w = strtok_r(NULL, " \t", &save)) {
+	     w = strtok_r(NULL, " \t", &save)) {
 		v = xreallocarray(v, count + 2, sizeof(*v));
 		v[count++] = xstrdup(w);
 		v[count] = NULL;

@@ -11,9 +11,9 @@
  * Split s on spaces and tabs (no quoting) into a NULL-ended vector; *n
  * (may be NULL) receives the count.  Free with strv_free().
  */
-char	**strv_split(const char *s, size_t *n);
+char **strv_split(const char *s, size_t *n);
 /* Number of entries before the NULL. */
-size_t	 strv_len(char *const *);
-void	 strv_free(char **);
+size_t strv_len(char *const *);
+void strv_free(char **);
 
 #endif

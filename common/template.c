@@ -15,11 +15,10 @@
 #define TEMPLATE_MAX (256 * 1024)
 
 static const char *lookup(const struct template_var *, size_t, const char *,
-		    size_t);
+    size_t);
 
 static const char *
-lookup(const struct template_var *vars, size_t n, const char *name,
-    size_t len)
+lookup(const struct template_var *vars, size_t n, const char *name, size_t len)
 {
 	size_t i;
 
@@ -43,8 +42,10 @@ template_fill(const char *tmpl, const struct template_var *vars, size_t n,
 		buf_append(&b, p, (size_t)(open - p));
 		close = strstr(open + 2, "}}");
 		if (close == NULL) {
-			snprintf(err, errsz, "unterminated placeholder "
-			    "'%.30s'", open);
+			snprintf(err, errsz,
+			    "unterminated placeholder "
+			    "'%.30s'",
+			    open);
 			buf_free(&b);
 			return -1;
 		}
@@ -52,7 +53,8 @@ template_fill(const char *tmpl, const struct template_var *vars, size_t n,
 		if (value == NULL) {
 			snprintf(err, errsz, "unknown placeholder '%.*s'",
 			    (int)(close - open + 2 > 60 ? 60 :
-			    close - open + 2), open);
+							  close - open + 2),
+			    open);
 			buf_free(&b);
 			return -1;
 		}
@@ -77,12 +79,12 @@ template_render(const char *dir, const char *name,
 	buf_init(&text, 0);
 	rr = file_read(path, TEMPLATE_MAX, &text);
 	if (rr != 0) {
-		snprintf(err, errsz, "cannot read '%s': %s", path, rr == 1 ?
-		    "file too large" : strerror(errno));
+		snprintf(err, errsz, "cannot read '%s': %s", path,
+		    rr == 1 ? "file too large" : strerror(errno));
 		goto out;
 	}
 	if (template_fill(buf_str(&text), vars, n, out, fill_err,
-	    sizeof(fill_err)) == -1) {
+		sizeof(fill_err)) == -1) {
 		snprintf(err, errsz, "%s: %s", path, fill_err);
 		goto out;
 	}

@@ -25,28 +25,28 @@
 #define TOML_MAX_FILE (256 * 1024)
 
 struct reader {
-	const char	*next;		/* the rest of the text */
-	int		 lineno;	/* the line last handed to inih */
-	char		 msg[256];	/* the first problem found */
-	int		 msg_line;
-	toml_cb		*cb;
-	void		*arg;
+	const char *next; /* the rest of the text */
+	int lineno;	  /* the line last handed to inih */
+	char msg[256];	  /* the first problem found */
+	int msg_line;
+	toml_cb *cb;
+	void *arg;
 };
 
-static char	*read_line(char *, int, void *);
-static int	 handle(void *, const char *, const char *, const char *);
-static void	 fail(struct reader *, const char *);
-static int	 check_line(const char *, size_t, const char **);
-static void	 hide_semicolons(char *);
-static void	 unhide(char *);
+static char *read_line(char *, int, void *);
+static int handle(void *, const char *, const char *, const char *);
+static void fail(struct reader *, const char *);
+static int check_line(const char *, size_t, const char **);
+static void hide_semicolons(char *);
+static void unhide(char *);
 static const char *skip_ws(const char *);
-static int	 trailing_ok(const char *, char *, size_t);
-static int	 decode_basic(const char **, char **, char *, size_t);
-static int	 decode_literal(const char **, char **, char *, size_t);
-static int	 decode_string(const char **, char **, char *, size_t);
-static int	 decode_array(const char *, struct toml_value *, char *, size_t);
-static int	 decode_int(const char *, long long *);
-static void	 put_utf8(struct buf *, unsigned long);
+static int trailing_ok(const char *, char *, size_t);
+static int decode_basic(const char **, char **, char *, size_t);
+static int decode_literal(const char **, char **, char *, size_t);
+static int decode_string(const char **, char **, char *, size_t);
+static int decode_array(const char *, struct toml_value *, char *, size_t);
+static int decode_int(const char *, long long *);
+static void put_utf8(struct buf *, unsigned long);
 
 static void
 fail(struct reader *r, const char *msg)
@@ -69,8 +69,8 @@ check_line(const char *line, size_t len, const char **why)
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)line[i];
 
-		if (c == '\0' || (c < 0x20 && c != '\t' && c != '\r' &&
-		    c != '\n')) {
+		if (c == '\0' ||
+		    (c < 0x20 && c != '\t' && c != '\r' && c != '\n')) {
 			*why = "control character in line";
 			return -1;
 		}
@@ -170,8 +170,8 @@ handle(void *arg, const char *section, const char *name, const char *value)
 		goto out;
 	}
 	unhide(key);
-	if (r->cb(r->arg, section, key, &v, r->lineno, err,
-	    sizeof(err)) == -1) {
+	if (r->cb(r->arg, section, key, &v, r->lineno, err, sizeof(err)) ==
+	    -1) {
 		fail(r, err[0] ? err : "invalid value");
 		rc = 0;
 	}
@@ -199,9 +199,9 @@ toml_parse_string(const char *name, const char *text, toml_cb *cb, void *arg,
 		return -1;
 	}
 	if (line != 0) {
-		snprintf(err, errsz, "%s:%d: %s", name, line, line > 0 ?
-		    "expected '[section]' or 'key = value'" :
-		    "cannot parse");
+		snprintf(err, errsz, "%s:%d: %s", name, line,
+		    line > 0 ? "expected '[section]' or 'key = value'" :
+			       "cannot parse");
 		return -1;
 	}
 	return 0;
@@ -301,31 +301,47 @@ decode_basic(const char **sp, char **out, char *err, size_t errsz)
 			continue;
 		}
 		switch (*++s) {
-		case '"': case '\\':
+		case '"':
+		case '\\':
 			buf_append(&b, s, 1);
 			break;
-		case 'n': buf_puts(&b, "\n"); break;
-		case 't': buf_puts(&b, "\t"); break;
-		case 'r': buf_puts(&b, "\r"); break;
-		case 'b': buf_puts(&b, "\b"); break;
-		case 'f': buf_puts(&b, "\f"); break;
-		case 'u': case 'U': {
+		case 'n':
+			buf_puts(&b, "\n");
+			break;
+		case 't':
+			buf_puts(&b, "\t");
+			break;
+		case 'r':
+			buf_puts(&b, "\r");
+			break;
+		case 'b':
+			buf_puts(&b, "\b");
+			break;
+		case 'f':
+			buf_puts(&b, "\f");
+			break;
+		case 'u':
+		case 'U': {
 			int i, n = *s == 'u' ? 4 : 8;
 			unsigned long cp = 0;
 
 			for (i = 1; i <= n; i++) {
 				if (!isxdigit((unsigned char)s[i])) {
-					snprintf(err, errsz,
-					    "bad \\%c escape", *s);
+					snprintf(err, errsz, "bad \\%c escape",
+					    *s);
 					goto bad;
 				}
-				cp = cp * 16 + (unsigned long)(isdigit(
-				    (unsigned char)s[i]) ? s[i] - '0' :
-				    (tolower((unsigned char)s[i]) - 'a' + 10));
+				cp = cp * 16 +
+				    (unsigned long)(isdigit(
+							(unsigned char)s[i]) ?
+					    s[i] - '0' :
+					    (tolower((unsigned char)s[i]) -
+						'a' + 10));
 			}
 			if (cp == 0 || cp > 0x10ffff ||
 			    (cp >= 0xd800 && cp <= 0xdfff)) {
-				snprintf(err, errsz, "bad code point in escape");
+				snprintf(err, errsz,
+				    "bad code point in escape");
 				goto bad;
 			}
 			put_utf8(&b, cp);
@@ -393,14 +409,15 @@ decode_array(const char *s, struct toml_value *v, char *err, size_t errsz)
 		}
 		if (decode_string(&s, &item, err, errsz) == -1)
 			return -1;
-		v->items = xreallocarray(v->items, v->nitems + 1,
-		    sizeof(*v->items));
+		v->items =
+		    xreallocarray(v->items, v->nitems + 1, sizeof(*v->items));
 		v->items[v->nitems++] = item;
 		s = skip_ws(s);
 		if (*s == ',')
 			s = skip_ws(s + 1);
 		else if (*s != ']' && *s != '\0') {
-			snprintf(err, errsz, "expected ',' or ']' in the array");
+			snprintf(err, errsz,
+			    "expected ',' or ']' in the array");
 			return -1;
 		}
 	}
@@ -476,7 +493,8 @@ toml_decode(const char *raw, struct toml_value *v, char *err, size_t errsz)
 	v->type = TOML_INT;
 	if (decode_int(s, &v->num) == 0)
 		return 0;
-	snprintf(err, errsz, "expected a quoted string, an integer, true, "
+	snprintf(err, errsz,
+	    "expected a quoted string, an integer, true, "
 	    "false or a one-line [array]");
 bad:
 	toml_value_free(v);

@@ -9,19 +9,14 @@
 
 #include <stddef.h>
 
-enum toml_type {
-	TOML_STRING,
-	TOML_INT,
-	TOML_BOOL,
-	TOML_ARRAY
-};
+enum toml_type { TOML_STRING, TOML_INT, TOML_BOOL, TOML_ARRAY };
 
 struct toml_value {
-	enum toml_type	 type;
-	char		*str;		/* TOML_STRING */
-	long long	 num;		/* TOML_INT, TOML_BOOL (0 or 1) */
-	char		**items;	/* TOML_ARRAY of strings */
-	size_t		 nitems;
+	enum toml_type type;
+	char *str;     /* TOML_STRING */
+	long long num; /* TOML_INT, TOML_BOOL (0 or 1) */
+	char **items;  /* TOML_ARRAY of strings */
+	size_t nitems;
 };
 
 /*
@@ -36,14 +31,14 @@ typedef int toml_cb(void *arg, const char *section, const char *key,
  * Parse path, calling cb for each key.  Returns 0, or -1 with err set to
  * "path:line: message" (or "path: message" when the file cannot be read).
  */
-int	 toml_parse_file(const char *path, toml_cb *cb, void *arg, char *err,
-	    size_t errsz);
+int toml_parse_file(const char *path, toml_cb *cb, void *arg, char *err,
+    size_t errsz);
 /* The same over a string; name is used in messages. */
-int	 toml_parse_string(const char *name, const char *text, toml_cb *cb,
-	    void *arg, char *err, size_t errsz);
+int toml_parse_string(const char *name, const char *text, toml_cb *cb,
+    void *arg, char *err, size_t errsz);
 /* Decode one value as it appears after '='.  0, or -1 with err set. */
-int	 toml_decode(const char *raw, struct toml_value *out, char *err,
-	    size_t errsz);
-void	 toml_value_free(struct toml_value *);
+int toml_decode(const char *raw, struct toml_value *out, char *err,
+    size_t errsz);
+void toml_value_free(struct toml_value *);
 
 #endif

@@ -14,17 +14,17 @@
 #include "woodpecker.h"
 #include "xmalloc.h"
 
-#define WP_PAGE		50
-#define WP_MAX_PAGES	3
+#define WP_PAGE 50
+#define WP_MAX_PAGES 3
 
 struct woodpecker {
-	struct http_client	*client;
-	char			*api;	/* .../api/repos/ID */
+	struct http_client *client;
+	char *api; /* .../api/repos/ID */
 };
 
-static int	 wp_b64_value(int);
-static char	*wp_b64_decode(const char *, size_t *);
-static void	 wp_append_entry(struct buf *, const cJSON *);
+static int wp_b64_value(int);
+static char *wp_b64_decode(const char *, size_t *);
+static void wp_append_entry(struct buf *, const cJSON *);
 static const char *wp_tail(const char *, size_t, size_t, size_t);
 
 struct woodpecker *
@@ -95,7 +95,7 @@ woodpecker_latest_for_commit(struct woodpecker *w, const char *sha,
 	*out = NULL;
 	if (woodpecker_pipelines(w, &list) == -1)
 		return -1;
-	cJSON_ArrayForEach(p, list) {
+	cJSON_ArrayForEach (p, list) {
 		commit = json_str(p, "commit");
 		if (commit == NULL || strcmp(commit, sha) != 0 ||
 		    json_int(p, "number", &n) == -1 || n <= best)
@@ -107,8 +107,7 @@ woodpecker_latest_for_commit(struct woodpecker *w, const char *sha,
 }
 
 int
-woodpecker_pipeline(struct woodpecker *w, long long number,
-    const cJSON **out)
+woodpecker_pipeline(struct woodpecker *w, long long number, const cJSON **out)
 {
 	char *url;
 	int r;
@@ -151,8 +150,8 @@ out:
 }
 
 int
-woodpecker_step_log(struct woodpecker *w, long long number,
-    long long step_id, size_t max_bytes, size_t max_lines, char **text)
+woodpecker_step_log(struct woodpecker *w, long long number, long long step_id,
+    size_t max_bytes, size_t max_lines, char **text)
 {
 	struct http_opts o;
 	const char *raw;
@@ -164,7 +163,7 @@ woodpecker_step_log(struct woodpecker *w, long long number,
 	http_get_opts(&o);
 	url = xasprintf("%s/logs/%lld/%lld", w->api, number, step_id);
 	if (http_client_get_text(w->client, url, o.max_body, &raw,
-	    &truncated) == -1) {
+		&truncated) == -1) {
 		r = http_client_status(w->client) == 404 ? WOODPECKER_NONE : -1;
 		goto out;
 	}
@@ -189,8 +188,7 @@ out:
 }
 
 char *
-woodpecker_log_text(const cJSON *entries, size_t max_bytes,
-    size_t max_lines)
+woodpecker_log_text(const cJSON *entries, size_t max_bytes, size_t max_lines)
 {
 	const cJSON *e;
 	struct buf all;
@@ -198,7 +196,7 @@ woodpecker_log_text(const cJSON *entries, size_t max_bytes,
 
 	buf_init(&all, 0);
 	buf_append(&all, "", 0);
-	cJSON_ArrayForEach(e, entries)
+	cJSON_ArrayForEach (e, entries)
 		wp_append_entry(&all, e);
 	out = xstrdup(wp_tail(buf_str(&all), all.len, max_bytes, max_lines));
 	buf_free(&all);

@@ -12,7 +12,7 @@
 #include <cjson/cJSON.h>
 
 /* woodpecker_latest_for_commit(), woodpecker_step_log(): nothing there. */
-#define WOODPECKER_NONE	1
+#define WOODPECKER_NONE 1
 
 struct woodpecker;
 
@@ -22,35 +22,35 @@ struct woodpecker;
  * woodpecker_close().
  */
 struct woodpecker *woodpecker_open(const char *server, const char *token,
-		    long long repo_id);
+    long long repo_id);
 /* Free the handle and every result it handed out.  NULL is accepted. */
-void		 woodpecker_close(struct woodpecker *);
+void woodpecker_close(struct woodpecker *);
 /* Why the last call failed ("" after a success). */
-const char	*woodpecker_error(const struct woodpecker *);
+const char *woodpecker_error(const struct woodpecker *);
 /* HTTP status behind the last call's failure, else 0. */
-long		 woodpecker_last_status(const struct woodpecker *);
+long woodpecker_last_status(const struct woodpecker *);
 
 /*
  * The newest pipelines, newest first: up to 3 pages of 50 (older ones
  * are not needed to find the latest pipeline of a recent commit).
  */
-int	 woodpecker_pipelines(struct woodpecker *, const cJSON **out);
+int woodpecker_pipelines(struct woodpecker *, const cJSON **out);
 /*
  * The pipeline with the highest number whose commit is sha, in *out
  * (borrowed).  Returns 0, WOODPECKER_NONE when there is none among the
  * pipelines read, or -1.
  */
-int	 woodpecker_latest_for_commit(struct woodpecker *, const char *sha,
-	    const cJSON **out);
+int woodpecker_latest_for_commit(struct woodpecker *, const char *sha,
+    const cJSON **out);
 /* One pipeline with its workflows and steps. */
-int	 woodpecker_pipeline(struct woodpecker *, long long number,
-	    const cJSON **out);
+int woodpecker_pipeline(struct woodpecker *, long long number,
+    const cJSON **out);
 /*
  * Restart a pipeline; the number of the new pipeline in *new_number (may
  * be NULL; 0 when the answer does not say).
  */
-int	 woodpecker_restart(struct woodpecker *, long long number,
-	    long long *new_number);
+int woodpecker_restart(struct woodpecker *, long long number,
+    long long *new_number);
 /*
  * The log of one step, addressed by the step's "id" (not its "pid"),
  * decoded to text and cut to its last max_lines lines and max_bytes bytes
@@ -58,16 +58,15 @@ int	 woodpecker_restart(struct woodpecker *, long long number,
  * WOODPECKER_NONE when the step has no readable log (404, or larger than
  * the HTTP body cap) with *text NULL, or -1.
  */
-int	 woodpecker_step_log(struct woodpecker *, long long number,
-	    long long step_id, size_t max_bytes, size_t max_lines,
-	    char **text);
+int woodpecker_step_log(struct woodpecker *, long long number,
+    long long step_id, size_t max_bytes, size_t max_lines, char **text);
 /*
  * Decode an array of Woodpecker log entries (their "data" is base64 of
  * the line's bytes; data that is not valid base64 is taken as it is) into
  * text, one entry a line, and keep its tail as woodpecker_step_log()
  * does.  Caller frees.
  */
-char	*woodpecker_log_text(const cJSON *entries, size_t max_bytes,
-	    size_t max_lines);
+char *woodpecker_log_text(const cJSON *entries, size_t max_bytes,
+    size_t max_lines);
 
 #endif

@@ -9,13 +9,12 @@
 #include <stddef.h>
 
 /* Each returns memory the caller frees with free(3). */
-void	*xmalloc(size_t);
-void	*xcalloc(size_t, size_t);
-void	*xreallocarray(void *, size_t, size_t);
-char	*xstrdup(const char *);
-char	*xstrndup(const char *, size_t);
-char	*xvasprintf(const char *, va_list)
-	    __attribute__((format(printf, 1, 0)));
-char	*xasprintf(const char *, ...) __attribute__((format(printf, 1, 2)));
+void *xmalloc(size_t);
+void *xcalloc(size_t, size_t);
+void *xreallocarray(void *, size_t, size_t);
+char *xstrdup(const char *);
+char *xstrndup(const char *, size_t);
+char *xvasprintf(const char *, va_list) __attribute__((format(printf, 1, 0)));
+char *xasprintf(const char *, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

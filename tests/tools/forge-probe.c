@@ -26,93 +26,93 @@
 #include "woodpecker.h"
 
 struct probe {
-	struct forge		*f;
-	struct woodpecker	*w;
+	struct forge *f;
+	struct woodpecker *w;
 };
 
 struct command {
-	const char	*name;
-	int		 nargs;	/* required arguments; more are optional */
-	int		 (*fn)(struct probe *, char **, int);
+	const char *name;
+	int nargs; /* required arguments; more are optional */
+	int (*fn)(struct probe *, char **, int);
 };
 
-static const char	*arg(const char *);
-static long long	 num(const char *);
-static int		 ferr(struct probe *);
-static int		 werr(struct probe *);
-static void		 print_items(const cJSON *, const char *,
-			    const char *);
-static int		 run(struct probe *, char **, int);
-static void		 usage(void) __attribute__((noreturn));
+static const char *arg(const char *);
+static long long num(const char *);
+static int ferr(struct probe *);
+static int werr(struct probe *);
+static void print_items(const cJSON *, const char *, const char *);
+static int run(struct probe *, char **, int);
+static void usage(void) __attribute__((noreturn));
 
-static int	 cmd_issues(struct probe *, char **, int);
-static int	 cmd_issue(struct probe *, char **, int);
-static int	 cmd_close(struct probe *, char **, int);
-static int	 cmd_comments(struct probe *, char **, int);
-static int	 cmd_comment(struct probe *, char **, int);
-static int	 cmd_comment_edit(struct probe *, char **, int);
-static int	 cmd_labels(struct probe *, char **, int);
-static int	 cmd_label_id(struct probe *, char **, int);
-static int	 cmd_label_add(struct probe *, char **, int);
-static int	 cmd_label_remove(struct probe *, char **, int);
-static int	 cmd_pulls(struct probe *, char **, int);
-static int	 cmd_pull(struct probe *, char **, int);
-static int	 cmd_pull_create(struct probe *, char **, int);
-static int	 cmd_files(struct probe *, char **, int);
-static int	 cmd_diff(struct probe *, char **, int);
-static int	 cmd_merge(struct probe *, char **, int);
-static int	 cmd_reviews(struct probe *, char **, int);
-static int	 cmd_review(struct probe *, char **, int);
-static int	 cmd_dismiss(struct probe *, char **, int);
-static int	 cmd_status(struct probe *, char **, int);
-static int	 cmd_user(struct probe *, char **, int);
-static int	 cmd_branch_delete(struct probe *, char **, int);
-static int	 cmd_get(struct probe *, char **, int);
-static int	 cmd_ci(struct probe *, char **, int);
-static int	 cmd_pipelines(struct probe *, char **, int);
-static int	 cmd_pipeline(struct probe *, char **, int);
-static int	 cmd_restart(struct probe *, char **, int);
-static int	 cmd_log(struct probe *, char **, int);
-static int	 cmd_classify(struct probe *, char **, int);
-static int	 cmd_count(struct probe *, char **, int);
+static int cmd_issues(struct probe *, char **, int);
+static int cmd_issue(struct probe *, char **, int);
+static int cmd_close(struct probe *, char **, int);
+static int cmd_comments(struct probe *, char **, int);
+static int cmd_comment(struct probe *, char **, int);
+static int cmd_comment_edit(struct probe *, char **, int);
+static int cmd_labels(struct probe *, char **, int);
+static int cmd_label_id(struct probe *, char **, int);
+static int cmd_label_add(struct probe *, char **, int);
+static int cmd_label_remove(struct probe *, char **, int);
+static int cmd_pulls(struct probe *, char **, int);
+static int cmd_pull(struct probe *, char **, int);
+static int cmd_pull_create(struct probe *, char **, int);
+static int cmd_files(struct probe *, char **, int);
+static int cmd_diff(struct probe *, char **, int);
+static int cmd_merge(struct probe *, char **, int);
+static int cmd_reviews(struct probe *, char **, int);
+static int cmd_review(struct probe *, char **, int);
+static int cmd_dismiss(struct probe *, char **, int);
+static int cmd_status(struct probe *, char **, int);
+static int cmd_user(struct probe *, char **, int);
+static int cmd_branch_delete(struct probe *, char **, int);
+static int cmd_get(struct probe *, char **, int);
+static int cmd_ci(struct probe *, char **, int);
+static int cmd_pipelines(struct probe *, char **, int);
+static int cmd_pipeline(struct probe *, char **, int);
+static int cmd_restart(struct probe *, char **, int);
+static int cmd_log(struct probe *, char **, int);
+static int cmd_classify(struct probe *, char **, int);
+static int cmd_count(struct probe *, char **, int);
 
 static const struct command commands[] = {
-	{ "issues", 4, cmd_issues },
-	{ "issue", 1, cmd_issue },
-	{ "close", 1, cmd_close },
-	{ "comments", 1, cmd_comments },
-	{ "comment", 2, cmd_comment },
-	{ "comment-edit", 2, cmd_comment_edit },
-	{ "labels", 0, cmd_labels },
-	{ "label-id", 2, cmd_label_id },
-	{ "label-add", 2, cmd_label_add },
-	{ "label-remove", 2, cmd_label_remove },
-	{ "pulls", 1, cmd_pulls },
-	{ "pull", 1, cmd_pull },
-	{ "pull-create", 4, cmd_pull_create },
-	{ "files", 1, cmd_files },
-	{ "diff", 2, cmd_diff },
-	{ "merge", 3, cmd_merge },
-	{ "reviews", 1, cmd_reviews },
-	{ "review", 3, cmd_review },
-	{ "dismiss", 3, cmd_dismiss },
-	{ "status", 1, cmd_status },
-	{ "user", 0, cmd_user },
-	{ "branch-delete", 1, cmd_branch_delete },
-	{ "get", 1, cmd_get },
-	{ "ci", 1, cmd_ci },
-	{ "pipelines", 0, cmd_pipelines },
-	{ "pipeline", 1, cmd_pipeline },
-	{ "restart", 1, cmd_restart },
-	{ "log", 2, cmd_log },
-	{ "classify", 1, cmd_classify },
-	{ "count", 0, cmd_count },
+    {"issues", 4, cmd_issues},
+    {"issue", 1, cmd_issue},
+    {"close", 1, cmd_close},
+    {"comments", 1, cmd_comments},
+    {"comment", 2, cmd_comment},
+    {"comment-edit", 2, cmd_comment_edit},
+    {"labels", 0, cmd_labels},
+    {"label-id", 2, cmd_label_id},
+    {"label-add", 2, cmd_label_add},
+    {"label-remove", 2, cmd_label_remove},
+    {"pulls", 1, cmd_pulls},
+    {"pull", 1, cmd_pull},
+    {"pull-create", 4, cmd_pull_create},
+    {"files", 1, cmd_files},
+    {"diff", 2, cmd_diff},
+    {"merge", 3, cmd_merge},
+    {"reviews", 1, cmd_reviews},
+    {"review", 3, cmd_review},
+    {"dismiss", 3, cmd_dismiss},
+    {"status", 1, cmd_status},
+    {"user", 0, cmd_user},
+    {"branch-delete", 1, cmd_branch_delete},
+    {"get", 1, cmd_get},
+    {"ci", 1, cmd_ci},
+    {"pipelines", 0, cmd_pipelines},
+    {"pipeline", 1, cmd_pipeline},
+    {"restart", 1, cmd_restart},
+    {"log", 2, cmd_log},
+    {"classify", 1, cmd_classify},
+    {"count", 0, cmd_count},
 };
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: forge-probe [-c ms] [-t ms] [-n attempts] "
+	fprintf(stderr,
+	    "usage: forge-probe [-c ms] [-t ms] [-n attempts] "
 	    "[-b ms] [-m bytes] [-W server -w token -r repo]\n"
 	    "       api_base token command [args] [+ command ...]\n");
 	exit(2);
@@ -156,7 +156,7 @@ print_items(const cJSON *list, const char *k1, const char *k2)
 	long long n;
 
 	printf("count %d\n", cJSON_GetArraySize(list));
-	cJSON_ArrayForEach(it, list) {
+	cJSON_ArrayForEach (it, list) {
 		if (json_int_at(it, k1, &n) == -1)
 			n = -1;
 		s = json_str_at(it, k2);
@@ -170,8 +170,8 @@ cmd_issues(struct probe *p, char **a, int n)
 	const cJSON *l;
 
 	(void)n;
-	if (forge_issues_list(p->f, arg(a[0]), arg(a[1]), arg(a[2]),
-	    arg(a[3]), &l) == -1)
+	if (forge_issues_list(p->f, arg(a[0]), arg(a[1]), arg(a[2]), arg(a[3]),
+		&l) == -1)
 		return ferr(p);
 	print_items(l, "number", "title");
 	return 0;
@@ -265,7 +265,8 @@ cmd_label_add(struct probe *p, char **a, int n)
 {
 	(void)n;
 	return forge_issue_add_label_name(p->f, num(a[0]), a[1]) == -1 ?
-	    ferr(p) : 0;
+	    ferr(p) :
+	    0;
 }
 
 static int
@@ -273,7 +274,8 @@ cmd_label_remove(struct probe *p, char **a, int n)
 {
 	(void)n;
 	return forge_issue_remove_label_name(p->f, num(a[0]), a[1]) == -1 ?
-	    ferr(p) : 0;
+	    ferr(p) :
+	    0;
 }
 
 static int
@@ -340,7 +342,7 @@ cmd_files(struct probe *p, char **a, int n)
 	(void)n;
 	if (forge_pull_files(p->f, num(a[0]), &l) == -1)
 		return ferr(p);
-	cJSON_ArrayForEach(it, l) {
+	cJSON_ArrayForEach (it, l) {
 		s = json_str(it, "filename");
 		printf("file %s\n", s ? s : "");
 	}
@@ -356,7 +358,7 @@ cmd_diff(struct probe *p, char **a, int n)
 
 	(void)n;
 	if (forge_pull_diff(p->f, num(a[0]), (size_t)num(a[1]), &text,
-	    &truncated) == -1)
+		&truncated) == -1)
 		return ferr(p);
 	printf("truncated %d\n%s", truncated, text);
 	return 0;
@@ -368,8 +370,8 @@ cmd_merge(struct probe *p, char **a, int n)
 	struct forge_merge m;
 
 	(void)n;
-	if (forge_pull_merge(p->f, num(a[0]), arg(a[1]), num(a[2]) != 0,
-	    &m) == -1)
+	if (forge_pull_merge(p->f, num(a[0]), arg(a[1]), num(a[2]) != 0, &m) ==
+	    -1)
 		return ferr(p);
 	printf("status %ld merged %d\n", m.status, m.merged);
 	if (m.message[0] != '\0')
@@ -395,7 +397,7 @@ cmd_review(struct probe *p, char **a, int n)
 	long long id;
 
 	if (forge_review_create(p->f, num(a[0]), a[2], a[1],
-	    n > 3 ? arg(a[3]) : NULL, &id) == -1)
+		n > 3 ? arg(a[3]) : NULL, &id) == -1)
 		return ferr(p);
 	printf("id %lld\n", id);
 	return 0;
@@ -406,7 +408,8 @@ cmd_dismiss(struct probe *p, char **a, int n)
 {
 	(void)n;
 	return forge_review_dismiss(p->f, num(a[0]), num(a[1]), a[2]) == -1 ?
-	    ferr(p) : 0;
+	    ferr(p) :
+	    0;
 }
 
 static int
@@ -576,8 +579,10 @@ run(struct probe *p, char **argv, int n)
 		if (strcmp(argv[0], commands[i].name) != 0)
 			continue;
 		if (n - 1 < commands[i].nargs) {
-			fprintf(stderr, "forge-probe: '%s' needs %d "
-			    "arguments\n", argv[0], commands[i].nargs);
+			fprintf(stderr,
+			    "forge-probe: '%s' needs %d "
+			    "arguments\n",
+			    argv[0], commands[i].nargs);
 			return -1;
 		}
 		return commands[i].fn(p, argv + 1, n - 1);
@@ -634,7 +639,8 @@ main(int argc, char **argv)
 	http_set_opts(&o);
 	p.f = forge_open(argv[0], argv[1]);
 	p.w = wp_server != NULL ?
-	    woodpecker_open(wp_server, wp_token, wp_repo) : NULL;
+	    woodpecker_open(wp_server, wp_token, wp_repo) :
+	    NULL;
 	for (start = i = 2; i <= argc && r == 0; i++) {
 		if (i < argc && strcmp(argv[i], "+") != 0)
 			continue;

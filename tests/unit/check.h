@@ -15,47 +15,53 @@
 static int check_test_failed;
 static int check_passed, check_failed;
 
-#define CHECK(expr) do {						\
-	if (!(expr)) {							\
-		printf("#   %s:%d: check failed: %s\n",			\
-		    __FILE__, __LINE__, #expr);				\
-		check_test_failed = 1;					\
-	}								\
-} while (0)
+#define CHECK(expr)                                                       \
+	do {                                                              \
+		if (!(expr)) {                                            \
+			printf("#   %s:%d: check failed: %s\n", __FILE__, \
+			    __LINE__, #expr);                             \
+			check_test_failed = 1;                            \
+		}                                                         \
+	} while (0)
 
-#define CHECK_INT(a, b) do {						\
-	long long check_a_ = (long long)(a), check_b_ = (long long)(b);	\
-	if (check_a_ != check_b_) {					\
-		printf("#   %s:%d: %s == %lld, expected %lld\n",	\
-		    __FILE__, __LINE__, #a, check_a_, check_b_);	\
-		check_test_failed = 1;					\
-	}								\
-} while (0)
+#define CHECK_INT(a, b)                                                  \
+	do {                                                             \
+		long long check_a_ = (long long)(a),                     \
+			  check_b_ = (long long)(b);                     \
+		if (check_a_ != check_b_) {                              \
+			printf("#   %s:%d: %s == %lld, expected %lld\n", \
+			    __FILE__, __LINE__, #a, check_a_, check_b_); \
+			check_test_failed = 1;                           \
+		}                                                        \
+	} while (0)
 
-#define CHECK_STR(a, b) do {						\
-	const char *check_a_ = (a), *check_b_ = (b);			\
-	if (check_a_ == NULL || check_b_ == NULL ?			\
-	    check_a_ != check_b_ : strcmp(check_a_, check_b_) != 0) {	\
-		printf("#   %s:%d: %s == \"%s\", expected \"%s\"\n",	\
-		    __FILE__, __LINE__, #a,				\
-		    check_a_ ? check_a_ : "(null)",			\
-		    check_b_ ? check_b_ : "(null)");			\
-		check_test_failed = 1;					\
-	}								\
-} while (0)
+#define CHECK_STR(a, b)                                                      \
+	do {                                                                 \
+		const char *check_a_ = (a), *check_b_ = (b);                 \
+		if (check_a_ == NULL || check_b_ == NULL ?                   \
+			check_a_ != check_b_ :                               \
+			strcmp(check_a_, check_b_) != 0) {                   \
+			printf("#   %s:%d: %s == \"%s\", expected \"%s\"\n", \
+			    __FILE__, __LINE__, #a,                          \
+			    check_a_ ? check_a_ : "(null)",                  \
+			    check_b_ ? check_b_ : "(null)");                 \
+			check_test_failed = 1;                               \
+		}                                                            \
+	} while (0)
 
-#define RUN(fn) do {							\
-	check_test_failed = 0;						\
-	fn();								\
-	if (check_test_failed) {					\
-		check_failed++;						\
-		printf("not ok - %s\n", #fn);				\
-	} else {							\
-		check_passed++;						\
-		printf("ok - %s\n", #fn);				\
-	}								\
-	fflush(stdout);							\
-} while (0)
+#define RUN(fn)                                       \
+	do {                                          \
+		check_test_failed = 0;                \
+		fn();                                 \
+		if (check_test_failed) {              \
+			check_failed++;               \
+			printf("not ok - %s\n", #fn); \
+		} else {                              \
+			check_passed++;               \
+			printf("ok - %s\n", #fn);     \
+		}                                     \
+		fflush(stdout);                       \
+	} while (0)
 
 static inline int
 check_main(void)

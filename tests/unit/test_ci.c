@@ -26,21 +26,21 @@ static void
 test_woodpecker_mapping(void)
 {
 	static const struct {
-		const char	*status;
-		int		 r;
-		enum ci_state	 state;
+		const char *status;
+		int r;
+		enum ci_state state;
 	} t[] = {
-		{ "success", 0, CI_SUCCESS },
-		{ "failure", 0, CI_FAILURE },
-		{ "error", 0, CI_FAILURE },
-		{ "killed", 0, CI_FAILURE },
-		{ "running", 0, CI_PENDING },
-		{ "pending", 0, CI_PENDING },
-		{ "blocked", 0, CI_PENDING },
-		{ "skipped", -1, CI_UNKNOWN },
-		{ "declined", -1, CI_UNKNOWN },
-		{ "", -1, CI_UNKNOWN },
-		{ "SUCCESS", -1, CI_UNKNOWN },
+	    {"success", 0, CI_SUCCESS},
+	    {"failure", 0, CI_FAILURE},
+	    {"error", 0, CI_FAILURE},
+	    {"killed", 0, CI_FAILURE},
+	    {"running", 0, CI_PENDING},
+	    {"pending", 0, CI_PENDING},
+	    {"blocked", 0, CI_PENDING},
+	    {"skipped", -1, CI_UNKNOWN},
+	    {"declined", -1, CI_UNKNOWN},
+	    {"", -1, CI_UNKNOWN},
+	    {"SUCCESS", -1, CI_UNKNOWN},
 	};
 	enum ci_state s;
 	size_t i;
@@ -79,19 +79,19 @@ static void
 test_passed_failed(void)
 {
 	static const struct {
-		enum ci_state	 s;
-		int		 configured, passed, failed;
+		enum ci_state s;
+		int configured, passed, failed;
 	} t[] = {
-		{ CI_SUCCESS, 1, 1, 0 },
-		{ CI_FAILURE, 1, 0, 1 },
-		{ CI_PENDING, 1, 0, 0 },
-		{ CI_NONE, 1, 0, 0 },
-		{ CI_UNKNOWN, 1, 0, 0 },
-		{ CI_SUCCESS, 0, 1, 0 },
-		{ CI_FAILURE, 0, 0, 1 },
-		{ CI_PENDING, 0, 1, 0 },
-		{ CI_NONE, 0, 1, 0 },
-		{ CI_UNKNOWN, 0, 0, 0 },
+	    {CI_SUCCESS, 1, 1, 0},
+	    {CI_FAILURE, 1, 0, 1},
+	    {CI_PENDING, 1, 0, 0},
+	    {CI_NONE, 1, 0, 0},
+	    {CI_UNKNOWN, 1, 0, 0},
+	    {CI_SUCCESS, 0, 1, 0},
+	    {CI_FAILURE, 0, 0, 1},
+	    {CI_PENDING, 0, 1, 0},
+	    {CI_NONE, 0, 1, 0},
+	    {CI_UNKNOWN, 0, 0, 0},
 	};
 	size_t i;
 
@@ -126,9 +126,9 @@ static void
 test_files_need_ci(void)
 {
 	cJSON *docs = parse("[{\"filename\":\"docs/a.txt\"},"
-	    "{\"filename\":\"README.md\"}]");
+			    "{\"filename\":\"README.md\"}]");
 	cJSON *mixed = parse("[{\"filename\":\"docs/a.txt\"},"
-	    "{\"filename\":\"src/a.c\"}]");
+			     "{\"filename\":\"src/a.c\"}]");
 	cJSON *empty = parse("[]");
 	cJSON *odd = parse("[{\"filename\":\"a.md\"},{\"filename\":5}]");
 	cJSON *obj = parse("{\"filename\":\"a.md\"}");
@@ -151,27 +151,39 @@ test_infra_cases(void)
 {
 	char reason[256];
 
-	CHECK_INT(ci_step_is_infra("clone", 128, NULL, reason,
-	    sizeof(reason)), 1);
+	CHECK_INT(ci_step_is_infra("clone", 128, NULL, reason, sizeof(reason)),
+	    1);
 	CHECK(strstr(reason, "'clone'") != NULL);
 	CHECK(strstr(reason, "128") != NULL);
-	CHECK_INT(ci_step_is_infra("git-fetch", 128, NULL, reason,
-	    sizeof(reason)), 1);
+	CHECK_INT(
+	    ci_step_is_infra("git-fetch", 128, NULL, reason, sizeof(reason)),
+	    1);
 	CHECK_INT(ci_step_is_infra("pre-clone-setup", 128, NULL, reason,
-	    sizeof(reason)), 1);
-	CHECK_INT(ci_step_is_infra("test", 137, NULL, reason,
-	    sizeof(reason)), 1);
+		      sizeof(reason)),
+	    1);
+	CHECK_INT(ci_step_is_infra("test", 137, NULL, reason, sizeof(reason)),
+	    1);
 	CHECK(strstr(reason, "137") != NULL);
 	CHECK_INT(ci_step_is_infra("build", 1,
-	    "step 1\ncurl: (7) FAILED TO CONNECT to host\n", reason,
-	    sizeof(reason)), 1);
+		      "step 1\ncurl: (7) FAILED TO CONNECT to host\n", reason,
+		      sizeof(reason)),
+	    1);
 	CHECK(strstr(reason, "log") != NULL);
-	CHECK_INT(ci_step_is_infra("build", 1, "dial tcp: Connection timed "
-	    "out", reason, sizeof(reason)), 1);
-	CHECK_INT(ci_step_is_infra("build", 1, "Error: docker pull alpine: "
-	    "i/o Timeout while reading", reason, sizeof(reason)), 1);
-	CHECK_INT(ci_step_is_infra("build", 2, "net/http: TLS handshake "
-	    "timeout", reason, sizeof(reason)), 1);
+	CHECK_INT(ci_step_is_infra("build", 1,
+		      "dial tcp: Connection timed "
+		      "out",
+		      reason, sizeof(reason)),
+	    1);
+	CHECK_INT(ci_step_is_infra("build", 1,
+		      "Error: docker pull alpine: "
+		      "i/o Timeout while reading",
+		      reason, sizeof(reason)),
+	    1);
+	CHECK_INT(ci_step_is_infra("build", 2,
+		      "net/http: TLS handshake "
+		      "timeout",
+		      reason, sizeof(reason)),
+	    1);
 }
 
 static void
@@ -179,22 +191,28 @@ test_infra_non_cases(void)
 {
 	char reason[256] = "junk";
 
-	CHECK_INT(ci_step_is_infra("test", 128, NULL, reason,
-	    sizeof(reason)), 0);
+	CHECK_INT(ci_step_is_infra("test", 128, NULL, reason, sizeof(reason)),
+	    0);
 	CHECK_STR(reason, "");
-	CHECK_INT(ci_step_is_infra("clone", 1, NULL, reason,
-	    sizeof(reason)), 0);
-	CHECK_INT(ci_step_is_infra("Clone", 128, NULL, reason,
-	    sizeof(reason)), 0);
+	CHECK_INT(ci_step_is_infra("clone", 1, NULL, reason, sizeof(reason)),
+	    0);
+	CHECK_INT(ci_step_is_infra("Clone", 128, NULL, reason, sizeof(reason)),
+	    0);
 	CHECK_INT(ci_step_is_infra("build", 1, "assertion failed\n", reason,
-	    sizeof(reason)), 0);
+		      sizeof(reason)),
+	    0);
 	/* The pull and the timeout must be on the same line, in order. */
-	CHECK_INT(ci_step_is_infra("build", 1, "docker pull alpine\n"
-	    "test timeout exceeded\n", reason, sizeof(reason)), 0);
+	CHECK_INT(ci_step_is_infra("build", 1,
+		      "docker pull alpine\n"
+		      "test timeout exceeded\n",
+		      reason, sizeof(reason)),
+	    0);
 	CHECK_INT(ci_step_is_infra("build", 1, "timeout in docker pull\n",
-	    reason, sizeof(reason)), 0);
+		      reason, sizeof(reason)),
+	    0);
 	CHECK_INT(ci_step_is_infra("build", 1, "connection timed\nout\n",
-	    reason, sizeof(reason)), 0);
+		      reason, sizeof(reason)),
+	    0);
 	CHECK_INT(ci_step_is_infra("build", 1, "", reason, sizeof(reason)), 0);
 	CHECK_INT(ci_step_is_infra(NULL, 0, NULL, reason, sizeof(reason)), 0);
 }
@@ -203,8 +221,9 @@ static void
 test_log_decode(void)
 {
 	/* "hello", "wor\nld\n" and not-base64 text taken as it is. */
-	cJSON *e = parse("[{\"data\":\"aGVsbG8=\"},{\"data\":\"d29yCmxkCg==\"},"
-	    "{\"data\":\"plain text!\"},{\"data\":null},{\"line\":3}]");
+	cJSON *e =
+	    parse("[{\"data\":\"aGVsbG8=\"},{\"data\":\"d29yCmxkCg==\"},"
+		  "{\"data\":\"plain text!\"},{\"data\":null},{\"line\":3}]");
 	char *t;
 
 	t = woodpecker_log_text(e, 0, 0);
@@ -224,7 +243,7 @@ test_log_decode_nul_and_padding(void)
 {
 	/* "a\0b" (NUL made a space), "ab" with one "=", "abc" with none. */
 	cJSON *e = parse("[{\"data\":\"YQBi\"},{\"data\":\"YWI=\"},"
-	    "{\"data\":\"YWJj\"},{\"data\":\"YW=j\"}]");
+			 "{\"data\":\"YWJj\"},{\"data\":\"YW=j\"}]");
 	char *t;
 
 	t = woodpecker_log_text(e, 0, 0);
@@ -237,7 +256,7 @@ static void
 test_log_tail_bytes(void)
 {
 	cJSON *e = parse("[{\"data\":\"b25l\"},{\"data\":\"dHdv\"},"
-	    "{\"data\":\"dGhyZWU=\"}]");
+			 "{\"data\":\"dGhyZWU=\"}]");
 	char *t;
 
 	/* "one\ntwo\nthree\n": 8 bytes keep "three\n" (whole lines only). */

@@ -17,11 +17,11 @@
 #include "xmalloc.h"
 
 struct seen {
-	char	 text[2048];
-	int	 count;
+	char text[2048];
+	int count;
 };
 
-static char	 tmpdir[64];
+static char tmpdir[64];
 
 static int
 record(void *arg, const char *section, const char *key,
@@ -76,22 +76,25 @@ test_toml_good(void)
 	char err[256];
 
 	CHECK_INT(parse("# comment\n"
-	    "name            = \"harb\"\n"
-	    "   repo = 'johba/harb' # trailing\n"
-	    "\n"
-	    "[ci]\n"
-	    "woodpecker_repo_id = 0\n"
-	    "stale_minutes = 1_000\n"
-	    "[services]\n"
-	    "containers = [\"ponder\", 'x;y' , ]\n"
-	    "[monitoring]\n"
-	    "check_prs = true\r\n"
-	    "check_dev_agent = false\n"
-	    "[mirrors]\n"
-	    "github = \"git@github.com:a/b.git\"\n"
-	    "semi = \"a ; b\\t\\\"q\\\" \\u00e9\"\n", &s, err, sizeof(err)), 0);
+			"name            = \"harb\"\n"
+			"   repo = 'johba/harb' # trailing\n"
+			"\n"
+			"[ci]\n"
+			"woodpecker_repo_id = 0\n"
+			"stale_minutes = 1_000\n"
+			"[services]\n"
+			"containers = [\"ponder\", 'x;y' , ]\n"
+			"[monitoring]\n"
+			"check_prs = true\r\n"
+			"check_dev_agent = false\n"
+			"[mirrors]\n"
+			"github = \"git@github.com:a/b.git\"\n"
+			"semi = \"a ; b\\t\\\"q\\\" \\u00e9\"\n",
+		      &s, err, sizeof(err)),
+	    0);
 	CHECK_STR(err, "");
-	CHECK_STR(s.text, "2:.name=s<harb>;3:.repo=s<johba/harb>;"
+	CHECK_STR(s.text,
+	    "2:.name=s<harb>;3:.repo=s<johba/harb>;"
 	    "6:ci.woodpecker_repo_id=i<0>;7:ci.stale_minutes=i<1000>;"
 	    "9:services.containers=a<ponder|x;y|>;"
 	    "11:monitoring.check_prs=b<1>;12:monitoring.check_dev_agent=b<0>;"
@@ -105,29 +108,39 @@ test_toml_bad(void)
 	static const struct {
 		const char *text, *want;
 	} cases[] = {
-		{ "name = harb\n", "x.toml:1: expected a quoted string, an "
-		    "integer, true, false or a one-line [array]" },
-		{ "a = \"x\"\nname = \"unterminated\n", "x.toml:2: "
-		    "unterminated string" },
-		{ "\n\ncontainers = [\n  \"a\",\n]\n", "x.toml:3: multi-line "
-		    "arrays are not supported" },
-		{ "t = { a = 1 }\n", "x.toml:1: inline tables are not "
-		    "supported" },
-		{ "[ci\nx = 1\n", "x.toml:1: expected '[section]' or "
-		    "'key = value'" },
-		{ "just text\n", "x.toml:1: expected '[section]' or "
-		    "'key = value'" },
-		{ "key: \"v\"\n", "x.toml:1: expected '=' after the key" },
-		{ "a = \"x\" trailing\n", "x.toml:1: unexpected text after the "
-		    "value: 'trailing'" },
-		{ "a = \"\\q\"\n", "x.toml:1: unknown escape '\\q'" },
-		{ "a = \"\"\"x\"\"\"\n", "x.toml:1: multi-line strings are not "
-		    "supported" },
-		{ "a = 99999999999999999999\n", "x.toml:1: expected a quoted "
-		    "string, an integer, true, false or a one-line [array]" },
-		{ "a = [1, 2]\n", "x.toml:1: expected a quoted string in the "
-		    "array" },
-		{ "a = \"x\x01\"\n", "x.toml:1: control character in line" },
+	    {"name = harb\n",
+		"x.toml:1: expected a quoted string, an "
+		"integer, true, false or a one-line [array]"},
+	    {"a = \"x\"\nname = \"unterminated\n",
+		"x.toml:2: "
+		"unterminated string"},
+	    {"\n\ncontainers = [\n  \"a\",\n]\n",
+		"x.toml:3: multi-line "
+		"arrays are not supported"},
+	    {"t = { a = 1 }\n",
+		"x.toml:1: inline tables are not "
+		"supported"},
+	    {"[ci\nx = 1\n",
+		"x.toml:1: expected '[section]' or "
+		"'key = value'"},
+	    {"just text\n",
+		"x.toml:1: expected '[section]' or "
+		"'key = value'"},
+	    {"key: \"v\"\n", "x.toml:1: expected '=' after the key"},
+	    {"a = \"x\" trailing\n",
+		"x.toml:1: unexpected text after the "
+		"value: 'trailing'"},
+	    {"a = \"\\q\"\n", "x.toml:1: unknown escape '\\q'"},
+	    {"a = \"\"\"x\"\"\"\n",
+		"x.toml:1: multi-line strings are not "
+		"supported"},
+	    {"a = 99999999999999999999\n",
+		"x.toml:1: expected a quoted "
+		"string, an integer, true, false or a one-line [array]"},
+	    {"a = [1, 2]\n",
+		"x.toml:1: expected a quoted string in the "
+		"array"},
+	    {"a = \"x\x01\"\n", "x.toml:1: control character in line"},
 	};
 	struct seen s;
 	char err[256];
@@ -149,7 +162,8 @@ test_toml_long_line(void)
 	memcpy(text, "x = \"", 5);
 	memcpy(text + 250, "\"\n", 3);
 	CHECK_INT(parse(text, &s, err, sizeof(err)), -1);
-	CHECK_STR(err, "x.toml:1: line too long (inih reads at most 199 "
+	CHECK_STR(err,
+	    "x.toml:1: line too long (inih reads at most 199 "
 	    "bytes)");
 	/* 198 bytes and a newline is the longest line inih takes. */
 	memset(text, 'a', sizeof(text));
@@ -176,24 +190,36 @@ test_envfile(void)
 	char err[256];
 
 	memset(&s, 0, sizeof(s));
-	CHECK_INT(envfile_parse(".env", "# c\n\nA=1\nexport B='two words'\n"
-	    "  C=\"q \\\"x\\\" $HOME \\$y\"\nD=\nE=a'b c'\"d\" # comment\n"
-	    "F=$(rm -rf /)x\n", env_record, &s, err, sizeof(err)), -1);
+	CHECK_INT(
+	    envfile_parse(".env",
+		"# c\n\nA=1\nexport B='two words'\n"
+		"  C=\"q \\\"x\\\" $HOME \\$y\"\nD=\nE=a'b c'\"d\" # comment\n"
+		"F=$(rm -rf /)x\n",
+		env_record, &s, err, sizeof(err)),
+	    -1);
 	CHECK_STR(err, ".env:8: shell syntax in value (quote it)");
 	memset(&s, 0, sizeof(s));
-	CHECK_INT(envfile_parse(".env", "# c\n\nA=1\nexport B='two words'\n"
-	    "  C=\"q \\\"x\\\" $HOME \\$y\"\nD=\nE=a'b c'\"d\" # comment\n"
-	    "F='$(rm -rf /)'\r\n", env_record, &s, err, sizeof(err)), 0);
-	CHECK_STR(s.text, "A=<1>;B=<two words>;C=<q \"x\" $HOME $y>;D=<>;"
+	CHECK_INT(
+	    envfile_parse(".env",
+		"# c\n\nA=1\nexport B='two words'\n"
+		"  C=\"q \\\"x\\\" $HOME \\$y\"\nD=\nE=a'b c'\"d\" # comment\n"
+		"F='$(rm -rf /)'\r\n",
+		env_record, &s, err, sizeof(err)),
+	    0);
+	CHECK_STR(s.text,
+	    "A=<1>;B=<two words>;C=<q \"x\" $HOME $y>;D=<>;"
 	    "E=<ab cd>;F=<$(rm -rf /)>;");
 	CHECK_INT(envfile_parse(".env", "A=1\nB = 2\n", env_record, &s, err,
-	    sizeof(err)), -1);
+		      sizeof(err)),
+	    -1);
 	CHECK_STR(err, ".env:2: expected KEY=value");
-	CHECK_INT(envfile_parse(".env", "A='x\n", env_record, &s, err,
-	    sizeof(err)), -1);
+	CHECK_INT(
+	    envfile_parse(".env", "A='x\n", env_record, &s, err, sizeof(err)),
+	    -1);
 	CHECK_STR(err, ".env:1: unterminated single quote");
-	CHECK_INT(envfile_parse(".env", "A=x y\n", env_record, &s, err,
-	    sizeof(err)), -1);
+	CHECK_INT(
+	    envfile_parse(".env", "A=x y\n", env_record, &s, err, sizeof(err)),
+	    -1);
 	CHECK_STR(err, ".env:1: unexpected text after the value (quote it)");
 }
 
@@ -209,15 +235,14 @@ write_file(const char *name, const char *text)
 static void
 clear_env(void)
 {
-	static const char *const keys[] = {
-		"FORGE_TOKEN", "CODEBERG_TOKEN", "FORGE_REPO", "CODEBERG_REPO",
-		"FORGE_URL", "FORGE_API", "PROJECT_NAME", "PRIMARY_BRANCH",
-		"WOODPECKER_REPO_ID", "CLAUDE_TIMEOUT", "DISINTO_CONTAINER",
-		"REVIEW_BOT_TOKEN", "FORGE_REVIEW_TOKEN", "FORGE_BOT_USERNAMES",
-		"CODEBERG_BOT_USERNAMES", "DISINTO_RUN_DIR", "AGENT_CMD",
-		"CLAUDE_MODEL", "SUPERVISOR_FIX_CMD", "PROJECT_REPO_ROOT",
-		"DISINTO_TMUX_SOCKET", NULL
-	};
+	static const char *const keys[] = {"FORGE_TOKEN", "CODEBERG_TOKEN",
+	    "FORGE_REPO", "CODEBERG_REPO", "FORGE_URL", "FORGE_API",
+	    "PROJECT_NAME", "PRIMARY_BRANCH", "WOODPECKER_REPO_ID",
+	    "CLAUDE_TIMEOUT", "DISINTO_CONTAINER", "REVIEW_BOT_TOKEN",
+	    "FORGE_REVIEW_TOKEN", "FORGE_BOT_USERNAMES",
+	    "CODEBERG_BOT_USERNAMES", "DISINTO_RUN_DIR", "AGENT_CMD",
+	    "CLAUDE_MODEL", "SUPERVISOR_FIX_CMD", "PROJECT_REPO_ROOT",
+	    "DISINTO_TMUX_SOCKET", NULL};
 	size_t i;
 
 	for (i = 0; keys[i]; i++)
@@ -233,7 +258,8 @@ test_config_layers(void)
 	char err[256], *toml = xasprintf("%s/p.toml", tmpdir);
 
 	clear_env();
-	write_file(".env", "CODEBERG_TOKEN=filetok\nFORGE_REPO=env/file\n"
+	write_file(".env",
+	    "CODEBERG_TOKEN=filetok\nFORGE_REPO=env/file\n"
 	    "CLAUDE_TIMEOUT=10\nREVIEW_BOT_TOKEN=rtok\n"
 	    "CODEBERG_BOT_USERNAMES=bot1,bot2\n");
 	setenv("CLAUDE_TIMEOUT", "20", 1);
@@ -256,7 +282,8 @@ test_config_layers(void)
 	config_free(&c);
 
 	/* The project file wins for the keys it sets. */
-	write_file("p.toml", "name = \"harb\"\nrepo = \"johba/harb\"\n"
+	write_file("p.toml",
+	    "name = \"harb\"\nrepo = \"johba/harb\"\n"
 	    "forge_url = \"http://127.0.0.1:9\"\nprimary_branch = \"main\"\n"
 	    "color = \"x\"\n[ci]\nwoodpecker_repo_id = 7\n[services]\n"
 	    "containers = [\"a\", \"b\"]\n[monitoring]\ncheck_prs = false\n"
@@ -297,7 +324,8 @@ test_config_errors(void)
 
 	clear_env();
 	write_file(".env", "FORGE_REPO=a/b\n");
-	write_file("bad.toml", "name = \"x\"\n[ci]\nwoodpecker_repo_id = "
+	write_file("bad.toml",
+	    "name = \"x\"\n[ci]\nwoodpecker_repo_id = "
 	    "\"7\"\n");
 	CHECK_INT(config_load(&c, toml, NULL, err, sizeof(err)), -1);
 	want = xasprintf("%s:3: expected an integer", toml);
@@ -329,16 +357,18 @@ test_config_errors(void)
 	config_free(&c);
 	write_file(".env", "FORGE_REPO=a/b\nCLAUDE_TIMEOUT=soon\n");
 	CHECK_INT(config_load(&c, NULL, NULL, err, sizeof(err)), -1);
-	CHECK_STR(err, "CLAUDE_TIMEOUT: expected a whole number >= 1, got "
+	CHECK_STR(err,
+	    "CLAUDE_TIMEOUT: expected a whole number >= 1, got "
 	    "'soon'");
 	config_free(&c);
 	write_file(".env", "FORGE_REPO=a/b\nPROJECT_NAME=../x\n");
 	CHECK_INT(config_load(&c, NULL, NULL, err, sizeof(err)), -1);
 	CHECK(strncmp(err, "PROJECT_NAME: '../x'", 20) == 0);
 	config_free(&c);
-	CHECK_INT(config_load(&c, "/nonexistent/p.toml", NULL, err,
-	    sizeof(err)), -1);
-	CHECK_STR(err, "/nonexistent/p.toml: cannot read: No such file or "
+	CHECK_INT(
+	    config_load(&c, "/nonexistent/p.toml", NULL, err, sizeof(err)), -1);
+	CHECK_STR(err,
+	    "/nonexistent/p.toml: cannot read: No such file or "
 	    "directory");
 	config_free(&c);
 	free(toml);

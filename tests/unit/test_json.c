@@ -63,7 +63,7 @@ static void
 test_str(void)
 {
 	cJSON *j = parse("{\"s\":\"v\",\"n\":5,\"b\":true,\"z\":null,"
-	    "\"a\":[\"x\"],\"o\":{}}");
+			 "\"a\":[\"x\"],\"o\":{}}");
 
 	CHECK_STR(json_str(j, "s"), "v");
 	CHECK(json_str(j, "n") == NULL);
@@ -80,9 +80,10 @@ test_str(void)
 static void
 test_int(void)
 {
-	cJSON *j = parse("{\"i\":42,\"neg\":-7,\"f\":1.5,\"s\":\"5\","
-	    "\"huge\":1e300,\"edge\":9223372036854775808,"
-	    "\"big\":9007199254740992,\"b\":true,\"z\":null,\"e\":2e3}");
+	cJSON *j =
+	    parse("{\"i\":42,\"neg\":-7,\"f\":1.5,\"s\":\"5\","
+		  "\"huge\":1e300,\"edge\":9223372036854775808,"
+		  "\"big\":9007199254740992,\"b\":true,\"z\":null,\"e\":2e3}");
 	long long v = 99;
 
 	CHECK_INT(json_int(j, "i", &v), 0);
@@ -143,7 +144,7 @@ static void
 test_paths(void)
 {
 	cJSON *j = parse("{\"head\":{\"sha\":\"abc\",\"repo\":{\"id\":3,"
-	    "\"private\":false,\"tags\":[]}},\"flat\":\"x\"}");
+			 "\"private\":false,\"tags\":[]}},\"flat\":\"x\"}");
 	long long v = 0;
 	int b = 1;
 
@@ -172,7 +173,8 @@ test_paths(void)
 static void
 test_has_label(void)
 {
-	cJSON *j = parse("{\"labels\":[{\"id\":1,\"name\":\"backlog\"},"
+	cJSON *j = parse(
+	    "{\"labels\":[{\"id\":1,\"name\":\"backlog\"},"
 	    "{\"id\":2,\"name\":7},\"in-progress\",{\"name\":\"priority\"}]}");
 	cJSON *bad = parse("{\"labels\":{\"name\":\"backlog\"}}");
 

@@ -34,8 +34,8 @@ test_phase_values(void)
 	    PHASE_ESCALATE);
 	CHECK_STR(pi.reason, "need a key");
 	CHECK_INT(parse("PHASE:done\r\n", &pi), PHASE_DONE);
-	CHECK_INT(parse("  PHASE: failed  \t\r\nReason:   refused  \r\n",
-	    &pi), PHASE_FAILED);
+	CHECK_INT(parse("  PHASE: failed  \t\r\nReason:   refused  \r\n", &pi),
+	    PHASE_FAILED);
 	CHECK_STR(pi.reason, "refused");
 	CHECK_INT(parse("PHASE:awaiting_changes\nSHA:abc\n", &pi),
 	    PHASE_AWAITING_CHANGES);
@@ -108,12 +108,15 @@ test_runfile_names(void)
 	CHECK_STR(p, "/run/x/dev-session-harb-42.phase");
 	CHECK_INT(runfiles_phase_issue("harb", p), 42);
 	free(p);
-	CHECK_INT(runfiles_phase_issue("harb",
-	    "/run/x/dev-session-harb-4x.phase"), -1);
-	CHECK_INT(runfiles_phase_issue("harb",
-	    "/run/x/dev-session-harbor-4.phase"), -1);
-	CHECK_INT(runfiles_phase_issue("harb",
-	    "/run/x/dev-session-harb-4.phase.tmp"), -1);
+	CHECK_INT(
+	    runfiles_phase_issue("harb", "/run/x/dev-session-harb-4x.phase"),
+	    -1);
+	CHECK_INT(
+	    runfiles_phase_issue("harb", "/run/x/dev-session-harbor-4.phase"),
+	    -1);
+	CHECK_INT(
+	    runfiles_phase_issue("harb", "/run/x/dev-session-harb-4.phase.tmp"),
+	    -1);
 	p = runfiles_ci_result("harb", 7);
 	CHECK_STR(p, "/run/x/ci-result-harb-7.txt");
 	free(p);

@@ -19,26 +19,29 @@ static void
 test_fill(void)
 {
 	const struct template_var vars[] = {
-		{ "ISSUE", "42" }, { "TITLE", "fix {{ISSUE}} $(x)" },
-		{ "EMPTY", NULL },
+	    {"ISSUE", "42"},
+	    {"TITLE", "fix {{ISSUE}} $(x)"},
+	    {"EMPTY", NULL},
 	};
 	char *out = NULL, err[128];
 
 	CHECK_INT(template_fill("#{{ISSUE}}: {{TITLE}}{{EMPTY}}.", vars, 3,
-	    &out, err, sizeof(err)), 0);
+		      &out, err, sizeof(err)),
+	    0);
 	/* Values are inserted as they are, never expanded again. */
 	CHECK_STR(out, "#42: fix {{ISSUE}} $(x).");
 	free(out);
 	CHECK_INT(template_fill("no placeholders { } }}", vars, 3, &out, err,
-	    sizeof(err)), 0);
+		      sizeof(err)),
+	    0);
 	CHECK_STR(out, "no placeholders { } }}");
 	free(out);
-	CHECK_INT(template_fill("a {{NOPE}} b", vars, 3, &out, err,
-	    sizeof(err)), -1);
+	CHECK_INT(
+	    template_fill("a {{NOPE}} b", vars, 3, &out, err, sizeof(err)), -1);
 	CHECK_STR(err, "unknown placeholder '{{NOPE}}'");
 	CHECK(out == NULL);
-	CHECK_INT(template_fill("a {{ISSUE", vars, 3, &out, err,
-	    sizeof(err)), -1);
+	CHECK_INT(template_fill("a {{ISSUE", vars, 3, &out, err, sizeof(err)),
+	    -1);
 	CHECK_STR(err, "unterminated placeholder '{{ISSUE'");
 }
 
@@ -47,21 +50,22 @@ test_render(void)
 {
 	char dir[] = "/tmp/test_template.XXXXXX", *path, *out = NULL;
 	char err[256];
-	const struct template_var vars[] = { { "X", "1" } };
+	const struct template_var vars[] = {{"X", "1"}};
 
 	CHECK(mkdtemp(dir) != NULL);
 	path = xasprintf("%s/t.md", dir);
 	CHECK_INT(file_write_atomic(path, "x={{X}} {{Y}}\n", 14, 0644, 0), 0);
-	CHECK_INT(template_render(dir, "t.md", vars, 1, &out, err,
-	    sizeof(err)), -1);
+	CHECK_INT(template_render(dir, "t.md", vars, 1, &out, err, sizeof(err)),
+	    -1);
 	CHECK(strstr(err, "t.md: unknown placeholder '{{Y}}'") != NULL);
 	CHECK_INT(file_write_atomic(path, "x={{X}}\n", 8, 0644, 0), 0);
-	CHECK_INT(template_render(dir, "t.md", vars, 1, &out, err,
-	    sizeof(err)), 0);
+	CHECK_INT(template_render(dir, "t.md", vars, 1, &out, err, sizeof(err)),
+	    0);
 	CHECK_STR(out, "x=1\n");
 	free(out);
-	CHECK_INT(template_render(dir, "none.md", vars, 1, &out, err,
-	    sizeof(err)), -1);
+	CHECK_INT(
+	    template_render(dir, "none.md", vars, 1, &out, err, sizeof(err)),
+	    -1);
 	CHECK(strstr(err, "cannot read") != NULL);
 	unlink(path);
 	rmdir(dir);
@@ -102,7 +106,7 @@ fake_inject(const char *session, const char *text)
 	(void)session;
 	fake_injected++;
 	return strcmp(text, "late") == 0 ? AGENT_NOT_DELIVERED :
-	    AGENT_DELIVERED;
+					   AGENT_DELIVERED;
 }
 
 static int
@@ -130,10 +134,9 @@ fake_kill(const char *session)
 static void
 test_agent_backend(void)
 {
-	static const struct agent_backend fake = {
-		fake_start, fake_inject, fake_alive, fake_signal, fake_kill
-	};
-	struct agent_spec spec = { .session = "s1" };
+	static const struct agent_backend fake = {fake_start, fake_inject,
+	    fake_alive, fake_signal, fake_kill};
+	struct agent_spec spec = {.session = "s1"};
 	struct agent_signal sig;
 	char err[64];
 
