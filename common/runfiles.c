@@ -19,6 +19,8 @@
 static const char *run_dir = "/tmp";
 static const char *factory = ".";
 
+static long long number_between(const char *, const char *, const char *);
+
 void
 runfiles_init(const char *rd, const char *fr)
 {
@@ -129,6 +131,12 @@ runfiles_review_output(const char *p, long long r)
 }
 
 char *
+runfiles_review_request(const char *p, long long r)
+{
+	return xasprintf("%s/%s-review-request-%lld", run_dir, p, r);
+}
+
+char *
 runfiles_review_lock(const char *p)
 {
 	return xasprintf("%s/%s-review.lock", run_dir, p);
@@ -194,20 +202,20 @@ runfiles_phase_glob(const char *p)
 	return xasprintf("%s/dev-session-%s-*.phase", run_dir, p);
 }
 
-long long
-runfiles_phase_issue(const char *p, const char *path)
+/*
+ * The number in path's base name between prefix and suffix (digits only),
+ * or -1.
+ */
+static long long
+number_between(const char *path, const char *prefix, const char *suffix)
 {
 	const char *base = strrchr(path, '/'), *s;
-	char *prefix = xasprintf("dev-session-%s-", p);
 	size_t plen = strlen(prefix);
 	long long n = 0;
 
 	base = base ? base + 1 : path;
-	if (strncmp(base, prefix, plen) != 0) {
-		free(prefix);
+	if (strncmp(base, prefix, plen) != 0)
 		return -1;
-	}
-	free(prefix);
 	s = base + plen;
 	if (*s < '0' || *s > '9')
 		return -1;
@@ -216,7 +224,33 @@ runfiles_phase_issue(const char *p, const char *path)
 			return -1;
 		n = n * 10 + (*s - '0');
 	}
-	return strcmp(s, ".phase") == 0 ? n : -1;
+	return strcmp(s, suffix) == 0 ? n : -1;
+}
+
+long long
+runfiles_phase_issue(const char *p, const char *path)
+{
+	char *prefix = xasprintf("dev-session-%s-", p);
+	long long n = number_between(path, prefix, ".phase");
+
+	free(prefix);
+	return n;
+}
+
+char *
+runfiles_review_phase_glob(const char *p)
+{
+	return xasprintf("%s/review-session-%s-*.phase", run_dir, p);
+}
+
+long long
+runfiles_review_phase_pr(const char *p, const char *path)
+{
+	char *prefix = xasprintf("review-session-%s-", p);
+	long long n = number_between(path, prefix, ".phase");
+
+	free(prefix);
+	return n;
 }
 
 char *

@@ -34,6 +34,8 @@ char *runfiles_review_injected(const char *project, long long pr);
 char *runfiles_worktree(const char *project, long long issue);
 char *runfiles_review_worktree(const char *project, long long pr);
 char *runfiles_review_output(const char *project, long long pr);
+/* What a running review is about: "SHA:" and "PREV:" lines. */
+char *runfiles_review_request(const char *project, long long pr);
 char *runfiles_review_lock(const char *project);
 char *runfiles_review_status(const char *project);
 /* dev-poll's per-issue tick state: idle ticks, recoveries, notices. */
@@ -50,6 +52,9 @@ char *runfiles_infra_retries_dir(void);
 char *runfiles_phase_glob(const char *project);
 /* The issue number of a phase file name of project, or -1. */
 long long runfiles_phase_issue(const char *project, const char *path);
+/* The same for the review phase files: the glob, the PR number or -1. */
+char *runfiles_review_phase_glob(const char *project);
+long long runfiles_review_phase_pr(const char *project, const char *path);
 
 /* tmux session names. */
 char *runfiles_dev_session(const char *project, long long issue);

@@ -117,6 +117,22 @@ test_runfile_names(void)
 	CHECK_INT(
 	    runfiles_phase_issue("harb", "/run/x/dev-session-harb-4.phase.tmp"),
 	    -1);
+	p = runfiles_review_phase_glob("harb");
+	CHECK_STR(p, "/run/x/review-session-harb-*.phase");
+	free(p);
+	p = runfiles_review_phase("harb", 12);
+	CHECK_INT(runfiles_review_phase_pr("harb", p), 12);
+	CHECK_INT(runfiles_phase_issue("harb", p), -1);
+	free(p);
+	CHECK_INT(runfiles_review_phase_pr("harb",
+		      "/run/x/review-session-harb-1.phase.tmp.x"),
+	    -1);
+	CHECK_INT(
+	    runfiles_review_phase_pr("harb", "/run/x/dev-session-harb-1.phase"),
+	    -1);
+	p = runfiles_review_request("harb", 12);
+	CHECK_STR(p, "/run/x/harb-review-request-12");
+	free(p);
 	p = runfiles_ci_result("harb", 7);
 	CHECK_STR(p, "/run/x/ci-result-harb-7.txt");
 	free(p);
