@@ -39,6 +39,9 @@ struct child {
 	int wstatus;
 };
 
+/* Programs started by this process, for the tick summaries. */
+static unsigned long spawned;
+
 static char **env_build(const char *const *);
 static int env_key_matches(const char *, const char *);
 static int fd_above_stdio(int);
@@ -325,6 +328,7 @@ spawn_run(char *const argv[], const struct spawn_opts *opts, struct buf *out,
 	envp = env_build(opts->env_add);
 	if ((c.pid = fork()) == -1)
 		goto out;
+	spawned++;
 	if (c.pid == 0)
 		child_exec(argv, opts->cwd, envp, p[1]);
 	/* Also set here, so a timeout can never miss the group. */
@@ -440,6 +444,7 @@ spawn_detached(char *const argv[], const char *cwd, const char *log_path,
 		return -1;
 	if ((mid = fork()) == -1)
 		goto out;
+	spawned++;
 	if (mid == 0) {
 		sigset_t none;
 
@@ -471,4 +476,10 @@ out:
 		close(p[1]);
 	errno = e;
 	return r;
+}
+
+unsigned long
+spawn_count(void)
+{
+	return spawned;
 }

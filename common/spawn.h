@@ -43,4 +43,10 @@ int spawn_run(char *const argv[], const struct spawn_opts *opts,
 int spawn_detached(char *const argv[], const char *cwd, const char *log_path,
     pid_t *pid);
 
+/*
+ * The number of programs spawn_run() and spawn_detached() have started
+ * (forked) in this process so far.
+ */
+unsigned long spawn_count(void);
+
 #endif

@@ -37,10 +37,12 @@ test_exit_codes(void)
 	char *f[] = {"sh", "-c", "exit 3", NULL};
 	char *sig[] = {"sh", "-c", "kill -TERM $$", NULL};
 	char *missing[] = {"/nonexistent/program", NULL};
+	unsigned long before = spawn_count();
 	int st;
 
 	CHECK_INT(spawn_run(t, NULL, NULL, &st), 0);
 	CHECK_INT(st, 0);
+	CHECK_INT((long)(spawn_count() - before), 1);
 	CHECK_INT(spawn_run(f, NULL, NULL, &st), 0);
 	CHECK_INT(st, 3);
 	CHECK_INT(spawn_run(sig, NULL, NULL, &st), 0);
