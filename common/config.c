@@ -53,9 +53,9 @@ static const char *const env_keys[] = {"FACTORY_ROOT", "DISINTO_RUN_DIR",
     "DEV_AGENT_CMD", "SUPERVISOR_FIX_CMD", "DISINTO_TMUX_SOCKET",
     "DISINTO_MEMINFO", "DISINTO_FORMULAS_DIR", "DISINTO_HTTP_TIMEOUT",
     "DISINTO_HTTP_CONNECT_TIMEOUT", "DISINTO_HTTP_RETRIES",
-    "DISINTO_HTTP_BACKOFF_MS", "PROJECT_CONTAINERS", "CHECK_PRS",
-    "CHECK_DEV_AGENT", "CHECK_PIPELINE_STALL", "CHECK_INFRA_RETRY", "USER",
-    "HOME", NULL};
+    "DISINTO_HTTP_BACKOFF_MS", "DISINTO_PROC_DIR", "DISINTO_DISK_PATH",
+    "DISINTO_REVIEW_POLL", "PROJECT_CONTAINERS", "CHECK_PRS", "CHECK_DEV_AGENT",
+    "CHECK_PIPELINE_STALL", "CHECK_INFRA_RETRY", "USER", "HOME", NULL};
 
 static void vars_set(struct vars *, const char *, const char *);
 static const char *vars_get(const struct vars *, const char *);
@@ -81,6 +81,7 @@ static int get_num(const struct vars *, const char *, long long, long long,
     long long *, char *, size_t);
 static int get_bool(const struct vars *, const char *, int *, char *, size_t);
 static char *dup_or(const char *, const char *);
+static char *review_poll_default(const char *);
 static int fill(struct load *, char *, size_t);
 static int fill_numbers(struct load *, char *, size_t);
 static int validate(const struct config *, char *, size_t);
@@ -434,6 +435,22 @@ dup_or(const char *v, const char *def)
 	return v != NULL ? xstrdup(v) : def != NULL ? xstrdup(def) : NULL;
 }
 
+/*
+ * The review-poll that supervisor-poll starts: the drop-in name inside a
+ * factory checkout (review/review-poll.sh) when it is there, else the
+ * executable of this source tree's layout.  Caller frees.
+ */
+static char *
+review_poll_default(const char *root)
+{
+	char *p = xasprintf("%s/review/review-poll.sh", root);
+
+	if (access(p, X_OK) == 0)
+		return p;
+	free(p);
+	return xasprintf("%s/review-poll/review-poll", root);
+}
+
 static int
 fill_numbers(struct load *l, char *err, size_t errsz)
 {
@@ -528,6 +545,11 @@ fill(struct load *l, char *err, size_t errsz)
 	v = first_of(vs, "DISINTO_FORMULAS_DIR", NULL);
 	c->formulas_dir =
 	    v != NULL ? xstrdup(v) : xasprintf("%s/formulas", c->factory_root);
+	c->proc_dir = dup_or(first_of(vs, "DISINTO_PROC_DIR", NULL), "/proc");
+	c->disk_path = dup_or(first_of(vs, "DISINTO_DISK_PATH", NULL), "/");
+	v = first_of(vs, "DISINTO_REVIEW_POLL", NULL);
+	c->review_poll_path =
+	    v != NULL ? xstrdup(v) : review_poll_default(c->factory_root);
 	v = first_of(vs, "PROJECT_CONTAINERS", NULL);
 	if (v != NULL)
 		c->containers = strv_split(v, &c->ncontainers);

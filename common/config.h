@@ -47,6 +47,10 @@ struct config {
 	char *tmux_socket;	  /* -L name, or NULL */
 	char *meminfo_path;
 	char *formulas_dir; /* prompt templates */
+	char *proc_dir;	    /* DISINTO_PROC_DIR, default /proc */
+	char *disk_path;    /* DISINTO_DISK_PATH, default / */
+	/* DISINTO_REVIEW_POLL: the review-poll supervisor-poll starts. */
+	char *review_poll_path;
 
 	long http_connect_timeout_ms;
 	long http_timeout_ms;

@@ -316,6 +316,48 @@ test_config_layers(void)
 	free(toml);
 }
 
+/* The host paths supervisor-poll reads, and the review-poll it starts. */
+static void
+test_config_supervisor_paths(void)
+{
+	struct config c;
+	char err[256], *exe = xasprintf("%s/review", tmpdir);
+	char *sh = xasprintf("%s/review/review-poll.sh", tmpdir);
+	char *want = xasprintf("%s/review-poll/review-poll", tmpdir);
+
+	clear_env();
+	unlink(sh);
+	CHECK_INT(config_load(&c, NULL, NULL, err, sizeof(err)), 0);
+	CHECK_STR(c.proc_dir, "/proc");
+	CHECK_STR(c.disk_path, "/");
+	CHECK_STR(c.review_poll_path, want);
+	config_free(&c);
+
+	/* A drop-in factory holds review/review-poll.sh: that one is used. */
+	mkdir(exe, 0755);
+	CHECK_INT(file_write_atomic(sh, "", 0, 0755, 0), 0);
+	CHECK_INT(config_load(&c, NULL, NULL, err, sizeof(err)), 0);
+	CHECK_STR(c.review_poll_path, sh);
+	config_free(&c);
+
+	setenv("DISINTO_PROC_DIR", "/x/proc", 1);
+	setenv("DISINTO_DISK_PATH", "/x", 1);
+	setenv("DISINTO_REVIEW_POLL", "/bin/true", 1);
+	CHECK_INT(config_load(&c, NULL, NULL, err, sizeof(err)), 0);
+	CHECK_STR(c.proc_dir, "/x/proc");
+	CHECK_STR(c.disk_path, "/x");
+	CHECK_STR(c.review_poll_path, "/bin/true");
+	config_free(&c);
+	unsetenv("DISINTO_PROC_DIR");
+	unsetenv("DISINTO_DISK_PATH");
+	unsetenv("DISINTO_REVIEW_POLL");
+	unlink(sh);
+	rmdir(exe);
+	free(exe);
+	free(sh);
+	free(want);
+}
+
 static void
 test_config_errors(void)
 {
@@ -387,6 +429,7 @@ main(void)
 	RUN(test_toml_long_line);
 	RUN(test_envfile);
 	RUN(test_config_layers);
+	RUN(test_config_supervisor_paths);
 	RUN(test_config_errors);
 	p = xasprintf("%s/.env", tmpdir);
 	unlink(p);
