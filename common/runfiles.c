@@ -197,6 +197,13 @@ runfiles_infra_retries_dir(void)
 }
 
 char *
+runfiles_infra_retry(long long repo_id, long long pipeline)
+{
+	return xasprintf("%s/supervisor-infra-retries/%lld-%lld", run_dir,
+	    repo_id, pipeline);
+}
+
+char *
 runfiles_phase_glob(const char *p)
 {
 	return xasprintf("%s/dev-session-%s-*.phase", run_dir, p);
@@ -305,6 +312,12 @@ char *
 runfiles_supervisor_log(void)
 {
 	return xasprintf("%s/supervisor/supervisor.log", factory);
+}
+
+char *
+runfiles_supervisor_prompt(void)
+{
+	return xasprintf("%s/supervisor/PROMPT.md", factory);
 }
 
 int

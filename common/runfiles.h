@@ -48,6 +48,8 @@ char *runfiles_escalation_injected(const char *project, long long issue);
 char *runfiles_supervisor_status(void);
 char *runfiles_supervisor_lock(void);
 char *runfiles_infra_retries_dir(void);
+/* The retry count of a Woodpecker pipeline, inside the directory above. */
+char *runfiles_infra_retry(long long repo_id, long long pipeline);
 /* The glob pattern matching every phase file of a project. */
 char *runfiles_phase_glob(const char *project);
 /* The issue number of a phase file name of project, or -1. */
@@ -68,6 +70,8 @@ char *runfiles_metrics(void);
 char *runfiles_dev_log(const char *project);
 char *runfiles_review_log(void);
 char *runfiles_supervisor_log(void);
+/* The operator's preamble for the supervisor's fix command. */
+char *runfiles_supervisor_prompt(void);
 
 /* Write a run file atomically (temp + rename, mode 0644): 0 or -1. */
 int runfiles_write(const char *path, const char *text);

@@ -157,6 +157,12 @@ test_runfile_names(void)
 	p = runfiles_worktree("harb", 3);
 	CHECK_STR(p, "/run/x/harb-worktree-3");
 	free(p);
+	p = runfiles_infra_retry(1, 7);
+	CHECK_STR(p, "/run/x/supervisor-infra-retries/1-7");
+	free(p);
+	p = runfiles_supervisor_prompt();
+	CHECK_STR(p, "/opt/f/supervisor/PROMPT.md");
+	free(p);
 }
 
 static void
