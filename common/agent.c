@@ -21,6 +21,8 @@ static const struct agent_backend tmux_backend = {
     .alive = tmux_alive,
     .read_signal = phase_signal,
     .kill = tmux_kill_session,
+    .list = tmux_list_sessions,
+    .activity = tmux_session_activity,
 };
 
 static const struct agent_backend *backend = &tmux_backend;
@@ -101,4 +103,32 @@ int
 agent_kill(const char *session)
 {
 	return backend->kill(session);
+}
+
+int
+agent_list(const char *prefix, char ***names, size_t *n)
+{
+	*names = NULL;
+	*n = 0;
+	if (backend->list == NULL)
+		return -1;
+	return backend->list(prefix, names, n);
+}
+
+void
+agent_list_free(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int
+agent_activity(const char *session, time_t *when)
+{
+	if (backend->activity == NULL)
+		return -1;
+	return backend->activity(session, when);
 }

@@ -43,6 +43,9 @@ struct agent_backend {
 	int (*alive)(const char *session);
 	int (*read_signal)(const char *signal_path, struct agent_signal *);
 	int (*kill)(const char *session);
+	/* Optional (NULL: the calls below return -1). */
+	int (*list)(const char *prefix, char ***names, size_t *n);
+	int (*activity)(const char *session, time_t *when);
 };
 
 /* Replace the backend (tests, other transports); NULL restores tmux. */
@@ -65,4 +68,16 @@ int agent_alive(const char *session);
 int agent_read_signal(const char *signal_path, struct agent_signal *);
 /* Stop the agent; one already gone counts as stopped.  0 or -1. */
 int agent_kill(const char *session);
+/*
+ * The names of the live sessions whose name starts with prefix, *n of
+ * them, into *names (free with agent_list_free()).  Returns 0, or -1 when
+ * they cannot be listed.
+ */
+int agent_list(const char *prefix, char ***names, size_t *n);
+void agent_list_free(char **names, size_t n);
+/*
+ * When the session last had activity (tmux: created, or typed into by an
+ * attached client), in *when.  Returns 0 or -1.
+ */
+int agent_activity(const char *session, time_t *when);
 #endif

@@ -152,6 +152,18 @@ test_agent_backend(void)
 	CHECK_INT(sig.phase, PHASE_DONE);
 	CHECK_INT(agent_kill("s1"), 0);
 	CHECK_INT(fake_killed, 1);
+	/* Listing and activity are optional in a backend. */
+	{
+		char **names = (char **)&spec;
+		size_t n = 9;
+		time_t when;
+
+		CHECK_INT(agent_list("dev-", &names, &n), -1);
+		CHECK(names == NULL);
+		CHECK_INT(n, 0);
+		agent_list_free(names, n);
+		CHECK_INT(agent_activity("s1", &when), -1);
+	}
 	agent_set_backend(NULL);
 	/* The default backend reads phase files. */
 	CHECK_INT(agent_read_signal("/nonexistent/x.phase", &sig), 0);
