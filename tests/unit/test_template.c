@@ -134,8 +134,11 @@ fake_kill(const char *session)
 static void
 test_agent_backend(void)
 {
-	static const struct agent_backend fake = {fake_start, fake_inject,
-	    fake_alive, fake_signal, fake_kill};
+	static const struct agent_backend fake = {.start = fake_start,
+	    .inject = fake_inject,
+	    .alive = fake_alive,
+	    .read_signal = fake_signal,
+	    .kill = fake_kill};
 	struct agent_spec spec = {.session = "s1"};
 	struct agent_signal sig;
 	char err[64];
