@@ -1,25 +1,35 @@
 /*
  * review-poll: one tick of reviews and verdict routing for one project
- * (DESIGN section 7).  Today it loads and checks the
- * configuration and honours the active guard; the
- * reconciliation steps come with later work.
+ * (DESIGN section 7).  It never waits for an agent: a tick starts review
+ * sessions and posts the reviews of the ones that finished since.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <curl/curl.h>
 
 #include "cli.h"
 #include "config.h"
+#include "forge.h"
 #include "http.h"
+#include "lock.h"
 #include "log.h"
+#include "review-poll.h"
 #include "runfiles.h"
+#include "woodpecker.h"
 
 /* The review log is rotated past 100 KiB, as upstream. */
 #define LOG_ROTATE (100 * 1024)
 
-static char	*log_path(const struct config *);
+static char *log_path(const struct config *);
+static int rp_open(struct rp *, const struct config *, const struct cli *,
+    char *, size_t);
+static void rp_close(struct rp *);
+static int take_lock(struct rp *, int *);
+static int read_pulls(struct rp *);
+static void step(struct rp *, int);
 
 static char *
 log_path(const struct config *cfg)
@@ -28,13 +38,90 @@ log_path(const struct config *cfg)
 	return runfiles_review_log();
 }
 
+/* The tick's context: settings, forge handles, CI.  0, or -1 (config). */
+static int
+rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli,
+    char *err, size_t errsz)
+{
+	const char *token = cfg->forge_review_token;
+
+	memset(rp, 0, sizeof(*rp));
+	rp->cfg = cfg;
+	rp->dry_run = cli->dry_run;
+	rp->now = time(NULL);
+	if (rp_settings_load(&rp->set, cfg->formulas_dir, err, errsz) == -1)
+		return -1;
+	if (token == NULL || token[0] == '\0') {
+		log_msg("no FORGE_REVIEW_TOKEN: reviewing with FORGE_TOKEN");
+		token = cfg->forge_token;
+	}
+	rp->forge = forge_open(cfg->forge_api, cfg->forge_token);
+	rp->review = forge_open(cfg->forge_api, token);
+	if (config_ci_configured(cfg))
+		rp->wp = woodpecker_open(cfg->woodpecker_server,
+		    cfg->woodpecker_token, cfg->woodpecker_repo_id);
+	return 0;
+}
+
+static void
+rp_close(struct rp *rp)
+{
+	woodpecker_close(rp->wp);
+	forge_close(rp->review);
+	forge_close(rp->forge);
+	rp_settings_free(&rp->set);
+}
+
+/* The review lock for the tick: 0 taken, 1 held elsewhere, -1 error. */
+static int
+take_lock(struct rp *rp, int *fd)
+{
+	char *path = runfiles_review_lock(rp->cfg->project_name);
+	int r;
+
+	*fd = -1;
+	if (rp->dry_run) {
+		log_msg("dry-run: not taking the lock %s", path);
+		free(path);
+		return 0;
+	}
+	r = lock_take(path, fd);
+	if (r == 1)
+		log_msg("skip: another review-poll holds %s", path);
+	else if (r == -1)
+		log_msg("cannot lock '%s'", path);
+	free(path);
+	return r;
+}
+
+/* The open PRs, every page.  0, or -1 (nothing can be decided). */
+static int
+read_pulls(struct rp *rp)
+{
+	if (forge_pulls_list(rp->forge, "open", &rp->pulls) == -1) {
+		log_msg("cannot list the open prs: %s", forge_error(rp->forge));
+		return -1;
+	}
+	log_msg("found %d open prs", cJSON_GetArraySize(rp->pulls));
+	return 0;
+}
+
+/* A step's failure makes the tick fail, but the others still run. */
+static void
+step(struct rp *rp, int result)
+{
+	if (result == -1)
+		rp->failed = 1;
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct config cfg;
 	struct cli cli;
+	struct rp rp;
 	char msg[1024];
-	int rc;
+	int rc, lockfd = -1, opened = 0;
 
 	rc = cli_start(argc, argv, "review-poll", 1, log_path, "", LOG_ROTATE,
 	    &cli, &cfg, msg, sizeof(msg));
@@ -46,7 +133,32 @@ main(int argc, char *argv[])
 	if (!cli_agent_active("reviewer"))
 		goto out;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	log_msg("tick: nothing to do yet");
+	if (rp_open(&rp, &cfg, &cli, msg, sizeof(msg)) == -1) {
+		fprintf(stderr, "review-poll: %s\n", msg);
+		rc = CLI_EXIT_USAGE;
+		goto done;
+	}
+	opened = 1;
+	if ((rc = take_lock(&rp, &lockfd)) != 0) {
+		rc = rc == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+		goto done;
+	}
+	log_msg("--- poll start ---");
+	if (read_pulls(&rp) == -1) {
+		rc = CLI_EXIT_FAIL;
+		goto done;
+	}
+	step(&rp, rp_cleanup(&rp));
+	step(&rp, rp_collect(&rp));
+	step(&rp, rp_route(&rp));
+	step(&rp, rp_rereview(&rp));
+	step(&rp, rp_review_new(&rp));
+	log_msg("--- poll done: %d review(s) started ---", rp.launched);
+	rc = rp.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+done:
+	lock_release(lockfd);
+	if (opened)
+		rp_close(&rp);
 	http_cleanup();
 	curl_global_cleanup();
 out:

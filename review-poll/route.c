@@ -1,0 +1,253 @@
+/*
+ * Verdict routing (DESIGN section 6, the awaiting_review row): a dev
+ * session waiting in PHASE:awaiting_review is told the verdict of the
+ * review posted for its PR's head, once per head SHA; with no review
+ * three hours after it started waiting, it is told to escalate, once.
+ *
+ * review-injected-P-R holds the key of the last delivered injection: the
+ * SHA for a verdict, "no-review SHA" for the escalation notice.  It is
+ * written only after the agent received the text.
+ */
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "buf.h"
+#include "config.h"
+#include "file.h"
+#include "forge.h"
+#include "issueref.h"
+#include "json.h"
+#include "log.h"
+#include "review-poll.h"
+#include "runfiles.h"
+#include "template.h"
+#include "xmalloc.h"
+
+/* A review comment quoted to the agent is cut here. */
+#define REVIEW_TEXT_MAX (30 * 1024)
+
+static const cJSON *issue_pull(const struct rp *, long long);
+static int route_one(struct rp *, long long, const struct phase_info *);
+static int review_pending(struct rp *, long long);
+static int injected_key(const char *, char *, size_t);
+static int deliver(struct rp *, const char *, const char *, const char *,
+    const char *);
+static int tell_verdict(struct rp *, long long, const cJSON *, const char *,
+    const char *, const char *);
+static int tell_no_review(struct rp *, long long, const cJSON *,
+    const char *, const char *, const char *);
+
+/* The open PR working on issue n: its fix/issue-n branch first. */
+static const cJSON *
+issue_pull(const struct rp *rp, long long n)
+{
+	const cJSON *pr, *found = NULL;
+	const char *ref;
+	char branch[48];
+
+	snprintf(branch, sizeof(branch), "fix/issue-%lld", n);
+	cJSON_ArrayForEach(pr, rp->pulls)
+	{
+		ref = json_str_at(pr, "head.ref");
+		if (ref != NULL && strcmp(ref, branch) == 0)
+			return pr;
+		if (found == NULL &&
+		    issueref_from_pr(ref, json_str(pr, "title"),
+			json_str(pr, "body")) == n)
+			found = pr;
+	}
+	return found;
+}
+
+/* 1 while a finished review of pr is still being posted. */
+static int
+review_pending(struct rp *rp, long long pr)
+{
+	char *path = runfiles_review_phase(rp->cfg->project_name, pr);
+	struct phase_info pi;
+	int pending;
+
+	pending = phase_read(path, &pi) == 0 && pi.phase == PHASE_DONE;
+	free(path);
+	return pending;
+}
+
+/* The first line of the injection record ("" when there is none). */
+static int
+injected_key(const char *path, char *out, size_t outsz)
+{
+	struct buf b;
+	size_t n;
+
+	out[0] = '\0';
+	buf_init(&b, 0);
+	if (file_read(path, 256, &b) == -1) {
+		buf_free(&b);
+		return file_exists(path) ? -1 : 0;
+	}
+	n = strcspn(buf_str(&b), "\r\n");
+	if (n < outsz) {
+		memcpy(out, buf_str(&b), n);
+		out[n] = '\0';
+	}
+	buf_free(&b);
+	return 0;
+}
+
+/* Inject text; once delivered, remember key in the record at path. */
+static int
+deliver(struct rp *rp, const char *session, const char *text,
+    const char *record, const char *key)
+{
+	char *line;
+	int r;
+
+	r = rp_inject(rp, session, text);
+	if (r != AGENT_DELIVERED)
+		return -1;
+	line = xasprintf("%s\n", key);
+	r = rp_write(rp, record, line);
+	free(line);
+	return r;
+}
+
+static int
+tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
+    const char *session, const char *phase_path, const char *record)
+{
+	const cJSON *pull = rp_open_pull(rp, pr);
+	const char *body = json_str(comment, "body");
+	const char *sha = json_str_at(pull, "head.sha");
+	char verdict[40], num[32], err[256], *text = NULL, *review = NULL;
+	struct template_var vars[] = { { "PR_NUMBER", num },
+		{ "VERDICT", verdict }, { "REVIEW", NULL },
+		{ "BRANCH", json_str_at(pull, "head.ref") },
+		{ "REMOTE", "origin" }, { "PHASE_FILE", phase_path },
+		{ "SHORT_SHA", sha } };
+	const char *name;
+	int r = -1;
+
+	if (body == NULL ||
+	    rp_comment_verdict(body, verdict, sizeof(verdict)) == -1) {
+		log_msg("pr #%lld: review comment states no verdict", pr);
+		return 0;
+	}
+	snprintf(num, sizeof(num), "%lld", pr);
+	vars[2].value = review = xstrndup(body, REVIEW_TEXT_MAX);
+	name = strcmp(verdict, "APPROVE") == 0 ? "review-verdict-approve.md" :
+						 "review-verdict-changes.md";
+	if (template_render(rp->cfg->formulas_dir, name, vars,
+		sizeof(vars) / sizeof(vars[0]), &text, err, sizeof(err)) == -1)
+		log_msg("cannot build the verdict message: %s", err);
+	else if ((r = deliver(rp, session, text, record, sha)) == 0)
+		log_msg("pr #%lld: verdict %s injected into %s", pr, verdict,
+		    session);
+	free(review);
+	free(text);
+	return r;
+}
+
+static int
+tell_no_review(struct rp *rp, long long pr, const cJSON *pull,
+    const char *session, const char *phase_path, const char *record)
+{
+	const char *sha = json_str_at(pull, "head.sha");
+	char num[32], hours[32], err[256], *text = NULL, *key;
+	const struct template_var vars[] = { { "PR_NUMBER", num },
+		{ "HOURS", hours }, { "PHASE_FILE", phase_path },
+		{ "SHORT_SHA", sha } };
+	int r;
+
+	snprintf(num, sizeof(num), "%lld", pr);
+	snprintf(hours, sizeof(hours), "%lld", rp->set.no_review_s / 3600);
+	if (template_render(rp->cfg->formulas_dir, "review-no-review.md", vars,
+		sizeof(vars) / sizeof(vars[0]), &text, err, sizeof(err)) == -1) {
+		log_msg("cannot build the no-review message: %s", err);
+		return -1;
+	}
+	key = xasprintf("no-review %s", sha);
+	if ((r = deliver(rp, session, text, record, key)) == 0)
+		log_msg("pr #%lld: no review after %s h, escalation asked of "
+			"%s",
+		    pr, hours, session);
+	free(key);
+	free(text);
+	return r;
+}
+
+/* One dev session in awaiting_review for issue n.  0, or -1 (failed). */
+static int
+route_one(struct rp *rp, long long n, const struct phase_info *pi)
+{
+	const char *p = rp->cfg->project_name, *sha;
+	char *session = runfiles_dev_session(p, n), *record = NULL;
+	char *phase_path = runfiles_phase(p, n), *mark = NULL, key[128];
+	const cJSON *pull, *comments, *c;
+	long long pr = 0;
+	int r = 0;
+
+	if (agent_alive(session) != 1)
+		goto out;
+	if ((pull = issue_pull(rp, n)) == NULL ||
+	    json_int(pull, "number", &pr) == -1 ||
+	    (sha = json_str_at(pull, "head.sha")) == NULL || !rp_is_sha(sha)) {
+		log_msg("issue #%lld waits for a review but has no open pr", n);
+		goto out;
+	}
+	record = runfiles_review_injected(p, pr);
+	if (review_pending(rp, pr) ||
+	    injected_key(record, key, sizeof(key)) == -1 ||
+	    strcmp(key, sha) == 0)
+		goto out;
+	if (forge_comments_list(rp->review, pr, &comments) == -1) {
+		log_msg("pr #%lld: cannot read the comments: %s", pr,
+		    forge_error(rp->review));
+		r = -1;
+		goto out;
+	}
+	mark = rp_reviewed_marker(sha);
+	if ((c = rp_last_comment_with(comments, mark)) != NULL)
+		r = tell_verdict(rp, pr, c, session, phase_path, record);
+	else if (rp->now - pi->mtime >= rp->set.no_review_s &&
+	    !(strncmp(key, "no-review ", 10) == 0 && strcmp(key + 10, sha) == 0))
+		r = tell_no_review(rp, pr, pull, session, phase_path, record);
+out:
+	free(session);
+	free(record);
+	free(phase_path);
+	free(mark);
+	return r;
+}
+
+int
+rp_route(struct rp *rp)
+{
+	char *pattern = runfiles_phase_glob(rp->cfg->project_name);
+	struct phase_info pi;
+	long long n;
+	glob_t g;
+	size_t i;
+	int gr, r = 0;
+
+	gr = glob(pattern, 0, NULL, &g);
+	free(pattern);
+	if (gr == GLOB_NOMATCH)
+		return 0;
+	if (gr != 0) {
+		log_msg("cannot list the dev phase files");
+		return -1;
+	}
+	for (i = 0; i < g.gl_pathc; i++) {
+		n = runfiles_phase_issue(rp->cfg->project_name, g.gl_pathv[i]);
+		if (n < 0 || phase_read(g.gl_pathv[i], &pi) == -1 ||
+		    pi.phase != PHASE_AWAITING_REVIEW)
+			continue;
+		if (route_one(rp, n, &pi) == -1)
+			r = -1;
+	}
+	globfree(&g);
+	return r;
+}

@@ -1,0 +1,402 @@
+/*
+ * The text side of reviews: the JSON a review agent writes, the comment
+ * review-poll posts for it, and the markers by which later ticks (and
+ * the other tools) recognise that comment.  No I/O here.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "json.h"
+#include "review-poll.h"
+#include "xmalloc.h"
+
+/* Longest verdict word, review text and reason kept. */
+#define VERDICT_MAX 32
+#define MARKDOWN_MAX (60 * 1024)
+#define REASON_MAX 1000
+/* Review comments start with this ("## AI Review", "## AI Re-review"). */
+#define REVIEW_HEADING "## AI Re"
+
+static cJSON *parse_object(const char *, size_t);
+static int from_object(const cJSON *, struct rp_verdict *);
+static int fence_span(const char *, size_t, const char **, size_t *);
+static char *normalise_verdict(const char *);
+static char *clean_text(const char *, size_t, int);
+static int is_review_comment(const char *);
+static const char *comment_body(const cJSON *);
+static int word_after_stars(const char *, char *, size_t);
+
+static cJSON *
+parse_object(const char *text, size_t len)
+{
+	char err[128];
+	cJSON *root = json_parse(text, len, err, sizeof(err));
+
+	if (root != NULL && !cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		root = NULL;
+	}
+	return root;
+}
+
+/* "approve", "Request changes", "request-changes" -> upper case words. */
+static char *
+normalise_verdict(const char *s)
+{
+	char *v;
+	size_t i, n;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	n = strlen(s);
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (n == 0 || n > VERDICT_MAX)
+		return NULL;
+	v = xstrndup(s, n);
+	for (i = 0; i < n; i++) {
+		if (v[i] == '-' || v[i] == ' ')
+			v[i] = '_';
+		else if (isalpha((unsigned char)v[i]))
+			v[i] = (char)toupper((unsigned char)v[i]);
+		else if (v[i] != '_') {
+			free(v);
+			return NULL;
+		}
+	}
+	return v;
+}
+
+/*
+ * A copy of s cut to max bytes (at a character boundary), with HTML
+ * comment openers defused so that no marker can hide in it, and with
+ * newlines turned into spaces when one_line is set.
+ */
+static char *
+clean_text(const char *s, size_t max, int one_line)
+{
+	struct buf b;
+	size_t n = strlen(s);
+
+	if (n > max) {
+		n = max;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	}
+	buf_init(&b, 0);
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(s + i, "<!--", 4) == 0) {
+			buf_puts(&b, "&lt;!--");
+			i += 3;
+		} else if (one_line && (s[i] == '\n' || s[i] == '\r'))
+			buf_append(&b, " ", 1);
+		else
+			buf_append(&b, s + i, 1);
+	}
+	return buf_steal(&b);
+}
+
+static int
+from_object(const cJSON *obj, struct rp_verdict *out)
+{
+	const char *v = json_str(obj, "verdict");
+	const char *reason = json_str(obj, "verdict_reason");
+	const char *md = json_str(obj, "review_markdown");
+
+	if (v == NULL || (out->verdict = normalise_verdict(v)) == NULL)
+		return -1;
+	out->reason = clean_text(reason ? reason : "", REASON_MAX, 1);
+	out->markdown = clean_text(md ? md : "", MARKDOWN_MAX, 0);
+	return 0;
+}
+
+/* The body of the first ```json (or bare ```) fence in text. */
+static int
+fence_span(const char *text, size_t len, const char **start, size_t *n)
+{
+	const char *p = text, *end = text + len, *body, *close;
+
+	while (p < end) {
+		if (end - p >= 3 && memcmp(p, "```", 3) == 0) {
+			body = memchr(p, '\n', (size_t)(end - p));
+			if (body == NULL)
+				return -1;
+			body++;
+			for (close = body; close < end;) {
+				if (end - close >= 3 &&
+				    memcmp(close, "```", 3) == 0) {
+					*start = body;
+					*n = (size_t)(close - body);
+					return 0;
+				}
+				close = memchr(close, '\n',
+				    (size_t)(end - close));
+				if (close == NULL)
+					break;
+				close++;
+			}
+			return -1;
+		}
+		p = memchr(p, '\n', (size_t)(end - p));
+		if (p == NULL)
+			break;
+		p++;
+	}
+	return -1;
+}
+
+int
+rp_verdict_parse(const char *text, size_t len, struct rp_verdict *out,
+    char *err, size_t errsz)
+{
+	const char *start, *first, *last = NULL;
+	size_t n, i;
+	cJSON *obj;
+	int r = -1;
+
+	memset(out, 0, sizeof(*out));
+	obj = parse_object(text, len);
+	if (obj == NULL && fence_span(text, len, &start, &n) == 0)
+		obj = parse_object(start, n);
+	if (obj == NULL && (first = memchr(text, '{', len)) != NULL) {
+		for (i = len; i > 0 && last == NULL; i--)
+			if (text[i - 1] == '}')
+				last = text + i - 1;
+		if (last != NULL && last > first)
+			obj = parse_object(first, (size_t)(last - first + 1));
+	}
+	if (obj == NULL)
+		snprintf(err, errsz, "no JSON object found");
+	else if (from_object(obj, out) == -1) {
+		snprintf(err, errsz, "no usable \"verdict\" in the JSON");
+		rp_verdict_free(out);
+	} else
+		r = 0;
+	cJSON_Delete(obj);
+	return r;
+}
+
+void
+rp_verdict_free(struct rp_verdict *v)
+{
+	free(v->verdict);
+	free(v->reason);
+	free(v->markdown);
+	memset(v, 0, sizeof(*v));
+}
+
+const char *
+rp_verdict_event(const char *verdict)
+{
+	if (strcmp(verdict, "APPROVE") == 0)
+		return "APPROVED";
+	if (rp_verdict_wants_changes(verdict))
+		return "REQUEST_CHANGES";
+	return "COMMENT";
+}
+
+int
+rp_verdict_wants_changes(const char *verdict)
+{
+	return strcmp(verdict, "REQUEST_CHANGES") == 0 ||
+	    strcmp(verdict, "DISCUSS") == 0;
+}
+
+int
+rp_is_sha(const char *s)
+{
+	size_t n;
+
+	for (n = 0; s[n] != '\0'; n++)
+		if (!isxdigit((unsigned char)s[n]) || isupper((unsigned char)s[n]))
+			return 0;
+	return n >= 7 && n <= 64;
+}
+
+char *
+rp_reviewed_marker(const char *sha)
+{
+	return xasprintf("%s%s -->", RP_REVIEWED_MARK, sha);
+}
+
+char *
+rp_error_marker(const char *sha)
+{
+	return xasprintf("%s%s -->", RP_ERROR_MARK, sha);
+}
+
+/* The word between "**" and "**" at s (after blanks): 0, or -1. */
+static int
+word_after_stars(const char *s, char *out, size_t outsz)
+{
+	size_t n = 0;
+
+	while (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')
+		s++;
+	if (strncmp(s, "**", 2) != 0)
+		return -1;
+	s += 2;
+	while ((isupper((unsigned char)s[n]) || s[n] == '_') && n < outsz - 1)
+		n++;
+	if (n == 0 || strncmp(s + n, "**", 2) != 0)
+		return -1;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return 0;
+}
+
+int
+rp_comment_verdict(const char *body, char *out, size_t outsz)
+{
+	static const char *const words[] = { "**APPROVE**",
+		"**REQUEST_CHANGES**", "**DISCUSS**" };
+	const char *p, *sect = NULL, *best = NULL, *hit;
+	size_t i;
+
+	for (p = body; (p = strstr(p, "### Verdict")) != NULL; p++)
+		sect = p;
+	if (sect != NULL &&
+	    word_after_stars(sect + strlen("### Verdict"), out, outsz) == 0)
+		return 0;
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if ((hit = strstr(body, words[i])) != NULL &&
+		    (best == NULL || hit < best))
+			best = hit;
+	return best != NULL ? word_after_stars(best, out, outsz) : -1;
+}
+
+int
+rp_comment_reviewed_sha(const char *body, char *out, size_t outsz)
+{
+	const char *p = strstr(body, RP_REVIEWED_MARK);
+	size_t n = 0;
+
+	if (p == NULL)
+		return -1;
+	p += strlen(RP_REVIEWED_MARK);
+	while (isxdigit((unsigned char)p[n]) && n < outsz - 1)
+		n++;
+	if (n < 7 || strncmp(p + n, " -->", 4) != 0)
+		return -1;
+	memcpy(out, p, n);
+	out[n] = '\0';
+	return rp_is_sha(out) ? 0 : -1;
+}
+
+char *
+rp_review_comment(const struct rp_verdict *v, const char *sha,
+    const char *prev_sha, int round)
+{
+	struct buf b;
+
+	buf_init(&b, 0);
+	if (round > 0)
+		buf_printf(&b, "## AI Re-review (round %d)\n", round);
+	else
+		buf_puts(&b, "## AI Review\n");
+	buf_printf(&b, "%s%s -->\n\n%s\n\n", RP_REVIEWED_MARK, sha,
+	    v->markdown);
+	buf_printf(&b, "### Verdict\n**%s** — %s\n\n---\n", v->verdict,
+	    v->reason[0] ? v->reason : "(no reason given)");
+	buf_printf(&b, "*Reviewed at `%.7s`", sha);
+	if (prev_sha != NULL && prev_sha[0] != '\0')
+		buf_printf(&b, " | Previous: `%.7s`", prev_sha);
+	buf_puts(&b, "*\n");
+	return buf_steal(&b);
+}
+
+char *
+rp_error_comment(const char *sha, const char *why)
+{
+	char *clean = clean_text(why, 300, 1), *s;
+
+	s = xasprintf("## AI Review — Error\n%s%s -->\n\n"
+		      "The review agent left no usable review (%s). This "
+		      "commit is not reviewed again automatically; a new "
+		      "push starts a new review.\n\n---\n*At `%.7s`*\n",
+	    RP_ERROR_MARK, sha, clean, sha);
+	free(clean);
+	return s;
+}
+
+/* Only review-poll's own comments count: they start with the heading. */
+static int
+is_review_comment(const char *body)
+{
+	return strncmp(body, REVIEW_HEADING, strlen(REVIEW_HEADING)) == 0;
+}
+
+static const char *
+comment_body(const cJSON *c)
+{
+	const char *body = json_str(c, "body");
+
+	return body != NULL && is_review_comment(body) ? body : NULL;
+}
+
+const cJSON *
+rp_last_comment_with(const cJSON *comments, const char *needle)
+{
+	const cJSON *c, *last = NULL;
+	const char *body;
+
+	cJSON_ArrayForEach(c, comments)
+	{
+		if ((body = comment_body(c)) != NULL &&
+		    strstr(body, needle) != NULL)
+			last = c;
+	}
+	return last;
+}
+
+int
+rp_count_comments_with(const cJSON *comments, const char *needle)
+{
+	const cJSON *c;
+	const char *body;
+	int n = 0;
+
+	cJSON_ArrayForEach(c, comments)
+	{
+		if ((body = comment_body(c)) != NULL &&
+		    strstr(body, needle) != NULL)
+			n++;
+	}
+	return n;
+}
+
+const cJSON *
+rp_previous_review(const cJSON *comments, const char *sha)
+{
+	const cJSON *c, *last = NULL;
+	const char *body;
+	char *mark = rp_reviewed_marker(sha);
+
+	cJSON_ArrayForEach(c, comments)
+	{
+		if ((body = comment_body(c)) != NULL &&
+		    strstr(body, RP_REVIEWED_MARK) != NULL &&
+		    strstr(body, mark) == NULL)
+			last = c;
+	}
+	free(mark);
+	return last;
+}
+
+const cJSON *
+rp_last_dev_response(const cJSON *comments)
+{
+	const cJSON *c, *last = NULL;
+	const char *body;
+
+	cJSON_ArrayForEach(c, comments)
+	{
+		if ((body = json_str(c, "body")) != NULL &&
+		    strstr(body, RP_DEV_RESPONSE_MARK) != NULL)
+			last = c;
+	}
+	return last;
+}
