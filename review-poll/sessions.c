@@ -29,6 +29,9 @@
 #define OUTPUT_MAX (1024 * 1024)
 
 static int read_key(const char *, const char *, char *, size_t);
+static long long session_pr(const char *, const char *, const char *);
+static int cleanup_orphans(struct rp *);
+static int orphan_one(struct rp *, const char *, long long);
 static int pr_closed(struct rp *, long long);
 static int cleanup_one(struct rp *, const struct rp_run *);
 static int collectable(const struct rp_run *);
@@ -231,6 +234,78 @@ rp_cleanup(struct rp *rp)
 		if (cleanup_one(rp, &runs[i]) == -1)
 			r = -1;
 	rp_runs_free(runs, n);
+	if (cleanup_orphans(rp) == -1)
+		r = -1;
+	return r;
+}
+
+/* The PR of review session name (prefix "review-P-"), or -1. */
+static long long
+session_pr(const char *project, const char *prefix, const char *name)
+{
+	const char *s = name + strlen(prefix);
+	char *want;
+	long long pr;
+	int same;
+
+	if (*s < '0' || *s > '9' || strlen(s) > 12)
+		return -1;
+	pr = strtoll(s, NULL, 10);
+	want = runfiles_review_session(project, pr);
+	same = strcmp(want, name) == 0;
+	free(want);
+	return same ? pr : -1;
+}
+
+/*
+ * A review session without run files (they were removed, or another
+ * tool started it) goes when its PR closed or it sat idle too long.
+ */
+static int
+orphan_one(struct rp *rp, const char *session, long long pr)
+{
+	time_t when;
+	int closed;
+
+	if ((closed = pr_closed(rp, pr)) == -1)
+		return -1;
+	if (!closed && (agent_activity(session, &when) == -1 ||
+			   rp->now - when <= rp->set.idle_timeout_s))
+		return 0;
+	log_msg("cleanup: session %s without run files (%s)", session,
+	    closed ? "pr no longer open" : "idle");
+	rp_run_cleanup(rp, pr, closed);
+	return 0;
+}
+
+static int
+cleanup_orphans(struct rp *rp)
+{
+	const char *p = rp->cfg->project_name;
+	char **names = NULL, *prefix, *phase;
+	size_t i, n = 0, len;
+	long long pr;
+	int r = 0;
+
+	/* The name of PR 0's session, less the "0": the common prefix. */
+	prefix = runfiles_review_session(p, 0);
+	len = strlen(prefix);
+	prefix[len - 1] = '\0';
+	if (agent_list(prefix, &names, &n) == -1) {
+		log_msg("cannot list the review sessions");
+		free(prefix);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if ((pr = session_pr(p, prefix, names[i])) < 0)
+			continue;
+		phase = runfiles_review_phase(p, pr);
+		if (!file_exists(phase) && orphan_one(rp, names[i], pr) == -1)
+			r = -1;
+		free(phase);
+	}
+	agent_list_free(names, n);
+	free(prefix);
 	return r;
 }
 
