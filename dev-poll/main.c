@@ -1,25 +1,42 @@
 /*
  * dev-poll: one reconciliation tick of the dev factory for one project
- * (DESIGN section 5).  Today it loads and checks the
- * configuration and honours the active guard; the
- * reconciliation steps come with later work.
+ * (DESIGN section 5), in the order of dev-poll.sh: the tick lock, direct
+ * merges, phase reactions, the agent slot, the memory guard, then what
+ * to work on next and the launch of its session.
  */
+#include <sys/resource.h>
+#include <sys/time.h>
+
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <curl/curl.h>
 
 #include "cli.h"
 #include "config.h"
+#include "dev-poll.h"
+#include "forge.h"
 #include "http.h"
+#include "lock.h"
 #include "log.h"
 #include "runfiles.h"
+#include "spawn.h"
+#include "woodpecker.h"
 
 /* The log is rotated past this size. */
 #define LOG_ROTATE (5 * 1024 * 1024)
 
-static char	*log_path(const struct config *);
+static char *log_path(const struct config *);
+static int tick_lock(const struct config *, int *);
+static void ctx_open(struct dev_ctx *, const struct config *,
+    const struct cli *);
+static void ctx_close(struct dev_ctx *);
+static enum dp_step tick(struct dev_ctx *);
+static long long now_ms(void);
+static void summary(long long);
 
 static char *
 log_path(const struct config *cfg)
@@ -27,16 +44,102 @@ log_path(const struct config *cfg)
 	return runfiles_dev_log(cfg->project_name);
 }
 
+/* Take the tick lock: 0 taken, 1 held by another tick, -1 error. */
+static int
+tick_lock(const struct config *cfg, int *fd)
+{
+	char *path = runfiles_dev_poll_lock(cfg->project_name);
+	int r;
+
+	if ((r = lock_take(path, fd)) == 1)
+		log_msg("another dev-poll holds '%s' — exiting", path);
+	else if (r == -1)
+		log_msg("cannot lock '%s': %s", path, strerror(errno));
+	free(path);
+	return r;
+}
+
+static void
+ctx_open(struct dev_ctx *c, const struct config *cfg, const struct cli *cli)
+{
+	memset(c, 0, sizeof(*c));
+	c->cfg = cfg;
+	c->dry_run = cli->dry_run;
+	c->verbose = cli->verbose;
+	c->legacy = cfg->dev_agent_cmd != NULL && *cfg->dev_agent_cmd != '\0';
+	c->now = time(NULL);
+	c->forge = forge_open(cfg->forge_api, cfg->forge_token);
+	if (config_ci_configured(cfg))
+		c->wp = woodpecker_open(cfg->woodpecker_server,
+		    cfg->woodpecker_token, cfg->woodpecker_repo_id);
+}
+
+static void
+ctx_close(struct dev_ctx *c)
+{
+	free(c->prs);
+	free(c->backlog);
+	woodpecker_close(c->wp);
+	forge_close(c->forge);
+}
+
+/* The steps of DESIGN section 5; each may end the tick. */
+static enum dp_step
+tick(struct dev_ctx *c)
+{
+	enum dp_step s;
+	int r;
+
+	if ((s = dp_merge_prelock(c)) != DP_NEXT)
+		return s;
+	/* A legacy agent watches its own phases. */
+	if (!c->legacy && (r = react_phases(c)) != 0)
+		return r == 1 ? DP_DONE : DP_FAIL;
+	if ((s = dp_slot(c)) != DP_NEXT)
+		return s;
+	if ((s = dp_memory(c)) != DP_NEXT)
+		return s;
+	if ((s = dp_orphans(c)) != DP_NEXT)
+		return s;
+	if ((s = dp_stuck(c)) != DP_NEXT)
+		return s;
+	return dp_backlog(c);
+}
+
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* The tick's cost, at -v: what tests/bench reads. */
+static void
+summary(long long start)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) == -1)
+		ru.ru_maxrss = 0;
+	log_msg("tick: %lu requests, %lu processes, %lld ms, peak rss %ld kB",
+	    http_request_count(), spawn_count(), now_ms() - start,
+	    ru.ru_maxrss);
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct config cfg;
+	struct dev_ctx ctx;
 	struct cli cli;
 	char msg[1024];
-	int rc;
+	long long start = now_ms();
+	int rc, fd = -1, r;
 
-	rc = cli_start(argc, argv, "dev-poll", 1, log_path, "poll: ", LOG_ROTATE,
-	    &cli, &cfg, msg, sizeof(msg));
+	rc = cli_start(argc, argv, "dev-poll", 1, log_path,
+	    "poll: ", LOG_ROTATE, &cli, &cfg, msg, sizeof(msg));
 	if (rc != -1) {
 		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
 		goto out;
@@ -44,11 +147,21 @@ main(int argc, char *argv[])
 	rc = CLI_EXIT_OK;
 	if (!cli_agent_active("dev"))
 		goto out;
+	if ((r = tick_lock(&cfg, &fd)) != 0) {
+		rc = r == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+		goto out;
+	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	log_msg("tick: nothing to do yet");
+	ctx_open(&ctx, &cfg, &cli);
+	if (tick(&ctx) == DP_FAIL)
+		rc = CLI_EXIT_FAIL;
+	ctx_close(&ctx);
 	http_cleanup();
 	curl_global_cleanup();
+	if (cli.verbose)
+		summary(start);
 out:
+	lock_release(fd);
 	log_close();
 	config_free(&cfg);
 	return rc;

@@ -1,0 +1,274 @@
+/*
+ * dev-poll's private interface: the tick context shared by the steps
+ * (main.c lists them in DESIGN section 5 order) and the prototypes of its
+ * topic files.
+ *
+ *   act.c       every side effect, logged instead under --dry-run
+ *   git.c       git in repo_root, the forge remote, mirrors
+ *   worktree.c  the session worktrees, fresh or adopting a PR branch
+ *   prs.c       the open PRs, their issue, CI state and reviews
+ *   issues.c    issue lists, dependency states, skip labels
+ *   cifix.c     the CI-fix budget in dev/ci-fixes-P.json
+ *   merge.c     direct merges and the pre-lock merge step
+ *   react.c     phase reactions (the seam for the phase loop)
+ *   slot.c      the agent slot and the memory guard
+ *   schedule.c  priorities 1, 1.5 and 2
+ *   preflight.c the dependency preflight and its comment
+ *   prompt.c    prompts from the formulas/ templates
+ *   hooks.c     the agent hooks in .claude/settings.json
+ *   launch.c    claiming an issue and starting its session
+ */
+#ifndef DEV_POLL_H
+#define DEV_POLL_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "ci.h"
+
+struct buf;
+struct config;
+struct template_var;
+struct forge;
+struct woodpecker;
+
+/* What a step tells main(): go on, the tick is over, or it failed. */
+enum dp_step { DP_NEXT, DP_DONE, DP_FAIL };
+
+/* One open PR as the scheduler sees it, worked out at most once a tick. */
+struct dp_pr {
+	long long number;
+	long long issue;    /* -1 none, 0 a chore PR */
+	const char *branch; /* borrowed from the PR list */
+	const char *sha;
+	const char *title;
+	const char *body;
+	int evaluated;	   /* 1 done, -1 a read failed, 0 not yet */
+	enum ci_state ci;  /* as read */
+	int passed;	   /* CI passed, non-code PRs included */
+	int failed;	   /* CI failed for good */
+	int noncode;	   /* only non-code files changed */
+	int approved;	   /* an APPROVED review of the head */
+	int changes;	   /* a REQUEST_CHANGES review of the head */
+	int merge_refused; /* a direct merge was refused this tick */
+};
+
+/* One tick. */
+struct dev_ctx {
+	const struct config *cfg;
+	struct forge *forge;
+	struct woodpecker *wp; /* NULL when no CI is configured */
+	int dry_run;
+	int verbose;
+	int legacy; /* DEV_AGENT_CMD set */
+	time_t now;
+	struct dp_pr *prs; /* the open PRs, read once */
+	size_t nprs;
+	int prs_read;
+	const cJSON **backlog; /* backlog issues, oldest first */
+	size_t nbacklog;
+	int backlog_read;
+};
+
+/* What dp_launch() did. */
+enum dp_launch {
+	DP_LAUNCHED,  /* a session (or legacy agent) was started */
+	DP_SKIPPED,   /* its session already exists */
+	DP_BLOCKED,   /* unmet dependencies: nothing claimed */
+	DP_EXHAUSTED, /* the CI-fix budget ran out before the launch */
+	DP_LAUNCH_FAILED
+};
+
+/* A launch request. */
+struct dp_launch_req {
+	long long issue;
+	const cJSON *issue_json; /* the issue object, or NULL: read it */
+	const char *why;	 /* for the log: "recovery", "CI fix", ... */
+	long long ci_fix_pr;	 /* > 0: charge this PR's CI-fix budget */
+};
+
+/* act.c: side effects; each returns 0 or -1 (logged), or logs "would". */
+/* Comment on an issue or PR. */
+int dp_comment(struct dev_ctx *, long long issue, const char *body);
+/* Add a label by name (created when missing). */
+int dp_label_add(struct dev_ctx *, long long issue, const char *name);
+/* Remove a label by name (absent counts as removed). */
+int dp_label_remove(struct dev_ctx *, long long issue, const char *name);
+/* Close an issue. */
+int dp_issue_close(struct dev_ctx *, long long issue);
+/* Replace a file atomically; sync: fsync before the rename. */
+int dp_write(struct dev_ctx *, const char *path, const char *text, int sync);
+/* Remove a file; a missing one is no change. */
+int dp_remove(struct dev_ctx *, const char *path);
+/* Remove a directory tree (symbolic links are not followed). */
+int dp_remove_tree(struct dev_ctx *, const char *path);
+/* mkdir -p. */
+int dp_mkdir(struct dev_ctx *, const char *path);
+/* Replace the operators' status line (dev-agent-status-P) and log it. */
+int dp_status(struct dev_ctx *, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* git.c */
+/*
+ * Run "git -C dir ARGS..." (NULL-ended) reading only: output into out
+ * (may be NULL).  Returns git's exit status, or -1 when it did not run.
+ */
+int dp_git(struct dev_ctx *, const char *dir, struct buf *out, ...)
+    __attribute__((sentinel));
+/* The same for a command that changes a repository: logged on failure. */
+int dp_git_change(struct dev_ctx *, const char *dir, ...)
+    __attribute__((sentinel));
+/* The first output line of a reading git command, or NULL.  Caller frees. */
+char *dp_git_line(struct dev_ctx *, const char *dir, ...)
+    __attribute__((sentinel));
+/*
+ * The repo_root remote whose push URL names FORGE_URL's host, else
+ * "origin".  Caller frees.
+ */
+char *dp_forge_remote(struct dev_ctx *);
+/* Fetch, check out and fast-forward the primary branch in repo_root. */
+int dp_git_ff_primary(struct dev_ctx *);
+/* Push the primary branch to every [mirrors] URL, in the background. */
+void dp_mirror_push(struct dev_ctx *);
+
+/* worktree.c */
+/* Remove a worktree (registered or not) and prune git's records. */
+int dp_worktree_remove(struct dev_ctx *, const char *wt);
+/* A new worktree on branch from the remote's primary branch.  0 or -1. */
+int dp_worktree_fresh(struct dev_ctx *, const char *remote, const char *wt,
+    const char *branch);
+/* A worktree on the remote's branch of an open PR, kept if there.  0/-1. */
+int dp_worktree_recover(struct dev_ctx *, const char *remote, const char *wt,
+    const char *branch);
+
+/* prs.c */
+/* Read the open PRs into the context, once.  0 or -1 (logged). */
+int dp_prs_load(struct dev_ctx *);
+/* Work out the PR's CI state and reviews, once.  0 or -1 (logged). */
+int dp_pr_evaluate(struct dev_ctx *, struct dp_pr *);
+/* The open PR whose head branch is branch, or NULL. */
+struct dp_pr *dp_pr_for_branch(struct dev_ctx *, const char *branch);
+/* The open PR on fix/issue-N (or, with by_title, naming #N in its title). */
+struct dp_pr *dp_pr_for_issue(struct dev_ctx *, long long issue, int by_title);
+/* The open PR whose body says "Fixes #N" (any case), or NULL. */
+struct dp_pr *dp_pr_fixing(struct dev_ctx *, long long issue);
+/* The CI state of an evaluated PR for the log ("success" if non-code). */
+const char *dp_pr_ci_name(const struct dp_pr *);
+/* Whether title names #N (not followed by another digit). */
+int dp_title_names(const char *title, long long issue);
+/* Whether text says "fixes #N" (any case). */
+int dp_text_fixes(const char *text, long long issue);
+
+/* issues.c */
+/*
+ * The open issues carrying label, every page, sorted as sort (NULL: the
+ * forge's default), into a new array of borrowed items (caller frees the
+ * array).  0 or -1 (logged).
+ */
+int dp_issues_labelled(struct dev_ctx *, const char *label, const char *sort,
+    const cJSON ***out, size_t *n);
+/* The backlog, read once into the context.  0 or -1. */
+int dp_backlog_load(struct dev_ctx *);
+/* One issue (borrowed).  0 or -1 (logged). */
+int dp_issue(struct dev_ctx *, long long number, const cJSON **out);
+/* One issue: 0, 1 when it does not exist (404), -1 (logged). */
+int dp_issue_maybe(struct dev_ctx *, long long number, const cJSON **out);
+/* Whether issue dep is closed (a missing one is not).  0 or -1. */
+int dp_dep_closed(struct dev_ctx *, long long dep, int *closed);
+/* Whether every dependency in body is closed: 1, 0 (logged), -1. */
+int dp_issue_ready(struct dev_ctx *, long long number, const char *body);
+/* The label that keeps the issue from the dev agent, or NULL. */
+const char *dp_skip_label(const cJSON *issue);
+
+/* cifix.c */
+/*
+ * The CI-fix budget of pr (issue's PR).  Returns 1 when exhausted (the
+ * first caller to see it posts the diagnostic and labels the issue
+ * blocked), 0 when attempts remain (*attempts: the count, after the
+ * increment unless check_only), -1 when the issue or the count could not
+ * be read or written.
+ */
+int dp_cifix(struct dev_ctx *, long long pr, long long issue, int check_only,
+    long long *attempts);
+/* Forget pr's count (after its merge).  0 or -1. */
+int dp_cifix_reset(struct dev_ctx *, long long pr);
+
+/* merge.c */
+/*
+ * Merge an approved, green PR at the SHA that was checked, and do what a
+ * merge entails.  Returns 1 merged (or found merged), 0 refused (noted
+ * in the PR: not tried again this tick), -1 no answer.
+ */
+int dp_merge(struct dev_ctx *, struct dp_pr *);
+/* Step 1: merge every approved, green PR with an issue reference. */
+enum dp_step dp_merge_prelock(struct dev_ctx *);
+
+/* react.c */
+/* The issue numbers of the project's phase files.  Caller frees. */
+int dp_phase_issues(struct dev_ctx *, long long **issues, size_t *n);
+/*
+ * Step 2: phase reactions.  Returns 0 to go on, 1 when the tick is over,
+ * -1 on failure.
+ */
+int react_phases(struct dev_ctx *);
+
+/* slot.c */
+/* Step 3: one agent per project: DP_DONE while it is busy. */
+enum dp_step dp_slot(struct dev_ctx *);
+/* Step 4: DP_DONE when memory is too low to launch. */
+enum dp_step dp_memory(struct dev_ctx *);
+
+/* schedule.c: steps 5 to 8. */
+/* Priority 1: the first orphaned in-progress issue. */
+enum dp_step dp_orphans(struct dev_ctx *);
+/* Priority 1.5: PRs with requested changes or failed CI. */
+enum dp_step dp_stuck(struct dev_ctx *);
+/* Priority 2: the backlog. */
+enum dp_step dp_backlog(struct dev_ctx *);
+
+/* preflight.c */
+/*
+ * Check the dependencies in body before issue is claimed: 0 all closed,
+ * 1 some open (the notice is posted unless the newest of comments is
+ * one), -1 when a read or the comment failed.
+ */
+int dp_preflight(struct dev_ctx *, long long issue, const char *body,
+    const cJSON *comments);
+
+/* prompt.c */
+/*
+ * The issue body and its human comments (not by login, the token's user,
+ * nor by FORGE_BOT_USERNAMES), each cut to a bounded size.  Caller frees.
+ */
+char *dp_issue_text(struct dev_ctx *, const cJSON *issue, const cJSON *comments,
+    const char *login);
+/* "- #N title" lines of the backlog but self.  Caller frees. */
+char *dp_backlog_text(struct dev_ctx *, long long self);
+/* The issue's title, cut to a bounded size.  Caller frees. */
+char *dp_title(const cJSON *issue);
+/* Fill the template name of formulas/, or NULL (logged).  Caller frees. */
+char *dp_render(struct dev_ctx *, const char *name,
+    const struct template_var *vars, size_t n);
+
+/* hooks.c */
+/* Install the session's hooks in worktree/.claude/settings.json.  0/-1. */
+int dp_hooks_install(struct dev_ctx *, const char *worktree,
+    const char *session, long long issue);
+
+/* launch.c */
+/* Start work on an issue (see enum dp_launch). */
+enum dp_launch dp_launch(struct dev_ctx *, const struct dp_launch_req *);
+/*
+ * Start the issue's session in an existing worktree and deliver prompt:
+ * hooks, stale markers removed, agent started, readiness, injection (the
+ * session is killed if the prompt does not arrive).  Used by every
+ * launch, including the phase loop's crash recovery.  0 or -1 (logged).
+ */
+int dp_session_start(struct dev_ctx *, long long issue, const char *worktree,
+    const char *prompt);
+/* Whether the issue's session lives: 1 (logged), 0, -1. */
+int dp_session_busy(struct dev_ctx *, long long issue);
+
+#endif

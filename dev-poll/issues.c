@@ -1,0 +1,135 @@
+/*
+ * Issues: the labelled lists the scheduler walks, single issues (read
+ * through the per-run cache, so a dependency looked at twice costs one
+ * request), dependency readiness and the labels that keep an issue away
+ * from the dev agent.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "deps.h"
+#include "dev-poll.h"
+#include "forge.h"
+#include "json.h"
+#include "log.h"
+#include "xmalloc.h"
+
+int
+dp_issues_labelled(struct dev_ctx *c, const char *label, const char *sort,
+    const cJSON ***out, size_t *n)
+{
+	const cJSON *list, *it;
+
+	*out = NULL;
+	*n = 0;
+	if (forge_issues_list(c->forge, "open", label, "issues", sort, &list) ==
+	    -1) {
+		log_msg("cannot read the open '%s' issues: %s", label,
+		    forge_error(c->forge));
+		return -1;
+	}
+	*out = xcalloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(**out));
+	/*
+	 * Gitea drops a label name it does not know from the filter (and
+	 * lists every issue then), and type=issues is a filter some forges
+	 * ignore: check both on every item.
+	 */
+	cJSON_ArrayForEach (it, list) {
+		if (!json_has_label(it, label) ||
+		    json_obj(it, "pull_request") != NULL)
+			continue;
+		(*out)[(*n)++] = it;
+	}
+	return 0;
+}
+
+int
+dp_backlog_load(struct dev_ctx *c)
+{
+	if (c->backlog_read)
+		return 0;
+	if (dp_issues_labelled(c, "backlog", "oldest", &c->backlog,
+		&c->nbacklog) == -1)
+		return -1;
+	c->backlog_read = 1;
+	return 0;
+}
+
+int
+dp_issue(struct dev_ctx *c, long long number, const cJSON **out)
+{
+	if (forge_issue_get(c->forge, number, out) == -1) {
+		log_msg("cannot read issue #%lld: %s", number,
+		    forge_error(c->forge));
+		return -1;
+	}
+	return 0;
+}
+
+int
+dp_issue_maybe(struct dev_ctx *c, long long number, const cJSON **out)
+{
+	*out = NULL;
+	if (forge_issue_get(c->forge, number, out) == 0)
+		return 0;
+	if (forge_last_status(c->forge) == 404)
+		return 1;
+	log_msg("cannot read issue #%lld: %s", number, forge_error(c->forge));
+	return -1;
+}
+
+int
+dp_dep_closed(struct dev_ctx *c, long long dep, int *closed)
+{
+	const cJSON *issue;
+	const char *state;
+	int r;
+
+	*closed = 0;
+	/* An issue that does not exist can never be closed. */
+	if ((r = dp_issue_maybe(c, dep, &issue)) != 0)
+		return r == 1 ? 0 : -1;
+	state = json_str(issue, "state");
+	*closed = state != NULL && strcmp(state, "closed") == 0;
+	return 0;
+}
+
+int
+dp_issue_ready(struct dev_ctx *c, long long number, const char *body)
+{
+	long long *deps = NULL;
+	size_t n = 0, i;
+	int closed, r = 1;
+
+	(void)deps_parse(body, number, &deps, &n);
+	for (i = 0; i < n; i++) {
+		if (dp_dep_closed(c, deps[i], &closed) == -1) {
+			r = -1;
+			break;
+		}
+		if (!closed) {
+			log_msg("  #%lld blocked: dep #%lld not merged", number,
+			    deps[i]);
+			r = 0;
+			break;
+		}
+	}
+	free(deps);
+	return r;
+}
+
+const char *
+dp_skip_label(const cJSON *issue)
+{
+	static const char *const skip[] = {"formula", "action",
+	    "prediction/dismissed", "prediction/unreviewed"};
+	size_t i;
+
+	for (i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
+		if (json_has_label(issue, skip[i]))
+			return skip[i];
+	return NULL;
+}

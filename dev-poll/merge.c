@@ -1,0 +1,110 @@
+/*
+ * Direct merges of approved, CI-green PRs (a single API call, no agent
+ * needed) and everything a merge entails: the issue closed, its
+ * in-progress label and run files gone, the primary branch fast-forwarded
+ * in repo_root, mirrors pushed in the background, the CI-fix count reset.
+ * The pre-lock step merges every such PR before the agent slot is looked
+ * at, so approved work lands even while an agent is busy.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "config.h"
+#include "dev-poll.h"
+#include "forge.h"
+#include "log.h"
+#include "runfiles.h"
+
+static void after_merge(struct dev_ctx *, const struct dp_pr *);
+
+/* The follow-ups of a merge; each failure is logged and passed over. */
+static void
+after_merge(struct dev_ctx *c, const struct dp_pr *p)
+{
+	const char *proj = c->cfg->project_name;
+	char *path;
+
+	if (p->issue > 0) {
+		(void)dp_issue_close(c, p->issue);
+		(void)dp_label_remove(c, p->issue, "in-progress");
+		path = runfiles_phase(proj, p->issue);
+		(void)dp_remove(c, path);
+		free(path);
+		path = runfiles_summary(proj, p->issue);
+		(void)dp_remove(c, path);
+		free(path);
+	}
+	(void)dp_git_ff_primary(c);
+	dp_mirror_push(c);
+	(void)dp_cifix_reset(c, p->number);
+}
+
+int
+dp_merge(struct dev_ctx *c, struct dp_pr *p)
+{
+	struct forge_merge m;
+
+	if (p->merge_refused)
+		return 0;
+	log_msg("PR #%lld (issue #%lld) approved + CI green → attempting "
+		"direct merge",
+	    p->number, p->issue);
+	if (c->dry_run) {
+		log_msg("dry-run: would merge PR #%lld at %s", p->number,
+		    p->sha);
+		after_merge(c, p);
+		return 1;
+	}
+	if (forge_pull_merge(c->forge, p->number, p->sha, 1, &m) == -1) {
+		log_msg("PR #%lld merge: no answer: %s", p->number,
+		    forge_error(c->forge));
+		return -1;
+	}
+	if (!m.merged) {
+		log_msg("PR #%lld direct merge failed (HTTP %ld) — falling "
+			"back to dev-agent",
+		    p->number, m.status);
+		p->merge_refused = 1;
+		return 0;
+	}
+	log_msg("PR #%lld merged successfully", p->number);
+	after_merge(c, p);
+	return 1;
+}
+
+enum dp_step
+dp_merge_prelock(struct dev_ctx *c)
+{
+	struct dp_pr *p;
+	int merged = 0, failed = 0;
+	size_t i;
+
+	log_msg("pre-lock: scanning for mergeable PRs");
+	if (dp_prs_load(c) == -1)
+		return DP_FAIL;
+	for (i = 0; i < c->nprs; i++) {
+		p = &c->prs[i];
+		if (p->issue < 0)
+			continue;
+		if (dp_pr_evaluate(c, p) == -1) {
+			failed = 1;
+			continue;
+		}
+		if (!p->passed || !p->approved)
+			continue;
+		switch (dp_merge(c, p)) {
+		case 1:
+			merged = 1;
+			break;
+		case -1:
+			failed = 1;
+			break;
+		}
+	}
+	if (merged)
+		log_msg("pre-lock: merged PR(s) successfully — exiting");
+	if (merged || failed)
+		return failed ? DP_FAIL : DP_DONE;
+	log_msg("pre-lock: no PRs merged, checking agent lock");
+	return DP_NEXT;
+}

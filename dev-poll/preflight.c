@@ -1,0 +1,160 @@
+/*
+ * The dependency preflight before an issue is claimed: every issue its
+ * body depends on must be closed.  When some are open, the issue gets one
+ * "Unmet dependency" comment naming them and suggesting the first blocker
+ * that could be worked on now, unless the issue's last comment already is
+ * such a notice; nothing is claimed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+#include "deps.h"
+#include "dev-poll.h"
+#include "json.h"
+#include "log.h"
+#include "xmalloc.h"
+
+/* Text that marks a notice, ours or the bash dev-agent's. */
+#define UNMET_MARK "Unmet dependency"
+
+static int blocker_ready(struct dev_ctx *, long long);
+static long long suggest(struct dev_ctx *, const long long *, size_t);
+static int last_is_notice(const cJSON *);
+static int notify(struct dev_ctx *, long long, const long long *, size_t,
+    long long);
+
+/* An open blocker whose own dependencies are all closed: 1, 0, -1. */
+static int
+blocker_ready(struct dev_ctx *c, long long blocker)
+{
+	const cJSON *it;
+	const char *state;
+	long long *deps = NULL;
+	size_t n = 0, i;
+	int r, closed;
+
+	if ((r = dp_issue_maybe(c, blocker, &it)) != 0)
+		return r == 1 ? 0 : -1;
+	state = json_str(it, "state");
+	if (state == NULL || strcmp(state, "open") != 0)
+		return 0;
+	(void)deps_parse(json_str(it, "body"), blocker, &deps, &n);
+	for (i = 0, r = 1; i < n && r == 1; i++) {
+		if (dp_dep_closed(c, deps[i], &closed) == -1)
+			r = -1;
+		else if (!closed)
+			r = 0;
+	}
+	free(deps);
+	return r;
+}
+
+/* The first blocker ready to be worked on: its number, 0, or -1. */
+static long long
+suggest(struct dev_ctx *c, const long long *blockers, size_t n)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < n; i++) {
+		if ((r = blocker_ready(c, blockers[i])) == -1)
+			return -1;
+		if (r == 1)
+			return blockers[i];
+	}
+	return 0;
+}
+
+/* Whether the newest comment is already an unmet-dependency notice. */
+static int
+last_is_notice(const cJSON *comments)
+{
+	const cJSON *last;
+	const char *body;
+	int n = cJSON_GetArraySize(comments);
+
+	if (n == 0 || (last = cJSON_GetArrayItem(comments, n - 1)) == NULL)
+		return 0;
+	body = json_str(last, "body");
+	return body != NULL && strstr(body, UNMET_MARK) != NULL;
+}
+
+/* Post the notice.  Returns 0 or -1. */
+static int
+notify(struct dev_ctx *c, long long issue, const long long *blockers, size_t n,
+    long long suggestion)
+{
+	struct buf b;
+	char ts[32];
+	time_t now = c->now;
+	struct tm tm;
+	size_t i;
+	int r;
+
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M UTC", &tm);
+	buf_init(&b, 0);
+	buf_puts(&b, "🚧 **" UNMET_MARK "**\n\nThis issue depends on ");
+	for (i = 0; i < n; i++)
+		buf_printf(&b, "%s#%lld", i ? ", " : "", blockers[i]);
+	buf_printf(&b,
+	    ", which %s still open, so the dev agent will not "
+	    "start on it yet.\n",
+	    n == 1 ? "is" : "are");
+	if (suggestion > 0)
+		buf_printf(&b, "\n**Suggestion:** work on #%lld first.\n",
+		    suggestion);
+	buf_printf(&b, "\n---\n*dev-poll dependency check, %s*\n", ts);
+	r = dp_comment(c, issue, buf_str(&b));
+	buf_free(&b);
+	return r;
+}
+
+int
+dp_preflight(struct dev_ctx *c, long long issue, const char *body,
+    const cJSON *comments)
+{
+	long long *deps = NULL, *open = NULL, sug = 0;
+	size_t n = 0, nopen = 0, i;
+	int closed, r = -1;
+	struct buf b;
+
+	(void)deps_parse(body, issue, &deps, &n);
+	open = xcalloc(n + 1, sizeof(*open));
+	for (i = 0; i < n; i++) {
+		if (dp_dep_closed(c, deps[i], &closed) == -1)
+			goto out;
+		log_msg("dependency #%lld is %s", deps[i],
+		    closed ? "closed (satisfied)" : "open (not satisfied)");
+		if (!closed)
+			open[nopen++] = deps[i];
+	}
+	if (nopen == 0) {
+		log_msg("preflight passed — no explicit unmet dependencies");
+		r = 0;
+		goto out;
+	}
+	if ((sug = suggest(c, open, nopen)) == -1)
+		goto out;
+	if (last_is_notice(comments))
+		log_msg("skipping duplicate dependency comment");
+	else if (notify(c, issue, open, nopen, sug) == -1)
+		goto out;
+	buf_init(&b, 0);
+	for (i = 0; i < nopen; i++)
+		buf_printf(&b, "%s#%lld", i ? " " : "", open[i]);
+	if (sug > 0)
+		buf_printf(&b, ", suggest #%lld", sug);
+	log_msg("BLOCKED: unmet dependencies: %s", buf_str(&b));
+	buf_free(&b);
+	r = 1;
+out:
+	free(open);
+	free(deps);
+	return r;
+}

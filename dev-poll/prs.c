@@ -1,0 +1,228 @@
+/*
+ * The open PRs of a tick: read once (every page), each one's issue found
+ * from its branch, title or body, and its CI state and reviews worked out
+ * at most once, so that every step decides on the same facts and no
+ * endpoint is asked twice.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cjson/cJSON.h>
+
+#include "ci.h"
+#include "config.h"
+#include "dev-poll.h"
+#include "forge.h"
+#include "issueref.h"
+#include "json.h"
+#include "log.h"
+#include "woodpecker.h"
+#include "xmalloc.h"
+
+static int pr_ci(struct dev_ctx *, struct dp_pr *);
+static int pr_reviews(struct dev_ctx *, struct dp_pr *);
+static int pr_noncode(struct dev_ctx *, struct dp_pr *);
+static int number_at(const char *, long long);
+
+int
+dp_prs_load(struct dev_ctx *c)
+{
+	const cJSON *list, *pr;
+	struct dp_pr *p;
+	long long n;
+
+	if (c->prs_read)
+		return 0;
+	if (forge_pulls_list(c->forge, "open", &list) == -1) {
+		log_msg("cannot read the open PRs: %s", forge_error(c->forge));
+		return -1;
+	}
+	c->prs = xcalloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(*c->prs));
+	cJSON_ArrayForEach (pr, list) {
+		if (json_int(pr, "number", &n) == -1)
+			continue;
+		p = &c->prs[c->nprs++];
+		p->number = n;
+		p->branch = json_str_at(pr, "head.ref");
+		p->sha = json_str_at(pr, "head.sha");
+		p->title = json_str(pr, "title");
+		p->body = json_str(pr, "body");
+		p->issue = issueref_from_pr(p->branch, p->title, p->body);
+	}
+	c->prs_read = 1;
+	return 0;
+}
+
+/* The CI state of the PR's head. */
+static int
+pr_ci(struct dev_ctx *c, struct dp_pr *p)
+{
+	const char *why;
+
+	if (p->sha == NULL || *p->sha == '\0') {
+		log_msg("PR #%lld has no head SHA", p->number);
+		return -1;
+	}
+	if (ci_commit_state(c->forge, c->wp, p->sha, &p->ci, NULL) == 0)
+		return 0;
+	why = c->wp != NULL && *woodpecker_error(c->wp) != '\0' ?
+	    woodpecker_error(c->wp) :
+	    forge_error(c->forge);
+	log_msg("cannot read the CI state of PR #%lld: %s", p->number, why);
+	return -1;
+}
+
+/*
+ * The PR's formal reviews: an APPROVED or REQUEST_CHANGES review counts
+ * when it is of the current head (stale false) and was not dismissed.
+ */
+static int
+pr_reviews(struct dev_ctx *c, struct dp_pr *p)
+{
+	const cJSON *list, *r;
+	const char *state;
+	int stale, dismissed;
+
+	if (forge_reviews_list(c->forge, p->number, &list) == -1) {
+		log_msg("cannot read the reviews of PR #%lld: %s", p->number,
+		    forge_error(c->forge));
+		return -1;
+	}
+	cJSON_ArrayForEach (r, list) {
+		if ((state = json_str(r, "state")) == NULL ||
+		    json_bool(r, "stale", &stale) == -1 || stale)
+			continue;
+		if (json_bool(r, "dismissed", &dismissed) == 0 && dismissed)
+			continue;
+		if (strcmp(state, "APPROVED") == 0)
+			p->approved = 1;
+		else if (strcmp(state, "REQUEST_CHANGES") == 0)
+			p->changes = 1;
+	}
+	return 0;
+}
+
+/* Whether only non-code files changed: 1, 0, or -1 (unknown). */
+static int
+pr_noncode(struct dev_ctx *c, struct dp_pr *p)
+{
+	const cJSON *files;
+
+	if (forge_pull_files(c->forge, p->number, &files) == -1) {
+		log_msg("cannot read the files of PR #%lld: %s", p->number,
+		    forge_error(c->forge));
+		return -1;
+	}
+	return ci_files_need_ci(files) ? 0 : 1;
+}
+
+int
+dp_pr_evaluate(struct dev_ctx *c, struct dp_pr *p)
+{
+	int configured = config_ci_configured(c->cfg), nc;
+
+	if (p->evaluated != 0)
+		return p->evaluated == 1 ? 0 : -1;
+	p->evaluated = -1;
+	if (pr_ci(c, p) == -1 || pr_reviews(c, p) == -1)
+		return -1;
+	p->passed = ci_passed(p->ci, configured);
+	p->failed = ci_failed(p->ci, configured);
+	/* The file list matters only where it changes a decision. */
+	if (!p->passed && (p->approved || p->failed)) {
+		if ((nc = pr_noncode(c, p)) == -1)
+			return -1;
+		if (nc) {
+			p->noncode = p->passed = 1;
+			p->failed = 0;
+			log_msg("PR #%lld has no code files — treating CI as "
+				"passed",
+			    p->number);
+		}
+	}
+	p->evaluated = 1;
+	return 0;
+}
+
+struct dp_pr *
+dp_pr_for_branch(struct dev_ctx *c, const char *branch)
+{
+	size_t i;
+
+	for (i = 0; i < c->nprs; i++)
+		if (c->prs[i].branch != NULL &&
+		    strcmp(c->prs[i].branch, branch) == 0)
+			return &c->prs[i];
+	return NULL;
+}
+
+struct dp_pr *
+dp_pr_for_issue(struct dev_ctx *c, long long issue, int by_title)
+{
+	char branch[64];
+	struct dp_pr *p;
+	size_t i;
+
+	snprintf(branch, sizeof(branch), "fix/issue-%lld", issue);
+	if ((p = dp_pr_for_branch(c, branch)) != NULL || !by_title)
+		return p;
+	for (i = 0; i < c->nprs; i++)
+		if (dp_title_names(c->prs[i].title, issue))
+			return &c->prs[i];
+	return NULL;
+}
+
+/* Whether s starts with the number n, not followed by a word character. */
+static int
+number_at(const char *s, long long n)
+{
+	char *end;
+	long long v;
+
+	if (!isdigit((unsigned char)*s))
+		return 0;
+	v = strtoll(s, &end, 10);
+	return v == n && !isalnum((unsigned char)*end) && *end != '_';
+}
+
+int
+dp_text_fixes(const char *text, long long issue)
+{
+	const char *b;
+
+	for (b = text; b != NULL && *b != '\0'; b++)
+		if (strncasecmp(b, "ixes #", 6) == 0 && number_at(b + 6, issue))
+			return 1;
+	return 0;
+}
+
+struct dp_pr *
+dp_pr_fixing(struct dev_ctx *c, long long issue)
+{
+	size_t i;
+
+	for (i = 0; i < c->nprs; i++)
+		if (dp_text_fixes(c->prs[i].body, issue))
+			return &c->prs[i];
+	return NULL;
+}
+
+int
+dp_title_names(const char *title, long long issue)
+{
+	const char *t;
+
+	for (t = title; t != NULL && (t = strchr(t, '#')) != NULL; t++)
+		if (number_at(t + 1, issue))
+			return 1;
+	return 0;
+}
+
+const char *
+dp_pr_ci_name(const struct dp_pr *p)
+{
+	return p->noncode ? "success" : ci_state_name(p->ci);
+}

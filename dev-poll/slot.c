@@ -1,0 +1,146 @@
+/*
+ * The agent slot (one dev session per project at a time) and the memory
+ * guard that gates every launch.
+ */
+#include <sys/types.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "config.h"
+#include "dev-poll.h"
+#include "file.h"
+#include "lock.h"
+#include "log.h"
+#include "meminfo.h"
+#include "runfiles.h"
+#include "xmalloc.h"
+
+/* Launches need this much available memory (MB), as upstream. */
+#define MEM_NEEDED_MB 2000
+
+static enum dp_step slot_legacy(struct dev_ctx *);
+static int slot_session(struct dev_ctx *);
+static int slot_phase(struct dev_ctx *);
+static int all_digits(const char *);
+
+/* Legacy mode: the slot is the PID in dev-agent-P.lock. */
+static enum dp_step
+slot_legacy(struct dev_ctx *c)
+{
+	char *path = runfiles_dev_agent_lock(c->cfg->project_name);
+	enum dp_step s = DP_NEXT;
+	pid_t pid = 0;
+	int r;
+
+	if ((r = lock_pid_alive(path, &pid)) == 1) {
+		log_msg("agent running (PID %ld)", (long)pid);
+		s = DP_DONE;
+	} else if (r == -1) {
+		log_msg("cannot read '%s': %s", path, strerror(errno));
+		s = DP_FAIL;
+	} else if (file_exists(path)) {
+		log_msg("removing stale dev-agent lock (PID %ld)", (long)pid);
+		(void)dp_remove(c, path);
+	}
+	free(path);
+	return s;
+}
+
+static int
+all_digits(const char *s)
+{
+	if (*s == '\0')
+		return 0;
+	for (; *s != '\0'; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+/* A live dev-P-N session: 1 (logged), 0 none, -1 cannot tell. */
+static int
+slot_session(struct dev_ctx *c)
+{
+	char *prefix = xasprintf("dev-%s-", c->cfg->project_name), **names;
+	size_t n, i, plen = strlen(prefix);
+	int r = 0;
+
+	if (agent_list(prefix, &names, &n) == -1) {
+		log_msg("cannot list the agent sessions");
+		free(prefix);
+		return -1;
+	}
+	for (i = 0; i < n && r == 0; i++) {
+		if (strncmp(names[i], prefix, plen) == 0 &&
+		    all_digits(names[i] + plen)) {
+			log_msg("agent running (session %s)", names[i]);
+			r = 1;
+		}
+	}
+	agent_list_free(names, n);
+	free(prefix);
+	return r;
+}
+
+/* A phase file in a phase that is not terminal: 1 (logged), 0, -1. */
+static int
+slot_phase(struct dev_ctx *c)
+{
+	struct agent_signal sig;
+	long long *issues;
+	size_t n, i;
+	char *path;
+	int r = 0;
+
+	if (dp_phase_issues(c, &issues, &n) == -1)
+		return -1;
+	for (i = 0; i < n && r == 0; i++) {
+		path = runfiles_phase(c->cfg->project_name, issues[i]);
+		if (agent_read_signal(path, &sig) == -1) {
+			log_msg("cannot read '%s'", path);
+			r = -1;
+		} else if (file_exists(path) && !phase_is_terminal(sig.phase)) {
+			log_msg("agent running (#%lld in %s)", issues[i],
+			    *sig.raw != '\0' ? sig.raw : "no phase yet");
+			r = 1;
+		}
+		free(path);
+	}
+	free(issues);
+	return r;
+}
+
+enum dp_step
+dp_slot(struct dev_ctx *c)
+{
+	int r;
+
+	if (c->legacy)
+		return slot_legacy(c);
+	if ((r = slot_session(c)) == 0)
+		r = slot_phase(c);
+	return r == 0 ? DP_NEXT : r == 1 ? DP_DONE : DP_FAIL;
+}
+
+enum dp_step
+dp_memory(struct dev_ctx *c)
+{
+	long long mb;
+
+	if (meminfo_mb(c->cfg->meminfo_path, "MemAvailable", &mb) == -1) {
+		log_msg("cannot read MemAvailable from '%s'",
+		    c->cfg->meminfo_path);
+		return DP_FAIL;
+	}
+	if (mb < MEM_NEEDED_MB) {
+		log_msg("SKIP: only %lldMB available (need %dMB)", mb,
+		    MEM_NEEDED_MB);
+		return DP_DONE;
+	}
+	return DP_NEXT;
+}
