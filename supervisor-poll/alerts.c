@@ -1,0 +1,219 @@
+/*
+ * Alerts by priority, the fixes applied, the status file, and the fix
+ * command that gets whatever alerts remain at the end of the tick.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "config.h"
+#include "file.h"
+#include "log.h"
+#include "redact.h"
+#include "runfiles.h"
+#include "spawn.h"
+#include "strv.h"
+#include "supervisor-poll.h"
+#include "xmalloc.h"
+
+/* The fix command's limits: 5 minutes, 64 kB of output kept. */
+#define FIX_TIMEOUT_S 300
+#define FIX_OUTPUT_MAX (64 * 1024)
+#define FIX_TAIL_LINES 20
+#define PROMPT_MAX (64 * 1024)
+
+static char *fixer_prompt(const struct sup *);
+static void log_tail(const char *, size_t);
+
+void
+sup_alert(struct sup *s, int prio, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	log_msg("P%d: %s", prio, msg);
+	buf_printf(&s->alerts[prio], "- [P%d] %s\n", prio, msg);
+	s->nalerts++;
+	free(msg);
+}
+
+void
+sup_fixed(struct sup *s, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	log_msg("%sfixed: %s", s->dry_run ? "dry-run: would have " : "", msg);
+	buf_printf(&s->fixes, "- %s\n", msg);
+	free(msg);
+}
+
+void
+sup_fail(struct sup *s, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	log_msg("skipped: %s", msg);
+	s->failed = 1;
+	free(msg);
+}
+
+void
+sup_status(struct sup *s, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg, *path;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (s->dry_run) {
+		log_msg("%s", msg);
+	} else {
+		path = runfiles_supervisor_status();
+		(void)log_status(path, "supervisor", "%s", msg);
+		free(path);
+	}
+	free(msg);
+}
+
+void
+sup_free(struct sup *s)
+{
+	size_t i;
+
+	for (i = 0; i < NPRIO; i++)
+		buf_free(&s->alerts[i]);
+	buf_free(&s->fixes);
+	for (i = 0; i < s->nesc; i++) {
+		free(s->esc[i].project);
+		free(s->esc[i].session);
+		free(s->esc[i].phase_path);
+	}
+	free(s->esc);
+	s->esc = NULL;
+	s->nesc = 0;
+}
+
+/* The text handed to the fix command.  Caller frees. */
+static char *
+fixer_prompt(const struct sup *s)
+{
+	struct buf b, pre;
+	char *path = runfiles_supervisor_prompt();
+	size_t i;
+
+	buf_init(&b, 0);
+	buf_init(&pre, 0);
+	if (file_read(path, PROMPT_MAX, &pre) >= 0 && pre.len > 0)
+		buf_printf(&b, "%s\n", buf_str(&pre));
+	else
+		buf_puts(&b,
+		    "You supervise an autonomous dev factory. The "
+		    "checks below found problems they could not "
+		    "settle on their own. Fix what you safely can "
+		    "and say what needs a person.\n");
+	buf_puts(&b, "\n## Alerts\n");
+	for (i = 0; i < NPRIO; i++)
+		buf_puts(&b, buf_str(&s->alerts[i]));
+	buf_printf(&b, "\n## Fixes already applied\n%s",
+	    s->fixes.len ? buf_str(&s->fixes) : "none\n");
+	buf_puts(&b, "\n## System\n");
+	if (s->have_mem)
+		buf_printf(&b,
+		    "memory: %lld MB available of %lld MB, swap used %lld "
+		    "MB\n",
+		    s->mem_avail_mb, s->mem_total_mb, s->swap_used_mb);
+	if (s->have_disk)
+		buf_printf(&b, "disk: %d%% used at %s\n", s->disk_pct,
+		    s->base->disk_path);
+	buf_printf(&b, "one-shot agent processes: %zu\n", s->agent_procs);
+	buf_free(&pre);
+	free(path);
+	return buf_steal(&b);
+}
+
+/* Log the last lines of the command's output, secrets masked. */
+static void
+log_tail(const char *text, size_t lines)
+{
+	const char *p = text + strlen(text);
+	size_t seen = 0;
+	char *masked;
+
+	while (p > text && (p[-1] == '\n' || p[-1] == ' '))
+		p--;
+	while (p > text && seen < lines)
+		if (*--p == '\n' && ++seen == lines)
+			p++;
+	masked = redact_secrets(p);
+	if (*masked != '\0')
+		log_msg("fix command output (tail):\n%s", masked);
+	free(masked);
+}
+
+void
+fixer_run(struct sup *s)
+{
+	const char *cmd = s->base->supervisor_fix_cmd;
+	struct spawn_opts opts;
+	struct buf out;
+	char **argv = NULL, *prompt = NULL;
+	size_t n;
+	int status = 0, r;
+
+	buf_init(&out, FIX_OUTPUT_MAX);
+	if (s->nalerts == 0) {
+		if (s->fixes.len)
+			log_msg("housekeeping done:\n%s", buf_str(&s->fixes));
+		sup_status(s, "all clear");
+		goto out;
+	}
+	argv = strv_split(cmd, &n);
+	if (n == 0) {
+		sup_status(s, "%zu alert(s); no fix command configured",
+		    s->nalerts);
+		goto out;
+	}
+	prompt = fixer_prompt(s);
+	argv = xreallocarray(argv, n + 2, sizeof(*argv));
+	argv[n] = prompt;
+	argv[n + 1] = NULL;
+	if (s->dry_run) {
+		log_msg("dry-run: would run the fix command '%s' with %zu "
+			"alert(s)",
+		    cmd, s->nalerts);
+		argv[n] = NULL;
+		goto out;
+	}
+	log_msg("running the fix command for %zu alert(s)", s->nalerts);
+	memset(&opts, 0, sizeof(opts));
+	opts.cwd = s->base->factory_root;
+	opts.timeout_s = FIX_TIMEOUT_S;
+	r = spawn_run(argv, &opts, &out, &status);
+	argv[n] = NULL;
+	if (r == -1 && errno == ETIMEDOUT)
+		log_msg("fix command timed out after %d s", FIX_TIMEOUT_S);
+	else if (r == -1)
+		log_msg("cannot run the fix command: %s", strerror(errno));
+	log_tail(buf_str(&out), FIX_TAIL_LINES);
+	sup_status(s, "fix command ran for %zu alert(s) (exit %d)", s->nalerts,
+	    status);
+out:
+	strv_free(argv);
+	free(prompt);
+	buf_free(&out);
+}

@@ -1,0 +1,205 @@
+/*
+ * The backlog as a dependency graph: cycles that deadlock it, issues
+ * waiting on dependencies open for more than 30 days, and the "dev"
+ * metric (backlog, blocked, open PRs).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "cycles.h"
+#include "deps.h"
+#include "forge.h"
+#include "json.h"
+#include "log.h"
+#include "supervisor-poll.h"
+#include "xmalloc.h"
+
+#define DEP_STALE_DAYS 30
+#define TITLE_MAX 50
+
+struct graph {
+	struct cycles_node *nodes;
+	long long **deps;
+	size_t n;
+};
+
+static int backlog_list(struct sup *, const char *, const cJSON **);
+static void graph_build(const cJSON *, struct graph *);
+static void graph_free(struct graph *);
+static void report_cycles(struct sup *, const struct graph *);
+static void stale_dep(struct sup *, long long, long long);
+static void stale_deps(struct sup *, const struct graph *);
+static int count_labelled(struct sup *, const char *, long long *);
+static void dev_metric(struct sup *, const cJSON *);
+
+/* The open issues labelled label (the forge filter is not trusted). */
+static int
+backlog_list(struct sup *s, const char *label, const cJSON **out)
+{
+	if (forge_issues_list(s->forge, "open", label, "issues", NULL, out) ==
+	    -1) {
+		sup_fail(s, "%s: cannot list '%s' issues: %s",
+		    s->cfg->project_name, label, forge_error(s->forge));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+graph_build(const cJSON *list, struct graph *g)
+{
+	const cJSON *it;
+	long long number;
+	size_t n;
+
+	memset(g, 0, sizeof(*g));
+	cJSON_ArrayForEach (it, list) {
+		if (json_int(it, "number", &number) == -1 ||
+		    !json_has_label(it, "backlog"))
+			continue;
+		g->nodes = xreallocarray(g->nodes, g->n + 1, sizeof(*g->nodes));
+		g->deps = xreallocarray(g->deps, g->n + 1, sizeof(*g->deps));
+		(void)deps_parse(json_str(it, "body"), number, &g->deps[g->n],
+		    &n);
+		g->nodes[g->n].id = number;
+		g->nodes[g->n].deps = g->deps[g->n];
+		g->nodes[g->n].ndeps = n;
+		g->n++;
+	}
+}
+
+static void
+graph_free(struct graph *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		free(g->deps[i]);
+	free(g->deps);
+	free(g->nodes);
+	memset(g, 0, sizeof(*g));
+}
+
+static void
+report_cycles(struct sup *s, const struct graph *g)
+{
+	struct cycle *c;
+	size_t nc, i;
+	char *text;
+
+	cycles_find(g->nodes, g->n, &c, &nc);
+	for (i = 0; i < nc; i++) {
+		text = cycles_format(&c[i]);
+		sup_alert(s, P3, "%s: dependency cycle, none can start: %s",
+		    s->cfg->project_name, text);
+		free(text);
+	}
+	cycles_free(c, nc);
+}
+
+/* Issue number waits on dep: alert when dep is open for over 30 days. */
+static void
+stale_dep(struct sup *s, long long number, long long dep)
+{
+	const cJSON *issue;
+	const char *state;
+	char *title;
+	time_t created;
+	long long days;
+
+	if (forge_issue_get(s->forge, dep, &issue) == -1) {
+		if (forge_last_status(s->forge) == 404)
+			log_msg("%s: #%lld depends on #%lld, which does not "
+				"exist",
+			    s->cfg->project_name, number, dep);
+		else
+			sup_fail(s, "%s: cannot read dependency #%lld: %s",
+			    s->cfg->project_name, dep, forge_error(s->forge));
+		return;
+	}
+	state = json_str(issue, "state");
+	if (state == NULL || strcmp(state, "open") != 0 ||
+	    iso_time(json_str(issue, "created_at"), &created) == -1)
+		return;
+	days = (long long)(s->now - created) / 86400;
+	if (days <= DEP_STALE_DAYS)
+		return;
+	title =
+	    cut_text(json_str(issue, "title") ? json_str(issue, "title") : "",
+		TITLE_MAX);
+	sup_alert(s, P3,
+	    "%s: stale dependency: #%lld waits on #%lld \"%s\" "
+	    "(open %lld days)",
+	    s->cfg->project_name, number, dep, title, days);
+	free(title);
+}
+
+static void
+stale_deps(struct sup *s, const struct graph *g)
+{
+	size_t i, j;
+
+	sup_status(s, "P3: %s: checking for stale dependencies",
+	    s->cfg->project_name);
+	for (i = 0; i < g->n; i++)
+		for (j = 0; j < g->nodes[i].ndeps; j++)
+			stale_dep(s, g->nodes[i].id, g->nodes[i].deps[j]);
+}
+
+static int
+count_labelled(struct sup *s, const char *label, long long *n)
+{
+	const cJSON *list, *it;
+
+	*n = 0;
+	if (backlog_list(s, label, &list) == -1)
+		return -1;
+	cJSON_ArrayForEach (it, list)
+		*n += json_has_label(it, label);
+	return 0;
+}
+
+/* Counts over every page; no metric at all when a list did not arrive. */
+static void
+dev_metric(struct sup *s, const cJSON *backlog)
+{
+	const cJSON *it, *prs;
+	long long nbacklog = 0, nblocked, nprs;
+	cJSON *m;
+
+	cJSON_ArrayForEach (it, backlog)
+		nbacklog += json_has_label(it, "backlog");
+	if (count_labelled(s, "blocked", &nblocked) == -1)
+		return;
+	if (forge_pulls_list(s->forge, "open", &prs) == -1) {
+		sup_fail(s, "%s: cannot list open PRs: %s",
+		    s->cfg->project_name, forge_error(s->forge));
+		return;
+	}
+	nprs = cJSON_GetArraySize(prs);
+	m = metrics_new(s, "dev");
+	cJSON_AddStringToObject(m, "project", s->cfg->project_name);
+	cJSON_AddNumberToObject(m, "issues_in_backlog", (double)nbacklog);
+	cJSON_AddNumberToObject(m, "issues_blocked", (double)nblocked);
+	cJSON_AddNumberToObject(m, "pr_open", (double)nprs);
+	metrics_emit(s, m);
+}
+
+void
+backlog_check(struct sup *s)
+{
+	const cJSON *list;
+	struct graph g;
+
+	sup_status(s, "P3: %s: checking for dependency cycles",
+	    s->cfg->project_name);
+	if (backlog_list(s, "backlog", &list) == -1)
+		return;
+	graph_build(list, &g);
+	report_cycles(s, &g);
+	stale_deps(s, &g);
+	graph_free(&g);
+	dev_metric(s, list);
+}

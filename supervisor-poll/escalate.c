@@ -1,0 +1,543 @@
+/*
+ * Escalations (DESIGN section 6, the escalate row).  For every dev
+ * session whose phase is PHASE:escalate: one notice on the issue, the
+ * first reply by a person injected into the session once, one reminder
+ * after 6 hours without a reply, and after 24 hours the issue is labelled
+ * blocked, a diagnostic posted and the session stopped.  The clocks run
+ * from the phase file's mtime (when the agent escalated); every comment
+ * carries markers naming the escalation, so it is found on the forge
+ * before anything is posted again, even when the run files are lost.
+ */
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "buf.h"
+#include "config.h"
+#include "file.h"
+#include "forge.h"
+#include "json.h"
+#include "log.h"
+#include "redact.h"
+#include "runfiles.h"
+#include "supervisor-poll.h"
+#include "template.h"
+#include "tmux.h"
+#include "xmalloc.h"
+
+#define RENOTIFY_S (6 * 3600)
+#define TIMEOUT_S (24 * 3600)
+#define REPLY_MAX (8 * 1024)
+#define REPLY_FILE_MAX (64 * 1024)
+#define REPLY_TEMPLATE "supervisor-escalation-reply.md"
+
+/* The escalation being handled. */
+struct esc {
+	const char *project;
+	long long issue;
+	char *session;
+	char *phase;
+	char *reason; /* redacted; "" when none was given */
+	long long since;
+	const char *login; /* the token's user */
+};
+
+static char *marker(const struct esc *, const char *);
+static int find_own(struct sup *, const struct esc *, const char *,
+    long long *);
+static int ensure_comment(struct sup *, const struct esc *, const char *,
+    const char *, const char *, long long *);
+static int find_reply(struct sup *, const struct esc *, long long,
+    const cJSON **);
+static int inject_reply(struct sup *, const char *, long long, const char *,
+    const char *, const char *, const char *);
+static void reply_from_forge(struct sup *, const struct esc *, const cJSON *,
+    int *);
+static void renotify(struct sup *, const struct esc *);
+static void timeout(struct sup *, const struct esc *);
+static void forget(struct sup *, const struct esc *);
+static void remember(struct sup *, const struct esc *);
+static void escalate_one(struct sup *, struct esc *);
+static const struct esc_target *route(struct sup *, const char *,
+    const char **);
+static void restore(const char *, const char *);
+
+/* The markers of one kind of comment about this escalation. */
+static char *
+marker(const struct esc *e, const char *kind)
+{
+	return xasprintf("<!-- %s: %s-%lld -->\n<!-- escalation-at: %lld -->",
+	    kind, e->project, e->issue, e->since);
+}
+
+/*
+ * Look for our own comment of kind on the issue: 1 found (*id set), 0
+ * not there, -1 when the comments cannot be read.
+ */
+static int
+find_own(struct sup *s, const struct esc *e, const char *kind, long long *id)
+{
+	const cJSON *list, *c;
+	const char *body, *user;
+	char *mark = marker(e, kind);
+	int r = 0;
+
+	if (forge_comments_list(s->forge, e->issue, &list) == -1) {
+		sup_fail(s, "%s: cannot read the comments of #%lld: %s",
+		    e->project, e->issue, forge_error(s->forge));
+		r = -1;
+		goto out;
+	}
+	cJSON_ArrayForEach (c, list) {
+		body = json_str(c, "body");
+		user = json_str_at(c, "user.login");
+		if (body != NULL && user != NULL &&
+		    strcmp(user, e->login) == 0 && strstr(body, mark) != NULL &&
+		    json_int(c, "id", id) == 0) {
+			r = 1;
+			break;
+		}
+	}
+out:
+	free(mark);
+	return r;
+}
+
+/*
+ * Make sure our comment of kind exists for this escalation, remembered
+ * in the state file: its ID in *id.  0 done, 1 it would be posted (dry
+ * run), -1 failed.
+ */
+static int
+ensure_comment(struct sup *s, const struct esc *e, const char *kind,
+    const char *state, const char *text, long long *id)
+{
+	long long at;
+	char *mark, *body;
+	int r;
+
+	if (state != NULL && state_read(state, id, &at) == 0 && at == e->since)
+		return 0;
+	if ((r = find_own(s, e, kind, id)) == -1)
+		return -1;
+	if (r == 0) {
+		mark = marker(e, kind);
+		body = xasprintf("%s\n%s", mark, text);
+		r = act_comment(s, e->issue, body, id);
+		free(mark);
+		free(body);
+		if (r == -1)
+			return -1;
+		if (s->dry_run)
+			return 1;
+		log_msg("%s: #%lld: posted the %s comment", e->project,
+		    e->issue, kind);
+	}
+	if (state != NULL)
+		(void)state_write(s, state, *id, e->since);
+	return 0;
+}
+
+/*
+ * The first comment after the notice by a person (neither the token's
+ * user nor one of FORGE_BOT_USERNAMES): 1 found, 0 none yet, -1 failed.
+ */
+static int
+find_reply(struct sup *s, const struct esc *e, long long notice,
+    const cJSON **reply)
+{
+	const cJSON *list, *c;
+	const char *user, *body;
+	long long id;
+
+	if (forge_comments_list(s->forge, e->issue, &list) == -1) {
+		sup_fail(s, "%s: cannot read the comments of #%lld: %s",
+		    e->project, e->issue, forge_error(s->forge));
+		return -1;
+	}
+	cJSON_ArrayForEach (c, list) {
+		user = json_str_at(c, "user.login");
+		body = json_str(c, "body");
+		if (json_int(c, "id", &id) == -1 || id <= notice ||
+		    user == NULL || body == NULL || *body == '\0' ||
+		    strcmp(user, e->login) == 0 || config_is_bot(s->cfg, user))
+			continue;
+		*reply = c;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Type the reply into the session with the instructions to continue.
+ * Returns what act_inject() returns, or -1.
+ */
+static int
+inject_reply(struct sup *s, const char *project, long long issue,
+    const char *session, const char *phase, const char *source,
+    const char *reply)
+{
+	char num[32], err[256], *text = NULL, *cut = cut_text(reply, REPLY_MAX);
+	struct template_var vars[] = {{"ISSUE", num}, {"SOURCE", source},
+	    {"REPLY", cut}, {"PHASE_FILE", phase}};
+	int r = -1;
+
+	snprintf(num, sizeof(num), "%lld", issue);
+	if (template_render(s->cfg->formulas_dir, REPLY_TEMPLATE, vars,
+		sizeof(vars) / sizeof(vars[0]), &text, err, sizeof(err)) == -1)
+		sup_fail(s, "%s: #%lld: %s", project, issue, err);
+	else
+		r = act_inject(s, session, text);
+	free(text);
+	free(cut);
+	return r;
+}
+
+static void
+reply_from_forge(struct sup *s, const struct esc *e, const cJSON *reply,
+    int *handled)
+{
+	const char *user = json_str_at(reply, "user.login");
+	char *source,
+	    *injected = runfiles_escalation_injected(e->project, e->issue),
+	    *renote = runfiles_renotify(e->project, e->issue);
+	long long id = 0, iid, at;
+
+	(void)json_int(reply, "id", &id);
+	*handled = 0;
+	if (state_read(injected, &iid, &at) == 0 && at == e->since && iid == id)
+		goto out;
+	*handled = 1;
+	source = xasprintf("comment by @%s", user);
+	if (inject_reply(s, e->project, e->issue, e->session, e->phase, source,
+		json_str(reply, "body")) == AGENT_DELIVERED &&
+	    state_write(s, injected, id, e->since) == 0) {
+		(void)act_remove(s, renote);
+		sup_fixed(s, "%s: #%lld: passed @%s's reply to %s", e->project,
+		    e->issue, user, e->session);
+	}
+	free(source);
+out:
+	free(injected);
+	free(renote);
+}
+
+static void
+renotify(struct sup *s, const struct esc *e)
+{
+	char *state = runfiles_renotify(e->project, e->issue), *text;
+	long long id;
+
+	text = xasprintf("### Still waiting for an answer\n\n"
+			 "The dev agent asked for help here %lld hours ago and "
+			 "no one has answered yet.\n\n**Reason:** %s\n\n"
+			 "Please reply in a comment. Without an answer the "
+			 "issue is labelled `blocked` and the session "
+			 "stopped 24 hours after the question.\n",
+	    (long long)(s->now - e->since) / 3600,
+	    *e->reason ? e->reason : "(none given)");
+	if (ensure_comment(s, e, "escalation-renotify", state, text, &id) == 0)
+		log_msg("%s: #%lld: reminder for the escalation is out",
+		    e->project, e->issue);
+	free(text);
+	free(state);
+}
+
+/* Forget this escalation's run files once it is settled for good. */
+static void
+forget(struct sup *s, const struct esc *e)
+{
+	char *paths[3];
+	size_t i;
+
+	paths[0] = runfiles_escalation_notified(e->project, e->issue);
+	paths[1] = runfiles_escalation_injected(e->project, e->issue);
+	paths[2] = runfiles_renotify(e->project, e->issue);
+	for (i = 0; i < 3; i++) {
+		(void)act_remove(s, paths[i]);
+		free(paths[i]);
+	}
+}
+
+/*
+ * 24 hours without an answer: blocked label, diagnostic, session stopped,
+ * in-progress dropped, and the phase file removed so that no one revives
+ * the session.  Each step is idempotent; a failed one stops the rest
+ * until the next tick.
+ */
+static void
+timeout(struct sup *s, const struct esc *e)
+{
+	const cJSON *issue;
+	char *text;
+	long long id;
+	int r;
+
+	if (forge_issue_get(s->forge, e->issue, &issue) == -1) {
+		sup_fail(s, "%s: cannot read #%lld: %s", e->project, e->issue,
+		    forge_error(s->forge));
+		return;
+	}
+	if (!json_has_label(issue, "blocked") &&
+	    act_add_label(s, e->issue, "blocked") == -1)
+		return;
+	text = xasprintf("### Escalation timed out\n\n"
+			 "No one answered the agent's question within 24 "
+			 "hours, so its session `%s` was stopped and this "
+			 "issue is labelled `blocked`.\n\n**Reason given:** "
+			 "%s\n\nTo try again: answer the question here, then "
+			 "remove `blocked` and add `backlog`.\n",
+	    e->session, *e->reason ? e->reason : "(none given)");
+	r = ensure_comment(s, e, "escalation-timeout", NULL, text, &id);
+	free(text);
+	if (r == -1)
+		return;
+	if ((json_has_label(issue, "in-progress") &&
+		act_remove_label(s, e->issue, "in-progress") == -1) ||
+	    act_kill(s, e->session) == -1 || act_remove(s, e->phase) == -1)
+		return;
+	forget(s, e);
+	sup_fixed(s,
+	    "%s: #%lld: no answer to the escalation in 24 h: "
+	    "labelled blocked, %s stopped",
+	    e->project, e->issue, e->session);
+}
+
+/* Keep the live escalated session for the legacy reply file. */
+static void
+remember(struct sup *s, const struct esc *e)
+{
+	struct esc_target *t;
+
+	s->esc = xreallocarray(s->esc, s->nesc + 1, sizeof(*s->esc));
+	t = &s->esc[s->nesc++];
+	t->project = xstrdup(e->project);
+	t->issue = e->issue;
+	t->session = xstrdup(e->session);
+	t->phase_path = xstrdup(e->phase);
+	t->since = (time_t)e->since;
+}
+
+static void
+escalate_one(struct sup *s, struct esc *e)
+{
+	char *notified = runfiles_escalation_notified(e->project, e->issue);
+	char *injected = runfiles_escalation_injected(e->project, e->issue);
+	char *text;
+	const cJSON *reply;
+	long long notice, age = s->now - e->since, iid, at;
+	int alive = agent_alive(e->session), r, handled = 0;
+
+	if (alive == -1) {
+		sup_fail(s, "%s: cannot tell whether %s lives", e->project,
+		    e->session);
+		goto out;
+	}
+	if (alive == 0) {
+		log_msg("%s: #%lld escalated, but session %s is gone",
+		    e->project, e->issue, e->session);
+		if (age >= TIMEOUT_S)
+			timeout(s, e);
+		goto out;
+	}
+	remember(s, e);
+	text = xasprintf(
+	    "### The dev agent needs a decision from a person\n\n"
+	    "**Reason:** %s\n\nPlease answer in a comment on this issue. The "
+	    "first reply from a person (not a bot account) is passed to the "
+	    "agent's session `%s`, which then carries on. Without an answer "
+	    "a reminder follows after 6 hours, and after 24 hours the issue "
+	    "is labelled `blocked` and the session stopped.\n",
+	    *e->reason ? e->reason : "(none given)", e->session);
+	r = ensure_comment(s, e, "escalation", notified, text, &notice);
+	free(text);
+	if (r != 0)
+		goto out;
+	if ((r = find_reply(s, e, notice, &reply)) == -1)
+		goto out;
+	if (r == 1)
+		reply_from_forge(s, e, reply, &handled);
+	if (handled)
+		goto out;
+	if (age >= TIMEOUT_S)
+		timeout(s, e);
+	else if (age >= RENOTIFY_S && r == 0 &&
+	    !(state_read(injected, &iid, &at) == 0 && at == e->since))
+		renotify(s, e);
+out:
+	free(notified);
+	free(injected);
+}
+
+void
+escalate_check(struct sup *s)
+{
+	const char *proj = s->cfg->project_name;
+	char *pattern = runfiles_phase_glob(proj);
+	struct agent_signal sig;
+	struct esc e;
+	glob_t g;
+	size_t i;
+	int r;
+
+	sup_status(s, "P2: %s: checking escalated sessions", proj);
+	memset(&g, 0, sizeof(g));
+	r = glob(pattern, 0, NULL, &g);
+	if (r != 0 && r != GLOB_NOMATCH)
+		sup_fail(s, "cannot list '%s'", pattern);
+	for (i = 0; r == 0 && i < g.gl_pathc; i++) {
+		memset(&e, 0, sizeof(e));
+		e.project = proj;
+		e.issue = runfiles_phase_issue(proj, g.gl_pathv[i]);
+		if (e.issue < 1)
+			continue;
+		if (agent_read_signal(g.gl_pathv[i], &sig) == -1) {
+			sup_fail(s, "cannot read '%s'", g.gl_pathv[i]);
+			continue;
+		}
+		if (sig.phase != PHASE_ESCALATE || sig.since == 0)
+			continue;
+		if (forge_user_login(s->forge, &e.login) == -1) {
+			sup_fail(s, "%s: cannot tell the token's user: %s",
+			    proj, forge_error(s->forge));
+			break;
+		}
+		e.since = (long long)sig.since;
+		e.session = runfiles_dev_session(proj, e.issue);
+		e.phase = xstrdup(g.gl_pathv[i]);
+		e.reason = redact_secrets(sig.reason);
+		escalate_one(s, &e);
+		free(e.session);
+		free(e.phase);
+		free(e.reason);
+	}
+	if (r == 0)
+		globfree(&g);
+	free(pattern);
+}
+
+/*
+ * Which escalated session the legacy reply file is for.  Its first line
+ * may name one: the session ("dev-harb-42") or the issue ("#42"); then
+ * the reply is the rest (*body).  Without a name it goes to the only
+ * escalated session.  NULL when it cannot be routed (logged).
+ */
+static const struct esc_target *
+route(struct sup *s, const char *text, const char **body)
+{
+	size_t len = strcspn(text, "\n"), i, hits = 0;
+	const struct esc_target *t = NULL;
+	char *first = xstrndup(text, len), *p;
+	long long n = -1;
+
+	for (p = first + strlen(first);
+	     p > first && (p[-1] == ' ' || p[-1] == '\r' || p[-1] == '\t');)
+		*--p = '\0';
+	*body = text[len] == '\n' ? text + len + 1 : text + len;
+	if (first[0] == '#' && first[1] != '\0' &&
+	    strspn(first + 1, "0123456789") == strlen(first + 1))
+		n = strtoll(first + 1, NULL, 10);
+	for (i = 0; i < s->nesc; i++) {
+		if (strcmp(first, s->esc[i].session) == 0 ||
+		    n == s->esc[i].issue) {
+			t = &s->esc[i];
+			hits++;
+		}
+	}
+	if (hits == 1)
+		goto out;
+	t = NULL;
+	if (hits > 1) {
+		log_msg("reply file: '%s' matches %zu escalated sessions; left "
+			"in place",
+		    first, hits);
+	} else if (n != -1 ||
+	    (strncmp(first, "dev-", 4) == 0 && tmux_valid_name(first) &&
+		strchr(first, ' ') == NULL)) {
+		log_msg("reply file names '%s', which is not an escalated "
+			"session; left in place",
+		    first);
+	} else if (s->nesc == 1) {
+		t = &s->esc[0];
+		*body = text;
+	} else {
+		log_msg("reply file names no session and %zu are escalated; "
+			"left in place",
+		    s->nesc);
+	}
+out:
+	free(first);
+	return t;
+}
+
+/* Put an undelivered reply back, unless a newer one has arrived. */
+static void
+restore(const char *path, const char *text)
+{
+	if (file_create_excl(path, text, 0644) != 0)
+		log_msg("reply file: a newer reply is in place; the "
+			"undelivered one (%zu bytes) is dropped",
+		    strlen(text));
+	else
+		log_msg("reply file: put back for the next tick");
+}
+
+void
+escalate_reply_file(struct sup *s)
+{
+	char *path = runfiles_escalation_reply();
+	const struct esc_target *t, *t2;
+	const char *body, *body2;
+	struct buf peek, claimed;
+	int r;
+
+	buf_init(&peek, 0);
+	buf_init(&claimed, 0);
+	r = file_read(path, REPLY_FILE_MAX, &peek);
+	if (r == -1 && errno == ENOENT)
+		goto out;
+	if (r == -1) {
+		sup_fail(s, "cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (strspn(buf_str(&peek), " \t\r\n") == peek.len ||
+	    (t = route(s, buf_str(&peek), &body)) == NULL)
+		goto out;
+	if (s->dry_run) {
+		log_msg("dry-run: would claim the reply file for %s",
+		    t->session);
+		goto out;
+	}
+	r = runfiles_claim(path, REPLY_FILE_MAX, &claimed);
+	if (r != 1) {
+		if (r == -1)
+			sup_fail(s, "cannot claim '%s': %s", path,
+			    strerror(errno));
+		goto out;
+	}
+	if ((t2 = route(s, buf_str(&claimed), &body2)) != t) {
+		restore(path, buf_str(&claimed));
+		goto out;
+	}
+	if (inject_reply(s, t->project, t->issue, t->session, t->phase_path,
+		"the reply file", body2) != AGENT_DELIVERED) {
+		restore(path, buf_str(&claimed));
+		goto out;
+	}
+	/* Marks the escalation answered: no reminder follows. */
+	free(path);
+	path = runfiles_escalation_injected(t->project, t->issue);
+	(void)state_write(s, path, 0, (long long)t->since);
+	free(path);
+	path = runfiles_renotify(t->project, t->issue);
+	(void)act_remove(s, path);
+	sup_fixed(s, "%s: #%lld: passed the reply file to %s", t->project,
+	    t->issue, t->session);
+out:
+	buf_free(&peek);
+	buf_free(&claimed);
+	free(path);
+}

@@ -1,0 +1,140 @@
+/*
+ * Open PRs that went off the rails: a merge conflict with green CI, a CI
+ * failure nobody touched for 30 minutes, green CI without a review for an
+ * hour (then review-poll is started for the project).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ci.h"
+#include "config.h"
+#include "forge.h"
+#include "json.h"
+#include "log.h"
+#include "supervisor-poll.h"
+#include "xmalloc.h"
+
+#define FAILED_STALE_S (30 * 60)
+#define UNREVIEWED_S (60 * 60)
+
+static int reviewed(struct sup *, long long, const char *);
+static long long idle_min(const struct sup *, const cJSON *);
+static void pr_one(struct sup *, const cJSON *);
+
+/*
+ * 1 when the head sha has a review: the review comment's marker, or a
+ * formal approval or change request on that commit.  0 if not, -1 when
+ * it cannot be told.
+ */
+static int
+reviewed(struct sup *s, long long pr, const char *sha)
+{
+	const cJSON *list, *it;
+	char *marker = xasprintf("<!-- reviewed: %s", sha);
+	const char *body, *state, *commit;
+	int r = -1, dismissed;
+
+	if (forge_comments_list(s->forge, pr, &list) == -1)
+		goto out;
+	r = 0;
+	cJSON_ArrayForEach (it, list)
+		if ((body = json_str(it, "body")) != NULL &&
+		    strstr(body, marker) != NULL)
+			r = 1;
+	if (r == 1)
+		goto out;
+	if (forge_reviews_list(s->forge, pr, &list) == -1) {
+		r = -1;
+		goto out;
+	}
+	cJSON_ArrayForEach (it, list) {
+		state = json_str(it, "state");
+		commit = json_str(it, "commit_id");
+		if (json_bool(it, "dismissed", &dismissed) == -1)
+			dismissed = 0;
+		if (state != NULL && commit != NULL && !dismissed &&
+		    strcmp(commit, sha) == 0 &&
+		    (strcmp(state, "APPROVED") == 0 ||
+			strcmp(state, "REQUEST_CHANGES") == 0))
+			r = 1;
+	}
+out:
+	free(marker);
+	return r;
+}
+
+/* Minutes since the PR was last updated; -1 when it does not say. */
+static long long
+idle_min(const struct sup *s, const cJSON *pr)
+{
+	time_t t;
+
+	if (iso_time(json_str(pr, "updated_at"), &t) == -1)
+		return -1;
+	return s->now > t ? (long long)(s->now - t) / 60 : 0;
+}
+
+static void
+pr_one(struct sup *s, const cJSON *pr)
+{
+	const char *proj = s->cfg->project_name;
+	const char *sha = json_str_at(pr, "head.sha");
+	int ci = config_ci_configured(s->cfg), mergeable, r;
+	long long number, idle;
+	enum ci_state st;
+
+	if (json_int(pr, "number", &number) == -1 || sha == NULL)
+		return;
+	if (ci_commit_state(s->forge, s->wp, sha, &st, NULL) == -1) {
+		sup_fail(s, "%s: PR #%lld: cannot read the CI state", proj,
+		    number);
+		return;
+	}
+	idle = idle_min(s, pr);
+	if (json_bool(pr, "mergeable", &mergeable) == 0 && !mergeable &&
+	    ci_passed(st, ci)) {
+		sup_alert(s, P3,
+		    "%s: PR #%lld: CI green but a merge conflict — "
+		    "needs a rebase",
+		    proj, number);
+	} else if (ci_failed(st, ci)) {
+		if (idle * 60 > FAILED_STALE_S)
+			sup_alert(s, P3,
+			    "%s: PR #%lld: CI %s, untouched for "
+			    "%lld min",
+			    proj, number, ci_state_name(st), idle);
+	} else if (ci_passed(st, ci) && idle * 60 > UNREVIEWED_S) {
+		if ((r = reviewed(s, number, sha)) == -1) {
+			sup_fail(s, "%s: PR #%lld: cannot read its reviews: %s",
+			    proj, number, forge_error(s->forge));
+			return;
+		}
+		if (r == 1)
+			return;
+		sup_alert(s, P3,
+		    "%s: PR #%lld: CI green, no review for %lld min", proj,
+		    number, idle);
+		if (!s->review_started && act_review_poll(s) == 0)
+			sup_fixed(s, "%s: started review-poll (PR #%lld waits)",
+			    proj, number);
+		s->review_started = 1;
+	}
+}
+
+void
+prs_check(struct sup *s)
+{
+	const cJSON *list, *pr;
+
+	if (!s->cfg->check_prs)
+		return;
+	sup_status(s, "P3: %s: checking PRs", s->cfg->project_name);
+	if (forge_pulls_list(s->forge, "open", &list) == -1) {
+		sup_fail(s, "%s: cannot list open PRs: %s",
+		    s->cfg->project_name, forge_error(s->forge));
+		return;
+	}
+	cJSON_ArrayForEach (pr, list)
+		pr_one(s, pr);
+}
