@@ -1,0 +1,150 @@
+# review-poll's guards and housekeeping: the active flag, a broken
+# settings file, --dry-run (every side effect logged, none taken), the
+# tick lock, the memory guard (no launch, collection still done), and the
+# cleanup of review sessions whose PR closed, that sat idle past 4 hours
+# or whose phase is unknown, and of sessions without run files.
+. "$(dirname "$0")/lib.sh"
+. "$TOP/tests/fixtures/review-lib.sh"
+rv_setup
+TT="$O/tests/tools/tmux-tool -L $(tmux_sock) -T $T"
+LOG=$FACTORY_ROOT/review/review.log
+# Review agents that never finish.
+echo '[[{"say": "reviewing"}]]' >"$T/idle-agent.json"
+export AGENT_CMD="$FAKE_AGENT --script $T/idle-agent.json"
+
+for n in 1 2 3 4 5 7; do
+	eval "S$n=\$(rv_branch fix/issue-$n f$n.c 'f$n')"
+done
+python3 - "$T" "$S1" "$S2" "$S3" "$S4" "$S5" "$S7" <<'PY'
+import json, sys
+t, shas = sys.argv[1], sys.argv[2:]
+nums = [1, 2, 3, 4, 5, 7]
+json.dump([{"number": 10 + n, "title": "fix: f%d (#%d)" % (n, n),
+            "head": {"ref": "fix/issue-%d" % n}, "files": ["f%d.c" % n],
+            "body": "Fixes #%d" % n} for n in nums],
+          open(t + "/pulls.json", "w"))
+json.dump({s: {"state": "success"} for s in shas},
+          open(t + "/statuses.json", "w"))
+PY
+rv_scenario "$T/scenario.json"
+sim_start "$T/scenario.json" --git-dir "$T/origin.git" ||
+    { fail "simulator starts"; exit 1; }
+
+sessions() {
+	t_tmux list-sessions -F '#{session_name}' 2>/dev/null | sort | tr '\n' ' '
+}
+writes() {
+	sim_get /_admin/log | pyjson "len([e for e in d if e['method'] != 'GET'])"
+}
+run_files() {
+	(cd "$DISINTO_RUN_DIR" && ls | grep -v '\.lock$' | tr '\n' ' ')
+}
+
+# Orphans: sessions without run files, #14's PR closed, #15's open.
+for n in 14 15; do
+	$TT new "review-$P-$n" "$T" "$FAKE_AGENT" >/dev/null
+done
+sim_post /_admin/item '{"number": 14, "state": "closed"}' >/dev/null
+
+# A review of #17 that finished while no tick ran: its run files only.
+echo PHASE:done >"$DISINTO_RUN_DIR/review-session-$P-17.phase"
+printf 'SHA:%s\nPREV:\n' "$S7" >"$DISINTO_RUN_DIR/$P-review-request-17"
+echo '{"verdict": "APPROVE", "verdict_reason": "ok", "review_markdown": "fine"}' \
+    >"$DISINTO_RUN_DIR/$P-review-output-17.json"
+
+# Inactive: nothing at all.
+rm "$FACTORY_ROOT/state/.reviewer-active"
+rv_tick
+check_eq "inactive: exit 0" "$RV_RC" 0
+check_has "inactive: logged" "$(cat "$LOG")" "reviewer not active"
+check_eq "inactive: no request" "$(sim_get /_admin/log | pyjson 'len(d)')" 0
+: >"$FACTORY_ROOT/state/.reviewer-active"
+
+# A broken settings file is a configuration error.
+cp -r "$TOP/formulas" "$T/badformulas"
+echo 'max_diff_bytes = "lots"' >>"$T/badformulas/review-pr.toml"
+DISINTO_FORMULAS_DIR=$T/badformulas rv_tick
+check_eq "bad settings: exit 2" "$RV_RC" 2
+check "bad settings: the message names file and line" \
+    grep -q "badformulas/review-pr.toml:[0-9]*: expected an integer" \
+    "$T/tick.out"
+
+# --dry-run: logs what it would do, does nothing.
+BEFORE=$(run_files)
+rv_tick --dry-run
+check_eq "dry-run: exit 0" "$RV_RC" 0
+check_eq "dry-run: no write on the forge" "$(writes)" 0
+check_eq "dry-run: run files untouched" "$(run_files)" "$BEFORE"
+check_eq "dry-run: no new session" "$(sessions)" \
+    "review-harb-14 review-harb-15 "
+check_eq "dry-run: no worktree" "$(git -C "$T/repo" worktree list | wc -l)" 1
+D=$(cat "$LOG")
+check_has "dry-run: would post the finished review" "$D" \
+    "dry-run: would comment on pr #17"
+check_has "dry-run: would submit its formal review" "$D" \
+    "dry-run: would submit a APPROVED review of pr #17"
+check_has "dry-run: would kill the orphan of a closed PR" "$D" \
+    "dry-run: would kill session review-harb-14"
+check_has "dry-run: would start reviews" "$D" \
+    "dry-run: would start review session review-harb-13"
+check_has "dry-run: would inject the prompt" "$D" \
+    "dry-run: would inject"
+
+# Another tick holds the lock: nothing happens.
+python3 -c 'import fcntl, sys, time
+f = open(sys.argv[1], "a")
+fcntl.flock(f, fcntl.LOCK_EX)
+open(sys.argv[2], "w").close()
+time.sleep(30)' "$DISINTO_RUN_DIR/$P-review.lock" "$T/locked" &
+FLOCK_PID=$!
+wait_for '[ -e "$T/locked" ]' 5
+rv_tick
+check_eq "locked: exit 0" "$RV_RC" 0
+check_has "locked: logged" "$(cat "$LOG")" "another review-poll holds"
+check_eq "locked: no write" "$(writes)" 0
+kill "$FLOCK_PID" 2>/dev/null
+wait "$FLOCK_PID" 2>/dev/null
+
+# Low memory: the finished review is posted, nothing is started.
+printf 'MemAvailable: 1024000 kB\n' >"$T/meminfo"
+rv_tick
+check_eq "low memory: exit 0" "$RV_RC" 0
+check_has "low memory: logged" "$(cat "$LOG")" "skip: 1000 MB available"
+check_eq "low memory: the finished review was posted" \
+    "$(rv_reviews 17)" "review-bot APPROVED $S7 False"
+check_eq "low memory: its run files are gone" \
+    "$(ls "$DISINTO_RUN_DIR" | grep -c -- '-17')" 0
+check_eq "orphan of a closed PR killed, live one kept" "$(sessions)" \
+    "review-harb-15 "
+
+# Memory back: three reviews start; #15 has a live session already.
+printf 'MemAvailable: 4096000 kB\n' >"$T/meminfo"
+rv_tick
+check_eq "launch tick: exit 0" "$RV_RC" 0
+check_eq "three reviews running, the orphan kept" "$(sessions)" \
+    "review-harb-11 review-harb-12 review-harb-13 review-harb-15 "
+
+# Now #11 closes, #12 idles past 4 h, #13's phase file says something
+# unknown; #12 and #13 got a human's approval meanwhile.
+sim_post /_admin/item '{"number": 11, "state": "closed"}' >/dev/null
+for n in 12 13; do
+	SIM_TOKEN=alice-token sim_post "/api/v1/repos/johba/harb/pulls/$n/reviews" \
+	    '{"event": "APPROVED", "body": "fine"}' >/dev/null
+done
+echo review-harb-11 >"$DISINTO_RUN_DIR/review-injected-$P-11"
+touch -d '4 hours ago 1 minute ago' "$DISINTO_RUN_DIR/review-session-$P-12.phase"
+echo PHASE:review_complete >"$DISINTO_RUN_DIR/review-session-$P-13.phase"
+rv_tick
+check_eq "cleanup tick: exit 0" "$RV_RC" 0
+check_eq "sessions of the closed, idle and unknown reviews killed" \
+    "$(sessions)" "review-harb-15 "
+check_eq "their run files removed (and #11's injection record)" \
+    "$(run_files)" ""
+check_eq "their worktrees removed" \
+    "$(git -C "$T/repo" worktree list | wc -l)" 1
+L=$(cat "$LOG")
+check_has "closed PR logged" "$L" \
+    "cleanup: review of pr #11 (pr no longer open)"
+check_has "idle review logged" "$L" "cleanup: review of pr #12 (idle for 24"
+check_has "unknown phase logged" "$L" \
+    "cleanup: review of pr #13 (phase 'PHASE:review_complete')"
