@@ -119,6 +119,14 @@ cli_start(int argc, char *argv[], const char *prog, int takes_project,
 		rc = CLI_EXIT_USAGE;
 		goto out;
 	}
+	if (takes_project && cfg->project_name[0] == '\0') {
+		snprintf(msg, msgsz,
+		    "%s: PROJECT_NAME: '' is empty: give a project file or set "
+		    "FORGE_REPO\n",
+		    prog);
+		rc = CLI_EXIT_USAGE;
+		goto out;
+	}
 	path = log_path_fn(cfg);
 	/* Without a log file, -v still shows every line on stderr. */
 	(void)log_open(path, log_prefix, rotate_bytes, cli->verbose);

@@ -43,8 +43,9 @@ int cli_configure(struct config *cfg, const struct cli *cli,
  * All of the above in one step for main(): parse, configure, open the
  * log (log_path_fn names it from the configuration; rotated past
  * rotate_bytes, messages prefixed with log_prefix) and log the warnings.
- * Returns -1 when the tick should go on, else the exit status, with the
- * text to print in msg (to stderr when the status is not 0).
+ * A tool taking a project operand refuses to run without a project
+ * (exit 2).  Returns -1 when the tick should go on, else the exit status,
+ * with the text to print in msg (to stderr when the status is not 0).
  */
 int cli_start(int argc, char *argv[], const char *prog, int takes_project,
     char *(*log_path_fn)(const struct config *), const char *log_prefix,

@@ -583,7 +583,10 @@ validate(const struct config *c, char *err, size_t errsz)
 		    c->forge_repo);
 		return -1;
 	}
-	if (!valid_name(c->project_name)) {
+	/* Neither a repository nor a name: no project, which only a tool
+	 * without a project operand accepts (see cli_start()). */
+	if ((c->project_name[0] != '\0' || c->forge_repo[0] != '\0') &&
+	    !valid_name(c->project_name)) {
 		snprintf(err, errsz,
 		    "PROJECT_NAME: '%.80s' is empty or has "
 		    "characters other than letters, digits, '.', '_', '-'",

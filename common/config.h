@@ -71,6 +71,9 @@ struct config {
 };
 
 /*
+ * Without a project file, FORGE_REPO or PROJECT_NAME, project_name and
+ * forge_repo are both "": no project is configured.
+ *
  * Fill cfg from the environment, $FACTORY_ROOT/.env and the project file
  * (NULL for env-only).  exe is the running executable's path, used to
  * find FACTORY_ROOT when the environment does not name it.  Returns 0, or

@@ -42,6 +42,10 @@ for p in dev-poll review-poll; do
 done
 expect "supervisor-poll: no operand" 2 "unexpected argument 'x'" \
     "$O/supervisor-poll/supervisor-poll" x
+expect "dev-poll: no project at all" 2 "give a project file or set FORGE_REPO" \
+    "$O/dev-poll/dev-poll"
+expect "review-poll: no project at all" 2 "give a project file or set FORGE_REPO" \
+    "$O/review-poll/review-poll"
 printf 'FORGE_REPO=o/demo\nbroken\n' >"$FACTORY_ROOT/.env"
 expect "bad .env names file:line" 2 "$FACTORY_ROOT/.env:2: expected KEY=value" \
     "$O/dev-poll/dev-poll" "$T/good.toml"

@@ -327,7 +327,11 @@ test_config_supervisor_paths(void)
 
 	clear_env();
 	unlink(sh);
+	/* No FORGE_REPO, no name: no project, which is not an error here. */
+	write_file(".env", "# nothing\n");
 	CHECK_INT(config_load(&c, NULL, NULL, err, sizeof(err)), 0);
+	CHECK_STR(c.project_name, "");
+	CHECK_STR(c.forge_repo, "");
 	CHECK_STR(c.proc_dir, "/proc");
 	CHECK_STR(c.disk_path, "/");
 	CHECK_STR(c.review_poll_path, want);
