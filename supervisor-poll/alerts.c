@@ -177,9 +177,8 @@ fixer_run(struct sup *s)
 
 	buf_init(&out, FIX_OUTPUT_MAX);
 	if (s->nalerts == 0) {
-		if (s->fixes.len)
-			log_msg("housekeeping done:\n%s", buf_str(&s->fixes));
-		sup_status(s, "all clear");
+		sup_status(s, "all clear%s", s->fixes.len ?
+			" (fixes applied, see above)" : "");
 		goto out;
 	}
 	argv = strv_split(cmd, &n);
