@@ -213,6 +213,8 @@ prior_art(struct dev_ctx *c, struct launch *l)
 	if (*diff == '\0')
 		return 0;
 	cut = cut_lines(diff, PRIOR_LINES);
+	while (*cut != '\0' && cut[strlen(cut) - 1] == '\n')
+		cut[strlen(cut) - 1] = '\0';
 	snprintf(num, sizeof(num), "%lld", n);
 	free(l->prior);
 	l->prior = dp_render(c, "dev-prior-art.md",

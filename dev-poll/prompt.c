@@ -27,6 +27,7 @@
 static void put_cut(struct buf *, const char *, size_t, int);
 static void put_capped(struct buf *, const char *, size_t);
 static int is_human(struct dev_ctx *, const char *, const char *);
+static char *rstrip(struct buf *);
 
 /*
  * Append at most max bytes of s, cut before a partial character; with
@@ -51,6 +52,15 @@ static void
 put_capped(struct buf *b, const char *s, size_t max)
 {
 	put_cut(b, s, max, 1);
+}
+
+/* The buffer's text without trailing white space, handed over. */
+static char *
+rstrip(struct buf *b)
+{
+	while (b->len > 0 && strchr(" \t\r\n", b->data[b->len - 1]) != NULL)
+		b->data[--b->len] = '\0';
+	return buf_steal(b);
 }
 
 /* Whether a comment by login counts as a human's. */
@@ -90,7 +100,7 @@ dp_issue_text(struct dev_ctx *c, const cJSON *issue, const cJSON *comments,
 		put_capped(&b, buf_str(&all), COMMENTS_MAX);
 	}
 	buf_free(&all);
-	return buf_steal(&b);
+	return rstrip(&b);
 }
 
 char *
@@ -117,7 +127,7 @@ dp_backlog_text(struct dev_ctx *c, long long self)
 		buf_printf(&b, "- ... and %zu more\n", more);
 	if (shown == 0)
 		buf_puts(&b, "(none)\n");
-	return buf_steal(&b);
+	return rstrip(&b);
 }
 
 char *
