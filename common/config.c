@@ -664,7 +664,8 @@ config_free(struct config *c)
 	    &c->woodpecker_server, &c->woodpecker_token, &c->claude_model,
 	    &c->agent_cmd, &c->agent_ready_pattern, &c->dev_agent_cmd,
 	    &c->supervisor_fix_cmd, &c->tmux_socket, &c->meminfo_path,
-	    &c->formulas_dir};
+	    &c->formulas_dir, &c->proc_dir, &c->disk_path,
+	    &c->review_poll_path};
 
 	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
 		if (*strs[i] != NULL &&
