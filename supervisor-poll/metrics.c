@@ -80,8 +80,9 @@ out:
 }
 
 /*
- * 1 when the line is a metric whose "ts" is before cutoff.  Lines that
- * cannot be dated are kept.
+ * 1 when the line goes: a metric whose "ts" is before cutoff, or a line
+ * that is not a JSON object at all (a torn write would break every
+ * reader of the file).  Objects that cannot be dated are kept.
  */
 static int
 line_is_old(const char *line, size_t len, const char *cutoff)
@@ -89,7 +90,7 @@ line_is_old(const char *line, size_t len, const char *cutoff)
 	char err[64];
 	cJSON *obj = json_parse(line, len, err, sizeof(err));
 	const char *ts = json_str(obj, "ts");
-	int old = 0;
+	int old = !cJSON_IsObject(obj);
 
 	if (ts != NULL && strlen(ts) >= TS_CMP && ts[4] == '-' && ts[10] == 'T')
 		old = strncmp(ts, cutoff, TS_CMP) < 0;
@@ -135,14 +136,15 @@ metrics_rotate(struct sup *s)
 		goto out;
 	if (s->dry_run)
 		log_msg("dry-run: would drop %zu metric line(s) older than "
-			"30 days",
+			"30 days or unreadable",
 		    dropped);
 	else if (file_write_atomic(path, kept.data ? kept.data : "", kept.len,
 		     0644, 1) == -1)
 		sup_fail(s, "cannot rewrite '%s' (left as it was): %s", path,
 		    strerror(errno));
 	else
-		log_msg("metrics: dropped %zu line(s) older than 30 days",
+		log_msg("metrics: dropped %zu line(s) older than 30 days or "
+			"unreadable",
 		    dropped);
 out:
 	buf_free(&in);
