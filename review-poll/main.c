@@ -49,8 +49,10 @@ rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli,
 	rp->cfg = cfg;
 	rp->dry_run = cli->dry_run;
 	rp->now = time(NULL);
-	if (rp_settings_load(&rp->set, cfg->formulas_dir, err, errsz) == -1)
+	if (rp_settings_load(&rp->set, cfg->formulas_dir, err, errsz) == -1) {
+		rp_settings_free(&rp->set);
 		return -1;
+	}
 	if (token == NULL || token[0] == '\0') {
 		log_msg("no FORGE_REVIEW_TOKEN: reviewing with FORGE_TOKEN");
 		token = cfg->forge_token;
