@@ -161,9 +161,9 @@ runfiles_recoveries(const char *p, long long n)
 }
 
 char *
-runfiles_done_notified(const char *p, long long n)
+runfiles_phase_notice(const char *p, long long n)
 {
-	return xasprintf("%s/dev-done-notified-%s-%lld", run_dir, p, n);
+	return xasprintf("%s/dev-notice-%s-%lld", run_dir, p, n);
 }
 
 char *

@@ -38,10 +38,11 @@ char *runfiles_review_output(const char *project, long long pr);
 char *runfiles_review_request(const char *project, long long pr);
 char *runfiles_review_lock(const char *project);
 char *runfiles_review_status(const char *project);
-/* dev-poll's per-issue tick state: idle ticks, recoveries, notices. */
+/* dev-poll's per-issue tick state: idle ticks, recoveries, the notice
+ * sent for the current phase write. */
 char *runfiles_idle_ticks(const char *project, long long issue);
 char *runfiles_recoveries(const char *project, long long issue);
-char *runfiles_done_notified(const char *project, long long issue);
+char *runfiles_phase_notice(const char *project, long long issue);
 /* supervisor-poll's escalation state: the notice, the injected reply. */
 char *runfiles_escalation_notified(const char *project, long long issue);
 char *runfiles_escalation_injected(const char *project, long long issue);
