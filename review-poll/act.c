@@ -9,11 +9,11 @@
 
 #include "agent.h"
 #include "config.h"
+#include "file.h"
 #include "forge.h"
 #include "log.h"
 #include "review-poll.h"
 #include "runfiles.h"
-#include "file.h"
 #include "strv.h"
 #include "xmalloc.h"
 
@@ -80,8 +80,8 @@ rp_inject(struct rp *rp, const char *session, const char *text)
 	int r;
 
 	if (rp->dry_run) {
-		log_msg("dry-run: would inject %zu bytes into %s",
-		    strlen(text), session);
+		log_msg("dry-run: would inject %zu bytes into %s", strlen(text),
+		    session);
 		return AGENT_DELIVERED;
 	}
 	r = agent_inject(session, text);
@@ -129,8 +129,8 @@ rp_start(struct rp *rp, const char *session, const char *workdir)
 	int r;
 
 	if (rp->dry_run) {
-		log_msg("dry-run: would start review session %s in %s",
-		    session, workdir);
+		log_msg("dry-run: would start review session %s in %s", session,
+		    workdir);
 		return 0;
 	}
 	argv = review_argv(rp);

@@ -26,8 +26,7 @@
 #define GIT_ERR_MAX 4096
 
 static int git(struct rp *, const char *const *, int);
-static int remove_entry(const char *, const struct stat *, int,
-    struct FTW *);
+static int remove_entry(const char *, const struct stat *, int, struct FTW *);
 static int remove_tree(const char *);
 
 /*
@@ -71,7 +70,7 @@ git(struct rp *rp, const char *const *args, int changes)
 int
 rp_git_fetch(struct rp *rp, const char *branch)
 {
-	const char *args[] = { "fetch", "-q", "origin", branch, NULL };
+	const char *args[] = {"fetch", "-q", "origin", branch, NULL};
 
 	if (branch[0] == '-' || branch[0] == '\0') {
 		log_msg("refusing to fetch branch '%.60s'", branch);
@@ -83,8 +82,8 @@ rp_git_fetch(struct rp *rp, const char *branch)
 int
 rp_worktree_add(struct rp *rp, const char *path, const char *sha)
 {
-	const char *args[] = { "worktree", "add", "-q", "--detach", path, sha,
-		NULL };
+	const char *args[] = {"worktree", "add", "-q", "--detach", path, sha,
+	    NULL};
 
 	if (!rp_is_sha(sha)) {
 		log_msg("refusing a worktree of '%.60s'", sha);
@@ -100,8 +99,7 @@ rp_worktree_add(struct rp *rp, const char *path, const char *sha)
 }
 
 static int
-remove_entry(const char *path, const struct stat *st, int flag,
-    struct FTW *ftw)
+remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
 	(void)ftw;
@@ -122,8 +120,8 @@ remove_tree(const char *path)
 int
 rp_worktree_remove(struct rp *rp, const char *path)
 {
-	const char *rm[] = { "worktree", "remove", "--force", path, NULL };
-	const char *prune[] = { "worktree", "prune", NULL };
+	const char *rm[] = {"worktree", "remove", "--force", path, NULL};
+	const char *prune[] = {"worktree", "prune", NULL};
 
 	if (!file_exists(path))
 		return 0;
@@ -145,8 +143,8 @@ int
 rp_git_diff(struct rp *rp, const char *from, const char *to, size_t max,
     struct buf *out, int *truncated)
 {
-	const char *argv[] = { "git", "-C", rp->cfg->project_repo_root, "diff",
-		NULL, "--", NULL };
+	const char *argv[] = {"git", "-C", rp->cfg->project_repo_root, "diff",
+	    NULL, "--", NULL};
 	struct spawn_opts so;
 	struct buf b;
 	char *range;
@@ -162,7 +160,8 @@ rp_git_diff(struct rp *rp, const char *from, const char *to, size_t max,
 	if (spawn_run((char *const *)argv, &so, &b, &status) == 0 &&
 	    status == 0) {
 		*truncated = b.len > max;
-		buf_append(out, b.data ? b.data : "", b.len > max ? max : b.len);
+		buf_append(out, b.data ? b.data : "",
+		    b.len > max ? max : b.len);
 		r = 0;
 	}
 	buf_free(&b);

@@ -29,10 +29,10 @@ struct prompt_in {
 	const char *sha, *head, *base, *title, *body;
 	char ci[96];
 	char prev_sha[72];
-	char *files;	   /* owned */
+	char *files; /* owned */
 	const char *diff;
 	int diff_cut;
-	char *previous;	   /* owned: the re-review section, or "" */
+	char *previous; /* owned: the re-review section, or "" */
 };
 
 static int is_wip(const char *);
@@ -42,11 +42,10 @@ static int ci_ready(struct rp *, long long, const char *, char *, size_t);
 static int launch(struct rp *, const cJSON *, const char *, const char *);
 static int gather(struct rp *, struct prompt_in *, const char *);
 static char *file_list(const cJSON *);
-static char *previous_section(struct rp *, struct prompt_in *,
-    const cJSON *, const cJSON *);
+static char *previous_section(struct rp *, struct prompt_in *, const cJSON *,
+    const cJSON *);
 static char *render_prompt(struct rp *, const struct prompt_in *);
-static int start_session(struct rp *, const struct prompt_in *,
-    const char *);
+static int start_session(struct rp *, const struct prompt_in *, const char *);
 static void prompt_in_free(struct prompt_in *);
 
 const cJSON *
@@ -55,8 +54,7 @@ rp_open_pull(const struct rp *rp, long long pr)
 	const cJSON *p;
 	long long n;
 
-	cJSON_ArrayForEach(p, rp->pulls)
-	{
+	cJSON_ArrayForEach (p, rp->pulls) {
 		if (json_int(p, "number", &n) == 0 && n == pr)
 			return p;
 	}
@@ -129,8 +127,7 @@ already_reviewed(struct rp *rp, long long pr, const char *sha)
 		    forge_error(rp->review));
 		return -1;
 	}
-	cJSON_ArrayForEach(rv, reviews)
-	{
+	cJSON_ArrayForEach (rv, reviews) {
 		commit = json_str(rv, "commit_id");
 		state = json_str(rv, "state");
 		if (commit != NULL && state != NULL &&
@@ -161,8 +158,10 @@ ci_ready(struct rp *rp, long long pr, const char *sha, char *note,
 
 	if (ci_commit_state(rp->forge, rp->wp, sha, &st, NULL) == -1) {
 		log_msg("pr #%lld: cannot read the ci state of %.7s: %s", pr,
-		    sha, rp->wp && woodpecker_error(rp->wp)[0] ?
-			woodpecker_error(rp->wp) : forge_error(rp->forge));
+		    sha,
+		    rp->wp && woodpecker_error(rp->wp)[0] ?
+			woodpecker_error(rp->wp) :
+			forge_error(rp->forge));
 		return -1;
 	}
 	snprintf(note, notesz, "%s", ci_state_name(st));
@@ -193,13 +192,14 @@ rp_review_new(struct rp *rp)
 	long long n;
 	int r = 0, done;
 
-	cJSON_ArrayForEach(pr, rp->pulls)
-	{
+	cJSON_ArrayForEach (pr, rp->pulls) {
 		if (json_int(pr, "number", &n) == -1 || !wanted(rp, pr) ||
 		    rp_review_busy(rp, n))
 			continue;
 		sha = json_str_at(pr, "head.sha");
 		if ((done = already_reviewed(rp, n, sha)) != 0) {
+			if (done == 1)
+				log_msg("pr #%lld: %.7s reviewed, skip", n, sha);
 			r = done == -1 ? -1 : r;
 			continue;
 		}
@@ -270,8 +270,7 @@ file_list(const cJSON *files)
 	struct buf b;
 
 	buf_init(&b, 0);
-	cJSON_ArrayForEach(f, files)
-	{
+	cJSON_ArrayForEach (f, files) {
 		if ((name = json_str(f, "filename")) != NULL)
 			buf_printf(&b, "%s\n", name);
 	}
@@ -307,8 +306,8 @@ previous_section(struct rp *rp, struct prompt_in *in, const cJSON *prev,
 		buf_printf(&b,
 		    "### Changes since the previous review (%.7s..%.7s)%s\n\n"
 		    "```diff\n%s\n```\n",
-		    in->prev_sha, in->sha,
-		    cut ? " (truncated)" : "", buf_str(&diff));
+		    in->prev_sha, in->sha, cut ? " (truncated)" : "",
+		    buf_str(&diff));
 	else
 		buf_printf(&b,
 		    "### Changes since the previous review\n\n`%.7s` is not "
@@ -361,17 +360,16 @@ render_prompt(struct rp *rp, const struct prompt_in *in)
 	char num[32], note[64], err[256], *out = NULL;
 	char *phase = runfiles_review_phase(p, in->pr);
 	char *output = runfiles_review_output(p, in->pr);
-	const struct template_var vars[] = { { "REPO", rp->cfg->forge_repo },
-		{ "PR_NUMBER", num }, { "PHASE_FILE", phase },
-		{ "OUTPUT_FILE", output }, { "PR_TITLE", in->title },
-		{ "PR_HEAD", in->head }, { "PR_BASE", in->base },
-		{ "PR_SHA", in->sha }, { "CI_STATE", in->ci },
-		{ "RE_REVIEW", in->prev_sha[0] ? "yes" : "no" },
-		{ "PR_BODY", in->body }, { "CHANGED_FILES", in->files },
-		{ "DIFF_NOTE", note }, { "DIFF", in->diff },
-		{ "PREVIOUS_REVIEW", in->previous },
-		{ "FORGE_API", rp->cfg->forge_api },
-		{ "FACTORY_ROOT", rp->cfg->factory_root } };
+	const struct template_var vars[] = {{"REPO", rp->cfg->forge_repo},
+	    {"PR_NUMBER", num}, {"PHASE_FILE", phase}, {"OUTPUT_FILE", output},
+	    {"PR_TITLE", in->title}, {"PR_HEAD", in->head},
+	    {"PR_BASE", in->base}, {"PR_SHA", in->sha}, {"CI_STATE", in->ci},
+	    {"RE_REVIEW", in->prev_sha[0] ? "yes" : "no"},
+	    {"PR_BODY", in->body}, {"CHANGED_FILES", in->files},
+	    {"DIFF_NOTE", note}, {"DIFF", in->diff},
+	    {"PREVIOUS_REVIEW", in->previous},
+	    {"FORGE_API", rp->cfg->forge_api},
+	    {"FACTORY_ROOT", rp->cfg->factory_root}};
 
 	snprintf(num, sizeof(num), "%lld", in->pr);
 	if (in->diff_cut)
@@ -428,8 +426,7 @@ out:
 
 /* Launch a review of the open PR pr (prev_sha: a re-review of it). */
 static int
-launch(struct rp *rp, const cJSON *pr, const char *prev_sha,
-    const char *ci)
+launch(struct rp *rp, const cJSON *pr, const char *prev_sha, const char *ci)
 {
 	struct prompt_in in;
 	char *prompt = NULL;

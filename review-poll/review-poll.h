@@ -41,14 +41,14 @@ struct rp_settings {
 struct rp {
 	const struct config *cfg;
 	struct rp_settings set;
-	struct forge *forge;	/* FORGE_TOKEN: PRs, files, diffs, CI */
-	struct forge *review;	/* FORGE_REVIEW_TOKEN: comments, reviews */
-	struct woodpecker *wp;	/* NULL when no CI is configured */
+	struct forge *forge;   /* FORGE_TOKEN: PRs, files, diffs, CI */
+	struct forge *review;  /* FORGE_REVIEW_TOKEN: comments, reviews */
+	struct woodpecker *wp; /* NULL when no CI is configured */
 	int dry_run;
 	time_t now;
-	const cJSON *pulls;	/* the open PRs, read once per tick */
-	int launched;		/* review sessions started this tick */
-	int failed;		/* a run-time failure: exit 1 */
+	const cJSON *pulls; /* the open PRs, read once per tick */
+	int launched;	    /* review sessions started this tick */
+	int failed;	    /* a run-time failure: exit 1 */
 };
 
 /* What a review agent wrote, checked and normalised. */

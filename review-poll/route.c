@@ -37,8 +37,8 @@ static int deliver(struct rp *, const char *, const char *, const char *,
     const char *);
 static int tell_verdict(struct rp *, long long, const cJSON *, const char *,
     const char *, const char *);
-static int tell_no_review(struct rp *, long long, const cJSON *,
-    const char *, const char *, const char *);
+static int tell_no_review(struct rp *, long long, const cJSON *, const char *,
+    const char *, const char *);
 
 /* The open PR working on issue n: its fix/issue-n branch first. */
 static const cJSON *
@@ -49,8 +49,7 @@ issue_pull(const struct rp *rp, long long n)
 	char branch[48];
 
 	snprintf(branch, sizeof(branch), "fix/issue-%lld", n);
-	cJSON_ArrayForEach(pr, rp->pulls)
-	{
+	cJSON_ArrayForEach (pr, rp->pulls) {
 		ref = json_str_at(pr, "head.ref");
 		if (ref != NULL && strcmp(ref, branch) == 0)
 			return pr;
@@ -122,11 +121,10 @@ tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
 	const char *body = json_str(comment, "body");
 	const char *sha = json_str_at(pull, "head.sha");
 	char verdict[40], num[32], err[256], *text = NULL, *review = NULL;
-	struct template_var vars[] = { { "PR_NUMBER", num },
-		{ "VERDICT", verdict }, { "REVIEW", NULL },
-		{ "BRANCH", json_str_at(pull, "head.ref") },
-		{ "REMOTE", "origin" }, { "PHASE_FILE", phase_path },
-		{ "SHORT_SHA", sha } };
+	struct template_var vars[] = {{"PR_NUMBER", num}, {"VERDICT", verdict},
+	    {"REVIEW", NULL}, {"BRANCH", json_str_at(pull, "head.ref")},
+	    {"REMOTE", "origin"}, {"PHASE_FILE", phase_path},
+	    {"SHORT_SHA", sha}};
 	const char *name;
 	int r = -1;
 
@@ -156,15 +154,15 @@ tell_no_review(struct rp *rp, long long pr, const cJSON *pull,
 {
 	const char *sha = json_str_at(pull, "head.sha");
 	char num[32], hours[32], err[256], *text = NULL, *key;
-	const struct template_var vars[] = { { "PR_NUMBER", num },
-		{ "HOURS", hours }, { "PHASE_FILE", phase_path },
-		{ "SHORT_SHA", sha } };
+	const struct template_var vars[] = {{"PR_NUMBER", num},
+	    {"HOURS", hours}, {"PHASE_FILE", phase_path}, {"SHORT_SHA", sha}};
 	int r;
 
 	snprintf(num, sizeof(num), "%lld", pr);
 	snprintf(hours, sizeof(hours), "%lld", rp->set.no_review_s / 3600);
 	if (template_render(rp->cfg->formulas_dir, "review-no-review.md", vars,
-		sizeof(vars) / sizeof(vars[0]), &text, err, sizeof(err)) == -1) {
+		sizeof(vars) / sizeof(vars[0]), &text, err,
+		sizeof(err)) == -1) {
 		log_msg("cannot build the no-review message: %s", err);
 		return -1;
 	}
@@ -212,7 +210,8 @@ route_one(struct rp *rp, long long n, const struct phase_info *pi)
 	if ((c = rp_last_comment_with(comments, mark)) != NULL)
 		r = tell_verdict(rp, pr, c, session, phase_path, record);
 	else if (rp->now - pi->mtime >= rp->set.no_review_s &&
-	    !(strncmp(key, "no-review ", 10) == 0 && strcmp(key + 10, sha) == 0))
+	    !(strncmp(key, "no-review ", 10) == 0 &&
+		strcmp(key + 10, sha) == 0))
 		r = tell_no_review(rp, pr, pull, session, phase_path, record);
 out:
 	free(session);

@@ -269,8 +269,9 @@ orphan_one(struct rp *rp, const char *session, long long pr)
 
 	if ((closed = pr_closed(rp, pr)) == -1)
 		return -1;
-	if (!closed && (agent_activity(session, &when) == -1 ||
-			   rp->now - when <= rp->set.idle_timeout_s))
+	if (!closed &&
+	    (agent_activity(session, &when) == -1 ||
+		rp->now - when <= rp->set.idle_timeout_s))
 		return 0;
 	log_msg("cleanup: session %s without run files (%s)", session,
 	    closed ? "pr no longer open" : "idle");
@@ -361,8 +362,7 @@ collect_one(struct rp *rp, const struct rp_run *run)
 	}
 	if (file_read(path, OUTPUT_MAX, &out) == -1)
 		snprintf(why, sizeof(why), "no output file; the agent %s",
-		    run->phase.phase == PHASE_NONE ? "exited" :
-						     run->phase.raw);
+		    run->phase.phase == PHASE_NONE ? "exited" : run->phase.raw);
 	else if (rp_verdict_parse(buf_str(&out), out.len, &v, why,
 		     sizeof(why)) == 0)
 		valid = 1;
@@ -374,7 +374,8 @@ collect_one(struct rp *rp, const struct rp_run *run)
 		    run->sha, why);
 	r = valid ? post_review(rp, run, &v) : post_error(rp, run, why);
 	if (r == 0)
-		r = finish(rp, run, valid && rp_verdict_wants_changes(v.verdict));
+		r = finish(rp, run,
+		    valid && rp_verdict_wants_changes(v.verdict));
 out:
 	rp_verdict_free(&v);
 	buf_free(&out);
@@ -422,8 +423,7 @@ finish(struct rp *rp, const struct rp_run *run, int wants_changes)
  * review.  0 when both are on the forge, -1 to try again next tick.
  */
 static int
-post_review(struct rp *rp, const struct rp_run *run,
-    const struct rp_verdict *v)
+post_review(struct rp *rp, const struct rp_run *run, const struct rp_verdict *v)
 {
 	const cJSON *comments;
 	char *mark = rp_reviewed_marker(run->sha), *body;
@@ -460,8 +460,7 @@ already_formal(const cJSON *reviews, const char *login, const char *sha,
 	const cJSON *rv;
 	const char *user, *commit, *state;
 
-	cJSON_ArrayForEach(rv, reviews)
-	{
+	cJSON_ArrayForEach (rv, reviews) {
 		user = json_str_at(rv, "user.login");
 		commit = json_str(rv, "commit_id");
 		state = json_str(rv, "state");
@@ -483,12 +482,10 @@ dismiss_own(struct rp *rp, long long pr, const cJSON *reviews,
 	long long id;
 	int dismissed;
 
-	cJSON_ArrayForEach(rv, reviews)
-	{
+	cJSON_ArrayForEach (rv, reviews) {
 		user = json_str_at(rv, "user.login");
 		state = json_str(rv, "state");
-		if (user == NULL || state == NULL ||
-		    strcmp(user, login) != 0 ||
+		if (user == NULL || state == NULL || strcmp(user, login) != 0 ||
 		    strcmp(state, "REQUEST_CHANGES") != 0 ||
 		    json_int(rv, "id", &id) == -1)
 			continue;
@@ -499,8 +496,8 @@ dismiss_own(struct rp *rp, long long pr, const cJSON *reviews,
 }
 
 static int
-post_formal(struct rp *rp, const struct rp_run *run,
-    const struct rp_verdict *v, int round)
+post_formal(struct rp *rp, const struct rp_run *run, const struct rp_verdict *v,
+    int round)
 {
 	const char *event = rp_verdict_event(v->verdict), *login;
 	const cJSON *reviews;
@@ -521,8 +518,8 @@ post_formal(struct rp *rp, const struct rp_run *run,
 		body = xasprintf("AI Re-review (round %d): **%s** — %s", round,
 		    v->verdict, v->reason);
 	else
-		body = xasprintf("AI Review: **%s** — %s", v->verdict,
-		    v->reason);
+		body =
+		    xasprintf("AI Review: **%s** — %s", v->verdict, v->reason);
 	r = rp_formal_review(rp, run->pr, event, run->sha, body);
 	free(body);
 	/* A refusal (own PR, no rights) will not change: go on without. */

@@ -15,8 +15,8 @@
 
 static int setting(void *, const char *, const char *,
     const struct toml_value *, int, char *, size_t);
-static int set_int(const struct toml_value *, long long, long long,
-    long long *, char *, size_t);
+static int set_int(const struct toml_value *, long long, long long, long long *,
+    char *, size_t);
 static int set_str(const struct toml_value *, char **, char *, size_t);
 static void defaults(struct rp_settings *);
 
@@ -35,8 +35,8 @@ defaults(struct rp_settings *s)
 }
 
 static int
-set_int(const struct toml_value *v, long long lo, long long hi,
-    long long *out, char *err, size_t errsz)
+set_int(const struct toml_value *v, long long lo, long long hi, long long *out,
+    char *err, size_t errsz)
 {
 	if (v->type != TOML_INT || v->num < lo || v->num > hi) {
 		snprintf(err, errsz, "expected an integer from %lld to %lld",

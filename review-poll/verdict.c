@@ -132,8 +132,8 @@ fence_span(const char *text, size_t len, const char **start, size_t *n)
 					*n = (size_t)(close - body);
 					return 0;
 				}
-				close = memchr(close, '\n',
-				    (size_t)(end - close));
+				close =
+				    memchr(close, '\n', (size_t)(end - close));
 				if (close == NULL)
 					break;
 				close++;
@@ -211,7 +211,8 @@ rp_is_sha(const char *s)
 	size_t n;
 
 	for (n = 0; s[n] != '\0'; n++)
-		if (!isxdigit((unsigned char)s[n]) || isupper((unsigned char)s[n]))
+		if (!isxdigit((unsigned char)s[n]) ||
+		    isupper((unsigned char)s[n]))
 			return 0;
 	return n >= 7 && n <= 64;
 }
@@ -251,8 +252,8 @@ word_after_stars(const char *s, char *out, size_t outsz)
 int
 rp_comment_verdict(const char *body, char *out, size_t outsz)
 {
-	static const char *const words[] = { "**APPROVE**",
-		"**REQUEST_CHANGES**", "**DISCUSS**" };
+	static const char *const words[] = {"**APPROVE**",
+	    "**REQUEST_CHANGES**", "**DISCUSS**"};
 	const char *p, *sect = NULL, *best = NULL, *hit;
 	size_t i;
 
@@ -343,8 +344,7 @@ rp_last_comment_with(const cJSON *comments, const char *needle)
 	const cJSON *c, *last = NULL;
 	const char *body;
 
-	cJSON_ArrayForEach(c, comments)
-	{
+	cJSON_ArrayForEach (c, comments) {
 		if ((body = comment_body(c)) != NULL &&
 		    strstr(body, needle) != NULL)
 			last = c;
@@ -359,8 +359,7 @@ rp_count_comments_with(const cJSON *comments, const char *needle)
 	const char *body;
 	int n = 0;
 
-	cJSON_ArrayForEach(c, comments)
-	{
+	cJSON_ArrayForEach (c, comments) {
 		if ((body = comment_body(c)) != NULL &&
 		    strstr(body, needle) != NULL)
 			n++;
@@ -375,8 +374,7 @@ rp_previous_review(const cJSON *comments, const char *sha)
 	const char *body;
 	char *mark = rp_reviewed_marker(sha);
 
-	cJSON_ArrayForEach(c, comments)
-	{
+	cJSON_ArrayForEach (c, comments) {
 		if ((body = comment_body(c)) != NULL &&
 		    strstr(body, RP_REVIEWED_MARK) != NULL &&
 		    strstr(body, mark) == NULL)
@@ -392,8 +390,7 @@ rp_last_dev_response(const cJSON *comments)
 	const cJSON *c, *last = NULL;
 	const char *body;
 
-	cJSON_ArrayForEach(c, comments)
-	{
+	cJSON_ArrayForEach (c, comments) {
 		if ((body = json_str(c, "body")) != NULL &&
 		    strstr(body, RP_DEV_RESPONSE_MARK) != NULL)
 			last = c;

@@ -130,8 +130,8 @@ test_events(void)
 static void
 test_comments(void)
 {
-	struct rp_verdict v = { "REQUEST_CHANGES", "off by one",
-		"- **high** `a.c:1`: bug" };
+	struct rp_verdict v = {"REQUEST_CHANGES", "off by one",
+	    "- **high** `a.c:1`: bug"};
 	char *c, sha[72], verdict[40];
 
 	c = rp_review_comment(&v, "1234567890abcdef", "", 0);
@@ -161,12 +161,13 @@ test_comments(void)
 	CHECK_STR(verdict, "APPROVE");
 	CHECK_INT(rp_comment_verdict("no verdict", verdict, sizeof(verdict)),
 	    -1);
-	CHECK_INT(rp_comment_reviewed_sha("<!-- reviewed: xyz -->", sha,
-		      sizeof(sha)),
+	CHECK_INT(
+	    rp_comment_reviewed_sha("<!-- reviewed: xyz -->", sha, sizeof(sha)),
 	    -1);
 	c = rp_error_comment("1234567890abcdef", "no <!-- x\nfile");
-	CHECK(strncmp(c, "## AI Review — Error\n<!-- review-error: "
-			 "1234567890abcdef -->\n",
+	CHECK(strncmp(c,
+		  "## AI Review — Error\n<!-- review-error: "
+		  "1234567890abcdef -->\n",
 		  62) == 0);
 	CHECK(strstr(c, "(no &lt;!-- x file)") != NULL);
 	free(c);
@@ -192,8 +193,7 @@ test_comment_lists(void)
 	CHECK(c != NULL && strstr(json_str(c, "body"), "round 2") != NULL);
 	CHECK(rp_last_comment_with(list, "<!-- review-error: ccccccc -->") !=
 	    NULL);
-	CHECK(rp_last_comment_with(list, "<!-- reviewed: ccccccc -->") ==
-	    NULL);
+	CHECK(rp_last_comment_with(list, "<!-- reviewed: ccccccc -->") == NULL);
 	c = rp_previous_review(list, "bbbbbbb");
 	CHECK(c != NULL && strstr(json_str(c, "body"), "aaaaaaa") != NULL);
 	c = rp_previous_review(list, "ddddddd");
