@@ -11,10 +11,16 @@
 
 enum { WHITE, ON_PATH, DONE };
 
+/* A node's id and index, for the sorted lookup table. */
+struct entry {
+	long long id;
+	size_t idx;
+};
+
 struct search {
 	const struct cycles_node *nodes;
 	size_t n;
-	size_t *order; /* node indices by ascending id */
+	struct entry *order; /* nodes by ascending id */
 	unsigned char *color;
 	size_t *path; /* node indices on the current path */
 	size_t *next; /* per path entry: the next dependency to follow */
@@ -22,8 +28,6 @@ struct search {
 	struct cycle *out;
 	size_t nout;
 };
-
-static const struct cycles_node *sort_nodes;
 
 static int by_id(const void *, const void *);
 static int cmp_ll(const void *, const void *);
@@ -35,8 +39,8 @@ static void walk(struct search *, size_t);
 static int
 by_id(const void *a, const void *b)
 {
-	long long x = sort_nodes[*(const size_t *)a].id;
-	long long y = sort_nodes[*(const size_t *)b].id;
+	long long x = ((const struct entry *)a)->id;
+	long long y = ((const struct entry *)b)->id;
 
 	return x < y ? -1 : x > y;
 }
@@ -57,10 +61,10 @@ lookup(const struct search *s, long long id, size_t *idx)
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		long long v = s->nodes[s->order[mid]].id;
+		long long v = s->order[mid].id;
 
 		if (v == id) {
-			*idx = s->order[mid];
+			*idx = s->order[mid].idx;
 			return 0;
 		}
 		if (v < id)
@@ -172,13 +176,14 @@ cycles_find(const struct cycles_node *nodes, size_t n, struct cycle **out,
 	s.color = xcalloc(n, 1);
 	s.path = xreallocarray(NULL, n, sizeof(*s.path));
 	s.next = xreallocarray(NULL, n, sizeof(*s.next));
-	for (i = 0; i < n; i++)
-		s.order[i] = i;
-	sort_nodes = nodes;
+	for (i = 0; i < n; i++) {
+		s.order[i].id = nodes[i].id;
+		s.order[i].idx = i;
+	}
 	qsort(s.order, n, sizeof(*s.order), by_id);
 	for (i = 0; i < n; i++)
-		if (s.color[s.order[i]] == WHITE)
-			walk(&s, s.order[i]);
+		if (s.color[s.order[i].idx] == WHITE)
+			walk(&s, s.order[i].idx);
 	free(s.order);
 	free(s.color);
 	free(s.path);
