@@ -70,6 +70,8 @@ struct dev_ctx {
 	const cJSON **backlog; /* backlog issues, oldest first */
 	size_t nbacklog;
 	int backlog_read;
+	const cJSON **inprog; /* in-progress issues, newest first */
+	size_t ninprog;
 };
 
 /* What dp_launch() did. */
@@ -175,7 +177,10 @@ int dp_backlog_load(struct dev_ctx *);
 int dp_issue(struct dev_ctx *, long long number, const cJSON **out);
 /* One issue: 0, 1 when it does not exist (404), -1 (logged). */
 int dp_issue_maybe(struct dev_ctx *, long long number, const cJSON **out);
-/* Whether issue dep is closed (a missing one is not).  0 or -1. */
+/*
+ * Whether issue dep is closed (a missing one is not; one in a list of
+ * open issues already read costs no request).  0 or -1.
+ */
 int dp_dep_closed(struct dev_ctx *, long long dep, int *closed);
 /* Whether every dependency in body is closed: 1, 0 (logged), -1. */
 int dp_issue_ready(struct dev_ctx *, long long number, const char *body);

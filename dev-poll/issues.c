@@ -17,6 +17,8 @@
 #include "log.h"
 #include "xmalloc.h"
 
+static int in_list(const cJSON *const *, size_t, long long);
+
 int
 dp_issues_labelled(struct dev_ctx *c, const char *label, const char *sort,
     const cJSON ***out, size_t *n)
@@ -81,6 +83,19 @@ dp_issue_maybe(struct dev_ctx *c, long long number, const cJSON **out)
 	return -1;
 }
 
+/* Whether issue n is one of the n items of list. */
+static int
+in_list(const cJSON *const *list, size_t n, long long num)
+{
+	long long v;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (json_int(list[i], "number", &v) == 0 && v == num)
+			return 1;
+	return 0;
+}
+
 int
 dp_dep_closed(struct dev_ctx *c, long long dep, int *closed)
 {
@@ -89,6 +104,10 @@ dp_dep_closed(struct dev_ctx *c, long long dep, int *closed)
 	int r;
 
 	*closed = 0;
+	/* Listed among the open issues read this tick: open, no request. */
+	if (in_list(c->backlog, c->nbacklog, dep) ||
+	    in_list(c->inprog, c->ninprog, dep))
+		return 0;
 	/* An issue that does not exist can never be closed. */
 	if ((r = dp_issue_maybe(c, dep, &issue)) != 0)
 		return r == 1 ? 0 : -1;

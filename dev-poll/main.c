@@ -79,6 +79,7 @@ ctx_close(struct dev_ctx *c)
 {
 	free(c->prs);
 	free(c->backlog);
+	free(c->inprog);
 	woodpecker_close(c->wp);
 	forge_close(c->forge);
 }

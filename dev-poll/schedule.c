@@ -108,7 +108,7 @@ orphan_with_pr(struct dev_ctx *c, const cJSON *it, long long num,
 enum dp_step
 dp_orphans(struct dev_ctx *c)
 {
-	const cJSON **list = NULL, *it;
+	const cJSON **list, *it;
 	const char *skip;
 	struct dp_pr *p;
 	long long num;
@@ -117,12 +117,11 @@ dp_orphans(struct dev_ctx *c)
 	log_msg("checking for in-progress issues");
 	if (dp_issues_labelled(c, "in-progress", NULL, &list, &n) == -1)
 		return DP_FAIL;
-	if (n == 0 || json_int(list[0], "number", &num) == -1) {
-		free(list);
+	c->inprog = list;
+	c->ninprog = n;
+	if (n == 0 || json_int(list[0], "number", &num) == -1)
 		return DP_NEXT;
-	}
 	it = list[0];
-	free(list);
 	if ((skip = dp_skip_label(it)) != NULL) {
 		log_msg("issue #%lld has '%s' label — removing in-progress, "
 			"skipping",
