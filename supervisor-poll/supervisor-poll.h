@@ -61,40 +61,73 @@ struct sup {
 };
 
 /* alerts.c */
+/* Log an alert of priority prio and keep it for the fix command. */
 void sup_alert(struct sup *, int prio, const char *, ...)
     __attribute__((format(printf, 3, 4)));
+/* Log a fix that was applied and keep it for the fix command. */
 void sup_fixed(struct sup *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
+/* Log a check that could not be completed; the tick then exits 1. */
 void sup_fail(struct sup *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
+/* Replace the status file with the step now running (logged too). */
 void sup_status(struct sup *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
+/* Free what the tick collected (alerts, fixes, escalated sessions). */
 void sup_free(struct sup *);
+/*
+ * When alerts remain, run SUPERVISOR_FIX_CMD once with the alerts, the
+ * fixes and a system summary as one argument (300 s limit, output tail
+ * logged); then write the final status.
+ */
 void fixer_run(struct sup *);
 
-/* act.c: every side effect, logged instead of taken under --dry-run. */
+/*
+ * act.c: every side effect of a tick, logged instead of taken under
+ * --dry-run.  Each returns 0 when done (or would be done), -1 when it
+ * failed (already logged; the tick exits 1).
+ */
+/* Comment on an issue or PR; the new comment's ID in *id (0 dry-run). */
 int act_comment(struct sup *, long long issue, const char *body, long long *id);
+/* Add or remove a label by name. */
 int act_add_label(struct sup *, long long issue, const char *name);
 int act_remove_label(struct sup *, long long issue, const char *name);
+/* Type text into an agent session: agent_inject()'s result, or ACT_DRY. */
 int act_inject(struct sup *, const char *session, const char *text);
+/* Stop an agent session. */
 int act_kill(struct sup *, const char *session);
+/* Replace a file atomically (fsync'd first with sync set). */
 int act_write(struct sup *, const char *path, const char *text, int sync);
+/* Remove a file; a missing one counts as removed. */
 int act_remove(struct sup *, const char *path);
+/* Empty a file in place (a log), or rename it (rotation). */
 int act_truncate(struct sup *, const char *path);
 int act_rename(struct sup *, const char *from, const char *to);
+/* Run "git -C repo args..." (NULL-ended); 0 when it exited 0. */
 int act_git(struct sup *, const char *repo, const char *const *args);
+/* Send SIGTERM to pid; a process already gone counts as stopped. */
 int act_signal(struct sup *, pid_t pid);
+/* Restart a Woodpecker pipeline; the new one's number in *new_number. */
 int act_restart(struct sup *, long long pipeline, long long *new_number);
+/* Start review-poll for the project, detached, logging to its log. */
 int act_review_poll(struct sup *);
+/*
+ * Run "git -C repo args..." that changes nothing, even under --dry-run:
+ * output appended to out, exit status in *status.  spawn_run()'s result.
+ */
 int git_read(const char *repo, const char *const *args, struct buf *out,
     int *status);
 
 /* metrics.c */
+/* A new metric object with "ts" and "type".  Pass it to metrics_emit(). */
 cJSON *metrics_new(const struct sup *, const char *type);
+/* Append obj as one line to the metrics file, then free it. */
 void metrics_emit(struct sup *, cJSON *obj);
+/* Drop lines older than 30 days (or unreadable) by an atomic rewrite. */
 void metrics_rotate(struct sup *);
 
 /* host.c */
+/* Memory, disk, stale one-shot runs, log rotation, the "infra" metric. */
 void host_check(struct sup *);
 
 /* procs.c */
@@ -102,34 +135,46 @@ struct proc_hit {
 	pid_t pid;
 	long long age; /* seconds since it started */
 };
+/*
+ * This user's processes whose command line starts with the one-shot
+ * agent command (the first words of SUPERVISOR_FIX_CMD), *n of them in
+ * *out (caller frees).  0, or -1 when the proc directory cannot be read.
+ */
 int procs_agents(const struct config *, struct proc_hit **out, size_t *n);
+/* 1 when some process works inside dir, 0 if none, -1 unknown. */
 int procs_cwd_under(const struct config *, const char *dir);
 
-/* pipelines.c */
+/* pipelines.c: stuck pipelines, the "ci" metric, the infra retrigger. */
 void pipelines_check(struct sup *);
 
-/* devhealth.c */
+/* devhealth.c: legacy lock and status, the clone, stall, productivity. */
 void devhealth_check(struct sup *);
 
-/* prs.c */
+/* prs.c: conflicts, stale CI failures, unreviewed green PRs. */
 void prs_check(struct sup *);
 
-/* backlog.c */
+/* backlog.c: dependency cycles, stale dependencies, the "dev" metric. */
 void backlog_check(struct sup *);
 
-/* escalate.c */
+/* escalate.c: notices, replies, reminders and timeouts of escalations. */
 void escalate_check(struct sup *);
+/* Route the legacy reply file to the escalated session it is for. */
 void escalate_reply_file(struct sup *);
 
-/* sweep.c */
+/* sweep.c: orphaned dev sessions; stale unused worktrees. */
 void sweep_sessions(struct sup *);
 void sweep_worktrees(struct sup *);
 
 /* util.c */
+/* A forge timestamp ("2024-01-02T10:00:00Z", offsets too): 0 or -1. */
 int iso_time(const char *text, time_t *out);
+/* Append the last max bytes of a file (from a line start): 0 or -1. */
 int read_tail(const char *path, size_t max, struct buf *out);
+/* text cut to max bytes at a character boundary, marked.  Caller frees. */
 char *cut_text(const char *text, size_t max);
+/* A state file "ID AT": 0, or -1 when missing or malformed. */
 int state_read(const char *path, long long *id, long long *at);
+/* Write a state file "ID AT" (synced): 0 or -1. */
 int state_write(struct sup *, const char *path, long long id, long long at);
 
 #endif
