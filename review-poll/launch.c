@@ -199,7 +199,8 @@ rp_review_new(struct rp *rp)
 		sha = json_str_at(pr, "head.sha");
 		if ((done = already_reviewed(rp, n, sha)) != 0) {
 			if (done == 1)
-				log_msg("pr #%lld: %.7s reviewed, skip", n, sha);
+				log_msg("pr #%lld: %.7s reviewed, skip", n,
+				    sha);
 			r = done == -1 ? -1 : r;
 			continue;
 		}
@@ -398,8 +399,16 @@ start_session(struct rp *rp, const struct prompt_in *in, const char *prompt)
 	char *output = runfiles_review_output(p, in->pr);
 	char *req = runfiles_review_request(p, in->pr);
 	char *session = runfiles_review_session(p, in->pr);
-	char *record = xasprintf("SHA:%s\nPREV:%s\n", in->sha, in->prev_sha);
+	char *record, old[72], retried[8];
 	int r = -1;
+
+	/* A review started again after a crash stays marked as such. */
+	retried[0] = '\0';
+	if (rp_read_key(req, "SHA:", old, sizeof(old)) == 0 &&
+	    strcmp(old, in->sha) == 0)
+		(void)rp_read_key(req, "RETRIED:", retried, sizeof(retried));
+	record = xasprintf("SHA:%s\nPREV:%s\n%s", in->sha, in->prev_sha,
+	    strcmp(retried, "1") == 0 ? "RETRIED:1\n" : "");
 
 	if (rp_worktree_add(rp, wt, in->sha) == -1 ||
 	    rp_remove(rp, output) == -1 || rp_write(rp, req, record) == -1 ||
@@ -408,9 +417,11 @@ start_session(struct rp *rp, const struct prompt_in *in, const char *prompt)
 		goto out;
 	if (rp_inject(rp, session, prompt) != AGENT_DELIVERED)
 		goto out;
-	log_msg("pr #%lld: review session %s started (%zu bytes of prompt, "
-		"re-review: %s)",
-	    in->pr, session, strlen(prompt), in->prev_sha[0] ? "yes" : "no");
+	if (!rp->dry_run)
+		log_msg("pr #%lld: review session %s started (%zu bytes of "
+			"prompt, re-review: %s)",
+		    in->pr, session, strlen(prompt),
+		    in->prev_sha[0] ? "yes" : "no");
 	r = 0;
 out:
 	if (r == -1)

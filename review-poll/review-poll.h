@@ -66,6 +66,7 @@ struct rp_run {
 	struct phase_info phase;
 	char sha[64];  /* the reviewed head, from the launch record */
 	char prev[64]; /* the previously reviewed head, or "" */
+	int retried;   /* started again after its agent went away */
 };
 
 /* The verdict markers the tools agree on. */
@@ -177,6 +178,8 @@ const cJSON *rp_last_dev_response(const cJSON *comments);
 int rp_cleanup(struct rp *);
 /* Step 2: post the reviews whose agents finished.  0, or -1 (failed). */
 int rp_collect(struct rp *);
+/* The value after key ("SHA:") on a line of path: 0, or -1. */
+int rp_read_key(const char *path, const char *key, char *out, size_t outsz);
 /* Remove a review's session, worktree and run files. */
 void rp_run_cleanup(struct rp *, long long pr, int forget_injection);
 /*

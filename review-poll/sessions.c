@@ -28,7 +28,6 @@
 /* Largest output file read. */
 #define OUTPUT_MAX (1024 * 1024)
 
-static int read_key(const char *, const char *, char *, size_t);
 static long long session_pr(const char *, const char *, const char *);
 static int cleanup_orphans(struct rp *);
 static int orphan_one(struct rp *, const char *, long long);
@@ -45,10 +44,10 @@ static int already_formal(const cJSON *, const char *, const char *,
 static void dismiss_own(struct rp *, long long, const cJSON *, const char *);
 static int post_error(struct rp *, const struct rp_run *, const char *);
 static int finish(struct rp *, const struct rp_run *, int);
+static int retry_later(struct rp *, const struct rp_run *);
 
-/* The value after key ("SHA:") on a line of the file, blanks removed. */
-static int
-read_key(const char *path, const char *key, char *out, size_t outsz)
+int
+rp_read_key(const char *path, const char *key, char *out, size_t outsz)
 {
 	struct buf b;
 	const char *line;
@@ -82,7 +81,7 @@ int
 rp_runs_list(struct rp *rp, struct rp_run **runs, size_t *n)
 {
 	const char *p = rp->cfg->project_name;
-	char *pattern = runfiles_review_phase_glob(p), *req;
+	char *pattern = runfiles_review_phase_glob(p), *req, retried[8];
 	struct rp_run *v = NULL, *run;
 	glob_t g;
 	size_t i;
@@ -108,11 +107,14 @@ rp_runs_list(struct rp *rp, struct rp_run **runs, size_t *n)
 		run->phase_path = xstrdup(g.gl_pathv[i]);
 		run->session = runfiles_review_session(p, run->pr);
 		req = runfiles_review_request(p, run->pr);
-		(void)read_key(req, "SHA:", run->sha, sizeof(run->sha));
-		(void)read_key(req, "PREV:", run->prev, sizeof(run->prev));
+		(void)rp_read_key(req, "SHA:", run->sha, sizeof(run->sha));
+		(void)rp_read_key(req, "PREV:", run->prev, sizeof(run->prev));
+		run->retried = rp_read_key(req, "RETRIED:", retried,
+				   sizeof(retried)) == 0 &&
+		    strcmp(retried, "1") == 0;
 		free(req);
 		if (run->phase.phase == PHASE_AWAITING_CHANGES)
-			(void)read_key(run->phase_path, "SHA:", run->sha,
+			(void)rp_read_key(run->phase_path, "SHA:", run->sha,
 			    sizeof(run->sha));
 		(*n)++;
 	}
@@ -360,6 +362,11 @@ collect_one(struct rp *rp, const struct rp_run *run)
 		r = 0;
 		goto out;
 	}
+	if (!file_exists(path) && run->phase.phase == PHASE_NONE &&
+	    !run->retried) {
+		r = retry_later(rp, run);
+		goto out;
+	}
 	if (file_read(path, OUTPUT_MAX, &out) == -1)
 		snprintf(why, sizeof(why), "no output file; the agent %s",
 		    run->phase.phase == PHASE_NONE ? "exited" : run->phase.raw);
@@ -380,6 +387,29 @@ out:
 	rp_verdict_free(&v);
 	buf_free(&out);
 	free(path);
+	return r;
+}
+
+/*
+ * The agent went away without a word (a crash, a reboot): mark the
+ * launch record as retried and drop the phase file, so that the review
+ * is started once more; a second such end is reported as an error.
+ */
+static int
+retry_later(struct rp *rp, const struct rp_run *run)
+{
+	char *req = runfiles_review_request(rp->cfg->project_name, run->pr);
+	char *text =
+	    xasprintf("SHA:%s\nPREV:%s\nRETRIED:1\n", run->sha, run->prev);
+	int r = -1;
+
+	log_msg("pr #%lld: the review agent exited without a review, "
+		"starting it once more",
+	    run->pr);
+	if (rp_write(rp, req, text) == 0 && rp_remove(rp, run->phase_path) == 0)
+		r = 0;
+	free(req);
+	free(text);
 	return r;
 }
 

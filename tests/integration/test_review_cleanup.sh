@@ -148,3 +148,34 @@ check_has "closed PR logged" "$L" \
 check_has "idle review logged" "$L" "cleanup: review of pr #12 (idle for 24"
 check_has "unknown phase logged" "$L" \
     "cleanup: review of pr #13 (phase 'PHASE:review_complete')"
+
+# A review agent that goes away without a review is started once more;
+# the second time its review is reported as an error, once.
+S8=$(rv_branch fix/issue-8 f8.c "f8")
+sim_post /_admin/status "{\"sha\": \"$S8\", \"state\": \"success\"}" >/dev/null
+N8=$(SIM_TOKEN=dev-token sim_post /api/v1/repos/johba/harb/pulls \
+    '{"title": "fix: f8 (#8)", "head": "fix/issue-8", "base": "master", "body": "Fixes #8"}' |
+    pyjson 'd["number"]')
+echo '[[{"sleep": 0.5}, {"exit": 3}]]' >"$T/crash-agent.json"
+export AGENT_CMD="$FAKE_AGENT --script $T/crash-agent.json"
+gone() {
+	wait_for "! t_tmux has-session -t review-$P-$N8" 10
+}
+rv_tick
+check_has "crashing agent: started" "$(sessions)" "review-harb-$N8 "
+gone
+rv_tick
+check_eq "crash: exit 0" "$RV_RC" 0
+check_has "crash: started once more" "$(cat "$LOG")" \
+    "pr #$N8: the review agent exited without a review, starting it once more"
+check_eq "crash: no comment yet" "$(rv_comments "$N8")" "[]"
+check_eq "crash: marked as retried" \
+    "$(grep RETRIED "$DISINTO_RUN_DIR/$P-review-request-$N8")" RETRIED:1
+gone
+rv_tick
+C8=$(rv_comments "$N8")
+check_has "second crash: error comment" "$C8" "<!-- review-error: $S8 -->"
+check_has "second crash: says why" "$C8" "no output file; the agent exited"
+rv_tick
+check_eq "second crash: no third launch, one comment" \
+    "$(rv_comments "$N8" | pyjson 'len(d)') $(sessions)" "1 review-harb-15 "
