@@ -46,6 +46,7 @@ static void forge_body_str(cJSON *, const char *, const char *);
 static void forge_body_bool(cJSON *, const char *, int);
 static int forge_created_id(struct forge *, cJSON *, const char *, long long *);
 static const char *forge_label_color(const char *);
+static int forge_label_known(const struct forge *, const char *, long long *);
 static int forge_label_lookup(struct forge *, const char *, long long *);
 static void forge_label_remember(struct forge *, const char *, long long);
 static int forge_label_create(struct forge *, const char *, long long *);
@@ -351,12 +352,10 @@ forge_label_color(const char *name)
 	return FORGE_GREY;
 }
 
-/* Find name in the repository's labels: 0, FORGE_NOT_FOUND or -1. */
+/* The remembered ID of the label called name: 0, or FORGE_NOT_FOUND. */
 static int
-forge_label_lookup(struct forge *f, const char *name, long long *id)
+forge_label_known(const struct forge *f, const char *name, long long *id)
 {
-	const cJSON *list, *l;
-	const char *s;
 	size_t i;
 
 	for (i = 0; i < f->nlabels; i++) {
@@ -365,16 +364,32 @@ forge_label_lookup(struct forge *f, const char *name, long long *id)
 			return 0;
 		}
 	}
+	return FORGE_NOT_FOUND;
+}
+
+/*
+ * Find name in the repository's labels: 0, FORGE_NOT_FOUND or -1.  Every
+ * label of the list read is remembered (the first of a name wins), so one
+ * read serves the lookups of the whole run, writes in between included.
+ */
+static int
+forge_label_lookup(struct forge *f, const char *name, long long *id)
+{
+	const cJSON *list, *l;
+	const char *s;
+	long long v;
+
+	if (forge_label_known(f, name, id) == 0)
+		return 0;
 	if (forge_labels_list(f, &list) == -1)
 		return -1;
 	cJSON_ArrayForEach (l, list) {
-		if ((s = json_str(l, "name")) != NULL && strcmp(s, name) == 0 &&
-		    json_int(l, "id", id) == 0) {
-			forge_label_remember(f, name, *id);
-			return 0;
-		}
+		if ((s = json_str(l, "name")) != NULL &&
+		    json_int(l, "id", &v) == 0 &&
+		    forge_label_known(f, s, &v) == FORGE_NOT_FOUND)
+			forge_label_remember(f, s, v);
 	}
-	return FORGE_NOT_FOUND;
+	return forge_label_known(f, name, id);
 }
 
 static void
