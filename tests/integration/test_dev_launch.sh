@@ -46,6 +46,7 @@ check_eq "issue 1 claimed: in-progress, off the backlog" "$(labels 1)" in-progre
 check_eq "claim by label ID" \
     "$(sim_get /_admin/log | pyjson '[(e["method"], e["path"].split("/repos/johba/harb")[1], e["body"]) for e in d if e["method"] != "GET"]')" \
     '[["POST", "/issues/1/labels", {"labels": [2]}], ["DELETE", "/issues/1/labels/1", null]]'
+check_eq "label IDs read once, across the writes" "$(requests '/labels[?]')" 1
 WT=$RUN/$PROJ-worktree-1
 check_eq "worktree on fix/issue-1" \
     "$(git -C "$WT" rev-parse --abbrev-ref HEAD 2>&1)" fix/issue-1
