@@ -72,6 +72,7 @@ struct dev_ctx {
 	int backlog_read;
 	const cJSON **inprog; /* in-progress issues, newest first */
 	size_t ninprog;
+	int merged; /* PRs merged this tick */
 };
 
 /* What dp_launch() did. */
@@ -209,6 +210,11 @@ int dp_cifix_reset(struct dev_ctx *, long long pr);
 int dp_merge(struct dev_ctx *, struct dp_pr *);
 /* Step 1: merge every approved, green PR with an issue reference. */
 enum dp_step dp_merge_prelock(struct dev_ctx *);
+/*
+ * After the tick's merges, if any: fast-forward the primary branch in
+ * repo_root and push it to the mirrors.
+ */
+void dp_merge_finish(struct dev_ctx *);
 
 /* react.c */
 /* The issue numbers of the project's phase files.  Caller frees. */

@@ -156,6 +156,7 @@ main(int argc, char *argv[])
 	ctx_open(&ctx, &cfg, &cli);
 	if (tick(&ctx) == DP_FAIL)
 		rc = CLI_EXIT_FAIL;
+	dp_merge_finish(&ctx);
 	ctx_close(&ctx);
 	http_cleanup();
 	curl_global_cleanup();

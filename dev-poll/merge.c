@@ -17,7 +17,11 @@
 
 static void after_merge(struct dev_ctx *, const struct dp_pr *);
 
-/* The follow-ups of a merge; each failure is logged and passed over. */
+/*
+ * The follow-ups of a merge for its issue; each failure is logged and
+ * passed over.  The primary branch and the mirrors are brought up to
+ * date once, after all of the tick's merges (dp_merge_finish()).
+ */
 static void
 after_merge(struct dev_ctx *c, const struct dp_pr *p)
 {
@@ -34,9 +38,8 @@ after_merge(struct dev_ctx *c, const struct dp_pr *p)
 		(void)dp_remove(c, path);
 		free(path);
 	}
-	(void)dp_git_ff_primary(c);
-	dp_mirror_push(c);
 	(void)dp_cifix_reset(c, p->number);
+	c->merged++;
 }
 
 int
@@ -107,4 +110,13 @@ dp_merge_prelock(struct dev_ctx *c)
 		return failed ? DP_FAIL : DP_DONE;
 	log_msg("pre-lock: no PRs merged, checking agent lock");
 	return DP_NEXT;
+}
+
+void
+dp_merge_finish(struct dev_ctx *c)
+{
+	if (c->merged == 0)
+		return;
+	(void)dp_git_ff_primary(c);
+	dp_mirror_push(c);
 }
