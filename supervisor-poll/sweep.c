@@ -135,14 +135,16 @@ why_orphaned(struct sup *s, long long issue, const char *session)
 		why = xasprintf("its PR #%lld is closed or merged", pr);
 		goto out;
 	}
-	/* Idle since the agent last stopped at its prompt, else since tmux
-	 * last saw activity; a later phase write counts as activity. */
-	if (file_mtime(idle, &since) == -1 &&
-	    agent_activity(session, &since) == -1) {
-		sup_fail(s, "%s: cannot tell how long %s is idle", proj,
-		    session);
+	/*
+	 * Idle since the agent last stopped at its prompt (its Stop hook's
+	 * marker); a later phase write counts as activity.  Without the
+	 * marker the agent has not stopped since its start: tmux cannot
+	 * tell more (its session activity only moves with a client's keys,
+	 * so upstream's "idle" was the session's age), and a long first
+	 * task is not an orphan.
+	 */
+	if (file_mtime(idle, &since) == -1)
 		goto out;
-	}
 	if (file_mtime(phase, &t) == 0 && t > since)
 		since = t;
 	if (s->now - since > IDLE_S)

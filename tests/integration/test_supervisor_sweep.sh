@@ -22,7 +22,7 @@ worktree() {	# worktree NAME AGE: a git worktree of the clone in the run dir
 	touch -d "$2" "$RUN/$1"
 }
 
-for n in 60 61 62 63 64 65 66 67 95; do
+for n in 60 61 62 63 64 65 66 67 68 95; do
 	sup_agent "dev-harb-$n"
 done
 idle 62 '40 minutes ago'
@@ -59,6 +59,7 @@ check "idle 40 min without a PR: phase file removed" \
 check "reasons logged" sup_log_has \
     "cleaned up the orphaned session dev-harb-61 (its PR #161 is closed or merged)"
 check "busy agent without a PR kept" alive dev-harb-63
+check "agent that never stopped at its prompt (no idle marker) kept" alive dev-harb-68
 check "awaiting_ci kept although its issue is closed" alive dev-harb-64
 check "escalate kept" alive dev-harb-65
 check "awaiting_review kept" alive dev-harb-66
