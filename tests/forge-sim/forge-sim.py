@@ -684,6 +684,10 @@ REPO = r"/api/v1/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "forge-sim/1"
+    # Headers and body go out in separate writes; with Nagle's algorithm
+    # the body waits for the client's delayed ACK (40 ms per answer on a
+    # keep-alive connection), which a real forge does not do.
+    disable_nagle_algorithm = True
     sim = None  # set in main()
 
     def log_message(self, fmt, *args):  # quiet
