@@ -257,6 +257,8 @@ char *dp_issue_text(struct dev_ctx *, const cJSON *issue, const cJSON *comments,
     const char *login);
 /* "- #N title" lines of the backlog but self.  Caller frees. */
 char *dp_backlog_text(struct dev_ctx *, long long self);
+/* At most max bytes of s (NULL: ""), cut on a character.  Caller frees. */
+char *dp_cut(const char *s, size_t max);
 /* The issue's title, cut to a bounded size.  Caller frees. */
 char *dp_title(const cJSON *issue);
 /* Fill the template name of formulas/, or NULL (logged).  Caller frees. */

@@ -228,8 +228,9 @@ static int
 pr_notes(struct dev_ctx *c, struct launch *l)
 {
 	const cJSON *list, *cm;
-	const char *who, *body;
+	const char *who;
 	struct buf b;
+	char *body;
 	int n, i;
 
 	if (forge_comments_list(c->forge, l->pr, &list) == -1) {
@@ -242,9 +243,9 @@ pr_notes(struct dev_ctx *c, struct launch *l)
 	for (i = n > PR_COMMENTS ? n - PR_COMMENTS : 0; i < n; i++) {
 		cm = cJSON_GetArrayItem(list, i);
 		who = json_str_at(cm, "user.login");
-		body = json_str(cm, "body");
-		buf_printf(&b, "[%s] %.*s\n", who != NULL ? who : "?",
-		    PR_COMMENT_MAX, body != NULL ? body : "");
+		body = dp_cut(json_str(cm, "body"), PR_COMMENT_MAX);
+		buf_printf(&b, "[%s] %s\n", who != NULL ? who : "?", body);
+		free(body);
 	}
 	if (b.len == 0)
 		buf_puts(&b, "(none)\n");

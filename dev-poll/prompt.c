@@ -131,6 +131,16 @@ dp_backlog_text(struct dev_ctx *c, long long self)
 }
 
 char *
+dp_cut(const char *s, size_t max)
+{
+	struct buf b;
+
+	buf_init(&b, 0);
+	put_cut(&b, s, max, 0);
+	return buf_steal(&b);
+}
+
+char *
 dp_title(const cJSON *issue)
 {
 	struct buf b;

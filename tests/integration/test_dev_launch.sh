@@ -38,6 +38,19 @@ dev_sim - <<'JSON'
    "merged": true, "head": {"ref": "merged-one"}, "diff": "MERGED DIFF\n"}]}
 JSON
 
+# A dry run reads everything a launch needs and changes nothing.
+dp --dry-run
+rc_is "dry run" 0
+lhas "dry run: the claim is logged" "dry-run: would add label 'in-progress' to #1"
+lhas "dry run: the worktree is logged" "dry-run: would run 'git -C $T/repo worktree add -B fix/issue-1 $RUN/$PROJ-worktree-1 origin/master'"
+lhas "dry run: the session is logged" "dry-run: would start session dev-$PROJ-1 in '$RUN/$PROJ-worktree-1' and send the prompt \([0-9]+ bytes\)"
+check_eq "dry run: no forge write" "$(writes)" 0
+check "dry run: no session" sh -c "! tmux -L $(tmux_sock) has-session -t dev-$PROJ-1 2>/dev/null"
+check "dry run: no worktree" test ! -e "$RUN/$PROJ-worktree-1"
+check "dry run: no status file" test ! -e "$RUN/dev-agent-status-$PROJ"
+check_eq "dry run: repo_root untouched" "$(git -C "$T/repo" worktree list | wc -l)" 1
+sim_post /_admin/log/reset '{}' >/dev/null
+
 dp
 rc_is "launch" 0
 lhas "launch logged" "initial prompt sent to session dev-$PROJ-1"
