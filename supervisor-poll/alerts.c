@@ -177,8 +177,8 @@ fixer_run(struct sup *s)
 
 	buf_init(&out, FIX_OUTPUT_MAX);
 	if (s->nalerts == 0) {
-		sup_status(s, "all clear%s", s->fixes.len ?
-			" (fixes applied, see above)" : "");
+		sup_status(s, "all clear%s",
+		    s->fixes.len ? " (fixes applied, see above)" : "");
 		goto out;
 	}
 	argv = strv_split(cmd, &n);
