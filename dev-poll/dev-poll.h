@@ -90,6 +90,7 @@ struct dp_launch_req {
 	const cJSON *issue_json; /* the issue object, or NULL: read it */
 	const char *why;	 /* for the log: "recovery", "CI fix", ... */
 	long long ci_fix_pr;	 /* > 0: charge this PR's CI-fix budget */
+	int crash; /* crash recovery: no preflight, the worktree kept */
 };
 
 /* act.c: side effects; each returns 0 or -1 (logged), or logs "would". */

@@ -26,6 +26,7 @@
 #include "forge.h"
 #include "json.h"
 #include "log.h"
+#include "react.h"
 #include "runfiles.h"
 #include "spawn.h"
 #include "strv.h"
@@ -59,6 +60,7 @@ struct launch {
 	char *backlog;
 	char *remote;
 	char *worktree;
+	int crash; /* restarting a crashed session */
 };
 
 static int safe_ref(const char *);
@@ -75,9 +77,12 @@ static int claim(struct dev_ctx *, struct launch *);
 static void unclaim(struct dev_ctx *, const struct launch *);
 static char *protocol(struct dev_ctx *, const struct launch *);
 static char *prompt_fresh(struct dev_ctx *, struct launch *, const char *);
-static char *prompt_recovery(struct dev_ctx *, struct launch *, const char *);
+static char *prompt_recovery(struct dev_ctx *, struct launch *, const char *,
+    const char *);
 static char *build_prompt(struct dev_ctx *, struct launch *);
 static void clear_run_files(struct dev_ctx *, const struct launch *);
+static int crash_worktree(struct dev_ctx *, struct launch *);
+static void mark_started(struct dev_ctx *, const struct launch *);
 static enum dp_launch launch_legacy(struct dev_ctx *,
     const struct dp_launch_req *);
 static enum dp_launch launch_session(struct dev_ctx *,
@@ -279,8 +284,9 @@ gather(struct dev_ctx *c, const struct dp_launch_req *req, struct launch *l)
 		    forge_error(c->forge));
 		return -1;
 	}
-	if ((r = dp_preflight(c, l->issue, json_str(l->it, "body"),
-		 l->comments)) != 0)
+	l->crash = req->crash;
+	if (!l->crash && (r = dp_preflight(c, l->issue,
+			      json_str(l->it, "body"), l->comments)) != 0)
 		return r;
 	if (forge_user_login(c->forge, &l->login) == -1) {
 		log_msg("cannot read the token's user: %s",
@@ -370,7 +376,8 @@ prompt_fresh(struct dev_ctx *c, struct launch *l, const char *proto)
 
 /* The first prompt of a session continuing an open PR. */
 static char *
-prompt_recovery(struct dev_ctx *c, struct launch *l, const char *proto)
+prompt_recovery(struct dev_ctx *c, struct launch *l, const char *proto,
+    const char *tmpl)
 {
 	char num[32], pr[32], *range, *stat, *phase_path, *ci_path;
 	struct agent_signal sig;
@@ -394,7 +401,7 @@ prompt_recovery(struct dev_ctx *c, struct launch *l, const char *proto)
 		buf_reset(&ci);
 		buf_puts(&ci, "(none recorded)");
 	}
-	out = dp_render(c, "dev-recovery.md",
+	out = dp_render(c, tmpl,
 	    (struct template_var[]) {{"WORKTREE", l->worktree},
 		{"BRANCH", l->branch}, {"ISSUE", num},
 		{"REPO", c->cfg->forge_repo}, {"TITLE", l->title},
@@ -419,8 +426,12 @@ build_prompt(struct dev_ctx *c, struct launch *l)
 
 	if ((proto = protocol(c, l)) == NULL)
 		return NULL;
-	out = l->pr > 0 ? prompt_recovery(c, l, proto) :
-			  prompt_fresh(c, l, proto);
+	if (l->pr > 0)
+		out = prompt_recovery(c, l, proto, "dev-recovery.md");
+	else if (l->crash)
+		out = prompt_recovery(c, l, proto, "dev-crash.md");
+	else
+		out = prompt_fresh(c, l, proto);
 	free(proto);
 	return out;
 }
@@ -446,6 +457,47 @@ clear_run_files(struct dev_ctx *c, const struct launch *l)
 	path = runfiles_ci_result(p, l->issue);
 	(void)dp_remove(c, path);
 	free(path);
+}
+
+/*
+ * A crashed session's worktree is its checkpoint, unpushed commits
+ * included: kept as it is when it is there (0).  1: make one as usual.
+ */
+static int
+crash_worktree(struct dev_ctx *c, struct launch *l)
+{
+	char *git = xasprintf("%s/.git", l->worktree);
+	int keep = l->crash && file_exists(git);
+
+	free(git);
+	if (!keep)
+		return 1;
+	log_msg("reusing the crashed session's worktree '%s'", l->worktree);
+	(void)c;
+	return 0;
+}
+
+/*
+ * An empty phase file marks the session as started: the agent slot is
+ * busy and the phase loop's clocks run from here until the first phase.
+ */
+static void
+mark_started(struct dev_ctx *c, const struct launch *l)
+{
+	char *phase = runfiles_phase(c->cfg->project_name, l->issue);
+
+	(void)dp_write(c, phase, "", 0);
+	free(phase);
+}
+
+int
+dp_relaunch(struct dev_ctx *c, long long issue)
+{
+	struct dp_launch_req req = {.issue = issue,
+	    .why = "crash recovery",
+	    .crash = 1};
+
+	return dp_launch(c, &req) == DP_LAUNCHED ? 0 : -1;
 }
 
 int
@@ -586,9 +638,11 @@ launch_session(struct dev_ctx *c, const struct dp_launch_req *req,
 	log_msg("forge remote: %s (FORGE_URL=%s)", l->remote,
 	    c->cfg->forge_url);
 	(void)dp_status(c, "#%lld: setting up worktree", l->issue);
-	r = l->pr > 0 ?
-	    dp_worktree_recover(c, l->remote, l->worktree, l->branch) :
-	    dp_worktree_fresh(c, l->remote, l->worktree, l->branch);
+	r = crash_worktree(c, l);
+	if (r == 1)
+		r = l->pr > 0 ?
+		    dp_worktree_recover(c, l->remote, l->worktree, l->branch) :
+		    dp_worktree_fresh(c, l->remote, l->worktree, l->branch);
 	if (r == -1)
 		goto fail;
 	if ((prompt = build_prompt(c, l)) == NULL)
@@ -597,6 +651,7 @@ launch_session(struct dev_ctx *c, const struct dp_launch_req *req,
 	if (dp_session_start(c, l->issue, l->worktree, prompt) == -1)
 		goto fail_wt;
 	free(prompt);
+	mark_started(c, l);
 	(void)dp_status(c, "#%lld: session running (%s)", l->issue, req->why);
 	return DP_LAUNCHED;
 fail_wt:

@@ -143,5 +143,6 @@ check_eq "recovery: no label change (already claimed)" "$(writes)" 0
 check_eq "hooks not added twice" \
     "$(pyjson '[len(x) for x in [d["hooks"]["Stop"], d["hooks"]["SessionEnd"], d["hooks"]["PostToolUse"]]]' <"$S")" \
     '[2, 1, 1]'
-check "recovery: the old phase is gone" test ! -e "$RUN/dev-session-$PROJ-1.phase"
+check_eq "recovery: the old phase is gone (the new session starts empty)" \
+    "$(wc -c <"$RUN/dev-session-$PROJ-1.phase")" 0
 tick_twice "recovery session running"

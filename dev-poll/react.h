@@ -1,0 +1,95 @@
+/*
+ * The phase reactions' private interface (DESIGN section 6, the rows
+ * dev-poll owns): one struct per phase file, worked out once a tick, and
+ * the reaction of each topic file.
+ *
+ *   react.c     the dispatcher: crash, idle, then the phase's reaction
+ *   reactci.c   PHASE:awaiting_ci: the PR, CI results, retriggers
+ *   reactend.c  PHASE:done and PHASE:failed (refusals, diagnostics)
+ *   recover.c   crash and timeout recovery, idle detection
+ */
+#ifndef REACT_H
+#define REACT_H
+
+#include <time.h>
+
+#include "agent.h"
+
+struct dev_ctx;
+
+/* One issue's session as this tick sees it. */
+struct rx {
+	long long issue;
+	char *session;	  /* dev-P-N */
+	char *phase_path; /* its phase file */
+	struct agent_signal sig;
+	int alive;	  /* agent_alive(): 1, 0 or -1 */
+	long long age;	  /* seconds since the phase file was written */
+	long long pr;	  /* the issue's open PR, or 0 when none (read lazily) */
+	const char *head; /* that PR's head SHA, or NULL */
+	int pr_read;	  /* 1 when pr/head are known, -1 when the read failed */
+};
+
+/* CI gets this long after PHASE:awaiting_ci before the timeout notice. */
+#define RX_CI_TIMEOUT (30 * 60)
+/* CI failures injected into one session before it must escalate. */
+#define RX_MAX_CI_FIXES 3
+/* Crash recoveries of one issue before it is given up as failed. */
+#define RX_MAX_RECOVERIES 2
+/* Consecutive ticks at the prompt without a phase before the kill. */
+#define RX_IDLE_TICKS 3
+
+/* react.c */
+/*
+ * Inject text into the issue's session once per phase write: kind names
+ * the notice ("done", "pr-error", ...).  0 sent now or before, 1 not
+ * delivered (retried next tick), -1 error.
+ */
+int rx_notice(struct dev_ctx *, struct rx *, const char *kind,
+    const char *text);
+/* Whether the key kind was set for the current phase write: 1 or 0. */
+int rx_key_done(struct dev_ctx *, struct rx *, const char *kind);
+/* Set the key kind for the current phase write.  0 or -1. */
+int rx_key_set(struct dev_ctx *, struct rx *, const char *kind);
+/* Inject text; 0 delivered, 1 not delivered, -1 error (all logged). */
+int rx_inject(struct dev_ctx *, struct rx *, const char *text);
+/* Find the issue's open PR into rx->pr and rx->head.  0 or -1. */
+int rx_find_pr(struct dev_ctx *, struct rx *);
+/*
+ * Remove every run file of the issue (phase, summary, CI result, notice,
+ * counters, hook markers, the PR's review-injected file).
+ */
+void rx_clear_files(struct dev_ctx *, struct rx *);
+
+/* reactci.c */
+/* PHASE:awaiting_ci.  0 or -1 (nothing changed, retried next tick). */
+int rx_awaiting_ci(struct dev_ctx *, struct rx *);
+
+/* reactend.c */
+/* PHASE:done.  0 or -1. */
+int rx_done(struct dev_ctx *, struct rx *);
+/*
+ * PHASE:failed, or a session given up with reason (NULL: the phase
+ * file's reason).  0 or -1.
+ */
+int rx_failed(struct dev_ctx *, struct rx *, const char *reason);
+
+/* launch.c */
+/*
+ * Start the issue's session again in its worktree (made again from its
+ * branch when gone) with the recovery prompt: the issue, the branch's
+ * diff against the primary branch, the last phase and CI result, the
+ * PR's latest comments.  0 or -1 (logged).
+ */
+int dp_relaunch(struct dev_ctx *, long long issue);
+
+/* recover.c */
+/*
+ * Whether the session crashed or timed out: 1 handled (recovered, or
+ * failed after RX_MAX_RECOVERIES), 0 not crashed, -1 error.
+ */
+int rx_crash(struct dev_ctx *, struct rx *);
+/* The idle check for a session without a phase: 1 handled, 0, -1. */
+int rx_idle(struct dev_ctx *, struct rx *);
+
+#endif

@@ -1,0 +1,387 @@
+/*
+ * The end of a session: PHASE:done (the PR merged: clean up; not merged:
+ * say so once) and PHASE:failed (a refusal hands the issue back as its
+ * status says; anything else is a diagnostic, the blocked label and a
+ * record for the supervisor).  Each posts at most one comment, found
+ * again by its marker when a tick is repeated.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "buf.h"
+#include "config.h"
+#include "dev-poll.h"
+#include "file.h"
+#include "forge.h"
+#include "json.h"
+#include "log.h"
+#include "react.h"
+#include "redact.h"
+#include "runfiles.h"
+#include "tmux.h"
+#include "xmalloc.h"
+
+/* The refusal JSON is read up to this size. */
+#define REFUSAL_MAX (64 * 1024)
+/* Pane lines quoted in a diagnostic. */
+#define PANE_LINES 50
+
+static int has_marker(struct dev_ctx *, long long, const char *);
+static int comment_once(struct dev_ctx *, long long, const char *marker,
+    const char *body);
+static int kill_session(struct dev_ctx *, struct rx *);
+static int finish(struct dev_ctx *, struct rx *, int keep_worktree);
+static int merged_pr(struct dev_ctx *, long long, long long *);
+static cJSON *refusal_read(struct dev_ctx *, long long);
+static char *blocked_by_text(const cJSON *);
+static int refusal(struct dev_ctx *, struct rx *, const cJSON *);
+static char *pane_tail(struct rx *);
+static int record(struct dev_ctx *, struct rx *, const char *);
+static int diagnostic(struct dev_ctx *, struct rx *, const char *);
+
+/* Whether a comment on the issue carries marker: 1, 0, -1. */
+static int
+has_marker(struct dev_ctx *c, long long issue, const char *marker)
+{
+	const cJSON *list, *it;
+	const char *body;
+
+	if (forge_comments_list(c->forge, issue, &list) == -1) {
+		log_msg("cannot read the comments of #%lld: %s", issue,
+		    forge_error(c->forge));
+		return -1;
+	}
+	cJSON_ArrayForEach (it, list)
+		if ((body = json_str(it, "body")) != NULL &&
+		    strstr(body, marker) != NULL)
+			return 1;
+	return 0;
+}
+
+static int
+comment_once(struct dev_ctx *c, long long issue, const char *marker,
+    const char *body)
+{
+	char *full;
+	int r;
+
+	if ((r = has_marker(c, issue, marker)) != 0)
+		return r == 1 ? 0 : -1;
+	full = xasprintf("%s\n\n%s\n", body, marker);
+	r = dp_comment(c, issue, full);
+	free(full);
+	return r;
+}
+
+static int
+kill_session(struct dev_ctx *c, struct rx *x)
+{
+	if (c->dry_run) {
+		log_msg("dry-run: would stop session %s", x->session);
+		return 0;
+	}
+	if (agent_kill(x->session) == -1) {
+		log_msg("cannot stop session %s", x->session);
+		return -1;
+	}
+	return 0;
+}
+
+/* Session, labels, worktree and run files: the issue is off the slot. */
+static int
+finish(struct dev_ctx *c, struct rx *x, int keep_worktree)
+{
+	char *wt = runfiles_worktree(c->cfg->project_name, x->issue);
+	int r = 0;
+
+	if (kill_session(c, x) == -1 ||
+	    dp_label_remove(c, x->issue, "in-progress") == -1)
+		r = -1;
+	if (r == 0 && !keep_worktree && file_exists(wt))
+		r = dp_worktree_remove(c, wt);
+	if (r == 0)
+		rx_clear_files(c, x);
+	free(wt);
+	return r;
+}
+
+/* A merged PR on fix/issue-N among the closed ones: 1 (*pr), 0, -1. */
+static int
+merged_pr(struct dev_ctx *c, long long issue, long long *pr)
+{
+	const cJSON *list, *it;
+	char branch[64];
+	const char *ref;
+	int merged;
+
+	snprintf(branch, sizeof(branch), "fix/issue-%lld", issue);
+	if (forge_pulls_list(c->forge, "closed", &list) == -1) {
+		log_msg("cannot read the closed PRs: %s",
+		    forge_error(c->forge));
+		return -1;
+	}
+	cJSON_ArrayForEach (it, list) {
+		ref = json_str_at(it, "head.ref");
+		if (ref != NULL && strcmp(ref, branch) == 0 &&
+		    json_bool(it, "merged", &merged) == 0 && merged &&
+		    json_int(it, "number", pr) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int
+rx_done(struct dev_ctx *c, struct rx *x)
+{
+	const cJSON *issue;
+	const char *state;
+	long long pr = 0;
+	int r;
+
+	if (rx_find_pr(c, x) == -1)
+		return -1;
+	if (x->pr > 0 && x->alive != 1)
+		return 0; /* no one to tell: the orphan scan takes it up */
+	if (x->pr > 0) {
+		char *text = xasprintf("PR #%lld is not merged yet, so the "
+				       "work is not done. dev-poll merges it "
+				       "once it is approved and CI is green; "
+				       "do not merge it yourself. Write the "
+				       "phase you are in (PHASE:awaiting_review "
+				       "while the review is pending) to \"%s\", "
+				       "then stop and wait.\n",
+		    x->pr, x->phase_path);
+
+		r = rx_notice(c, x, "done", text);
+		free(text);
+		return r == -1 ? -1 : 0;
+	}
+	if (dp_issue(c, x->issue, &issue) == -1)
+		return -1;
+	state = json_str(issue, "state");
+	if (state == NULL || strcmp(state, "closed") != 0) {
+		if ((r = merged_pr(c, x->issue, &pr)) == -1)
+			return -1;
+		if (r == 0) {
+			r = rx_notice(c, x, "done",
+			    "PHASE:done was written, but there is no merged "
+			    "PR for this issue. Push your branch and write "
+			    "PHASE:awaiting_ci to have the PR opened, or "
+			    "PHASE:escalate with a reason if you are stuck.\n");
+			return r == -1 ? -1 : 0;
+		}
+		if (dp_issue_close(c, x->issue) == -1)
+			return -1;
+	}
+	x->pr = pr;
+	log_msg("#%lld: done — cleaning up", x->issue);
+	return finish(c, x, 0);
+}
+
+/* The refusal JSON object in the summary file, or NULL.  Caller frees. */
+static cJSON *
+refusal_read(struct dev_ctx *c, long long issue)
+{
+	char *path = runfiles_summary(c->cfg->project_name, issue);
+	struct buf b;
+	cJSON *j;
+
+	buf_init(&b, 0);
+	j = file_read(path, REFUSAL_MAX, &b) == 0 ?
+	    cJSON_ParseWithLength(buf_str(&b), b.len) :
+	    NULL;
+	if (j != NULL && (!cJSON_IsObject(j) || json_str(j, "status") == NULL)) {
+		cJSON_Delete(j);
+		j = NULL;
+	}
+	buf_free(&b);
+	free(path);
+	return j;
+}
+
+/* The "blocked_by" of an unmet dependency: text or a list of issues. */
+static char *
+blocked_by_text(const cJSON *j)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "blocked_by"), *it;
+	struct buf b;
+
+	buf_init(&b, 4096);
+	if (cJSON_IsString(v))
+		buf_puts(&b, v->valuestring);
+	else if (cJSON_IsArray(v))
+		cJSON_ArrayForEach (it, v)
+			if (cJSON_IsNumber(it))
+				buf_printf(&b, "%s#%lld", b.len ? ", " : "",
+				    (long long)it->valuedouble);
+	if (b.len == 0)
+		buf_puts(&b, "(not said)");
+	return buf_steal(&b);
+}
+
+static int
+refusal(struct dev_ctx *c, struct rx *x, const cJSON *j)
+{
+	const char *status = json_str(j, "status"), *why = json_str(j, "reason");
+	char *text = NULL, *marker, *body;
+	long long sugg = 0;
+	int r = -1;
+
+	marker = xasprintf("<!-- dev-refusal: %s -->", status);
+	log_msg("#%lld: the agent refused: %s", x->issue, status);
+	if (strcmp(status, "unmet_dependency") == 0) {
+		text = blocked_by_text(j);
+		(void)json_int(j, "suggestion", &sugg);
+		body = sugg > 0 ?
+		    xasprintf("### Refused: unmet dependency\n\n%s\n\n"
+			      "Suggestion: work on #%lld first.",
+			text, sugg) :
+		    xasprintf("### Refused: unmet dependency\n\n%s", text);
+	} else if (strcmp(status, "too_large") == 0)
+		body = xasprintf("### Refused: too large for one session\n\n%s"
+				 "\n\nA maintainer should split this issue or "
+				 "make its specification more precise.",
+		    why != NULL ? why : "(no reason given)");
+	else if (strcmp(status, "already_done") == 0)
+		body = xasprintf("### Refused: already implemented\n\n%s\n\n"
+				 "Closing the issue.",
+		    why != NULL ? why : "(no reason given)");
+	else
+		body = xasprintf("### Refused: `%.60s`\n\nThe agent gave a "
+				 "status dev-poll does not know; the issue "
+				 "goes back to the backlog.",
+		    status);
+	if (comment_once(c, x->issue, marker, body) == -1 ||
+	    dp_label_remove(c, x->issue, "in-progress") == -1)
+		goto out;
+	if (strcmp(status, "too_large") == 0)
+		r = dp_label_add(c, x->issue, "underspecified") == 0 &&
+			dp_label_remove(c, x->issue, "backlog") == 0 ?
+		    0 :
+		    -1;
+	else if (strcmp(status, "already_done") == 0)
+		r = dp_issue_close(c, x->issue);
+	else
+		r = dp_label_add(c, x->issue, "backlog");
+	if (r == 0)
+		r = finish(c, x, 0);
+out:
+	free(body);
+	free(text);
+	free(marker);
+	return r;
+}
+
+/* The pane's last lines with secrets masked, or NULL.  Caller frees. */
+static char *
+pane_tail(struct rx *x)
+{
+	struct buf b;
+	char *out = NULL;
+
+	buf_init(&b, 256 * 1024);
+	if (x->alive == 1 && tmux_capture(x->session, PANE_LINES, &b) == 0 &&
+	    b.len > 0)
+		out = redact_secrets(buf_str(&b));
+	buf_free(&b);
+	return out;
+}
+
+/* One line in supervisor/escalations-P.jsonl. */
+static int
+record(struct dev_ctx *c, struct rx *x, const char *reason)
+{
+	char *path = runfiles_escalations(c->cfg->project_name), *dir, *line;
+	cJSON *o = cJSON_CreateObject();
+	char ts[32];
+	struct tm tm;
+	int fd, r = -1;
+
+	gmtime_r(&c->now, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	cJSON_AddStringToObject(o, "ts", ts);
+	cJSON_AddStringToObject(o, "project", c->cfg->project_name);
+	cJSON_AddNumberToObject(o, "issue", (double)x->issue);
+	cJSON_AddNumberToObject(o, "pr", (double)x->pr);
+	cJSON_AddStringToObject(o, "reason", reason);
+	line = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (c->dry_run) {
+		log_msg("dry-run: would append to '%s'", path);
+		r = 0;
+		goto out;
+	}
+	dir = xstrdup(path);
+	*strrchr(dir, '/') = '\0';
+	(void)file_mkdirs(dir, 0755);
+	free(dir);
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd != -1 && dprintf(fd, "%s\n", line) > 0)
+		r = 0;
+	if (r == -1)
+		log_msg("cannot append to '%s': %s", path, strerror(errno));
+	if (fd != -1)
+		close(fd);
+out:
+	free(line);
+	free(path);
+	return r;
+}
+
+static int
+diagnostic(struct dev_ctx *c, struct rx *x, const char *reason)
+{
+	char ts[32], *pane, *marker, *body, pr[64] = "";
+	struct tm tm;
+	int r = -1;
+
+	gmtime_r(&c->now, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (x->pr > 0)
+		snprintf(pr, sizeof(pr), "| PR | #%lld |\n", x->pr);
+	pane = pane_tail(x);
+	marker = xasprintf("<!-- dev-diagnostic: %s-%lld-%lld -->",
+	    c->cfg->project_name, x->issue, (long long)x->sig.since);
+	body = xasprintf("### Session failure diagnostic\n\n| | |\n|---|---|\n"
+			 "| Exit reason | `%.200s` |\n| Time | `%s` |\n%s%s%s%s",
+	    reason, ts, pr,
+	    pane ? "\n<details><summary>Last lines of the session</summary>"
+		   "\n\n```\n" :
+		   "",
+	    pane ? pane : "", pane ? "\n```\n</details>" : "");
+	log_msg("#%lld: session failed: %s", x->issue, reason);
+	if (comment_once(c, x->issue, marker, body) == 0 &&
+	    dp_label_remove(c, x->issue, "in-progress") == 0 &&
+	    dp_label_add(c, x->issue, "blocked") == 0 &&
+	    (rx_key_done(c, x, "recorded") || (record(c, x, reason) == 0 &&
+						  rx_key_set(c, x, "recorded") ==
+						      0)))
+		r = finish(c, x, x->pr > 0);
+	free(body);
+	free(marker);
+	free(pane);
+	return r;
+}
+
+int
+rx_failed(struct dev_ctx *c, struct rx *x, const char *reason)
+{
+	cJSON *j = NULL;
+	int r;
+
+	if (rx_find_pr(c, x) == -1)
+		return -1;
+	if (reason == NULL) {
+		reason = *x->sig.reason != '\0' ? x->sig.reason : "unspecified";
+		if (strcmp(reason, "refused") == 0)
+			j = refusal_read(c, x->issue);
+	}
+	r = j != NULL ? refusal(c, x, j) : diagnostic(c, x, reason);
+	cJSON_Delete(j);
+	return r;
+}
