@@ -254,19 +254,61 @@ backlog_pr(struct dev_ctx *c, long long num, struct dp_pr *p,
 	return 0;
 }
 
+/*
+ * Judge one backlog issue: 1 it is the one to start (*fix_pr set when
+ * its launch pays for a CI fix), 0 go on with the next, 2 the tick is
+ * over (a merge, a fallback launch), -1 a read failed.
+ */
+static int
+backlog_one(struct dev_ctx *c, const cJSON *it, long long num,
+    struct buf *waiting, long long *fix_pr)
+{
+	const char *skip;
+	struct dp_pr *p;
+	int r;
+
+	if ((skip = dp_skip_label(it)) != NULL) {
+		log_msg("issue #%lld has '%s' label — skipping in backlog scan",
+		    num, skip);
+		return 0;
+	}
+	if ((r = dp_issue_ready(c, num, json_str(it, "body"))) != 1)
+		return r;
+	if ((p = dp_pr_for_issue(c, num, 1)) != NULL)
+		return backlog_pr(c, num, p, waiting, fix_pr);
+	log_msg("#%lld is READY (all deps merged, no existing PR)", num);
+	return 1;
+}
+
+/* What to do once the scan found ready (or nothing), waiting PRs aside. */
+static enum dp_step
+backlog_decide(struct dev_ctx *c, const cJSON *ready, long long num,
+    const struct buf *waiting, long long fix_pr)
+{
+	if (ready == NULL) {
+		log_msg("no ready issues (all blocked by unmerged deps)");
+		return DP_DONE;
+	}
+	if (waiting->len > 0) {
+		log_msg("holding #%lld — waiting for open PR(s) to land first: "
+			"%s",
+		    num, buf_str(waiting));
+		return DP_DONE;
+	}
+	log_msg("launching dev-agent for #%lld", num);
+	return after_launch(launch(c, num, ready, "backlog", fix_pr));
+}
+
 enum dp_step
 dp_backlog(struct dev_ctx *c)
 {
-	const cJSON **order = NULL, *ready = NULL;
+	const cJSON **order, *ready = NULL;
 	enum dp_step s = DP_DONE;
 	long long num = 0, fix_pr = 0;
 	struct buf waiting;
-	const char *skip;
-	struct dp_pr *p;
 	size_t n, i, npri = 0;
-	int r;
+	int r = 0;
 
-	buf_init(&waiting, 0);
 	log_msg("scanning backlog for ready issues");
 	if (dp_backlog_load(c) == -1 || dp_prs_load(c) == -1)
 		return DP_FAIL;
@@ -278,49 +320,16 @@ dp_backlog(struct dev_ctx *c)
 	for (i = 0; i < n; i++)
 		npri += json_has_label(order[i], "priority");
 	log_msg("found %zu backlog issues (%zu priority)", n, npri);
-	for (i = 0; i < n && ready == NULL; i++) {
-		if (json_int(order[i], "number", &num) == -1)
-			continue;
-		if ((skip = dp_skip_label(order[i])) != NULL) {
-			log_msg("issue #%lld has '%s' label — skipping in "
-				"backlog scan",
-			    num, skip);
-			continue;
-		}
-		if ((r = dp_issue_ready(c, num, json_str(order[i], "body"))) !=
-		    1) {
-			if (r == -1)
-				goto fail;
-			continue;
-		}
-		if ((p = dp_pr_for_issue(c, num, 1)) != NULL) {
-			r = backlog_pr(c, num, p, &waiting, &fix_pr);
-			if (r == -1)
-				goto fail;
-			if (r == 2)
-				goto out;
-			if (r == 0)
-				continue;
-		} else
-			log_msg("#%lld is READY (all deps merged, no existing "
-				"PR)",
-			    num);
-		ready = order[i];
+	buf_init(&waiting, 0);
+	for (i = 0; i < n && r == 0; i++) {
+		if (json_int(order[i], "number", &num) == 0 &&
+		    (r = backlog_one(c, order[i], num, &waiting, &fix_pr)) == 1)
+			ready = order[i];
 	}
-	if (ready != NULL && waiting.len > 0)
-		log_msg("holding #%lld — waiting for open PR(s) to land first: "
-			"%s",
-		    num, buf_str(&waiting));
-	else if (ready == NULL)
-		log_msg("no ready issues (all blocked by unmerged deps)");
-	else {
-		log_msg("launching dev-agent for #%lld", num);
-		s = after_launch(launch(c, num, ready, "backlog", fix_pr));
-	}
-	goto out;
-fail:
-	s = DP_FAIL;
-out:
+	if (r == -1)
+		s = DP_FAIL;
+	else if (r != 2)
+		s = backlog_decide(c, ready, num, &waiting, fix_pr);
 	free(order);
 	buf_free(&waiting);
 	return s;
