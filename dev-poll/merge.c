@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "agent.h"
 #include "config.h"
 #include "dev-poll.h"
 #include "forge.h"
@@ -26,13 +27,22 @@ static void
 after_merge(struct dev_ctx *c, const struct dp_pr *p)
 {
 	const char *proj = c->cfg->project_name;
-	char *path;
+	char *path, *session;
 
 	if (p->issue > 0) {
 		(void)dp_issue_close(c, p->issue);
 		(void)dp_label_remove(c, p->issue, "in-progress");
 		path = runfiles_phase(proj, p->issue);
-		(void)dp_remove(c, path);
+		session = runfiles_dev_session(proj, p->issue);
+		/*
+		 * A session still working on the issue is ended by the next
+		 * tick's phase reactions (session, worktree, run files).
+		 */
+		if (agent_alive(session) == 1)
+			(void)dp_write(c, path, "PHASE:done\n", 0);
+		else
+			(void)dp_remove(c, path);
+		free(session);
 		free(path);
 		path = runfiles_summary(proj, p->issue);
 		(void)dp_remove(c, path);
