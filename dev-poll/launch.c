@@ -82,7 +82,7 @@ static char *prompt_recovery(struct dev_ctx *, struct launch *, const char *,
 static char *build_prompt(struct dev_ctx *, struct launch *);
 static void clear_run_files(struct dev_ctx *, const struct launch *);
 static int crash_worktree(struct dev_ctx *, struct launch *);
-static void mark_started(struct dev_ctx *, const struct launch *);
+static void mark_started(struct dev_ctx *, const struct launch *, int);
 static enum dp_launch launch_legacy(struct dev_ctx *,
     const struct dp_launch_req *);
 static enum dp_launch launch_session(struct dev_ctx *,
@@ -478,15 +478,19 @@ crash_worktree(struct dev_ctx *c, struct launch *l)
 }
 
 /*
- * An empty phase file marks the session as started: the agent slot is
- * busy and the phase loop's clocks run from here until the first phase.
+ * An empty phase file marks the session as started (on), or is removed
+ * again when the start failed: while it is there the agent slot is busy
+ * and the phase loop's clocks run from it until the first phase.
  */
 static void
-mark_started(struct dev_ctx *c, const struct launch *l)
+mark_started(struct dev_ctx *c, const struct launch *l, int on)
 {
 	char *phase = runfiles_phase(c->cfg->project_name, l->issue);
 
-	(void)dp_write(c, phase, "", 0);
+	if (on)
+		(void)dp_write(c, phase, "", 0);
+	else
+		(void)dp_remove(c, phase);
 	free(phase);
 }
 
@@ -648,10 +652,13 @@ launch_session(struct dev_ctx *c, const struct dp_launch_req *req,
 	if ((prompt = build_prompt(c, l)) == NULL)
 		goto fail_wt;
 	clear_run_files(c, l);
-	if (dp_session_start(c, l->issue, l->worktree, prompt) == -1)
+	/* Before the prompt: a fast agent may write its first phase at once. */
+	mark_started(c, l, 1);
+	if (dp_session_start(c, l->issue, l->worktree, prompt) == -1) {
+		mark_started(c, l, 0);
 		goto fail_wt;
+	}
 	free(prompt);
-	mark_started(c, l);
 	(void)dp_status(c, "#%lld: session running (%s)", l->issue, req->why);
 	return DP_LAUNCHED;
 fail_wt:
