@@ -98,3 +98,27 @@ ln -sf "$T/target" "$RUN/dev-impl-summary-$PROJ-3.txt"
 dp
 check_eq "CRLF phase read: the failure handled" "$(comments_with 3 'broken build')" 1
 check_eq "a symlinked run file's target is untouched" "$(cat "$T/target")" "keep me"
+
+# Forge faults while reading CI leave everything for the next tick.
+git_branch fix/issue-3 three.c >/dev/null
+mkdir -p "$T/al3"
+t_tmux kill-session -t "dev-$PROJ-2" 2>/dev/null
+rm -f "$RUN/dev-session-$PROJ-2.phase"
+t_tmux new-session -d -s "dev-$PROJ-3" -x 200 -y 50 \
+    "env FAKE_AGENT_LOG=$T/al3 $FAKE_AGENT"
+wait_for "t_tmux capture-pane -p -t dev-$PROJ-3 | grep -q '❯'" 10
+rm -f "$RUN/dev-impl-summary-$PROJ-3.txt"
+echo "PHASE:awaiting_ci" >"$RUN/dev-session-$PROJ-3.phase"
+sim_post /_admin/item '{"number": 3, "labels": ["in-progress"]}' >/dev/null
+for mode in 500 badjson delay; do
+	sim_post /_admin/fault "{\"method\": \"GET\", \"path\": \"/pulls\\\\?\", \"mode\": \"$mode\", \"count\": 0, \"delay\": 3}" >/dev/null
+	dp
+	check "$mode on the PR list: phase unchanged" grep -q awaiting_ci "$RUN/dev-session-$PROJ-3.phase"
+	check "$mode on the PR list: no ci-result" test ! -e "$RUN/ci-result-$PROJ-3.txt"
+	check_eq "$mode on the PR list: nothing injected" "$(ls "$T/al3" | grep -c '^prompt-')" 0
+	sim_post /_admin/faults/clear '{}' >/dev/null
+done
+check_eq "no PR opened on missing data" "$(sim_log_count POST '/pulls$' 201)" 1
+dp
+wait_for '[ -f "$T/al3/prompt-1.txt" ]' 10
+check "after the faults the next tick reacts" grep -q "CI passed" "$T/al3/prompt-1.txt"
