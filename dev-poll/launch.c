@@ -285,8 +285,9 @@ gather(struct dev_ctx *c, const struct dp_launch_req *req, struct launch *l)
 		return -1;
 	}
 	l->crash = req->crash;
-	if (!l->crash && (r = dp_preflight(c, l->issue,
-			      json_str(l->it, "body"), l->comments)) != 0)
+	if (!l->crash &&
+	    (r = dp_preflight(c, l->issue, json_str(l->it, "body"),
+		 l->comments)) != 0)
 		return r;
 	if (forge_user_login(c->forge, &l->login) == -1) {
 		log_msg("cannot read the token's user: %s",

@@ -23,11 +23,11 @@ struct rx {
 	char *session;	  /* dev-P-N */
 	char *phase_path; /* its phase file */
 	struct agent_signal sig;
-	int alive;	  /* agent_alive(): 1, 0 or -1 */
-	long long age;	  /* seconds since the phase file was written */
-	long long pr;	  /* the open PR, or 0 when none (read lazily) */
+	int alive;     /* agent_alive(): 1, 0 or -1 */
+	long long age; /* seconds since the phase file was written */
+	long long pr;  /* the open PR, or 0 when none (read lazily) */
 	const char *head; /* that PR's head SHA, or NULL */
-	int pr_read;	  /* 1 when pr/head are known, -1 when the read failed */
+	int pr_read; /* 1 when pr/head are known, -1 when the read failed */
 };
 
 /* CI gets this long after PHASE:awaiting_ci before the timeout notice. */

@@ -228,8 +228,8 @@ on_success(struct dev_ctx *c, struct rx *x, long long pipeline, int no_ci)
 			 "Write PHASE:awaiting_review to the phase file, then "
 			 "stop and wait for the review:\n"
 			 "  echo \"PHASE:awaiting_review\" > \"%s\"\n",
-	    x->pr, x->head, no_ci ? "; no CI is configured for this project" :
-				    "",
+	    x->pr, x->head,
+	    no_ci ? "; no CI is configured for this project" : "",
 	    x->phase_path);
 	r = report(c, x, "success", pipeline, NULL, 0, text);
 	free(text);
@@ -244,8 +244,8 @@ on_pending(struct dev_ctx *c, struct rx *x, const struct cirec *rec)
 	int r;
 
 	if (x->age < RX_CI_TIMEOUT ||
-	    (strcmp(rec->sha, x->head) == 0 && strcmp(rec->state, "timeout") ==
-		0))
+	    (strcmp(rec->sha, x->head) == 0 &&
+		strcmp(rec->state, "timeout") == 0))
 		return 0;
 	text = xasprintf("CI TIMEOUT: no CI result for PR #%lld (commit %.7s) "
 			 "%d minutes after PHASE:awaiting_ci. This may be an "
@@ -268,9 +268,8 @@ failure_text(struct dev_ctx *c, struct rx *x, const struct ci_failure *f,
 
 	if (f->log_tail != NULL) {
 		len = strlen(f->log_tail);
-		tail = redact_secrets(f->log_tail + (len > LOG_TAIL_MAX ?
-							    len - LOG_TAIL_MAX :
-							    0));
+		tail = redact_secrets(f->log_tail +
+		    (len > LOG_TAIL_MAX ? len - LOG_TAIL_MAX : 0));
 	}
 	text = xasprintf("CI failed on PR #%lld (attempt %lld/%d, commit "
 			 "%.7s).\n\nFailed step: %s (exit code %lld, pipeline "
@@ -324,8 +323,9 @@ on_failure(struct dev_ctx *c, struct rx *x, const struct cirec *rec,
 		    woodpecker_error(c->wp));
 		goto out;
 	}
-	if (f.infra && !(strcmp(rec->sha, x->head) == 0 &&
-			   strcmp(rec->state, "retried") == 0)) {
+	if (f.infra &&
+	    !(strcmp(rec->sha, x->head) == 0 &&
+		strcmp(rec->state, "retried") == 0)) {
 		log_msg("#%lld: infra failure (%s) — retriggering pipeline "
 			"#%lld",
 		    x->issue, f.reason, pipeline);
@@ -366,8 +366,9 @@ rx_awaiting_ci(struct dev_ctx *c, struct rx *x)
 	free(path);
 	if ((r = ensure_pr(c, x)) != 0)
 		return r == 1 ? 0 : -1;
-	if (strcmp(rec.sha, x->head) == 0 && (strcmp(rec.state, "success") ==
-		0 || strcmp(rec.state, "failure") == 0))
+	if (strcmp(rec.sha, x->head) == 0 &&
+	    (strcmp(rec.state, "success") == 0 ||
+		strcmp(rec.state, "failure") == 0))
 		return 0;
 	if (c->wp == NULL && !config_ci_configured(c->cfg))
 		return on_success(c, x, 0, 1);

@@ -148,14 +148,15 @@ rx_done(struct dev_ctx *c, struct rx *x)
 	if (x->pr > 0 && x->alive != 1)
 		return 0; /* no one to tell: the orphan scan takes it up */
 	if (x->pr > 0) {
-		char *text = xasprintf("PR #%lld is not merged yet, so the "
-				       "work is not done. dev-poll merges it "
-				       "once it is approved and CI is green; "
-				       "do not merge it yourself. Write the "
-				       "phase you are in (PHASE:awaiting_review "
-				       "while the review is pending) to \"%s\", "
-				       "then stop and wait.\n",
-		    x->pr, x->phase_path);
+		char *text =
+		    xasprintf("PR #%lld is not merged yet, so the "
+			      "work is not done. dev-poll merges it "
+			      "once it is approved and CI is green; "
+			      "do not merge it yourself. Write the "
+			      "phase you are in (PHASE:awaiting_review "
+			      "while the review is pending) to \"%s\", "
+			      "then stop and wait.\n",
+			x->pr, x->phase_path);
 
 		r = rx_notice(c, x, "done", text);
 		free(text);
@@ -195,7 +196,8 @@ refusal_read(struct dev_ctx *c, long long issue)
 	j = file_read(path, REFUSAL_MAX, &b) == 0 ?
 	    cJSON_ParseWithLength(buf_str(&b), b.len) :
 	    NULL;
-	if (j != NULL && (!cJSON_IsObject(j) || json_str(j, "status") == NULL)) {
+	if (j != NULL &&
+	    (!cJSON_IsObject(j) || json_str(j, "status") == NULL)) {
 		cJSON_Delete(j);
 		j = NULL;
 	}
@@ -227,7 +229,8 @@ blocked_by_text(const cJSON *j)
 static int
 refusal(struct dev_ctx *c, struct rx *x, const cJSON *j)
 {
-	const char *status = json_str(j, "status"), *why = json_str(j, "reason");
+	const char *status = json_str(j, "status"),
+		   *why = json_str(j, "reason");
 	char *text = NULL, *marker, *body;
 	long long sugg = 0;
 	int r = -1;
@@ -347,20 +350,21 @@ diagnostic(struct dev_ctx *c, struct rx *x, const char *reason)
 	pane = pane_tail(x);
 	marker = xasprintf("<!-- dev-diagnostic: %s-%lld-%lld -->",
 	    c->cfg->project_name, x->issue, (long long)x->sig.since);
-	body = xasprintf("### Session failure diagnostic\n\n| | |\n|---|---|\n"
-			 "| Exit reason | `%.200s` |\n| Time | `%s` |\n%s%s%s%s",
-	    reason, ts, pr,
-	    pane ? "\n<details><summary>Last lines of the session</summary>"
-		   "\n\n```\n" :
-		   "",
-	    pane ? pane : "", pane ? "\n```\n</details>" : "");
+	body =
+	    xasprintf("### Session failure diagnostic\n\n| | |\n|---|---|\n"
+		      "| Exit reason | `%.200s` |\n| Time | `%s` |\n%s%s%s%s",
+		reason, ts, pr,
+		pane ? "\n<details><summary>Last lines of the session</summary>"
+		       "\n\n```\n" :
+		       "",
+		pane ? pane : "", pane ? "\n```\n</details>" : "");
 	log_msg("#%lld: session failed: %s", x->issue, reason);
 	if (comment_once(c, x->issue, marker, body) == 0 &&
 	    dp_label_remove(c, x->issue, "in-progress") == 0 &&
 	    dp_label_add(c, x->issue, "blocked") == 0 &&
-	    (rx_key_done(c, x, "recorded") || (record(c, x, reason) == 0 &&
-						  rx_key_set(c, x, "recorded") ==
-						      0)))
+	    (rx_key_done(c, x, "recorded") ||
+		(record(c, x, reason) == 0 &&
+		    rx_key_set(c, x, "recorded") == 0)))
 		r = finish(c, x, x->pr > 0);
 	free(body);
 	free(marker);

@@ -16,6 +16,8 @@
 
 static void repo_tidy(struct dev_ctx *);
 static int on_branch(struct dev_ctx *, const char *, const char *);
+static int worktree_add(struct dev_ctx *, const char *, const char *,
+    const char *, const char *);
 
 /* Abort a stale rebase in repo_root and put it back on the primary branch. */
 static void
@@ -76,6 +78,28 @@ dp_worktree_remove(struct dev_ctx *c, const char *wt)
 	return r;
 }
 
+/*
+ * (Re)create worktree wt on branch at ref, with its submodules.  what
+ * ends the error message.  0 or -1.
+ */
+static int
+worktree_add(struct dev_ctx *c, const char *wt, const char *branch,
+    const char *ref, const char *what)
+{
+	const char *root = c->cfg->project_repo_root;
+
+	if (dp_worktree_remove(c, wt) == -1)
+		return -1;
+	if (dp_git_change(c, root, "worktree", "add", "-B", branch, wt, ref,
+		NULL) != 0) {
+		log_msg("ERROR: worktree creation failed%s", what);
+		return -1;
+	}
+	(void)dp_git_change(c, wt, "submodule", "update", "--init",
+	    "--recursive", NULL);
+	return 0;
+}
+
 int
 dp_worktree_fresh(struct dev_ctx *c, const char *remote, const char *wt,
     const char *branch)
@@ -90,16 +114,7 @@ dp_worktree_fresh(struct dev_ctx *c, const char *remote, const char *wt,
 		goto out;
 	(void)dp_git_change(c, root, "pull", "--ff-only", remote, primary,
 	    NULL);
-	if (dp_worktree_remove(c, wt) == -1)
-		goto out;
-	if (dp_git_change(c, root, "worktree", "add", "-B", branch, wt, ref,
-		NULL) != 0) {
-		log_msg("ERROR: worktree creation failed");
-		goto out;
-	}
-	(void)dp_git_change(c, wt, "submodule", "update", "--init",
-	    "--recursive", NULL);
-	r = 0;
+	r = worktree_add(c, wt, branch, ref, "");
 out:
 	free(ref);
 	return r;
@@ -124,16 +139,7 @@ dp_worktree_recover(struct dev_ctx *c, const char *remote, const char *wt,
 		r = 0;
 		goto out;
 	}
-	if (dp_worktree_remove(c, wt) == -1)
-		goto out;
-	if (dp_git_change(c, root, "worktree", "add", "-B", branch, wt, ref,
-		NULL) != 0) {
-		log_msg("ERROR: worktree creation failed for recovery");
-		goto out;
-	}
-	(void)dp_git_change(c, wt, "submodule", "update", "--init",
-	    "--recursive", NULL);
-	r = 0;
+	r = worktree_add(c, wt, branch, ref, " for recovery");
 out:
 	free(ref);
 	return r;
