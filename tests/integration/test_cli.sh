@@ -3,7 +3,9 @@ set -u
 O=${O:-.}
 TOP=${TOP:-$(pwd)}
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT INT TERM
+trap 'rm -rf "$T"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 export FACTORY_ROOT="$T/factory" DISINTO_RUN_DIR="$T/run"
 mkdir -p "$FACTORY_ROOT" "$DISINTO_RUN_DIR"
 unset FORGE_TOKEN CODEBERG_TOKEN FORGE_REPO CODEBERG_REPO PROJECT_NAME
