@@ -176,3 +176,40 @@ file_mkdirs(const char *path, int mode)
 	}
 	return 0;
 }
+
+int
+file_mkdir_parent(const char *path)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	int r = 0;
+
+	if (slash != NULL && slash != dir) {
+		*slash = '\0';
+		r = file_mkdirs(dir, 0755);
+	}
+	free(dir);
+	return r;
+}
+
+int
+file_append_line(const char *path, const char *line)
+{
+	char *text = xasprintf("%s\n", line);
+	int fd, saved, r = -1;
+
+	if (file_mkdir_parent(path) == -1)
+		goto out;
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0644);
+	if (fd == -1)
+		goto out;
+	r = write_all(fd, text, strlen(text));
+	saved = errno;
+	if (close(fd) == -1 && r == 0)
+		r = -1;
+	else
+		errno = saved;
+out:
+	free(text);
+	return r;
+}

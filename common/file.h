@@ -36,6 +36,15 @@ int file_mtime(const char *path, time_t *mtime);
 int file_exists(const char *path);
 /* unlink(2) that treats a missing file as success: 0 or -1. */
 int file_remove(const char *path);
+/* mkdir -p of the directory holding path (mode 0755): 0 or -1. */
+int file_mkdir_parent(const char *path);
+/*
+ * Append line and a newline to path in one write (O_APPEND, so lines of
+ * concurrent writers never interleave), creating the file (0644) and its
+ * directory when missing; a symlink at path is refused.  0, or -1 with
+ * errno set.
+ */
+int file_append_line(const char *path, const char *line);
 /* mkdir -p with mode for new components: 0 or -1. */
 int file_mkdirs(const char *path, int mode);
 

@@ -43,19 +43,13 @@ log_rotate(const char *path, size_t max_bytes)
 int
 log_open(const char *path, const char *prefix, size_t rotate_bytes, int verbose)
 {
-	char *dir, *slash;
 	int rotated;
 
 	log_close();
 	log_verbose = verbose;
 	snprintf(log_prefix, sizeof(log_prefix), "%s", prefix ? prefix : "");
 	rotated = log_rotate(path, rotate_bytes);
-	dir = xstrdup(path);
-	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
-		*slash = '\0';
-		(void)file_mkdirs(dir, 0755);
-	}
-	free(dir);
+	(void)file_mkdir_parent(path);
 	log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (log_fd == -1)
 		return -1;

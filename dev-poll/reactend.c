@@ -6,11 +6,9 @@
  * again by its marker when a tick is repeated.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "agent.h"
 #include "buf.h"
@@ -299,11 +297,11 @@ pane_tail(struct rx *x)
 static int
 record(struct dev_ctx *c, struct rx *x, const char *reason)
 {
-	char *path = runfiles_escalations(c->cfg->project_name), *dir, *line;
+	char *path = runfiles_escalations(c->cfg->project_name), *line;
 	cJSON *o = cJSON_CreateObject();
 	char ts[32];
 	struct tm tm;
-	int fd, r = -1;
+	int r = -1;
 
 	gmtime_r(&c->now, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -319,17 +317,8 @@ record(struct dev_ctx *c, struct rx *x, const char *reason)
 		r = 0;
 		goto out;
 	}
-	dir = xstrdup(path);
-	*strrchr(dir, '/') = '\0';
-	(void)file_mkdirs(dir, 0755);
-	free(dir);
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd != -1 && dprintf(fd, "%s\n", line) > 0)
-		r = 0;
-	if (r == -1)
+	if ((r = file_append_line(path, line)) == -1)
 		log_msg("cannot append to '%s': %s", path, strerror(errno));
-	if (fd != -1)
-		close(fd);
 out:
 	free(line);
 	free(path);

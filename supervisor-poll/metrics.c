@@ -3,12 +3,10 @@
  * appended, and lines older than 30 days dropped by an atomic rewrite.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -26,7 +24,6 @@
 #define TS_CMP 16
 
 static int line_is_old(const char *, size_t, const char *);
-static void make_dir_of(const char *);
 
 cJSON *
 metrics_new(const struct sup *s, const char *type)
@@ -42,38 +39,18 @@ metrics_new(const struct sup *s, const char *type)
 	return obj;
 }
 
-static void
-make_dir_of(const char *path)
-{
-	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
-
-	if (slash != NULL && slash != dir) {
-		*slash = '\0';
-		(void)file_mkdirs(dir, 0755);
-	}
-	free(dir);
-}
-
 void
 metrics_emit(struct sup *s, cJSON *obj)
 {
-	char *path = runfiles_metrics(), *text = json_print(obj), *line;
-	int fd;
+	char *path = runfiles_metrics(), *text = json_print(obj);
 
-	line = xasprintf("%s\n", text);
 	if (s->dry_run) {
 		log_msg("dry-run: would record metric %s", text);
 		goto out;
 	}
-	make_dir_of(path);
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-	    0644);
-	if (fd == -1 || write(fd, line, strlen(line)) != (ssize_t)strlen(line))
+	if (file_append_line(path, text) == -1)
 		sup_fail(s, "cannot append to '%s': %s", path, strerror(errno));
-	if (fd != -1)
-		close(fd);
 out:
-	free(line);
 	free(text);
 	free(path);
 	cJSON_Delete(obj);

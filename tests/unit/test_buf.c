@@ -112,6 +112,40 @@ test_mkdirs(void)
 	rmdir(dir);
 }
 
+static void
+test_append_line(void)
+{
+	char dir[] = "/tmp/test_buf.XXXXXX", *path, *link;
+	struct buf b;
+
+	CHECK(mkdtemp(dir) != NULL);
+	path = xasprintf("%s/a/b/log.jsonl", dir);
+	link = xasprintf("%s/link", dir);
+	buf_init(&b, 0);
+	CHECK_INT(file_append_line(path, "{\"n\": 1}"), 0);
+	CHECK_INT(file_append_line(path, "{\"n\": 2}"), 0);
+	CHECK_INT(file_read(path, 100, &b), 0);
+	CHECK_STR(buf_str(&b), "{\"n\": 1}\n{\"n\": 2}\n");
+	/* A symlink in place of the file is refused, its target untouched. */
+	CHECK_INT(symlink(path, link), 0);
+	CHECK_INT(file_append_line(link, "x"), -1);
+	buf_reset(&b);
+	CHECK_INT(file_read(path, 100, &b), 0);
+	CHECK_INT(b.len, 18);
+	unlink(link);
+	unlink(path);
+	free(path);
+	path = xasprintf("%s/a/b", dir);
+	rmdir(path);
+	free(path);
+	path = xasprintf("%s/a", dir);
+	rmdir(path);
+	rmdir(dir);
+	free(path);
+	free(link);
+	buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -119,5 +153,6 @@ main(void)
 	RUN(test_buf_grow_steal);
 	RUN(test_file_atomic);
 	RUN(test_mkdirs);
+	RUN(test_append_line);
 	return check_main();
 }
