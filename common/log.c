@@ -76,6 +76,15 @@ log_timestamp(char *out, size_t outsz)
 	strftime(out, outsz, "%Y-%m-%d %H:%M:%S UTC", &tm);
 }
 
+void
+log_iso8601(time_t t, char *out, size_t outsz)
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(out, outsz, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
 static void
 log_vline(const char *fmt, va_list ap)
 {

@@ -8,6 +8,7 @@
 #define LOG_H
 
 #include <stddef.h>
+#include <time.h>
 
 /*
  * Open path for appending; when it is larger than rotate_bytes (0 = never)
@@ -25,6 +26,8 @@ void log_msg(const char *, ...) __attribute__((format(printf, 1, 2)));
  * (at least 32 bytes).
  */
 void log_timestamp(char *out, size_t outsz);
+/* Format t as ISO 8601 UTC, "YYYY-MM-DDTHH:MM:SSZ", into out (>= 24). */
+void log_iso8601(time_t t, char *out, size_t outsz);
 /*
  * Replace the status file at path with one line "[ts] who: message" and
  * log the message too.  Returns 0 or -1.

@@ -56,6 +56,7 @@ static void av_start(struct argvec *);
 static int av_run(struct argvec *, struct buf *, size_t);
 static int run_cmd(struct buf *, size_t, ...);
 static char *session_target(const char *);
+static int session_verb(const char *, const char *);
 static char *pane_target(const char *);
 static int no_server(const struct buf *);
 static int env_ok(const char *const *);
@@ -207,19 +208,31 @@ no_server(const struct buf *out)
 	    strstr(buf_str(out), "error connecting to") != NULL;
 }
 
-int
-tmux_has_session(const char *name)
+/*
+ * Run "tmux VERB -t =NAME:": tmux's exit status, or -2 (errno EINVAL)
+ * for an invalid name.
+ */
+static int
+session_verb(const char *verb, const char *name)
 {
 	char *t;
 	int st;
 
 	if (!tmux_valid_name(name)) {
 		errno = EINVAL;
-		return -1;
+		return -2;
 	}
 	t = session_target(name);
-	st = run_cmd(NULL, TMUX_OUT_MAX, "has-session", "-t", t, NULL);
+	st = run_cmd(NULL, TMUX_OUT_MAX, verb, "-t", t, NULL);
 	free(t);
+	return st;
+}
+
+int
+tmux_has_session(const char *name)
+{
+	int st = session_verb("has-session", name);
+
 	if (st == 0 || st == 1)
 		return st == 0;
 	return -1;
@@ -332,16 +345,10 @@ tmux_new_session(const char *name, const char *cwd, char *const argv[],
 int
 tmux_kill_session(const char *name)
 {
-	char *t;
-	int st;
+	int st = session_verb("kill-session", name);
 
-	if (!tmux_valid_name(name)) {
-		errno = EINVAL;
+	if (st == -2)
 		return -1;
-	}
-	t = session_target(name);
-	st = run_cmd(NULL, TMUX_OUT_MAX, "kill-session", "-t", t, NULL);
-	free(t);
 	if (st == 0)
 		return 0;
 	return tmux_has_session(name) == 0 ? 0 : -1;

@@ -160,11 +160,8 @@ post_blocked(struct dev_ctx *c, long long issue, long long pr,
     long long attempts)
 {
 	char ts[32], *body;
-	time_t now = c->now;
-	struct tm tm;
 
-	gmtime_r(&now, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	log_iso8601(c->now, ts, sizeof(ts));
 	body = xasprintf("### CI fix budget used up\n\n"
 			 "Agent sessions tried %lld times to make CI pass "
 			 "on PR #%lld; dev-poll stops here and marks this "

@@ -300,11 +300,9 @@ record(struct dev_ctx *c, struct rx *x, const char *reason)
 	char *path = runfiles_escalations(c->cfg->project_name), *line;
 	cJSON *o = cJSON_CreateObject();
 	char ts[32];
-	struct tm tm;
 	int r = -1;
 
-	gmtime_r(&c->now, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	log_iso8601(c->now, ts, sizeof(ts));
 	cJSON_AddStringToObject(o, "ts", ts);
 	cJSON_AddStringToObject(o, "project", c->cfg->project_name);
 	cJSON_AddNumberToObject(o, "issue", (double)x->issue);
@@ -329,11 +327,9 @@ static int
 diagnostic(struct dev_ctx *c, struct rx *x, const char *reason)
 {
 	char ts[32], *pane, *marker, *body, pr[64] = "";
-	struct tm tm;
 	int r = -1;
 
-	gmtime_r(&c->now, &tm);
-	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	log_iso8601(c->now, ts, sizeof(ts));
 	if (x->pr > 0)
 		snprintf(pr, sizeof(pr), "| PR | #%lld |\n", x->pr);
 	pane = pane_tail(x);
