@@ -137,9 +137,11 @@ line_piece(const char *s, size_t k, long cp, char *piece, size_t size)
 		memcpy(piece, replacement, 3);
 		return 3;
 	}
-	if (cp == '\n' || cp == '\r' || cp == '\t')
-		return (size_t)snprintf(piece, size, "\\%c",
-		    cp == '\n' ? 'n' : cp == '\r' ? 'r' : 't');
+	if (cp == '\n' || cp == '\r' || cp == '\t') {
+		piece[0] = '\\';
+		piece[1] = cp == '\n' ? 'n' : cp == '\r' ? 'r' : 't';
+		return 2;
+	}
 	if (cp < 0x20 || cp == 0x7f)
 		return (size_t)snprintf(piece, size, "\\x%02lx", cp);
 	if (is_control(cp) || is_bidi(cp))

@@ -34,7 +34,6 @@ char *termsafe_dup(const char *text);
  * boundary and "...[N bytes cut]" is added (the marker may pass max by
  * its own length).
  */
-void termsafe_line(const char *text, size_t len, size_t max,
-    struct buf *out);
+void termsafe_line(const char *text, size_t len, size_t max, struct buf *out);
 
 #endif

@@ -75,7 +75,8 @@ clean(const unsigned char *s, size_t len)
 		}
 		if ((k == 2 && cp < 0x80) || (k == 3 && cp < 0x800) ||
 		    (k == 4 && cp < 0x10000) || cp > 0x10ffff ||
-		    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+		    (cp >= 0xd800 && cp <= 0xdfff) ||
+		    (cp >= 0x80 && cp <= 0x9f))
 			return 0;
 		i += k;
 	}
@@ -105,7 +106,9 @@ test_escapes_dropped(void)
 	/* NUL inside the text is dropped, not an end. */
 	TEXT_IS("before\0after", "beforeafter");
 	/* C1 controls encoded as characters: NEL, CSI, OSC, ST. */
-	TEXT_IS("x\xc2\x85y\xc2\x9b" "31mz\xc2\x9d\xc2\x9c.", "xy31mz.");
+	TEXT_IS("x\xc2\x85y\xc2\x9b"
+		"31mz\xc2\x9d\xc2\x9c.",
+	    "xy31mz.");
 	TEXT_IS("\xc2\xa0nbsp", "\xc2\xa0nbsp");
 }
 
@@ -124,30 +127,35 @@ test_invalid_utf8(void)
 	/* One U+FFFD per maximal ill-formed subpart, as Python does. */
 	TEXT_IS("a\xffz", "a" FFFD "z");
 	TEXT_IS("\x80\xbf", FFFD FFFD);
-	TEXT_IS("\xc0\xaf", FFFD FFFD);		/* overlong '/' */
+	TEXT_IS("\xc0\xaf", FFFD FFFD);		 /* overlong '/' */
 	TEXT_IS("\xe0\x80\xaf", FFFD FFFD FFFD); /* overlong */
 	TEXT_IS("\xed\xa0\x80", FFFD FFFD FFFD); /* a surrogate */
 	TEXT_IS("\xf4\x90\x80\x80", FFFD FFFD FFFD FFFD);
 	TEXT_IS("\xf5\xf8\xfe", FFFD FFFD FFFD);
-	TEXT_IS("\xe2\x9d", FFFD);   /* cut short at the end */
+	TEXT_IS("\xe2\x9d", FFFD);	/* cut short at the end */
 	TEXT_IS("\xe2\x9dz", FFFD "z"); /* cut short by another char */
 	TEXT_IS("\xf0\x9f\x98\x1b[201~", FFFD "[201~");
 	/* A raw C1 byte is not UTF-8: replaced, never passed on. */
-	TEXT_IS("\x9b" "2J", FFFD "2J");
+	TEXT_IS("\x9b"
+		"2J",
+	    FFFD "2J");
 }
 
 static void
 test_bidi_kept(void)
 {
 	/* Right-to-left override and isolates: valid text, kept. */
-	TEXT_IS("x\xe2\x80\xae" "cba\xe2\x80\xac \xe2\x81\xa6y\xe2\x81\xa9",
-	    "x\xe2\x80\xae" "cba\xe2\x80\xac \xe2\x81\xa6y\xe2\x81\xa9");
+	TEXT_IS("x\xe2\x80\xae"
+		"cba\xe2\x80\xac \xe2\x81\xa6y\xe2\x81\xa9",
+	    "x\xe2\x80\xae"
+	    "cba\xe2\x80\xac \xe2\x81\xa6y\xe2\x81\xa9");
 }
 
 static void
 test_dup(void)
 {
-	char *s = termsafe_dup("a\r\nb\x1b" "c");
+	char *s = termsafe_dup("a\r\nb\x1b"
+			       "c");
 
 	CHECK_STR(s, "a\nbc");
 	free(s);
@@ -192,9 +200,12 @@ test_line(void)
 	CHECK(line_is("plain text", 0, "plain text"));
 	CHECK(line_is("a\nb\r\tc", 0, "a\\nb\\r\\tc"));
 	CHECK(line_is("\x1b[31mred\x07\x7f", 0, "\\x1b[31mred\\x07\\x7f"));
-	CHECK(line_is("nel\xc2\x85" "csi\xc2\x9b", 0, "nel\\u0085csi\\u009b"));
-	CHECK(line_is("x\xe2\x80\xae" "y\xe2\x81\xa6z\xd8\x9c", 0,
-	    "x\\u202ey\\u2066z\\u061c"));
+	CHECK(line_is("nel\xc2\x85"
+		      "csi\xc2\x9b",
+	    0, "nel\\u0085csi\\u009b"));
+	CHECK(line_is("x\xe2\x80\xae"
+		      "y\xe2\x81\xa6z\xd8\x9c",
+	    0, "x\\u202ey\\u2066z\\u061c"));
 	CHECK(line_is("bad\xff\xc0", 0, "bad" FFFD FFFD));
 	CHECK(line_is("caf\xc3\xa9", 0, "caf\xc3\xa9"));
 }
@@ -206,8 +217,12 @@ test_line_cap(void)
 	CHECK(line_is("abcdefgh", 6, "abcdef...[2 bytes cut]"));
 	/* Never inside a character or an escape. */
 	CHECK(line_is("ab\xc3\xa9\xc3\xa9", 3, "ab...[4 bytes cut]"));
-	CHECK(line_is("ab\x1b" "cd", 4, "ab...[3 bytes cut]"));
-	CHECK(line_is("ab\x1b" "cd", 6, "ab\\x1b...[2 bytes cut]"));
+	CHECK(line_is("ab\x1b"
+		      "cd",
+	    4, "ab...[3 bytes cut]"));
+	CHECK(line_is("ab\x1b"
+		      "cd",
+	    6, "ab\\x1b...[2 bytes cut]"));
 }
 
 int
