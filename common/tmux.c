@@ -23,6 +23,7 @@
 #include "buf.h"
 #include "file.h"
 #include "spawn.h"
+#include "termsafe.h"
 #include "tmux.h"
 #include "xmalloc.h"
 
@@ -63,7 +64,6 @@ static int env_ok(const char *const *);
 static void split_names(const char *, const char *, char ***, size_t *);
 static void last_lines(const char *, size_t, int, struct buf *);
 static int display(const char *, const char *, long long *);
-static char *crlf_to_lf(const char *);
 static int write_private(const char *, char **);
 static int paste_text(const char *, const char *);
 static int capture_screen(const char *, struct buf *);
@@ -476,20 +476,6 @@ sleep_ms(int ms)
 		;
 }
 
-/* text with every CRLF turned into LF.  Caller frees. */
-static char *
-crlf_to_lf(const char *text)
-{
-	char *s = xstrdup(text), *w = s;
-	const char *r;
-
-	for (r = text; *r != '\0'; r++)
-		if (!(r[0] == '\r' && r[1] == '\n'))
-			*w++ = *r;
-	*w = '\0';
-	return s;
-}
-
 /*
  * Write text to a new 0600 file in the tmpdir; *path receives its name
  * (caller frees and unlinks).  Returns 0 or -1.
@@ -628,7 +614,8 @@ tmux_inject(const char *name, const char *text)
 		return -1;
 	}
 	buf_init(&base, 0);
-	norm = crlf_to_lf(text);
+	/* Here, so that no caller can forget it: see termsafe.h. */
+	norm = termsafe_dup(text);
 	if (*norm != '\0' && paste_text(name, norm) == -1)
 		goto out;
 	if (settle(name, &base) == -1)

@@ -57,10 +57,12 @@ int tmux_session_activity(const char *name, time_t *when);
 int tmux_pane_pid(const char *name, pid_t *pid);
 
 /*
- * Type text (CRLF turned into LF) into the session's pane as one paste,
- * then press Enter and check the pane changed; Enter is re-sent twice at
- * most.  Returns 0 when delivered, 1 when the pane never changed (retry
- * on a later tick), -1 on error.
+ * Type text into the session's pane as one paste, made terminal-safe
+ * first (termsafe_text(): no escape or control character but LF and TAB,
+ * CR and CRLF as LF, valid UTF-8), then press Enter, the only key ever
+ * sent, and check the pane changed; Enter is re-sent twice at most.
+ * Returns 0 when delivered, 1 when the pane never changed (retry on a
+ * later tick), -1 on error.
  */
 int tmux_inject(const char *name, const char *text);
 

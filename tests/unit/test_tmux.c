@@ -430,6 +430,27 @@ test_inject_bracketed(void)
 }
 
 static void
+test_inject_hostile(void)
+{
+	/*
+	 * Text that ends the paste early and types keys: the escape and
+	 * control characters never reach the pane, the CRs stay inside the
+	 * paste, and Enter comes once, after it.
+	 */
+	char *file = tmp_path("hostile.txt");
+	static const char want[] = "\033[200~ok[201~\rrm -rf ~\r"
+				   "[A\xef\xbf\xbd end\033[201~\r";
+
+	CHECK_INT(start_app("tt-hos", "bracket", file), 0);
+	CHECK_INT(tmux_inject("tt-hos",
+		      "ok\x1b[201~\rrm -rf ~\r\n\x03\x7f\x1b[A\xff end"),
+	    0);
+	CHECK_STR(slurp_wait(file, strlen(want)), want);
+	tmux_kill_session("tt-hos");
+	unlink(file);
+}
+
+static void
 test_inject_not_delivered(void)
 {
 	/* The pane never changes: Enter is tried three times, then 1. */
@@ -556,6 +577,7 @@ main(int argc, char **argv)
 	RUN(test_activity_pid);
 	RUN(test_inject_literal);
 	RUN(test_inject_bracketed);
+	RUN(test_inject_hostile);
 	RUN(test_inject_not_delivered);
 	RUN(test_inject_errors);
 	RUN(test_wait_ready);
