@@ -18,6 +18,9 @@
 #include "xmalloc.h"
 
 static int write_all(int, const void *, size_t);
+static int check_fd(int, int);
+static int open_checked(const char *, int, int, int);
+static int create_linked(const char *, const char *, int);
 
 static int
 write_all(int fd, const void *data, size_t len)
@@ -36,6 +39,84 @@ write_all(int fd, const void *data, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+/*
+ * Refuse what fd is unless it is a regular file (and, with owned set,
+ * one owned by the effective user): 0, or -1 with errno EISDIR for a
+ * directory, EINVAL for any other kind of file, EPERM for another
+ * owner.  The descriptor is closed on refusal.
+ */
+static int
+check_fd(int fd, int owned)
+{
+	struct stat st;
+	int err = 0;
+
+	if (fstat(fd, &st) == -1)
+		err = errno;
+	else if (S_ISDIR(st.st_mode))
+		err = EISDIR;
+	else if (!S_ISREG(st.st_mode))
+		err = EINVAL;
+	else if (owned && st.st_uid != geteuid())
+		err = EPERM;
+	if (err == 0)
+		return 0;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+/*
+ * open(2) path with flags plus O_NOFOLLOW, O_NONBLOCK and O_CLOEXEC, then
+ * check_fd().  A symlink fails with ELOOP and a FIFO never blocks.  No
+ * allocation: safe between fork and exec.  The descriptor, or -1.
+ */
+static int
+open_checked(const char *path, int flags, int mode, int owned)
+{
+	int fd;
+
+	fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+	    (mode_t)mode);
+	if (fd == -1 || check_fd(fd, owned) == -1)
+		return -1;
+	return fd;
+}
+
+/*
+ * Create path holding contents, whole from its first moment: written to
+ * a temporary name in the same directory, then hard-linked into place
+ * (link(2) never follows a symlink at the destination and fails with
+ * EEXIST when anything is there).  Returns a read-write descriptor of the
+ * new file, or -1 with errno set; the temporary name is always removed.
+ */
+static int
+create_linked(const char *path, const char *contents, int mode)
+{
+	char *tmp = xasprintf("%s.new.XXXXXX", path);
+	int fd, saved, r = -1;
+
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1)
+		goto out;
+	if (fchmod(fd, (mode_t)mode) == -1 ||
+	    (contents != NULL &&
+		write_all(fd, contents, strlen(contents)) == -1) ||
+	    link(tmp, path) == -1) {
+		saved = errno;
+		close(fd);
+		unlink(tmp);
+		errno = saved;
+		goto out;
+	}
+	unlink(tmp);
+	r = fd;
+out:
+	saved = errno;
+	free(tmp);
+	errno = saved;
+	return r;
 }
 
 int
@@ -77,7 +158,7 @@ file_read(const char *path, size_t max, struct buf *out)
 	size_t total = 0;
 	int fd, r = 0;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = file_open_read(path)) == -1)
 		return -1;
 	for (;;) {
 		size_t want = sizeof(chunk);
@@ -113,14 +194,67 @@ file_read(const char *path, size_t max, struct buf *out)
 int
 file_create_excl(const char *path, const char *contents, int mode)
 {
-	int fd, r = 0;
+	int fd;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-	    (mode_t)mode);
-	if (fd == -1)
+	if ((fd = create_linked(path, contents, mode)) == -1)
 		return errno == EEXIST ? 1 : -1;
-	if (contents != NULL && write_all(fd, contents, strlen(contents)) == -1)
+	return close(fd) == -1 ? -1 : 0;
+}
+
+int
+file_open_read(const char *path)
+{
+	return open_checked(path, O_RDONLY, 0, 0);
+}
+
+int
+file_open_append(const char *path, int mode)
+{
+	return open_checked(path, O_WRONLY | O_APPEND | O_CREAT, mode, 0);
+}
+
+int
+file_open_lock(const char *path, const char *contents)
+{
+	int fd, try;
+
+	/* Created and removed by others meanwhile: a few tries settle it. */
+	for (try = 0; try < 3; try++) {
+		if ((fd = open_checked(path, O_RDWR, 0, 1)) != -1 ||
+		    errno != ENOENT)
+			return fd;
+		if ((fd = create_linked(path, contents, 0644)) != -1 ||
+		    errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+int
+file_touch(const char *path)
+{
+	int fd, r;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0644);
+	if (fd == -1 && errno == EEXIST)
+		fd = open_checked(path, O_WRONLY, 0, 1);
+	if (fd == -1)
+		return -1;
+	r = futimens(fd, NULL);
+	if (close(fd) == -1)
 		r = -1;
+	return r;
+}
+
+int
+file_truncate(const char *path)
+{
+	int fd, r;
+
+	if ((fd = open_checked(path, O_WRONLY, 0, 1)) == -1)
+		return -1;
+	r = ftruncate(fd, 0);
 	if (close(fd) == -1)
 		r = -1;
 	return r;
@@ -199,9 +333,7 @@ file_append_line(const char *path, const char *line)
 
 	if (file_mkdir_parent(path) == -1)
 		goto out;
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-	    0644);
-	if (fd == -1)
+	if ((fd = file_open_append(path, 0644)) == -1)
 		goto out;
 	r = write_all(fd, text, strlen(text));
 	saved = errno;

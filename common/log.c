@@ -57,7 +57,7 @@ log_open(const char *path, const char *prefix, size_t rotate_bytes, int verbose)
 	snprintf(log_prefix, sizeof(log_prefix), "%s", prefix ? prefix : "");
 	rotated = log_rotate(path, rotate_bytes);
 	(void)file_mkdir_parent(path);
-	log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	log_fd = file_open_append(path, 0644);
 	if (log_fd == -1)
 		return -1;
 	if (rotated)
