@@ -1,5 +1,10 @@
 /*
- * Whole-file reads and atomic replacement.
+ * Opens of run, state, log and configuration files (see file.h).
+ *
+ * A refusal is logged here, once per path and process, rather than by
+ * each caller: the helper is the one place that knows what was found
+ * (a symlink, a FIFO, another user's file), every caller is covered,
+ * and a tick that looks at a planted file five times logs it once.
  */
 /* mkostemp(3) is a GNU extension in glibc. */
 #define _GNU_SOURCE
@@ -15,11 +20,18 @@
 
 #include "buf.h"
 #include "file.h"
+#include "log.h"
 #include "xmalloc.h"
 
+/* Paths refused so far; each is logged once per process. */
+#define FILE_REFUSED_MAX 64
+static char *refused[FILE_REFUSED_MAX];
+static size_t nrefused;
+
 static int write_all(int, const void *, size_t);
-static int check_fd(int, int);
-static int open_checked(const char *, int, int, int);
+static const char *unfit(const struct stat *, int, int *);
+static int refuse(const char *, const char *, int, int);
+static int open_checked(const char *, int, int, int, int);
 static int create_linked(const char *, const char *, int);
 
 static int
@@ -42,47 +54,93 @@ write_all(int fd, const void *data, size_t len)
 }
 
 /*
- * Refuse what fd is unless it is a regular file (and, with owned set,
- * one owned by the effective user): 0, or -1 with errno EISDIR for a
- * directory, EINVAL for any other kind of file, EPERM for another
- * owner.  The descriptor is closed on refusal.
+ * What is wrong with st as a file to open: NULL when it is a regular
+ * file (owned by the effective user, with owned set), else what it is,
+ * with the errno to report in *err.
+ */
+static const char *
+unfit(const struct stat *st, int owned, int *err)
+{
+	*err = EINVAL;
+	if (S_ISREG(st->st_mode)) {
+		if (!owned || st->st_uid == geteuid())
+			return NULL;
+		*err = EPERM;
+		return "a file of another user";
+	}
+	if (S_ISLNK(st->st_mode)) {
+		*err = ELOOP;
+		return "a symlink (never followed)";
+	}
+	if (S_ISDIR(st->st_mode)) {
+		*err = EISDIR;
+		return "a directory";
+	}
+	if (S_ISFIFO(st->st_mode))
+		return "a FIFO";
+	if (S_ISSOCK(st->st_mode))
+		return "a socket";
+	return "a device";
+}
+
+/*
+ * Refuse path, which is what (unless quiet, logged once per path in this
+ * process: one planted file, one line, however often a tick looks at it).
+ * Returns -1 with errno err.
  */
 static int
-check_fd(int fd, int owned)
+refuse(const char *path, const char *what, int err, int quiet)
 {
-	struct stat st;
-	int err = 0;
+	size_t i;
 
-	if (fstat(fd, &st) == -1)
-		err = errno;
-	else if (S_ISDIR(st.st_mode))
-		err = EISDIR;
-	else if (!S_ISREG(st.st_mode))
-		err = EINVAL;
-	else if (owned && st.st_uid != geteuid())
-		err = EPERM;
-	if (err == 0)
-		return 0;
-	close(fd);
+	for (i = 0; !quiet && i < nrefused; i++)
+		if (strcmp(refused[i], path) == 0)
+			quiet = 1;
+	if (!quiet) {
+		log_msg("refusing '%s': %s, not a regular file of ours", path,
+		    what);
+		if (nrefused < FILE_REFUSED_MAX)
+			refused[nrefused++] = xstrdup(path);
+	}
 	errno = err;
 	return -1;
 }
 
 /*
- * open(2) path with flags plus O_NOFOLLOW, O_NONBLOCK and O_CLOEXEC, then
- * check_fd().  A symlink fails with ELOOP and a FIFO never blocks.  No
- * allocation: safe between fork and exec.  The descriptor, or -1.
+ * open(2) path with flags plus O_NOFOLLOW, O_NONBLOCK and O_CLOEXEC (a
+ * symlink is never followed, a FIFO never blocks), and refuse() what is
+ * not a regular file (of ours, with owned set).  Quiet allocates nothing:
+ * safe between fork and exec.  The descriptor, or -1 with errno set.
  */
 static int
-open_checked(const char *path, int flags, int mode, int owned)
+open_checked(const char *path, int flags, int mode, int owned, int quiet)
 {
-	int fd;
+	const char *what;
+	struct stat st;
+	int fd, err, saved;
 
 	fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
 	    (mode_t)mode);
-	if (fd == -1 || check_fd(fd, owned) == -1)
+	if (fd == -1) {
+		/* ELOOP, ENXIO, EISDIR...: say what is there instead. */
+		saved = errno;
+		if (lstat(path, &st) == -1 ||
+		    (what = unfit(&st, owned, &err)) == NULL) {
+			errno = saved;
+			return -1;
+		}
+		return refuse(path, what, err, quiet);
+	}
+	if (fstat(fd, &st) == -1) {
+		saved = errno;
+		close(fd);
+		errno = saved;
 		return -1;
-	return fd;
+	}
+	if ((what = unfit(&st, owned, &err)) == NULL)
+		return fd;
+	close(fd);
+	return refuse(path, what, err, quiet);
 }
 
 /*
@@ -194,23 +252,30 @@ file_read(const char *path, size_t max, struct buf *out)
 int
 file_create_excl(const char *path, const char *contents, int mode)
 {
-	int fd;
+	const char *what;
+	struct stat st;
+	int fd, err;
 
-	if ((fd = create_linked(path, contents, mode)) == -1)
-		return errno == EEXIST ? 1 : -1;
-	return close(fd) == -1 ? -1 : 0;
+	if ((fd = create_linked(path, contents, mode)) != -1)
+		return close(fd) == -1 ? -1 : 0;
+	if (errno != EEXIST)
+		return -1;
+	/* A planted symlink or FIFO is not "already done". */
+	if (lstat(path, &st) == 0 && (what = unfit(&st, 0, &err)) != NULL)
+		return refuse(path, what, err, 0);
+	return 1;
 }
 
 int
 file_open_read(const char *path)
 {
-	return open_checked(path, O_RDONLY, 0, 0);
+	return open_checked(path, O_RDONLY, 0, 0, 0);
 }
 
 int
 file_open_append(const char *path, int mode)
 {
-	return open_checked(path, O_WRONLY | O_APPEND | O_CREAT, mode, 0);
+	return open_checked(path, O_WRONLY | O_APPEND | O_CREAT, mode, 0, 1);
 }
 
 int
@@ -220,7 +285,7 @@ file_open_lock(const char *path, const char *contents)
 
 	/* Created and removed by others meanwhile: a few tries settle it. */
 	for (try = 0; try < 3; try++) {
-		if ((fd = open_checked(path, O_RDWR, 0, 1)) != -1 ||
+		if ((fd = open_checked(path, O_RDWR, 0, 1, 0)) != -1 ||
 		    errno != ENOENT)
 			return fd;
 		if ((fd = create_linked(path, contents, 0644)) != -1 ||
@@ -238,7 +303,7 @@ file_touch(const char *path)
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 	    0644);
 	if (fd == -1 && errno == EEXIST)
-		fd = open_checked(path, O_WRONLY, 0, 1);
+		fd = open_checked(path, O_WRONLY, 0, 1, 0);
 	if (fd == -1)
 		return -1;
 	r = futimens(fd, NULL);
@@ -252,7 +317,7 @@ file_truncate(const char *path)
 {
 	int fd, r;
 
-	if ((fd = open_checked(path, O_WRONLY, 0, 1)) == -1)
+	if ((fd = open_checked(path, O_WRONLY, 0, 1, 0)) == -1)
 		return -1;
 	r = ftruncate(fd, 0);
 	if (close(fd) == -1)
@@ -333,7 +398,8 @@ file_append_line(const char *path, const char *line)
 
 	if (file_mkdir_parent(path) == -1)
 		goto out;
-	if ((fd = file_open_append(path, 0644)) == -1)
+	fd = open_checked(path, O_WRONLY | O_APPEND | O_CREAT, 0644, 0, 0);
+	if (fd == -1)
 		goto out;
 	r = write_all(fd, text, strlen(text));
 	saved = errno;

@@ -13,7 +13,8 @@
  *   same directory, then rename(2), so a reader never sees half a file and
  *   a symlink at the destination is replaced, never followed) and created
  *   whole under a temporary name, then link(2)ed into place.
- * A refusal is a failure like any other: the caller logs one line.
+ * A refusal is logged here ("refusing 'PATH': a FIFO, ..."), once per path
+ * and process; the caller sees -1 with errno set, as for any failure.
  */
 #ifndef FILE_H
 #define FILE_H
@@ -39,8 +40,9 @@ int file_write_atomic(const char *path, const void *data, size_t len, int mode,
 int file_read(const char *path, size_t max, struct buf *out);
 /*
  * Create path with the given contents (NULL: empty), whole from its first
- * moment, unless anything (a symlink too) is there already.  Returns 0
- * when created, 1 when it already existed, -1 on error.
+ * moment, unless something is there already.  Returns 0 when created, 1
+ * when a regular file already existed, -1 on error (a symlink or another
+ * non-regular file there is refused).
  */
 int file_create_excl(const char *path, const char *contents, int mode);
 /*
@@ -50,8 +52,9 @@ int file_create_excl(const char *path, const char *contents, int mode);
 int file_open_read(const char *path);
 /*
  * Open the regular file path for appending, created with mode when
- * missing.  Allocates nothing, so a child may call it between fork and
- * exec.  The descriptor (caller closes), or -1 with errno set.
+ * missing.  Allocates and logs nothing, so a child may call it between
+ * fork and exec (and the log itself can be opened with it).  The
+ * descriptor (caller closes), or -1 with errno set.
  */
 int file_open_append(const char *path, int mode);
 /*

@@ -20,6 +20,7 @@
 #include "buf.h"
 #include "check.h"
 #include "file.h"
+#include "log.h"
 
 static char dir[] = "/tmp/test-file-XXXXXX";
 /* What every planted kind of file is, in turn. */
@@ -147,7 +148,7 @@ static void
 test_read_refused(void)
 {
 	static const int want[NPLANTS] = {ELOOP, ELOOP, ELOOP, EINVAL, EISDIR,
-	    ENXIO};
+	    EINVAL};
 	struct buf b;
 	int k, fd;
 
@@ -187,7 +188,7 @@ test_writes_refused(void)
 		CHECK_INT(file_append_line(at("run"), "x"), -1);
 		CHECK_INT(file_open_append(at("run"), 0644), -1);
 		CHECK_INT(file_open_lock(at("run"), "1\n"), -1);
-		CHECK_INT(file_create_excl(at("run"), "x", 0644), 1);
+		CHECK_INT(file_create_excl(at("run"), "x", 0644), -1);
 		CHECK(unplant(at("run")));
 	}
 	/* The atomic writer replaces a symlink and never writes through. */
@@ -260,6 +261,42 @@ test_create_and_touch(void)
 	unlink(at("m"));
 }
 
+static void
+test_refusal_logged_once(void)
+{
+	char want[3 * PATH_MAX], log[PATH_MAX];
+	struct buf b;
+
+	snprintf(log, sizeof(log), "%s", at("test.log"));
+	CHECK_INT(log_open(log, "", 0, 0), 0);
+	CHECK_INT(mkfifo(at("fifo"), 0644), 0);
+	CHECK_INT(symlink("/etc/passwd", at("link")), 0);
+	buf_init(&b, 0);
+	CHECK_INT(file_read(at("fifo"), 10, &b), -1);
+	CHECK_INT(file_read(at("fifo"), 10, &b), -1);
+	CHECK_INT(file_touch(at("fifo")), -1);
+	CHECK_INT(file_read(at("link"), 10, &b), -1);
+	CHECK_INT(file_read(at("missing"), 10, &b), -1);
+	log_close();
+	CHECK_INT(file_read(log, 4096, &b), 0);
+	snprintf(want, sizeof(want),
+	    "refusing '%s': a FIFO, not a regular file of ours\n", at("fifo"));
+	CHECK(strstr(buf_str(&b), want) != NULL);
+	snprintf(want, sizeof(want),
+	    "refusing '%s': a symlink (never followed), not a regular file "
+	    "of ours\n",
+	    at("link"));
+	CHECK(strstr(buf_str(&b), want) != NULL);
+	/* Two lines: one per path, none for a missing file. */
+	CHECK_INT(strchr(strchr(buf_str(&b), '\n') + 1, '\n') - buf_str(&b) + 1,
+	    (long long)b.len);
+	CHECK(strstr(buf_str(&b), "root:") == NULL);
+	buf_free(&b);
+	unlink(at("fifo"));
+	unlink(at("link"));
+	unlink(log);
+}
+
 /* Nothing else may be left in the directory. */
 static void
 test_nothing_left(void)
@@ -290,6 +327,7 @@ main(void)
 	RUN(test_writes_refused);
 	RUN(test_owner);
 	RUN(test_create_and_touch);
+	RUN(test_refusal_logged_once);
 	RUN(test_nothing_left);
 	rmdir(dir);
 	return check_main();
