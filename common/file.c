@@ -181,9 +181,17 @@ int
 file_write_atomic(const char *path, const void *data, size_t len, int mode,
     int sync)
 {
+	const char *what;
+	struct stat st;
 	char *tmp;
 	int fd, saved, r = -1;
 
+	/*
+	 * rename(2) would replace a planted symlink or FIFO without following
+	 * it; refusing instead tells the operator someone put it there.
+	 */
+	if (lstat(path, &st) == 0 && (what = unfit(&st, 0, &saved)) != NULL)
+		return refuse(path, what, saved, 0);
 	tmp = xasprintf("%s.tmp.XXXXXX", path);
 	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1)
 		goto out;
@@ -328,10 +336,14 @@ file_truncate(const char *path)
 int
 file_mtime(const char *path, time_t *mtime)
 {
+	const char *what;
 	struct stat st;
+	int err;
 
 	if (lstat(path, &st) == -1)
 		return -1;
+	if ((what = unfit(&st, 0, &err)) != NULL)
+		return refuse(path, what, err, 0);
 	*mtime = st.st_mtime;
 	return 0;
 }

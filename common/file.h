@@ -27,7 +27,8 @@ struct buf;
 /*
  * Replace path with len bytes of data, created with mode.  With sync set
  * the data is fsync'd before the rename (for counters that must survive a
- * crash).  Returns 0, or -1 with errno set; the temporary is removed.
+ * crash).  Anything but a regular file at path is refused.  Returns 0, or
+ * -1 with errno set; the temporary is removed.
  */
 int file_write_atomic(const char *path, const void *data, size_t len, int mode,
     int sync);
@@ -75,7 +76,11 @@ int file_touch(const char *path);
  * with errno set.
  */
 int file_truncate(const char *path);
-/* Modification time in *mtime: 0, or -1 (errno ENOENT when missing). */
+/*
+ * Modification time of the regular file path (never of what a symlink
+ * points to) in *mtime: 0, or -1 (errno ENOENT when missing; anything
+ * else there is refused).
+ */
 int file_mtime(const char *path, time_t *mtime);
 /* 1 if path exists (without following a final symlink), else 0. */
 int file_exists(const char *path);
