@@ -22,6 +22,7 @@
 
 #include "buf.h"
 #include "file.h"
+#include "screen.h"
 #include "spawn.h"
 #include "termsafe.h"
 #include "tmux.h"
@@ -640,11 +641,12 @@ out:
 
 int
 tmux_wait_ready(const char *name, const char *pattern, const char *marker_path,
-    int timeout_s)
+    int timeout_s, struct buf *out)
 {
 	struct buf screen;
+	time_t mtime;
 	long waited;
-	int r = 1;
+	int r = TMUX_NOT_READY;
 
 	if (!tmux_valid_name(name)) {
 		errno = EINVAL;
@@ -652,7 +654,8 @@ tmux_wait_ready(const char *name, const char *pattern, const char *marker_path,
 	}
 	buf_init(&screen, 0);
 	for (waited = 0;; waited += TMUX_READY_POLL_MS) {
-		if (marker_path != NULL && file_exists(marker_path)) {
+		if (marker_path != NULL &&
+		    file_mtime(marker_path, &mtime) == 0) {
 			r = 0;
 			break;
 		}
@@ -661,8 +664,14 @@ tmux_wait_ready(const char *name, const char *pattern, const char *marker_path,
 			r = -1;
 			break;
 		}
-		if (pattern != NULL && strstr(buf_str(&screen), pattern)) {
+		if (screen_input_box(buf_str(&screen), pattern)) {
 			r = 0;
+			break;
+		}
+		if (screen_dialog(buf_str(&screen)) != SCREEN_NO_DIALOG) {
+			if (out != NULL)
+				buf_append(out, buf_str(&screen), screen.len);
+			r = TMUX_DIALOG;
 			break;
 		}
 		if (waited >= (long)timeout_s * 1000)
