@@ -32,6 +32,7 @@ static int write_all(int, const void *, size_t);
 static const char *unfit(const struct stat *, int, int *);
 static int refuse(const char *, const char *, int, int);
 static int open_checked(const char *, int, int, int, int);
+static int lstat_regular(const char *, struct stat *);
 static int create_linked(const char *, const char *, int);
 
 static int
@@ -144,6 +145,23 @@ open_checked(const char *path, int flags, int mode, int owned, int quiet)
 }
 
 /*
+ * lstat(2) path into *st and refuse() what is not a regular file there.
+ * 0, or -1 with errno set (ENOENT when nothing is there).
+ */
+static int
+lstat_regular(const char *path, struct stat *st)
+{
+	const char *what;
+	int err;
+
+	if (lstat(path, st) == -1)
+		return -1;
+	if ((what = unfit(st, 0, &err)) != NULL)
+		return refuse(path, what, err, 0);
+	return 0;
+}
+
+/*
  * Create path holding contents, whole from its first moment: written to
  * a temporary name in the same directory, then hard-linked into place
  * (link(2) never follows a symlink at the destination and fails with
@@ -181,7 +199,6 @@ int
 file_write_atomic(const char *path, const void *data, size_t len, int mode,
     int sync)
 {
-	const char *what;
 	struct stat st;
 	char *tmp;
 	int fd, saved, r = -1;
@@ -190,8 +207,8 @@ file_write_atomic(const char *path, const void *data, size_t len, int mode,
 	 * rename(2) would replace a planted symlink or FIFO without following
 	 * it; refusing instead tells the operator someone put it there.
 	 */
-	if (lstat(path, &st) == 0 && (what = unfit(&st, 0, &saved)) != NULL)
-		return refuse(path, what, saved, 0);
+	if (lstat_regular(path, &st) == -1 && errno != ENOENT)
+		return -1;
 	tmp = xasprintf("%s.tmp.XXXXXX", path);
 	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1)
 		goto out;
@@ -260,17 +277,16 @@ file_read(const char *path, size_t max, struct buf *out)
 int
 file_create_excl(const char *path, const char *contents, int mode)
 {
-	const char *what;
 	struct stat st;
-	int fd, err;
+	int fd;
 
 	if ((fd = create_linked(path, contents, mode)) != -1)
 		return close(fd) == -1 ? -1 : 0;
 	if (errno != EEXIST)
 		return -1;
 	/* A planted symlink or FIFO is not "already done". */
-	if (lstat(path, &st) == 0 && (what = unfit(&st, 0, &err)) != NULL)
-		return refuse(path, what, err, 0);
+	if (lstat_regular(path, &st) == -1 && errno != ENOENT)
+		return -1;
 	return 1;
 }
 
@@ -336,14 +352,10 @@ file_truncate(const char *path)
 int
 file_mtime(const char *path, time_t *mtime)
 {
-	const char *what;
 	struct stat st;
-	int err;
 
-	if (lstat(path, &st) == -1)
+	if (lstat_regular(path, &st) == -1)
 		return -1;
-	if ((what = unfit(&st, 0, &err)) != NULL)
-		return refuse(path, what, err, 0);
 	*mtime = st.st_mtime;
 	return 0;
 }
