@@ -8,10 +8,15 @@
 #include <string.h>
 
 #include "agent.h"
+#include "buf.h"
+#include "log.h"
 #include "phase.h"
+#include "screen.h"
 #include "tmux.h"
 
 static int tmux_start(const struct agent_spec *, char *, size_t);
+static void dialog_report(const struct agent_spec *, const char *, char *,
+    size_t);
 static int tmux_alive(const char *);
 static int phase_signal(const char *, struct agent_signal *);
 
@@ -36,6 +41,7 @@ agent_set_backend(const struct agent_backend *b)
 static int
 tmux_start(const struct agent_spec *s, char *err, size_t errsz)
 {
+	struct buf screen;
 	int r;
 
 	if (tmux_new_session(s->session, s->workdir, s->argv, s->env) == -1) {
@@ -43,15 +49,42 @@ tmux_start(const struct agent_spec *s, char *err, size_t errsz)
 		    s->session);
 		return -1;
 	}
+	buf_init(&screen, 0);
 	r = tmux_wait_ready(s->session, s->ready_pattern, s->ready_marker,
-	    s->ready_timeout_s);
-	if (r == 0)
+	    s->ready_timeout_s, &screen);
+	if (r == 0) {
+		buf_free(&screen);
 		return 0;
-	snprintf(err, errsz, "session '%s' %s", s->session,
-	    r == 1 ? "never showed the ready prompt" :
-		     "exited before it was ready");
+	}
+	if (r == TMUX_DIALOG)
+		dialog_report(s, buf_str(&screen), err, errsz);
+	else
+		snprintf(err, errsz, "session '%s' %s", s->session,
+		    r == TMUX_NOT_READY ? "never showed its input box" :
+					  "exited before it was ready");
+	buf_free(&screen);
 	(void)tmux_kill_session(s->session);
 	return -1;
+}
+
+/*
+ * The agent waits in a dialog for a person: log what it shows (one line,
+ * made printable by the log) and put what the operator must accept once
+ * by hand into err.
+ */
+static void
+dialog_report(const struct agent_spec *s, const char *screen, char *err,
+    size_t errsz)
+{
+	enum screen_dialog d = screen_dialog(screen);
+	char *text = screen_text(screen), advice[256];
+
+	log_msg("session %s shows the agent's %s, not its input box: %s",
+	    s->session, screen_dialog_name(d), text);
+	screen_dialog_advice(d, s->workdir, advice, sizeof(advice));
+	snprintf(err, errsz, "session '%s' waits in the agent's %s; %s",
+	    s->session, screen_dialog_name(d), advice);
+	free(text);
 }
 
 static int

@@ -1,5 +1,10 @@
 /*
- * Whole-file reads and atomic replacement.
+ * Opens of run, state, log and configuration files (see file.h).
+ *
+ * A refusal is logged here, once per path and process, rather than by
+ * each caller: the helper is the one place that knows what was found
+ * (a symlink, a FIFO, another user's file), every caller is covered,
+ * and a tick that looks at a planted file five times logs it once.
  */
 /* mkostemp(3) is a GNU extension in glibc. */
 #define _GNU_SOURCE
@@ -15,9 +20,20 @@
 
 #include "buf.h"
 #include "file.h"
+#include "log.h"
 #include "xmalloc.h"
 
+/* Paths refused so far; each is logged once per process. */
+#define FILE_REFUSED_MAX 64
+static char *refused[FILE_REFUSED_MAX];
+static size_t nrefused;
+
 static int write_all(int, const void *, size_t);
+static const char *unfit(const struct stat *, int, int *);
+static int refuse(const char *, const char *, int, int);
+static int open_checked(const char *, int, int, int, int);
+static int lstat_regular(const char *, struct stat *);
+static int create_linked(const char *, const char *, int);
 
 static int
 write_all(int fd, const void *data, size_t len)
@@ -38,13 +54,161 @@ write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+/*
+ * What is wrong with st as a file to open: NULL when it is a regular
+ * file (owned by the effective user, with owned set), else what it is,
+ * with the errno to report in *err.
+ */
+static const char *
+unfit(const struct stat *st, int owned, int *err)
+{
+	*err = EINVAL;
+	if (S_ISREG(st->st_mode)) {
+		if (!owned || st->st_uid == geteuid())
+			return NULL;
+		*err = EPERM;
+		return "a file of another user";
+	}
+	if (S_ISLNK(st->st_mode)) {
+		*err = ELOOP;
+		return "a symlink (never followed)";
+	}
+	if (S_ISDIR(st->st_mode)) {
+		*err = EISDIR;
+		return "a directory";
+	}
+	if (S_ISFIFO(st->st_mode))
+		return "a FIFO";
+	if (S_ISSOCK(st->st_mode))
+		return "a socket";
+	return "a device";
+}
+
+/*
+ * Refuse path, which is what (unless quiet, logged once per path in this
+ * process: one planted file, one line, however often a tick looks at it).
+ * Returns -1 with errno err.
+ */
+static int
+refuse(const char *path, const char *what, int err, int quiet)
+{
+	size_t i;
+
+	for (i = 0; !quiet && i < nrefused; i++)
+		if (strcmp(refused[i], path) == 0)
+			quiet = 1;
+	if (!quiet) {
+		log_msg("refusing '%s': %s, not a regular file of ours", path,
+		    what);
+		if (nrefused < FILE_REFUSED_MAX)
+			refused[nrefused++] = xstrdup(path);
+	}
+	errno = err;
+	return -1;
+}
+
+/*
+ * open(2) path with flags plus O_NOFOLLOW, O_NONBLOCK and O_CLOEXEC (a
+ * symlink is never followed, a FIFO never blocks), and refuse() what is
+ * not a regular file (of ours, with owned set).  Quiet allocates nothing:
+ * safe between fork and exec.  The descriptor, or -1 with errno set.
+ */
+static int
+open_checked(const char *path, int flags, int mode, int owned, int quiet)
+{
+	const char *what;
+	struct stat st;
+	int fd, err, saved;
+
+	fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+	    (mode_t)mode);
+	if (fd == -1) {
+		/* ELOOP, ENXIO, EISDIR...: say what is there instead. */
+		saved = errno;
+		if (lstat(path, &st) == -1 ||
+		    (what = unfit(&st, owned, &err)) == NULL) {
+			errno = saved;
+			return -1;
+		}
+		return refuse(path, what, err, quiet);
+	}
+	if (fstat(fd, &st) == -1) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	if ((what = unfit(&st, owned, &err)) == NULL)
+		return fd;
+	close(fd);
+	return refuse(path, what, err, quiet);
+}
+
+/*
+ * lstat(2) path into *st and refuse() what is not a regular file there.
+ * 0, or -1 with errno set (ENOENT when nothing is there).
+ */
+static int
+lstat_regular(const char *path, struct stat *st)
+{
+	const char *what;
+	int err;
+
+	if (lstat(path, st) == -1)
+		return -1;
+	if ((what = unfit(st, 0, &err)) != NULL)
+		return refuse(path, what, err, 0);
+	return 0;
+}
+
+/*
+ * Create path holding contents, whole from its first moment: written to
+ * a temporary name in the same directory, then hard-linked into place
+ * (link(2) never follows a symlink at the destination and fails with
+ * EEXIST when anything is there).  Returns a read-write descriptor of the
+ * new file, or -1 with errno set; the temporary name is always removed.
+ */
+static int
+create_linked(const char *path, const char *contents, int mode)
+{
+	char *tmp = xasprintf("%s.new.XXXXXX", path);
+	int fd, saved, r = -1;
+
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1)
+		goto out;
+	if (fchmod(fd, (mode_t)mode) == -1 ||
+	    (contents != NULL &&
+		write_all(fd, contents, strlen(contents)) == -1) ||
+	    link(tmp, path) == -1) {
+		saved = errno;
+		close(fd);
+		unlink(tmp);
+		errno = saved;
+		goto out;
+	}
+	unlink(tmp);
+	r = fd;
+out:
+	saved = errno;
+	free(tmp);
+	errno = saved;
+	return r;
+}
+
 int
 file_write_atomic(const char *path, const void *data, size_t len, int mode,
     int sync)
 {
+	struct stat st;
 	char *tmp;
 	int fd, saved, r = -1;
 
+	/*
+	 * rename(2) would replace a planted symlink or FIFO without following
+	 * it; refusing instead tells the operator someone put it there.
+	 */
+	if (lstat_regular(path, &st) == -1 && errno != ENOENT)
+		return -1;
 	tmp = xasprintf("%s.tmp.XXXXXX", path);
 	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1)
 		goto out;
@@ -77,7 +241,7 @@ file_read(const char *path, size_t max, struct buf *out)
 	size_t total = 0;
 	int fd, r = 0;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = file_open_read(path)) == -1)
 		return -1;
 	for (;;) {
 		size_t want = sizeof(chunk);
@@ -113,14 +277,73 @@ file_read(const char *path, size_t max, struct buf *out)
 int
 file_create_excl(const char *path, const char *contents, int mode)
 {
-	int fd, r = 0;
+	struct stat st;
+	int fd;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-	    (mode_t)mode);
+	if ((fd = create_linked(path, contents, mode)) != -1)
+		return close(fd) == -1 ? -1 : 0;
+	if (errno != EEXIST)
+		return -1;
+	/* A planted symlink or FIFO is not "already done". */
+	if (lstat_regular(path, &st) == -1 && errno != ENOENT)
+		return -1;
+	return 1;
+}
+
+int
+file_open_read(const char *path)
+{
+	return open_checked(path, O_RDONLY, 0, 0, 0);
+}
+
+int
+file_open_append(const char *path, int mode)
+{
+	return open_checked(path, O_WRONLY | O_APPEND | O_CREAT, mode, 0, 1);
+}
+
+int
+file_open_lock(const char *path, const char *contents)
+{
+	int fd, try;
+
+	/* Created and removed by others meanwhile: a few tries settle it. */
+	for (try = 0; try < 3; try++) {
+		if ((fd = open_checked(path, O_RDWR, 0, 1, 0)) != -1 ||
+		    errno != ENOENT)
+			return fd;
+		if ((fd = create_linked(path, contents, 0644)) != -1 ||
+		    errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+int
+file_touch(const char *path)
+{
+	int fd, r;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0644);
+	if (fd == -1 && errno == EEXIST)
+		fd = open_checked(path, O_WRONLY, 0, 1, 0);
 	if (fd == -1)
-		return errno == EEXIST ? 1 : -1;
-	if (contents != NULL && write_all(fd, contents, strlen(contents)) == -1)
+		return -1;
+	r = futimens(fd, NULL);
+	if (close(fd) == -1)
 		r = -1;
+	return r;
+}
+
+int
+file_truncate(const char *path)
+{
+	int fd, r;
+
+	if ((fd = open_checked(path, O_WRONLY, 0, 1, 0)) == -1)
+		return -1;
+	r = ftruncate(fd, 0);
 	if (close(fd) == -1)
 		r = -1;
 	return r;
@@ -131,7 +354,7 @@ file_mtime(const char *path, time_t *mtime)
 {
 	struct stat st;
 
-	if (lstat(path, &st) == -1)
+	if (lstat_regular(path, &st) == -1)
 		return -1;
 	*mtime = st.st_mtime;
 	return 0;
@@ -199,8 +422,7 @@ file_append_line(const char *path, const char *line)
 
 	if (file_mkdir_parent(path) == -1)
 		goto out;
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
-	    0644);
+	fd = open_checked(path, O_WRONLY | O_APPEND | O_CREAT, 0644, 0, 0);
 	if (fd == -1)
 		goto out;
 	r = write_all(fd, text, strlen(text));

@@ -1,8 +1,20 @@
 /*
- * Whole-file reads and atomic replacement.  Every run file and state file
- * is written through file_write_atomic(): a temporary file in the same
- * directory, then rename(2), so a reader never sees half a file and a
- * symlink at the destination is replaced, never followed.
+ * Every open of a run file, state file, log or configuration file.  The
+ * run directory is /tmp by default, where anyone can plant a symlink, a
+ * FIFO or a directory under a name the tools use, so:
+ * - nothing here follows a symlink at the final component (O_NOFOLLOW:
+ *   ELOOP), or blocks on a FIFO (O_NONBLOCK);
+ * - whatever is opened must be a regular file (fstat), else it is refused
+ *   with errno EISDIR (a directory) or EINVAL (a FIFO, socket or device);
+ *   files that are written in place (locks, touches, truncation) must
+ *   also belong to the effective user (else EPERM);
+ * - reads are capped by the caller's limit;
+ * - files are replaced by file_write_atomic() (a temporary file in the
+ *   same directory, then rename(2), so a reader never sees half a file and
+ *   a symlink at the destination is replaced, never followed) and created
+ *   whole under a temporary name, then link(2)ed into place.
+ * A refusal is logged here ("refusing 'PATH': a FIFO, ..."), once per path
+ * and process; the caller sees -1 with errno set, as for any failure.
  */
 #ifndef FILE_H
 #define FILE_H
@@ -15,22 +27,60 @@ struct buf;
 /*
  * Replace path with len bytes of data, created with mode.  With sync set
  * the data is fsync'd before the rename (for counters that must survive a
- * crash).  Returns 0, or -1 with errno set; the temporary is removed.
+ * crash).  Anything but a regular file at path is refused.  Returns 0, or
+ * -1 with errno set; the temporary is removed.
  */
 int file_write_atomic(const char *path, const void *data, size_t len, int mode,
     int sync);
 /*
- * Read at most max bytes of path into out (appended).  Returns 0, 1 when
- * the file was longer than max (out holds the first max bytes), or -1 with
- * errno set (ENOENT when it does not exist).
+ * Read at most max bytes of the regular file path into out (appended).
+ * Returns 0, 1 when the file was longer than max (out holds the first max
+ * bytes), or -1 with errno set (ENOENT when it does not exist; ELOOP,
+ * EISDIR, EINVAL when it is not a regular file).
  */
 int file_read(const char *path, size_t max, struct buf *out);
 /*
- * Create path exclusively (O_CREAT|O_EXCL) with the given contents.
- * Returns 0 when created, 1 when it already existed, -1 on error.
+ * Create path with the given contents (NULL: empty), whole from its first
+ * moment, unless something is there already.  Returns 0 when created, 1
+ * when a regular file already existed, -1 on error (a symlink or another
+ * non-regular file there is refused).
  */
 int file_create_excl(const char *path, const char *contents, int mode);
-/* Modification time in *mtime: 0, or -1 (errno ENOENT when missing). */
+/*
+ * Open the regular file path for reading (O_CLOEXEC), refusing anything
+ * else as above.  The descriptor (caller closes), or -1 with errno set.
+ */
+int file_open_read(const char *path);
+/*
+ * Open the regular file path for appending, created with mode when
+ * missing.  Allocates and logs nothing, so a child may call it between
+ * fork and exec (and the log itself can be opened with it).  The
+ * descriptor (caller closes), or -1 with errno set.
+ */
+int file_open_append(const char *path, int mode);
+/*
+ * Open the lock file path read-write: an existing one must be a regular
+ * file owned by the effective user; a missing one is created (0644)
+ * holding contents.  The descriptor (caller closes), or -1 with errno
+ * set.
+ */
+int file_open_lock(const char *path, const char *contents);
+/*
+ * Create the marker path (empty, 0644) or set an existing one's times to
+ * now; an existing one must be a regular file owned by the effective
+ * user.  0, or -1 with errno set.
+ */
+int file_touch(const char *path);
+/*
+ * Empty the regular file path, owned by the effective user.  0, or -1
+ * with errno set.
+ */
+int file_truncate(const char *path);
+/*
+ * Modification time of the regular file path (never of what a symlink
+ * points to) in *mtime: 0, or -1 (errno ENOENT when missing; anything
+ * else there is refused).
+ */
 int file_mtime(const char *path, time_t *mtime);
 /* 1 if path exists (without following a final symlink), else 0. */
 int file_exists(const char *path);
@@ -41,8 +91,8 @@ int file_mkdir_parent(const char *path);
 /*
  * Append line and a newline to path in one write (O_APPEND, so lines of
  * concurrent writers never interleave), creating the file (0644) and its
- * directory when missing; a symlink at path is refused.  0, or -1 with
- * errno set.
+ * directory when missing; anything but a regular file at path is
+ * refused.  0, or -1 with errno set.
  */
 int file_append_line(const char *path, const char *line);
 /* mkdir -p with mode for new components: 0 or -1. */

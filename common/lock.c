@@ -24,21 +24,26 @@
 #define LOCK_PID_MAX 64
 
 static int lock_try(const char *, int *, int *);
+static void pid_line(char *, size_t);
 static void write_pid(int);
 static pid_t parse_pid(const char *);
 
 /*
- * Open path and try flock once.  Returns 0 and *fd when taken, 1 when
- * held elsewhere, -1 on error.  *fd is -1 unless taken.  The open
- * descriptor is cached in *openfd between attempts of lock_wait().
+ * Open path (file_open_lock(): never through a symlink, only a regular
+ * file of ours, a new one created whole) and try flock once.  Returns 0
+ * and *fd when taken, 1 when held elsewhere, -1 on error.  *fd is -1
+ * unless taken.  The open descriptor is cached in *openfd between
+ * attempts of lock_wait().
  */
 static int
 lock_try(const char *path, int *openfd, int *fd)
 {
+	char line[32];
+
 	*fd = -1;
 	if (*openfd == -1) {
-		*openfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-		if (*openfd == -1)
+		pid_line(line, sizeof(line));
+		if ((*openfd = file_open_lock(path, line)) == -1)
 			return -1;
 	}
 	if (flock(*openfd, LOCK_EX | LOCK_NB) == -1)
@@ -49,15 +54,23 @@ lock_try(const char *path, int *openfd, int *fd)
 	return 0;
 }
 
+/* "PID\n" of this process into line. */
+static void
+pid_line(char *line, size_t size)
+{
+	snprintf(line, size, "%ld\n", (long)getpid());
+}
+
 /* Replace the file's contents with "PID\n" (for operators; best effort). */
 static void
 write_pid(int fd)
 {
 	char line[32];
-	int len;
+	size_t len;
 
-	len = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) == 0 && pwrite(fd, line, (size_t)len, 0) == len)
+	pid_line(line, sizeof(line));
+	len = strlen(line);
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, line, len, 0) == (ssize_t)len)
 		return;
 }
 

@@ -9,9 +9,12 @@
 #include <sys/types.h>
 
 /*
- * Try to take the lock at path (created 0644) without waiting.  Returns 0
- * when taken (*fd holds it; the file then contains "PID\n"), 1 when
- * another process holds it, -1 on error with errno set.
+ * Try to take the lock at path without waiting.  The file is opened with
+ * file_open_lock(): a symlink, a non-regular file or a file of another
+ * user is refused (-1, errno ELOOP, EISDIR, EINVAL or EPERM), a missing
+ * one is created (0644) whole.  Returns 0 when taken (*fd holds it; the
+ * file then contains "PID\n"), 1 when another process holds it, -1 on
+ * error with errno set.
  */
 int lock_take(const char *path, int *fd);
 

@@ -15,7 +15,14 @@
 #include "file.h"
 #include "buf.h"
 #include "log.h"
+#include "termsafe.h"
 #include "xmalloc.h"
+
+/*
+ * A message longer than this is cut (the line says how much): one log
+ * line must not carry a whole pane or forge body.
+ */
+#define LOG_MSG_MAX 4096
 
 static int log_fd = -1;
 static int log_verbose;
@@ -50,7 +57,7 @@ log_open(const char *path, const char *prefix, size_t rotate_bytes, int verbose)
 	snprintf(log_prefix, sizeof(log_prefix), "%s", prefix ? prefix : "");
 	rotated = log_rotate(path, rotate_bytes);
 	(void)file_mkdir_parent(path);
-	log_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	log_fd = file_open_append(path, 0644);
 	if (log_fd == -1)
 		return -1;
 	if (rotated)
@@ -96,7 +103,7 @@ log_vline(const char *fmt, va_list ap)
 	log_timestamp(ts, sizeof(ts));
 	buf_printf(&line, "[%s] %s", ts, log_prefix);
 	msg = xvasprintf(fmt, ap);
-	buf_puts(&line, msg);
+	termsafe_line(msg, strlen(msg), LOG_MSG_MAX, &line);
 	free(msg);
 	buf_puts(&line, "\n");
 	if (log_fd != -1)
@@ -130,7 +137,9 @@ log_status(const char *path, const char *who, const char *fmt, ...)
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	log_timestamp(ts, sizeof(ts));
-	buf_printf(&line, "[%s] %s: %s\n", ts, who, msg);
+	buf_printf(&line, "[%s] %s: ", ts, who);
+	termsafe_line(msg, strlen(msg), LOG_MSG_MAX, &line);
+	buf_puts(&line, "\n");
 	log_msg("%s", msg);
 	r = file_write_atomic(path, line.data, line.len, 0644, 0);
 	free(msg);

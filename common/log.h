@@ -19,7 +19,12 @@
 int log_open(const char *path, const char *prefix, size_t rotate_bytes,
     int verbose);
 void log_close(void);
-/* Log one line.  Never pass a token: nothing here scrubs one. */
+/*
+ * Log one line.  The message is made printable and kept on one line
+ * (termsafe_line(): control characters escaped, invalid UTF-8 replaced)
+ * and cut after 4 kB, so text from a run file, the forge or a pane can be
+ * logged as it is.  Never pass a token: nothing here scrubs one.
+ */
 void log_msg(const char *, ...) __attribute__((format(printf, 1, 2)));
 /*
  * Format the current UTC time as "YYYY-MM-DD HH:MM:SS UTC" into out
@@ -29,8 +34,9 @@ void log_timestamp(char *out, size_t outsz);
 /* Format t as ISO 8601 UTC, "YYYY-MM-DDTHH:MM:SSZ", into out (>= 24). */
 void log_iso8601(time_t t, char *out, size_t outsz);
 /*
- * Replace the status file at path with one line "[ts] who: message" and
- * log the message too.  Returns 0 or -1.
+ * Replace the status file at path with one line "[ts] who: message" (the
+ * message made printable as log_msg() does) and log the message too.
+ * Returns 0 or -1.
  */
 int log_status(const char *path, const char *who, const char *, ...)
     __attribute__((format(printf, 3, 4)));

@@ -329,13 +329,7 @@ runfiles_write(const char *path, const char *text)
 int
 runfiles_touch(const char *path)
 {
-	int fd;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd == -1)
-		return -1;
-	close(fd);
-	return utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW);
+	return file_touch(path);
 }
 
 int

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "file.h"
 #include "spawn.h"
 #include "xmalloc.h"
 
@@ -407,8 +408,7 @@ detached_exec(char *const argv[], const char *cwd, const char *log_path,
 	nullfd = fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
 	logfd = log_path == NULL ?
 	    nullfd :
-	    fd_above_stdio(open(log_path,
-		O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644));
+	    fd_above_stdio(file_open_append(log_path, 0644));
 	if (errfd == -1 || nullfd == -1 || logfd == -1)
 		goto fail;
 	if (dup2(nullfd, 0) == -1 || dup2(logfd, 1) == -1 ||

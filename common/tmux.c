@@ -22,7 +22,9 @@
 
 #include "buf.h"
 #include "file.h"
+#include "screen.h"
 #include "spawn.h"
+#include "termsafe.h"
 #include "tmux.h"
 #include "xmalloc.h"
 
@@ -63,7 +65,6 @@ static int env_ok(const char *const *);
 static void split_names(const char *, const char *, char ***, size_t *);
 static void last_lines(const char *, size_t, int, struct buf *);
 static int display(const char *, const char *, long long *);
-static char *crlf_to_lf(const char *);
 static int write_private(const char *, char **);
 static int paste_text(const char *, const char *);
 static int capture_screen(const char *, struct buf *);
@@ -476,20 +477,6 @@ sleep_ms(int ms)
 		;
 }
 
-/* text with every CRLF turned into LF.  Caller frees. */
-static char *
-crlf_to_lf(const char *text)
-{
-	char *s = xstrdup(text), *w = s;
-	const char *r;
-
-	for (r = text; *r != '\0'; r++)
-		if (!(r[0] == '\r' && r[1] == '\n'))
-			*w++ = *r;
-	*w = '\0';
-	return s;
-}
-
 /*
  * Write text to a new 0600 file in the tmpdir; *path receives its name
  * (caller frees and unlinks).  Returns 0 or -1.
@@ -628,7 +615,8 @@ tmux_inject(const char *name, const char *text)
 		return -1;
 	}
 	buf_init(&base, 0);
-	norm = crlf_to_lf(text);
+	/* Here, so that no caller can forget it: see termsafe.h. */
+	norm = termsafe_dup(text);
 	if (*norm != '\0' && paste_text(name, norm) == -1)
 		goto out;
 	if (settle(name, &base) == -1)
@@ -653,11 +641,12 @@ out:
 
 int
 tmux_wait_ready(const char *name, const char *pattern, const char *marker_path,
-    int timeout_s)
+    int timeout_s, struct buf *out)
 {
 	struct buf screen;
+	time_t mtime;
 	long waited;
-	int r = 1;
+	int r = TMUX_NOT_READY;
 
 	if (!tmux_valid_name(name)) {
 		errno = EINVAL;
@@ -665,7 +654,8 @@ tmux_wait_ready(const char *name, const char *pattern, const char *marker_path,
 	}
 	buf_init(&screen, 0);
 	for (waited = 0;; waited += TMUX_READY_POLL_MS) {
-		if (marker_path != NULL && file_exists(marker_path)) {
+		if (marker_path != NULL &&
+		    file_mtime(marker_path, &mtime) == 0) {
 			r = 0;
 			break;
 		}
@@ -674,8 +664,14 @@ tmux_wait_ready(const char *name, const char *pattern, const char *marker_path,
 			r = -1;
 			break;
 		}
-		if (pattern != NULL && strstr(buf_str(&screen), pattern)) {
+		if (screen_input_box(buf_str(&screen), pattern)) {
 			r = 0;
+			break;
+		}
+		if (screen_dialog(buf_str(&screen)) != SCREEN_NO_DIALOG) {
+			if (out != NULL)
+				buf_append(out, buf_str(&screen), screen.len);
+			r = TMUX_DIALOG;
 			break;
 		}
 		if (waited >= (long)timeout_s * 1000)

@@ -57,19 +57,30 @@ int tmux_session_activity(const char *name, time_t *when);
 int tmux_pane_pid(const char *name, pid_t *pid);
 
 /*
- * Type text (CRLF turned into LF) into the session's pane as one paste,
- * then press Enter and check the pane changed; Enter is re-sent twice at
- * most.  Returns 0 when delivered, 1 when the pane never changed (retry
- * on a later tick), -1 on error.
+ * Type text into the session's pane as one paste, made terminal-safe
+ * first (termsafe_text(): no escape or control character but LF and TAB,
+ * CR and CRLF as LF, valid UTF-8), then press Enter, the only key ever
+ * sent, and check the pane changed; Enter is re-sent twice at most.
+ * Returns 0 when delivered, 1 when the pane never changed (retry on a
+ * later tick), -1 on error.
  */
 int tmux_inject(const char *name, const char *text);
 
+/* What tmux_wait_ready() found, besides 0 (ready) and -1. */
+#define TMUX_NOT_READY 1
+#define TMUX_DIALOG 2
+
 /*
- * Wait up to timeout_s seconds until the pane shows pattern (NULL: never)
- * or the file marker_path (NULL: none) exists.  Returns 0 when ready, 1
- * on timeout, -1 on error or when the session went away.
+ * Wait up to timeout_s seconds until the agent is ready for a prompt: the
+ * pane shows its input box with pattern as the prompt glyph
+ * (screen_input_box(); NULL pattern: never), or the regular file
+ * marker_path (NULL: none) exists.  A dialog of the agent CLI
+ * (screen_dialog()) ends the wait at once: it waits for a person.
+ * Returns 0 when ready, TMUX_NOT_READY on timeout, TMUX_DIALOG with the
+ * screen appended to screen (when not NULL), -1 on error or when the
+ * session went away.
  */
 int tmux_wait_ready(const char *name, const char *pattern,
-    const char *marker_path, int timeout_s);
+    const char *marker_path, int timeout_s, struct buf *screen);
 
 #endif

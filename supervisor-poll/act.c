@@ -176,18 +176,14 @@ act_remove(struct sup *s, const char *path)
 int
 act_truncate(struct sup *s, const char *path)
 {
-	int fd;
-
 	if (s->dry_run) {
 		log_msg("dry-run: would truncate '%s'", path);
 		return 0;
 	}
-	fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
-	if (fd == -1) {
+	if (file_truncate(path) == -1) {
 		sup_fail(s, "cannot truncate '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	close(fd);
 	return 0;
 }
 

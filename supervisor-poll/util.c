@@ -97,7 +97,7 @@ read_tail(const char *path, size_t max, struct buf *out)
 	int fd, r = -1;
 	const char *start;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if ((fd = file_open_read(path)) == -1)
 		return -1;
 	if (fstat(fd, &st) == -1)
 		goto out;

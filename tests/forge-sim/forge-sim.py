@@ -1560,7 +1560,10 @@ class Handler(BaseHTTPRequestHandler):
         for i, line in enumerate(lines):
             out.append({"id": int(sid) * 1000 + i, "step_id": int(sid),
                         "time": i, "line": i,
-                        "data": base64.b64encode(line.encode()).decode(),
+                        # "\udcNN" in a scenario is the raw byte NN
+                        # (invalid UTF-8 in a log, as real logs have).
+                        "data": base64.b64encode(line.encode(
+                            "utf-8", "surrogateescape")).decode(),
                         "type": 0})
         return 200, out
 

@@ -6,7 +6,7 @@
  *
  *   new NAME CWD CMD...             start a detached session
  *   inject NAME FILE                type FILE's text into the pane
- *   wait-ready NAME PATTERN TIMEOUT [MARKER]
+ *   wait-ready NAME PATTERN TIMEOUT [MARKER]   until the input box shows
  *   capture NAME LINES              print the last LINES lines (0: screen)
  *   has NAME                        exit 0 if the session exists
  *   kill NAME
@@ -91,17 +91,22 @@ static int
 cmd_wait_ready(int argc, char **argv)
 {
 	const char *pattern;
+	struct buf screen;
 	int r;
 
 	if (argc != 4 && argc != 5)
 		usage();
 	pattern = *argv[2] != '\0' ? argv[2] : NULL;
+	buf_init(&screen, 0);
 	r = tmux_wait_ready(argv[1], pattern, argc == 5 ? argv[4] : NULL,
-	    atoi(argv[3]));
-	if (r == 1)
+	    atoi(argv[3]), &screen);
+	if (r == TMUX_NOT_READY)
 		warnx("timed out waiting for '%s'", argv[1]);
+	else if (r == TMUX_DIALOG)
+		warnx("'%s' shows a dialog:\n%s", argv[1], buf_str(&screen));
 	else if (r == -1)
 		warnx("cannot wait for '%s'", argv[1]);
+	buf_free(&screen);
 	return r == 0 ? 0 : 1;
 }
 

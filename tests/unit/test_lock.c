@@ -3,7 +3,12 @@
  * death of the holder, descriptor hygiene, lock_wait() and PID files.
  */
 #include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
+
+#include <dirent.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +22,7 @@
 
 #include "buf.h"
 #include "check.h"
+#include "file.h"
 #include "lock.h"
 #include "spawn.h"
 
@@ -233,6 +239,127 @@ test_pid_alive(void)
 	CHECK_INT(lock_pid_alive(tmpdir, &pid), -1);
 }
 
+/* A UNIX socket bound at path (left open on purpose), or -1. */
+static int
+bind_socket(const char *path)
+{
+	struct sockaddr_un sa;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		close(fd);
+		return -1;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	if (fd != -1 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* lock_take() on what is at lockpath: its result, errno in *err. */
+static int
+take_planted(int *err)
+{
+	int fd = 7, r;
+
+	r = lock_take(lockpath, &fd);
+	*err = errno;
+	if (r == 0)
+		lock_release(fd);
+	else
+		CHECK_INT(fd, -1);
+	return r;
+}
+
+static void
+test_planted(void)
+{
+	char victim[PATH_MAX], gone[PATH_MAX];
+	struct buf b;
+	int err, sock;
+
+	/* A tick that hangs holds its lock forever: fail the test instead. */
+	alarm(20);
+	snprintf(victim, sizeof(victim), "%s/victim", tmpdir);
+	snprintf(gone, sizeof(gone), "%s/gone", tmpdir);
+	write_file(victim, "precious\n");
+	unlink(lockpath);
+	/* A symlink to a file: refused, the file untouched. */
+	CHECK_INT(symlink(victim, lockpath), 0);
+	CHECK_INT(take_planted(&err), -1);
+	CHECK_INT(err, ELOOP);
+	buf_init(&b, 0);
+	CHECK_INT(file_read(victim, 100, &b), 0);
+	CHECK_STR(buf_str(&b), "precious\n");
+	buf_free(&b);
+	unlink(lockpath);
+	/* A dangling symlink: refused, nothing created at its target. */
+	CHECK_INT(symlink(gone, lockpath), 0);
+	CHECK_INT(take_planted(&err), -1);
+	CHECK_INT(err, ELOOP);
+	CHECK_INT(access(gone, F_OK), -1);
+	unlink(lockpath);
+	/* A symlink to a directory, a directory, a FIFO, a socket. */
+	CHECK_INT(symlink(tmpdir, lockpath), 0);
+	CHECK_INT(take_planted(&err), -1);
+	CHECK_INT(err, ELOOP);
+	unlink(lockpath);
+	CHECK_INT(mkdir(lockpath, 0755), 0);
+	CHECK_INT(take_planted(&err), -1);
+	CHECK_INT(err, EISDIR);
+	rmdir(lockpath);
+	CHECK_INT(mkfifo(lockpath, 0644), 0);
+	CHECK_INT(take_planted(&err), -1);
+	CHECK_INT(err, EINVAL);
+	CHECK_INT(lock_pid_alive(lockpath, &(pid_t) {0}), -1);
+	unlink(lockpath);
+	CHECK((sock = bind_socket(lockpath)) != -1);
+	CHECK_INT(take_planted(&err), -1);
+	close(sock);
+	unlink(lockpath);
+	/* Another user's file (only root can make one here). */
+	if (geteuid() == 0) {
+		write_file(lockpath, "1\n");
+		CHECK_INT(chown(lockpath, 65534, 65534), 0);
+		CHECK_INT(take_planted(&err), -1);
+		CHECK_INT(err, EPERM);
+		unlink(lockpath);
+	}
+	unlink(victim);
+	alarm(0);
+}
+
+static void
+test_created_whole(void)
+{
+	char text[32];
+	struct buf b;
+	struct dirent *de;
+	DIR *d;
+	int fd, others = 0;
+
+	unlink(lockpath);
+	CHECK_INT(lock_take(lockpath, &fd), 0);
+	buf_init(&b, 0);
+	CHECK_INT(file_read(lockpath, 100, &b), 0);
+	snprintf(text, sizeof(text), "%ld\n", (long)getpid());
+	CHECK_STR(buf_str(&b), text);
+	buf_free(&b);
+	lock_release(fd);
+	/* No temporary name is left behind. */
+	if ((d = opendir(tmpdir)) != NULL) {
+		while ((de = readdir(d)) != NULL)
+			others += de->d_name[0] != '.' &&
+			    strcmp(de->d_name, "test.lock") != 0;
+		closedir(d);
+	}
+	CHECK_INT(others, 0);
+}
+
 int
 main(void)
 {
@@ -248,6 +375,8 @@ main(void)
 	RUN(test_wait_success);
 	RUN(test_errors);
 	RUN(test_pid_alive);
+	RUN(test_planted);
+	RUN(test_created_whole);
 	unlink(lockpath);
 	rmdir(tmpdir);
 	return check_main();

@@ -1,6 +1,7 @@
 /*
  * Tests for the phase reader and the run-file names.
  */
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <stdio.h>
@@ -96,6 +97,57 @@ test_phase_file(void)
 	unlink(path);
 	rmdir(dir);
 	free(path);
+}
+
+static void
+test_phase_planted(void)
+{
+	/*
+	 * A symlink, a FIFO or a directory named like a phase file: an error
+	 * (the caller logs it), never followed, never waited on.
+	 */
+	char dir[] = "/tmp/test_phase.XXXXXX", *path, *claimed, *target;
+	struct phase_info pi;
+	struct buf b;
+	long long age;
+
+	alarm(20);
+	CHECK(mkdtemp(dir) != NULL);
+	runfiles_init(dir, dir);
+	path = xasprintf("%s/p.phase", dir);
+	target = xasprintf("%s/target", dir);
+	CHECK_INT(file_write_atomic(target, "PHASE:done\n", 11, 0644, 0), 0);
+	CHECK_INT(symlink("/etc/passwd", path), 0);
+	CHECK_INT(phase_read(path, &pi), -1);
+	CHECK_STR(pi.raw, "");
+	unlink(path);
+	CHECK_INT(symlink(target, path), 0);
+	CHECK_INT(phase_read(path, &pi), -1);
+	CHECK_INT(pi.phase, PHASE_NONE);
+	unlink(path);
+	CHECK_INT(mkfifo(path, 0644), 0);
+	CHECK_INT(phase_read(path, &pi), -1);
+	CHECK_INT(runfiles_age(path, time(NULL), &age), -1);
+	CHECK_INT(runfiles_touch(path), -1);
+	CHECK_INT(runfiles_write(path, "PHASE:done\n"), -1);
+	unlink(path);
+	CHECK_INT(mkdir(path, 0755), 0);
+	CHECK_INT(phase_read(path, &pi), -1);
+	rmdir(path);
+	/* A claimed reply that is a symlink is dropped, not followed. */
+	claimed = runfiles_escalation_reply();
+	CHECK_INT(symlink(target, claimed), 0);
+	buf_init(&b, 0);
+	CHECK_INT(runfiles_claim(claimed, 100, &b), -1);
+	CHECK_INT(b.len, 0);
+	CHECK_INT(file_exists(claimed), 0);
+	buf_free(&b);
+	unlink(target);
+	rmdir(dir);
+	free(claimed);
+	free(target);
+	free(path);
+	alarm(0);
 }
 
 static void
@@ -215,6 +267,7 @@ main(void)
 	RUN(test_phase_values);
 	RUN(test_phase_junk);
 	RUN(test_phase_file);
+	RUN(test_phase_planted);
 	RUN(test_runfile_names);
 	RUN(test_claim_touch_age);
 	return check_main();

@@ -24,6 +24,13 @@
 #include "spawn.h"
 #include "tmux.h"
 
+#define RULE20                                                         \
+	"\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80" \
+	"\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80" \
+	"\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80" \
+	"\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80"
+#define BOX RULE20 "\r\nREADY>\r\n" RULE20 "\r\n"
+
 static char tmpdir[] = "/tmp/test-tmux-XXXXXX";
 static char sock[64];
 static char self[PATH_MAX];
@@ -53,7 +60,8 @@ pane_app(const char *mode, const char *outfile)
 		return 1;
 	if (bracket && write(1, "\033[?2004h", 8) != 8)
 		return 1;
-	if (!silent && write(1, "READY>\r\n", 8) != 8)
+	/* The agent's input box: the prompt line between two rules. */
+	if (!silent && write(1, BOX, strlen(BOX)) != (ssize_t)strlen(BOX))
 		return 1;
 	while (read(0, &c, 1) == 1) {
 		if (write(fd, &c, 1) != 1)
@@ -147,6 +155,26 @@ cr_to_lf(const char *s)
 	return d;
 }
 
+/* Wait up to 5 s for the screen of session name to show text. */
+static int
+wait_text(const char *name, const char *text)
+{
+	struct buf b;
+	int i, found = 0;
+
+	buf_init(&b, 0);
+	for (i = 0; i < 50 && !found; i++) {
+		buf_reset(&b);
+		if (tmux_capture(name, 0, &b) == 0 &&
+		    strstr(buf_str(&b), text) != NULL)
+			found = 1;
+		else
+			usleep(100000);
+	}
+	buf_free(&b);
+	return found ? 0 : -1;
+}
+
 /* Start session name running pane-app mode, recording to file. */
 static int
 start_app(const char *name, const char *mode, const char *file)
@@ -159,7 +187,7 @@ start_app(const char *name, const char *mode, const char *file)
 		usleep(300000);
 		return 0;
 	}
-	return tmux_wait_ready(name, "READY>", NULL, 5);
+	return tmux_wait_ready(name, "READY>", NULL, 5, NULL);
 }
 
 static int
@@ -217,7 +245,7 @@ test_names(void)
 	CHECK_INT(tmux_has_session("a;b"), -1);
 	CHECK_INT(tmux_capture("x:0", 0, &b), -1);
 	CHECK_INT(tmux_inject("", "hi"), -1);
-	CHECK_INT(tmux_wait_ready("a.b:", "x", NULL, 0), -1);
+	CHECK_INT(tmux_wait_ready("a.b:", "x", NULL, 0, NULL), -1);
 	CHECK_INT(tmux_session_activity("=x", &when), -1);
 	CHECK_INT(tmux_pane_pid("x y", &pid), -1);
 	CHECK_INT(b.len, 0);
@@ -333,7 +361,7 @@ test_capture(void)
 	struct buf b;
 
 	CHECK_INT(tmux_new_session("tt-cap", NULL, argv, NULL), 0);
-	CHECK_INT(tmux_wait_ready("tt-cap", "300", NULL, 5), 0);
+	CHECK_INT(wait_text("tt-cap", "300"), 0);
 	buf_init(&b, 0);
 	CHECK_INT(tmux_capture("tt-cap", 10, &b), 0);
 	CHECK_STR(buf_str(&b),
@@ -430,6 +458,27 @@ test_inject_bracketed(void)
 }
 
 static void
+test_inject_hostile(void)
+{
+	/*
+	 * Text that ends the paste early and types keys: the escape and
+	 * control characters never reach the pane, the CRs stay inside the
+	 * paste, and Enter comes once, after it.
+	 */
+	char *file = tmp_path("hostile.txt");
+	static const char want[] = "\033[200~ok[201~\rrm -rf ~\r"
+				   "[A\xef\xbf\xbd end\033[201~\r";
+
+	CHECK_INT(start_app("tt-hos", "bracket", file), 0);
+	CHECK_INT(tmux_inject("tt-hos",
+		      "ok\x1b[201~\rrm -rf ~\r\n\x03\x7f\x1b[A\xff end"),
+	    0);
+	CHECK_STR(slurp_wait(file, strlen(want)), want);
+	tmux_kill_session("tt-hos");
+	unlink(file);
+}
+
+static void
 test_inject_not_delivered(void)
 {
 	/* The pane never changes: Enter is tried three times, then 1. */
@@ -479,16 +528,75 @@ test_wait_ready(void)
 
 	CHECK_INT(tmux_new_session("tt-wait", NULL, argv, NULL), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	CHECK_INT(tmux_wait_ready("tt-wait", "NEVER-SHOWN", marker, 1), 1);
+	CHECK_INT(tmux_wait_ready("tt-wait", "NEVER-SHOWN", marker, 1, NULL),
+	    TMUX_NOT_READY);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	CHECK(t1.tv_sec - t0.tv_sec >= 1 && t1.tv_sec - t0.tv_sec < 4);
 	fp = fopen(marker, "w");
 	fclose(fp);
-	CHECK_INT(tmux_wait_ready("tt-wait", "NEVER-SHOWN", marker, 5), 0);
-	CHECK_INT(tmux_wait_ready("tt-wait", NULL, NULL, 0), 1);
+	CHECK_INT(tmux_wait_ready("tt-wait", "NEVER-SHOWN", marker, 5, NULL),
+	    0);
+	CHECK_INT(tmux_wait_ready("tt-wait", NULL, NULL, 0, NULL), 1);
 	tmux_kill_session("tt-wait");
-	CHECK_INT(tmux_wait_ready("tt-wait", "x", NULL, 5), -1);
+	CHECK_INT(tmux_wait_ready("tt-wait", "x", NULL, 5, NULL), -1);
 	unlink(marker);
+}
+
+/* Start session name showing text (verbatim) and then nothing else. */
+static int
+show(const char *name, const char *text)
+{
+	char *argv[] = {"sh", "-c", "printf '%s' \"$1\"; exec sleep 100", "sh",
+	    (char *)text, NULL};
+
+	return tmux_new_session(name, NULL, argv, NULL);
+}
+
+static void
+test_wait_ready_screens(void)
+{
+	static const char dialog[] =
+	    RULE20 "\n"
+		   "  WARNING: Claude Code running in Bypass Permissions mode\n"
+		   "\n"
+		   "  \xe2\x9d\xaf 1. No, exit\n"
+		   "    2. Yes, I accept\n"
+		   "\n"
+		   "  Enter to confirm \xc2\xb7 Esc to cancel\n";
+	char *link = tmp_path("ready-link.marker");
+	struct timespec t0, t1;
+	struct buf screen;
+
+	buf_init(&screen, 0);
+	/* A dialog whose selected line starts with the glyph: not ready. */
+	CHECK_INT(show("tt-dialog", dialog), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	CHECK_INT(
+	    tmux_wait_ready("tt-dialog", "\xe2\x9d\xaf", NULL, 10, &screen),
+	    TMUX_DIALOG);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CHECK(t1.tv_sec - t0.tv_sec < 3);
+	CHECK(strstr(buf_str(&screen), "1. No, exit") != NULL);
+	tmux_kill_session("tt-dialog");
+	/* The glyph alone, with no box around it: not ready. */
+	CHECK_INT(show("tt-bare", "\xe2\x9d\xaf \n"), 0);
+	CHECK_INT(wait_text("tt-bare", "\xe2\x9d\xaf"), 0);
+	CHECK_INT(tmux_wait_ready("tt-bare", "\xe2\x9d\xaf", NULL, 1, NULL),
+	    TMUX_NOT_READY);
+	/* A planted symlink is no ready marker. */
+	CHECK_INT(symlink("/etc/passwd", link), 0);
+	CHECK_INT(tmux_wait_ready("tt-bare", "\xe2\x9d\xaf", link, 1, NULL),
+	    TMUX_NOT_READY);
+	unlink(link);
+	tmux_kill_session("tt-bare");
+	/* The input box (the glyph, then a no-break space). */
+	CHECK_INT(show("tt-box",
+		      "banner\n\n" RULE20 "\n\xe2\x9d\xaf\xc2\xa0\n" RULE20
+		      "\n  status line\n"),
+	    0);
+	CHECK_INT(tmux_wait_ready("tt-box", "\xe2\x9d\xaf", NULL, 5, NULL), 0);
+	tmux_kill_session("tt-box");
+	buf_free(&screen);
 }
 
 static void
@@ -556,9 +664,11 @@ main(int argc, char **argv)
 	RUN(test_activity_pid);
 	RUN(test_inject_literal);
 	RUN(test_inject_bracketed);
+	RUN(test_inject_hostile);
 	RUN(test_inject_not_delivered);
 	RUN(test_inject_errors);
 	RUN(test_wait_ready);
+	RUN(test_wait_ready_screens);
 	RUN(test_server_exit_race);
 	RUN(test_no_temp_files_left);
 	kill_server();

@@ -1,0 +1,66 @@
+# First-run dialogs are not prompts.  The agent CLI (Claude Code 2.1) can
+# open with a folder trust dialog, an API key confirmation, a
+# bypass-permissions confirmation or its first-run setup, each with a
+# selected line starting with the prompt glyph ("❯ 1. No, exit").  The
+# fake agent draws each as the real one does: dev-poll's launch must not
+# take it for the input box (nothing is pasted, no Enter chooses an
+# option), must log what the dialog says and what to accept once by hand,
+# end the session and give the issue back.  Then the input box itself (a
+# "❯" line between two rules) is ready, and so is a dialog accepted by
+# hand.
+. "$(dirname "$0")/lib.sh"
+. "$TOP/tests/fixtures/dev-lib.sh"
+dev_init git
+scen '[{"number": 1, "title": "Ready", "labels": ["backlog"]}]' '[]' \
+    >"$T/case.json"
+dev_sim "$T/case.json"
+
+# dialog KIND NAME TEXT: a launch into an agent showing dialog KIND.
+dialog() {
+	_al=$T/al-$1
+	mkdir -p "$_al"
+	export AGENT_CMD="env FAKE_AGENT_DIALOG=$1 FAKE_AGENT_LOG=$_al $FAKE_AGENT"
+	_d_before=0
+	[ ! -f "$DEVLOG" ] || _d_before=$(wc -l <"$DEVLOG")
+	timeout 60 "$O/dev-poll/dev-poll" "$P" >"$T/dp.out" 2>&1
+	DP_RC=$?
+	tail -n +"$((_d_before + 1))" "$DEVLOG" >"$T/tick.log"
+	rc_is "$1: the launch fails" 1
+	lhas "$1: the dialog's text is logged" \
+	    "session dev-$PROJ-1 shows the agent's $2, not its input box: .*$3"
+	lhas "$1: one line says what to accept by hand" \
+	    "ERROR: failed to create agent session: session 'dev-$PROJ-1' waits in the agent's $2; run the agent once by hand"
+	check_eq "$1: that line is there once" \
+	    "$(grep -c 'once by hand' "$T/tick.log")" 1
+	check "$1: the dialog was shown" grep -q "dialog $1 shown" "$_al/events.log"
+	check "$1: nothing was typed into it" \
+	    sh -c "! grep -qE ': (chose|key)' '$_al/events.log'"
+	check "$1: no prompt" sh -c "! ls '$_al' | grep -q '^prompt-'"
+	check "$1: the session is ended" \
+	    sh -c "! tmux -L $(tmux_sock) has-session -t dev-$PROJ-1 2>/dev/null"
+	lhas "$1: the issue is given back" 'unclaiming issue #1'
+	check_eq "$1: labels given back" "$(labels 1)" backlog
+}
+
+dialog trust "folder trust dialog" \
+    "Accessing workspace: \| $RUN/$PROJ-worktree-1 \|.*❯ 1\. Yes, I trust this folder \| 2\. No, exit"
+lhas "trust: trust the directory of the worktrees" \
+    "run the agent once by hand in '$RUN' \(it holds the worktrees\) and choose \"Yes, I trust this folder\""
+dialog api-key "API key confirmation dialog" \
+    "Detected a custom API key in your environment .*❯ 2\. No \(recommended\)"
+lhas "api-key: answer yes" 'answer "Yes" to use it'
+dialog bypass "bypass-permissions confirmation dialog" \
+    "running in Bypass Permissions mode .*❯ 1\. No, exit \| 2\. Yes, I accept"
+lhas "bypass: accept" 'with --dangerously-skip-permissions and choose "Yes, I accept"'
+dialog onboarding "first-run setup" "Unable to connect to Anthropic services"
+
+# The input box is ready: the prompt arrives, once.
+mkdir -p "$T/al-ready"
+export AGENT_CMD="env FAKE_AGENT_LOG=$T/al-ready $FAKE_AGENT"
+dp
+rc_is "input box: launched" 0
+lhas "input box: the prompt is sent" "initial prompt sent to session dev-$PROJ-1"
+wait_for '[ -f "$T/al-ready/prompt-1.txt" ]' 10
+check "input box: the agent got the prompt" test -s "$T/al-ready/prompt-1.txt"
+check_eq "input box: in-progress" "$(labels 1)" in-progress
+t_tmux kill-session -t "dev-$PROJ-1"

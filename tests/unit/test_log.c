@@ -1,0 +1,139 @@
+/*
+ * Unit tests for common/log.c: the line format, and that whatever is
+ * logged stays one printable line of bounded length.
+ */
+#include <sys/stat.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "check.h"
+#include "file.h"
+#include "log.h"
+
+static char dir[] = "/tmp/test-log-XXXXXX";
+static char path[64], status[64];
+
+/* The log's lines with the "[timestamp] " cut off, each ending in LF. */
+static char *
+logged(const char *file)
+{
+	struct buf b, out;
+	const char *p, *nl;
+
+	buf_init(&b, 0);
+	buf_init(&out, 0);
+	(void)file_read(file, 1 << 20, &b);
+	for (p = buf_str(&b); *p != '\0'; p = nl + 1) {
+		const char *body = strstr(p, "] ");
+
+		if ((nl = strchr(p, '\n')) == NULL)
+			break;
+		if (body == NULL || body > nl || *p != '[')
+			buf_puts(&out, "BAD LINE\n");
+		else
+			buf_append(&out, body + 2, (size_t)(nl - body - 1));
+	}
+	buf_free(&b);
+	return buf_steal(&out);
+}
+
+static void
+test_format(void)
+{
+	char *got;
+
+	CHECK_INT(log_open(path, "poll: ", 0, 0), 0);
+	log_msg("plain %d", 42);
+	log_close();
+	got = logged(path);
+	CHECK_STR(got, "poll: plain 42\n");
+	free(got);
+	unlink(path);
+}
+
+static void
+test_printable(void)
+{
+	char *got;
+
+	CHECK_INT(log_open(path, "", 0, 0), 0);
+	/* A phase file's raw bytes, a forge title, a pane line. */
+	log_msg("unknown phase '%s'", "PHASE:x\x1b]0;pwned\x07\r\nroot:x:0");
+	log_msg("title '%s'",
+	    "caf\xc3\xa9 \xff\xfe \xe2\x80\xae"
+	    "evil");
+	log_msg("tab\there, nel\xc2\x85, del\x7f");
+	log_close();
+	got = logged(path);
+	CHECK_STR(got,
+	    "unknown phase 'PHASE:x\\x1b]0;pwned\\x07\\r\\nroot:x:0'\n"
+	    "title 'caf\xc3\xa9 \xef\xbf\xbd\xef\xbf\xbd \\u202eevil'\n"
+	    "tab\\there, nel\\u0085, del\\x7f\n");
+	free(got);
+	unlink(path);
+}
+
+static void
+test_capped(void)
+{
+	size_t n = 100000;
+	char *big = malloc(n + 1), *got;
+
+	memset(big, 'a', n);
+	big[n] = '\0';
+	big[10] = '\n';
+	CHECK_INT(log_open(path, "", 0, 0), 0);
+	log_msg("body: %s", big);
+	log_msg("next");
+	log_close();
+	got = logged(path);
+	/* One line, cut at 4096 bytes of message, then "next". */
+	CHECK(strchr(got, '\n') != NULL);
+	CHECK_INT(strchr(got, '\n') - got,
+	    4096 + strlen("...[95911 bytes cut]"));
+	CHECK(strstr(got, "aaa...[95911 bytes cut]\nnext\n") != NULL);
+	CHECK(strncmp(got, "body: aaaaaaaaaa\\naaa", 21) == 0);
+	free(got);
+	free(big);
+	unlink(path);
+}
+
+static void
+test_status(void)
+{
+	char *got;
+
+	CHECK_INT(log_open(path, "", 0, 0), 0);
+	CHECK_INT(log_status(status, "dev-poll", "#%d: %s", 3, "a\x1b[2Jb\nc"),
+	    0);
+	log_close();
+	got = logged(status);
+	CHECK_STR(got, "dev-poll: #3: a\\x1b[2Jb\\nc\n");
+	free(got);
+	got = logged(path);
+	CHECK_STR(got, "#3: a\\x1b[2Jb\\nc\n");
+	free(got);
+	unlink(path);
+	unlink(status);
+}
+
+int
+main(void)
+{
+	if (mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/test.log", dir);
+	snprintf(status, sizeof(status), "%s/status", dir);
+	RUN(test_format);
+	RUN(test_printable);
+	RUN(test_capped);
+	RUN(test_status);
+	rmdir(dir);
+	return check_main();
+}
