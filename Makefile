@@ -32,6 +32,13 @@ SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 
 PROGS	= dev-poll review-poll supervisor-poll
 
+# --version prints VERSION and the commit the build comes from (empty,
+# "built outside git", when the source is not a git checkout).
+VERSION	= 0.1.0
+GIT_COMMIT := $(shell test -e .git && git describe --always --dirty \
+	--abbrev=12 --exclude='*' 2>/dev/null)
+VERSION_DEFS = -DDISINTO_VERSION='"$(VERSION)"' -DDISINTO_COMMIT='"$(GIT_COMMIT)"'
+
 .DEFAULT_GOAL := all
 
 LIB_SRC	= $(sort $(wildcard common/*.c))
@@ -59,6 +66,16 @@ all: $(BINS)
 $(O)/%.o: %.c $(wildcard common/*.h) $(wildcard */*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# version.o is rebuilt whenever the version or the commit changes.
+$(O)/common/version.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(VERSION) $(GIT_COMMIT)' | cmp -s - $@ || \
+		echo '$(VERSION) $(GIT_COMMIT)' >$@
+
+$(O)/common/version.o: common/version.c common/version.h $(O)/common/version.stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(VERSION_DEFS) -c -o $@ $<
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -105,8 +122,10 @@ format-check:
 		tests/unit/*.[ch] $(wildcard tests/tools/*.c)
 
 clean:
-	rm -f $(LIB_OBJ) $(LIB) $(BINS) $(UNIT_BIN) $(TOOL_BIN)
+	rm -f $(LIB_OBJ) $(LIB) $(BINS) $(UNIT_BIN) $(TOOL_BIN) $(O)/common/version.stamp
 	rm -f $(foreach p,$(PROGS),$($(p)_OBJ))
 	rm -rf build
 
-.PHONY: all test test-bins check demo bench install install-factory format-check clean
+FORCE:
+
+.PHONY: all test test-bins check demo bench install install-factory format-check clean FORCE
