@@ -107,7 +107,8 @@ gitea_repo(const char *s, size_t len)
 		if (!is_word((unsigned char)s[i]))
 			return "the repository name has characters other "
 			       "than letters, digits, '-', '_', '.'";
-	if (strstr(s, "..") != NULL || strcmp(s, "-") == 0)
+	if (strstr(s, "..") != NULL || strcmp(s, "-") == 0 ||
+	    strcmp(s, ".") == 0)
 		return "the repository name is reserved or has '..'";
 	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
 		n = strlen(ends[i]);
