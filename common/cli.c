@@ -220,8 +220,8 @@ cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
 	msg[0] = '\0';
 	memset(cfg, 0, sizeof(*cfg));
 	(void)config_apply_path();
-	switch (cli_parse(argc, argv, t->takes_project, cli, err,
-	    sizeof(err))) {
+	switch (
+	    cli_parse(argc, argv, t->takes_project, cli, err, sizeof(err))) {
 	case CLI_HELP:
 		help = config_help();
 		snprintf(msg, msgsz, "%s\n\n%s", usage, help);

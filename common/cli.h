@@ -22,7 +22,7 @@ struct cli {
 
 /* What an executable tells cli_start() about itself. */
 struct cli_tool {
-	const char *prog; /* "dev-poll" */
+	const char *prog;  /* "dev-poll" */
 	int takes_project; /* a PROJECT_TOML operand, and a project needed */
 	/* The log file, or NULL when there is none (no project). */
 	char *(*log_path)(const struct config *);

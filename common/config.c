@@ -34,13 +34,13 @@
 #define ENV_MAX (1024 * 1024)
 
 enum set_type {
-	T_STR,	 /* char * */
-	T_INT,	 /* int */
-	T_LONG,	 /* long */
-	T_LLONG, /* long long */
-	T_SIZE,	 /* size_t */
-	T_BOOL,	 /* int, from true/false/1/0 */
-	T_WORDS, /* char ** (NULL-ended) and its count at off2 */
+	T_STR,	  /* char * */
+	T_INT,	  /* int */
+	T_LONG,	  /* long */
+	T_LLONG,  /* long long */
+	T_SIZE,	  /* size_t */
+	T_BOOL,	  /* int, from true/false/1/0 */
+	T_WORDS,  /* char ** (NULL-ended) and its count at off2 */
 	T_MIRRORS /* [mirrors] NAME = URL */
 };
 
@@ -63,13 +63,13 @@ struct setting {
 	const char *key;     /* project file key */
 	enum set_type type;
 	unsigned flags;
-	const char *def;			/* default, or NULL */
-	char *(*derive)(const struct load *);	/* computed default */
-	long long min, max, scale;		/* numbers: field = value*scale */
-	const char *(*check)(const char *);	/* NULL, or why not */
-	size_t off, off2;			/* the field(s) in struct config */
-	const char *doc;			/* what it is */
-	const char *def_doc;			/* a derived default, explained */
+	const char *def;		      /* default, or NULL */
+	char *(*derive)(const struct load *); /* computed default */
+	long long min, max, scale;	      /* numbers: bounds, factor */
+	const char *(*check)(const char *);   /* NULL, or why not */
+	size_t off, off2;    /* the field(s) in struct config */
+	const char *doc;     /* what it is */
+	const char *def_doc; /* a derived default, explained */
 };
 
 /* One variable of the merged view; later layers replace earlier ones. */
@@ -101,157 +101,343 @@ static const char *check_repo(const char *);
 static const char *check_optional_name(const char *);
 
 #define F(field) offsetof(struct config, field)
-#define NOLIM 0, 0, 1
-#define NUM(lo, hi) lo, hi, 1
 
+/*
+ * Every setting, in the order they are filled (a derived default uses
+ * the rows above it).  Numbers have min..max bounds and the field holds
+ * value * scale (scale 0 is 1).
+ */
 static const struct setting settings[] = {
-    {"FACTORY_ROOT", NULL, NULL, NULL, T_STR, S_EARLY | S_ENV_ONLY, NULL,
-	derive_root, NOLIM, NULL, F(factory_root), 0,
-	"the factory checkout: `.env`, `state/`, logs, `projects/`",
-	"parent of the executable's directory"},
-    {"DISINTO_RUN_DIR", NULL, NULL, NULL, T_STR, S_EARLY | S_ENV_WINS,
-	"/tmp", NULL, NOLIM, NULL, F(run_dir), 0, "where every run file lives",
-	NULL},
-    {"DISINTO_CONTAINER", NULL, NULL, NULL, T_BOOL, S_EARLY | S_ENV_ONLY,
-	"false", NULL, NOLIM, NULL, F(container), 0,
-	"`1`: inside the agent container, `.env` is not read", NULL},
-    {"FORGE_TOKEN", "CODEBERG_TOKEN", NULL, NULL, T_STR, S_SECRET, "", NULL,
-	NOLIM, NULL, F(forge_token), 0, "API token of the dev bot", NULL},
-    {"FORGE_REVIEW_TOKEN", "REVIEW_BOT_TOKEN", NULL, NULL, T_STR, S_SECRET,
-	"", NULL, NOLIM, NULL, F(forge_review_token), 0,
-	"API token of the review bot", NULL},
-    {"FORGE_BOT_USERNAMES", "CODEBERG_BOT_USERNAMES", NULL, NULL, T_STR, 0,
-	"", NULL, NOLIM, NULL, F(forge_bot_usernames), 0,
-	"comma-separated logins whose comments are not human replies", NULL},
-    {"FORGE_REPO", "CODEBERG_REPO", "", "repo", T_STR, S_PROJECT | S_NEEDED,
-	"", NULL, NOLIM, check_repo, F(forge_repo), 0,
-	"`owner/name` of the forge repository", NULL},
-    {"FORGE_URL", NULL, "", "forge_url", T_STR, 0, "http://localhost:3000",
-	NULL, NOLIM, valid_url, F(forge_url), 0, "forge base URL", NULL},
-    {"FORGE_API", NULL, NULL, NULL, T_STR, S_PROJECT, NULL, derive_api,
-	NOLIM, NULL, F(forge_api), 0,
-	"repository API URL (set it only without a project file)",
-	"`$FORGE_URL/api/v1/repos/$FORGE_REPO`"},
-    {"FORGE_WEB", NULL, NULL, NULL, T_STR, S_PROJECT, NULL, derive_web,
-	NOLIM, NULL, F(forge_web), 0,
-	"repository web URL (set it only without a project file)",
-	"`$FORGE_URL/$FORGE_REPO`"},
-    {"PROJECT_NAME", NULL, "", "name", T_STR, S_PROJECT, NULL, derive_name,
-	NOLIM, check_optional_name, F(project_name), 0,
-	"part of run-file and tmux session names", "the repository name"},
-    {"PROJECT_REPO_ROOT", NULL, "", "repo_root", T_STR, 0, NULL,
-	derive_repo_root, NOLIM, NULL, F(project_repo_root), 0,
-	"the project's local clone", "`/home/$USER/$PROJECT_NAME`"},
-    {"PRIMARY_BRANCH", NULL, "", "primary_branch", T_STR, 0, "master", NULL,
-	NOLIM, valid_branch, F(primary_branch), 0, "the branch PRs target",
-	NULL},
-    {"WOODPECKER_SERVER", NULL, NULL, NULL, T_STR, 0,
-	"http://localhost:8000", NULL, NOLIM, valid_url, F(woodpecker_server),
-	0, "Woodpecker URL", NULL},
-    {"WOODPECKER_TOKEN", NULL, NULL, NULL, T_STR, S_SECRET, "", NULL, NOLIM,
-	NULL, F(woodpecker_token), 0, "Woodpecker API token", NULL},
-    {"WOODPECKER_REPO_ID", NULL, "ci", "woodpecker_repo_id", T_LLONG, 0,
-	"0", NULL, NUM(0, LLONG_MAX), NULL, F(woodpecker_repo_id), 0,
-	"Woodpecker repository ID; `0`: no CI configured", NULL},
-    {"CI_STALE_MINUTES", NULL, "ci", "stale_minutes", T_LLONG, 0, "60",
-	NULL, NUM(1, LLONG_MAX), NULL, F(ci_stale_minutes), 0,
-	"minutes after which a pipeline counts as stale", NULL},
-    {"PROJECT_CONTAINERS", NULL, "services", "containers", T_WORDS, 0, NULL,
-	NULL, NOLIM, NULL, F(containers), F(ncontainers),
-	"containers of the project, blank-separated", NULL},
-    {"CHECK_PRS", NULL, "monitoring", "check_prs", T_BOOL, 0, "true", NULL,
-	NOLIM, NULL, F(check_prs), 0, "supervisor-poll checks PRs", NULL},
-    {"CHECK_DEV_AGENT", NULL, "monitoring", "check_dev_agent", T_BOOL, 0,
-	"true", NULL, NOLIM, NULL, F(check_dev_agent), 0,
-	"supervisor-poll checks the dev agent", NULL},
-    {"CHECK_PIPELINE_STALL", NULL, "monitoring", "check_pipeline_stall",
-	T_BOOL, 0, "true", NULL, NOLIM, NULL, F(check_pipeline_stall), 0,
-	"supervisor-poll checks for stalled pipelines", NULL},
-    {"CHECK_INFRA_RETRY", NULL, "monitoring", "check_infra_retry", T_BOOL,
-	0, "true", NULL, NOLIM, NULL, F(check_infra_retry), 0,
-	"supervisor-poll restarts pipelines failed by infrastructure", NULL},
-    {NULL, NULL, "mirrors", NULL, T_MIRRORS, 0, NULL, NULL, NOLIM, NULL,
-	F(mirrors), F(nmirrors),
-	"`NAME = \"URL\"`: push the primary branch there after each merge",
-	NULL},
-    {"CLAUDE_TIMEOUT", NULL, NULL, NULL, T_LLONG, 0, "7200", NULL,
-	NUM(1, LLONG_MAX), NULL, F(claude_timeout), 0,
-	"seconds a phase may stay unchanged before a session counts as "
-	"crashed",
-	NULL},
-    {"CLAUDE_MODEL", NULL, NULL, NULL, T_STR, 0, NULL, NULL, NOLIM, NULL,
-	F(claude_model), 0, "adds `--model` to the default agent command",
-	NULL},
-    {"AGENT_CMD", NULL, NULL, NULL, T_STR, 0, NULL, derive_agent_cmd, NOLIM,
-	NULL, F(agent_cmd), 0,
-	"agent command, split on blanks, run without a shell",
-	"`claude --dangerously-skip-permissions`"},
-    {"AGENT_READY_PATTERN", NULL, NULL, NULL, T_STR, 0, "\xe2\x9d\xaf", NULL,
-	NOLIM, NULL, F(agent_ready_pattern), 0,
-	"pane text that shows the agent is ready", NULL},
-    {"DEV_AGENT_CMD", NULL, NULL, NULL, T_STR, 0, NULL, NULL, NOLIM, NULL,
-	F(dev_agent_cmd), 0,
-	"legacy mode: a command started with the issue number instead of a "
-	"tmux session",
-	NULL},
-    {"SUPERVISOR_FIX_CMD", NULL, NULL, NULL, T_STR, S_EMPTY,
-	"claude -p --model sonnet", NULL, NOLIM, NULL, F(supervisor_fix_cmd),
-	0, "run once per tick with the alerts; empty disables", NULL},
-    {"DISINTO_TMUX_SOCKET", NULL, NULL, NULL, T_STR, 0, NULL, NULL, NOLIM,
-	valid_name, F(tmux_socket), 0, "`tmux -L` socket name",
-	"the default server"},
-    {"DISINTO_MEMINFO", NULL, NULL, NULL, T_STR, 0, "/proc/meminfo", NULL,
-	NOLIM, NULL, F(meminfo_path), 0,
-	"memory figures (tests point it at a fixture)", NULL},
-    {"DISINTO_PROC_DIR", NULL, NULL, NULL, T_STR, 0, "/proc", NULL, NOLIM,
-	NULL, F(proc_dir), 0, "where supervisor-poll reads processes", NULL},
-    {"DISINTO_DISK_PATH", NULL, NULL, NULL, T_STR, 0, "/", NULL, NOLIM,
-	NULL, F(disk_path), 0,
-	"the file system whose use supervisor-poll checks", NULL},
-    {"DISINTO_REVIEW_POLL", NULL, NULL, NULL, T_STR, 0, NULL,
-	derive_review_poll, NOLIM, NULL, F(review_poll_path), 0,
-	"started by supervisor-poll for green, unreviewed PRs",
-	"`review/review-poll.sh` if present, else "
-	"`review-poll/review-poll`"},
-    {"DISINTO_FORMULAS_DIR", NULL, NULL, NULL, T_STR, 0, NULL,
-	derive_formulas, NOLIM, NULL, F(formulas_dir), 0,
-	"prompt templates and the factory's formulas",
-	"`$FACTORY_ROOT/formulas`"},
-    {"DISINTO_HTTP_TIMEOUT", NULL, NULL, NULL, T_LONG, 0, "30", NULL, 1,
-	3600, 1000, NULL, F(http_timeout_ms), 0, "seconds per request", NULL},
-    {"DISINTO_HTTP_CONNECT_TIMEOUT", NULL, NULL, NULL, T_LONG, 0, "10", NULL,
-	1, 600, 1000, NULL, F(http_connect_timeout_ms), 0,
-	"seconds to connect", NULL},
-    {"DISINTO_HTTP_RETRIES", NULL, NULL, NULL, T_INT, 0, "3", NULL,
-	NUM(1, 10), NULL, F(http_retries), 0, "attempts per request", NULL},
-    {"DISINTO_HTTP_BACKOFF_MS", NULL, NULL, NULL, T_LONG, 0, "1000", NULL,
-	NUM(0, 60000), NULL, F(http_backoff_ms), 0,
-	"first back-off between attempts, doubling", NULL},
-    {"REVIEW_MODEL", NULL, "review", "model", T_STR, 0, "sonnet", NULL,
-	NOLIM, check_word, F(review.model), 0,
-	"`--model` of the review agent", NULL},
-    {"REVIEW_MAX_DIFF_BYTES", NULL, "review", "max_diff_bytes", T_SIZE, 0,
-	"25000", NULL, NUM(1000, 1000000), NULL, F(review.max_diff), 0,
-	"bytes of a PR's diff put into the review prompt (cut beyond)",
-	NULL},
-    {"REVIEW_MAX_REVIEWS_PER_TICK", NULL, "review", "max_reviews_per_tick",
-	T_INT, 0, "3", NULL, NUM(0, 100), NULL, F(review.max_reviews), 0,
-	"review sessions started per tick", NULL},
-    {"REVIEW_IDLE_TIMEOUT_MINUTES", NULL, "review", "idle_timeout_minutes",
-	T_LLONG, 0, "240", NULL, 1, 100000, 60, NULL,
-	F(review.idle_timeout_s), 0,
-	"a review session unchanged this long is removed", NULL},
-    {"REVIEW_NO_REVIEW_ESCALATE_MINUTES", NULL, "review",
-	"no_review_escalate_minutes", T_LLONG, 0, "180", NULL, 1, 100000, 60,
-	NULL, F(review.no_review_s), 0,
-	"a dev session waiting this long for a review is told to escalate",
-	NULL},
-    {"REVIEW_MIN_AVAILABLE_MB", NULL, "review", "min_available_mb", T_LLONG,
-	0, "1500", NULL, NUM(0, 10000000), NULL, F(review.min_available_mb), 0,
-	"memory needed to start a review session", NULL},
-    {"REVIEW_READY_TIMEOUT_SECONDS", NULL, "review", "ready_timeout_seconds",
-	T_INT, 0, "120", NULL, NUM(1, 3600), NULL, F(review.ready_timeout_s),
-	0, "how long a review session may take to show its prompt", NULL},
+    {.env = "FACTORY_ROOT",
+	.type = T_STR,
+	.flags = S_EARLY | S_ENV_ONLY,
+	.derive = derive_root,
+	.off = F(factory_root),
+	.doc = "the factory checkout: `.env`, `state/`, logs, `projects/`",
+	.def_doc = "parent of the executable's directory"},
+    {.env = "DISINTO_RUN_DIR",
+	.type = T_STR,
+	.flags = S_EARLY | S_ENV_WINS,
+	.def = "/tmp",
+	.off = F(run_dir),
+	.doc = "where every run file lives"},
+    {.env = "DISINTO_CONTAINER",
+	.type = T_BOOL,
+	.flags = S_EARLY | S_ENV_ONLY,
+	.off = F(container),
+	.doc = "`1`: inside the agent container, `.env` is not read"},
+    {.env = "FORGE_TOKEN",
+	.legacy = "CODEBERG_TOKEN",
+	.type = T_STR,
+	.flags = S_SECRET,
+	.def = "",
+	.off = F(forge_token),
+	.doc = "API token of the dev bot"},
+    {.env = "FORGE_REVIEW_TOKEN",
+	.legacy = "REVIEW_BOT_TOKEN",
+	.type = T_STR,
+	.flags = S_SECRET,
+	.def = "",
+	.off = F(forge_review_token),
+	.doc = "API token of the review bot"},
+    {.env = "FORGE_BOT_USERNAMES",
+	.legacy = "CODEBERG_BOT_USERNAMES",
+	.type = T_STR,
+	.def = "",
+	.off = F(forge_bot_usernames),
+	.doc = "comma-separated logins whose comments are not human replies"},
+    {.env = "FORGE_REPO",
+	.legacy = "CODEBERG_REPO",
+	.section = "",
+	.key = "repo",
+	.type = T_STR,
+	.flags = S_PROJECT | S_NEEDED,
+	.def = "",
+	.check = check_repo,
+	.off = F(forge_repo),
+	.doc = "`owner/name` of the forge repository"},
+    {.env = "FORGE_URL",
+	.section = "",
+	.key = "forge_url",
+	.type = T_STR,
+	.def = "http://localhost:3000",
+	.check = valid_url,
+	.off = F(forge_url),
+	.doc = "forge base URL"},
+    {.env = "FORGE_API",
+	.type = T_STR,
+	.flags = S_PROJECT,
+	.derive = derive_api,
+	.off = F(forge_api),
+	.doc = "repository API URL (set it only without a project file)",
+	.def_doc = "`$FORGE_URL/api/v1/repos/$FORGE_REPO`"},
+    {.env = "FORGE_WEB",
+	.type = T_STR,
+	.flags = S_PROJECT,
+	.derive = derive_web,
+	.off = F(forge_web),
+	.doc = "repository web URL (set it only without a project file)",
+	.def_doc = "`$FORGE_URL/$FORGE_REPO`"},
+    {.env = "PROJECT_NAME",
+	.section = "",
+	.key = "name",
+	.type = T_STR,
+	.flags = S_PROJECT,
+	.derive = derive_name,
+	.check = check_optional_name,
+	.off = F(project_name),
+	.doc = "part of run-file and tmux session names",
+	.def_doc = "the repository name"},
+    {.env = "PROJECT_REPO_ROOT",
+	.section = "",
+	.key = "repo_root",
+	.type = T_STR,
+	.derive = derive_repo_root,
+	.off = F(project_repo_root),
+	.doc = "the project's local clone",
+	.def_doc = "`/home/$USER/$PROJECT_NAME`"},
+    {.env = "PRIMARY_BRANCH",
+	.section = "",
+	.key = "primary_branch",
+	.type = T_STR,
+	.def = "master",
+	.check = valid_branch,
+	.off = F(primary_branch),
+	.doc = "the branch PRs target"},
+    {.env = "WOODPECKER_SERVER",
+	.type = T_STR,
+	.def = "http://localhost:8000",
+	.check = valid_url,
+	.off = F(woodpecker_server),
+	.doc = "Woodpecker URL"},
+    {.env = "WOODPECKER_TOKEN",
+	.type = T_STR,
+	.flags = S_SECRET,
+	.def = "",
+	.off = F(woodpecker_token),
+	.doc = "Woodpecker API token"},
+    {.env = "WOODPECKER_REPO_ID",
+	.section = "ci",
+	.key = "woodpecker_repo_id",
+	.type = T_LLONG,
+	.def = "0",
+	.min = 0,
+	.max = LLONG_MAX,
+	.off = F(woodpecker_repo_id),
+	.doc = "Woodpecker repository ID; `0`: no CI configured"},
+    {.env = "CI_STALE_MINUTES",
+	.section = "ci",
+	.key = "stale_minutes",
+	.type = T_LLONG,
+	.def = "60",
+	.min = 1,
+	.max = LLONG_MAX,
+	.off = F(ci_stale_minutes),
+	.doc = "minutes after which a pipeline counts as stale"},
+    {.env = "PROJECT_CONTAINERS",
+	.section = "services",
+	.key = "containers",
+	.type = T_WORDS,
+	.off = F(containers),
+	.off2 = F(ncontainers),
+	.doc = "containers of the project, blank-separated"},
+    {.env = "CHECK_PRS",
+	.section = "monitoring",
+	.key = "check_prs",
+	.type = T_BOOL,
+	.def = "true",
+	.off = F(check_prs),
+	.doc = "supervisor-poll checks PRs"},
+    {.env = "CHECK_DEV_AGENT",
+	.section = "monitoring",
+	.key = "check_dev_agent",
+	.type = T_BOOL,
+	.def = "true",
+	.off = F(check_dev_agent),
+	.doc = "supervisor-poll checks the dev agent"},
+    {.env = "CHECK_PIPELINE_STALL",
+	.section = "monitoring",
+	.key = "check_pipeline_stall",
+	.type = T_BOOL,
+	.def = "true",
+	.off = F(check_pipeline_stall),
+	.doc = "supervisor-poll checks for stalled pipelines"},
+    {.env = "CHECK_INFRA_RETRY",
+	.section = "monitoring",
+	.key = "check_infra_retry",
+	.type = T_BOOL,
+	.def = "true",
+	.off = F(check_infra_retry),
+	.doc = "supervisor-poll restarts pipelines failed by infrastructure"},
+    {.section = "mirrors",
+	.type = T_MIRRORS,
+	.off = F(mirrors),
+	.off2 = F(nmirrors),
+	.doc = "`NAME = \"URL\"`: push the primary branch there after each "
+	       "merge"},
+    {.env = "CLAUDE_TIMEOUT",
+	.type = T_LLONG,
+	.def = "7200",
+	.min = 1,
+	.max = LLONG_MAX,
+	.off = F(claude_timeout),
+	.doc = "seconds a phase may stay unchanged before a session counts as "
+	       "crashed"},
+    {.env = "CLAUDE_MODEL",
+	.type = T_STR,
+	.off = F(claude_model),
+	.doc = "adds `--model` to the default agent command"},
+    {.env = "AGENT_CMD",
+	.type = T_STR,
+	.derive = derive_agent_cmd,
+	.off = F(agent_cmd),
+	.doc = "agent command, split on blanks, run without a shell",
+	.def_doc = "`claude --dangerously-skip-permissions`"},
+    {.env = "AGENT_READY_PATTERN",
+	.type = T_STR,
+	.def = "\xe2\x9d\xaf",
+	.off = F(agent_ready_pattern),
+	.doc = "pane text that shows the agent is ready"},
+    {.env = "DEV_AGENT_CMD",
+	.type = T_STR,
+	.off = F(dev_agent_cmd),
+	.doc = "legacy mode: a command started with the issue number instead "
+	       "of a tmux session"},
+    {.env = "SUPERVISOR_FIX_CMD",
+	.type = T_STR,
+	.flags = S_EMPTY,
+	.def = "claude -p --model sonnet",
+	.off = F(supervisor_fix_cmd),
+	.doc = "run once per tick with the alerts; empty disables"},
+    {.env = "DISINTO_TMUX_SOCKET",
+	.type = T_STR,
+	.check = valid_name,
+	.off = F(tmux_socket),
+	.doc = "`tmux -L` socket name",
+	.def_doc = "the default server"},
+    {.env = "DISINTO_MEMINFO",
+	.type = T_STR,
+	.def = "/proc/meminfo",
+	.off = F(meminfo_path),
+	.doc = "memory figures (tests point it at a fixture)"},
+    {.env = "DISINTO_PROC_DIR",
+	.type = T_STR,
+	.def = "/proc",
+	.off = F(proc_dir),
+	.doc = "where supervisor-poll reads processes"},
+    {.env = "DISINTO_DISK_PATH",
+	.type = T_STR,
+	.def = "/",
+	.off = F(disk_path),
+	.doc = "the file system whose use supervisor-poll checks"},
+    {.env = "DISINTO_REVIEW_POLL",
+	.type = T_STR,
+	.derive = derive_review_poll,
+	.off = F(review_poll_path),
+	.doc = "started by supervisor-poll for green, unreviewed PRs",
+	.def_doc = "`review/review-poll.sh` if present, else "
+		   "`review-poll/review-poll`"},
+    {.env = "DISINTO_FORMULAS_DIR",
+	.type = T_STR,
+	.derive = derive_formulas,
+	.off = F(formulas_dir),
+	.doc = "prompt templates and the factory's formulas",
+	.def_doc = "`$FACTORY_ROOT/formulas`"},
+    {.env = "DISINTO_HTTP_TIMEOUT",
+	.type = T_LONG,
+	.def = "30",
+	.min = 1,
+	.max = 3600,
+	.scale = 1000,
+	.off = F(http_timeout_ms),
+	.doc = "seconds per request"},
+    {.env = "DISINTO_HTTP_CONNECT_TIMEOUT",
+	.type = T_LONG,
+	.def = "10",
+	.min = 1,
+	.max = 600,
+	.scale = 1000,
+	.off = F(http_connect_timeout_ms),
+	.doc = "seconds to connect"},
+    {.env = "DISINTO_HTTP_RETRIES",
+	.type = T_INT,
+	.def = "3",
+	.min = 1,
+	.max = 10,
+	.off = F(http_retries),
+	.doc = "attempts per request"},
+    {.env = "DISINTO_HTTP_BACKOFF_MS",
+	.type = T_LONG,
+	.def = "1000",
+	.min = 0,
+	.max = 60000,
+	.off = F(http_backoff_ms),
+	.doc = "first back-off between attempts, doubling"},
+    {.env = "REVIEW_MODEL",
+	.section = "review",
+	.key = "model",
+	.type = T_STR,
+	.def = "sonnet",
+	.check = check_word,
+	.off = F(review.model),
+	.doc = "`--model` of the review agent"},
+    {.env = "REVIEW_MAX_DIFF_BYTES",
+	.section = "review",
+	.key = "max_diff_bytes",
+	.type = T_SIZE,
+	.def = "25000",
+	.min = 1000,
+	.max = 1000000,
+	.off = F(review.max_diff),
+	.doc = "bytes of a PR's diff put into the review prompt (cut beyond)"},
+    {.env = "REVIEW_MAX_REVIEWS_PER_TICK",
+	.section = "review",
+	.key = "max_reviews_per_tick",
+	.type = T_INT,
+	.def = "3",
+	.min = 0,
+	.max = 100,
+	.off = F(review.max_reviews),
+	.doc = "review sessions started per tick"},
+    {.env = "REVIEW_IDLE_TIMEOUT_MINUTES",
+	.section = "review",
+	.key = "idle_timeout_minutes",
+	.type = T_LLONG,
+	.def = "240",
+	.min = 1,
+	.max = 100000,
+	.scale = 60,
+	.off = F(review.idle_timeout_s),
+	.doc = "a review session unchanged this long is removed"},
+    {.env = "REVIEW_NO_REVIEW_ESCALATE_MINUTES",
+	.section = "review",
+	.key = "no_review_escalate_minutes",
+	.type = T_LLONG,
+	.def = "180",
+	.min = 1,
+	.max = 100000,
+	.scale = 60,
+	.off = F(review.no_review_s),
+	.doc = "a dev session waiting this long for a review is told to "
+	       "escalate"},
+    {.env = "REVIEW_MIN_AVAILABLE_MB",
+	.section = "review",
+	.key = "min_available_mb",
+	.type = T_LLONG,
+	.def = "1500",
+	.min = 0,
+	.max = 10000000,
+	.off = F(review.min_available_mb),
+	.doc = "memory needed to start a review session"},
+    {.env = "REVIEW_READY_TIMEOUT_SECONDS",
+	.section = "review",
+	.key = "ready_timeout_seconds",
+	.type = T_INT,
+	.def = "120",
+	.min = 1,
+	.max = 3600,
+	.off = F(review.ready_timeout_s),
+	.doc = "how long a review session may take to show its prompt"},
 };
 
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))
@@ -269,17 +455,15 @@ static void add_msg(char ***, size_t *, const char *, ...)
 static const struct setting *row_by_env(const char *);
 static const struct setting *row_by_key(const char *const *, size_t);
 static size_t key_prefix(const char *const *, size_t);
-static const struct var *row_value(const struct load *,
-    const struct setting *);
-static int bad(const struct load *, const struct setting *,
-    const struct var *, char *, size_t, const char *, ...)
-    __attribute__((format(printf, 6, 7)));
+static const struct var *row_value(const struct load *, const struct setting *);
+static int bad(const struct load *, const struct setting *, const struct var *,
+    char *, size_t, const char *, ...) __attribute__((format(printf, 6, 7)));
 static int fill_str(struct load *, const struct setting *, const struct var *,
     char *, size_t);
 static int fill_num(struct load *, const struct setting *, const struct var *,
     char *, size_t);
-static int fill_bool(struct load *, const struct setting *,
-    const struct var *, char *, size_t);
+static int fill_bool(struct load *, const struct setting *, const struct var *,
+    char *, size_t);
 static int fill_row(struct load *, const struct setting *, char *, size_t);
 static int fill(struct load *, char *, size_t);
 static const char *env_get(void *, const char *);
@@ -289,8 +473,7 @@ static int load_env_enc(struct load *, const char *, char *, size_t);
 static int load_env_file(struct load *, char *, size_t);
 static char *toml_text(const struct toml_value *, enum set_type, char *,
     size_t);
-static int add_mirror(struct load *, const struct toml_item *, char *,
-    size_t);
+static int add_mirror(struct load *, const struct toml_item *, char *, size_t);
 static int toml_item_cb(void *, const struct toml_item *, char *, size_t);
 static char *name_from_file(const char *);
 static void locate(struct load *);
@@ -309,14 +492,14 @@ field(const struct config *c, size_t off)
 }
 
 static void
-vars_set(struct load *l, const char *key, const char *value,
-    const char *origin, int line)
+vars_set(struct load *l, const char *key, const char *value, const char *origin,
+    int line)
 {
 	struct var *v = (struct var *)vars_get(l, key);
 
 	if (v == NULL) {
-		l->vars = xreallocarray(l->vars, l->nvars + 1,
-		    sizeof(*l->vars));
+		l->vars =
+		    xreallocarray(l->vars, l->nvars + 1, sizeof(*l->vars));
 		v = &l->vars[l->nvars++];
 		v->key = xstrdup(key);
 	} else {
@@ -371,7 +554,8 @@ row_by_env(const char *env)
 	size_t i;
 
 	for (i = 0; i < NSETTINGS; i++)
-		if (settings[i].env != NULL && strcmp(settings[i].env, env) == 0)
+		if (settings[i].env != NULL &&
+		    strcmp(settings[i].env, env) == 0)
 			return &settings[i];
 	return NULL;
 }
@@ -390,9 +574,8 @@ row_by_key(const char *const *path, size_t depth)
 
 		if (s->section == NULL || strcmp(s->section, section) != 0)
 			continue;
-		if (s->type == T_MIRRORS ?
-			depth == 2 :
-			strcmp(s->key, path[depth - 1]) == 0)
+		if (s->type == T_MIRRORS ? depth == 2 :
+					   strcmp(s->key, path[depth - 1]) == 0)
 			return s;
 	}
 	return NULL;
@@ -461,7 +644,10 @@ bad(const struct load *l, const struct setting *s, const struct var *v,
 	    v->origin == l->cfg->project_toml && s->key != NULL)
 		name = row_key_doc(s);
 	snprintf(err, errsz, "%s%s: %s", where,
-	    name != NULL ? name : v != NULL ? v->key : s->env, why);
+	    name != NULL  ? name :
+		v != NULL ? v->key :
+			    s->env,
+	    why);
 	if (v != NULL && !(s->flags & S_SECRET))
 		snprintf(err + strlen(err), errsz - strlen(err),
 		    ", got '%.60s'", v->value);
@@ -502,6 +688,8 @@ fill_num(struct load *l, const struct setting *s, const struct var *v,
 	long long n;
 	char *end;
 
+	if (text == NULL)
+		return 0;
 	errno = 0;
 	n = strtoll(text, &end, 10);
 	if (errno != 0 || end == text || *end != '\0' || n < s->min ||
@@ -513,7 +701,7 @@ fill_num(struct load *l, const struct setting *s, const struct var *v,
 		    "expected a whole number from %lld to %lld", s->min,
 		    s->max);
 	}
-	n *= s->scale;
+	n *= s->scale != 0 ? s->scale : 1;
 	if (s->type == T_INT)
 		*(int *)out = (int)n;
 	else if (s->type == T_LONG)
@@ -532,6 +720,8 @@ fill_bool(struct load *l, const struct setting *s, const struct var *v,
 	const char *text = v != NULL ? v->value : s->def;
 	int *out = field(l->cfg, s->off);
 
+	if (text == NULL)
+		return 0;
 	if (strcmp(text, "true") == 0 || strcmp(text, "1") == 0)
 		*out = 1;
 	else if (strcmp(text, "false") == 0 || strcmp(text, "0") == 0)
@@ -553,8 +743,8 @@ fill_row(struct load *l, const struct setting *s, char *err, size_t errsz)
 		return fill_bool(l, s, v, err, errsz);
 	case T_WORDS:
 		if (v != NULL)
-			*(char ***)field(l->cfg, s->off) = strv_split(v->value,
-			    field(l->cfg, s->off2));
+			*(char ***)field(l->cfg, s->off) =
+			    strv_split(v->value, field(l->cfg, s->off2));
 		return 0;
 	case T_MIRRORS:
 		return 0; /* read straight from the project file */
@@ -710,8 +900,8 @@ env_set(void *arg, const char *name, const char *value, int line, char *err,
 		if (strcmp(c->env_vars[i].key, name) == 0)
 			break;
 	if (i == c->nenv_vars) {
-		c->env_vars = xreallocarray(c->env_vars, i + 1,
-		    sizeof(*c->env_vars));
+		c->env_vars =
+		    xreallocarray(c->env_vars, i + 1, sizeof(*c->env_vars));
 		c->env_vars[i].key = xstrdup(name);
 		c->nenv_vars++;
 	} else {
@@ -815,8 +1005,7 @@ out:
  * set when the value cannot stand for a row of type t.  Caller frees.
  */
 static char *
-toml_text(const struct toml_value *v, enum set_type t, char *err,
-    size_t errsz)
+toml_text(const struct toml_value *v, enum set_type t, char *err, size_t errsz)
 {
 	struct buf b;
 	size_t i;
@@ -841,8 +1030,7 @@ toml_text(const struct toml_value *v, enum set_type t, char *err,
 }
 
 static int
-add_mirror(struct load *l, const struct toml_item *it, char *err,
-    size_t errsz)
+add_mirror(struct load *l, const struct toml_item *it, char *err, size_t errsz)
 {
 	struct config *c = l->cfg;
 
@@ -851,8 +1039,8 @@ add_mirror(struct load *l, const struct toml_item *it, char *err,
 		    it->path[1]);
 		return -1;
 	}
-	c->mirrors = xreallocarray(c->mirrors, c->nmirrors + 1,
-	    sizeof(*c->mirrors));
+	c->mirrors =
+	    xreallocarray(c->mirrors, c->nmirrors + 1, sizeof(*c->mirrors));
 	c->mirrors[c->nmirrors].name = xstrdup(it->path[1]);
 	c->mirrors[c->nmirrors].url = xstrdup(it->value->str);
 	c->nmirrors++;
@@ -957,9 +1145,8 @@ locate(struct load *l)
 	if (c->project_name != NULL && c->project_name[0] != '\0')
 		return;
 	free(c->project_name);
-	c->project_name = c->project_toml != NULL ?
-	    name_from_file(c->project_toml) :
-	    NULL;
+	c->project_name =
+	    c->project_toml != NULL ? name_from_file(c->project_toml) : NULL;
 	if (c->project_name == NULL)
 		c->project_name = xstrdup("");
 }
@@ -1292,8 +1479,9 @@ config_help(void)
 	size_t i;
 
 	buf_init(&b, 0);
-	buf_puts(&b, "settings (environment, $FACTORY_ROOT/.env; in brackets "
-		     "the project file's key):\n");
+	buf_puts(&b,
+	    "settings (environment, $FACTORY_ROOT/.env; in brackets "
+	    "the project file's key):\n");
 	for (i = 0; i < NSETTINGS; i++) {
 		const struct setting *s = &settings[i];
 		char *key = row_key_doc(s), *def = row_default_doc(s);
@@ -1314,8 +1502,9 @@ config_markdown(void)
 	size_t i;
 
 	buf_init(&b, 0);
-	buf_puts(&b, "| variable | project file | default | meaning |\n"
-		     "|---|---|---|---|\n");
+	buf_puts(&b,
+	    "| variable | project file | default | meaning |\n"
+	    "|---|---|---|---|\n");
 	for (i = 0; i < NSETTINGS; i++) {
 		const struct setting *s = &settings[i];
 		char *key = row_key_doc(s), *def = row_default_doc(s);

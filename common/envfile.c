@@ -321,10 +321,10 @@ brace_op(struct sh *sh, const char *name, struct buf *out, int dq, int skip)
 		sizeof(err)) == -1)
 		r = fail(sh, line, "%s", err);
 	if (r == 0 && !skip)
-		buf_puts(out, use ? (op == '+' || op == '-' || op == '=' ?
-					    buf_str(&w) :
-					    "") :
-				    (op == '+' ? "" : value));
+		buf_puts(out,
+		    use ? (op == '+' || op == '-' || op == '=' ? buf_str(&w) :
+								 "") :
+			  (op == '+' ? "" : value));
 	buf_free(&w);
 	return r;
 }
@@ -541,8 +541,9 @@ command_word(struct sh *sh)
 	if (strchr(SH_META, c) != NULL)
 		return fail(sh, sh->line, "'%c' needs a shell", c);
 	if (c == '\r')
-		return fail(sh, sh->line, "carriage return outside quotes "
-					  "(the file has DOS line ends)");
+		return fail(sh, sh->line,
+		    "carriage return outside quotes "
+		    "(the file has DOS line ends)");
 	while (!word_end(peek_at(sh, n)) && n < 40)
 		n++;
 	return fail(sh, sh->line,
@@ -572,9 +573,9 @@ command(struct sh *sh)
 	}
 	while (r == 0 && !word_end(c = peek(sh)) && c != '#') {
 		n = name_len(sh, 0);
-		if (n > 0 && (peek_at(sh, n) == '=' ||
-				 (peek_at(sh, n) == '+' &&
-				     peek_at(sh, n + 1) == '=')))
+		if (n > 0 &&
+		    (peek_at(sh, n) == '=' ||
+			(peek_at(sh, n) == '+' && peek_at(sh, n + 1) == '=')))
 			r = assignment(sh, export ? &later : NULL);
 		else if (export && n > 0 && word_end(peek_at(sh, n)))
 			sh->pos += n; /* export NAME: already exported */

@@ -319,8 +319,9 @@ parse_hex(struct tp *p, int n, struct buf *out)
 		return fail(p, p->pos,
 		    "escaped character is not a Unicode scalar value");
 	if (cp == 0)
-		return fail(p, p->pos, "a NUL character (\\u0000) is not "
-				       "supported");
+		return fail(p, p->pos,
+		    "a NUL character (\\u0000) is not "
+		    "supported");
 	put_utf8(out, cp);
 	return 0;
 }
@@ -532,8 +533,8 @@ match_time(const struct tp *p, size_t pos)
 	const char *s = p->src + pos;
 	size_t e;
 
-	if (p->len - pos < 8 || !((s[0] >= '0' && s[0] <= '1') ||
-				     (s[0] == '2' && s[1] <= '3')))
+	if (p->len - pos < 8 ||
+	    !((s[0] >= '0' && s[0] <= '1') || (s[0] == '2' && s[1] <= '3')))
 		return 0;
 	if (s[1] < '0' || s[1] > '9' || s[2] != ':' || s[3] < '0' ||
 	    s[3] > '5' || s[4] < '0' || s[4] > '9' || s[5] != ':' ||
@@ -554,8 +555,8 @@ match_time(const struct tp *p, size_t pos)
 static size_t
 match_datetime(const struct tp *p, size_t pos, int *bad)
 {
-	static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31,
-	    30, 31};
+	static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30,
+	    31};
 	const char *s = p->src + pos;
 	int y, m, d;
 	size_t e, t;
@@ -689,8 +690,8 @@ parse_array(struct tp *p, struct toml_value *v)
 		return 0;
 	}
 	for (;;) {
-		v->items = xreallocarray(v->items, v->nitems + 1,
-		    sizeof(*v->items));
+		v->items =
+		    xreallocarray(v->items, v->nitems + 1, sizeof(*v->items));
 		memset(&v->items[v->nitems], 0, sizeof(*v->items));
 		if (parse_value(p, &v->items[v->nitems++]) == -1 ||
 		    skip_array_ws(p) == -1)
@@ -753,8 +754,8 @@ inline_nest(struct toml_value *t, const struct key *k)
 
 /* Add k = val to inline table t (val is moved in): 0 or -1. */
 static int
-inline_add(struct tp *p, struct toml_value *t, struct tflag *fl,
-    struct key *k, struct toml_value *val)
+inline_add(struct tp *p, struct toml_value *t, struct tflag *fl, struct key *k,
+    struct toml_value *val)
 {
 	struct toml_value *into;
 
@@ -766,10 +767,10 @@ inline_add(struct tp *p, struct toml_value *t, struct tflag *fl,
 	if (member(into, k->part[k->n - 1]) != NULL)
 		return fail(p, p->pos, "duplicate key '%s' in an inline table",
 		    k->part[k->n - 1]);
-	into->items = xreallocarray(into->items, into->nitems + 1,
-	    sizeof(*into->items));
-	into->keys = xreallocarray(into->keys, into->nitems + 1,
-	    sizeof(*into->keys));
+	into->items =
+	    xreallocarray(into->items, into->nitems + 1, sizeof(*into->items));
+	into->keys =
+	    xreallocarray(into->keys, into->nitems + 1, sizeof(*into->keys));
 	into->items[into->nitems] = *val;
 	into->keys[into->nitems++] = xstrdup(k->part[k->n - 1]);
 	memset(val, 0, sizeof(*val));
@@ -1111,8 +1112,8 @@ key_value_rule(struct tp *p)
 			    "elsewhere");
 			goto out;
 		}
-		p->pend = xreallocarray(p->pend, p->npend + 1,
-		    sizeof(*p->pend));
+		p->pend =
+		    xreallocarray(p->pend, p->npend + 1, sizeof(*p->pend));
 		memset(&p->pend[p->npend], 0, sizeof(*p->pend));
 		for (j = 0; j < n; j++)
 			key_push(&p->pend[p->npend], xstrdup(full[j]));
@@ -1127,8 +1128,9 @@ key_value_rule(struct tp *p)
 	}
 	if ((into = nest(p, full, n - 1, &in_array)) == NULL ||
 	    node_child(into, full[n - 1]) != NULL) {
-		fail_line(p, line, into == NULL ? "cannot overwrite a value" :
-						  "a key is defined twice");
+		fail_line(p, line,
+		    into == NULL ? "cannot overwrite a value" :
+				   "a key is defined twice");
 		goto out;
 	}
 	node_add(into, full[n - 1], TN_VALUE);
@@ -1259,8 +1261,9 @@ statement(struct tp *p)
 	if ((c = peek(p)) == -1)
 		return 1;
 	if (c != '\n')
-		return fail(p, p->pos, "expected the end of the line after "
-				       "the statement");
+		return fail(p, p->pos,
+		    "expected the end of the line after "
+		    "the statement");
 	p->pos++;
 	return 0;
 }

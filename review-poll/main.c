@@ -31,8 +31,8 @@ static int take_lock(struct rp *, int *);
 static int read_pulls(struct rp *);
 static void step(struct rp *, int);
 
-static const struct cli_tool tool = {"review-poll", 1, log_path,
-    status_path, "", LOG_ROTATE};
+static const struct cli_tool tool = {"review-poll", 1, log_path, status_path,
+    "", LOG_ROTATE};
 
 static char *
 log_path(const struct config *cfg)

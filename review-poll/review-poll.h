@@ -29,9 +29,9 @@ struct woodpecker;
 struct rp {
 	const struct config *cfg;
 	struct config_review set; /* [review]; strings borrowed from cfg */
-	struct forge *forge;   /* FORGE_TOKEN: PRs, files, diffs, CI */
-	struct forge *review;  /* FORGE_REVIEW_TOKEN: comments, reviews */
-	struct woodpecker *wp; /* NULL when no CI is configured */
+	struct forge *forge;	  /* FORGE_TOKEN: PRs, files, diffs, CI */
+	struct forge *review;	  /* FORGE_REVIEW_TOKEN: comments, reviews */
+	struct woodpecker *wp;	  /* NULL when no CI is configured */
 	int dry_run;
 	time_t now;
 	const cJSON *pulls; /* the open PRs, read once per tick */

@@ -184,25 +184,28 @@ cmd_toml(int argc, char **argv)
 
 /* The value of the setting named by variable name, as text. */
 static const char *
-setting_text(const struct config *c, const char *name, char *num,
-    size_t numsz)
+setting_text(const struct config *c, const char *name, char *num, size_t numsz)
 {
 	static const struct {
 		const char *name;
 		size_t off;
 	} strs[] = {
 #define S(n, f) {n, offsetof(struct config, f)}
-	    S("FACTORY_ROOT", factory_root), S("DISINTO_RUN_DIR", run_dir),
+	    S("FACTORY_ROOT", factory_root),
+	    S("DISINTO_RUN_DIR", run_dir),
 	    S("FORGE_TOKEN", forge_token),
 	    S("FORGE_REVIEW_TOKEN", forge_review_token),
 	    S("FORGE_BOT_USERNAMES", forge_bot_usernames),
-	    S("FORGE_REPO", forge_repo), S("FORGE_URL", forge_url),
-	    S("FORGE_API", forge_api), S("FORGE_WEB", forge_web),
+	    S("FORGE_REPO", forge_repo),
+	    S("FORGE_URL", forge_url),
+	    S("FORGE_API", forge_api),
+	    S("FORGE_WEB", forge_web),
 	    S("PROJECT_NAME", project_name),
 	    S("PROJECT_REPO_ROOT", project_repo_root),
 	    S("PRIMARY_BRANCH", primary_branch),
 	    S("WOODPECKER_SERVER", woodpecker_server),
-	    S("AGENT_CMD", agent_cmd), S("REVIEW_MODEL", review.model),
+	    S("AGENT_CMD", agent_cmd),
+	    S("REVIEW_MODEL", review.model),
 #undef S
 	};
 	size_t i;

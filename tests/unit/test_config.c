@@ -156,8 +156,9 @@ test_config_project_layer(void)
 	char err[256];
 
 	clear_env();
-	write_file(".env", "FORGE_URL=http://from-env\nPROJECT_NAME=other\n"
-			   "CLAUDE_MODEL=opus\nSUPERVISOR_FIX_CMD=\n");
+	write_file(".env",
+	    "FORGE_URL=http://from-env\nPROJECT_NAME=other\n"
+	    "CLAUDE_MODEL=opus\nSUPERVISOR_FIX_CMD=\n");
 	/* The project file wins for the keys it sets, as tomllib reads it. */
 	write_file("p.toml",
 	    "name = \"harb\"\nrepo = \"johba/harb\"\n"
@@ -191,8 +192,9 @@ test_config_project_layer(void)
 	CHECK_INT(c.nnotes, 3);
 	if (c.nnotes == 3) {
 		CHECK(strstr(c.notes[0], "p.toml:5: ignored 'color'"));
-		CHECK(strstr(c.notes[1], "p.toml:16: ignored 'services.db."
-					 "image'"));
+		CHECK(strstr(c.notes[1],
+		    "p.toml:16: ignored 'services.db."
+		    "image'"));
 		CHECK(strstr(c.notes[2], "p.toml:20: ignored 'steps.id'"));
 	}
 	config_free(&c);
@@ -270,7 +272,8 @@ test_config_refused(void)
 	check_error("p.toml",
 	    "T/p.toml:1: expected a single value, not an array");
 	write_file("p.toml", "repo = 'o/p'\n[mirrors]\ngh = 1\n");
-	check_error("p.toml", "T/p.toml:3: [mirrors] gh: expected a quoted URL");
+	check_error("p.toml",
+	    "T/p.toml:3: [mirrors] gh: expected a quoted URL");
 	check_error("none.toml",
 	    "T/none.toml: cannot read: No such file or directory");
 	/* .env values are checked too, named by their line. */
@@ -355,10 +358,12 @@ test_config_agent_env(void)
 	char err[256], **env, *want;
 
 	clear_env();
-	write_file(".env", "FORGE_TOKEN=dev-secret\nFORGE_REVIEW_TOKEN=rev\n"
-			   "EXTRA='x y'\nFORGE_URL=http://old\n");
-	write_file("p.toml", "name = 'harb'\nrepo = 'o/harb'\n"
-			     "forge_url = 'http://f:1'\n");
+	write_file(".env",
+	    "FORGE_TOKEN=dev-secret\nFORGE_REVIEW_TOKEN=rev\n"
+	    "EXTRA='x y'\nFORGE_URL=http://old\n");
+	write_file("p.toml",
+	    "name = 'harb'\nrepo = 'o/harb'\n"
+	    "forge_url = 'http://f:1'\n");
 	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
 	env = config_agent_env(&c, CONFIG_ROLE_DEV);
 	CHECK(has(env, "EXTRA=x y"));
@@ -443,8 +448,8 @@ test_config_docs(void)
 	CHECK(strstr(help, "FORGE_TOKEN ") != NULL);
 	CHECK(strstr(help, "[ci] woodpecker_repo_id") != NULL);
 	CHECK(strstr(help, "REVIEW_MAX_REVIEWS_PER_TICK") != NULL);
-	CHECK(strstr(md, "| `FORGE_TOKEN` (legacy `CODEBERG_TOKEN`) |") !=
-	    NULL);
+	CHECK(
+	    strstr(md, "| `FORGE_TOKEN` (legacy `CODEBERG_TOKEN`) |") != NULL);
 	CHECK(strstr(md, "`[review] max_diff_bytes` | `25000` |") != NULL);
 	CHECK(strstr(md, "`[mirrors] NAME`") != NULL);
 	free(help);

@@ -106,9 +106,10 @@ check_refused(const char *text, size_t len, const char *want)
 static void
 test_envfile_quoting(void)
 {
-	check_env("# c\n\nA=1\nexport B='two words'\n"
-		  "  C=\"q \\\"x\\\" $HOME \\$y\"\nD=\nE=a'b c'\"d\" # comment\n"
-		  "F='$(rm -rf /)'\nG=b#c #d\nH=\"\\a\\\\\"\n",
+	check_env(
+	    "# c\n\nA=1\nexport B='two words'\n"
+	    "  C=\"q \\\"x\\\" $HOME \\$y\"\nD=\nE=a'b c'\"d\" # comment\n"
+	    "F='$(rm -rf /)'\nG=b#c #d\nH=\"\\a\\\\\"\n",
 	    "3:A=<1>;4:B=<two words>;5:C=<q \"x\" /home/op $y>;6:D=<>;"
 	    "7:E=<ab cd>;8:F=<$(rm -rf /)>;9:G=<b#c>;10:H=<\\a\\>;");
 	/* Several on a line, ';', continuations, multi-line quotes. */
@@ -125,10 +126,11 @@ test_envfile_quoting(void)
 static void
 test_envfile_expansion(void)
 {
-	check_env("A=$SPACED B=${A}x C=$UNSET. D=${UNSET:-def} E=${EMPTY-x}\n"
-		  "F=${EMPTY:-y} G=${A:+set} H=${UNSET+set} I=${N:=new}$N\n"
-		  "J=${UNSET:-\"a b\"'c'} K=\"${UNSET:-'q'}\" L=${UNSET:-${A}}\n"
-		  "M+=1 M+=2\n",
+	check_env(
+	    "A=$SPACED B=${A}x C=$UNSET. D=${UNSET:-def} E=${EMPTY-x}\n"
+	    "F=${EMPTY:-y} G=${A:+set} H=${UNSET+set} I=${N:=new}$N\n"
+	    "J=${UNSET:-\"a b\"'c'} K=\"${UNSET:-'q'}\" L=${UNSET:-${A}}\n"
+	    "M+=1 M+=2\n",
 	    "1:A=<a  b>;1:B=<a  bx>;1:C=<.>;1:D=<def>;1:E=<>;2:F=<y>;"
 	    "2:G=<set>;2:H=<>;2:N=<new>;2:I=<newnew>;3:J=<a bc>;"
 	    "3:K=<'q'>;3:L=<a  b>;4:M=<1>;4:M=<12>;");
@@ -178,8 +180,9 @@ test_envfile_refused(void)
 	    {"A=1;;\n", ".env:1: syntax error near ';;'"},
 	    {"export\n", ".env:1: 'export' without a name"},
 	    {"A=1\nREFUSED=x\n", ".env:2: REFUSED is not allowed"},
-	    {"A=abc\\", ".env:1: backslash at the end of the file quotes "
-			"nothing"},
+	    {"A=abc\\",
+		".env:1: backslash at the end of the file quotes "
+		"nothing"},
 	};
 	size_t i;
 

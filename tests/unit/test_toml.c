@@ -188,8 +188,9 @@ test_toml_refused(void)
 	    {"a = {}\n[a]\n", "x.toml:2: table [a] is defined twice"},
 	    {"a = 1\n[a]\n", "x.toml:2: cannot overwrite a value"},
 	    {"a = [\n1,\n2 3]\n", "x.toml:3: unclosed array"},
-	    {"a = {x = 1,\n y = 2}\n", "x.toml:1: invalid character at the "
-				       "start of a key"},
+	    {"a = {x = 1,\n y = 2}\n",
+		"x.toml:1: invalid character at the "
+		"start of a key"},
 	    {"d = 2023-02-30\n", "x.toml:1: invalid date or datetime"},
 	    {"n = 012\n",
 		"x.toml:1: expected the end of the line after the statement"},
