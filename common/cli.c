@@ -156,7 +156,7 @@ usage_error(const struct cli_tool *t, int argc, char *argv[], const char *err,
     struct config *cfg, char *msg, size_t msgsz)
 {
 	char *usage = cli_usage(t->prog, t->takes_project), ignored[256];
-	char *why = xasprintf("usage: %s", err);
+	char *why = xasprintf("%s (%s)", err, usage);
 
 	snprintf(msg, msgsz, "%s: %s\n%s\n", t->prog, err, usage);
 	/* Only to find the log: this configuration is not used. */
