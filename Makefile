@@ -5,6 +5,7 @@
 #   make check      the same tests under AddressSanitizer + UBSan
 #   make demo       run the end-to-end demo against the forge simulator
 #   make bench      run the benchmarks
+#   make readme     regenerate README.md's configuration table
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make install-factory FACTORY=/home/you/disinto   (drop-in names)
 #
@@ -117,6 +118,16 @@ install-factory: $(BINS)
 	install -m 0755 $(O)/review-poll/review-poll $(FACTORY)/review/review-poll.sh
 	install -m 0755 $(O)/supervisor-poll/supervisor-poll $(FACTORY)/supervisor/supervisor-poll.sh
 
+# README.md's configuration table, generated from common/config.c's table.
+readme: $(O)/tests/tools/conf-tool
+	$(O)/tests/tools/conf-tool doc >README.table.tmp
+	awk -v t=README.table.tmp '/^<!-- config-table begin/ { print; \
+		while ((getline l < t) > 0) print l; skip = 1; next } \
+		/^<!-- config-table end/ { skip = 0 } !skip' README.md \
+		>README.md.tmp
+	mv README.md.tmp README.md
+	rm -f README.table.tmp
+
 format-check:
 	clang-format --dry-run --Werror common/*.[ch] $(foreach p,$(PROGS),$(p)/*.[ch]) \
 		tests/unit/*.[ch] $(wildcard tests/tools/*.c)
@@ -128,4 +139,4 @@ clean:
 
 FORCE:
 
-.PHONY: all test test-bins check demo bench install install-factory format-check clean FORCE
+.PHONY: all test test-bins check demo bench install install-factory readme format-check clean FORCE
