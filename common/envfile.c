@@ -42,7 +42,8 @@ static int is_name(int);
 static int is_blank(int);
 static int word_end(int);
 static size_t name_len(const struct sh *, size_t);
-static void skip_blanks(struct sh *);
+static int continuation(struct sh *);
+static int skip_blanks(struct sh *);
 static const char *lookup(struct sh *, const char *, int);
 static int single_quote(struct sh *, struct buf *);
 static int ansi_escape(struct sh *, struct buf *);
@@ -128,18 +129,34 @@ name_len(const struct sh *sh, size_t off)
 	return n;
 }
 
-/* Blanks and backslash-newline continuations. */
-static void
+/*
+ * A backslash-newline at pos: 1 a line continuation (skipped), 0 none
+ * there, -1 one that ends the file, continuing nothing (refused).
+ */
+static int
+continuation(struct sh *sh)
+{
+	if (peek(sh) != '\\' || peek_at(sh, 1) != '\n')
+		return 0;
+	if (sh->pos + 2 >= sh->len)
+		return fail(sh, sh->line,
+		    "backslash at the end of the file continues nothing");
+	sh->pos += 2;
+	sh->line++;
+	return 1;
+}
+
+/* Blanks and line continuations: 0, or -1 (a dangling one). */
+static int
 skip_blanks(struct sh *sh)
 {
+	int r;
+
 	for (;;) {
 		if (is_blank(peek(sh)))
 			sh->pos++;
-		else if (peek(sh) == '\\' && peek_at(sh, 1) == '\n') {
-			sh->pos += 2;
-			sh->line++;
-		} else
-			return;
+		else if ((r = continuation(sh)) != 1)
+			return r;
 	}
 }
 
@@ -276,11 +293,8 @@ backslash(struct sh *sh, struct buf *out, int dq, int brace)
 	if (c == -1)
 		return fail(sh, sh->line,
 		    "backslash at the end of the file quotes nothing");
-	if (c == '\n') {
-		sh->pos += 2;
-		sh->line++;
-		return 0;
-	}
+	if (c == '\n')
+		return continuation(sh) == -1 ? -1 : 0;
 	if (dq && strchr("$`\"\\", c) == NULL && !(brace && c == '}')) {
 		buf_append(out, "\\", 1);
 		sh->pos++;
@@ -567,7 +581,8 @@ command(struct sh *sh)
 	    word_end(peek_at(sh, 6))) {
 		export = 1;
 		sh->pos += 6;
-		skip_blanks(sh);
+		if (skip_blanks(sh) == -1)
+			return -1;
 		if (word_end(peek(sh)) || peek(sh) == '#')
 			return fail(sh, sh->line, "'export' without a name");
 	}
@@ -581,7 +596,8 @@ command(struct sh *sh)
 			sh->pos += n; /* export NAME: already exported */
 		else
 			r = command_word(sh);
-		skip_blanks(sh);
+		if (r == 0)
+			r = skip_blanks(sh);
 	}
 	return deferred_apply(sh, &later, r == 0);
 }
@@ -600,7 +616,8 @@ run(struct sh *sh)
 		return fail(sh, sh->line, "NUL byte in the file");
 	}
 	for (;;) {
-		skip_blanks(sh);
+		if (skip_blanks(sh) == -1)
+			return -1;
 		c = peek(sh);
 		if (c == -1)
 			return 0;
@@ -616,7 +633,8 @@ run(struct sh *sh)
 			return -1;
 		else if (peek(sh) == ';') {
 			sh->pos++;
-			skip_blanks(sh);
+			if (skip_blanks(sh) == -1)
+				return -1;
 			if (peek(sh) == ';')
 				return fail(sh, sh->line,
 				    "syntax error near ';;'");

@@ -11,7 +11,7 @@
  * Anything that would run a command or needs more of a shell is refused
  * with "file:line: message": a command word, $(...), backticks,
  * arithmetic, redirections, pipes, other expansions; so are a NUL byte
- * and a backslash at the very end of the file.
+ * and a backslash (or a line continuation) at the very end of the file.
  */
 #ifndef ENVFILE_H
 #define ENVFILE_H

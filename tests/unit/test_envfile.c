@@ -193,11 +193,18 @@ test_envfile_refused(void)
 	check_refused("A=1\nB=2\0C=3\n", 12, ".env:2: NUL byte in the file");
 }
 
-/* A backslash-newline at the end is a continuation, not dangling. */
+/*
+ * A line continuation that continues nothing (the file ends after it) is
+ * dangling too; one that continues a line is not.
+ */
 static void
 test_envfile_continuation_at_end(void)
 {
-	check_env("A=abc\\\n", "1:A=<abc>;");
+	check_refused("A=abc\\\n", 7,
+	    ".env:1: backslash at the end of the file continues nothing");
+	check_refused("A=1 \\\n", 6,
+	    ".env:1: backslash at the end of the file continues nothing");
+	check_env("A=abc\\\nB=1\n", "1:A=<abcB=1>;");
 }
 
 int
