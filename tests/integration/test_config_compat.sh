@@ -178,3 +178,38 @@ check "unused key: not logged without -v" \
 check "unused key: logged with -v" grep -qF \
     "$T/p.toml:4: ignored 'services.db.image' (not used by these tools)" \
     "$FACTORY_ROOT/dev/dev-agent-p.log"
+
+# .env.enc is decrypted with sops, found on the PATH lib/env.sh builds
+# ($HOME/.local/bin here, under cron's PATH), and read instead of .env.
+mkdir -p "$T/home/.local/bin"
+cat >"$T/home/.local/bin/sops" <<EOF
+#!/bin/sh
+: >"$T/sops-ran"
+[ "\$*" = "-d --output-type dotenv $FACTORY_ROOT/.env.enc" ] || exit 1
+[ -e "$T/sops-fails" ] && exit 1
+printf 'FORGE_REPO=o/enc\nFORGE_TOKEN=from-sops\n'
+EOF
+chmod +x "$T/home/.local/bin/sops"
+: >"$FACTORY_ROOT/.env.enc"
+printf 'FORGE_REPO=o/plain\n' >"$FACTORY_ROOT/.env"
+cron() {
+	env -i HOME="$T/home" PATH=/usr/bin:/bin FACTORY_ROOT="$FACTORY_ROOT" \
+	    DISINTO_RUN_DIR="$DISINTO_RUN_DIR" "$@"
+}
+cron "$O/dev-poll/dev-poll" >/dev/null 2>&1
+check_eq ".env.enc: exit 0" "$?" 0
+check ".env.enc: sops found on the PATH of lib/env.sh" test -e "$T/sops-ran"
+check ".env.enc: its FORGE_REPO used, not .env's" \
+    grep -q 'dev not active' "$FACTORY_ROOT/dev/dev-agent-enc.log"
+: >"$T/sops-fails"
+cron "$O/supervisor-poll/supervisor-poll" >/dev/null 2>&1
+check ".env.enc that cannot be decrypted: a warning in the log" grep -qF \
+    "warning: cannot decrypt '$FACTORY_ROOT/.env.enc': secrets not loaded" \
+    "$FACTORY_ROOT/supervisor/supervisor.log"
+rm -f "$T/sops-ran"
+cron env DISINTO_CONTAINER=1 FORGE_REPO=o/ctr "$O/dev-poll/dev-poll" \
+    >/dev/null 2>&1
+check "DISINTO_CONTAINER=1: neither .env.enc nor .env is read" \
+    sh -c "test ! -e '$T/sops-ran' && grep -q 'dev not active' \
+	'$FACTORY_ROOT/dev/dev-agent-ctr.log'"
+rm -f "$FACTORY_ROOT/.env.enc" "$FACTORY_ROOT/.env"
