@@ -99,8 +99,47 @@ static char *derive_formulas(const struct load *);
 static const char *check_word(const char *);
 static const char *check_repo(const char *);
 static const char *check_optional_name(const char *);
+static void *field(const struct config *, size_t);
+static void vars_set(struct load *, const char *, const char *, const char *,
+    int);
+static const struct var *vars_get(const struct load *, const char *);
+static void vars_free(struct load *);
+static void add_msg(char ***, size_t *, const char *, ...)
+    __attribute__((format(printf, 3, 4)));
+static const struct setting *row_by_env(const char *);
+static const struct setting *row_by_key(const char *const *, size_t);
+static size_t key_prefix(const char *const *, size_t);
+static const struct var *row_value(const struct load *, const struct setting *);
+static int bad(const struct load *, const struct setting *, const struct var *,
+    char *, size_t, const char *, ...) __attribute__((format(printf, 6, 7)));
+static int fill_str(struct load *, const struct setting *, const struct var *,
+    char *, size_t);
+static int fill_num(struct load *, const struct setting *, const struct var *,
+    char *, size_t);
+static int fill_bool(struct load *, const struct setting *, const struct var *,
+    char *, size_t);
+static int fill_row(struct load *, const struct setting *, char *, size_t);
+static int fill(struct load *, char *, size_t);
+static const char *env_get(void *, const char *);
+static int env_set(void *, const char *, const char *, int, char *, size_t);
+static int find_in_path(const char *);
+static int load_env_enc(struct load *, const char *, char *, size_t);
+static int load_env_file(struct load *, char *, size_t);
+static char *toml_text(const struct toml_value *, enum set_type, char *,
+    size_t);
+static int add_mirror(struct load *, const struct toml_item *, char *, size_t);
+static int toml_item_cb(void *, const struct toml_item *, char *, size_t);
+static char *name_from_file(const char *);
+static void locate(struct load *);
+static void early(struct load *);
+static void env_wins(struct load *);
+static int ver_cmp(const void *, const void *);
+static void path_add(struct buf *, const char *);
+static void env_put(char ***, size_t *, const char *, const char *);
+static char *row_default_doc(const struct setting *);
+static char *row_key_doc(const struct setting *);
 
-#define F(field) offsetof(struct config, field)
+#define F(member) offsetof(struct config, member)
 
 /*
  * Every setting, in the order they are filled (a derived default uses
@@ -444,46 +483,6 @@ static const struct setting settings[] = {
 
 /* Variables the environment brings in besides the table's names. */
 static const char *const env_extra[] = {"USER", "HOME"};
-
-static void *field(const struct config *, size_t);
-static void vars_set(struct load *, const char *, const char *, const char *,
-    int);
-static const struct var *vars_get(const struct load *, const char *);
-static void vars_free(struct load *);
-static void add_msg(char ***, size_t *, const char *, ...)
-    __attribute__((format(printf, 3, 4)));
-static const struct setting *row_by_env(const char *);
-static const struct setting *row_by_key(const char *const *, size_t);
-static size_t key_prefix(const char *const *, size_t);
-static const struct var *row_value(const struct load *, const struct setting *);
-static int bad(const struct load *, const struct setting *, const struct var *,
-    char *, size_t, const char *, ...) __attribute__((format(printf, 6, 7)));
-static int fill_str(struct load *, const struct setting *, const struct var *,
-    char *, size_t);
-static int fill_num(struct load *, const struct setting *, const struct var *,
-    char *, size_t);
-static int fill_bool(struct load *, const struct setting *, const struct var *,
-    char *, size_t);
-static int fill_row(struct load *, const struct setting *, char *, size_t);
-static int fill(struct load *, char *, size_t);
-static const char *env_get(void *, const char *);
-static int env_set(void *, const char *, const char *, int, char *, size_t);
-static int find_in_path(const char *);
-static int load_env_enc(struct load *, const char *, char *, size_t);
-static int load_env_file(struct load *, char *, size_t);
-static char *toml_text(const struct toml_value *, enum set_type, char *,
-    size_t);
-static int add_mirror(struct load *, const struct toml_item *, char *, size_t);
-static int toml_item_cb(void *, const struct toml_item *, char *, size_t);
-static char *name_from_file(const char *);
-static void locate(struct load *);
-static void early(struct load *);
-static void env_wins(struct load *);
-static int ver_cmp(const void *, const void *);
-static void path_add(struct buf *, const char *);
-static void env_put(char ***, size_t *, const char *, const char *);
-static char *row_default_doc(const struct setting *);
-static char *row_key_doc(const struct setting *);
 
 static void *
 field(const struct config *c, size_t off)
