@@ -334,11 +334,9 @@ brace_op(struct sh *sh, const char *name, struct buf *out, int dq, int skip)
 	    sh->ops->set(sh->ops->arg, name, buf_str(&w), line, err,
 		sizeof(err)) == -1)
 		r = fail(sh, line, "%s", err);
+	/* Used, the word (a '?' failed above); else the value, or "". */
 	if (r == 0 && !skip)
-		buf_puts(out,
-		    use ? (op == '+' || op == '-' || op == '=' ? buf_str(&w) :
-								 "") :
-			  (op == '+' ? "" : value));
+		buf_puts(out, use ? buf_str(&w) : op == '+' ? "" : value);
 	buf_free(&w);
 	return r;
 }
