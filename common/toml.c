@@ -91,6 +91,7 @@ static size_t digits(const char *, size_t, size_t, int);
 static int digit_value(int);
 static int all_digits(const char *, size_t);
 static size_t special_float(const struct tp *);
+static int two_digits(const char *, int);
 static size_t match_time(const struct tp *, size_t);
 static size_t match_datetime(const struct tp *, size_t, int *);
 static size_t match_number(const struct tp *, int *);
@@ -526,67 +527,67 @@ all_digits(const char *s, size_t n)
 	return 1;
 }
 
+/* The two-digit number at s when it is at most max, else -1. */
+static int
+two_digits(const char *s, int max)
+{
+	int n;
+
+	if (!all_digits(s, 2))
+		return -1;
+	n = (s[0] - '0') * 10 + s[1] - '0';
+	return n <= max ? n : -1;
+}
+
 /* HH:MM:SS[.fraction] at pos: the end, or 0. */
 static size_t
 match_time(const struct tp *p, size_t pos)
 {
 	const char *s = p->src + pos;
-	size_t e;
+	size_t e = pos + 8;
 
-	if (p->len - pos < 8 ||
-	    !((s[0] >= '0' && s[0] <= '1') || (s[0] == '2' && s[1] <= '3')))
+	if (p->len - pos < 8 || two_digits(s, 23) == -1 || s[2] != ':' ||
+	    two_digits(s + 3, 59) == -1 || s[5] != ':' ||
+	    two_digits(s + 6, 59) == -1)
 		return 0;
-	if (s[1] < '0' || s[1] > '9' || s[2] != ':' || s[3] < '0' ||
-	    s[3] > '5' || s[4] < '0' || s[4] > '9' || s[5] != ':' ||
-	    s[6] < '0' || s[6] > '5' || s[7] < '0' || s[7] > '9')
-		return 0;
-	e = pos + 8;
-	if (e + 1 < p->len && p->src[e] == '.' && p->src[e + 1] >= '0' &&
-	    p->src[e + 1] <= '9')
-		for (e++; e < p->len && p->src[e] >= '0' && p->src[e] <= '9';)
+	if (e + 1 < p->len && p->src[e] == '.' && all_digits(p->src + e + 1, 1))
+		for (e++; e < p->len && all_digits(p->src + e, 1);)
 			e++;
 	return e;
 }
 
 /*
  * YYYY-MM-DD, optionally followed by [Tt ] and a time with an optional
- * offset, at pos: the end, or 0.  *bad is set for an impossible date.
+ * offset (Z, or +HH:MM / -HH:MM), at pos: the end, or 0.  *bad is set
+ * for a date that does not exist.
  */
 static size_t
 match_datetime(const struct tp *p, size_t pos, int *bad)
 {
 	static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30,
 	    31};
-	const char *s = p->src + pos;
+	const char *s = p->src + pos, *o;
 	int y, m, d;
-	size_t e, t;
+	size_t e = pos + 10, t;
 
 	if (p->len - pos < 10 || !all_digits(s, 4) || s[4] != '-' ||
-	    s[7] != '-' || !all_digits(s + 5, 2) || !all_digits(s + 8, 2))
+	    s[7] != '-' || (m = two_digits(s + 5, 12)) < 1 ||
+	    (d = two_digits(s + 8, 31)) < 1)
 		return 0;
 	y = atoi(s);
-	m = (s[5] - '0') * 10 + s[6] - '0';
-	d = (s[8] - '0') * 10 + s[9] - '0';
-	if (m < 1 || m > 12 || d < 1 || d > 31)
-		return 0;
 	*bad = y < 1 || d > mdays[m - 1] ||
 	    (m == 2 && d == 29 && !(y % 4 == 0 && (y % 100 || y % 400 == 0)));
-	e = pos + 10;
 	if (e >= p->len || strchr("Tt ", p->src[e]) == NULL ||
 	    (t = match_time(p, e + 1)) == 0)
 		return e;
-	e = t;
-	if (e < p->len && (p->src[e] == 'Z' || p->src[e] == 'z'))
-		return e + 1;
-	if (e + 6 <= p->len && (p->src[e] == '+' || p->src[e] == '-') &&
-	    ((p->src[e + 1] >= '0' && p->src[e + 1] <= '1') ||
-		(p->src[e + 1] == '2' && p->src[e + 2] <= '3')) &&
-	    p->src[e + 2] >= '0' && p->src[e + 2] <= '9' &&
-	    p->src[e + 3] == ':' && p->src[e + 4] >= '0' &&
-	    p->src[e + 4] <= '5' && p->src[e + 5] >= '0' &&
-	    p->src[e + 5] <= '9')
-		e += 6;
-	return e;
+	o = p->src + t;
+	if (t < p->len && (*o == 'Z' || *o == 'z'))
+		return t + 1;
+	if (t + 6 <= p->len && (*o == '+' || *o == '-') &&
+	    two_digits(o + 1, 23) != -1 && o[3] == ':' &&
+	    two_digits(o + 4, 59) != -1)
+		return t + 6;
+	return t;
 }
 
 /* An integer or float at pos: the end (0: none); *is_float set. */
