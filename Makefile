@@ -5,6 +5,7 @@
 #   make check      the same tests under AddressSanitizer + UBSan
 #   make demo       run the end-to-end demo against the forge simulator
 #   make bench      run the benchmarks
+#   make readme     regenerate README.md's configuration table
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make install-factory FACTORY=/home/you/disinto   (drop-in names)
 #
@@ -17,7 +18,7 @@ CC	?= cc
 PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/bin
 PKG_CONFIG ?= pkg-config
-PKGS	= libcurl libcjson inih libbsd-overlay
+PKGS	= libcurl libcjson libbsd-overlay
 
 CFLAGS	?= -O2 -g
 WARN	= -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Wstrict-prototypes \
@@ -31,6 +32,13 @@ SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	    -fno-sanitize-recover=all
 
 PROGS	= dev-poll review-poll supervisor-poll
+
+# --version prints VERSION and the commit the build comes from (empty,
+# "built outside git", when the source is not a git checkout).
+VERSION	= 0.1.0
+GIT_COMMIT := $(shell test -e .git && git describe --always --dirty \
+	--abbrev=12 --exclude='*' 2>/dev/null)
+VERSION_DEFS = -DDISINTO_VERSION='"$(VERSION)"' -DDISINTO_COMMIT='"$(GIT_COMMIT)"'
 
 .DEFAULT_GOAL := all
 
@@ -59,6 +67,16 @@ all: $(BINS)
 $(O)/%.o: %.c $(wildcard common/*.h) $(wildcard */*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# version.o is rebuilt whenever the version or the commit changes.
+$(O)/common/version.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(VERSION) $(GIT_COMMIT)' | cmp -s - $@ || \
+		echo '$(VERSION) $(GIT_COMMIT)' >$@
+
+$(O)/common/version.o: common/version.c common/version.h $(O)/common/version.stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(VERSION_DEFS) -c -o $@ $<
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -100,13 +118,25 @@ install-factory: $(BINS)
 	install -m 0755 $(O)/review-poll/review-poll $(FACTORY)/review/review-poll.sh
 	install -m 0755 $(O)/supervisor-poll/supervisor-poll $(FACTORY)/supervisor/supervisor-poll.sh
 
+# README.md's configuration table, generated from common/config.c's table.
+readme: $(O)/tests/tools/conf-tool
+	$(O)/tests/tools/conf-tool doc >README.table.tmp
+	awk -v t=README.table.tmp '/^<!-- config-table begin/ { print; \
+		while ((getline l < t) > 0) print l; skip = 1; next } \
+		/^<!-- config-table end/ { skip = 0 } !skip' README.md \
+		>README.md.tmp
+	mv README.md.tmp README.md
+	rm -f README.table.tmp
+
 format-check:
 	clang-format --dry-run --Werror common/*.[ch] $(foreach p,$(PROGS),$(p)/*.[ch]) \
 		tests/unit/*.[ch] $(wildcard tests/tools/*.c)
 
 clean:
-	rm -f $(LIB_OBJ) $(LIB) $(BINS) $(UNIT_BIN) $(TOOL_BIN)
+	rm -f $(LIB_OBJ) $(LIB) $(BINS) $(UNIT_BIN) $(TOOL_BIN) $(O)/common/version.stamp
 	rm -f $(foreach p,$(PROGS),$($(p)_OBJ))
 	rm -rf build
 
-.PHONY: all test test-bins check demo bench install install-factory format-check clean
+FORCE:
+
+.PHONY: all test test-bins check demo bench install install-factory readme format-check clean FORCE

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "cli.h"
 #include "config.h"
 #include "file.h"
@@ -12,9 +13,22 @@
 #include "log.h"
 #include "runfiles.h"
 #include "tmux.h"
+#include "version.h"
 #include "xmalloc.h"
 
-int
+/* The marker of a status line written by cli_fail(). */
+#define FAILING "failing: "
+
+static const char *operand(int, char *[], int);
+static int status_failing(const char *);
+static void status_recover(const struct cli_tool *, const struct config *,
+    const struct cli *);
+static int configure(const struct cli_tool *, const char *, const struct cli *,
+    struct config *, char *, size_t);
+static int usage_error(const struct cli_tool *, int, char *[], const char *,
+    struct config *, char *, size_t);
+
+enum cli_parsed
 cli_parse(int argc, char *argv[], int takes_project, struct cli *out, char *err,
     size_t errsz)
 {
@@ -29,26 +43,28 @@ cli_parse(int argc, char *argv[], int takes_project, struct cli *out, char *err,
 		else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)
 			out->verbose = 1;
 		else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
-			return 1;
+			return CLI_HELP;
+		else if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0)
+			return CLI_VERSION;
 		else if (strcmp(a, "--") == 0 && i + 1 < argc && !operands++ &&
 		    takes_project)
 			out->project_toml = argv[++i];
 		else if (a[0] == '-') {
 			snprintf(err, errsz, "unknown option '%s'", a);
-			return -1;
+			return CLI_BAD;
 		} else if (!takes_project || operands++) {
 			snprintf(err, errsz, "unexpected argument '%s'", a);
-			return -1;
+			return CLI_BAD;
 		} else
 			out->project_toml = a;
 	}
-	return 0;
+	return CLI_RUN;
 }
 
 char *
 cli_usage(const char *prog, int takes_project)
 {
-	return xasprintf("usage: %s [--dry-run] [-v]%s", prog,
+	return xasprintf("usage: %s [--dry-run] [-v] [--version]%s", prog,
 	    takes_project ? " [PROJECT_TOML]" : "");
 }
 
@@ -74,12 +90,14 @@ cli_configure(struct config *cfg, const struct cli *cli,
 }
 
 void
-cli_log_warnings(const struct config *cfg)
+cli_log_warnings(const struct config *cfg, int verbose)
 {
 	size_t i;
 
 	for (i = 0; i < cfg->nwarnings; i++)
 		log_msg("warning: %s", cfg->warnings[i]);
+	for (i = 0; verbose && i < cfg->nnotes; i++)
+		log_msg("%s", cfg->notes[i]);
 }
 
 int
@@ -95,42 +113,141 @@ cli_agent_active(const char *agent)
 }
 
 int
-cli_start(int argc, char *argv[], const char *prog, int takes_project,
-    char *(*log_path_fn)(const struct config *), const char *log_prefix,
-    size_t rotate_bytes, struct cli *cli, struct config *cfg, char *msg,
-    size_t msgsz)
+cli_fail(const struct cli_tool *t, const struct config *cfg, const char *why)
 {
-	char err[512], *usage = cli_usage(prog, takes_project), *path = NULL;
-	int r, rc = -1;
+	char *path = NULL, *status = NULL;
+
+	if (cfg->factory_root != NULL && cfg->run_dir != NULL &&
+	    cfg->project_name != NULL) {
+		runfiles_init(cfg->run_dir, cfg->factory_root);
+		path = t->log_path(cfg);
+		if (t->status_path != NULL)
+			status = t->status_path(cfg);
+	}
+	/* stderr has the message already: the log is not mirrored. */
+	if (path != NULL)
+		(void)log_open(path, t->log_prefix, t->rotate_bytes, 0);
+	if (status == NULL ||
+	    log_status(status, t->prog, FAILING "%s", why) == -1)
+		log_msg(FAILING "%s", why);
+	free(status);
+	free(path);
+	return CLI_EXIT_USAGE;
+}
+
+/* The PROJECT_TOML operand argv seems to give, for logging, or NULL. */
+static const char *
+operand(int argc, char *argv[], int takes_project)
+{
+	int i;
+
+	for (i = 1; takes_project && i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			return i + 1 < argc ? argv[i + 1] : NULL;
+		if (argv[i][0] != '-')
+			return argv[i];
+	}
+	return NULL;
+}
+
+/* A command line that cannot be run: logged where the project's is. */
+static int
+usage_error(const struct cli_tool *t, int argc, char *argv[], const char *err,
+    struct config *cfg, char *msg, size_t msgsz)
+{
+	char *usage = cli_usage(t->prog, t->takes_project), ignored[256];
+	char *why = xasprintf("%s (%s)", err, usage);
+
+	snprintf(msg, msgsz, "%s: %s\n%s\n", t->prog, err, usage);
+	/* Only to find the log: this configuration is not used. */
+	(void)config_load(cfg, operand(argc, argv, t->takes_project), argv[0],
+	    ignored, sizeof(ignored));
+	(void)cli_fail(t, cfg, why);
+	free(why);
+	free(usage);
+	return CLI_EXIT_USAGE;
+}
+
+/* cli_configure(), and a project when the tool needs one: 0 or -1. */
+static int
+configure(const struct cli_tool *t, const char *exe, const struct cli *cli,
+    struct config *cfg, char *err, size_t errsz)
+{
+	if (cli_configure(cfg, cli, NULL, exe, err, errsz) == -1)
+		return -1;
+	if (t->takes_project && cfg->forge_repo[0] == '\0') {
+		snprintf(err, errsz,
+		    "no project: give a project file or set FORGE_REPO");
+		return -1;
+	}
+	return 0;
+}
+
+/* 1 when the status file says the tool was failing. */
+static int
+status_failing(const char *path)
+{
+	struct buf text;
+	int r;
+
+	buf_init(&text, 0);
+	r = file_read(path, 4096, &text) != -1 &&
+	    strstr(buf_str(&text), ": " FAILING) != NULL;
+	buf_free(&text);
+	return r;
+}
+
+/* A status left by a failed start goes once the tool starts again. */
+static void
+status_recover(const struct cli_tool *t, const struct config *cfg,
+    const struct cli *cli)
+{
+	char *status = t->status_path ? t->status_path(cfg) : NULL;
+
+	if (status != NULL && !cli->dry_run && status_failing(status))
+		(void)log_status(status, t->prog, "configuration loaded");
+	free(status);
+}
+
+int
+cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
+    struct config *cfg, char *msg, size_t msgsz)
+{
+	char err[1024], *usage = cli_usage(t->prog, t->takes_project);
+	char *path = NULL, *help;
+	int rc = -1;
 
 	msg[0] = '\0';
 	memset(cfg, 0, sizeof(*cfg));
-	r = cli_parse(argc, argv, takes_project, cli, err, sizeof(err));
-	if (r != 0) {
-		if (r == 1)
-			snprintf(msg, msgsz, "%s\n", usage);
-		else
-			snprintf(msg, msgsz, "%s: %s\n%s\n", prog, err, usage);
-		rc = r == 1 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+	(void)config_apply_path();
+	switch (
+	    cli_parse(argc, argv, t->takes_project, cli, err, sizeof(err))) {
+	case CLI_HELP:
+		help = config_help();
+		snprintf(msg, msgsz, "%s\n\n%s", usage, help);
+		free(help);
+		rc = CLI_EXIT_OK;
+		goto out;
+	case CLI_VERSION:
+		snprintf(msg, msgsz, "%s %s\n", t->prog, version_string());
+		rc = CLI_EXIT_OK;
+		goto out;
+	case CLI_BAD:
+		rc = usage_error(t, argc, argv, err, cfg, msg, msgsz);
+		goto out;
+	case CLI_RUN:
+		break;
+	}
+	if (configure(t, argv[0], cli, cfg, err, sizeof(err)) == -1) {
+		snprintf(msg, msgsz, "%s: %s\n", t->prog, err);
+		rc = cli_fail(t, cfg, err);
 		goto out;
 	}
-	if (cli_configure(cfg, cli, NULL, argv[0], err, sizeof(err)) == -1) {
-		snprintf(msg, msgsz, "%s: %s\n", prog, err);
-		rc = CLI_EXIT_USAGE;
-		goto out;
-	}
-	if (takes_project && cfg->project_name[0] == '\0') {
-		snprintf(msg, msgsz,
-		    "%s: PROJECT_NAME: '' is empty: give a project file or set "
-		    "FORGE_REPO\n",
-		    prog);
-		rc = CLI_EXIT_USAGE;
-		goto out;
-	}
-	path = log_path_fn(cfg);
-	/* Without a log file, -v still shows every line on stderr. */
-	(void)log_open(path, log_prefix, rotate_bytes, cli->verbose);
-	cli_log_warnings(cfg);
+	if ((path = t->log_path(cfg)) != NULL)
+		(void)log_open(path, t->log_prefix, t->rotate_bytes,
+		    cli->verbose);
+	cli_log_warnings(cfg, cli->verbose);
+	status_recover(t, cfg, cli);
 out:
 	free(path);
 	free(usage);

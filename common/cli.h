@@ -1,8 +1,11 @@
 /*
  * What the three executables share at start-up: the command line
- * `[--dry-run] [-v] [PROJECT_TOML]`, loading the configuration, and
- * pointing the run files, HTTP and tmux modules at it.  Printing and
- * exiting stay with each main().
+ * `[--dry-run] [-v] [PROJECT_TOML]` (and --help, --version), the PATH of
+ * lib/env.sh, loading the configuration, pointing the run files, HTTP
+ * and tmux modules at it, and the log: every configuration, usage or
+ * start-up error is written to the tool's log file and status file too,
+ * because cron throws stderr away.  Printing and exiting stay with each
+ * main().
  */
 #ifndef CLI_H
 #define CLI_H
@@ -17,18 +20,37 @@ struct cli {
 	const char *project_toml; /* argv element, or NULL */
 };
 
+/* What an executable tells cli_start() about itself. */
+struct cli_tool {
+	const char *prog;  /* "dev-poll" */
+	int takes_project; /* a PROJECT_TOML operand, and a project needed */
+	/* The log file, or NULL when there is none (no project). */
+	char *(*log_path)(const struct config *);
+	/* The one-line status file, or NULL (no such file). */
+	char *(*status_path)(const struct config *);
+	const char *log_prefix; /* "poll: " or "" */
+	size_t rotate_bytes;	/* the log is rotated past this size */
+};
+
 /* Exit statuses shared by every executable (DESIGN section 9). */
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_FAIL 1
 #define CLI_EXIT_USAGE 2
 
+/* What the command line asks for. */
+enum cli_parsed {
+	CLI_BAD = -1,	/* an error: print it and the usage, exit 2 */
+	CLI_RUN = 0,	/* run a tick */
+	CLI_HELP = 1,	/* print the usage and the settings, exit 0 */
+	CLI_VERSION = 2 /* print the version, exit 0 */
+};
+
 /*
  * Parse argv.  takes_project says whether a PROJECT_TOML operand is
- * allowed.  Returns 0, 1 when -h was given (print the usage, exit 0), or
- * -1 with err set (print it and the usage, exit 2).
+ * allowed.  err is set for CLI_BAD.
  */
-int cli_parse(int argc, char *argv[], int takes_project, struct cli *out,
-    char *err, size_t errsz);
+enum cli_parsed cli_parse(int argc, char *argv[], int takes_project,
+    struct cli *out, char *err, size_t errsz);
 /* The usage line for the named program.  Caller frees. */
 char *cli_usage(const char *prog, int takes_project);
 /*
@@ -40,19 +62,25 @@ char *cli_usage(const char *prog, int takes_project);
 int cli_configure(struct config *cfg, const struct cli *cli,
     const char *project_toml, const char *exe, char *err, size_t errsz);
 /*
- * All of the above in one step for main(): parse, configure, open the
- * log (log_path_fn names it from the configuration; rotated past
- * rotate_bytes, messages prefixed with log_prefix) and log the warnings.
- * A tool taking a project operand refuses to run without a project
- * (exit 2).  Returns -1 when the tick should go on, else the exit status,
- * with the text to print in msg (to stderr when the status is not 0).
+ * All of the above in one step for main(): put lib/env.sh's PATH into
+ * the environment, parse, configure, open the log and log the
+ * configuration's warnings (and with -v its notes).  A tool taking a
+ * project refuses to run without one (exit 2).  Returns -1 when the tick
+ * should go on, else the exit status, with the text to print in msg (to
+ * stderr when the status is not 0); a failure is also logged and put in
+ * the status file (see cli_fail()).
  */
-int cli_start(int argc, char *argv[], const char *prog, int takes_project,
-    char *(*log_path_fn)(const struct config *), const char *log_prefix,
-    size_t rotate_bytes, struct cli *cli, struct config *cfg, char *msg,
-    size_t msgsz);
-/* Log the configuration warnings (unknown keys and the like). */
-void cli_log_warnings(const struct config *);
+int cli_start(int argc, char *argv[], const struct cli_tool *tool,
+    struct cli *cli, struct config *cfg, char *msg, size_t msgsz);
+/*
+ * Report a failure to start where the operator looks: the tool's log
+ * (opened for it when no log is open yet) and its status file ("failing:
+ * why"), for cfg as far as it was loaded.  Returns CLI_EXIT_USAGE.
+ */
+int cli_fail(const struct cli_tool *tool, const struct config *cfg,
+    const char *why);
+/* Log the configuration's warnings, and its notes when verbose. */
+void cli_log_warnings(const struct config *, int verbose);
 /*
  * The guard of the bash scripts: 1 when $FACTORY_ROOT/state/.<agent>-active
  * exists, else 0 (after logging the skip).

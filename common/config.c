@@ -1,15 +1,21 @@
 /*
- * Configuration: layered variables (.env < environment < project file,
- * as the bash scripts' `source .env` then load-project.sh gave), then
- * defaults, derived values and validation.
+ * Configuration: one table of settings (settings[] below) drives
+ * loading, defaults, bounds, validation, wiping secrets and the
+ * documentation.  Values are gathered as text, keyed by variable name,
+ * the way the bash scripts saw them: the environment, then .env over it,
+ * then what load-project.sh would have exported for the project file's
+ * keys; then each row turns its text into its field, in table order (a
+ * derived default may use the rows above it).
  */
 #include <sys/stat.h>
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <errno.h>
+#include <glob.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,143 +28,890 @@
 #include "spawn.h"
 #include "strv.h"
 #include "toml.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 #define ENV_MAX (1024 * 1024)
+
+enum set_type {
+	T_STR,	  /* char * */
+	T_INT,	  /* int */
+	T_LONG,	  /* long */
+	T_LLONG,  /* long long */
+	T_SIZE,	  /* size_t */
+	T_BOOL,	  /* int, from true/false/1/0 */
+	T_WORDS,  /* char ** (NULL-ended) and its count at off2 */
+	T_MIRRORS /* [mirrors] NAME = URL */
+};
+
+/* Row flags. */
+#define S_SECRET 0x01	/* wiped when freed, never shown in messages */
+#define S_EMPTY 0x02	/* an empty value is a value, not "unset" */
+#define S_ENV_ONLY 0x04 /* only the process environment sets it */
+#define S_ENV_WINS 0x08 /* the environment wins over .env */
+#define S_PROJECT 0x10	/* with a project file, only the file sets it */
+#define S_NEEDED 0x20	/* a project file must set it */
+#define S_EARLY 0x40	/* filled by config_load() before the others */
+
+struct load;
+
+/* One setting. */
+struct setting {
+	const char *env;     /* variable name */
+	const char *legacy;  /* older name, read when env is unset or empty */
+	const char *section; /* project file table ("" top level), or NULL */
+	const char *key;     /* project file key */
+	enum set_type type;
+	unsigned flags;
+	const char *def;		      /* default, or NULL */
+	char *(*derive)(const struct load *); /* computed default */
+	long long min, max, scale;	      /* numbers: bounds, factor */
+	const char *(*check)(const char *);   /* NULL, or why not */
+	size_t off, off2;    /* the field(s) in struct config */
+	const char *doc;     /* what it is */
+	const char *def_doc; /* a derived default, explained */
+};
 
 /* One variable of the merged view; later layers replace earlier ones. */
 struct var {
 	char *key;
 	char *value;
-};
-
-struct vars {
-	struct var *v;
-	size_t n;
+	const char *origin; /* the file it came from, NULL: the environment */
+	int line;
 };
 
 struct load {
 	struct config *cfg;
-	struct vars vars;
+	const char *exe;
+	struct var *vars;
+	size_t nvars;
+	char *env_path; /* the .env file read (origin of its variables) */
 };
 
-/* Variables the process environment may carry into the merged view. */
-static const char *const env_keys[] = {"FACTORY_ROOT", "DISINTO_RUN_DIR",
-    "DISINTO_CONTAINER", "FORGE_TOKEN", "CODEBERG_TOKEN", "FORGE_REVIEW_TOKEN",
-    "REVIEW_BOT_TOKEN", "FORGE_BOT_USERNAMES", "CODEBERG_BOT_USERNAMES",
-    "FORGE_REPO", "CODEBERG_REPO", "FORGE_URL", "FORGE_API", "FORGE_WEB",
-    "PROJECT_NAME", "PROJECT_REPO_ROOT", "PRIMARY_BRANCH", "WOODPECKER_SERVER",
-    "WOODPECKER_TOKEN", "WOODPECKER_REPO_ID", "CI_STALE_MINUTES",
-    "CLAUDE_TIMEOUT", "CLAUDE_MODEL", "AGENT_CMD", "AGENT_READY_PATTERN",
-    "DEV_AGENT_CMD", "SUPERVISOR_FIX_CMD", "DISINTO_TMUX_SOCKET",
-    "DISINTO_MEMINFO", "DISINTO_FORMULAS_DIR", "DISINTO_HTTP_TIMEOUT",
-    "DISINTO_HTTP_CONNECT_TIMEOUT", "DISINTO_HTTP_RETRIES",
-    "DISINTO_HTTP_BACKOFF_MS", "DISINTO_PROC_DIR", "DISINTO_DISK_PATH",
-    "DISINTO_REVIEW_POLL", "PROJECT_CONTAINERS", "CHECK_PRS", "CHECK_DEV_AGENT",
-    "CHECK_PIPELINE_STALL", "CHECK_INFRA_RETRY", "USER", "HOME", NULL};
-
-static void vars_set(struct vars *, const char *, const char *);
-static const char *vars_get(const struct vars *, const char *);
-static void vars_free(struct vars *);
-static const char *first_of(const struct vars *, const char *, const char *);
-static void warn(struct config *, const char *, ...)
-    __attribute__((format(printf, 2, 3)));
-static int env_cb(void *, const char *, const char *);
-static int load_env_file(struct load *, char *, size_t);
-static int load_env_enc(struct load *, const char *, char *, size_t);
-static int find_in_path(const char *);
-static char *factory_root(const char *);
-static int toml_cb_fn(void *, const char *, const char *,
-    const struct toml_value *, int, char *, size_t);
-static int toml_top(struct load *, const char *, const struct toml_value *,
+static char *derive_root(const struct load *);
+static char *derive_api(const struct load *);
+static char *derive_web(const struct load *);
+static char *derive_name(const struct load *);
+static char *derive_repo_root(const struct load *);
+static char *derive_agent_cmd(const struct load *);
+static char *derive_review_poll(const struct load *);
+static char *derive_formulas(const struct load *);
+static const char *check_word(const char *);
+static const char *check_repo(const char *);
+static const char *check_optional_name(const char *);
+static void *field(const struct config *, size_t);
+static void vars_set(struct load *, const char *, const char *, const char *,
+    int);
+static const struct var *vars_get(const struct load *, const char *);
+static void vars_free(struct load *);
+static void add_msg(char ***, size_t *, const char *, ...)
+    __attribute__((format(printf, 3, 4)));
+static const struct setting *row_by_env(const char *);
+static const struct setting *row_by_key(const char *const *, size_t);
+static size_t key_prefix(const char *const *, size_t);
+static const struct var *row_value(const struct load *, const struct setting *);
+static int bad(const struct load *, const struct setting *, const struct var *,
+    char *, size_t, const char *, ...) __attribute__((format(printf, 6, 7)));
+static int fill_str(struct load *, const struct setting *, const struct var *,
     char *, size_t);
-static int toml_section(struct load *, const char *, const char *,
-    const struct toml_value *, char *, size_t);
-static int want(const struct toml_value *, enum toml_type, char *, size_t);
-static char *join_items(const struct toml_value *);
-static void add_mirror(struct config *, const char *, const char *);
-static int get_num(const struct vars *, const char *, long long, long long,
-    long long *, char *, size_t);
-static int get_bool(const struct vars *, const char *, int *, char *, size_t);
-static char *dup_or(const char *, const char *);
-static char *review_poll_default(const char *);
+static int fill_num(struct load *, const struct setting *, const struct var *,
+    char *, size_t);
+static int fill_bool(struct load *, const struct setting *, const struct var *,
+    char *, size_t);
+static int fill_row(struct load *, const struct setting *, char *, size_t);
 static int fill(struct load *, char *, size_t);
-static int fill_numbers(struct load *, char *, size_t);
-static int validate(const struct config *, char *, size_t);
-static int valid_name(const char *);
+static const char *env_get(void *, const char *);
+static int env_set(void *, const char *, const char *, int, char *, size_t);
+static int find_in_path(const char *);
+static int load_env_enc(struct load *, const char *, char *, size_t);
+static int load_env_file(struct load *, char *, size_t);
+static char *toml_text(const struct toml_value *, enum set_type, char *,
+    size_t);
+static int add_mirror(struct load *, const struct toml_item *, char *, size_t);
+static int toml_item_cb(void *, const struct toml_item *, char *, size_t);
+static char *name_from_file(const char *);
+static void locate(struct load *);
+static void early(struct load *);
+static void env_wins(struct load *);
+static int ver_cmp(const void *, const void *);
+static void path_add(struct buf *, const char *);
+static void env_put(char ***, size_t *, const char *, const char *);
+static char *row_default_doc(const struct setting *);
+static char *row_key_doc(const struct setting *);
 
-static void
-vars_set(struct vars *vs, const char *key, const char *value)
+#define F(member) offsetof(struct config, member)
+
+/*
+ * Every setting, in the order they are filled (a derived default uses
+ * the rows above it).  Numbers have min..max bounds and the field holds
+ * value * scale (scale 0 is 1).
+ */
+static const struct setting settings[] = {
+    {.env = "FACTORY_ROOT",
+	.type = T_STR,
+	.flags = S_EARLY | S_ENV_ONLY,
+	.derive = derive_root,
+	.off = F(factory_root),
+	.doc = "the factory checkout: `.env`, `state/`, logs, `projects/`",
+	.def_doc = "parent of the executable's directory"},
+    {.env = "DISINTO_RUN_DIR",
+	.type = T_STR,
+	.flags = S_EARLY | S_ENV_WINS,
+	.def = "/tmp",
+	.off = F(run_dir),
+	.doc = "where every run file lives"},
+    {.env = "DISINTO_CONTAINER",
+	.type = T_BOOL,
+	.flags = S_EARLY | S_ENV_ONLY,
+	.off = F(container),
+	.doc = "`1`: inside the agent container, `.env` is not read"},
+    {.env = "FORGE_TOKEN",
+	.legacy = "CODEBERG_TOKEN",
+	.type = T_STR,
+	.flags = S_SECRET,
+	.def = "",
+	.off = F(forge_token),
+	.doc = "API token of the dev bot"},
+    {.env = "FORGE_REVIEW_TOKEN",
+	.legacy = "REVIEW_BOT_TOKEN",
+	.type = T_STR,
+	.flags = S_SECRET,
+	.def = "",
+	.off = F(forge_review_token),
+	.doc = "API token of the review bot"},
+    {.env = "FORGE_BOT_USERNAMES",
+	.legacy = "CODEBERG_BOT_USERNAMES",
+	.type = T_STR,
+	.def = "",
+	.off = F(forge_bot_usernames),
+	.doc = "comma-separated logins whose comments are not human replies"},
+    {.env = "FORGE_REPO",
+	.legacy = "CODEBERG_REPO",
+	.section = "",
+	.key = "repo",
+	.type = T_STR,
+	.flags = S_PROJECT | S_NEEDED,
+	.def = "",
+	.check = check_repo,
+	.off = F(forge_repo),
+	.doc = "`owner/name` of the forge repository"},
+    {.env = "FORGE_URL",
+	.section = "",
+	.key = "forge_url",
+	.type = T_STR,
+	.def = "http://localhost:3000",
+	.check = valid_url,
+	.off = F(forge_url),
+	.doc = "forge base URL"},
+    {.env = "FORGE_API",
+	.type = T_STR,
+	.flags = S_PROJECT,
+	.derive = derive_api,
+	.off = F(forge_api),
+	.doc = "repository API URL (set it only without a project file)",
+	.def_doc = "`$FORGE_URL/api/v1/repos/$FORGE_REPO`"},
+    {.env = "FORGE_WEB",
+	.type = T_STR,
+	.flags = S_PROJECT,
+	.derive = derive_web,
+	.off = F(forge_web),
+	.doc = "repository web URL (set it only without a project file)",
+	.def_doc = "`$FORGE_URL/$FORGE_REPO`"},
+    {.env = "PROJECT_NAME",
+	.section = "",
+	.key = "name",
+	.type = T_STR,
+	.flags = S_PROJECT,
+	.derive = derive_name,
+	.check = check_optional_name,
+	.off = F(project_name),
+	.doc = "part of run-file and tmux session names",
+	.def_doc = "the repository name"},
+    {.env = "PROJECT_REPO_ROOT",
+	.section = "",
+	.key = "repo_root",
+	.type = T_STR,
+	.derive = derive_repo_root,
+	.off = F(project_repo_root),
+	.doc = "the project's local clone",
+	.def_doc = "`/home/$USER/$PROJECT_NAME`"},
+    {.env = "PRIMARY_BRANCH",
+	.section = "",
+	.key = "primary_branch",
+	.type = T_STR,
+	.def = "master",
+	.check = valid_branch,
+	.off = F(primary_branch),
+	.doc = "the branch PRs target"},
+    {.env = "WOODPECKER_SERVER",
+	.type = T_STR,
+	.def = "http://localhost:8000",
+	.check = valid_url,
+	.off = F(woodpecker_server),
+	.doc = "Woodpecker URL"},
+    {.env = "WOODPECKER_TOKEN",
+	.type = T_STR,
+	.flags = S_SECRET,
+	.def = "",
+	.off = F(woodpecker_token),
+	.doc = "Woodpecker API token"},
+    {.env = "WOODPECKER_REPO_ID",
+	.section = "ci",
+	.key = "woodpecker_repo_id",
+	.type = T_LLONG,
+	.def = "0",
+	.min = 0,
+	.max = LLONG_MAX,
+	.off = F(woodpecker_repo_id),
+	.doc = "Woodpecker repository ID; `0`: no CI configured"},
+    {.env = "CI_STALE_MINUTES",
+	.section = "ci",
+	.key = "stale_minutes",
+	.type = T_LLONG,
+	.def = "60",
+	.min = 1,
+	.max = LLONG_MAX,
+	.off = F(ci_stale_minutes),
+	.doc = "minutes after which a pipeline counts as stale"},
+    {.env = "PROJECT_CONTAINERS",
+	.section = "services",
+	.key = "containers",
+	.type = T_WORDS,
+	.off = F(containers),
+	.off2 = F(ncontainers),
+	.doc = "containers of the project, blank-separated"},
+    {.env = "CHECK_PRS",
+	.section = "monitoring",
+	.key = "check_prs",
+	.type = T_BOOL,
+	.def = "true",
+	.off = F(check_prs),
+	.doc = "supervisor-poll checks PRs"},
+    {.env = "CHECK_DEV_AGENT",
+	.section = "monitoring",
+	.key = "check_dev_agent",
+	.type = T_BOOL,
+	.def = "true",
+	.off = F(check_dev_agent),
+	.doc = "supervisor-poll checks the dev agent"},
+    {.env = "CHECK_PIPELINE_STALL",
+	.section = "monitoring",
+	.key = "check_pipeline_stall",
+	.type = T_BOOL,
+	.def = "true",
+	.off = F(check_pipeline_stall),
+	.doc = "supervisor-poll checks for stalled pipelines"},
+    {.env = "CHECK_INFRA_RETRY",
+	.section = "monitoring",
+	.key = "check_infra_retry",
+	.type = T_BOOL,
+	.def = "true",
+	.off = F(check_infra_retry),
+	.doc = "supervisor-poll restarts pipelines failed by infrastructure"},
+    {.section = "mirrors",
+	.type = T_MIRRORS,
+	.off = F(mirrors),
+	.off2 = F(nmirrors),
+	.doc = "`NAME = \"URL\"`: push the primary branch there after each "
+	       "merge"},
+    {.env = "CLAUDE_TIMEOUT",
+	.type = T_LLONG,
+	.def = "7200",
+	.min = 1,
+	.max = LLONG_MAX,
+	.off = F(claude_timeout),
+	.doc = "seconds a phase may stay unchanged before a session counts as "
+	       "crashed"},
+    {.env = "CLAUDE_MODEL",
+	.type = T_STR,
+	.off = F(claude_model),
+	.doc = "adds `--model` to the default agent command"},
+    {.env = "AGENT_CMD",
+	.type = T_STR,
+	.derive = derive_agent_cmd,
+	.off = F(agent_cmd),
+	.doc = "agent command, split on blanks, run without a shell",
+	.def_doc = "`claude --dangerously-skip-permissions`"},
+    {.env = "AGENT_READY_PATTERN",
+	.type = T_STR,
+	.def = "\xe2\x9d\xaf",
+	.off = F(agent_ready_pattern),
+	.doc = "the prompt glyph of the agent's input box (a line "
+	       "starting with it between two horizontal rules); a "
+	       "first-run dialog is never taken for it"},
+    {.env = "DEV_AGENT_CMD",
+	.type = T_STR,
+	.off = F(dev_agent_cmd),
+	.doc = "legacy mode: a command started with the issue number instead "
+	       "of a tmux session"},
+    {.env = "SUPERVISOR_FIX_CMD",
+	.type = T_STR,
+	.flags = S_EMPTY,
+	.def = "claude -p --model sonnet",
+	.off = F(supervisor_fix_cmd),
+	.doc = "run once per tick with the alerts; empty disables"},
+    {.env = "DISINTO_TMUX_SOCKET",
+	.type = T_STR,
+	.check = valid_name,
+	.off = F(tmux_socket),
+	.doc = "`tmux -L` socket name",
+	.def_doc = "the default server"},
+    {.env = "DISINTO_MEMINFO",
+	.type = T_STR,
+	.def = "/proc/meminfo",
+	.off = F(meminfo_path),
+	.doc = "memory figures (tests point it at a fixture)"},
+    {.env = "DISINTO_PROC_DIR",
+	.type = T_STR,
+	.def = "/proc",
+	.off = F(proc_dir),
+	.doc = "where supervisor-poll reads processes"},
+    {.env = "DISINTO_DISK_PATH",
+	.type = T_STR,
+	.def = "/",
+	.off = F(disk_path),
+	.doc = "the file system whose use supervisor-poll checks"},
+    {.env = "DISINTO_REVIEW_POLL",
+	.type = T_STR,
+	.derive = derive_review_poll,
+	.off = F(review_poll_path),
+	.doc = "started by supervisor-poll for green, unreviewed PRs",
+	.def_doc = "`review/review-poll.sh` if present, else "
+		   "`review-poll/review-poll`"},
+    {.env = "DISINTO_FORMULAS_DIR",
+	.type = T_STR,
+	.derive = derive_formulas,
+	.off = F(formulas_dir),
+	.doc = "prompt templates and the factory's formulas",
+	.def_doc = "`$FACTORY_ROOT/formulas`"},
+    {.env = "DISINTO_HTTP_TIMEOUT",
+	.type = T_LONG,
+	.def = "30",
+	.min = 1,
+	.max = 3600,
+	.scale = 1000,
+	.off = F(http_timeout_ms),
+	.doc = "seconds per request"},
+    {.env = "DISINTO_HTTP_CONNECT_TIMEOUT",
+	.type = T_LONG,
+	.def = "10",
+	.min = 1,
+	.max = 600,
+	.scale = 1000,
+	.off = F(http_connect_timeout_ms),
+	.doc = "seconds to connect"},
+    {.env = "DISINTO_HTTP_RETRIES",
+	.type = T_INT,
+	.def = "3",
+	.min = 1,
+	.max = 10,
+	.off = F(http_retries),
+	.doc = "attempts per request"},
+    {.env = "DISINTO_HTTP_BACKOFF_MS",
+	.type = T_LONG,
+	.def = "1000",
+	.min = 0,
+	.max = 60000,
+	.off = F(http_backoff_ms),
+	.doc = "first back-off between attempts, doubling"},
+    {.env = "REVIEW_MODEL",
+	.section = "review",
+	.key = "model",
+	.type = T_STR,
+	.def = "sonnet",
+	.check = check_word,
+	.off = F(review.model),
+	.doc = "`--model` of the review agent"},
+    {.env = "REVIEW_MAX_DIFF_BYTES",
+	.section = "review",
+	.key = "max_diff_bytes",
+	.type = T_SIZE,
+	.def = "25000",
+	.min = 1000,
+	.max = 1000000,
+	.off = F(review.max_diff),
+	.doc = "bytes of a PR's diff put into the review prompt (cut beyond)"},
+    {.env = "REVIEW_MAX_REVIEWS_PER_TICK",
+	.section = "review",
+	.key = "max_reviews_per_tick",
+	.type = T_INT,
+	.def = "3",
+	.min = 0,
+	.max = 100,
+	.off = F(review.max_reviews),
+	.doc = "review sessions started per tick"},
+    {.env = "REVIEW_IDLE_TIMEOUT_MINUTES",
+	.section = "review",
+	.key = "idle_timeout_minutes",
+	.type = T_LLONG,
+	.def = "240",
+	.min = 1,
+	.max = 100000,
+	.scale = 60,
+	.off = F(review.idle_timeout_s),
+	.doc = "a review session unchanged this long is removed"},
+    {.env = "REVIEW_NO_REVIEW_ESCALATE_MINUTES",
+	.section = "review",
+	.key = "no_review_escalate_minutes",
+	.type = T_LLONG,
+	.def = "180",
+	.min = 1,
+	.max = 100000,
+	.scale = 60,
+	.off = F(review.no_review_s),
+	.doc = "a dev session waiting this long for a review is told to "
+	       "escalate"},
+    {.env = "REVIEW_MIN_AVAILABLE_MB",
+	.section = "review",
+	.key = "min_available_mb",
+	.type = T_LLONG,
+	.def = "1500",
+	.min = 0,
+	.max = 10000000,
+	.off = F(review.min_available_mb),
+	.doc = "memory needed to start a review session"},
+    {.env = "REVIEW_READY_TIMEOUT_SECONDS",
+	.section = "review",
+	.key = "ready_timeout_seconds",
+	.type = T_INT,
+	.def = "120",
+	.min = 1,
+	.max = 3600,
+	.off = F(review.ready_timeout_s),
+	.doc = "how long a review session may take to show its prompt"},
+};
+
+#define NSETTINGS (sizeof(settings) / sizeof(settings[0]))
+
+/* Variables the environment brings in besides the table's names. */
+static const char *const env_extra[] = {"USER", "HOME"};
+
+static void *
+field(const struct config *c, size_t off)
 {
-	size_t i;
-
-	for (i = 0; i < vs->n; i++) {
-		if (strcmp(vs->v[i].key, key) == 0) {
-			free(vs->v[i].value);
-			vs->v[i].value = xstrdup(value);
-			return;
-		}
-	}
-	vs->v = xreallocarray(vs->v, vs->n + 1, sizeof(*vs->v));
-	vs->v[vs->n].key = xstrdup(key);
-	vs->v[vs->n].value = xstrdup(value);
-	vs->n++;
+	return (char *)c + off;
 }
 
-static const char *
-vars_get(const struct vars *vs, const char *key)
+static void
+vars_set(struct load *l, const char *key, const char *value, const char *origin,
+    int line)
+{
+	struct var *v = (struct var *)vars_get(l, key);
+
+	if (v == NULL) {
+		l->vars =
+		    xreallocarray(l->vars, l->nvars + 1, sizeof(*l->vars));
+		v = &l->vars[l->nvars++];
+		v->key = xstrdup(key);
+	} else {
+		explicit_bzero(v->value, strlen(v->value));
+		free(v->value);
+	}
+	v->value = xstrdup(value);
+	v->origin = origin;
+	v->line = line;
+}
+
+static const struct var *
+vars_get(const struct load *l, const char *key)
 {
 	size_t i;
 
-	for (i = 0; i < vs->n; i++)
-		if (strcmp(vs->v[i].key, key) == 0)
-			return vs->v[i].value;
+	for (i = 0; i < l->nvars; i++)
+		if (strcmp(l->vars[i].key, key) == 0)
+			return &l->vars[i];
 	return NULL;
 }
 
 static void
-vars_free(struct vars *vs)
+vars_free(struct load *l)
 {
 	size_t i;
 
-	for (i = 0; i < vs->n; i++) {
-		free(vs->v[i].key);
-		free(vs->v[i].value);
+	for (i = 0; i < l->nvars; i++) {
+		explicit_bzero(l->vars[i].value, strlen(l->vars[i].value));
+		free(l->vars[i].key);
+		free(l->vars[i].value);
 	}
-	free(vs->v);
-	vs->v = NULL;
-	vs->n = 0;
-}
-
-/* The first non-empty of two variables (new name, then legacy name). */
-static const char *
-first_of(const struct vars *vs, const char *key, const char *legacy)
-{
-	const char *v = vars_get(vs, key);
-
-	if ((v == NULL || *v == '\0') && legacy != NULL)
-		v = vars_get(vs, legacy);
-	return v != NULL && *v != '\0' ? v : NULL;
+	free(l->vars);
+	l->vars = NULL;
+	l->nvars = 0;
 }
 
 static void
-warn(struct config *cfg, const char *fmt, ...)
+add_msg(char ***list, size_t *n, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	cfg->warnings = xreallocarray(cfg->warnings, cfg->nwarnings + 1,
-	    sizeof(*cfg->warnings));
-	cfg->warnings[cfg->nwarnings++] = xvasprintf(fmt, ap);
+	*list = xreallocarray(*list, *n + 1, sizeof(**list));
+	(*list)[(*n)++] = xvasprintf(fmt, ap);
 	va_end(ap);
 }
 
+static const struct setting *
+row_by_env(const char *env)
+{
+	size_t i;
+
+	for (i = 0; i < NSETTINGS; i++)
+		if (settings[i].env != NULL &&
+		    strcmp(settings[i].env, env) == 0)
+			return &settings[i];
+	return NULL;
+}
+
+/* The row of a project file key (path of depth 1 or 2), or NULL. */
+static const struct setting *
+row_by_key(const char *const *path, size_t depth)
+{
+	const char *section = depth == 2 ? path[0] : "";
+	size_t i;
+
+	if (depth > 2)
+		return NULL;
+	for (i = 0; i < NSETTINGS; i++) {
+		const struct setting *s = &settings[i];
+
+		if (s->section == NULL || strcmp(s->section, section) != 0)
+			continue;
+		if (s->type == T_MIRRORS ? depth == 2 :
+					   strcmp(s->key, path[depth - 1]) == 0)
+			return s;
+	}
+	return NULL;
+}
+
+/*
+ * How many parts of path name a key the tools use, with a table in the
+ * place of its value (0: none).
+ */
+static size_t
+key_prefix(const char *const *path, size_t depth)
+{
+	const struct setting *s;
+	size_t n;
+
+	for (n = 1; n < depth && n <= 2; n++)
+		if ((s = row_by_key(path, n)) != NULL && s->type != T_MIRRORS)
+			return n;
+	return 0;
+}
+
+/*
+ * The variable that sets row s, or NULL (the default applies): the
+ * row's name, else its legacy name, each only when not empty (unless
+ * S_EMPTY); from the places the row's flags allow.
+ */
+static const struct var *
+row_value(const struct load *l, const struct setting *s)
+{
+	const char *names[2] = {s->env, s->legacy};
+	const char *file = l->cfg->project_toml;
+	const struct var *v;
+	size_t i;
+
+	for (i = 0; i < 2 && names[i] != NULL; i++) {
+		if ((v = vars_get(l, names[i])) == NULL)
+			continue;
+		if ((s->flags & S_PROJECT) && file != NULL && v->origin != file)
+			continue;
+		if ((s->flags & S_ENV_ONLY) && v->origin != NULL)
+			continue;
+		if (v->value[0] != '\0' || (s->flags & S_EMPTY))
+			return v;
+	}
+	return NULL;
+}
+
+/*
+ * A bad value: err = "file:line: NAME: why, got 'value'" (no value for
+ * secrets; the project file's key instead of the variable name when the
+ * value came from it).  Returns -1.
+ */
 static int
-env_cb(void *arg, const char *key, const char *value)
+bad(const struct load *l, const struct setting *s, const struct var *v,
+    char *err, size_t errsz, const char *fmt, ...)
+{
+	char why[200], where[PATH_MAX + 32] = "", *name = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (v != NULL && v->origin != NULL)
+		snprintf(where, sizeof(where), "%s:%d: ", v->origin, v->line);
+	if (v != NULL && v->origin != NULL &&
+	    v->origin == l->cfg->project_toml && s->key != NULL)
+		name = row_key_doc(s);
+	snprintf(err, errsz, "%s%s: %s", where,
+	    name != NULL  ? name :
+		v != NULL ? v->key :
+			    s->env,
+	    why);
+	if (v != NULL && !(s->flags & S_SECRET))
+		snprintf(err + strlen(err), errsz - strlen(err),
+		    ", got '%.60s'", v->value);
+	free(name);
+	return -1;
+}
+
+static int
+fill_str(struct load *l, const struct setting *s, const struct var *v,
+    char *err, size_t errsz)
+{
+	char **out = field(l->cfg, s->off);
+	const char *why;
+
+	if (v != NULL)
+		*out = xstrdup(v->value);
+	else if (s->derive != NULL)
+		*out = s->derive(l);
+	else
+		*out = s->def != NULL ? xstrdup(s->def) : NULL;
+	if (*out != NULL && s->check != NULL && (why = s->check(*out)) != NULL)
+		return bad(l, s, v, err, errsz, "%s", why);
+	if ((s->flags & S_NEEDED) && l->cfg->project_toml != NULL &&
+	    (*out == NULL || **out == '\0')) {
+		snprintf(err, errsz, "%s: no '%s' (%s)", l->cfg->project_toml,
+		    s->key, s->doc);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+fill_num(struct load *l, const struct setting *s, const struct var *v,
+    char *err, size_t errsz)
+{
+	const char *text = v != NULL ? v->value : s->def;
+	void *out = field(l->cfg, s->off);
+	long long n;
+	char *end;
+
+	if (text == NULL)
+		return 0;
+	errno = 0;
+	n = strtoll(text, &end, 10);
+	if (errno != 0 || end == text || *end != '\0' || n < s->min ||
+	    n > s->max) {
+		if (s->max == LLONG_MAX)
+			return bad(l, s, v, err, errsz,
+			    "expected a whole number >= %lld", s->min);
+		return bad(l, s, v, err, errsz,
+		    "expected a whole number from %lld to %lld", s->min,
+		    s->max);
+	}
+	n *= s->scale != 0 ? s->scale : 1;
+	if (s->type == T_INT)
+		*(int *)out = (int)n;
+	else if (s->type == T_LONG)
+		*(long *)out = (long)n;
+	else if (s->type == T_SIZE)
+		*(size_t *)out = (size_t)n;
+	else
+		*(long long *)out = n;
+	return 0;
+}
+
+static int
+fill_bool(struct load *l, const struct setting *s, const struct var *v,
+    char *err, size_t errsz)
+{
+	const char *text = v != NULL ? v->value : s->def;
+	int *out = field(l->cfg, s->off);
+
+	if (text == NULL)
+		return 0;
+	if (strcmp(text, "true") == 0 || strcmp(text, "1") == 0)
+		*out = 1;
+	else if (strcmp(text, "false") == 0 || strcmp(text, "0") == 0)
+		*out = 0;
+	else
+		return bad(l, s, v, err, errsz, "expected true or false");
+	return 0;
+}
+
+static int
+fill_row(struct load *l, const struct setting *s, char *err, size_t errsz)
+{
+	const struct var *v = row_value(l, s);
+
+	switch (s->type) {
+	case T_STR:
+		return fill_str(l, s, v, err, errsz);
+	case T_BOOL:
+		return fill_bool(l, s, v, err, errsz);
+	case T_WORDS:
+		if (v != NULL)
+			*(char ***)field(l->cfg, s->off) =
+			    strv_split(v->value, field(l->cfg, s->off2));
+		return 0;
+	case T_MIRRORS:
+		return 0; /* read straight from the project file */
+	default:
+		return fill_num(l, s, v, err, errsz);
+	}
+}
+
+static int
+fill(struct load *l, char *err, size_t errsz)
+{
+	size_t i;
+
+	for (i = 0; i < NSETTINGS; i++)
+		if (!(settings[i].flags & S_EARLY) &&
+		    fill_row(l, &settings[i], err, errsz) == -1)
+			return -1;
+	return 0;
+}
+
+/* The parent of the directory holding the executable.  Caller frees. */
+static char *
+derive_root(const struct load *l)
+{
+	const char *exe = l->exe;
+	char path[PATH_MAX], *d1, *copy;
+	ssize_t n;
+
+	n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	if (n > 0)
+		path[n] = '\0';
+	else if (exe == NULL || realpath(exe, path) == NULL)
+		return xstrdup(".");
+	copy = xstrdup(path);
+	d1 = dirname(copy);
+	d1 = xstrdup(dirname(d1));
+	free(copy);
+	return d1;
+}
+
+static char *
+derive_api(const struct load *l)
+{
+	return xasprintf("%s/api/v1/repos/%s", l->cfg->forge_url,
+	    l->cfg->forge_repo);
+}
+
+static char *
+derive_web(const struct load *l)
+{
+	return xasprintf("%s/%s", l->cfg->forge_url, l->cfg->forge_repo);
+}
+
+/* The repository's name (FORGE_REPO after its '/'), or "". */
+static char *
+derive_name(const struct load *l)
+{
+	const char *slash = strrchr(l->cfg->forge_repo, '/');
+
+	return xstrdup(slash != NULL ? slash + 1 : l->cfg->forge_repo);
+}
+
+static char *
+derive_repo_root(const struct load *l)
+{
+	const struct var *user = vars_get(l, "USER");
+
+	return xasprintf("/home/%s/%s", user != NULL ? user->value : "",
+	    l->cfg->project_name);
+}
+
+static char *
+derive_agent_cmd(const struct load *l)
+{
+	if (l->cfg->claude_model != NULL)
+		return xasprintf("claude --dangerously-skip-permissions "
+				 "--model %s",
+		    l->cfg->claude_model);
+	return xstrdup("claude --dangerously-skip-permissions");
+}
+
+/*
+ * The review-poll that supervisor-poll starts: the drop-in name inside a
+ * factory checkout (review/review-poll.sh) when it is there, else the
+ * executable of this source tree's layout.
+ */
+static char *
+derive_review_poll(const struct load *l)
+{
+	char *p = xasprintf("%s/review/review-poll.sh", l->cfg->factory_root);
+
+	if (access(p, X_OK) == 0)
+		return p;
+	free(p);
+	return xasprintf("%s/review-poll/review-poll", l->cfg->factory_root);
+}
+
+static char *
+derive_formulas(const struct load *l)
+{
+	return xasprintf("%s/formulas", l->cfg->factory_root);
+}
+
+/* A non-empty word without '/' or blanks (a model name). */
+static const char *
+check_word(const char *s)
+{
+	if (*s == '\0' || strpbrk(s, "/ \t\n") != NULL)
+		return "expected a non-empty word without '/' or blanks";
+	return NULL;
+}
+
+/* "" (no project) or owner/name. */
+static const char *
+check_repo(const char *s)
+{
+	return *s == '\0' ? NULL : valid_repo(s);
+}
+
+static const char *
+check_optional_name(const char *s)
+{
+	return *s == '\0' ? NULL : valid_name(s);
+}
+
+/* envfile's view of variables: .env's own so far, then the process's. */
+static const char *
+env_get(void *arg, const char *name)
 {
 	struct load *l = arg;
+	const struct config *c = l->cfg;
+	size_t i;
 
-	vars_set(&l->vars, key, value);
+	for (i = c->nenv_vars; i > 0; i--)
+		if (strcmp(c->env_vars[i - 1].key, name) == 0)
+			return c->env_vars[i - 1].value;
+	if (strcmp(name, "FACTORY_ROOT") == 0)
+		return c->factory_root;
+	return getenv(name);
+}
+
+static int
+env_set(void *arg, const char *name, const char *value, int line, char *err,
+    size_t errsz)
+{
+	struct load *l = arg;
+	struct config *c = l->cfg;
+	size_t i;
+
+	(void)err;
+	(void)errsz;
+	for (i = 0; i < c->nenv_vars; i++)
+		if (strcmp(c->env_vars[i].key, name) == 0)
+			break;
+	if (i == c->nenv_vars) {
+		c->env_vars =
+		    xreallocarray(c->env_vars, i + 1, sizeof(*c->env_vars));
+		c->env_vars[i].key = xstrdup(name);
+		c->nenv_vars++;
+	} else {
+		explicit_bzero(c->env_vars[i].value,
+		    strlen(c->env_vars[i].value));
+		free(c->env_vars[i].value);
+	}
+	c->env_vars[i].value = xstrdup(value);
+	vars_set(l, name, value, l->env_path, line);
 	return 0;
 }
 
@@ -185,13 +938,15 @@ find_in_path(const char *prog)
 }
 
 /*
- * Decrypt .env.enc with sops.  A failure to decrypt is a warning, as in
- * the bash scripts: the run goes on without those secrets.
+ * Decrypt .env.enc with sops and read its dotenv output.  A failure to
+ * decrypt is a warning, as in the bash scripts: the run goes on without
+ * those secrets.
  */
 static int
 load_env_enc(struct load *l, const char *path, char *err, size_t errsz)
 {
 	char *argv[] = {"sops", "-d", "--output-type", "dotenv", NULL, NULL};
+	struct envfile_ops ops = {env_get, env_set, l};
 	struct spawn_opts opts;
 	struct buf out;
 	int status = 0, r = 0;
@@ -201,422 +956,238 @@ load_env_enc(struct load *l, const char *path, char *err, size_t errsz)
 	opts.timeout_s = 60;
 	buf_init(&out, ENV_MAX);
 	if (spawn_run(argv, &opts, &out, &status) == -1 || status != 0)
-		warn(l->cfg, "cannot decrypt '%s': secrets not loaded", path);
+		add_msg(&l->cfg->warnings, &l->cfg->nwarnings,
+		    "cannot decrypt '%s': secrets not loaded", path);
 	else
-		r = envfile_parse(path, buf_str(&out), env_cb, l, err, errsz);
-	explicit_bzero(out.data ? out.data : "", out.data ? out.len : 0);
+		r = envfile_parse(path, buf_str(&out), out.len, &ops, err,
+		    errsz);
+	if (out.data != NULL)
+		explicit_bzero(out.data, out.len);
 	buf_free(&out);
 	return r;
 }
 
+/* $FACTORY_ROOT/.env.enc (when sops is there) or .env, if present. */
 static int
 load_env_file(struct load *l, char *err, size_t errsz)
 {
+	struct envfile_ops ops = {env_get, env_set, l};
 	const char *root = l->cfg->factory_root;
-	char *enc = xasprintf("%s/.env.enc", root);
-	char *plain = xasprintf("%s/.env", root);
 	struct buf text;
 	int r = 0, rr;
 
+	l->env_path = xasprintf("%s/.env.enc", root);
+	if (file_exists(l->env_path) && find_in_path("sops"))
+		return load_env_enc(l, l->env_path, err, errsz);
+	free(l->env_path);
+	l->env_path = xasprintf("%s/.env", root);
 	buf_init(&text, 0);
-	if (file_exists(enc) && find_in_path("sops")) {
-		r = load_env_enc(l, enc, err, errsz);
-		goto out;
-	}
-	rr = file_read(plain, ENV_MAX, &text);
+	rr = file_read(l->env_path, ENV_MAX, &text);
 	if (rr == -1 && errno == ENOENT)
 		goto out;
 	if (rr != 0) {
-		snprintf(err, errsz, "%s: %s", plain,
-		    rr == 1 ? "file too large" : strerror(errno));
+		snprintf(err, errsz, "%s: %s", l->env_path,
+		    rr == 1 ? "larger than 1 MiB" : strerror(errno));
 		r = -1;
 		goto out;
 	}
-	r = envfile_parse(plain, buf_str(&text), env_cb, l, err, errsz);
+	r = envfile_parse(l->env_path, buf_str(&text), text.len, &ops, err,
+	    errsz);
 out:
+	if (text.data != NULL)
+		explicit_bzero(text.data, text.len);
 	buf_free(&text);
-	free(enc);
-	free(plain);
 	return r;
 }
 
-/* The parent of the directory holding the executable.  Caller frees. */
+/*
+ * The text load-project.sh exported for a project file value: scalars
+ * as written, arrays (for word lists) joined by blanks.  NULL with err
+ * set when the value cannot stand for a row of type t.  Caller frees.
+ */
 static char *
-factory_root(const char *exe)
-{
-	char path[PATH_MAX], *d1, *copy;
-	ssize_t n;
-
-	n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-	if (n > 0)
-		path[n] = '\0';
-	else if (exe == NULL || realpath(exe, path) == NULL)
-		return xstrdup(".");
-	copy = xstrdup(path);
-	d1 = dirname(copy);
-	d1 = xstrdup(dirname(d1));
-	free(copy);
-	return d1;
-}
-
-static int
-want(const struct toml_value *v, enum toml_type t, char *err, size_t errsz)
-{
-	static const char *const names[] = {"a quoted string", "an integer",
-	    "true or false", "an array of strings"};
-
-	if (v->type == t)
-		return 0;
-	snprintf(err, errsz, "expected %s", names[t]);
-	return -1;
-}
-
-static char *
-join_items(const struct toml_value *v)
+toml_text(const struct toml_value *v, enum set_type t, char *err, size_t errsz)
 {
 	struct buf b;
 	size_t i;
 
+	if (v->type != TOML_ARRAY)
+		return xstrdup(v->str);
+	if (t != T_WORDS) {
+		snprintf(err, errsz, "expected a single value, not an array");
+		return NULL;
+	}
 	buf_init(&b, 0);
-	for (i = 0; i < v->nitems; i++)
-		buf_printf(&b, "%s%s", i ? " " : "", v->items[i]);
+	for (i = 0; i < v->nitems; i++) {
+		if (v->items[i].type == TOML_ARRAY ||
+		    v->items[i].type == TOML_TABLE) {
+			snprintf(err, errsz, "expected an array of strings");
+			buf_free(&b);
+			return NULL;
+		}
+		buf_printf(&b, "%s%s", i ? " " : "", v->items[i].str);
+	}
 	return buf_steal(&b);
 }
 
-static void
-add_mirror(struct config *cfg, const char *name, const char *url)
-{
-	cfg->mirrors = xreallocarray(cfg->mirrors, cfg->nmirrors + 1,
-	    sizeof(*cfg->mirrors));
-	cfg->mirrors[cfg->nmirrors].name = xstrdup(name);
-	cfg->mirrors[cfg->nmirrors].url = xstrdup(url);
-	cfg->nmirrors++;
-}
-
 static int
-toml_top(struct load *l, const char *key, const struct toml_value *v, char *err,
-    size_t errsz)
+add_mirror(struct load *l, const struct toml_item *it, char *err, size_t errsz)
 {
-	static const char *const map[][2] = {{"name", "PROJECT_NAME"},
-	    {"repo", "FORGE_REPO"}, {"forge_url", "FORGE_URL"},
-	    {"repo_root", "PROJECT_REPO_ROOT"},
-	    {"primary_branch", "PRIMARY_BRANCH"}, {NULL, NULL}};
-	size_t i;
+	struct config *c = l->cfg;
 
-	for (i = 0; map[i][0] != NULL; i++) {
-		if (strcmp(key, map[i][0]) != 0)
-			continue;
-		if (want(v, TOML_STRING, err, errsz) == -1)
-			return -1;
-		vars_set(&l->vars, map[i][1], v->str);
-		return 0;
-	}
-	return 1;
-}
-
-static int
-toml_section(struct load *l, const char *section, const char *key,
-    const struct toml_value *v, char *err, size_t errsz)
-{
-	char num[32], *upper, *p;
-
-	if (strcmp(section, "ci") == 0 &&
-	    (strcmp(key, "woodpecker_repo_id") == 0 ||
-		strcmp(key, "stale_minutes") == 0)) {
-		if (want(v, TOML_INT, err, errsz) == -1)
-			return -1;
-		snprintf(num, sizeof(num), "%lld", v->num);
-		vars_set(&l->vars,
-		    key[0] == 'w' ? "WOODPECKER_REPO_ID" : "CI_STALE_MINUTES",
-		    num);
-		return 0;
-	}
-	if (strcmp(section, "services") == 0 &&
-	    strcmp(key, "containers") == 0) {
-		if (want(v, TOML_ARRAY, err, errsz) == -1)
-			return -1;
-		p = join_items(v);
-		vars_set(&l->vars, "PROJECT_CONTAINERS", p);
-		free(p);
-		return 0;
-	}
-	if (strcmp(section, "monitoring") == 0 &&
-	    (strcmp(key, "check_prs") == 0 ||
-		strcmp(key, "check_dev_agent") == 0 ||
-		strcmp(key, "check_pipeline_stall") == 0 ||
-		strcmp(key, "check_infra_retry") == 0)) {
-		if (want(v, TOML_BOOL, err, errsz) == -1)
-			return -1;
-		upper = xstrdup(key);
-		for (p = upper; *p; p++)
-			*p = (char)toupper((unsigned char)*p);
-		vars_set(&l->vars, upper, v->num ? "true" : "false");
-		free(upper);
-		return 0;
-	}
-	if (strcmp(section, "mirrors") == 0) {
-		if (want(v, TOML_STRING, err, errsz) == -1)
-			return -1;
-		add_mirror(l->cfg, key, v->str);
-		return 0;
-	}
-	return 1;
-}
-
-static int
-toml_cb_fn(void *arg, const char *section, const char *key,
-    const struct toml_value *v, int lineno, char *err, size_t errsz)
-{
-	struct load *l = arg;
-	static const char *const known[] = {"", "ci", "services", "monitoring",
-	    "mirrors", NULL};
-	size_t i;
-	int r;
-
-	for (i = 0; known[i] != NULL; i++)
-		if (strcmp(section, known[i]) == 0)
-			break;
-	if (known[i] == NULL) {
-		snprintf(err, errsz, "unknown section [%s]", section);
+	if (it->value->type != TOML_STRING || it->value->str[0] == '\0') {
+		snprintf(err, errsz, "[mirrors] %s: expected a quoted URL",
+		    it->path[1]);
 		return -1;
 	}
-	r = section[0] == '\0' ? toml_top(l, key, v, err, errsz) :
-				 toml_section(l, section, key, v, err, errsz);
-	if (r == 1)
-		warn(l->cfg, "%s:%d: unknown key '%s'%s%s%s",
-		    l->cfg->project_toml, lineno, key,
-		    section[0] ? " in [" : "", section, section[0] ? "]" : "");
-	return r == -1 ? -1 : 0;
-}
-
-static int
-get_num(const struct vars *vs, const char *key, long long def, long long min,
-    long long *out, char *err, size_t errsz)
-{
-	const char *s = vars_get(vs, key);
-	char *end;
-
-	*out = def;
-	if (s == NULL || *s == '\0')
-		return 0;
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	if (errno != 0 || *end != '\0' || end == s || *out < min) {
-		snprintf(err, errsz,
-		    "%s: expected a whole number >= %lld, "
-		    "got '%.40s'",
-		    key, min, s);
-		return -1;
-	}
+	c->mirrors =
+	    xreallocarray(c->mirrors, c->nmirrors + 1, sizeof(*c->mirrors));
+	c->mirrors[c->nmirrors].name = xstrdup(it->path[1]);
+	c->mirrors[c->nmirrors].url = xstrdup(it->value->str);
+	c->nmirrors++;
 	return 0;
 }
 
+/* One key of the project file. */
 static int
-get_bool(const struct vars *vs, const char *key, int *out, char *err,
-    size_t errsz)
+toml_item_cb(void *arg, const struct toml_item *it, char *err, size_t errsz)
 {
-	const char *s = vars_get(vs, key);
+	struct load *l = arg;
+	const struct setting *s = row_by_key(it->path, it->depth);
+	size_t n = key_prefix(it->path, it->depth);
+	char *text, *name;
 
-	*out = 1;
-	if (s == NULL || *s == '\0' || strcmp(s, "true") == 0 ||
-	    strcmp(s, "1") == 0)
-		return 0;
-	if (strcmp(s, "false") == 0 || strcmp(s, "0") == 0) {
-		*out = 0;
+	if (s == NULL && n > 0) {
+		name = toml_path_str(it->path, n);
+		snprintf(err, errsz, "%s: expected a value, not a table", name);
+		free(name);
+		return -1;
+	}
+	if (s == NULL) {
+		name = toml_path_str(it->path, it->depth);
+		add_msg(&l->cfg->notes, &l->cfg->nnotes,
+		    "%s:%d: ignored '%s' (not used by these tools)",
+		    l->cfg->project_toml, it->lineno, name);
+		free(name);
 		return 0;
 	}
-	snprintf(err, errsz, "%s: expected true or false, got '%.40s'", key, s);
-	return -1;
-}
-
-static char *
-dup_or(const char *v, const char *def)
-{
-	return v != NULL ? xstrdup(v) : def != NULL ? xstrdup(def) : NULL;
+	if (it->in_array) {
+		snprintf(err, errsz, "[[%s]]: expected a table [%s]",
+		    it->path[0], it->path[0]);
+		return -1;
+	}
+	if (s->type == T_MIRRORS)
+		return add_mirror(l, it, err, errsz);
+	if ((text = toml_text(it->value, s->type, err, errsz)) == NULL)
+		return -1;
+	vars_set(l, s->env, text, l->cfg->project_toml, it->lineno);
+	free(text);
+	return 0;
 }
 
 /*
- * The review-poll that supervisor-poll starts: the drop-in name inside a
- * factory checkout (review/review-poll.sh) when it is there, else the
- * executable of this source tree's layout.  Caller frees.
+ * The project name of a file that could not be loaded: its `name =`
+ * line when it can be read, else its base name without ".toml"; NULL
+ * when neither is a valid name.  Caller frees.
  */
 static char *
-review_poll_default(const char *root)
+name_from_file(const char *path)
 {
-	char *p = xasprintf("%s/review/review-poll.sh", root);
+	struct buf text;
+	const char *p, *q;
+	char *name = NULL, *copy;
+	size_t n;
 
-	if (access(p, X_OK) == 0)
-		return p;
-	free(p);
-	return xasprintf("%s/review-poll/review-poll", root);
+	buf_init(&text, 0);
+	if (file_read(path, 64 * 1024, &text) != -1) {
+		for (p = buf_str(&text); p != NULL && *p != '['; p = q) {
+			q = strchr(p, '\n');
+			q = q != NULL ? q + 1 : NULL;
+			p += strspn(p, " \t");
+			if (strncmp(p, "name", 4) != 0)
+				continue;
+			p += 4 + strspn(p + 4, " \t");
+			if (*p != '=')
+				continue;
+			p += 1 + strspn(p + 1, " \t");
+			if ((*p != '"' && *p != '\'') ||
+			    (n = strcspn(p + 1, "\"'\n")) == 0)
+				continue;
+			name = xstrndup(p + 1, n);
+			break;
+		}
+	}
+	buf_free(&text);
+	if (name != NULL && valid_name(name) == NULL)
+		return name;
+	free(name);
+	copy = xstrdup(path);
+	name = xstrdup(basename(copy));
+	free(copy);
+	n = strlen(name);
+	if (n > 5 && strcmp(name + n - 5, ".toml") == 0)
+		name[n - 5] = '\0';
+	if (valid_name(name) == NULL)
+		return name;
+	free(name);
+	return NULL;
 }
 
-static int
-fill_numbers(struct load *l, char *err, size_t errsz)
+/* After a failure: the run dir and a project name to log under. */
+static void
+locate(struct load *l)
 {
 	struct config *c = l->cfg;
-	const struct vars *vs = &l->vars;
-	long long t, ct, retries, backoff;
+	char err[256];
 
-	if (get_num(vs, "WOODPECKER_REPO_ID", 0, 0, &c->woodpecker_repo_id, err,
-		errsz) == -1 ||
-	    get_num(vs, "CI_STALE_MINUTES", 60, 1, &c->ci_stale_minutes, err,
-		errsz) == -1 ||
-	    get_num(vs, "CLAUDE_TIMEOUT", 7200, 1, &c->claude_timeout, err,
-		errsz) == -1 ||
-	    get_num(vs, "DISINTO_HTTP_TIMEOUT", 30, 1, &t, err, errsz) == -1 ||
-	    get_num(vs, "DISINTO_HTTP_CONNECT_TIMEOUT", 10, 1, &ct, err,
-		errsz) == -1 ||
-	    get_num(vs, "DISINTO_HTTP_RETRIES", 3, 1, &retries, err, errsz) ==
-		-1 ||
-	    get_num(vs, "DISINTO_HTTP_BACKOFF_MS", 1000, 0, &backoff, err,
-		errsz) == -1 ||
-	    get_bool(vs, "CHECK_PRS", &c->check_prs, err, errsz) == -1 ||
-	    get_bool(vs, "CHECK_DEV_AGENT", &c->check_dev_agent, err, errsz) ==
-		-1 ||
-	    get_bool(vs, "CHECK_PIPELINE_STALL", &c->check_pipeline_stall, err,
-		errsz) == -1 ||
-	    get_bool(vs, "CHECK_INFRA_RETRY", &c->check_infra_retry, err,
-		errsz) == -1)
-		return -1;
-	c->http_timeout_ms = (long)(t > 3600 ? 3600 : t) * 1000;
-	c->http_connect_timeout_ms = (long)(ct > 600 ? 600 : ct) * 1000;
-	c->http_retries = (int)(retries > 10 ? 10 : retries);
-	c->http_backoff_ms = (long)(backoff > 60000 ? 60000 : backoff);
-	return 0;
+	if (c->run_dir == NULL &&
+	    fill_row(l, row_by_env("DISINTO_RUN_DIR"), err, sizeof(err)) == -1)
+		c->run_dir = xstrdup("/tmp");
+	if (c->project_name != NULL && c->project_name[0] != '\0')
+		return;
+	free(c->project_name);
+	c->project_name =
+	    c->project_toml != NULL ? name_from_file(c->project_toml) : NULL;
+	if (c->project_name == NULL)
+		c->project_name = xstrdup("");
 }
 
-static int
-fill(struct load *l, char *err, size_t errsz)
+/* FACTORY_ROOT, DISINTO_CONTAINER and the environment's variables. */
+static void
+early(struct load *l)
 {
 	struct config *c = l->cfg;
-	const struct vars *vs = &l->vars;
-	const char *repo, *name, *slash, *v;
+	const char *v;
+	char err[64];
+	size_t i;
 
-	c->run_dir = dup_or(first_of(vs, "DISINTO_RUN_DIR", NULL), "/tmp");
-	c->forge_token =
-	    dup_or(first_of(vs, "FORGE_TOKEN", "CODEBERG_TOKEN"), "");
-	c->forge_review_token =
-	    dup_or(first_of(vs, "FORGE_REVIEW_TOKEN", "REVIEW_BOT_TOKEN"), "");
-	c->forge_bot_usernames = dup_or(
-	    first_of(vs, "FORGE_BOT_USERNAMES", "CODEBERG_BOT_USERNAMES"), "");
-	repo = first_of(vs, "FORGE_REPO", "CODEBERG_REPO");
-	c->forge_repo = dup_or(repo, "");
-	c->forge_url =
-	    dup_or(first_of(vs, "FORGE_URL", NULL), "http://localhost:3000");
-	v = first_of(vs, "FORGE_API", NULL);
-	c->forge_api = v != NULL && l->cfg->project_toml == NULL ?
-	    xstrdup(v) :
-	    xasprintf("%s/api/v1/repos/%s", c->forge_url, c->forge_repo);
-	v = first_of(vs, "FORGE_WEB", NULL);
-	c->forge_web = v != NULL && l->cfg->project_toml == NULL ?
-	    xstrdup(v) :
-	    xasprintf("%s/%s", c->forge_url, c->forge_repo);
-	slash = strrchr(c->forge_repo, '/');
-	name = first_of(vs, "PROJECT_NAME", NULL);
-	c->project_name = dup_or(name, slash ? slash + 1 : c->forge_repo);
-	v = first_of(vs, "PROJECT_REPO_ROOT", NULL);
-	c->project_repo_root = v != NULL ?
-	    xstrdup(v) :
-	    xasprintf("/home/%s/%s",
-		first_of(vs, "USER", NULL) ? first_of(vs, "USER", NULL) : "",
-		c->project_name);
-	c->primary_branch =
-	    dup_or(first_of(vs, "PRIMARY_BRANCH", NULL), "master");
-	c->woodpecker_server = dup_or(first_of(vs, "WOODPECKER_SERVER", NULL),
-	    "http://localhost:8000");
-	c->woodpecker_token =
-	    dup_or(first_of(vs, "WOODPECKER_TOKEN", NULL), "");
-	c->claude_model = dup_or(first_of(vs, "CLAUDE_MODEL", NULL), NULL);
-	c->agent_cmd = c->claude_model && !first_of(vs, "AGENT_CMD", NULL) ?
-	    xasprintf("claude --dangerously-skip-permissions --model %s",
-		c->claude_model) :
-	    dup_or(first_of(vs, "AGENT_CMD", NULL),
-		"claude --dangerously-skip-permissions");
-	c->agent_ready_pattern =
-	    dup_or(first_of(vs, "AGENT_READY_PATTERN", NULL), "\xe2\x9d\xaf");
-	c->dev_agent_cmd = dup_or(first_of(vs, "DEV_AGENT_CMD", NULL), NULL);
-	v = vars_get(vs, "SUPERVISOR_FIX_CMD");
-	c->supervisor_fix_cmd = dup_or(v, "claude -p --model sonnet");
-	c->tmux_socket =
-	    dup_or(first_of(vs, "DISINTO_TMUX_SOCKET", NULL), NULL);
-	c->meminfo_path =
-	    dup_or(first_of(vs, "DISINTO_MEMINFO", NULL), "/proc/meminfo");
-	v = first_of(vs, "DISINTO_FORMULAS_DIR", NULL);
-	c->formulas_dir =
-	    v != NULL ? xstrdup(v) : xasprintf("%s/formulas", c->factory_root);
-	c->proc_dir = dup_or(first_of(vs, "DISINTO_PROC_DIR", NULL), "/proc");
-	c->disk_path = dup_or(first_of(vs, "DISINTO_DISK_PATH", NULL), "/");
-	v = first_of(vs, "DISINTO_REVIEW_POLL", NULL);
-	c->review_poll_path =
-	    v != NULL ? xstrdup(v) : review_poll_default(c->factory_root);
-	v = first_of(vs, "PROJECT_CONTAINERS", NULL);
-	if (v != NULL)
-		c->containers = strv_split(v, &c->ncontainers);
-	return fill_numbers(l, err, errsz);
+	for (i = 0; i < NSETTINGS; i++) {
+		const char *names[2] = {settings[i].env, settings[i].legacy};
+		size_t k;
+
+		for (k = 0; k < 2; k++)
+			if (names[k] != NULL && (v = getenv(names[k])) != NULL)
+				vars_set(l, names[k], v, NULL, 0);
+	}
+	for (i = 0; i < sizeof(env_extra) / sizeof(env_extra[0]); i++)
+		if ((v = getenv(env_extra[i])) != NULL)
+			vars_set(l, env_extra[i], v, NULL, 0);
+	(void)fill_row(l, row_by_env("FACTORY_ROOT"), err, sizeof(err));
+	v = getenv("DISINTO_CONTAINER");
+	c->container = v != NULL && strcmp(v, "1") == 0;
 }
 
-/* Names that become parts of file names and tmux session names. */
-static int
-valid_name(const char *s)
+/* Rows whose environment value wins over .env take it back. */
+static void
+env_wins(struct load *l)
 {
-	if (*s == '\0' || *s == '.')
-		return 0;
-	for (; *s != '\0'; s++)
-		if (!isalnum((unsigned char)*s) && *s != '.' && *s != '_' &&
-		    *s != '-')
-			return 0;
-	return 1;
-}
+	const char *v;
+	size_t i;
 
-static int
-validate(const struct config *c, char *err, size_t errsz)
-{
-	const char *slash = strchr(c->forge_repo, '/');
-
-	if (c->forge_repo[0] != '\0' &&
-	    (slash == NULL || slash == c->forge_repo || slash[1] == '\0' ||
-		strchr(slash + 1, '/'))) {
-		snprintf(err, errsz,
-		    "FORGE_REPO: expected 'owner/name', got "
-		    "'%.80s'",
-		    c->forge_repo);
-		return -1;
-	}
-	/* Neither a repository nor a name: no project, which only a tool
-	 * without a project operand accepts (see cli_start()). */
-	if ((c->project_name[0] != '\0' || c->forge_repo[0] != '\0') &&
-	    !valid_name(c->project_name)) {
-		snprintf(err, errsz,
-		    "PROJECT_NAME: '%.80s' is empty or has "
-		    "characters other than letters, digits, '.', '_', '-'",
-		    c->project_name);
-		return -1;
-	}
-	if (c->tmux_socket != NULL && !valid_name(c->tmux_socket)) {
-		snprintf(err, errsz,
-		    "DISINTO_TMUX_SOCKET: invalid name "
-		    "'%.80s'",
-		    c->tmux_socket);
-		return -1;
-	}
-	if (strncmp(c->forge_url, "http://", 7) != 0 &&
-	    strncmp(c->forge_url, "https://", 8) != 0) {
-		snprintf(err, errsz,
-		    "FORGE_URL: expected an http(s) URL, got "
-		    "'%.80s'",
-		    c->forge_url);
-		return -1;
-	}
-	if (strpbrk(c->primary_branch, " \t~^:?*[\\") != NULL ||
-	    c->primary_branch[0] == '-' || c->primary_branch[0] == '\0') {
-		snprintf(err, errsz,
-		    "PRIMARY_BRANCH: invalid branch name "
-		    "'%.80s'",
-		    c->primary_branch);
-		return -1;
-	}
-	return 0;
+	for (i = 0; i < NSETTINGS; i++)
+		if ((settings[i].flags & S_ENV_WINS) &&
+		    (v = getenv(settings[i].env)) != NULL)
+			vars_set(l, settings[i].env, v, NULL, 0);
 }
 
 int
@@ -624,32 +1195,30 @@ config_load(struct config *cfg, const char *project_toml, const char *exe,
     char *err, size_t errsz)
 {
 	struct load l;
-	const char *v;
-	size_t i;
 	int r = -1;
 
 	memset(cfg, 0, sizeof(*cfg));
 	memset(&l, 0, sizeof(l));
 	l.cfg = cfg;
-	cfg->project_toml = dup_or(project_toml, NULL);
-	v = getenv("FACTORY_ROOT");
-	cfg->factory_root =
-	    v != NULL && *v != '\0' ? xstrdup(v) : factory_root(exe);
-	v = getenv("DISINTO_CONTAINER");
-	cfg->container = v != NULL && strcmp(v, "1") == 0;
+	l.exe = exe;
+	cfg->project_toml = project_toml != NULL ? xstrdup(project_toml) : NULL;
+	early(&l);
 	if (!cfg->container && load_env_file(&l, err, errsz) == -1)
 		goto out;
-	for (i = 0; env_keys[i] != NULL; i++)
-		if ((v = getenv(env_keys[i])) != NULL)
-			vars_set(&l.vars, env_keys[i], v);
-	if (project_toml != NULL &&
-	    toml_parse_file(project_toml, toml_cb_fn, &l, err, errsz) == -1)
+	env_wins(&l);
+	if (fill_row(&l, row_by_env("DISINTO_RUN_DIR"), err, errsz) == -1)
 		goto out;
-	if (fill(&l, err, errsz) == -1 || validate(cfg, err, errsz) == -1)
+	if (project_toml != NULL &&
+	    toml_parse_file(project_toml, toml_item_cb, &l, err, errsz) == -1)
+		goto out;
+	if (fill(&l, err, errsz) == -1)
 		goto out;
 	r = 0;
 out:
-	vars_free(&l.vars);
+	if (r == -1)
+		locate(&l);
+	vars_free(&l);
+	free(l.env_path);
 	return r;
 }
 
@@ -657,34 +1226,38 @@ void
 config_free(struct config *c)
 {
 	size_t i;
-	char **strs[] = {&c->factory_root, &c->run_dir, &c->project_toml,
-	    &c->forge_token, &c->forge_review_token, &c->forge_bot_usernames,
-	    &c->forge_repo, &c->forge_url, &c->forge_api, &c->forge_web,
-	    &c->project_name, &c->project_repo_root, &c->primary_branch,
-	    &c->woodpecker_server, &c->woodpecker_token, &c->claude_model,
-	    &c->agent_cmd, &c->agent_ready_pattern, &c->dev_agent_cmd,
-	    &c->supervisor_fix_cmd, &c->tmux_socket, &c->meminfo_path,
-	    &c->formulas_dir, &c->proc_dir, &c->disk_path,
-	    &c->review_poll_path};
 
-	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++) {
-		if (*strs[i] != NULL &&
-		    (strs[i] == &c->forge_token ||
-			strs[i] == &c->forge_review_token ||
-			strs[i] == &c->woodpecker_token))
-			explicit_bzero(*strs[i], strlen(*strs[i]));
-		free(*strs[i]);
-		*strs[i] = NULL;
+	for (i = 0; i < NSETTINGS; i++) {
+		const struct setting *s = &settings[i];
+		char **p = field(c, s->off);
+
+		if (s->type == T_WORDS)
+			strv_free(*(char ***)p);
+		if (s->type != T_STR || *p == NULL)
+			continue;
+		if (s->flags & S_SECRET)
+			explicit_bzero(*p, strlen(*p));
+		free(*p);
 	}
-	strv_free(c->containers);
+	free(c->project_toml);
 	for (i = 0; i < c->nmirrors; i++) {
 		free(c->mirrors[i].name);
 		free(c->mirrors[i].url);
 	}
 	free(c->mirrors);
+	for (i = 0; i < c->nenv_vars; i++) {
+		explicit_bzero(c->env_vars[i].value,
+		    strlen(c->env_vars[i].value));
+		free(c->env_vars[i].key);
+		free(c->env_vars[i].value);
+	}
+	free(c->env_vars);
 	for (i = 0; i < c->nwarnings; i++)
 		free(c->warnings[i]);
 	free(c->warnings);
+	for (i = 0; i < c->nnotes; i++)
+		free(c->notes[i]);
+	free(c->notes);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -712,4 +1285,242 @@ int
 config_ci_configured(const struct config *c)
 {
 	return c->woodpecker_repo_id != 0;
+}
+
+/*
+ * Newest version first: "v22.2.0/bin" before "v9.10.0/bin" before
+ * "v9.9.0/bin" (runs of digits compare as numbers).
+ */
+static int
+ver_cmp(const void *a, const void *b)
+{
+	const char *x = *(char *const *)b, *y = *(char *const *)a;
+
+	while (*x != '\0' && *y != '\0') {
+		if (isdigit((unsigned char)*x) && isdigit((unsigned char)*y)) {
+			unsigned long long m = strtoull(x, (char **)&x, 10);
+			unsigned long long n = strtoull(y, (char **)&y, 10);
+
+			if (m != n)
+				return m < n ? -1 : 1;
+		} else if (*x != *y)
+			return (unsigned char)*x - (unsigned char)*y;
+		else {
+			x++;
+			y++;
+		}
+	}
+	return (unsigned char)*x - (unsigned char)*y;
+}
+
+/* Append dir to the ':'-list in b unless it is there already. */
+static void
+path_add(struct buf *b, const char *dir)
+{
+	const char *p = buf_str(b);
+	size_t n = strlen(dir);
+
+	if (n == 0)
+		return;
+	while (*p != '\0') {
+		size_t len = strcspn(p, ":");
+
+		if (len == n && strncmp(p, dir, n) == 0)
+			return;
+		p += len + (p[len] == ':');
+	}
+	buf_printf(b, "%s%s", b->len ? ":" : "", dir);
+}
+
+char *
+config_path(const char *home, const char *inherited)
+{
+	static const char *const fixed[] = {"/usr/local/bin", "/usr/bin",
+	    "/bin"};
+	struct buf b;
+	glob_t g;
+	char *p, *dir, *copy, *save = NULL;
+	size_t i;
+
+	buf_init(&b, 0);
+	if (home != NULL && home[0] != '\0') {
+		p = xasprintf("%s/.local/bin", home);
+		path_add(&b, p);
+		free(p);
+		p = xasprintf("%s/.foundry/bin", home);
+		path_add(&b, p);
+		free(p);
+		p = xasprintf("%s/.nvm/versions/node/*/bin", home);
+		if (glob(p, 0, NULL, &g) == 0) {
+			qsort(g.gl_pathv, g.gl_pathc, sizeof(*g.gl_pathv),
+			    ver_cmp);
+			for (i = 0; i < g.gl_pathc; i++)
+				path_add(&b, g.gl_pathv[i]);
+			globfree(&g);
+		}
+		free(p);
+	}
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		path_add(&b, fixed[i]);
+	copy = xstrdup(inherited != NULL ? inherited : "");
+	for (dir = strtok_r(copy, ":", &save); dir != NULL;
+	     dir = strtok_r(NULL, ":", &save))
+		path_add(&b, dir);
+	free(copy);
+	return buf_steal(&b);
+}
+
+int
+config_apply_path(void)
+{
+	char *path = config_path(getenv("HOME"), getenv("PATH"));
+	int r = setenv("PATH", path, 1);
+
+	free(path);
+	return r;
+}
+
+/* Set key=value in the list (replacing an earlier key). */
+static void
+env_put(char ***env, size_t *n, const char *key, const char *value)
+{
+	size_t i, klen = strlen(key);
+
+	for (i = 0; i < *n; i++) {
+		if (strncmp((*env)[i], key, klen) == 0 &&
+		    (*env)[i][klen] == '=') {
+			explicit_bzero((*env)[i], strlen((*env)[i]));
+			free((*env)[i]);
+			memmove(&(*env)[i], &(*env)[i + 1],
+			    (*n - i) * sizeof(**env));
+			(*n)--;
+			break;
+		}
+	}
+	*env = xreallocarray(*env, *n + 2, sizeof(**env));
+	(*env)[(*n)++] = xasprintf("%s=%s", key, value != NULL ? value : "");
+	(*env)[*n] = NULL;
+}
+
+char **
+config_agent_env(const struct config *c, enum config_role role)
+{
+	char **env = xcalloc(1, sizeof(*env)), *path, cwd[PATH_MAX], *toml;
+	size_t n = 0, i;
+
+	for (i = 0; i < c->nenv_vars; i++)
+		env_put(&env, &n, c->env_vars[i].key, c->env_vars[i].value);
+	env_put(&env, &n, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+	path = config_path(getenv("HOME"), getenv("PATH"));
+	env_put(&env, &n, "PATH", path);
+	free(path);
+	env_put(&env, &n, "FACTORY_ROOT", c->factory_root);
+	if (c->project_toml != NULL) {
+		toml = c->project_toml[0] == '/' ||
+			getcwd(cwd, sizeof(cwd)) == NULL ?
+		    xstrdup(c->project_toml) :
+		    xasprintf("%s/%s", cwd, c->project_toml);
+		env_put(&env, &n, "PROJECT_TOML", toml);
+		free(toml);
+	}
+	env_put(&env, &n, "PROJECT_NAME", c->project_name);
+	env_put(&env, &n, "PROJECT_REPO_ROOT", c->project_repo_root);
+	env_put(&env, &n, "PRIMARY_BRANCH", c->primary_branch);
+	env_put(&env, &n, "FORGE_URL", c->forge_url);
+	env_put(&env, &n, "FORGE_REPO", c->forge_repo);
+	env_put(&env, &n, "FORGE_API", c->forge_api);
+	env_put(&env, &n, "FORGE_WEB", c->forge_web);
+	if (role == CONFIG_ROLE_DEV)
+		env_put(&env, &n, "FORGE_TOKEN", c->forge_token);
+	else if (role == CONFIG_ROLE_REVIEW)
+		env_put(&env, &n, "FORGE_REVIEW_TOKEN", c->forge_review_token);
+	return env;
+}
+
+void
+config_env_free(char **env)
+{
+	size_t i;
+
+	for (i = 0; env != NULL && env[i] != NULL; i++) {
+		explicit_bzero(env[i], strlen(env[i]));
+		free(env[i]);
+	}
+	free(env);
+}
+
+/* A row's default as documented.  Caller frees. */
+static char *
+row_default_doc(const struct setting *s)
+{
+	if (s->def_doc != NULL)
+		return xstrdup(s->def_doc);
+	if (s->def == NULL || s->def[0] == '\0')
+		return xstrdup("");
+	return xasprintf("`%s`", s->def);
+}
+
+/* A row's project file key as documented ("repo", "[ci] x").  Caller frees. */
+static char *
+row_key_doc(const struct setting *s)
+{
+	if (s->section == NULL)
+		return xstrdup("");
+	if (s->type == T_MIRRORS)
+		return xasprintf("[%s] NAME", s->section);
+	if (s->section[0] == '\0')
+		return xstrdup(s->key);
+	return xasprintf("[%s] %s", s->section, s->key);
+}
+
+char *
+config_help(void)
+{
+	struct buf b;
+	size_t i;
+
+	buf_init(&b, 0);
+	buf_puts(&b,
+	    "settings (environment, $FACTORY_ROOT/.env; in brackets "
+	    "the project file's key):\n");
+	for (i = 0; i < NSETTINGS; i++) {
+		const struct setting *s = &settings[i];
+		char *key = row_key_doc(s), *def = row_default_doc(s);
+
+		buf_printf(&b, "  %-34s %s%s%s%s%s%s\n",
+		    s->env != NULL ? s->env : "", s->doc, key[0] ? " [" : "",
+		    key, key[0] ? "]" : "", def[0] ? "; default " : "", def);
+		free(key);
+		free(def);
+	}
+	return buf_steal(&b);
+}
+
+char *
+config_markdown(void)
+{
+	struct buf b;
+	size_t i;
+
+	buf_init(&b, 0);
+	buf_puts(&b,
+	    "| variable | project file | default | meaning |\n"
+	    "|---|---|---|---|\n");
+	for (i = 0; i < NSETTINGS; i++) {
+		const struct setting *s = &settings[i];
+		char *key = row_key_doc(s), *def = row_default_doc(s);
+
+		if (s->env != NULL)
+			buf_printf(&b, "| `%s`%s%s%s", s->env,
+			    s->legacy ? " (legacy `" : "",
+			    s->legacy ? s->legacy : "", s->legacy ? "`)" : "");
+		else
+			buf_puts(&b, "|");
+		buf_printf(&b, " | %s%s%s | %s | %s%s |\n", key[0] ? "`" : "",
+		    key, key[0] ? "`" : "", def, s->doc,
+		    (s->flags & S_SECRET) ? " (secret)" : "");
+		free(key);
+		free(def);
+	}
+	return buf_steal(&b);
 }

@@ -1,9 +1,14 @@
 /*
- * The configuration of one run: the process environment, the factory's
- * .env (or .env.enc through sops), and the project file, merged as the
- * bash scripts merged them, then defaults and derived values filled in
- * and everything validated before any side effect.  getenv(3) is called
- * here and nowhere else.
+ * The configuration of one run, from the sources the bash scripts read
+ * (DESIGN section 2), in their order of precedence: the process
+ * environment, then $FACTORY_ROOT/.env (or .env.enc through sops) over
+ * it, then the project file over both for the keys it sets;
+ * FACTORY_ROOT and DISINTO_RUN_DIR from the environment always win.
+ * Every setting is one row of the table in config.c, which drives
+ * loading, defaults, bounds, validation, wiping secrets and the
+ * documentation (config_help(), config_markdown()).  Everything is
+ * checked before any side effect.  getenv(3) is called here and nowhere
+ * else.
  */
 #ifndef CONFIG_H
 #define CONFIG_H
@@ -13,6 +18,23 @@
 struct mirror {
 	char *name;
 	char *url;
+};
+
+/* One variable the .env file assigned, in the order of first assignment. */
+struct config_var {
+	char *key;
+	char *value;
+};
+
+/* review-poll's settings: [review] in the project file. */
+struct config_review {
+	char *model;		    /* --model of the review agent */
+	size_t max_diff;	    /* diff bytes put into a prompt */
+	int max_reviews;	    /* launches per tick */
+	long long idle_timeout_s;   /* a review session's run files age */
+	long long no_review_s;	    /* awaiting_review without a review */
+	long long min_available_mb; /* memory needed to launch */
+	int ready_timeout_s;	    /* wait for the agent's prompt */
 };
 
 struct config {
@@ -66,26 +88,81 @@ struct config {
 	struct mirror *mirrors;
 	size_t nmirrors;
 
-	char **warnings; /* unknown keys and the like */
+	struct config_review review;
+
+	struct config_var *env_vars; /* what .env assigned (secrets too) */
+	size_t nenv_vars;
+
+	char **warnings; /* always logged: a .env.enc not decrypted... */
 	size_t nwarnings;
+	char **notes; /* logged with -v: keys the tools do not use */
+	size_t nnotes;
+};
+
+/* Whose agent an environment is for (config_agent_env()). */
+enum config_role {
+	CONFIG_ROLE_DEV,    /* gets FORGE_TOKEN */
+	CONFIG_ROLE_REVIEW, /* gets FORGE_REVIEW_TOKEN */
+	CONFIG_ROLE_OTHER   /* gets no token beyond the .env ones */
 };
 
 /*
- * Without a project file, FORGE_REPO or PROJECT_NAME, project_name and
- * forge_repo are both "": no project is configured.
- *
  * Fill cfg from the environment, $FACTORY_ROOT/.env and the project file
  * (NULL for env-only).  exe is the running executable's path, used to
- * find FACTORY_ROOT when the environment does not name it.  Returns 0, or
- * -1 with err set ("projects/x.toml:7: expected a quoted string").  Free
- * with config_free() either way.
+ * find FACTORY_ROOT when the environment does not name it.  Without a
+ * project file, FORGE_REPO or PROJECT_NAME, project_name and forge_repo
+ * are both "": no project is configured.
+ *
+ * Returns 0, or -1 with err set ("projects/x.toml:7: ...").  Even then
+ * factory_root, run_dir and project_name are set, so that the failure
+ * can be logged where the operator looks: project_name is the file's
+ * `name =` when it can be read, else its base name without ".toml".
+ * Free with config_free() either way.
  */
 int config_load(struct config *cfg, const char *project_toml, const char *exe,
     char *err, size_t errsz);
+/* Free everything, wiping the secrets first. */
 void config_free(struct config *);
 /* 1 when login is one of FORGE_BOT_USERNAMES. */
 int config_is_bot(const struct config *, const char *login);
 /* 1 when a CI system is configured (WOODPECKER_REPO_ID not 0). */
 int config_ci_configured(const struct config *);
+
+/*
+ * The PATH lib/env.sh gave the tools and their agents: home's
+ * .local/bin and .foundry/bin, every nvm node bin (newest version
+ * first), /usr/local/bin, /usr/bin and /bin, then inherited (entries
+ * already listed are not repeated, which keeps the order of lookup).
+ * home or inherited may be NULL.  Caller frees.
+ */
+char *config_path(const char *home, const char *inherited);
+/*
+ * Put config_path() of $HOME and $PATH into this process's environment,
+ * so that git, tmux, the agent and sops are found there: 0 or -1.
+ */
+int config_apply_path(void);
+/*
+ * The environment an agent of role gets ("KEY=value" strings, NULL
+ * ended), on top of the tools' own: every variable .env assigned,
+ * CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, PATH as config_path()
+ * makes it, FACTORY_ROOT, PROJECT_TOML (absolute), PROJECT_NAME, the
+ * forge's FORGE_URL, FORGE_REPO, FORGE_API, FORGE_WEB, PRIMARY_BRANCH,
+ * PROJECT_REPO_ROOT, and FORGE_TOKEN (dev) or FORGE_REVIEW_TOKEN
+ * (review).  Later entries of one key replace earlier ones.  Free with
+ * config_env_free() (which wipes it).
+ */
+char **config_agent_env(const struct config *, enum config_role role);
+void config_env_free(char **env);
+/*
+ * The settings for --help: one line per environment variable with what
+ * it is and its default.  Caller frees.
+ */
+char *config_help(void);
+/*
+ * The configuration table of README.md, in markdown, generated from the
+ * same table (tests/tools/conf-tool doc; a test keeps the README current).
+ * Caller frees.
+ */
+char *config_markdown(void);
 
 #endif

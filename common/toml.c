@@ -1,254 +1,271 @@
 /*
- * The project-file TOML subset, parsed by inih with a line reader that
- * counts lines, left-strips them (inih would take an indented line as a
- * continuation), rejects what inih would silently accept, and hides ';'
- * inside quoted strings from inih's inline-comment rule.  A value decoder
- * then turns inih's raw value text into a typed value.
+ * A TOML 1.0 reader that accepts and refuses what Python's tomllib does.
+ * The grammar is read by recursive descent over the whole text (after
+ * "\r\n" became "\n", as tomllib does first).  Which keys and tables may
+ * be defined again follows tomllib's two structures: the document tree
+ * (tables, arrays of tables, values) and a tree of flags per key path
+ * (FROZEN: an inline table or array, never changed again; EXPLICIT: a
+ * table opened by a [header] or by dotted keys, never opened again).
  */
-#include <ctype.h>
 #include <errno.h>
-#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <ini.h>
 
 #include "buf.h"
 #include "file.h"
 #include "toml.h"
 #include "xmalloc.h"
 
-/* inih's inline comment prefix ';' is replaced by this inside strings. */
-#define HIDDEN_SEMICOLON '\x1f'
 /* Largest project file read. */
 #define TOML_MAX_FILE (256 * 1024)
 
-struct reader {
-	const char *next; /* the rest of the text */
-	int lineno;	  /* the line last handed to inih */
-	char msg[256];	  /* the first problem found */
-	int msg_line;
+/* Flags of a key path (tomllib's Flags). */
+#define FL_FROZEN 1u
+#define FL_EXPLICIT 2u
+
+/* A key as written: its parts, owned. */
+struct key {
+	char **part;
+	size_t n;
+};
+
+/* The document tree (tomllib's NestedDict), only what the rules need. */
+struct tnode {
+	char *key;
+	enum { TN_TABLE, TN_AOT, TN_VALUE } kind;
+	struct tnode **kid;
+	size_t nkid;
+	struct tnode *last; /* TN_AOT: the element headers now add to */
+};
+
+struct tflag {
+	char *key;
+	unsigned flags, rflags; /* rflags hold for every key below too */
+	struct tflag **kid;
+	size_t nkid;
+};
+
+struct tp {
+	const char *src;
+	size_t len, pos;
+	size_t lpos; /* line_at() cache: line lline starts at or before lpos */
+	int lline;
+	char msg[200];
+	int msgline;
+	struct tnode root;
+	struct tflag flags;
+	struct key *pend; /* EXPLICIT flags set at the next header */
+	size_t npend;
+	struct key header;
+	int in_array;
 	toml_cb *cb;
 	void *arg;
 };
 
-static char *read_line(char *, int, void *);
-static int handle(void *, const char *, const char *, const char *);
-static void fail(struct reader *, const char *);
-static int check_line(const char *, size_t, const char **);
-static void hide_semicolons(char *);
-static void unhide(char *);
-static const char *skip_ws(const char *);
-static int trailing_ok(const char *, char *, size_t);
-static int decode_basic(const char **, char **, char *, size_t);
-static int decode_literal(const char **, char **, char *, size_t);
-static int decode_string(const char **, char **, char *, size_t);
-static int decode_array(const char *, struct toml_value *, char *, size_t);
-static int decode_int(const char *, long long *);
+static int line_at(struct tp *, size_t);
+static int fail(struct tp *, size_t, const char *, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail_line(struct tp *, int, const char *);
+static int is_bare(int);
+static int is_ctrl(int);
+static int peek(const struct tp *);
+static int starts(const struct tp *, const char *);
+static void skip_ws(struct tp *);
+static int skip_comment(struct tp *);
+static int skip_array_ws(struct tp *);
+static void key_push(struct key *, char *);
+static void key_free(struct key *);
+static const char **key_join(const struct key *, const struct key *, size_t,
+    size_t *);
 static void put_utf8(struct buf *, unsigned long);
+static int parse_hex(struct tp *, int, struct buf *);
+static int parse_escape(struct tp *, int, struct buf *);
+static int parse_basic(struct tp *, int, char **);
+static int parse_literal(struct tp *, int, char **);
+static int parse_string(struct tp *, struct toml_value *);
+static int parse_key_part(struct tp *, char **);
+static int parse_key(struct tp *, struct key *);
+static size_t digits(const char *, size_t, size_t, int);
+static int digit_value(int);
+static int all_digits(const char *, size_t);
+static size_t special_float(const struct tp *);
+static int two_digits(const char *, int);
+static size_t match_time(const struct tp *, size_t);
+static size_t match_datetime(const struct tp *, size_t, int *);
+static size_t match_number(const struct tp *, int *);
+static int parse_number(struct tp *, struct toml_value *);
+static int parse_datetime(struct tp *, struct toml_value *);
+static int parse_array(struct tp *, struct toml_value *);
+static struct toml_value *member(struct toml_value *, const char *);
+static struct toml_value *inline_nest(struct toml_value *, const struct key *);
+static int inline_add(struct tp *, struct toml_value *, struct tflag *,
+    struct key *, struct toml_value *);
+static int parse_inline(struct tp *, struct toml_value *);
+static int parse_value(struct tp *, struct toml_value *);
+static int parse_pair(struct tp *, struct key *, struct toml_value *);
+static struct tflag *flag_child(struct tflag *, const char *, int);
+static int flag_is(struct tflag *, const char *const *, size_t, unsigned);
+static void flag_set(struct tflag *, const char *const *, size_t, unsigned,
+    int);
+static void flag_unset_all(struct tflag *, const char *const *, size_t);
+static void flag_free(struct tflag *);
+static void pending_finalize(struct tp *);
+static struct tnode *node_child(struct tnode *, const char *);
+static struct tnode *node_add(struct tnode *, const char *, int);
+static void node_free(struct tnode *);
+static struct tnode *nest(struct tp *, const char *const *, size_t, int *);
+static int emit(struct tp *, const char **, size_t, const struct toml_value *,
+    int);
+static int key_value_rule(struct tp *);
+static int header_rule(struct tp *);
+static int array_header_rule(struct tp *);
+static int statement(struct tp *);
+static size_t utf8_bad(const unsigned char *, size_t);
+static int check_bytes(struct tp *);
 
-static void
-fail(struct reader *r, const char *msg)
+/* The line of position pos (1-based); positions are asked in order. */
+static int
+line_at(struct tp *p, size_t pos)
 {
-	if (r->msg[0] != '\0')
-		return;
-	snprintf(r->msg, sizeof(r->msg), "%s", msg);
-	r->msg_line = r->lineno;
+	if (pos < p->lpos) {
+		p->lpos = 0;
+		p->lline = 1;
+	}
+	for (; p->lpos < pos && p->lpos < p->len; p->lpos++)
+		if (p->src[p->lpos] == '\n')
+			p->lline++;
+	return p->lline;
 }
 
-/*
- * Reject what inih would take but the subset does not allow.  Returns 0
- * or -1 with *why set.
- */
+/* Record the first problem, at pos.  Returns -1. */
 static int
-check_line(const char *line, size_t len, const char **why)
+fail(struct tp *p, size_t pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->msg[0] != '\0')
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(p->msg, sizeof(p->msg), fmt, ap);
+	va_end(ap);
+	p->msgline = line_at(p, pos);
+	return -1;
+}
+
+static int
+fail_line(struct tp *p, int line, const char *msg)
+{
+	if (p->msg[0] == '\0') {
+		snprintf(p->msg, sizeof(p->msg), "%s", msg);
+		p->msgline = line;
+	}
+	return -1;
+}
+
+static int
+is_bare(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '-' || c == '_';
+}
+
+/* ASCII control characters and DEL (tab is the caller's to allow). */
+static int
+is_ctrl(int c)
+{
+	return (c >= 0 && c < 0x20) || c == 0x7f;
+}
+
+/* The next byte, or -1 at the end. */
+static int
+peek(const struct tp *p)
+{
+	return p->pos < p->len ? (unsigned char)p->src[p->pos] : -1;
+}
+
+static int
+starts(const struct tp *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	return p->len - p->pos >= n && memcmp(p->src + p->pos, s, n) == 0;
+}
+
+static void
+skip_ws(struct tp *p)
+{
+	while (peek(p) == ' ' || peek(p) == '\t')
+		p->pos++;
+}
+
+/* A '#' comment up to the end of the line: 0, or -1 (bad character). */
+static int
+skip_comment(struct tp *p)
+{
+	int c;
+
+	if (peek(p) != '#')
+		return 0;
+	for (p->pos++; (c = peek(p)) != -1 && c != '\n'; p->pos++)
+		if (is_ctrl(c) && c != '\t')
+			return fail(p, p->pos,
+			    "control character 0x%02x in a comment", c);
+	return 0;
+}
+
+/* Blanks, newlines and comments inside an array. */
+static int
+skip_array_ws(struct tp *p)
+{
+	size_t before;
+
+	do {
+		before = p->pos;
+		while (peek(p) == ' ' || peek(p) == '\t' || peek(p) == '\n')
+			p->pos++;
+		if (skip_comment(p) == -1)
+			return -1;
+	} while (p->pos != before);
+	return 0;
+}
+
+static void
+key_push(struct key *k, char *part)
+{
+	k->part = xreallocarray(k->part, k->n + 1, sizeof(*k->part));
+	k->part[k->n++] = part;
+}
+
+static void
+key_free(struct key *k)
 {
 	size_t i;
 
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)line[i];
-
-		if (c == '\0' ||
-		    (c < 0x20 && c != '\t' && c != '\r' && c != '\n')) {
-			*why = "control character in line";
-			return -1;
-		}
-	}
-	if (len == 0 || line[0] == '#' || line[0] == ';' || line[0] == '[' ||
-	    line[0] == '\n' || line[0] == '\r')
-		return 0;
-	for (i = 0; i < len; i++) {
-		if (line[i] == '=')
-			return 0;
-		if (line[i] == ':') {
-			*why = "expected '=' after the key";
-			return -1;
-		}
-	}
-	return 0;
+	for (i = 0; i < k->n; i++)
+		free(k->part[i]);
+	free(k->part);
+	k->part = NULL;
+	k->n = 0;
 }
 
-/* Replace ';' inside quoted strings so inih does not cut the value. */
-static void
-hide_semicolons(char *s)
+/*
+ * The path a's parts then the first bn parts of b, borrowed from both.
+ * Caller frees the array (not the strings).
+ */
+static const char **
+key_join(const struct key *a, const struct key *b, size_t bn, size_t *n)
 {
-	char quote = '\0';
+	const char **out = xreallocarray(NULL, a->n + bn + 1, sizeof(*out));
+	size_t i;
 
-	for (; *s != '\0'; s++) {
-		if (quote == '"' && *s == '\\' && s[1] != '\0') {
-			s++;
-			continue;
-		}
-		if (quote == '\0' && (*s == '"' || *s == '\''))
-			quote = *s;
-		else if (quote != '\0' && *s == quote)
-			quote = '\0';
-		else if (quote == '\0' && *s == '#')
-			return;
-		else if (quote != '\0' && *s == ';')
-			*s = HIDDEN_SEMICOLON;
-	}
-}
-
-static void
-unhide(char *s)
-{
-	for (; *s != '\0'; s++)
-		if (*s == HIDDEN_SEMICOLON)
-			*s = ';';
-}
-
-/* The ini_reader: one left-stripped line per call, at most num-1 bytes. */
-static char *
-read_line(char *str, int num, void *stream)
-{
-	struct reader *r = stream;
-	const char *p = r->next, *end, *why;
-	size_t len;
-
-	if (p == NULL || *p == '\0' || r->msg[0] != '\0')
-		return NULL;
-	end = strchr(p, '\n');
-	len = end ? (size_t)(end - p) + 1 : strlen(p);
-	r->next = p + len;
-	r->lineno++;
-	if (len + 1 > (size_t)num) {
-		fail(r, "line too long (inih reads at most 199 bytes)");
-		return NULL;
-	}
-	if (check_line(p, len, &why) == -1) {
-		fail(r, why);
-		return NULL;
-	}
-	while (len > 0 && (*p == ' ' || *p == '\t')) {
-		p++;
-		len--;
-	}
-	memcpy(str, p, len);
-	str[len] = '\0';
-	hide_semicolons(str);
-	return str;
-}
-
-static int
-handle(void *arg, const char *section, const char *name, const char *value)
-{
-	struct reader *r = arg;
-	struct toml_value v;
-	char err[200], *raw, *key;
-	int rc = 1;
-
-	if (r->msg[0] != '\0')
-		return 0;
-	raw = xstrdup(value);
-	key = xstrdup(name);
-	err[0] = '\0';
-	if (toml_decode(raw, &v, err, sizeof(err)) == -1) {
-		fail(r, err);
-		rc = 0;
-		goto out;
-	}
-	unhide(key);
-	if (r->cb(r->arg, section, key, &v, r->lineno, err, sizeof(err)) ==
-	    -1) {
-		fail(r, err[0] ? err : "invalid value");
-		rc = 0;
-	}
-	toml_value_free(&v);
-out:
-	free(raw);
-	free(key);
-	return rc;
-}
-
-int
-toml_parse_string(const char *name, const char *text, toml_cb *cb, void *arg,
-    char *err, size_t errsz)
-{
-	struct reader r;
-	int line;
-
-	memset(&r, 0, sizeof(r));
-	r.next = text;
-	r.cb = cb;
-	r.arg = arg;
-	line = ini_parse_stream(read_line, &r, handle, &r);
-	if (r.msg[0] != '\0') {
-		snprintf(err, errsz, "%s:%d: %s", name, r.msg_line, r.msg);
-		return -1;
-	}
-	if (line != 0) {
-		snprintf(err, errsz, "%s:%d: %s", name, line,
-		    line > 0 ? "expected '[section]' or 'key = value'" :
-			       "cannot parse");
-		return -1;
-	}
-	return 0;
-}
-
-int
-toml_parse_file(const char *path, toml_cb *cb, void *arg, char *err,
-    size_t errsz)
-{
-	struct buf text;
-	int r;
-
-	buf_init(&text, 0);
-	r = file_read(path, TOML_MAX_FILE, &text);
-	if (r == -1) {
-		snprintf(err, errsz, "%s: cannot read: %s", path,
-		    strerror(errno));
-		buf_free(&text);
-		return -1;
-	}
-	if (r == 1) {
-		snprintf(err, errsz, "%s: file too large", path);
-		buf_free(&text);
-		return -1;
-	}
-	r = toml_parse_string(path, buf_str(&text), cb, arg, err, errsz);
-	buf_free(&text);
-	return r;
-}
-
-static const char *
-skip_ws(const char *s)
-{
-	while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
-		s++;
-	return s;
-}
-
-/* After a value only white space or a '#' comment may follow. */
-static int
-trailing_ok(const char *s, char *err, size_t errsz)
-{
-	s = skip_ws(s);
-	if (*s == '\0' || *s == '#')
-		return 0;
-	snprintf(err, errsz, "unexpected text after the value: '%.20s'", s);
-	return -1;
+	for (i = 0; i < a->n; i++)
+		out[i] = a->part[i];
+	for (i = 0; i < bn; i++)
+		out[a->n + i] = b->part[i];
+	*n = a->n + bn;
+	return out;
 }
 
 static void
@@ -279,82 +296,98 @@ put_utf8(struct buf *b, unsigned long cp)
 	buf_append(b, u, n);
 }
 
-/* A "basic string" starting at *sp (on the quote); *sp ends past it. */
+/* \uXXXX or \UXXXXXXXX, pos on the first hex digit. */
 static int
-decode_basic(const char **sp, char **out, char *err, size_t errsz)
+parse_hex(struct tp *p, int n, struct buf *out)
 {
-	const char *s = *sp + 1;
+	unsigned long cp = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		int c = p->pos + (size_t)i < p->len ?
+		    (unsigned char)p->src[p->pos + (size_t)i] :
+		    -1;
+
+		if (c >= '0' && c <= '9')
+			cp = cp * 16 + (unsigned long)(c - '0');
+		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			cp = cp * 16 + (unsigned long)((c | 0x20) - 'a' + 10);
+		else
+			return fail(p, p->pos, "invalid hex value in escape");
+	}
+	p->pos += (size_t)n;
+	if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return fail(p, p->pos,
+		    "escaped character is not a Unicode scalar value");
+	if (cp == 0)
+		return fail(p, p->pos,
+		    "a NUL character (\\u0000) is not "
+		    "supported");
+	put_utf8(out, cp);
+	return 0;
+}
+
+/* A backslash escape of a basic string, pos on the backslash. */
+static int
+parse_escape(struct tp *p, int multi, struct buf *out)
+{
+	static const char from[] = "btnfr\"\\", to[] = "\b\t\n\f\r\"\\";
+	int id = p->pos + 1 < p->len ? (unsigned char)p->src[p->pos + 1] : -1;
+	const char *m;
+
+	p->pos += 2;
+	if (multi && (id == ' ' || id == '\t' || id == '\n')) {
+		/* A line-ending backslash trims up to the next text. */
+		if (id != '\n') {
+			skip_ws(p);
+			if (peek(p) == -1)
+				return 0;
+			if (peek(p) != '\n')
+				return fail(p, p->pos,
+				    "unescaped '\\' in a string");
+			p->pos++;
+		}
+		while (peek(p) == ' ' || peek(p) == '\t' || peek(p) == '\n')
+			p->pos++;
+		return 0;
+	}
+	if (id == 'u' || id == 'U')
+		return parse_hex(p, id == 'u' ? 4 : 8, out);
+	if (id <= 0 || (m = strchr(from, id)) == NULL)
+		return fail(p, p->pos, "unescaped '\\' in a string");
+	buf_append(out, &to[m - from], 1);
+	return 0;
+}
+
+/* A basic string, pos just past the opening quote(s). */
+static int
+parse_basic(struct tp *p, int multi, char **out)
+{
 	struct buf b;
+	int c;
 
 	buf_init(&b, 0);
-	for (; *s != '"'; s++) {
-		char c = *s;
-
-		if (c == '\0') {
-			snprintf(err, errsz, "unterminated string");
+	for (;;) {
+		if ((c = peek(p)) == -1) {
+			fail(p, p->pos, "unterminated string");
 			goto bad;
 		}
-		if (c == HIDDEN_SEMICOLON)
-			c = ';';
-		if (c != '\\') {
-			buf_append(&b, &c, 1);
+		if (c == '"' && (!multi || starts(p, "\"\"\""))) {
+			p->pos += multi ? 3 : 1;
+			break;
+		}
+		if (c == '\\') {
+			if (parse_escape(p, multi, &b) == -1)
+				goto bad;
 			continue;
 		}
-		switch (*++s) {
-		case '"':
-		case '\\':
-			buf_append(&b, s, 1);
-			break;
-		case 'n':
-			buf_puts(&b, "\n");
-			break;
-		case 't':
-			buf_puts(&b, "\t");
-			break;
-		case 'r':
-			buf_puts(&b, "\r");
-			break;
-		case 'b':
-			buf_puts(&b, "\b");
-			break;
-		case 'f':
-			buf_puts(&b, "\f");
-			break;
-		case 'u':
-		case 'U': {
-			int i, n = *s == 'u' ? 4 : 8;
-			unsigned long cp = 0;
-
-			for (i = 1; i <= n; i++) {
-				if (!isxdigit((unsigned char)s[i])) {
-					snprintf(err, errsz, "bad \\%c escape",
-					    *s);
-					goto bad;
-				}
-				cp = cp * 16 +
-				    (unsigned long)(isdigit(
-							(unsigned char)s[i]) ?
-					    s[i] - '0' :
-					    (tolower((unsigned char)s[i]) -
-						'a' + 10));
-			}
-			if (cp == 0 || cp > 0x10ffff ||
-			    (cp >= 0xd800 && cp <= 0xdfff)) {
-				snprintf(err, errsz,
-				    "bad code point in escape");
-				goto bad;
-			}
-			put_utf8(&b, cp);
-			s += n;
-			break;
-		}
-		default:
-			snprintf(err, errsz, "unknown escape '\\%c'",
-			    *s ? *s : '0');
+		if (is_ctrl(c) && c != '\t' && !(multi && c == '\n')) {
+			fail(p, p->pos, "control character 0x%02x in a string",
+			    c);
 			goto bad;
 		}
+		buf_append(&b, p->src + p->pos++, 1);
 	}
-	*sp = s + 1;
 	*out = buf_steal(&b);
 	return 0;
 bad:
@@ -362,143 +395,1002 @@ bad:
 	return -1;
 }
 
-/* A 'literal string': no escapes. */
+/* A literal string, pos just past the opening quote(s). */
 static int
-decode_literal(const char **sp, char **out, char *err, size_t errsz)
+parse_literal(struct tp *p, int multi, char **out)
 {
-	const char *s = *sp + 1, *end = strchr(s, '\'');
+	size_t start = p->pos;
+	int c;
 
-	if (end == NULL) {
-		snprintf(err, errsz, "unterminated string");
-		return -1;
+	for (;; p->pos++) {
+		if ((c = peek(p)) == -1)
+			return fail(p, p->pos, "unterminated string");
+		if (c == '\'' && (!multi || starts(p, "'''")))
+			break;
+		if (is_ctrl(c) && c != '\t' && !(multi && c == '\n'))
+			return fail(p, p->pos,
+			    "control character 0x%02x in a string", c);
 	}
-	*out = xstrndup(s, (size_t)(end - s));
-	unhide(*out);
-	*sp = end + 1;
+	*out = xstrndup(p->src + start, p->pos - start);
+	p->pos += multi ? 3 : 1;
+	return 0;
+}
+
+/* Any of the four string forms, pos on the first quote. */
+static int
+parse_string(struct tp *p, struct toml_value *v)
+{
+	int q = peek(p), multi = starts(p, q == '"' ? "\"\"\"" : "'''");
+	char *s = NULL, extra[3] = "";
+	int n = 0;
+
+	v->type = TOML_STRING;
+	p->pos += multi ? 3 : 1;
+	if (multi && peek(p) == '\n')
+		p->pos++;
+	if ((q == '"' ? parse_basic(p, multi, &s) :
+			parse_literal(p, multi, &s)) == -1)
+		return -1;
+	/* Up to two quotes may end the contents, right before the close. */
+	while (multi && n < 2 && peek(p) == q) {
+		extra[n++] = (char)q;
+		p->pos++;
+	}
+	v->str = xasprintf("%s%s", s, extra);
+	free(s);
 	return 0;
 }
 
 static int
-decode_string(const char **sp, char **out, char *err, size_t errsz)
+parse_key_part(struct tp *p, char **out)
 {
-	if (strncmp(*sp, "\"\"\"", 3) == 0 || strncmp(*sp, "'''", 3) == 0) {
-		snprintf(err, errsz, "multi-line strings are not supported");
-		return -1;
+	size_t start = p->pos;
+	int c = peek(p);
+
+	if (is_bare(c)) {
+		while (is_bare(peek(p)))
+			p->pos++;
+		*out = xstrndup(p->src + start, p->pos - start);
+		return 0;
 	}
-	if (**sp == '"')
-		return decode_basic(sp, out, err, errsz);
-	return decode_literal(sp, out, err, errsz);
+	if (c == '\'' || c == '"') {
+		p->pos++;
+		return c == '"' ? parse_basic(p, 0, out) :
+				  parse_literal(p, 0, out);
+	}
+	return fail(p, p->pos, "invalid character at the start of a key");
+}
+
+/* A dotted key; blanks after it are skipped. */
+static int
+parse_key(struct tp *p, struct key *k)
+{
+	char *part;
+
+	memset(k, 0, sizeof(*k));
+	for (;;) {
+		if (parse_key_part(p, &part) == -1) {
+			key_free(k);
+			return -1;
+		}
+		key_push(k, part);
+		skip_ws(p);
+		if (peek(p) != '.')
+			return 0;
+		p->pos++;
+		skip_ws(p);
+	}
+}
+
+/*
+ * Digits (in base 16, 10, 8 or 2) with single '_' between them, from
+ * pos; the end, or pos when there is no digit there.
+ */
+static size_t
+digits(const char *s, size_t len, size_t pos, int base)
+{
+	size_t e = pos;
+
+	if (e >= len || digit_value(s[e]) >= base)
+		return pos;
+	for (e++; e < len; e++) {
+		if (s[e] == '_' && e + 1 < len && digit_value(s[e + 1]) < base)
+			e++;
+		else if (digit_value(s[e]) >= base)
+			break;
+	}
+	return e;
+}
+
+/* The value of a hex digit, or 99. */
+static int
+digit_value(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return 99;
+}
+
+/* 1 when s starts with n ASCII digits. */
+static int
+all_digits(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
+
+/* The two-digit number at s when it is at most max, else -1. */
+static int
+two_digits(const char *s, int max)
+{
+	int n;
+
+	if (!all_digits(s, 2))
+		return -1;
+	n = (s[0] - '0') * 10 + s[1] - '0';
+	return n <= max ? n : -1;
+}
+
+/* HH:MM:SS[.fraction] at pos: the end, or 0. */
+static size_t
+match_time(const struct tp *p, size_t pos)
+{
+	const char *s = p->src + pos;
+	size_t e = pos + 8;
+
+	if (p->len - pos < 8 || two_digits(s, 23) == -1 || s[2] != ':' ||
+	    two_digits(s + 3, 59) == -1 || s[5] != ':' ||
+	    two_digits(s + 6, 59) == -1)
+		return 0;
+	if (e + 1 < p->len && p->src[e] == '.' && all_digits(p->src + e + 1, 1))
+		for (e++; e < p->len && all_digits(p->src + e, 1);)
+			e++;
+	return e;
+}
+
+/*
+ * YYYY-MM-DD, optionally followed by [Tt ] and a time with an optional
+ * offset (Z, or +HH:MM / -HH:MM), at pos: the end, or 0.  *bad is set
+ * for a date that does not exist.
+ */
+static size_t
+match_datetime(const struct tp *p, size_t pos, int *bad)
+{
+	static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30,
+	    31};
+	const char *s = p->src + pos, *o;
+	int y, m, d;
+	size_t e = pos + 10, t;
+
+	if (p->len - pos < 10 || !all_digits(s, 4) || s[4] != '-' ||
+	    s[7] != '-' || (m = two_digits(s + 5, 12)) < 1 ||
+	    (d = two_digits(s + 8, 31)) < 1)
+		return 0;
+	y = atoi(s);
+	*bad = y < 1 || d > mdays[m - 1] ||
+	    (m == 2 && d == 29 && !(y % 4 == 0 && (y % 100 || y % 400 == 0)));
+	if (e >= p->len || strchr("Tt ", p->src[e]) == NULL ||
+	    (t = match_time(p, e + 1)) == 0)
+		return e;
+	o = p->src + t;
+	if (t < p->len && (*o == 'Z' || *o == 'z'))
+		return t + 1;
+	if (t + 6 <= p->len && (*o == '+' || *o == '-') &&
+	    two_digits(o + 1, 23) != -1 && o[3] == ':' &&
+	    two_digits(o + 4, 59) != -1)
+		return t + 6;
+	return t;
+}
+
+/* An integer or float at pos: the end (0: none); *is_float set. */
+static size_t
+match_number(const struct tp *p, int *is_float)
+{
+	const char *s = p->src;
+	size_t e = p->pos, f;
+
+	*is_float = 0;
+	if (s[e] == '0' && e + 2 < p->len && strchr("xob", s[e + 1]) != NULL) {
+		int base = s[e + 1] == 'x' ? 16 : s[e + 1] == 'o' ? 8 : 2;
+
+		if ((f = digits(s, p->len, e + 2, base)) != e + 2)
+			return f;
+	}
+	if (s[e] == '+' || s[e] == '-')
+		e++;
+	if (e < p->len && s[e] == '0')
+		e++;
+	else if (e < p->len && s[e] >= '1' && s[e] <= '9')
+		e = digits(s, p->len, e, 10);
+	else
+		return 0;
+	if (e + 1 < p->len && s[e] == '.' &&
+	    (f = digits(s, p->len, e + 1, 10)) != e + 1) {
+		e = f;
+		*is_float = 1;
+	}
+	if (e < p->len && (s[e] == 'e' || s[e] == 'E')) {
+		f = e + 1;
+		if (f < p->len && (s[f] == '+' || s[f] == '-'))
+			f++;
+		if (digits(s, p->len, f, 10) != f) {
+			e = digits(s, p->len, f, 10);
+			*is_float = 1;
+		}
+	}
+	return e;
 }
 
 static int
-decode_array(const char *s, struct toml_value *v, char *err, size_t errsz)
+parse_number(struct tp *p, struct toml_value *v)
 {
-	s = skip_ws(s + 1);
-	while (*s != ']') {
-		char *item;
+	int is_float, base = 10;
+	size_t end = match_number(p, &is_float), i;
+	struct buf clean;
+	const char *s;
+	char *stop;
 
-		if (*s == '\0' || *s == '#') {
-			snprintf(err, errsz,
-			    "multi-line arrays are not supported");
-			return -1;
-		}
-		if (*s != '"' && *s != '\'') {
-			snprintf(err, errsz,
-			    "expected a quoted string in the array");
-			return -1;
-		}
-		if (decode_string(&s, &item, err, errsz) == -1)
-			return -1;
+	if (end == 0)
+		return 1;
+	buf_init(&clean, 0);
+	for (i = p->pos; i < end; i++)
+		if (p->src[i] != '_')
+			buf_append(&clean, p->src + i, 1);
+	p->pos = end;
+	v->type = is_float ? TOML_FLOAT : TOML_INT;
+	s = buf_str(&clean);
+	if (!is_float && s[0] == '0' && s[1] != '\0') {
+		base = s[1] == 'x' ? 16 : s[1] == 'o' ? 8 : 2;
+		s += 2;
+	}
+	errno = 0;
+	v->num = is_float ? 0 : strtoll(s, &stop, base);
+	v->overflow = !is_float && errno == ERANGE;
+	if (is_float || v->overflow)
+		v->str = xstrdup(buf_str(&clean) + (*buf_str(&clean) == '+'));
+	else
+		v->str = xasprintf("%lld", v->num);
+	buf_free(&clean);
+	return 0;
+}
+
+/* A date, time or date-time: 0, 1 when there is none at pos, or -1. */
+static int
+parse_datetime(struct tp *p, struct toml_value *v)
+{
+	int bad = 0;
+	size_t end = match_datetime(p, p->pos, &bad);
+
+	if (end == 0 && (end = match_time(p, p->pos)) == 0)
+		return 1;
+	if (bad)
+		return fail(p, p->pos, "invalid date or datetime");
+	v->type = TOML_DATETIME;
+	v->str = xstrndup(p->src + p->pos, end - p->pos);
+	p->pos = end;
+	return 0;
+}
+
+static int
+parse_array(struct tp *p, struct toml_value *v)
+{
+	v->type = TOML_ARRAY;
+	p->pos++;
+	if (skip_array_ws(p) == -1)
+		return -1;
+	if (peek(p) == ']') {
+		p->pos++;
+		return 0;
+	}
+	for (;;) {
 		v->items =
 		    xreallocarray(v->items, v->nitems + 1, sizeof(*v->items));
-		v->items[v->nitems++] = item;
-		s = skip_ws(s);
-		if (*s == ',')
-			s = skip_ws(s + 1);
-		else if (*s != ']' && *s != '\0') {
-			snprintf(err, errsz,
-			    "expected ',' or ']' in the array");
+		memset(&v->items[v->nitems], 0, sizeof(*v->items));
+		if (parse_value(p, &v->items[v->nitems++]) == -1 ||
+		    skip_array_ws(p) == -1)
 			return -1;
+		if (peek(p) == ']') {
+			p->pos++;
+			return 0;
+		}
+		if (peek(p) != ',')
+			return fail(p, p->pos, "unclosed array");
+		p->pos++;
+		if (skip_array_ws(p) == -1)
+			return -1;
+		if (peek(p) == ']') {
+			p->pos++;
+			return 0;
 		}
 	}
-	return trailing_ok(s + 1, err, errsz);
 }
 
-/* Decimal integer with optional sign and '_' between digits. */
-static int
-decode_int(const char *s, long long *out)
+/* The item named key of table t, or NULL. */
+static struct toml_value *
+member(struct toml_value *t, const char *key)
 {
-	char digits[32];
-	size_t n = 0;
-	char *end;
+	size_t i;
 
-	if (*s == '+' || *s == '-')
-		digits[n++] = *s++;
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	for (; *s != '\0' && *s != '#' && *s != ' ' && *s != '\t'; s++) {
-		if (*s == '_' && isdigit((unsigned char)s[1]) && n > 0 &&
-		    isdigit((unsigned char)digits[n - 1]))
-			continue;
-		if (!isdigit((unsigned char)*s) || n >= sizeof(digits) - 1)
-			return -1;
-		digits[n++] = *s;
+	for (i = 0; i < t->nitems; i++)
+		if (strcmp(t->keys[i], key) == 0)
+			return &t->items[i];
+	return NULL;
+}
+
+/*
+ * The table inside inline table t that k's last part goes into, made
+ * when missing; NULL when a value is in the way.
+ */
+static struct toml_value *
+inline_nest(struct toml_value *t, const struct key *k)
+{
+	struct toml_value *m;
+	size_t i;
+
+	for (i = 0; i + 1 < k->n; i++) {
+		if ((m = member(t, k->part[i])) == NULL) {
+			t->items = xreallocarray(t->items, t->nitems + 1,
+			    sizeof(*t->items));
+			t->keys = xreallocarray(t->keys, t->nitems + 1,
+			    sizeof(*t->keys));
+			m = &t->items[t->nitems];
+			memset(m, 0, sizeof(*m));
+			m->type = TOML_TABLE;
+			t->keys[t->nitems++] = xstrdup(k->part[i]);
+		}
+		if (m->type != TOML_TABLE)
+			return NULL;
+		t = m;
 	}
-	digits[n] = '\0';
-	errno = 0;
-	*out = strtoll(digits, &end, 10);
-	if (errno == ERANGE || *end != '\0')
+	return t;
+}
+
+/* Add k = val to inline table t (val is moved in): 0 or -1. */
+static int
+inline_add(struct tp *p, struct toml_value *t, struct tflag *fl, struct key *k,
+    struct toml_value *val)
+{
+	struct toml_value *into;
+
+	if (flag_is(fl, (const char *const *)k->part, k->n, FL_FROZEN))
+		return fail(p, p->pos, "cannot change the inline value of '%s'",
+		    k->part[0]);
+	if ((into = inline_nest(t, k)) == NULL)
+		return fail(p, p->pos, "cannot overwrite a value");
+	if (member(into, k->part[k->n - 1]) != NULL)
+		return fail(p, p->pos, "duplicate key '%s' in an inline table",
+		    k->part[k->n - 1]);
+	into->items =
+	    xreallocarray(into->items, into->nitems + 1, sizeof(*into->items));
+	into->keys =
+	    xreallocarray(into->keys, into->nitems + 1, sizeof(*into->keys));
+	into->items[into->nitems] = *val;
+	into->keys[into->nitems++] = xstrdup(k->part[k->n - 1]);
+	memset(val, 0, sizeof(*val));
+	return 0;
+}
+
+static int
+parse_inline(struct tp *p, struct toml_value *v)
+{
+	struct tflag fl;
+	struct toml_value val;
+	struct key k;
+	int r = -1, frozen;
+
+	memset(&fl, 0, sizeof(fl));
+	v->type = TOML_TABLE;
+	p->pos++;
+	skip_ws(p);
+	if (peek(p) == '}') {
+		p->pos++;
+		return 0;
+	}
+	for (;;) {
+		memset(&val, 0, sizeof(val));
+		if (parse_pair(p, &k, &val) == -1)
+			goto out;
+		frozen = val.type == TOML_ARRAY || val.type == TOML_TABLE;
+		if (inline_add(p, v, &fl, &k, &val) == -1) {
+			toml_value_free(&val);
+			key_free(&k);
+			goto out;
+		}
+		skip_ws(p);
+		if (peek(p) != ',') {
+			key_free(&k);
+			if (peek(p) != '}') {
+				fail(p, p->pos, "unclosed inline table");
+				goto out;
+			}
+			p->pos++;
+			break;
+		}
+		if (frozen)
+			flag_set(&fl, (const char *const *)k.part, k.n,
+			    FL_FROZEN, 1);
+		key_free(&k);
+		p->pos++;
+		skip_ws(p);
+	}
+	r = 0;
+out:
+	flag_free(&fl);
+	return r;
+}
+
+/* Any value at pos, in tomllib's order of attempts. */
+static int
+parse_value(struct tp *p, struct toml_value *v)
+{
+	int c = peek(p), r;
+	size_t n;
+
+	memset(v, 0, sizeof(*v));
+	if (c == '"' || c == '\'')
+		return parse_string(p, v);
+	if (starts(p, "true") || starts(p, "false")) {
+		v->type = TOML_BOOL;
+		v->num = c == 't';
+		v->str = xstrdup(c == 't' ? "true" : "false");
+		p->pos += c == 't' ? 4 : 5;
+		return 0;
+	}
+	if (c == '[')
+		return parse_array(p, v);
+	if (c == '{')
+		return parse_inline(p, v);
+	if (c != -1 && (r = parse_datetime(p, v)) != 1)
+		return r;
+	if (c != -1 && (r = parse_number(p, v)) != 1)
+		return r;
+	if ((n = special_float(p)) != 0) {
+		v->type = TOML_FLOAT;
+		v->str = xstrndup(p->src + p->pos + (c == '+'), n - (c == '+'));
+		p->pos += n;
+		return 0;
+	}
+	return fail(p, p->pos, "invalid value");
+}
+
+/* The length of inf or nan (signed or not) at pos, or 0. */
+static size_t
+special_float(const struct tp *p)
+{
+	static const char *const forms[] = {"inf", "nan", "+inf", "+nan",
+	    "-inf", "-nan"};
+	size_t i;
+
+	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
+		if (starts(p, forms[i]))
+			return strlen(forms[i]);
+	return 0;
+}
+
+/* key = value, pos on the key. */
+static int
+parse_pair(struct tp *p, struct key *k, struct toml_value *v)
+{
+	if (parse_key(p, k) == -1)
 		return -1;
-	return trailing_ok(s, NULL, 0) == 0 ? 0 : -1;
+	if (peek(p) != '=') {
+		key_free(k);
+		return fail(p, p->pos, "expected '=' after the key");
+	}
+	p->pos++;
+	skip_ws(p);
+	if (parse_value(p, v) == -1) {
+		toml_value_free(v);
+		key_free(k);
+		return -1;
+	}
+	return 0;
+}
+
+static struct tflag *
+flag_child(struct tflag *f, const char *key, int create)
+{
+	size_t i;
+
+	for (i = 0; i < f->nkid; i++)
+		if (strcmp(f->kid[i]->key, key) == 0)
+			return f->kid[i];
+	if (!create)
+		return NULL;
+	f->kid = xreallocarray(f->kid, f->nkid + 1, sizeof(*f->kid));
+	f->kid[f->nkid] = xcalloc(1, sizeof(**f->kid));
+	f->kid[f->nkid]->key = xstrdup(key);
+	return f->kid[f->nkid++];
+}
+
+/* tomllib's Flags.is_(): flag on key, or recursively on a parent. */
+static int
+flag_is(struct tflag *f, const char *const *key, size_t n, unsigned flag)
+{
+	size_t i;
+
+	if (n == 0)
+		return 0;
+	for (i = 0; i + 1 < n; i++) {
+		if ((f = flag_child(f, key[i], 0)) == NULL)
+			return 0;
+		if (f->rflags & flag)
+			return 1;
+	}
+	f = flag_child(f, key[n - 1], 0);
+	return f != NULL && ((f->flags | f->rflags) & flag) != 0;
+}
+
+static void
+flag_set(struct tflag *f, const char *const *key, size_t n, unsigned flag,
+    int recursive)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		f = flag_child(f, key[i], 1);
+	if (recursive)
+		f->rflags |= flag;
+	else
+		f->flags |= flag;
+}
+
+/* Forget every flag of key and below (a new [[array]] element). */
+static void
+flag_unset_all(struct tflag *f, const char *const *key, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i++)
+		if ((f = flag_child(f, key[i], 0)) == NULL)
+			return;
+	for (i = 0; i < f->nkid; i++) {
+		if (strcmp(f->kid[i]->key, key[n - 1]) != 0)
+			continue;
+		flag_free(f->kid[i]);
+		free(f->kid[i]);
+		f->kid[i] = f->kid[--f->nkid];
+		return;
+	}
+}
+
+/* Free what f holds (not f itself). */
+static void
+flag_free(struct tflag *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nkid; i++) {
+		flag_free(f->kid[i]);
+		free(f->kid[i]);
+	}
+	free(f->kid);
+	free(f->key);
+	memset(f, 0, sizeof(*f));
+}
+
+static void
+pending_finalize(struct tp *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->npend; i++) {
+		flag_set(&p->flags, (const char *const *)p->pend[i].part,
+		    p->pend[i].n, FL_EXPLICIT, 0);
+		key_free(&p->pend[i]);
+	}
+	free(p->pend);
+	p->pend = NULL;
+	p->npend = 0;
+}
+
+static struct tnode *
+node_child(struct tnode *t, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < t->nkid; i++)
+		if (strcmp(t->kid[i]->key, key) == 0)
+			return t->kid[i];
+	return NULL;
+}
+
+static struct tnode *
+node_add(struct tnode *t, const char *key, int kind)
+{
+	struct tnode *n = xcalloc(1, sizeof(*n));
+
+	n->key = xstrdup(key);
+	n->kind = kind;
+	t->kid = xreallocarray(t->kid, t->nkid + 1, sizeof(*t->kid));
+	t->kid[t->nkid++] = n;
+	return n;
+}
+
+/* Free what t holds (not t itself). */
+static void
+node_free(struct tnode *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nkid; i++) {
+		node_free(t->kid[i]);
+		free(t->kid[i]);
+	}
+	if (t->last != NULL) {
+		node_free(t->last);
+		free(t->last);
+	}
+	free(t->kid);
+	free(t->key);
+	memset(t, 0, sizeof(*t));
+}
+
+/*
+ * tomllib's get_or_create_nest(): the table at key, made when missing,
+ * through the last element of arrays of tables (*in_array is then set);
+ * NULL when a value is in the way.
+ */
+static struct tnode *
+nest(struct tp *p, const char *const *key, size_t n, int *in_array)
+{
+	struct tnode *t = &p->root, *c;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if ((c = node_child(t, key[i])) == NULL)
+			c = node_add(t, key[i], TN_TABLE);
+		if (c->kind == TN_AOT) {
+			*in_array = 1;
+			c = c->last;
+		}
+		if (c->kind != TN_TABLE)
+			return NULL;
+		t = c;
+	}
+	return t;
+}
+
+/* Report v (each key of it, for a table) at path to the callback. */
+static int
+emit(struct tp *p, const char **path, size_t n, const struct toml_value *v,
+    int line)
+{
+	struct toml_item item;
+	char err[160];
+	size_t i;
+
+	if (v->type == TOML_TABLE) {
+		const char **sub = xreallocarray(NULL, n + 1, sizeof(*sub));
+		int r = 0;
+
+		memcpy(sub, path, n * sizeof(*sub));
+		for (i = 0; i < v->nitems && r == 0; i++) {
+			sub[n] = v->keys[i];
+			r = emit(p, sub, n + 1, &v->items[i], line);
+		}
+		free(sub);
+		return r;
+	}
+	item.path = path;
+	item.depth = n;
+	item.in_array = p->in_array;
+	item.value = v;
+	item.lineno = line;
+	err[0] = '\0';
+	if (p->cb(p->arg, &item, err, sizeof(err)) == -1)
+		return fail_line(p, line, err[0] ? err : "invalid value");
+	return 0;
+}
+
+/* tomllib's key_value_rule(). */
+static int
+key_value_rule(struct tp *p)
+{
+	int line = line_at(p, p->pos), in_array = 0, r = -1;
+	const char **full = NULL;
+	struct toml_value v;
+	struct tnode *into;
+	struct key k;
+	size_t i, j, n;
+
+	memset(&v, 0, sizeof(v));
+	if (parse_pair(p, &k, &v) == -1)
+		return -1;
+	for (i = 1; i < k.n; i++) {
+		full = key_join(&p->header, &k, i, &n);
+		if (flag_is(&p->flags, full, n, FL_EXPLICIT)) {
+			fail_line(p, line,
+			    "a dotted key cannot add to a table defined "
+			    "elsewhere");
+			goto out;
+		}
+		p->pend =
+		    xreallocarray(p->pend, p->npend + 1, sizeof(*p->pend));
+		memset(&p->pend[p->npend], 0, sizeof(*p->pend));
+		for (j = 0; j < n; j++)
+			key_push(&p->pend[p->npend], xstrdup(full[j]));
+		p->npend++;
+		free(full);
+		full = NULL;
+	}
+	full = key_join(&p->header, &k, k.n, &n);
+	if (flag_is(&p->flags, full, n - 1, FL_FROZEN)) {
+		fail_line(p, line, "cannot change an inline table or array");
+		goto out;
+	}
+	if ((into = nest(p, full, n - 1, &in_array)) == NULL ||
+	    node_child(into, full[n - 1]) != NULL) {
+		fail_line(p, line,
+		    into == NULL ? "cannot overwrite a value" :
+				   "a key is defined twice");
+		goto out;
+	}
+	node_add(into, full[n - 1], TN_VALUE);
+	if (v.type == TOML_TABLE || v.type == TOML_ARRAY)
+		flag_set(&p->flags, full, n, FL_FROZEN, 1);
+	r = emit(p, full, n, &v, line);
+out:
+	free(full);
+	toml_value_free(&v);
+	key_free(&k);
+	return r;
+}
+
+/* [table] */
+static int
+header_rule(struct tp *p)
+{
+	const char *const *part;
+	struct key k;
+	char *name;
+	int in_array = 0;
+
+	p->pos++;
+	skip_ws(p);
+	if (parse_key(p, &k) == -1)
+		return -1;
+	part = (const char *const *)k.part;
+	if (flag_is(&p->flags, part, k.n, FL_EXPLICIT) ||
+	    flag_is(&p->flags, part, k.n, FL_FROZEN)) {
+		name = toml_path_str(part, k.n);
+		fail(p, p->pos, "table [%s] is defined twice", name);
+		free(name);
+		goto bad;
+	}
+	flag_set(&p->flags, part, k.n, FL_EXPLICIT, 0);
+	if (nest(p, part, k.n, &in_array) == NULL) {
+		fail(p, p->pos, "cannot overwrite a value");
+		goto bad;
+	}
+	if (peek(p) != ']') {
+		fail(p, p->pos, "expected ']' at the end of a table header");
+		goto bad;
+	}
+	p->pos++;
+	key_free(&p->header);
+	p->header = k;
+	p->in_array = in_array;
+	return 0;
+bad:
+	key_free(&k);
+	return -1;
+}
+
+/* [[array of tables]] */
+static int
+array_header_rule(struct tp *p)
+{
+	const char *const *part;
+	struct tnode *into, *c;
+	struct key k;
+	int in_array = 1;
+
+	p->pos += 2;
+	skip_ws(p);
+	if (parse_key(p, &k) == -1)
+		return -1;
+	part = (const char *const *)k.part;
+	if (flag_is(&p->flags, part, k.n, FL_FROZEN)) {
+		fail(p, p->pos, "cannot change an inline table or array");
+		goto bad;
+	}
+	flag_unset_all(&p->flags, part, k.n);
+	flag_set(&p->flags, part, k.n, FL_EXPLICIT, 0);
+	if ((into = nest(p, part, k.n - 1, &in_array)) == NULL ||
+	    ((c = node_child(into, part[k.n - 1])) != NULL &&
+		c->kind != TN_AOT)) {
+		fail(p, p->pos, "cannot overwrite a value");
+		goto bad;
+	}
+	if (c == NULL)
+		c = node_add(into, part[k.n - 1], TN_AOT);
+	if (c->last != NULL) {
+		node_free(c->last);
+		free(c->last);
+	}
+	c->last = xcalloc(1, sizeof(*c->last));
+	c->last->kind = TN_TABLE;
+	if (!starts(p, "]]")) {
+		fail(p, p->pos, "expected ']]' at the end of an array header");
+		goto bad;
+	}
+	p->pos += 2;
+	key_free(&p->header);
+	p->header = k;
+	p->in_array = in_array;
+	return 0;
+bad:
+	key_free(&k);
+	return -1;
+}
+
+/* One statement: 0 go on, 1 end of the document, -1 error. */
+static int
+statement(struct tp *p)
+{
+	int c;
+
+	skip_ws(p);
+	if ((c = peek(p)) == -1)
+		return 1;
+	if (c == '\n') {
+		p->pos++;
+		return 0;
+	}
+	if (is_bare(c) || c == '"' || c == '\'') {
+		if (key_value_rule(p) == -1)
+			return -1;
+	} else if (c == '[') {
+		pending_finalize(p);
+		if ((starts(p, "[[") ? array_header_rule(p) : header_rule(p)) ==
+		    -1)
+			return -1;
+	} else if (c != '#')
+		return fail(p, p->pos, "invalid statement");
+	skip_ws(p);
+	if (skip_comment(p) == -1)
+		return -1;
+	if ((c = peek(p)) == -1)
+		return 1;
+	if (c != '\n')
+		return fail(p, p->pos,
+		    "expected the end of the line after "
+		    "the statement");
+	p->pos++;
+	return 0;
+}
+
+/* The offset of the first byte that is not valid UTF-8, or len. */
+static size_t
+utf8_bad(const unsigned char *s, size_t len)
+{
+	size_t i = 0, n, k;
+	unsigned char lo, hi;
+
+	while (i < len) {
+		unsigned char c = s[i];
+
+		lo = 0x80;
+		hi = 0xbf;
+		if (c < 0x80)
+			n = 0;
+		else if (c >= 0xc2 && c <= 0xdf)
+			n = 1;
+		else if (c >= 0xe0 && c <= 0xef) {
+			n = 2;
+			lo = c == 0xe0 ? 0xa0 : 0x80;
+			hi = c == 0xed ? 0x9f : 0xbf;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			n = 3;
+			lo = c == 0xf0 ? 0x90 : 0x80;
+			hi = c == 0xf4 ? 0x8f : 0xbf;
+		} else
+			return i;
+		if (len - i <= n)
+			return n == 0 ? len : i;
+		for (k = 1; k <= n; k++)
+			if (s[i + k] < (k == 1 ? lo : 0x80) ||
+			    s[i + k] > (k == 1 ? hi : 0xbf))
+				return i;
+		i += n + 1;
+	}
+	return len;
+}
+
+/* Refuse NUL bytes and invalid UTF-8 before parsing. */
+static int
+check_bytes(struct tp *p)
+{
+	const char *nul = memchr(p->src, '\0', p->len);
+	size_t bad = utf8_bad((const unsigned char *)p->src, p->len);
+
+	if (nul != NULL && (size_t)(nul - p->src) <= bad)
+		return fail(p, (size_t)(nul - p->src), "NUL byte in the file");
+	if (bad != p->len)
+		return fail(p, bad, "invalid UTF-8");
+	return 0;
 }
 
 int
-toml_decode(const char *raw, struct toml_value *v, char *err, size_t errsz)
+toml_parse(const char *name, const char *text, size_t len, toml_cb *cb,
+    void *arg, char *err, size_t errsz)
 {
-	const char *s = skip_ws(raw);
-	char dummy[1];
+	struct tp p;
+	struct buf src;
+	size_t i;
+	int r;
 
-	memset(v, 0, sizeof(*v));
-	if (err == NULL) {
-		err = dummy;
-		errsz = sizeof(dummy);
-	}
-	if (*s == '"' || *s == '\'') {
-		v->type = TOML_STRING;
-		if (decode_string(&s, &v->str, err, errsz) == -1)
-			goto bad;
-		if (trailing_ok(s, err, errsz) == -1)
-			goto bad;
-		return 0;
-	}
-	if (*s == '[') {
-		v->type = TOML_ARRAY;
-		if (decode_array(s, v, err, errsz) == -1)
-			goto bad;
-		return 0;
-	}
-	if (*s == '{') {
-		snprintf(err, errsz, "inline tables are not supported");
-		return -1;
-	}
-	if ((strncmp(s, "true", 4) == 0 || strncmp(s, "false", 5) == 0)) {
-		int t = s[0] == 't';
+	/* "\r\n" is "\n" everywhere, strings included, as in tomllib. */
+	buf_init(&src, 0);
+	for (i = 0; i < len; i++)
+		if (!(text[i] == '\r' && i + 1 < len && text[i + 1] == '\n'))
+			buf_append(&src, text + i, 1);
+	memset(&p, 0, sizeof(p));
+	p.src = buf_str(&src);
+	p.len = src.len;
+	p.lline = 1;
+	p.cb = cb;
+	p.arg = arg;
+	r = check_bytes(&p);
+	while (r == 0)
+		r = statement(&p);
+	if (r == -1)
+		snprintf(err, errsz, "%s:%d: %s", name, p.msgline, p.msg);
+	pending_finalize(&p);
+	key_free(&p.header);
+	node_free(&p.root);
+	flag_free(&p.flags);
+	buf_free(&src);
+	return r == -1 ? -1 : 0;
+}
 
-		v->type = TOML_BOOL;
-		v->num = t;
-		if (trailing_ok(s + (t ? 4 : 5), err, errsz) == -1)
-			goto bad;
-		return 0;
+int
+toml_parse_file(const char *path, toml_cb *cb, void *arg, char *err,
+    size_t errsz)
+{
+	struct buf text;
+	int r;
+
+	buf_init(&text, 0);
+	r = file_read(path, TOML_MAX_FILE, &text);
+	if (r == -1)
+		snprintf(err, errsz, "%s: cannot read: %s", path,
+		    strerror(errno));
+	else if (r == 1)
+		snprintf(err, errsz, "%s: larger than %d KiB", path,
+		    TOML_MAX_FILE / 1024);
+	else
+		r = toml_parse(path, buf_str(&text), text.len, cb, arg, err,
+		    errsz);
+	buf_free(&text);
+	return r == 0 ? 0 : -1;
+}
+
+char *
+toml_path_str(const char *const *path, size_t depth)
+{
+	struct buf b;
+	size_t i, j;
+
+	buf_init(&b, 0);
+	for (i = 0; i < depth; i++) {
+		int bare = path[i][0] != '\0';
+
+		for (j = 0; path[i][j] != '\0'; j++)
+			bare = bare && is_bare((unsigned char)path[i][j]);
+		buf_printf(&b, bare ? "%s%s" : "%s\"%s\"", i ? "." : "",
+		    path[i]);
 	}
-	v->type = TOML_INT;
-	if (decode_int(s, &v->num) == 0)
-		return 0;
-	snprintf(err, errsz,
-	    "expected a quoted string, an integer, true, "
-	    "false or a one-line [array]");
-bad:
-	toml_value_free(v);
-	return -1;
+	return buf_steal(&b);
 }
 
 void
@@ -506,9 +1398,13 @@ toml_value_free(struct toml_value *v)
 {
 	size_t i;
 
-	free(v->str);
-	for (i = 0; i < v->nitems; i++)
-		free(v->items[i]);
+	for (i = 0; i < v->nitems; i++) {
+		toml_value_free(&v->items[i]);
+		if (v->keys != NULL)
+			free(v->keys[i]);
+	}
 	free(v->items);
+	free(v->keys);
+	free(v->str);
 	memset(v, 0, sizeof(*v));
 }

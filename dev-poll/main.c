@@ -30,6 +30,7 @@
 #define LOG_ROTATE (5 * 1024 * 1024)
 
 static char *log_path(const struct config *);
+static char *status_path(const struct config *);
 static int tick_lock(const struct config *, int *);
 static void ctx_open(struct dev_ctx *, const struct config *,
     const struct cli *);
@@ -38,10 +39,22 @@ static enum dp_step tick(struct dev_ctx *);
 static long long now_ms(void);
 static void summary(long long);
 
+static const struct cli_tool tool = {"dev-poll", 1, log_path, status_path,
+    "poll: ", LOG_ROTATE};
+
+/* The project's log and status file (none without a project). */
 static char *
 log_path(const struct config *cfg)
 {
-	return runfiles_dev_log(cfg->project_name);
+	return cfg->project_name[0] ? runfiles_dev_log(cfg->project_name) :
+				      NULL;
+}
+
+static char *
+status_path(const struct config *cfg)
+{
+	return cfg->project_name[0] ? runfiles_dev_status(cfg->project_name) :
+				      NULL;
 }
 
 /* Take the tick lock: 0 taken, 1 held by another tick, -1 error. */
@@ -139,8 +152,7 @@ main(int argc, char *argv[])
 	long long start = now_ms();
 	int rc, fd = -1, r;
 
-	rc = cli_start(argc, argv, "dev-poll", 1, log_path,
-	    "poll: ", LOG_ROTATE, &cli, &cfg, msg, sizeof(msg));
+	rc = cli_start(argc, argv, &tool, &cli, &cfg, msg, sizeof(msg));
 	if (rc != -1) {
 		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
 		goto out;

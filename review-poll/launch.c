@@ -4,6 +4,7 @@
  * agent session in it, and the prompt from formulas/ with the PR, its
  * diff and, on a re-review, the previous review and what changed since.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "buf.h"
 #include "ci.h"
 #include "config.h"
+#include "file.h"
 #include "forge.h"
 #include "json.h"
 #include "log.h"
@@ -22,6 +24,10 @@
 #include "template.h"
 #include "woodpecker.h"
 #include "xmalloc.h"
+
+/* The factory's review formula (upstream's), inlined into the prompt. */
+#define FORMULA_FILE "review-pr.toml"
+#define FORMULA_MAX (64 * 1024)
 
 /* What a prompt is built from; strings borrowed or owned as marked. */
 struct prompt_in {
@@ -44,6 +50,7 @@ static int gather(struct rp *, struct prompt_in *, const char *);
 static char *file_list(const cJSON *);
 static char *previous_section(struct rp *, struct prompt_in *, const cJSON *,
     const cJSON *);
+static char *formula_section(const struct rp *);
 static char *render_prompt(struct rp *, const struct prompt_in *);
 static int start_session(struct rp *, const struct prompt_in *, const char *);
 static void prompt_in_free(struct prompt_in *);
@@ -353,12 +360,40 @@ gather(struct rp *rp, struct prompt_in *in, const char *prev_sha)
 	return 0;
 }
 
+/*
+ * The factory's formulas/review-pr.toml as the "## Formula" section of
+ * the prompt, as review-pr.sh inlined it (never parsed: whatever it
+ * holds is the agent's instruction); "" when there is none.  Caller
+ * frees.
+ */
+static char *
+formula_section(const struct rp *rp)
+{
+	char *path = xasprintf("%s/%s", rp->cfg->formulas_dir, FORMULA_FILE);
+	struct buf text;
+	char *out;
+	int r;
+
+	buf_init(&text, 0);
+	r = file_read(path, FORMULA_MAX, &text);
+	if (r == -1 && errno != ENOENT)
+		log_msg("cannot read '%s': %s", path, strerror(errno));
+	if (r == 1)
+		log_msg("'%s' is longer than %d bytes: cut", path, FORMULA_MAX);
+	out = r == -1 ? xstrdup("") :
+			xasprintf("## Formula\n\n%s\n\n", buf_str(&text));
+	buf_free(&text);
+	free(path);
+	return out;
+}
+
 /* The review prompt from the template.  Caller frees; NULL on error. */
 static char *
 render_prompt(struct rp *rp, const struct prompt_in *in)
 {
 	const char *p = rp->cfg->project_name;
 	char num[32], note[64], err[256], *out = NULL;
+	char *formula = formula_section(rp);
 	char *phase = runfiles_review_phase(p, in->pr);
 	char *output = runfiles_review_output(p, in->pr);
 	const struct template_var vars[] = {{"REPO", rp->cfg->forge_repo},
@@ -370,7 +405,7 @@ render_prompt(struct rp *rp, const struct prompt_in *in)
 	    {"DIFF_NOTE", note}, {"DIFF", in->diff},
 	    {"PREVIOUS_REVIEW", in->previous},
 	    {"FORGE_API", rp->cfg->forge_api},
-	    {"FACTORY_ROOT", rp->cfg->factory_root}};
+	    {"FACTORY_ROOT", rp->cfg->factory_root}, {"FORMULA", formula}};
 
 	snprintf(num, sizeof(num), "%lld", in->pr);
 	if (in->diff_cut)
@@ -378,9 +413,10 @@ render_prompt(struct rp *rp, const struct prompt_in *in)
 		    rp->set.max_diff);
 	else
 		note[0] = '\0';
-	if (template_render(rp->cfg->formulas_dir, rp->set.prompt, vars,
+	if (template_render(rp->cfg->formulas_dir, "review-pr.md", vars,
 		sizeof(vars) / sizeof(vars[0]), &out, err, sizeof(err)) == -1)
 		log_msg("cannot build the review prompt: %s", err);
+	free(formula);
 	free(phase);
 	free(output);
 	return out;

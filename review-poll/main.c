@@ -24,12 +24,15 @@
 #define LOG_ROTATE (100 * 1024)
 
 static char *log_path(const struct config *);
-static int rp_open(struct rp *, const struct config *, const struct cli *,
-    char *, size_t);
+static char *status_path(const struct config *);
+static void rp_open(struct rp *, const struct config *, const struct cli *);
 static void rp_close(struct rp *);
 static int take_lock(struct rp *, int *);
 static int read_pulls(struct rp *);
 static void step(struct rp *, int);
+
+static const struct cli_tool tool = {"review-poll", 1, log_path, status_path,
+    "", LOG_ROTATE};
 
 static char *
 log_path(const struct config *cfg)
@@ -38,21 +41,25 @@ log_path(const struct config *cfg)
 	return runfiles_review_log();
 }
 
-/* The tick's context: settings, forge handles, CI.  0, or -1 (config). */
-static int
-rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli,
-    char *err, size_t errsz)
+static char *
+status_path(const struct config *cfg)
+{
+	return cfg->project_name[0] ?
+	    runfiles_review_status(cfg->project_name) :
+	    NULL;
+}
+
+/* The tick's context: settings (borrowed from cfg), forge handles, CI. */
+static void
+rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli)
 {
 	const char *token = cfg->forge_review_token;
 
 	memset(rp, 0, sizeof(*rp));
 	rp->cfg = cfg;
+	rp->set = cfg->review;
 	rp->dry_run = cli->dry_run;
 	rp->now = time(NULL);
-	if (rp_settings_load(&rp->set, cfg->formulas_dir, err, errsz) == -1) {
-		rp_settings_free(&rp->set);
-		return -1;
-	}
 	if (token == NULL || token[0] == '\0') {
 		log_msg("no FORGE_REVIEW_TOKEN: reviewing with FORGE_TOKEN");
 		token = cfg->forge_token;
@@ -62,7 +69,6 @@ rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli,
 	if (config_ci_configured(cfg))
 		rp->wp = woodpecker_open(cfg->woodpecker_server,
 		    cfg->woodpecker_token, cfg->woodpecker_repo_id);
-	return 0;
 }
 
 static void
@@ -71,7 +77,6 @@ rp_close(struct rp *rp)
 	woodpecker_close(rp->wp);
 	forge_close(rp->review);
 	forge_close(rp->forge);
-	rp_settings_free(&rp->set);
 }
 
 /* The review lock for the tick: 0 taken, 1 held elsewhere, -1 error. */
@@ -125,8 +130,7 @@ main(int argc, char *argv[])
 	char msg[1024];
 	int rc, lockfd = -1, opened = 0;
 
-	rc = cli_start(argc, argv, "review-poll", 1, log_path, "", LOG_ROTATE,
-	    &cli, &cfg, msg, sizeof(msg));
+	rc = cli_start(argc, argv, &tool, &cli, &cfg, msg, sizeof(msg));
 	if (rc != -1) {
 		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
 		goto out;
@@ -135,11 +139,7 @@ main(int argc, char *argv[])
 	if (!cli_agent_active("reviewer"))
 		goto out;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	if (rp_open(&rp, &cfg, &cli, msg, sizeof(msg)) == -1) {
-		fprintf(stderr, "review-poll: %s\n", msg);
-		rc = CLI_EXIT_USAGE;
-		goto done;
-	}
+	rp_open(&rp, &cfg, &cli);
 	opened = 1;
 	if ((rc = take_lock(&rp, &lockfd)) != 0) {
 		rc = rc == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;

@@ -2,7 +2,6 @@
  * review-poll's private interface: the tick context shared by the steps
  * (main.c lists them), and the prototypes of its topic files.
  *
- *   settings.c  the review settings in formulas/review-pr.toml
  *   act.c       every side effect, logged instead under --dry-run
  *   git.c       fetch, detached worktrees, incremental diffs
  *   verdict.c   the review output file, review comments and their markers
@@ -18,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "config.h"
 #include "phase.h"
 
 struct buf;
@@ -25,25 +25,13 @@ struct config;
 struct forge;
 struct woodpecker;
 
-/* From formulas/review-pr.toml, defaults filled in. */
-struct rp_settings {
-	char *model;		    /* --model of the review agent */
-	char *prompt;		    /* template file in the formulas dir */
-	size_t max_diff;	    /* diff bytes put into a prompt */
-	int max_reviews;	    /* launches per tick */
-	long long idle_timeout_s;   /* a review session's run files age */
-	long long no_review_s;	    /* awaiting_review without a review */
-	long long min_available_mb; /* memory needed to launch */
-	int ready_timeout_s;	    /* wait for the agent's prompt */
-};
-
 /* One tick. */
 struct rp {
 	const struct config *cfg;
-	struct rp_settings set;
-	struct forge *forge;   /* FORGE_TOKEN: PRs, files, diffs, CI */
-	struct forge *review;  /* FORGE_REVIEW_TOKEN: comments, reviews */
-	struct woodpecker *wp; /* NULL when no CI is configured */
+	struct config_review set; /* [review]; strings borrowed from cfg */
+	struct forge *forge;	  /* FORGE_TOKEN: PRs, files, diffs, CI */
+	struct forge *review;	  /* FORGE_REVIEW_TOKEN: comments, reviews */
+	struct woodpecker *wp;	  /* NULL when no CI is configured */
 	int dry_run;
 	time_t now;
 	const cJSON *pulls; /* the open PRs, read once per tick */
@@ -73,16 +61,6 @@ struct rp_run {
 #define RP_REVIEWED_MARK "<!-- reviewed: "
 #define RP_ERROR_MARK "<!-- review-error: "
 #define RP_DEV_RESPONSE_MARK "<!-- dev-response:"
-
-/* settings.c */
-/*
- * Read dir/review-pr.toml into *s (defaults for keys it does not set; a
- * missing file leaves every default).  Returns 0, or -1 with err set
- * ("path:line: message").  Free with rp_settings_free().
- */
-int rp_settings_load(struct rp_settings *s, const char *dir, char *err,
-    size_t errsz);
-void rp_settings_free(struct rp_settings *s);
 
 /* act.c: side effects; each logs what it does (or would do). */
 /* Post a comment on PR pr with the review token: 0 or -1. */

@@ -30,6 +30,7 @@
 #define LOG_ROTATE (5 * 1024 * 1024)
 
 static char *log_path(const struct config *);
+static char *status_path(const struct config *);
 static int load_projects(const struct config *, const char *, struct config **,
     size_t *, char *, size_t);
 static void free_projects(struct config *, size_t);
@@ -37,11 +38,21 @@ static int take_lock(int *);
 static void check_project(struct sup *, const struct config *);
 static void check_projects(struct sup *, struct config *, size_t);
 
+static const struct cli_tool tool = {"supervisor-poll", 0, log_path,
+    status_path, "", LOG_ROTATE};
+
 static char *
 log_path(const struct config *cfg)
 {
 	(void)cfg;
 	return runfiles_supervisor_log();
+}
+
+static char *
+status_path(const struct config *cfg)
+{
+	(void)cfg;
+	return runfiles_supervisor_status();
 }
 
 /*
@@ -67,9 +78,7 @@ load_projects(const struct config *base, const char *exe, struct config **out,
 	if (r == GLOB_NOMATCH)
 		return 0;
 	if (r != 0) {
-		snprintf(msg, msgsz,
-		    "supervisor-poll: cannot list the project "
-		    "files\n");
+		snprintf(msg, msgsz, "cannot list the project files");
 		return -1;
 	}
 	*out = xcalloc(g.gl_pathc, sizeof(**out));
@@ -77,7 +86,7 @@ load_projects(const struct config *base, const char *exe, struct config **out,
 		(*n)++;
 		if (config_load(&(*out)[i], g.gl_pathv[i], exe, err,
 			sizeof(err)) == -1) {
-			snprintf(msg, msgsz, "supervisor-poll: %s\n", err);
+			snprintf(msg, msgsz, "%s", err);
 			globfree(&g);
 			return -1;
 		}
@@ -164,19 +173,19 @@ main(int argc, char *argv[])
 	int rc, lockfd = -1;
 
 	memset(&s, 0, sizeof(s));
-	rc = cli_start(argc, argv, "supervisor-poll", 0, log_path, "",
-	    LOG_ROTATE, &cli, &cfg, msg, sizeof(msg));
+	rc = cli_start(argc, argv, &tool, &cli, &cfg, msg, sizeof(msg));
 	if (rc != -1) {
 		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
 		goto out;
 	}
 	if (load_projects(&cfg, argv[0], &projects, &nprojects, msg,
 		sizeof(msg)) == -1) {
-		fputs(msg, stderr);
-		log_msg("%.*s", (int)strcspn(msg, "\n"), msg);
-		rc = CLI_EXIT_USAGE;
+		fprintf(stderr, "supervisor-poll: %s\n", msg);
+		rc = cli_fail(&tool, &cfg, msg);
 		goto out;
 	}
+	for (i = 0; i < nprojects; i++)
+		cli_log_warnings(&projects[i], cli.verbose);
 	if ((rc = take_lock(&lockfd)) != 0) {
 		rc = rc == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 		goto out;

@@ -1,5 +1,5 @@
-# review-poll's guards and housekeeping: the active flag, a broken
-# settings file, --dry-run (every side effect logged, none taken), the
+# review-poll's guards and housekeeping: the active flag, broken review
+# settings in the project file, --dry-run (every side effect logged, none taken), the
 # tick lock, the memory guard (no launch, collection still done), and the
 # cleanup of review sessions whose PR closed, that sat idle past 4 hours
 # or whose phase is unknown, and of sessions without run files.
@@ -60,14 +60,22 @@ check_has "inactive: logged" "$(cat "$LOG")" "reviewer not active"
 check_eq "inactive: no request" "$(sim_get /_admin/log | pyjson 'len(d)')" 0
 : >"$FACTORY_ROOT/state/.reviewer-active"
 
-# A broken settings file is a configuration error.
-cp -r "$TOP/formulas" "$T/badformulas"
-echo 'max_diff_bytes = "lots"' >>"$T/badformulas/review-pr.toml"
-DISINTO_FORMULAS_DIR=$T/badformulas rv_tick
+# Broken review settings ([review] of the project file) are a
+# configuration error, logged where the operator looks.
+printf 'name = "%s"\nrepo = "johba/harb"\n[review]\nmax_diff_bytes = "lots"\n' \
+    "$P" >"$T/bad.toml"
+BEFORE=$(run_files)
+rv_tick "$T/bad.toml"
 check_eq "bad settings: exit 2" "$RV_RC" 2
+WANT="$T/bad.toml:4: [review] max_diff_bytes: expected a whole number from 1000 to 1000000, got 'lots'"
 check "bad settings: the message names file and line" \
-    grep -q "badformulas/review-pr.toml:[0-9]*: expected an integer" \
-    "$T/tick.out"
+    grep -qF "$WANT" "$T/tick.out"
+check "bad settings: the message is in review.log" grep -qF "$WANT" "$LOG"
+check "bad settings: the status file says failing" \
+    grep -qF "review-poll: failing: $WANT" "$DISINTO_RUN_DIR/$P-review-status"
+rm -f "$DISINTO_RUN_DIR/$P-review-status"
+check_eq "bad settings: no request" "$(sim_get /_admin/log | pyjson 'len(d)')" 0
+check_eq "bad settings: run files untouched" "$(run_files)" "$BEFORE"
 
 # --dry-run: logs what it would do, does nothing.
 BEFORE=$(run_files)

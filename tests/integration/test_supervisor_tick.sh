@@ -28,7 +28,12 @@ printf 'name = "bad"\nrepo = "o/bad"\n[ci]\nwoodpecker_repo_id = "x"\n' \
 sup_run
 check_eq "bad project file: exit 2" "$SUP_RC" 2
 check "bad project file: file:line named" \
-    grep -qF "$FACTORY_ROOT/projects/bad.toml:4: expected an integer" "$T/sup.out"
+    grep -qF "$FACTORY_ROOT/projects/bad.toml:4: [ci] woodpecker_repo_id: expected a whole number >= 0, got 'x'" "$T/sup.out"
+check "bad project file: in supervisor.log" \
+    grep -qF "failing: $FACTORY_ROOT/projects/bad.toml:4:" "$SUP_LOG"
+check "bad project file: the status file says failing" \
+    grep -qF "supervisor-poll: failing: $FACTORY_ROOT/projects/bad.toml:4:" \
+    "$DISINTO_RUN_DIR/supervisor-status"
 check_eq "bad project file: no request" "$(sim_log_count '*' '.')" 0
 rm -f "$FACTORY_ROOT/projects/bad.toml"
 

@@ -1,8 +1,11 @@
 /*
- * Tests for the TOML subset, the .env reader and the merged configuration.
+ * Tests for the merged configuration: precedence, defaults, the checks
+ * that refuse, the review settings, the agent environment and PATH.
  */
+#define _XOPEN_SOURCE 700 /* nftw(3) */
 #include <sys/stat.h>
 
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,216 +14,18 @@
 #include "check.h"
 
 #include "config.h"
-#include "envfile.h"
 #include "file.h"
-#include "toml.h"
 #include "xmalloc.h"
-
-struct seen {
-	char text[2048];
-	int count;
-};
 
 static char tmpdir[64];
 
 static int
-record(void *arg, const char *section, const char *key,
-    const struct toml_value *v, int lineno, char *err, size_t errsz)
+rm_entry(const char *path, const struct stat *st, int type, struct FTW *f)
 {
-	struct seen *s = arg;
-	size_t n = strlen(s->text), i;
-
-	(void)err;
-	(void)errsz;
-	s->count++;
-	switch (v->type) {
-	case TOML_STRING:
-		snprintf(s->text + n, sizeof(s->text) - n, "%d:%s.%s=s<%s>;",
-		    lineno, section, key, v->str);
-		break;
-	case TOML_INT:
-		snprintf(s->text + n, sizeof(s->text) - n, "%d:%s.%s=i<%lld>;",
-		    lineno, section, key, v->num);
-		break;
-	case TOML_BOOL:
-		snprintf(s->text + n, sizeof(s->text) - n, "%d:%s.%s=b<%lld>;",
-		    lineno, section, key, v->num);
-		break;
-	case TOML_ARRAY:
-		snprintf(s->text + n, sizeof(s->text) - n, "%d:%s.%s=a<",
-		    lineno, section, key);
-		for (i = 0; i < v->nitems; i++) {
-			n = strlen(s->text);
-			snprintf(s->text + n, sizeof(s->text) - n, "%s|",
-			    v->items[i]);
-		}
-		n = strlen(s->text);
-		snprintf(s->text + n, sizeof(s->text) - n, ">;");
-		break;
-	}
-	return 0;
-}
-
-static int
-parse(const char *text, struct seen *s, char *err, size_t errsz)
-{
-	memset(s, 0, sizeof(*s));
-	err[0] = '\0';
-	return toml_parse_string("x.toml", text, record, s, err, errsz);
-}
-
-static void
-test_toml_good(void)
-{
-	struct seen s;
-	char err[256];
-
-	CHECK_INT(parse("# comment\n"
-			"name            = \"harb\"\n"
-			"   repo = 'johba/harb' # trailing\n"
-			"\n"
-			"[ci]\n"
-			"woodpecker_repo_id = 0\n"
-			"stale_minutes = 1_000\n"
-			"[services]\n"
-			"containers = [\"ponder\", 'x;y' , ]\n"
-			"[monitoring]\n"
-			"check_prs = true\r\n"
-			"check_dev_agent = false\n"
-			"[mirrors]\n"
-			"github = \"git@github.com:a/b.git\"\n"
-			"semi = \"a ; b\\t\\\"q\\\" \\u00e9\"\n",
-		      &s, err, sizeof(err)),
-	    0);
-	CHECK_STR(err, "");
-	CHECK_STR(s.text,
-	    "2:.name=s<harb>;3:.repo=s<johba/harb>;"
-	    "6:ci.woodpecker_repo_id=i<0>;7:ci.stale_minutes=i<1000>;"
-	    "9:services.containers=a<ponder|x;y|>;"
-	    "11:monitoring.check_prs=b<1>;12:monitoring.check_dev_agent=b<0>;"
-	    "14:mirrors.github=s<git@github.com:a/b.git>;"
-	    "15:mirrors.semi=s<a ; b\t\"q\" \xc3\xa9>;");
-}
-
-static void
-test_toml_bad(void)
-{
-	static const struct {
-		const char *text, *want;
-	} cases[] = {
-	    {"name = harb\n",
-		"x.toml:1: expected a quoted string, an "
-		"integer, true, false or a one-line [array]"},
-	    {"a = \"x\"\nname = \"unterminated\n",
-		"x.toml:2: "
-		"unterminated string"},
-	    {"\n\ncontainers = [\n  \"a\",\n]\n",
-		"x.toml:3: multi-line "
-		"arrays are not supported"},
-	    {"t = { a = 1 }\n",
-		"x.toml:1: inline tables are not "
-		"supported"},
-	    {"[ci\nx = 1\n",
-		"x.toml:1: expected '[section]' or "
-		"'key = value'"},
-	    {"just text\n",
-		"x.toml:1: expected '[section]' or "
-		"'key = value'"},
-	    {"key: \"v\"\n", "x.toml:1: expected '=' after the key"},
-	    {"a = \"x\" trailing\n",
-		"x.toml:1: unexpected text after the "
-		"value: 'trailing'"},
-	    {"a = \"\\q\"\n", "x.toml:1: unknown escape '\\q'"},
-	    {"a = \"\"\"x\"\"\"\n",
-		"x.toml:1: multi-line strings are not "
-		"supported"},
-	    {"a = 99999999999999999999\n",
-		"x.toml:1: expected a quoted "
-		"string, an integer, true, false or a one-line [array]"},
-	    {"a = [1, 2]\n",
-		"x.toml:1: expected a quoted string in the "
-		"array"},
-	    {"a = \"x\x01\"\n", "x.toml:1: control character in line"},
-	};
-	struct seen s;
-	char err[256];
-	size_t i;
-
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		CHECK_INT(parse(cases[i].text, &s, err, sizeof(err)), -1);
-		CHECK_STR(err, cases[i].want);
-	}
-}
-
-static void
-test_toml_long_line(void)
-{
-	char text[400], err[256];
-	struct seen s;
-
-	memset(text, 'a', sizeof(text));
-	memcpy(text, "x = \"", 5);
-	memcpy(text + 250, "\"\n", 3);
-	CHECK_INT(parse(text, &s, err, sizeof(err)), -1);
-	CHECK_STR(err,
-	    "x.toml:1: line too long (inih reads at most 199 "
-	    "bytes)");
-	/* 198 bytes and a newline is the longest line inih takes. */
-	memset(text, 'a', sizeof(text));
-	memcpy(text, "x = \"", 5);
-	memcpy(text + 197, "\"\n", 3);
-	CHECK_INT(parse(text, &s, err, sizeof(err)), 0);
-	CHECK_INT(s.count, 1);
-}
-
-static int
-env_record(void *arg, const char *key, const char *value)
-{
-	struct seen *s = arg;
-	size_t n = strlen(s->text);
-
-	snprintf(s->text + n, sizeof(s->text) - n, "%s=<%s>;", key, value);
-	return 0;
-}
-
-static void
-test_envfile(void)
-{
-	struct seen s;
-	char err[256];
-
-	memset(&s, 0, sizeof(s));
-	CHECK_INT(
-	    envfile_parse(".env",
-		"# c\n\nA=1\nexport B='two words'\n"
-		"  C=\"q \\\"x\\\" $HOME \\$y\"\nD=\nE=a'b c'\"d\" # comment\n"
-		"F=$(rm -rf /)x\n",
-		env_record, &s, err, sizeof(err)),
-	    -1);
-	CHECK_STR(err, ".env:8: shell syntax in value (quote it)");
-	memset(&s, 0, sizeof(s));
-	CHECK_INT(
-	    envfile_parse(".env",
-		"# c\n\nA=1\nexport B='two words'\n"
-		"  C=\"q \\\"x\\\" $HOME \\$y\"\nD=\nE=a'b c'\"d\" # comment\n"
-		"F='$(rm -rf /)'\r\n",
-		env_record, &s, err, sizeof(err)),
-	    0);
-	CHECK_STR(s.text,
-	    "A=<1>;B=<two words>;C=<q \"x\" $HOME $y>;D=<>;"
-	    "E=<ab cd>;F=<$(rm -rf /)>;");
-	CHECK_INT(envfile_parse(".env", "A=1\nB = 2\n", env_record, &s, err,
-		      sizeof(err)),
-	    -1);
-	CHECK_STR(err, ".env:2: expected KEY=value");
-	CHECK_INT(
-	    envfile_parse(".env", "A='x\n", env_record, &s, err, sizeof(err)),
-	    -1);
-	CHECK_STR(err, ".env:1: unterminated single quote");
-	CHECK_INT(
-	    envfile_parse(".env", "A=x y\n", env_record, &s, err, sizeof(err)),
-	    -1);
-	CHECK_STR(err, ".env:1: unexpected text after the value (quote it)");
+	(void)st;
+	(void)type;
+	(void)f;
+	return remove(path);
 }
 
 static void
@@ -230,6 +35,12 @@ write_file(const char *name, const char *text)
 
 	CHECK_INT(file_write_atomic(p, text, strlen(text), 0600, 0), 0);
 	free(p);
+}
+
+static char *
+tmp(const char *name)
+{
+	return xasprintf("%s/%s", tmpdir, name);
 }
 
 static void
@@ -242,62 +53,132 @@ clear_env(void)
 	    "FORGE_REVIEW_TOKEN", "FORGE_BOT_USERNAMES",
 	    "CODEBERG_BOT_USERNAMES", "DISINTO_RUN_DIR", "AGENT_CMD",
 	    "CLAUDE_MODEL", "SUPERVISOR_FIX_CMD", "PROJECT_REPO_ROOT",
-	    "DISINTO_TMUX_SOCKET", NULL};
+	    "DISINTO_TMUX_SOCKET", "DISINTO_FORMULAS_DIR", "REVIEW_MODEL",
+	    "DISINTO_HTTP_TIMEOUT", NULL};
 	size_t i;
 
 	for (i = 0; keys[i]; i++)
 		unsetenv(keys[i]);
 	setenv("FACTORY_ROOT", tmpdir, 1);
 	setenv("USER", "op", 1);
+	write_file(".env", "");
+}
+
+/* Load with the project file name (or NULL); returns config_load()'s. */
+static int
+load(struct config *c, const char *toml, char *err, size_t errsz)
+{
+	char *p = toml != NULL ? tmp(toml) : NULL;
+	int r;
+
+	err[0] = '\0';
+	r = config_load(c, p, NULL, err, errsz);
+	free(p);
+	return r;
+}
+
+/* The error of loading, with the temporary directory as "T". */
+static void
+check_error(const char *toml, const char *want)
+{
+	struct config c;
+	char err[512], *w = NULL;
+	const char *at;
+
+	CHECK_INT(load(&c, toml, err, sizeof(err)), -1);
+	if ((at = strstr(want, "T/")) != NULL)
+		w = xasprintf("%.*s%s/%s", (int)(at - want), want, tmpdir,
+		    at + 2);
+	CHECK_STR(err, w != NULL ? w : want);
+	free(w);
+	config_free(&c);
 }
 
 static void
-test_config_layers(void)
+test_config_env_layers(void)
 {
 	struct config c;
-	char err[256], *toml = xasprintf("%s/p.toml", tmpdir);
+	char err[256];
 
 	clear_env();
+	/* .env is sourced after the environment: it wins. */
 	write_file(".env",
 	    "CODEBERG_TOKEN=filetok\nFORGE_REPO=env/file\n"
 	    "CLAUDE_TIMEOUT=10\nREVIEW_BOT_TOKEN=rtok\n"
-	    "CODEBERG_BOT_USERNAMES=bot1,bot2\n");
+	    "CODEBERG_BOT_USERNAMES=bot1,bot2\nDISINTO_RUN_DIR=/from/env\n"
+	    "PROJECT_REPO_ROOT=$FACTORY_ROOT/clone\n");
 	setenv("CLAUDE_TIMEOUT", "20", 1);
-	CHECK_INT(config_load(&c, NULL, NULL, err, sizeof(err)), 0);
+	setenv("DISINTO_RUN_DIR", "/run/here", 1);
+	CHECK_INT(load(&c, NULL, err, sizeof(err)), 0);
+	CHECK_STR(err, "");
 	CHECK_STR(c.forge_token, "filetok");
 	CHECK_STR(c.forge_review_token, "rtok");
 	CHECK_STR(c.forge_repo, "env/file");
 	CHECK_STR(c.project_name, "file");
 	CHECK_STR(c.forge_api, "http://localhost:3000/api/v1/repos/env/file");
-	CHECK_STR(c.project_repo_root, "/home/op/file");
+	CHECK_INT(c.claude_timeout, 10);
+	/* ... but FACTORY_ROOT and DISINTO_RUN_DIR of the environment win. */
+	CHECK_STR(c.run_dir, "/run/here");
+	CHECK(strncmp(c.project_repo_root, tmpdir, strlen(tmpdir)) == 0);
 	CHECK_STR(c.primary_branch, "master");
-	CHECK_STR(c.run_dir, "/tmp");
-	CHECK_INT(c.claude_timeout, 20);
 	CHECK_INT(c.woodpecker_repo_id, 0);
 	CHECK_INT(config_ci_configured(&c), 0);
 	CHECK_INT(config_is_bot(&c, "bot2"), 1);
 	CHECK_INT(config_is_bot(&c, "bot"), 0);
 	CHECK_STR(c.agent_cmd, "claude --dangerously-skip-permissions");
 	CHECK_STR(c.supervisor_fix_cmd, "claude -p --model sonnet");
+	CHECK_INT(c.http_timeout_ms, 30000);
+	CHECK_INT(c.nenv_vars, 7);
 	config_free(&c);
+	unsetenv("CLAUDE_TIMEOUT");
+	unsetenv("DISINTO_RUN_DIR");
+	/* Without the environment's value, .env's run dir is used. */
+	CHECK_INT(load(&c, NULL, err, sizeof(err)), 0);
+	CHECK_STR(c.run_dir, "/from/env");
+	CHECK_INT(c.claude_timeout, 10);
+	config_free(&c);
+	/* In a container the .env file is not read at all. */
+	setenv("DISINTO_CONTAINER", "1", 1);
+	setenv("FORGE_REPO", "c/d", 1);
+	CHECK_INT(load(&c, NULL, err, sizeof(err)), 0);
+	CHECK_STR(c.forge_repo, "c/d");
+	CHECK_STR(c.forge_token, "");
+	CHECK_INT(c.nenv_vars, 0);
+	config_free(&c);
+	unsetenv("DISINTO_CONTAINER");
+	unsetenv("FORGE_REPO");
+}
 
-	/* The project file wins for the keys it sets. */
+static void
+test_config_project_layer(void)
+{
+	struct config c;
+	char err[256];
+
+	clear_env();
+	write_file(".env",
+	    "FORGE_URL=http://from-env\nPROJECT_NAME=other\n"
+	    "CLAUDE_MODEL=opus\nSUPERVISOR_FIX_CMD=\n");
+	/* The project file wins for the keys it sets, as tomllib reads it. */
 	write_file("p.toml",
 	    "name = \"harb\"\nrepo = \"johba/harb\"\n"
 	    "forge_url = \"http://127.0.0.1:9\"\nprimary_branch = \"main\"\n"
-	    "color = \"x\"\n[ci]\nwoodpecker_repo_id = 7\n[services]\n"
-	    "containers = [\"a\", \"b\"]\n[monitoring]\ncheck_prs = false\n"
-	    "[mirrors]\ngithub = \"git@github.com:j/h.git\"\n");
-	setenv("FORGE_URL", "http://ignored", 1);
-	setenv("CLAUDE_MODEL", "opus", 1);
-	setenv("SUPERVISOR_FIX_CMD", "", 1);
-	CHECK_INT(config_load(&c, toml, NULL, err, sizeof(err)), 0);
+	    "color = \"x\"\n[ci]\nwoodpecker_repo_id = \"7\"\n[services]\n"
+	    "containers = [\n  \"a\",\n  \"b\", # two\n]\n"
+	    "[monitoring]\ncheck_prs = false\n[services.db]\nimage = 'pg'\n"
+	    "[mirrors]\ngithub = \"git@github.com:j/h.git\"\n"
+	    "[[steps]]\nid = 1\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	CHECK_STR(err, "");
 	CHECK_STR(c.forge_url, "http://127.0.0.1:9");
 	CHECK_STR(c.forge_api, "http://127.0.0.1:9/api/v1/repos/johba/harb");
+	CHECK_STR(c.forge_web, "http://127.0.0.1:9/johba/harb");
 	CHECK_STR(c.project_name, "harb");
+	CHECK_STR(c.project_repo_root, "/home/op/harb");
 	CHECK_STR(c.primary_branch, "main");
 	CHECK_INT(c.woodpecker_repo_id, 7);
 	CHECK_INT(c.ncontainers, 2);
+	CHECK_STR(c.ncontainers == 2 ? c.containers[1] : NULL, "b");
 	CHECK_INT(c.check_prs, 0);
 	CHECK_INT(c.check_dev_agent, 1);
 	CHECK_INT(c.nmirrors, 1);
@@ -306,144 +187,289 @@ test_config_layers(void)
 	CHECK_STR(c.agent_cmd,
 	    "claude --dangerously-skip-permissions --model opus");
 	CHECK_STR(c.supervisor_fix_cmd, "");
-	CHECK_INT(c.nwarnings, 1);
-	if (c.nwarnings == 1)
-		CHECK(strstr(c.warnings[0], "p.toml:5: unknown key 'color'"));
+	/* Keys the tools do not use are noted (logged with -v), not refused. */
+	CHECK_INT(c.nwarnings, 0);
+	CHECK_INT(c.nnotes, 3);
+	if (c.nnotes == 3) {
+		CHECK(strstr(c.notes[0], "p.toml:5: ignored 'color'"));
+		CHECK(strstr(c.notes[1],
+		    "p.toml:16: ignored 'services.db."
+		    "image'"));
+		CHECK(strstr(c.notes[2], "p.toml:20: ignored 'steps.id'"));
+	}
 	config_free(&c);
-	unsetenv("FORGE_URL");
-	unsetenv("CLAUDE_MODEL");
-	unsetenv("SUPERVISOR_FIX_CMD");
-	free(toml);
-}
-
-/* The host paths supervisor-poll reads, and the review-poll it starts. */
-static void
-test_config_supervisor_paths(void)
-{
-	struct config c;
-	char err[256], *exe = xasprintf("%s/review", tmpdir);
-	char *sh = xasprintf("%s/review/review-poll.sh", tmpdir);
-	char *want = xasprintf("%s/review-poll/review-poll", tmpdir);
-
-	clear_env();
-	unlink(sh);
-	/* No FORGE_REPO, no name: no project, which is not an error here. */
-	write_file(".env", "# nothing\n");
-	CHECK_INT(config_load(&c, NULL, NULL, err, sizeof(err)), 0);
-	CHECK_STR(c.project_name, "");
-	CHECK_STR(c.forge_repo, "");
-	CHECK_STR(c.proc_dir, "/proc");
-	CHECK_STR(c.disk_path, "/");
-	CHECK_STR(c.review_poll_path, want);
+	/* Without name, the repository names the project (not .env). */
+	write_file("p.toml", "repo = \"johba/harb\"\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	CHECK_STR(c.project_name, "harb");
+	CHECK_STR(c.forge_url, "http://from-env");
 	config_free(&c);
-
-	/* A drop-in factory holds review/review-poll.sh: that one is used. */
-	mkdir(exe, 0755);
-	CHECK_INT(file_write_atomic(sh, "", 0, 0755, 0), 0);
-	CHECK_INT(config_load(&c, NULL, NULL, err, sizeof(err)), 0);
-	CHECK_STR(c.review_poll_path, sh);
-	config_free(&c);
-
-	setenv("DISINTO_PROC_DIR", "/x/proc", 1);
-	setenv("DISINTO_DISK_PATH", "/x", 1);
-	setenv("DISINTO_REVIEW_POLL", "/bin/true", 1);
-	CHECK_INT(config_load(&c, NULL, NULL, err, sizeof(err)), 0);
-	CHECK_STR(c.proc_dir, "/x/proc");
-	CHECK_STR(c.disk_path, "/x");
-	CHECK_STR(c.review_poll_path, "/bin/true");
-	config_free(&c);
-	unsetenv("DISINTO_PROC_DIR");
-	unsetenv("DISINTO_DISK_PATH");
-	unsetenv("DISINTO_REVIEW_POLL");
-	unlink(sh);
-	rmdir(exe);
-	free(exe);
-	free(sh);
-	free(want);
 }
 
 static void
-test_config_errors(void)
+test_config_review_settings(void)
 {
 	struct config c;
-	char err[256], *toml = xasprintf("%s/bad.toml", tmpdir), *want;
+	char err[256];
 
 	clear_env();
-	write_file(".env", "FORGE_REPO=a/b\n");
-	write_file("bad.toml",
-	    "name = \"x\"\n[ci]\nwoodpecker_repo_id = "
-	    "\"7\"\n");
-	CHECK_INT(config_load(&c, toml, NULL, err, sizeof(err)), -1);
-	want = xasprintf("%s:3: expected an integer", toml);
-	CHECK_STR(err, want);
-	free(want);
+	write_file("p.toml", "repo = \"o/p\"\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	CHECK_STR(c.review.model, "sonnet");
+	CHECK_INT(c.review.max_diff, 25000);
+	CHECK_INT(c.review.max_reviews, 3);
+	CHECK_INT(c.review.idle_timeout_s, 4 * 3600);
+	CHECK_INT(c.review.no_review_s, 3 * 3600);
+	CHECK_INT(c.review.min_available_mb, 1500);
+	CHECK_INT(c.review.ready_timeout_s, 120);
 	config_free(&c);
-	write_file("bad.toml", "[nope]\nx = 1\n");
-	CHECK_INT(config_load(&c, toml, NULL, err, sizeof(err)), -1);
-	want = xasprintf("%s:2: unknown section [nope]", toml);
-	CHECK_STR(err, want);
-	free(want);
+	write_file("p.toml",
+	    "repo = \"o/p\"\n[review]\nmodel = 'opus'\nmax_diff_bytes = "
+	    "5000\nmax_reviews_per_tick = 10\nidle_timeout_minutes = 2\n"
+	    "no_review_escalate_minutes = 3\nmin_available_mb = 0\n"
+	    "ready_timeout_seconds = 9\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	CHECK_STR(c.review.model, "opus");
+	CHECK_INT(c.review.max_diff, 5000);
+	CHECK_INT(c.review.max_reviews, 10);
+	CHECK_INT(c.review.idle_timeout_s, 120);
+	CHECK_INT(c.review.no_review_s, 180);
+	CHECK_INT(c.review.min_available_mb, 0);
+	CHECK_INT(c.review.ready_timeout_s, 9);
 	config_free(&c);
-	write_file(".env", "FORGE_REPO=a/b\nbroken line\n");
-	CHECK_INT(config_load(&c, NULL, NULL, err, sizeof(err)), -1);
-	want = xasprintf("%s/.env:2: expected KEY=value", tmpdir);
-	CHECK_STR(err, want);
-	free(want);
-	config_free(&c);
-	/* In a container the .env file is not read at all. */
-	setenv("DISINTO_CONTAINER", "1", 1);
-	setenv("FORGE_REPO", "c/d", 1);
-	CHECK_INT(config_load(&c, NULL, NULL, err, sizeof(err)), 0);
-	config_free(&c);
-	unsetenv("DISINTO_CONTAINER");
-	write_file(".env", "FORGE_REPO=nodash\n");
-	unsetenv("FORGE_REPO");
-	CHECK_INT(config_load(&c, NULL, NULL, err, sizeof(err)), -1);
-	CHECK_STR(err, "FORGE_REPO: expected 'owner/name', got 'nodash'");
-	config_free(&c);
-	write_file(".env", "FORGE_REPO=a/b\nCLAUDE_TIMEOUT=soon\n");
-	CHECK_INT(config_load(&c, NULL, NULL, err, sizeof(err)), -1);
-	CHECK_STR(err,
-	    "CLAUDE_TIMEOUT: expected a whole number >= 1, got "
+	write_file("p.toml", "repo = \"o/p\"\n[review]\nmax_diff_bytes = 5\n");
+	check_error("p.toml",
+	    "T/p.toml:3: [review] max_diff_bytes: expected a whole number "
+	    "from 1000 to 1000000, got '5'");
+}
+
+/* Each check that refuses, with where the value came from. */
+static void
+test_config_refused(void)
+{
+	clear_env();
+	write_file("p.toml", "name = \"x\"\n[ci]\nwoodpecker_repo_id = 7\n");
+	check_error("p.toml",
+	    "T/p.toml: no 'repo' (`owner/name` of the forge repository)");
+	write_file("p.toml", "repo = 'o/p?x=1#'\n");
+	check_error("p.toml",
+	    "T/p.toml:1: repo: the repository name has characters other "
+	    "than letters, digits, '-', '_', '.', got 'o/p?x=1#'");
+	write_file("p.toml", "repo = 'o/p'\n\nprimary_branch = \"a..b\"\n");
+	check_error("p.toml",
+	    "T/p.toml:3: primary_branch: contains '..', got 'a..b'");
+	write_file("p.toml", "repo = 'o/p'\n[ci]\nstale_minutes = \"x\"\n");
+	check_error("p.toml",
+	    "T/p.toml:3: [ci] stale_minutes: expected a whole number >= 1, "
+	    "got 'x'");
+	write_file("p.toml", "repo = 'o/p'\n[ci.woodpecker_repo_id]\nx = 1\n");
+	check_error("p.toml",
+	    "T/p.toml:3: ci.woodpecker_repo_id: expected a value, not a "
+	    "table");
+	write_file("p.toml", "repo = 'o/p'\n[[ci]]\nstale_minutes = 1\n");
+	check_error("p.toml", "T/p.toml:3: [[ci]]: expected a table [ci]");
+	write_file("p.toml", "repo = ['o/p']\n");
+	check_error("p.toml",
+	    "T/p.toml:1: expected a single value, not an array");
+	write_file("p.toml", "repo = 'o/p'\n[mirrors]\ngh = 1\n");
+	check_error("p.toml",
+	    "T/p.toml:3: [mirrors] gh: expected a quoted URL");
+	check_error("none.toml",
+	    "T/none.toml: cannot read: No such file or directory");
+	/* .env values are checked too, named by their line. */
+	write_file(".env", "FORGE_REPO=a/b\n# x\nCLAUDE_TIMEOUT=soon\n");
+	check_error(NULL,
+	    "T/.env:3: CLAUDE_TIMEOUT: expected a whole number >= 1, got "
 	    "'soon'");
-	config_free(&c);
+	write_file(".env", "FORGE_REPO=nodash\n");
+	check_error(NULL,
+	    "T/.env:1: FORGE_REPO: expected 'owner/name', got 'nodash'");
 	write_file(".env", "FORGE_REPO=a/b\nPROJECT_NAME=../x\n");
-	CHECK_INT(config_load(&c, NULL, NULL, err, sizeof(err)), -1);
-	CHECK(strncmp(err, "PROJECT_NAME: '../x'", 20) == 0);
+	check_error(NULL,
+	    "T/.env:2: PROJECT_NAME: starts with '.', got '../x'");
+	write_file(".env", "FORGE_REPO=a/b\nbroken line\n");
+	check_error(NULL,
+	    "T/.env:2: 'broken' is a command: only variable assignments are "
+	    "allowed");
+	setenv("DISINTO_HTTP_TIMEOUT", "0", 1);
+	write_file(".env", "");
+	check_error(NULL,
+	    "DISINTO_HTTP_TIMEOUT: expected a whole number from 1 to 3600, "
+	    "got '0'");
+	unsetenv("DISINTO_HTTP_TIMEOUT");
+}
+
+/* A failed load still says where to log: run dir and project name. */
+static void
+test_config_locate(void)
+{
+	struct config c;
+	char err[256];
+
+	clear_env();
+	setenv("DISINTO_RUN_DIR", "/run/x", 1);
+	write_file("p.toml", "  name = 'named'\nrepo = 'o/p'\n[ci]\nx = \n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), -1);
+	CHECK_STR(c.project_name, "named");
+	CHECK_STR(c.run_dir, "/run/x");
+	CHECK_STR(c.factory_root, tmpdir);
 	config_free(&c);
-	CHECK_INT(
-	    config_load(&c, "/nonexistent/p.toml", NULL, err, sizeof(err)), -1);
-	CHECK_STR(err,
-	    "/nonexistent/p.toml: cannot read: No such file or "
-	    "directory");
+	write_file("base.toml", "name = 'no good'\nrepo = 'o/p'\n[x\n");
+	CHECK_INT(load(&c, "base.toml", err, sizeof(err)), -1);
+	CHECK_STR(c.project_name, "base");
 	config_free(&c);
-	free(toml);
+	/* A broken .env: the project file is not read, its name is. */
+	write_file(".env", "A=$(x)\n");
+	write_file("p.toml", "name = \"named\"\nrepo = 'o/p'\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), -1);
+	CHECK_STR(c.project_name, "named");
+	config_free(&c);
+	unsetenv("DISINTO_RUN_DIR");
+}
+
+/* 1 when env holds the string kv. */
+static int
+has(char **env, const char *kv)
+{
+	size_t i;
+
+	for (i = 0; env[i] != NULL; i++)
+		if (strcmp(env[i], kv) == 0)
+			return 1;
+	return 0;
+}
+
+/* 1 when env sets key (to anything). */
+static int
+sets(char **env, const char *key)
+{
+	size_t i, n = strlen(key);
+
+	for (i = 0; env[i] != NULL; i++)
+		if (strncmp(env[i], key, n) == 0 && env[i][n] == '=')
+			return 1;
+	return 0;
+}
+
+static void
+test_config_agent_env(void)
+{
+	struct config c;
+	char err[256], **env, *want;
+
+	clear_env();
+	write_file(".env",
+	    "FORGE_TOKEN=dev-secret\nFORGE_REVIEW_TOKEN=rev\n"
+	    "EXTRA='x y'\nFORGE_URL=http://old\n");
+	write_file("p.toml",
+	    "name = 'harb'\nrepo = 'o/harb'\n"
+	    "forge_url = 'http://f:1'\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	env = config_agent_env(&c, CONFIG_ROLE_DEV);
+	CHECK(has(env, "EXTRA=x y"));
+	CHECK(has(env, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"));
+	CHECK(has(env, "PROJECT_NAME=harb"));
+	CHECK(has(env, "FORGE_TOKEN=dev-secret"));
+	CHECK(has(env, "FORGE_URL=http://f:1"));
+	CHECK(!has(env, "FORGE_URL=http://old"));
+	CHECK(has(env, "FORGE_API=http://f:1/api/v1/repos/o/harb"));
+	want = xasprintf("FACTORY_ROOT=%s", tmpdir);
+	CHECK(has(env, want));
+	free(want);
+	want = xasprintf("PROJECT_TOML=%s/p.toml", tmpdir);
+	CHECK(has(env, want));
+	free(want);
+	CHECK(sets(env, "PATH"));
+	config_env_free(env);
+	/* The review agent gets the review token (and .env's as they are). */
+	env = config_agent_env(&c, CONFIG_ROLE_REVIEW);
+	CHECK(has(env, "FORGE_REVIEW_TOKEN=rev"));
+	config_env_free(env);
+	config_free(&c);
+	/* Without a token in .env, a role gets only its own. */
+	write_file(".env", "CODEBERG_TOKEN=legacy\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	env = config_agent_env(&c, CONFIG_ROLE_REVIEW);
+	CHECK(!sets(env, "FORGE_TOKEN"));
+	CHECK(has(env, "FORGE_REVIEW_TOKEN="));
+	config_env_free(env);
+	env = config_agent_env(&c, CONFIG_ROLE_DEV);
+	CHECK(has(env, "FORGE_TOKEN=legacy"));
+	config_env_free(env);
+	env = config_agent_env(&c, CONFIG_ROLE_OTHER);
+	CHECK(!sets(env, "FORGE_TOKEN") && !sets(env, "FORGE_REVIEW_TOKEN"));
+	config_env_free(env);
+	config_free(&c);
+}
+
+static void
+test_config_path(void)
+{
+	char *home = tmp("home"), *p, *want;
+	const char *vers[] = {"v9.1.0", "v22.2.0", "v9.10.0"};
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		p = xasprintf("%s/.nvm/versions/node/%s/bin", home, vers[i]);
+		CHECK_INT(file_mkdirs(p, 0755), 0);
+		free(p);
+	}
+	p = config_path(home, "/usr/bin:/opt/x::/bin:/opt/x");
+	want = xasprintf("%s/.local/bin:%s/.foundry/bin:"
+			 "%s/.nvm/versions/node/v22.2.0/bin:"
+			 "%s/.nvm/versions/node/v9.10.0/bin:"
+			 "%s/.nvm/versions/node/v9.1.0/bin:"
+			 "/usr/local/bin:/usr/bin:/bin:/opt/x",
+	    home, home, home, home, home);
+	CHECK_STR(p, want);
+	free(want);
+	free(p);
+	/* Applying it twice changes nothing. */
+	setenv("HOME", home, 1);
+	setenv("PATH", "/usr/bin:/opt/y", 1);
+	CHECK_INT(config_apply_path(), 0);
+	p = xstrdup(getenv("PATH"));
+	CHECK_INT(config_apply_path(), 0);
+	CHECK_STR(getenv("PATH"), p);
+	CHECK(strstr(p, ":/opt/y") != NULL);
+	free(p);
+	p = config_path(NULL, NULL);
+	CHECK_STR(p, "/usr/local/bin:/usr/bin:/bin");
+	free(p);
+	free(home);
+}
+
+/* --help and the README list every setting of the table. */
+static void
+test_config_docs(void)
+{
+	char *help = config_help(), *md = config_markdown();
+
+	CHECK(strstr(help, "FORGE_TOKEN ") != NULL);
+	CHECK(strstr(help, "[ci] woodpecker_repo_id") != NULL);
+	CHECK(strstr(help, "REVIEW_MAX_REVIEWS_PER_TICK") != NULL);
+	CHECK(
+	    strstr(md, "| `FORGE_TOKEN` (legacy `CODEBERG_TOKEN`) |") != NULL);
+	CHECK(strstr(md, "`[review] max_diff_bytes` | `25000` |") != NULL);
+	CHECK(strstr(md, "`[mirrors] NAME`") != NULL);
+	free(help);
+	free(md);
 }
 
 int
 main(void)
 {
-	char *p;
-
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_config.XXXXXX");
 	if (mkdtemp(tmpdir) == NULL)
 		return 1;
-	RUN(test_toml_good);
-	RUN(test_toml_bad);
-	RUN(test_toml_long_line);
-	RUN(test_envfile);
-	RUN(test_config_layers);
-	RUN(test_config_supervisor_paths);
-	RUN(test_config_errors);
-	p = xasprintf("%s/.env", tmpdir);
-	unlink(p);
-	free(p);
-	p = xasprintf("%s/p.toml", tmpdir);
-	unlink(p);
-	free(p);
-	p = xasprintf("%s/bad.toml", tmpdir);
-	unlink(p);
-	free(p);
-	rmdir(tmpdir);
+	RUN(test_config_env_layers);
+	RUN(test_config_project_layer);
+	RUN(test_config_review_settings);
+	RUN(test_config_refused);
+	RUN(test_config_locate);
+	RUN(test_config_agent_env);
+	RUN(test_config_path);
+	RUN(test_config_docs);
+	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return check_main();
 }
