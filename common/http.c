@@ -741,9 +741,11 @@ http_client_get_text(struct http_client *c, const char *url, size_t max,
 	key = xasprintf("text %zu %s", max, url);
 	if ((e = http_cache_find(c, key)) != NULL)
 		goto found;
+	/* A failed transfer may leave a partial body: freed either way. */
 	if (http_get_prefix(url, c->auth, max, &resp, c->err, sizeof(c->err)) ==
 	    -1) {
 		c->status = 0;
+		http_response_free(&resp);
 		goto out;
 	}
 	if (resp.status < 200 || resp.status > 299) {
