@@ -29,11 +29,12 @@ dev_sim - '[ci]' 'woodpecker_repo_id = 1' <<JSON
 JSON
 export WOODPECKER_REPO_ID=1 WOODPECKER_TOKEN=wp-token
 
-# agent N: a fake agent in session dev-proj-N, its prompts in $T/al-N.
+# agent N [SCRIPT]: a fake agent in session dev-proj-N, its prompts in
+# $T/al-N.
 agent() {
 	mkdir -p "$T/al-$1"
 	t_tmux new-session -d -s "dev-$PROJ-$1" -x 200 -y 50 \
-	    "env FAKE_AGENT_LOG=$T/al-$1 $FAKE_AGENT"
+	    "env FAKE_AGENT_LOG=$T/al-$1 ${2:+FAKE_AGENT_SCRIPT=$2} $FAKE_AGENT"
 	wait_for "t_tmux capture-pane -p -t dev-$PROJ-$1 | grep -q '❯'" 10
 }
 phase() {	# N TEXT
@@ -163,14 +164,23 @@ dp
 check_eq "already_done: issue closed" "$(sim_state_get "[i['state'] for i in d['issues'] if i['number'] == 6][0]")" closed
 
 # failed for real (and a malformed refusal counts as that): diagnostic,
-# blocked, a record for the supervisor.
-agent 7
+# blocked, a record for the supervisor.  The pane shows a token: the
+# diagnostic quotes the pane with it masked.
+SECRET=ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12
+printf '[{"on": "start", "say": "export FORGE_TOKEN=%s"}]' "$SECRET" \
+    >"$T/say-token.json"
+agent 7 "$T/say-token.json"
+wait_for "t_tmux capture-pane -p -t dev-$PROJ-7 | grep -q FORGE_TOKEN" 10
 t_tmux send-keys -t "dev-$PROJ-7" "" >/dev/null 2>&1
 printf '{"status": 42' >"$RUN/dev-impl-summary-$PROJ-7.txt"
 phase 7 'PHASE:failed\nReason: refused\n'
 dp
 check_eq "failed: one diagnostic comment" "$(comments_with 7 'Session failure diagnostic')" 1
 check_eq "failed: the pane is quoted" "$(comments_with 7 'fake-agent')" 1
+check_eq "failed: the pane's token is masked" \
+    "$(comments_with 7 'FORGE_TOKEN=[REDACTED]')" 1
+check_eq "failed: the token itself is not posted" \
+    "$(sim_state_get "len([c for i in d['issues'] for c in i.get('comments', []) if '$SECRET' in c['body']])")" 0
 check_eq "failed: blocked, not in progress" "$(labels 7)" blocked
 check_eq "failed: one escalation record" \
     "$(pyjson '[d["issue"], d["reason"]]' <"$FACTORY_ROOT/supervisor/escalations-$PROJ.jsonl")" \

@@ -2,7 +2,7 @@
  * Unit tests for the cached HTTP client (common/http.c) against a tiny
  * server in a child process that answers every request with a body cut
  * short: the failure is reported, and the partial body it left behind is
- * freed (counted with mallinfo2(); LeakSanitizer sees the same under
+ * freed (counted with check_heap(); LeakSanitizer sees the same under
  * make check).
  */
 #include <sys/socket.h>
@@ -11,7 +11,6 @@
 #include <netinet/in.h>
 
 #include <arpa/inet.h>
-#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,10 +122,10 @@ test_get_text_failure_frees_body(void)
 
 	for (i = 0; i < 10; i++)
 		CHECK_INT(get_truncated_text(), 0);
-	before = mallinfo2().uordblks;
+	before = check_heap();
 	for (i = 0; i < 20; i++)
 		CHECK_INT(get_truncated_text(), 0);
-	after = mallinfo2().uordblks;
+	after = check_heap();
 	if (after > before + 512)
 		printf("#   %zu bytes more in use after 20 failures\n",
 		    after - before);
