@@ -5,13 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent.h"
 #include "cli.h"
 #include "config.h"
 #include "file.h"
 #include "http.h"
 #include "log.h"
 #include "runfiles.h"
-#include "tmux.h"
 #include "xmalloc.h"
 
 int
@@ -68,8 +68,8 @@ cli_configure(struct config *cfg, const struct cli *cli,
 	ho.retries = cfg->http_retries;
 	ho.backoff_ms = cfg->http_backoff_ms;
 	http_set_opts(&ho);
-	tmux_set_socket(cfg->tmux_socket);
-	tmux_set_tmpdir(cfg->run_dir);
+	(void)agent_use(&(struct agent_conf) {.state_dir = cfg->run_dir,
+	    .tmux_socket = cfg->tmux_socket});
 	return 0;
 }
 

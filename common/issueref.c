@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "issueref.h"
+#include "runfiles.h"
 
 #define ISSUEREF_DIGITS_MAX 12
 
@@ -47,7 +48,7 @@ number_at(const char *s, const char **end)
 static long long
 from_branch(const char *branch)
 {
-	static const char prefix[] = "fix/issue-";
+	static const char prefix[] = RUNFILES_BRANCH_PREFIX;
 	const char *p = branch, *end;
 	long long v;
 

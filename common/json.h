@@ -8,6 +8,7 @@
 #define JSON_H
 
 #include <stddef.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -46,6 +47,13 @@ int json_int_at(const cJSON *obj, const char *path, long long *out);
 int json_bool_at(const cJSON *obj, const char *path, int *out);
 const cJSON *json_arr_at(const cJSON *obj, const char *path);
 const cJSON *json_obj_at(const cJSON *obj, const char *path);
+
+/*
+ * obj[key] as a forge timestamp ("2024-01-02T10:00:00Z", with an optional
+ * fraction and a "Z" or "+HH:MM" offset; none means UTC) into *out.
+ * Returns 0, or -1 when it is missing or not such a time.
+ */
+int json_time(const cJSON *obj, const char *key, time_t *out);
 
 /*
  * 1 when the Gitea issue or PR object has a label called name in its

@@ -1,10 +1,11 @@
 /*
  * The CI-fix budget: dev/ci-fixes-P.json counts the sessions started to
  * fix a PR's CI, read and written under a flock on "<file>.lock" so that
- * pollers racing on the same PR agree.  Three attempts are allowed; the
- * check that finds the third one used moves the count to 4 in the same
- * locked step, so exactly one poller ever sees "exhausted for the first
- * time" and posts the diagnostic and the blocked label.  Scans only
+ * pollers racing on the same PR agree.  DP_CI_FIX_BUDGET attempts are
+ * allowed; the check that finds the last one used moves the count one
+ * past it in the same locked step, so exactly one poller ever sees
+ * "exhausted for the first time" and posts the diagnostic and the blocked
+ * label.  Scans only
  * check; the increment happens right before the launch it pays for, and
  * the count is on disk (fsync'd) before the session starts.
  */
@@ -26,7 +27,6 @@
 #include "runfiles.h"
 #include "xmalloc.h"
 
-#define CIFIX_MAX 3
 #define CIFIX_FILE_MAX (1024 * 1024)
 #define CIFIX_LOCK_WAIT 30
 
@@ -107,9 +107,9 @@ tracker_apply(struct dev_ctx *c, const char *path, long long pr,
 	if (op == CIFIX_RESET) {
 		dirty = item != NULL;
 		cJSON_DeleteItemFromObjectCaseSensitive(d, key);
-	} else if (op != CIFIX_READ && n >= CIFIX_MAX) {
-		res = n > CIFIX_MAX ? CIFIX_EXHAUSTED : CIFIX_FIRST;
-		n = CIFIX_MAX + 1;
+	} else if (op != CIFIX_READ && n >= DP_CI_FIX_BUDGET) {
+		res = n > DP_CI_FIX_BUDGET ? CIFIX_EXHAUSTED : CIFIX_FIRST;
+		n = DP_CI_FIX_BUDGET + 1;
 		dirty = res == CIFIX_FIRST;
 	} else if (op == CIFIX_INCREMENT) {
 		n++;
@@ -121,7 +121,7 @@ tracker_apply(struct dev_ctx *c, const char *path, long long pr,
 	}
 	if (dirty) {
 		text = json_print(d);
-		if (dp_write(c, path, text, 1) == -1)
+		if (act_write(&c->act, path, text, 1) == -1)
 			res = -1;
 	}
 	free(text);
@@ -138,7 +138,7 @@ tracker_step(struct dev_ctx *c, long long pr, enum cifix_op op,
 	int fd = -1, r = -1, lr;
 
 	*count = 0;
-	if (!c->dry_run) {
+	if (!c->act.dry_run) {
 		lpath = xasprintf("%s.lock", path);
 		if ((lr = lock_wait(lpath, &fd, CIFIX_LOCK_WAIT)) != 0) {
 			log_msg("cannot lock '%s': %s", lpath,
@@ -171,8 +171,8 @@ post_blocked(struct dev_ctx *c, long long issue, long long pr,
 			 "| PR | #%lld |\n"
 			 "| Time | `%s` |\n",
 	    attempts, pr, attempts, pr, ts);
-	(void)dp_comment(c, issue, body);
-	(void)dp_label_add(c, issue, "blocked");
+	(void)act_comment(&c->act, issue, body, NULL);
+	(void)act_label_add(&c->act, issue, "blocked");
 	free(body);
 }
 

@@ -3,9 +3,8 @@
  * (main.c lists them in DESIGN section 5 order) and the prototypes of its
  * topic files.
  *
- *   act.c       every side effect, logged instead under --dry-run
- *   git.c       git in repo_root, the forge remote, mirrors
- *   worktree.c  the session worktrees, fresh or adopting a PR branch
+ *   repo.c      repo_root: the forge remote, session worktrees, mirrors
+ *   status.c    the operators' status line
  *   prs.c       the open PRs, their issue, CI state and reviews
  *   issues.c    issue lists, dependency states, skip labels
  *   cifix.c     the CI-fix budget in dev/ci-fixes-P.json
@@ -26,6 +25,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "act.h"
 #include "ci.h"
 
 struct buf;
@@ -33,6 +33,13 @@ struct config;
 struct template_var;
 struct forge;
 struct woodpecker;
+
+/*
+ * The CI-fix budget: sessions started to fix one PR's CI (counted in
+ * dev/ci-fixes-P.json), and CI failures told to one session, before a
+ * person has to look.
+ */
+#define DP_CI_FIX_BUDGET 3
 
 /* What a step tells main(): go on, the tick is over, or it failed. */
 enum dp_step { DP_NEXT, DP_DONE, DP_FAIL };
@@ -60,7 +67,7 @@ struct dev_ctx {
 	const struct config *cfg;
 	struct forge *forge;
 	struct woodpecker *wp; /* NULL when no CI is configured */
-	int dry_run;
+	struct act act;	       /* every side effect; act.dry_run */
 	int verbose;
 	int legacy; /* DEV_AGENT_CMD set */
 	time_t now;
@@ -93,40 +100,7 @@ struct dp_launch_req {
 	int crash; /* crash recovery: no preflight, the worktree kept */
 };
 
-/* act.c: side effects; each returns 0 or -1 (logged), or logs "would". */
-/* Comment on an issue or PR. */
-int dp_comment(struct dev_ctx *, long long issue, const char *body);
-/* Add a label by name (created when missing). */
-int dp_label_add(struct dev_ctx *, long long issue, const char *name);
-/* Remove a label by name (absent counts as removed). */
-int dp_label_remove(struct dev_ctx *, long long issue, const char *name);
-/* Close an issue. */
-int dp_issue_close(struct dev_ctx *, long long issue);
-/* Replace a file atomically; sync: fsync before the rename. */
-int dp_write(struct dev_ctx *, const char *path, const char *text, int sync);
-/* Remove a file; a missing one is no change. */
-int dp_remove(struct dev_ctx *, const char *path);
-/* Remove a directory tree (symbolic links are not followed). */
-int dp_remove_tree(struct dev_ctx *, const char *path);
-/* mkdir -p. */
-int dp_mkdir(struct dev_ctx *, const char *path);
-/* Replace the operators' status line (dev-agent-status-P) and log it. */
-int dp_status(struct dev_ctx *, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-/* git.c */
-/*
- * Run "git -C dir ARGS..." (NULL-ended) reading only: output into out
- * (may be NULL).  Returns git's exit status, or -1 when it did not run.
- */
-int dp_git(struct dev_ctx *, const char *dir, struct buf *out, ...)
-    __attribute__((sentinel));
-/* The same for a command that changes a repository: logged on failure. */
-int dp_git_change(struct dev_ctx *, const char *dir, ...)
-    __attribute__((sentinel));
-/* The first output line of a reading git command, or NULL.  Caller frees. */
-char *dp_git_line(struct dev_ctx *, const char *dir, ...)
-    __attribute__((sentinel));
+/* repo.c */
 /*
  * The repo_root remote whose push URL names FORGE_URL's host, else
  * "origin".  Caller frees.
@@ -136,16 +110,17 @@ char *dp_forge_remote(struct dev_ctx *);
 int dp_git_ff_primary(struct dev_ctx *);
 /* Push the primary branch to every [mirrors] URL, in the background. */
 void dp_mirror_push(struct dev_ctx *);
-
-/* worktree.c */
-/* Remove a worktree (registered or not) and prune git's records. */
-int dp_worktree_remove(struct dev_ctx *, const char *wt);
 /* A new worktree on branch from the remote's primary branch.  0 or -1. */
 int dp_worktree_fresh(struct dev_ctx *, const char *remote, const char *wt,
     const char *branch);
 /* A worktree on the remote's branch of an open PR, kept if there.  0/-1. */
 int dp_worktree_recover(struct dev_ctx *, const char *remote, const char *wt,
     const char *branch);
+
+/* status.c */
+/* Replace the operators' status line (dev-agent-status-P) and log it. */
+int dp_status(struct dev_ctx *, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* prs.c */
 /* Read the open PRs into the context, once.  0 or -1 (logged). */
@@ -258,8 +233,6 @@ char *dp_issue_text(struct dev_ctx *, const cJSON *issue, const cJSON *comments,
     const char *login);
 /* "- #N title" lines of the backlog but self.  Caller frees. */
 char *dp_backlog_text(struct dev_ctx *, long long self);
-/* At most max bytes of s (NULL: ""), cut on a character.  Caller frees. */
-char *dp_cut(const char *s, size_t max);
 /* The issue's title, cut to a bounded size.  Caller frees. */
 char *dp_title(const cJSON *issue);
 /* Fill the template name of formulas/, or NULL (logged).  Caller frees. */

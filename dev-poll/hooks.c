@@ -171,12 +171,8 @@ dp_hooks_install(struct dev_ctx *c, const char *worktree, const char *session,
 
 	if (hooks_build(c, session, issue, h) == -1)
 		goto out;
-	if (c->dry_run) {
-		log_msg("dry-run: would install the agent hooks in '%s'", path);
-		r = 0;
-		goto out;
-	}
-	if (dp_mkdir(c, dir) == -1 || settings_load(path, &settings) == -1)
+	if (act_mkdir(&c->act, dir) == -1 ||
+	    settings_load(path, &settings) == -1)
 		goto out;
 	for (i = 0; i < 3; i++)
 		if (hook_add(settings, &h[i]) == -1) {
@@ -186,7 +182,7 @@ dp_hooks_install(struct dev_ctx *c, const char *worktree, const char *session,
 		}
 	if ((text = cJSON_Print(settings)) == NULL)
 		abort();
-	r = dp_write(c, path, text, 0);
+	r = act_write(&c->act, path, text, 0);
 out:
 	for (i = 0; i < 3; i++)
 		free(h[i].command);

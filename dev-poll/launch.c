@@ -24,6 +24,7 @@
 #include "dev-poll.h"
 #include "file.h"
 #include "forge.h"
+#include "git.h"
 #include "json.h"
 #include "log.h"
 #include "react.h"
@@ -31,6 +32,8 @@
 #include "spawn.h"
 #include "strv.h"
 #include "template.h"
+#include "utf8.h"
+#include "worktree.h"
 #include "xmalloc.h"
 
 /* Seconds the agent may take to show its prompt. */
@@ -248,7 +251,7 @@ pr_notes(struct dev_ctx *c, struct launch *l)
 	for (i = n > PR_COMMENTS ? n - PR_COMMENTS : 0; i < n; i++) {
 		cm = cJSON_GetArrayItem(list, i);
 		who = json_str_at(cm, "user.login");
-		body = dp_cut(json_str(cm, "body"), PR_COMMENT_MAX);
+		body = utf8_cut(json_str(cm, "body"), PR_COMMENT_MAX, NULL);
 		buf_printf(&b, "[%s] %s\n", who != NULL ? who : "?", body);
 		free(body);
 	}
@@ -269,7 +272,7 @@ gather(struct dev_ctx *c, const struct dp_launch_req *req, struct launch *l)
 	int r;
 
 	l->issue = req->issue;
-	l->branch = xasprintf("fix/issue-%lld", req->issue);
+	l->branch = runfiles_branch(req->issue);
 	if ((l->it = req->issue_json) == NULL &&
 	    dp_issue(c, req->issue, &l->it) == -1)
 		return -1;
@@ -322,10 +325,10 @@ static int
 claim(struct dev_ctx *c, struct launch *l)
 {
 	if (!json_has_label(l->it, "in-progress") &&
-	    dp_label_add(c, l->issue, "in-progress") == -1)
+	    act_label_add(&c->act, l->issue, "in-progress") == -1)
 		return -1;
 	if (json_has_label(l->it, "backlog") &&
-	    dp_label_remove(c, l->issue, "backlog") == -1)
+	    act_label_remove(&c->act, l->issue, "backlog") == -1)
 		return -1;
 	return 0;
 }
@@ -335,10 +338,10 @@ static void
 unclaim(struct dev_ctx *c, const struct launch *l)
 {
 	log_msg("unclaiming issue #%lld", l->issue);
-	(void)dp_label_remove(c, l->issue, "in-progress");
+	(void)act_label_remove(&c->act, l->issue, "in-progress");
 	/* As upstream: an issue with a PR is not put back on the backlog. */
 	if (l->pr == 0)
-		(void)dp_label_add(c, l->issue, "backlog");
+		(void)act_label_add(&c->act, l->issue, "backlog");
 }
 
 /* The phase protocol with the session's real paths. */
@@ -380,8 +383,9 @@ static char *
 prompt_recovery(struct dev_ctx *c, struct launch *l, const char *proto,
     const char *tmpl)
 {
-	char num[32], pr[32], *range, *stat, *phase_path, *ci_path;
-	struct agent_signal sig;
+	char num[32], pr[32], *range, *stat, *phase_path, *ci_path, *session;
+	const char *diffstat[] = {"diff", "--stat", NULL, NULL};
+	struct phase_info sig;
 	struct buf diff, ci;
 	char *out;
 
@@ -390,12 +394,15 @@ prompt_recovery(struct dev_ctx *c, struct launch *l, const char *proto,
 	buf_init(&diff, 1024 * 1024);
 	buf_init(&ci, 0);
 	range = xasprintf("%s/%s..HEAD", l->remote, c->cfg->primary_branch);
-	if (dp_git(c, l->worktree, &diff, "diff", "--stat", range, NULL) != 0)
+	diffstat[2] = range;
+	if (git_run(l->worktree, diffstat, &diff) != 0)
 		buf_reset(&diff);
 	stat = cut_lines(diff.len > 0 ? buf_str(&diff) : "(no diff)\n",
 	    DIFFSTAT_LINES);
 	phase_path = runfiles_phase(c->cfg->project_name, l->issue);
-	if (agent_read_signal(phase_path, &sig) == -1 || *sig.raw == '\0')
+	session = runfiles_dev_session(c->cfg->project_name, l->issue);
+	if (agent_read_signal(session, phase_path, &sig) == -1 ||
+	    *sig.raw == '\0')
 		snprintf(sig.raw, sizeof(sig.raw), "unknown");
 	ci_path = runfiles_ci_result(c->cfg->project_name, l->issue);
 	if (file_read(ci_path, CI_RESULT_MAX, &ci) == -1 || ci.len == 0) {
@@ -412,6 +419,7 @@ prompt_recovery(struct dev_ctx *c, struct launch *l, const char *proto,
 		{"PHASE_PROTOCOL", proto}},
 	    12);
 	free(ci_path);
+	free(session);
 	free(phase_path);
 	free(stat);
 	free(range);
@@ -448,15 +456,15 @@ clear_run_files(struct dev_ctx *c, const struct launch *l)
 	char *path;
 
 	path = runfiles_phase(p, l->issue);
-	(void)dp_remove(c, path);
+	(void)act_remove(&c->act, path);
 	free(path);
 	if (l->pr > 0)
 		return;
 	path = runfiles_summary(p, l->issue);
-	(void)dp_remove(c, path);
+	(void)act_remove(&c->act, path);
 	free(path);
 	path = runfiles_ci_result(p, l->issue);
-	(void)dp_remove(c, path);
+	(void)act_remove(&c->act, path);
 	free(path);
 }
 
@@ -489,9 +497,9 @@ mark_started(struct dev_ctx *c, const struct launch *l, int on)
 	char *phase = runfiles_phase(c->cfg->project_name, l->issue);
 
 	if (on)
-		(void)dp_write(c, phase, "", 0);
+		(void)act_write(&c->act, phase, "", 0);
 	else
-		(void)dp_remove(c, phase);
+		(void)act_remove(&c->act, phase);
 	free(phase);
 }
 
@@ -526,7 +534,7 @@ dp_session_start(struct dev_ctx *c, long long issue, const char *worktree,
 {
 	const struct config *cfg = c->cfg;
 	char *session = runfiles_dev_session(cfg->project_name, issue);
-	char *marks[4], **argv = NULL, err[256];
+	char *marks[4], **argv = NULL;
 	struct agent_spec spec;
 	size_t i;
 	int r = -1;
@@ -538,39 +546,36 @@ dp_session_start(struct dev_ctx *c, long long issue, const char *worktree,
 	if (dp_hooks_install(c, worktree, session, issue) == -1)
 		goto out;
 	for (i = 0; i < 4; i++)
-		(void)dp_remove(c, marks[i]);
+		(void)act_remove(&c->act, marks[i]);
 	argv = strv_split(cfg->agent_cmd, NULL);
 	if (argv[0] == NULL) {
 		log_msg("ERROR: the agent command is empty");
 		goto out;
 	}
-	if (c->dry_run) {
-		log_msg("dry-run: would start session %s in '%s' and send "
-			"the prompt (%zu bytes)",
-		    session, worktree, strlen(prompt));
-		r = 0;
-		goto out;
-	}
-	(void)dp_status(c, "creating tmux session: %s", session);
+	if (!c->act.dry_run)
+		(void)dp_status(c, "creating tmux session: %s", session);
 	spec = (struct agent_spec) {.session = session,
 	    .workdir = worktree,
 	    .argv = argv,
 	    .ready_pattern = cfg->agent_ready_pattern,
 	    .ready_marker = marks[3],
 	    .ready_timeout_s = READY_TIMEOUT};
-	if (agent_start(&spec, err, sizeof(err)) == -1) {
-		log_msg("ERROR: failed to create agent session: %s", err);
+	if (act_agent_start(&c->act, &spec) == -1)
 		goto out;
-	}
-	if (agent_inject(session, prompt) != AGENT_DELIVERED) {
+	switch (act_inject(&c->act, session, prompt)) {
+	case ACT_INJECTED:
+		log_msg("initial prompt sent to session %s", session);
+		/* FALLTHROUGH */
+	case ACT_INJECT_DRY:
+		r = 0;
+		break;
+	default:
 		log_msg("ERROR: the prompt did not reach session %s — "
 			"stopping it",
 		    session);
-		(void)agent_kill(session);
-		goto out;
+		(void)act_kill(&c->act, session);
+		break;
 	}
-	log_msg("initial prompt sent to session %s", session);
-	r = 0;
 out:
 	for (i = 0; i < 4; i++)
 		free(marks[i]);
@@ -583,7 +588,7 @@ out:
 static enum dp_launch
 launch_legacy(struct dev_ctx *c, const struct dp_launch_req *req)
 {
-	char **argv, *logpath, num[32];
+	char **argv, *logpath, *what, num[32];
 	long long attempts;
 	size_t n;
 	pid_t pid;
@@ -597,20 +602,14 @@ launch_legacy(struct dev_ctx *c, const struct dp_launch_req *req)
 	argv = xreallocarray(argv, n + 2, sizeof(*argv));
 	argv[n] = xstrdup(num);
 	argv[n + 1] = NULL;
-	if (c->dry_run) {
-		log_msg("dry-run: would start '%s %s' for issue #%lld (%s)",
-		    c->cfg->dev_agent_cmd, num, req->issue, req->why);
-		strv_free(argv);
-		return DP_LAUNCHED;
-	}
 	logpath = runfiles_dev_log(c->cfg->project_name);
-	r = spawn_detached(argv, NULL, logpath, &pid);
-	if (r == -1)
-		log_msg("cannot start the dev agent '%s': %s", argv[0],
-		    strerror(errno));
-	else
+	what = xasprintf("the dev agent '%s %s' for issue #%lld (%s)",
+	    c->cfg->dev_agent_cmd, num, req->issue, req->why);
+	r = act_spawn(&c->act, argv, logpath, what, &pid);
+	if (r == 0 && pid > 0)
 		log_msg("started dev-agent PID %ld for issue #%lld (%s)",
 		    (long)pid, req->issue, req->why);
+	free(what);
 	free(logpath);
 	strv_free(argv);
 	return r == -1 ? DP_LAUNCH_FAILED : DP_LAUNCHED;
@@ -629,8 +628,8 @@ launch_session(struct dev_ctx *c, const struct dp_launch_req *req,
 		if ((r = dp_cifix(c, req->ci_fix_pr, l->issue, 0, &attempts)) !=
 		    0)
 			return r == 1 ? DP_EXHAUSTED : DP_LAUNCH_FAILED;
-		log_msg("issue #%lld PR #%lld CI fix attempt %lld/3", l->issue,
-		    req->ci_fix_pr, attempts);
+		log_msg("issue #%lld PR #%lld CI fix attempt %lld/%d", l->issue,
+		    req->ci_fix_pr, attempts, DP_CI_FIX_BUDGET);
 	}
 	if (l->pr > 0)
 		log_msg("RECOVERY MODE: adopting PR #%lld on branch %s", l->pr,
@@ -664,7 +663,8 @@ launch_session(struct dev_ctx *c, const struct dp_launch_req *req,
 	return DP_LAUNCHED;
 fail_wt:
 	if (l->pr == 0)
-		(void)dp_worktree_remove(c, l->worktree);
+		(void)worktree_remove(&c->act, c->cfg->project_repo_root,
+		    l->worktree);
 fail:
 	free(prompt);
 	unclaim(c, l);

@@ -64,7 +64,7 @@ ctx_open(struct dev_ctx *c, const struct config *cfg, const struct cli *cli)
 {
 	memset(c, 0, sizeof(*c));
 	c->cfg = cfg;
-	c->dry_run = cli->dry_run;
+	c->act.dry_run = cli->dry_run;
 	c->verbose = cli->verbose;
 	c->legacy = cfg->dev_agent_cmd != NULL && *cfg->dev_agent_cmd != '\0';
 	c->now = time(NULL);
@@ -72,6 +72,8 @@ ctx_open(struct dev_ctx *c, const struct config *cfg, const struct cli *cli)
 	if (config_ci_configured(cfg))
 		c->wp = woodpecker_open(cfg->woodpecker_server,
 		    cfg->woodpecker_token, cfg->woodpecker_repo_id);
+	c->act.forge = c->forge;
+	c->act.wp = c->wp;
 }
 
 static void

@@ -30,8 +30,8 @@ after_merge(struct dev_ctx *c, const struct dp_pr *p)
 	char *path, *session;
 
 	if (p->issue > 0) {
-		(void)dp_issue_close(c, p->issue);
-		(void)dp_label_remove(c, p->issue, "in-progress");
+		(void)act_issue_close(&c->act, p->issue);
+		(void)act_label_remove(&c->act, p->issue, "in-progress");
 		path = runfiles_phase(proj, p->issue);
 		session = runfiles_dev_session(proj, p->issue);
 		/*
@@ -39,13 +39,13 @@ after_merge(struct dev_ctx *c, const struct dp_pr *p)
 		 * tick's phase reactions (session, worktree, run files).
 		 */
 		if (agent_alive(session) == 1)
-			(void)dp_write(c, path, "PHASE:done\n", 0);
+			(void)act_write(&c->act, path, "PHASE:done\n", 0);
 		else
-			(void)dp_remove(c, path);
+			(void)act_remove(&c->act, path);
 		free(session);
 		free(path);
 		path = runfiles_summary(proj, p->issue);
-		(void)dp_remove(c, path);
+		(void)act_remove(&c->act, path);
 		free(path);
 	}
 	(void)dp_cifix_reset(c, p->number);
@@ -62,25 +62,21 @@ dp_merge(struct dev_ctx *c, struct dp_pr *p)
 	log_msg("PR #%lld (issue #%lld) approved + CI green → attempting "
 		"direct merge",
 	    p->number, p->issue);
-	if (c->dry_run) {
-		log_msg("dry-run: would merge PR #%lld at %s", p->number,
-		    p->sha);
-		after_merge(c, p);
-		return 1;
-	}
-	if (forge_pull_merge(c->forge, p->number, p->sha, 1, &m) == -1) {
-		log_msg("PR #%lld merge: no answer: %s", p->number,
-		    forge_error(c->forge));
+	switch (act_pull_merge(&c->act, p->number, p->sha, &m)) {
+	case ACT_MERGE_FAILED:
 		return -1;
-	}
-	if (!m.merged) {
+	case ACT_MERGE_REFUSED:
 		log_msg("PR #%lld direct merge failed (HTTP %ld) — falling "
 			"back to dev-agent",
 		    p->number, m.status);
 		p->merge_refused = 1;
 		return 0;
+	case ACT_MERGED:
+		log_msg("PR #%lld merged successfully", p->number);
+		break;
+	case ACT_MERGE_DRY:
+		break;
 	}
-	log_msg("PR #%lld merged successfully", p->number);
 	after_merge(c, p);
 	return 1;
 }

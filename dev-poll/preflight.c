@@ -110,7 +110,7 @@ notify(struct dev_ctx *c, long long issue, const long long *blockers, size_t n,
 		buf_printf(&b, "\n**Suggestion:** work on #%lld first.\n",
 		    suggestion);
 	buf_printf(&b, "\n---\n*dev-poll dependency check, %s*\n", ts);
-	r = dp_comment(c, issue, buf_str(&b));
+	r = act_comment(&c->act, issue, buf_str(&b), NULL);
 	buf_free(&b);
 	return r;
 }

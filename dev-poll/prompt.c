@@ -16,6 +16,7 @@
 #include "json.h"
 #include "log.h"
 #include "template.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 #define BODY_MAX (32 * 1024)
@@ -36,13 +37,9 @@ static char *rstrip(struct buf *);
 static void
 put_cut(struct buf *b, const char *s, size_t max, int note)
 {
-	size_t len = s != NULL ? strlen(s) : 0, keep = len;
+	size_t len = s != NULL ? strlen(s) : 0, keep;
 
-	if (len > max) {
-		keep = max;
-		while (keep > 0 && ((unsigned char)s[keep] & 0xc0) == 0x80)
-			keep--;
-	}
+	keep = utf8_prefix_len(s, len, max);
 	buf_append(b, s != NULL ? s : "", keep);
 	if (keep < len && note)
 		buf_printf(b, "\n[... %zu more bytes cut]\n", len - keep);
@@ -131,23 +128,9 @@ dp_backlog_text(struct dev_ctx *c, long long self)
 }
 
 char *
-dp_cut(const char *s, size_t max)
-{
-	struct buf b;
-
-	buf_init(&b, 0);
-	put_cut(&b, s, max, 0);
-	return buf_steal(&b);
-}
-
-char *
 dp_title(const cJSON *issue)
 {
-	struct buf b;
-
-	buf_init(&b, 0);
-	put_cut(&b, json_str(issue, "title"), TITLE_MAX, 0);
-	return buf_steal(&b);
+	return utf8_cut(json_str(issue, "title"), TITLE_MAX, NULL);
 }
 
 char *

@@ -19,6 +19,7 @@
 #include "issueref.h"
 #include "json.h"
 #include "log.h"
+#include "runfiles.h"
 #include "woodpecker.h"
 #include "xmalloc.h"
 
@@ -162,12 +163,14 @@ dp_pr_for_branch(struct dev_ctx *c, const char *branch)
 struct dp_pr *
 dp_pr_for_issue(struct dev_ctx *c, long long issue, int by_title)
 {
-	char branch[64];
-	struct dp_pr *p;
+	struct dp_pr *p = NULL;
 	size_t i;
 
-	snprintf(branch, sizeof(branch), "fix/issue-%lld", issue);
-	if ((p = dp_pr_for_branch(c, branch)) != NULL || !by_title)
+	for (i = 0; i < c->nprs && p == NULL; i++)
+		if (c->prs[i].branch != NULL &&
+		    runfiles_branch_issue(c->prs[i].branch) == issue)
+			p = &c->prs[i];
+	if (p != NULL || !by_title)
 		return p;
 	for (i = 0; i < c->nprs; i++)
 		if (dp_title_names(c->prs[i].title, issue))

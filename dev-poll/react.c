@@ -62,7 +62,7 @@ dp_phase_issues(struct dev_ctx *c, long long **issues, size_t *n)
 static int
 key_line(struct rx *x, const char *kind, char *out, size_t outsz)
 {
-	return snprintf(out, outsz, "%s %lld\n", kind, (long long)x->sig.since);
+	return snprintf(out, outsz, "%s %lld\n", kind, (long long)x->sig.mtime);
 }
 
 int
@@ -96,7 +96,7 @@ rx_key_set(struct dev_ctx *c, struct rx *x, const char *kind)
 
 	buf_init(&old, 0);
 	buf_init(&b, 0);
-	snprintf(stamp, sizeof(stamp), " %lld", (long long)x->sig.since);
+	snprintf(stamp, sizeof(stamp), " %lld", (long long)x->sig.mtime);
 	if (file_read(path, 4096, &old) == 0) {
 		/* Keep the keys of this phase write only. */
 		for (p = buf_str(&old); *p != '\0'; p = nl + 1) {
@@ -110,49 +110,36 @@ rx_key_set(struct dev_ctx *c, struct rx *x, const char *kind)
 	}
 	key_line(x, kind, line, sizeof(line));
 	buf_puts(&b, line);
-	r = dp_write(c, path, buf_str(&b), 0);
+	r = act_write(&c->act, path, buf_str(&b), 0);
 	buf_free(&b);
 	buf_free(&old);
 	free(path);
 	return r;
 }
 
-int
+enum act_inject
 rx_inject(struct dev_ctx *c, struct rx *x, const char *text)
 {
 	char *idle;
-	int r;
 
-	if (c->dry_run) {
-		log_msg("dry-run: would inject %zu bytes into %s", strlen(text),
-		    x->session);
-		return 1;
-	}
 	/* New work for the agent: it is no longer idle at its prompt. */
 	idle = runfiles_idle_marker(x->session);
-	(void)file_remove(idle);
+	(void)act_remove(&c->act, idle);
 	free(idle);
-	r = agent_inject(x->session, text);
-	if (r == AGENT_NOT_DELIVERED)
-		log_msg("#%lld: injection into %s not delivered — retrying "
-			"next tick",
-		    x->issue, x->session);
-	else if (r == -1)
-		log_msg("#%lld: cannot inject into %s", x->issue, x->session);
-	return r;
+	return act_inject(&c->act, x->session, text);
 }
 
-int
+enum act_inject
 rx_notice(struct dev_ctx *c, struct rx *x, const char *kind, const char *text)
 {
-	int r;
+	enum act_inject r;
 
 	if (rx_key_done(c, x, kind))
-		return 0;
-	if ((r = rx_inject(c, x, text)) != 0)
+		return ACT_INJECTED;
+	if ((r = rx_inject(c, x, text)) != ACT_INJECTED)
 		return r;
 	log_msg("#%lld: %s notice injected", x->issue, kind);
-	return rx_key_set(c, x, kind);
+	return rx_key_set(c, x, kind) == 0 ? ACT_INJECTED : ACT_INJECT_FAILED;
 }
 
 int
@@ -195,7 +182,7 @@ rx_clear_files(struct dev_ctx *c, struct rx *x)
 	if (x->pr > 0)
 		paths[n++] = runfiles_review_injected(p, x->pr);
 	for (i = 0; i < n; i++) {
-		(void)dp_remove(c, paths[i]);
+		(void)act_remove(&c->act, paths[i]);
 		free(paths[i]);
 	}
 }
@@ -224,19 +211,19 @@ react_one(struct dev_ctx *c, long long issue)
 	int r = 0;
 
 	rx_init(c, &x, issue);
-	if (agent_read_signal(x.phase_path, &x.sig) == -1) {
+	if (agent_read_signal(x.session, x.phase_path, &x.sig) == -1) {
 		log_msg("cannot read '%s'", x.phase_path);
 		r = -1;
 		goto out;
 	}
-	if (x.sig.since == 0)
+	if (x.sig.mtime == 0)
 		goto out; /* removed since the listing */
 	if (x.sig.phase == PHASE_UNKNOWN) {
 		log_msg("#%lld: unknown phase '%s' — ignored", issue,
 		    x.sig.raw);
 		goto out;
 	}
-	x.age = c->now > x.sig.since ? (long long)(c->now - x.sig.since) : 0;
+	x.age = c->now > x.sig.mtime ? (long long)(c->now - x.sig.mtime) : 0;
 	x.alive = agent_alive(x.session);
 	if ((r = rx_crash(c, &x)) != 0)
 		goto out;

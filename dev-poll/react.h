@@ -13,6 +13,7 @@
 
 #include <time.h>
 
+#include "act.h"
 #include "agent.h"
 
 struct dev_ctx;
@@ -22,7 +23,7 @@ struct rx {
 	long long issue;
 	char *session;	  /* dev-P-N */
 	char *phase_path; /* its phase file */
-	struct agent_signal sig;
+	struct phase_info sig;
 	int alive;     /* agent_alive(): 1, 0 or -1 */
 	long long age; /* seconds since the phase file was written */
 	long long pr;  /* the issue's open PR, or 0 when none (read lazily) */
@@ -32,8 +33,6 @@ struct rx {
 
 /* CI gets this long after PHASE:awaiting_ci before the timeout notice. */
 #define RX_CI_TIMEOUT (30 * 60)
-/* CI failures injected into one session before it must escalate. */
-#define RX_MAX_CI_FIXES 3
 /* Crash recoveries of one issue before it is given up as failed. */
 #define RX_MAX_RECOVERIES 2
 /* Consecutive ticks at the prompt without a phase before the kill. */
@@ -42,17 +41,18 @@ struct rx {
 /* react.c */
 /*
  * Inject text into the issue's session once per phase write: kind names
- * the notice ("done", "pr-error", ...).  0 sent now or before, 1 not
- * delivered (retried next tick), -1 error.
+ * the notice ("done", "pr-error", ...).  ACT_INJECTED when it was sent
+ * now or before, else as act_inject() (ACT_INJECT_FAILED also when the
+ * key could not be written).
  */
-int rx_notice(struct dev_ctx *, struct rx *, const char *kind,
+enum act_inject rx_notice(struct dev_ctx *, struct rx *, const char *kind,
     const char *text);
 /* Whether the key kind was set for the current phase write: 1 or 0. */
 int rx_key_done(struct dev_ctx *, struct rx *, const char *kind);
 /* Set the key kind for the current phase write.  0 or -1. */
 int rx_key_set(struct dev_ctx *, struct rx *, const char *kind);
-/* Inject text; 0 delivered, 1 not delivered, -1 error (all logged). */
-int rx_inject(struct dev_ctx *, struct rx *, const char *text);
+/* Inject text (the idle marker goes: the agent has work again). */
+enum act_inject rx_inject(struct dev_ctx *, struct rx *, const char *text);
 /* Find the issue's open PR into rx->pr and rx->head.  0 or -1. */
 int rx_find_pr(struct dev_ctx *, struct rx *);
 /*

@@ -13,12 +13,15 @@
 #include "config.h"
 #include "dev-poll.h"
 #include "file.h"
+#include "git.h"
 #include "forge.h"
 #include "json.h"
 #include "log.h"
 #include "react.h"
+#include "record.h"
 #include "redact.h"
 #include "runfiles.h"
+#include "utf8.h"
 #include "woodpecker.h"
 #include "xmalloc.h"
 
@@ -54,29 +57,19 @@ static int escalate_exhausted(struct dev_ctx *, struct rx *,
 static int on_failure(struct dev_ctx *, struct rx *, const struct cirec *,
     long long);
 
+/* The record of the last outcome; all empty when there is none. */
 static void
 rec_read(const char *path, struct cirec *r)
 {
 	struct buf b;
-	const char *line;
 
 	memset(r, 0, sizeof(*r));
 	buf_init(&b, 0);
-	if (file_read(path, 4096, &b) == -1) {
-		buf_free(&b);
-		return;
-	}
-	for (line = buf_str(&b); *line != '\0' && *line != '\n';) {
-		size_t len = strcspn(line, "\n");
-
-		if (strncmp(line, "SHA: ", 5) == 0 && len - 5 < sizeof(r->sha))
-			memcpy(r->sha, line + 5, len - 5);
-		else if (strncmp(line, "STATE: ", 7) == 0 &&
-		    len - 7 < sizeof(r->state))
-			memcpy(r->state, line + 7, len - 7);
-		else if (strncmp(line, "ATTEMPT: ", 9) == 0)
-			r->attempt = strtoll(line + 9, NULL, 10);
-		line += len + (line[len] == '\n');
+	if (record_load(path, &b) == 0) {
+		(void)record_get(buf_str(&b), "SHA:", r->sha, sizeof(r->sha));
+		(void)record_get(buf_str(&b), "STATE:", r->state,
+		    sizeof(r->state));
+		(void)record_get_ll(buf_str(&b), "ATTEMPT:", &r->attempt);
 	}
 	buf_free(&b);
 }
@@ -96,7 +89,7 @@ rec_write(struct dev_ctx *c, struct rx *x, const char *state,
 	if (f != NULL && f->found)
 		buf_printf(&b, "STEP: %s\nEXIT: %lld\n", f->step, f->exit_code);
 	buf_printf(&b, "ATTEMPT: %lld\n\n%s\n", attempt, text);
-	r = dp_write(c, path, buf_str(&b), 0);
+	r = act_write(&c->act, path, buf_str(&b), 0);
 	buf_free(&b);
 	free(path);
 	return r;
@@ -125,15 +118,16 @@ summary_text(struct dev_ctx *c, long long issue)
 static char *
 pr_branch(struct dev_ctx *c, long long issue)
 {
+	static const char *const head[] = {"rev-parse", "--abbrev-ref", "HEAD",
+	    NULL};
 	char *wt = runfiles_worktree(c->cfg->project_name, issue), *b = NULL;
 
 	if (file_exists(wt))
-		b = dp_git_line(c, wt, "rev-parse", "--abbrev-ref", "HEAD",
-		    NULL);
+		b = git_line(wt, head, NULL);
 	free(wt);
 	if (b == NULL || strcmp(b, "HEAD") == 0 || *b == '\0') {
 		free(b);
-		b = xasprintf("fix/issue-%lld", issue);
+		b = runfiles_branch(issue);
 	}
 	return b;
 }
@@ -146,6 +140,7 @@ pr_create(struct dev_ctx *c, struct rx *x)
 	char *branch = pr_branch(c, x->issue), *title, *body, *sum, *msg;
 	char *remote;
 	long long number = 0;
+	enum act_pull made;
 	int r = -1;
 
 	if (dp_issue(c, x->issue, &issue) == -1)
@@ -154,22 +149,22 @@ pr_create(struct dev_ctx *c, struct rx *x)
 	title = dp_title(issue);
 	msg = xasprintf("fix: %s (#%lld)", title, x->issue);
 	body = xasprintf("Fixes #%lld\n\n## Changes\n%s", x->issue, sum);
-	if (c->dry_run) {
-		log_msg("dry-run: would create the PR for #%lld from %s",
-		    x->issue, branch);
+	made = act_pull_create(&c->act, msg, body, branch,
+	    c->cfg->primary_branch, &number);
+	if (made == ACT_PULL_DRY) {
 		r = 1;
 		goto out;
 	}
-	r = forge_pull_create(c->forge, msg, body, branch,
-	    c->cfg->primary_branch, &number);
-	if (r == FORGE_CONFLICT)
-		r = forge_pull_find_head(c->forge, branch, &number) == 0 ? 0 :
-									   -2;
-	if (r == 0 && forge_pull_get(c->forge, number, &pr) == 0) {
+	if (made == ACT_PULL_EXISTS &&
+	    forge_pull_find_head(c->forge, branch, &number) == FORGE_OK)
+		made = ACT_PULL_OPENED;
+	if (made == ACT_PULL_OPENED &&
+	    forge_pull_get(c->forge, number, &pr) == 0) {
 		x->pr = number;
 		x->head = json_str_at(pr, "head.sha");
 		x->pr_read = 1;
 		log_msg("PR #%lld for #%lld on %s", number, x->issue, branch);
+		r = 0;
 		goto out;
 	}
 	log_msg("ERROR: cannot create the PR for #%lld: %s", x->issue,
@@ -183,7 +178,7 @@ pr_create(struct dev_ctx *c, struct rx *x)
 			"\"%s\"\n",
 	    branch, forge_error(c->forge), remote, branch, x->phase_path);
 	free(remote);
-	r = rx_notice(c, x, "pr-error", msg) == -1 ? -1 : 1;
+	r = rx_notice(c, x, "pr-error", msg) == ACT_INJECT_FAILED ? -1 : 1;
 out:
 	free(msg);
 	free(body);
@@ -210,10 +205,10 @@ static int
 report(struct dev_ctx *c, struct rx *x, const char *state, long long pipeline,
     const struct ci_failure *f, long long attempt, const char *text)
 {
-	int r = rx_inject(c, x, text);
+	enum act_inject r = rx_inject(c, x, text);
 
-	if (r != 0)
-		return r == 1 ? 0 : -1;
+	if (r != ACT_INJECTED)
+		return r == ACT_INJECT_FAILED ? -1 : 0;
 	log_msg("#%lld: CI %s on PR #%lld injected", x->issue, state, x->pr);
 	return rec_write(c, x, state, pipeline, f, attempt, text);
 }
@@ -264,13 +259,11 @@ failure_text(struct dev_ctx *c, struct rx *x, const struct ci_failure *f,
     long long pipeline, long long attempt)
 {
 	char *tail = NULL, *text;
-	size_t len;
 
-	if (f->log_tail != NULL) {
-		len = strlen(f->log_tail);
+	if (f->log_tail != NULL)
 		tail = redact_secrets(f->log_tail +
-		    (len > LOG_TAIL_MAX ? len - LOG_TAIL_MAX : 0));
-	}
+		    utf8_suffix_start(f->log_tail, strlen(f->log_tail),
+			LOG_TAIL_MAX));
 	text = xasprintf("CI failed on PR #%lld (attempt %lld/%d, commit "
 			 "%.7s).\n\nFailed step: %s (exit code %lld, pipeline "
 			 "#%lld)\n\nLog tail:\n```\n%s\n```\n\nWhat to do:\n"
@@ -279,7 +272,7 @@ failure_text(struct dev_ctx *c, struct rx *x, const struct ci_failure *f,
 			 "2. Commit and push the fix to the PR branch.\n"
 			 "3. Write: echo \"PHASE:awaiting_ci\" > \"%s\"\n"
 			 "4. Stop and wait for the next CI result.\n",
-	    x->pr, attempt, RX_MAX_CI_FIXES, x->head,
+	    x->pr, attempt, DP_CI_FIX_BUDGET, x->head,
 	    f->found ? f->step : "unknown", f->found ? f->exit_code : -1,
 	    pipeline, tail != NULL ? tail : "(no log available)",
 	    x->phase_path);
@@ -302,7 +295,7 @@ escalate_exhausted(struct dev_ctx *c, struct rx *x, const struct ci_failure *f,
 	    x->issue, attempt - 1, x->pr);
 	r = rec_write(c, x, "failure", 0, f, attempt, "(escalated)");
 	if (r == 0)
-		r = dp_write(c, x->phase_path, text, 0);
+		r = act_write(&c->act, x->phase_path, text, 0);
 	free(text);
 	return r;
 }
@@ -331,17 +324,15 @@ on_failure(struct dev_ctx *c, struct rx *x, const struct cirec *rec,
 		    x->issue, f.reason, pipeline);
 		r = rec_write(c, x, "retried", pipeline, &f, rec->attempt,
 		    "(infrastructure failure retriggered)");
-		if (r == 0 && !c->dry_run) {
-			if (woodpecker_restart(c->wp, pipeline, &next) == -1)
-				log_msg("cannot restart pipeline #%lld: %s",
-				    pipeline, woodpecker_error(c->wp));
+		if (r == 0) {
+			(void)act_pipeline_restart(&c->act, pipeline, &next);
 			/* The CI timeout counts from the retrigger. */
-			(void)runfiles_touch(x->phase_path);
+			(void)act_touch(&c->act, x->phase_path);
 		}
 		goto out;
 	}
 	attempt = rec->attempt + 1;
-	if (attempt > RX_MAX_CI_FIXES) {
+	if (attempt > DP_CI_FIX_BUDGET) {
 		r = escalate_exhausted(c, x, &f, attempt);
 		goto out;
 	}

@@ -44,7 +44,7 @@ count_write(struct dev_ctx *c, const char *path, long long n)
 	char text[32];
 
 	snprintf(text, sizeof(text), "%lld\n", n);
-	return dp_write(c, path, text, 1);
+	return act_write(&c->act, path, text, 1);
 }
 
 /* Why the session counts as crashed, or NULL. */
@@ -87,8 +87,8 @@ rx_crash(struct dev_ctx *c, struct rx *x)
 	log_msg("#%lld: %s (%s, recovery %lld/%d)", x->issue, cause,
 	    *x->sig.raw ? x->sig.raw : "no phase yet", n + 1,
 	    RX_MAX_RECOVERIES);
-	if (x->alive == 1 && !c->dry_run)
-		(void)agent_kill(x->session);
+	if (x->alive == 1)
+		(void)act_kill(&c->act, x->session);
 	x->alive = 0;
 	if (n >= RX_MAX_RECOVERIES)
 		r = rx_failed(c, x, "crashed") == 0 ? 1 : -1;
@@ -109,7 +109,7 @@ rx_idle(struct dev_ctx *c, struct rx *x)
 	int r = 0;
 
 	if (x->alive != 1 || !file_exists(marker)) {
-		(void)dp_remove(c, path);
+		(void)act_remove(&c->act, path);
 		goto out;
 	}
 	n = count_read(path) + 1;

@@ -126,8 +126,9 @@ dp_orphans(struct dev_ctx *c)
 		log_msg("issue #%lld has '%s' label — removing in-progress, "
 			"skipping",
 		    num, skip);
-		return dp_label_remove(c, num, "in-progress") == 0 ? DP_DONE :
-								     DP_FAIL;
+		return act_label_remove(&c->act, num, "in-progress") == 0 ?
+		    DP_DONE :
+		    DP_FAIL;
 	}
 	if (dp_prs_load(c) == -1)
 		return DP_FAIL;
@@ -243,8 +244,8 @@ backlog_pr(struct dev_ctx *c, long long num, struct dp_pr *p,
 		if ((r = dp_cifix(c, p->number, num, 1, &attempts)) != 0)
 			return r == 1 ? 0 : -1;
 		log_msg("#%lld PR #%lld CI failed — picking up (attempt "
-			"%lld/3)",
-		    num, p->number, attempts + 1);
+			"%lld/%d)",
+		    num, p->number, attempts + 1, DP_CI_FIX_BUDGET);
 		*fix_pr = p->number;
 		return 1;
 	}

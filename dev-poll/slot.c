@@ -4,7 +4,6 @@
  */
 #include <sys/types.h>
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +25,6 @@
 static enum dp_step slot_legacy(struct dev_ctx *);
 static int slot_session(struct dev_ctx *);
 static int slot_phase(struct dev_ctx *);
-static int all_digits(const char *);
 
 /* Legacy mode: the slot is the PID in dev-agent-P.lock. */
 static enum dp_step
@@ -45,29 +43,19 @@ slot_legacy(struct dev_ctx *c)
 		s = DP_FAIL;
 	} else if (file_exists(path)) {
 		log_msg("removing stale dev-agent lock (PID %ld)", (long)pid);
-		(void)dp_remove(c, path);
+		(void)act_remove(&c->act, path);
 	}
 	free(path);
 	return s;
-}
-
-static int
-all_digits(const char *s)
-{
-	if (*s == '\0')
-		return 0;
-	for (; *s != '\0'; s++)
-		if (!isdigit((unsigned char)*s))
-			return 0;
-	return 1;
 }
 
 /* A live dev-P-N session: 1 (logged), 0 none, -1 cannot tell. */
 static int
 slot_session(struct dev_ctx *c)
 {
-	char *prefix = xasprintf("dev-%s-", c->cfg->project_name), **names;
-	size_t n, i, plen = strlen(prefix);
+	const char *p = c->cfg->project_name;
+	char *prefix = runfiles_dev_session_prefix(p), **names;
+	size_t n, i;
 	int r = 0;
 
 	if (agent_list(prefix, &names, &n) == -1) {
@@ -76,8 +64,7 @@ slot_session(struct dev_ctx *c)
 		return -1;
 	}
 	for (i = 0; i < n && r == 0; i++) {
-		if (strncmp(names[i], prefix, plen) == 0 &&
-		    all_digits(names[i] + plen)) {
+		if (runfiles_dev_session_issue(p, names[i]) >= 0) {
 			log_msg("agent running (session %s)", names[i]);
 			r = 1;
 		}
@@ -91,17 +78,19 @@ slot_session(struct dev_ctx *c)
 static int
 slot_phase(struct dev_ctx *c)
 {
-	struct agent_signal sig;
+	const char *p = c->cfg->project_name;
+	struct phase_info sig;
 	long long *issues;
 	size_t n, i;
-	char *path;
+	char *path, *session;
 	int r = 0;
 
 	if (dp_phase_issues(c, &issues, &n) == -1)
 		return -1;
 	for (i = 0; i < n && r == 0; i++) {
-		path = runfiles_phase(c->cfg->project_name, issues[i]);
-		if (agent_read_signal(path, &sig) == -1) {
+		path = runfiles_phase(p, issues[i]);
+		session = runfiles_dev_session(p, issues[i]);
+		if (agent_read_signal(session, path, &sig) == -1) {
 			log_msg("cannot read '%s'", path);
 			r = -1;
 		} else if (file_exists(path) && !phase_is_terminal(sig.phase)) {
@@ -109,6 +98,7 @@ slot_phase(struct dev_ctx *c)
 			    *sig.raw != '\0' ? sig.raw : "no phase yet");
 			r = 1;
 		}
+		free(session);
 		free(path);
 	}
 	free(issues);

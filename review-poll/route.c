@@ -24,6 +24,7 @@
 #include "review-poll.h"
 #include "runfiles.h"
 #include "template.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 /* A review comment quoted to the agent is cut here. */
@@ -46,12 +47,10 @@ issue_pull(const struct rp *rp, long long n)
 {
 	const cJSON *pr, *found = NULL;
 	const char *ref;
-	char branch[48];
 
-	snprintf(branch, sizeof(branch), "fix/issue-%lld", n);
 	cJSON_ArrayForEach (pr, rp->pulls) {
 		ref = json_str_at(pr, "head.ref");
-		if (ref != NULL && strcmp(ref, branch) == 0)
+		if (ref != NULL && runfiles_branch_issue(ref) == n)
 			return pr;
 		if (found == NULL &&
 		    issueref_from_pr(ref, json_str(pr, "title"),
@@ -134,7 +133,7 @@ tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
 		return 0;
 	}
 	snprintf(num, sizeof(num), "%lld", pr);
-	vars[2].value = review = xstrndup(body, REVIEW_TEXT_MAX);
+	vars[2].value = review = utf8_cut(body, REVIEW_TEXT_MAX, NULL);
 	name = strcmp(verdict, "APPROVE") == 0 ? "review-verdict-approve.md" :
 						 "review-verdict-changes.md";
 	if (template_render(rp->cfg->formulas_dir, name, vars,

@@ -28,7 +28,6 @@
 /* Largest output file read. */
 #define OUTPUT_MAX (1024 * 1024)
 
-static long long session_pr(const char *, const char *, const char *);
 static int cleanup_orphans(struct rp *);
 static int orphan_one(struct rp *, const char *, long long);
 static int pr_closed(struct rp *, long long);
@@ -241,24 +240,6 @@ rp_cleanup(struct rp *rp)
 	return r;
 }
 
-/* The PR of review session name (prefix "review-P-"), or -1. */
-static long long
-session_pr(const char *project, const char *prefix, const char *name)
-{
-	const char *s = name + strlen(prefix);
-	char *want;
-	long long pr;
-	int same;
-
-	if (*s < '0' || *s > '9' || strlen(s) > 12)
-		return -1;
-	pr = strtoll(s, NULL, 10);
-	want = runfiles_review_session(project, pr);
-	same = strcmp(want, name) == 0;
-	free(want);
-	return same ? pr : -1;
-}
-
 /*
  * A review session without run files (they were removed, or another
  * tool started it) goes when its PR closed or it sat idle too long.
@@ -286,21 +267,18 @@ cleanup_orphans(struct rp *rp)
 {
 	const char *p = rp->cfg->project_name;
 	char **names = NULL, *prefix, *phase;
-	size_t i, n = 0, len;
+	size_t i, n = 0;
 	long long pr;
 	int r = 0;
 
-	/* The name of PR 0's session, less the "0": the common prefix. */
-	prefix = runfiles_review_session(p, 0);
-	len = strlen(prefix);
-	prefix[len - 1] = '\0';
+	prefix = runfiles_review_session_prefix(p);
 	if (agent_list(prefix, &names, &n) == -1) {
 		log_msg("cannot list the review sessions");
 		free(prefix);
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
-		if ((pr = session_pr(p, prefix, names[i])) < 0)
+		if ((pr = runfiles_review_session_pr(p, names[i])) < 0)
 			continue;
 		phase = runfiles_review_phase(p, pr);
 		if (!file_exists(phase) && orphan_one(rp, names[i], pr) == -1)

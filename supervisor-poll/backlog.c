@@ -14,6 +14,7 @@
 #include "json.h"
 #include "log.h"
 #include "supervisor-poll.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 #define DEP_STALE_DAYS 30
@@ -121,14 +122,12 @@ stale_dep(struct sup *s, long long number, long long dep)
 	}
 	state = json_str(issue, "state");
 	if (state == NULL || strcmp(state, "open") != 0 ||
-	    iso_time(json_str(issue, "created_at"), &created) == -1)
+	    json_time(issue, "created_at", &created) == -1)
 		return;
 	days = (long long)(s->now - created) / 86400;
 	if (days <= DEP_STALE_DAYS)
 		return;
-	title =
-	    cut_text(json_str(issue, "title") ? json_str(issue, "title") : "",
-		TITLE_MAX);
+	title = utf8_cut(json_str(issue, "title"), TITLE_MAX, " […]");
 	sup_alert(s, P3,
 	    "%s: stale dependency: #%lld waits on #%lld \"%s\" "
 	    "(open %lld days)",

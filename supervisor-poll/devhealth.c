@@ -7,9 +7,11 @@
 #include <sys/types.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "config.h"
@@ -28,6 +30,7 @@
 #define LOG_TAIL_BYTES (64 * 1024)
 #define LOG_TAIL_LINES 100
 
+static int log_tail(const char *, size_t, struct buf *);
 static void dev_lock(struct sup *);
 static int is_dir(const char *);
 static char *git_line(const char *, const char *const *, int *);
@@ -37,6 +40,44 @@ static int labelled_count(struct sup *, const char *, const char *,
     long long *);
 static void stall(struct sup *);
 static void productivity(struct sup *);
+
+/*
+ * Append the last max bytes of path (from a line start when the file is
+ * longer) to out.  0, or -1 with errno set (ENOENT when missing).
+ */
+static int
+log_tail(const char *path, size_t max, struct buf *out)
+{
+	struct stat st;
+	char *data;
+	ssize_t n;
+	off_t from;
+	size_t got = 0;
+	int fd, r = -1;
+	const char *start;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	if (fstat(fd, &st) == -1)
+		goto out;
+	from = st.st_size > (off_t)max ? st.st_size - (off_t)max : 0;
+	data = xmalloc(max + 1);
+	while (got < max &&
+	    (n = pread(fd, data + got, max - got, from + (off_t)got)) > 0)
+		got += (size_t)n;
+	data[got] = '\0';
+	start = data;
+	if (from > 0 && (start = memchr(data, '\n', got)) != NULL)
+		start++;
+	else if (from > 0)
+		start = data + got;
+	buf_append(out, start, got - (size_t)(start - data));
+	free(data);
+	r = 0;
+out:
+	close(fd);
+	return r;
+}
 
 /* The PID in the legacy dev-agent lock: remove it when dead. */
 static void
@@ -228,7 +269,7 @@ productivity(struct sup *s)
 
 	sup_status(s, "P2: %s: checking dev-poll productivity", proj);
 	buf_init(&tail, 0);
-	if (read_tail(log, LOG_TAIL_BYTES, &tail) == -1)
+	if (log_tail(log, LOG_TAIL_BYTES, &tail) == -1)
 		goto out;
 	text = tail.data != NULL ? tail.data : (char *)"";
 	/* The last LOG_TAIL_LINES lines, newest first. */

@@ -21,11 +21,12 @@
 #include "forge.h"
 #include "json.h"
 #include "log.h"
+#include "record.h"
 #include "redact.h"
 #include "runfiles.h"
 #include "supervisor-poll.h"
 #include "template.h"
-#include "tmux.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 #define RENOTIFY_S (6 * 3600)
@@ -45,6 +46,8 @@ struct esc {
 	const char *login; /* the token's user */
 };
 
+static int state_load(const char *, long long *, long long *);
+static int state_save(struct sup *, const char *, long long, long long);
 static char *marker(const struct esc *, const char *);
 static int find_own(struct sup *, const struct esc *, const char *,
     long long *);
@@ -61,9 +64,40 @@ static void timeout(struct sup *, const struct esc *);
 static void forget(struct sup *, const struct esc *);
 static void remember(struct sup *, const struct esc *);
 static void escalate_one(struct sup *, struct esc *);
+static int escalate_login(struct sup *, struct esc *);
 static const struct esc_target *route(struct sup *, const char *,
     const char **);
 static void restore(const char *, const char *);
+
+/*
+ * An escalation's state file: the ID of a comment ("ID:", 0 for the reply
+ * file) and the escalation it belongs to (its phase time, "AT:").  0, or
+ * -1 when it is missing or not in that form.
+ */
+static int
+state_load(const char *path, long long *id, long long *at)
+{
+	struct buf b;
+	int r = -1;
+
+	buf_init(&b, 0);
+	if (record_load(path, &b) == 0 &&
+	    record_get_ll(buf_str(&b), "ID:", id) == 0 &&
+	    record_get_ll(buf_str(&b), "AT:", at) == 0)
+		r = 0;
+	buf_free(&b);
+	return r;
+}
+
+/* Write a state file (synced): 0 or -1. */
+static int
+state_save(struct sup *s, const char *path, long long id, long long at)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "ID: %lld\nAT: %lld\n", id, at);
+	return act_write(s, path, text, 1);
+}
 
 /* The markers of one kind of comment about this escalation. */
 static char *
@@ -119,7 +153,7 @@ ensure_comment(struct sup *s, const struct esc *e, const char *kind,
 	char *mark, *body;
 	int r;
 
-	if (state != NULL && state_read(state, id, &at) == 0 && at == e->since)
+	if (state != NULL && state_load(state, id, &at) == 0 && at == e->since)
 		return 0;
 	if ((r = find_own(s, e, kind, id)) == -1)
 		return -1;
@@ -137,7 +171,7 @@ ensure_comment(struct sup *s, const struct esc *e, const char *kind,
 		    e->issue, kind);
 	}
 	if (state != NULL)
-		(void)state_write(s, state, *id, e->since);
+		(void)state_save(s, state, *id, e->since);
 	return 0;
 }
 
@@ -180,7 +214,8 @@ inject_reply(struct sup *s, const char *project, long long issue,
     const char *session, const char *phase, const char *source,
     const char *reply)
 {
-	char num[32], err[256], *text = NULL, *cut = cut_text(reply, REPLY_MAX);
+	char num[32], err[256], *text = NULL;
+	char *cut = utf8_cut(reply, REPLY_MAX, " […]");
 	struct template_var vars[] = {{"ISSUE", num}, {"SOURCE", source},
 	    {"REPLY", cut}, {"PHASE_FILE", phase}};
 	int r = -1;
@@ -208,13 +243,13 @@ reply_from_forge(struct sup *s, const struct esc *e, const cJSON *reply,
 
 	(void)json_int(reply, "id", &id);
 	*handled = 0;
-	if (state_read(injected, &iid, &at) == 0 && at == e->since && iid == id)
+	if (state_load(injected, &iid, &at) == 0 && at == e->since && iid == id)
 		goto out;
 	*handled = 1;
 	source = xasprintf("comment by @%s", user);
 	if (inject_reply(s, e->project, e->issue, e->session, e->phase, source,
 		json_str(reply, "body")) == AGENT_DELIVERED &&
-	    state_write(s, injected, id, e->since) == 0) {
+	    state_save(s, injected, id, e->since) == 0) {
 		(void)act_remove(s, renote);
 		sup_fixed(s, "%s: #%lld: passed @%s's reply to %s", e->project,
 		    e->issue, user, e->session);
@@ -365,11 +400,22 @@ escalate_one(struct sup *s, struct esc *e)
 	if (age >= TIMEOUT_S)
 		timeout(s, e);
 	else if (age >= RENOTIFY_S && r == 0 &&
-	    !(state_read(injected, &iid, &at) == 0 && at == e->since))
+	    !(state_load(injected, &iid, &at) == 0 && at == e->since))
 		renotify(s, e);
 out:
 	free(notified);
 	free(injected);
+}
+
+/* The token's user, who posts the notices: 0, or -1 (logged). */
+static int
+escalate_login(struct sup *s, struct esc *e)
+{
+	if (forge_user_login(s->forge, &e->login) == 0)
+		return 0;
+	sup_fail(s, "%s: cannot tell the token's user: %s", e->project,
+	    forge_error(s->forge));
+	return -1;
 }
 
 void
@@ -377,39 +423,33 @@ escalate_check(struct sup *s)
 {
 	const char *proj = s->cfg->project_name;
 	char *pattern = runfiles_phase_glob(proj);
-	struct agent_signal sig;
+	struct phase_info sig;
 	struct esc e;
 	glob_t g;
 	size_t i;
-	int r;
+	int r, stop = 0;
 
 	sup_status(s, "P2: %s: checking escalated sessions", proj);
 	memset(&g, 0, sizeof(g));
 	r = glob(pattern, 0, NULL, &g);
 	if (r != 0 && r != GLOB_NOMATCH)
 		sup_fail(s, "cannot list '%s'", pattern);
-	for (i = 0; r == 0 && i < g.gl_pathc; i++) {
+	for (i = 0; r == 0 && !stop && i < g.gl_pathc; i++) {
 		memset(&e, 0, sizeof(e));
 		e.project = proj;
 		e.issue = runfiles_phase_issue(proj, g.gl_pathv[i]);
 		if (e.issue < 1)
 			continue;
-		if (agent_read_signal(g.gl_pathv[i], &sig) == -1) {
-			sup_fail(s, "cannot read '%s'", g.gl_pathv[i]);
-			continue;
-		}
-		if (sig.phase != PHASE_ESCALATE || sig.since == 0)
-			continue;
-		if (forge_user_login(s->forge, &e.login) == -1) {
-			sup_fail(s, "%s: cannot tell the token's user: %s",
-			    proj, forge_error(s->forge));
-			break;
-		}
-		e.since = (long long)sig.since;
 		e.session = runfiles_dev_session(proj, e.issue);
-		e.phase = xstrdup(g.gl_pathv[i]);
-		e.reason = redact_secrets(sig.reason);
-		escalate_one(s, &e);
+		if (agent_read_signal(e.session, g.gl_pathv[i], &sig) == -1)
+			sup_fail(s, "cannot read '%s'", g.gl_pathv[i]);
+		else if (sig.phase == PHASE_ESCALATE && sig.mtime != 0 &&
+		    !(stop = escalate_login(s, &e) == -1)) {
+			e.since = (long long)sig.mtime;
+			e.phase = xstrdup(g.gl_pathv[i]);
+			e.reason = redact_secrets(sig.reason);
+			escalate_one(s, &e);
+		}
 		free(e.session);
 		free(e.phase);
 		free(e.reason);
@@ -454,9 +494,7 @@ route(struct sup *s, const char *text, const char **body)
 		log_msg("reply file: '%s' matches %zu escalated sessions; left "
 			"in place",
 		    first, hits);
-	} else if (n != -1 ||
-	    (strncmp(first, "dev-", 4) == 0 && tmux_valid_name(first) &&
-		strchr(first, ' ') == NULL)) {
+	} else if (n != -1 || runfiles_dev_session_like(first)) {
 		log_msg("reply file names '%s', which is not an escalated "
 			"session; left in place",
 		    first);
@@ -530,7 +568,7 @@ escalate_reply_file(struct sup *s)
 	/* Marks the escalation answered: no reminder follows. */
 	free(path);
 	path = runfiles_escalation_injected(t->project, t->issue);
-	(void)state_write(s, path, 0, (long long)t->since);
+	(void)state_save(s, path, 0, (long long)t->since);
 	free(path);
 	path = runfiles_renotify(t->project, t->issue);
 	(void)act_remove(s, path);

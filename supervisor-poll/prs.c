@@ -70,7 +70,7 @@ idle_min(const struct sup *s, const cJSON *pr)
 {
 	time_t t;
 
-	if (iso_time(json_str(pr, "updated_at"), &t) == -1)
+	if (json_time(pr, "updated_at", &t) == -1)
 		return -1;
 	return s->now > t ? (long long)(s->now - t) / 60 : 0;
 }

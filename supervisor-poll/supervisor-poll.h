@@ -165,16 +165,4 @@ void escalate_reply_file(struct sup *);
 void sweep_sessions(struct sup *);
 void sweep_worktrees(struct sup *);
 
-/* util.c */
-/* A forge timestamp ("2024-01-02T10:00:00Z", offsets too): 0 or -1. */
-int iso_time(const char *text, time_t *out);
-/* Append the last max bytes of a file (from a line start): 0 or -1. */
-int read_tail(const char *path, size_t max, struct buf *out);
-/* text cut to max bytes at a character boundary, marked.  Caller frees. */
-char *cut_text(const char *text, size_t max);
-/* A state file "ID AT": 0, or -1 when missing or malformed. */
-int state_read(const char *path, long long *id, long long *at);
-/* Write a state file "ID AT" (synced): 0 or -1. */
-int state_write(struct sup *, const char *path, long long id, long long at);
-
 #endif

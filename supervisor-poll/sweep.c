@@ -6,7 +6,6 @@
  */
 #include <sys/stat.h>
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -28,48 +27,12 @@
 #define IDLE_S (30 * 60)
 #define WORKTREE_STALE_S (2 * 3600)
 
-static char *name_prefix(char *(*)(const char *, long long), const char *);
-static long long name_number(char *(*)(const char *, long long), const char *,
-    const char *);
 static int protected_phase(enum phase);
 static int pr_on_branch(struct sup *, const char *, long long, long long *);
 static char *why_orphaned(struct sup *, long long, const char *);
 static void clean_session(struct sup *, long long, const char *, const char *);
 static void remove_worktree(struct sup *, const char *, long long);
 static int worktree_in_use(struct sup *, const char *, long long, int);
-
-/* The part of a name before its number, from the naming function. */
-static char *
-name_prefix(char *(*fn)(const char *, long long), const char *project)
-{
-	char *p = fn(project, 0);
-
-	p[strlen(p) - 1] = '\0';
-	return p;
-}
-
-/*
- * The number N for which fn(project, N) is name exactly, or -1.
- */
-static long long
-name_number(char *(*fn)(const char *, long long), const char *project,
-    const char *name)
-{
-	const char *end = name + strlen(name), *p = end;
-	long long n;
-	char *again;
-	int same;
-
-	while (p > name && isdigit((unsigned char)p[-1]))
-		p--;
-	if (p == end || end - p > 12)
-		return -1;
-	n = strtoll(p, NULL, 10);
-	again = fn(project, n);
-	same = strcmp(again, name) == 0;
-	free(again);
-	return same ? n : -1;
-}
 
 static int
 protected_phase(enum phase ph)
@@ -85,11 +48,9 @@ protected_phase(enum phase ph)
 static int
 pr_on_branch(struct sup *s, const char *state, long long issue, long long *pr)
 {
-	char branch[64];
 	const cJSON *list, *it;
 	const char *ref;
 
-	snprintf(branch, sizeof(branch), "fix/issue-%lld", issue);
 	if (forge_pulls_list(s->forge, state, &list) == -1) {
 		sup_fail(s, "%s: cannot list %s PRs: %s", s->cfg->project_name,
 		    state, forge_error(s->forge));
@@ -97,7 +58,8 @@ pr_on_branch(struct sup *s, const char *state, long long issue, long long *pr)
 	}
 	cJSON_ArrayForEach (it, list)
 		if ((ref = json_str_at(it, "head.ref")) != NULL &&
-		    strcmp(ref, branch) == 0 && json_int(it, "number", pr) == 0)
+		    runfiles_branch_issue(ref) == issue &&
+		    json_int(it, "number", pr) == 0)
 			return 1;
 	return 0;
 }
@@ -198,8 +160,8 @@ void
 sweep_sessions(struct sup *s)
 {
 	const char *proj = s->cfg->project_name;
-	char *prefix = name_prefix(runfiles_dev_session, proj), **names;
-	struct agent_signal sig;
+	char *prefix = runfiles_dev_session_prefix(proj), **names;
+	struct phase_info sig;
 	size_t n, i;
 
 	sup_status(s, "P4: %s: sweeping orphaned dev sessions", proj);
@@ -208,14 +170,13 @@ sweep_sessions(struct sup *s)
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		long long issue =
-		    name_number(runfiles_dev_session, proj, names[i]);
+		long long issue = runfiles_dev_session_issue(proj, names[i]);
 		char *phase, *why;
 
 		if (issue < 1)
 			continue;
 		phase = runfiles_phase(proj, issue);
-		if (agent_read_signal(phase, &sig) == -1)
+		if (agent_read_signal(names[i], phase, &sig) == -1)
 			sup_fail(s, "cannot read '%s'", phase);
 		else if (!protected_phase(sig.phase) &&
 		    (why = why_orphaned(s, issue, names[i])) != NULL) {
@@ -241,14 +202,14 @@ worktree_in_use(struct sup *s, const char *path, long long n, int review)
 				 runfiles_dev_session(proj, n);
 	char *phase =
 	    review ? runfiles_review_phase(proj, n) : runfiles_phase(proj, n);
-	struct agent_signal sig;
+	struct phase_info sig;
 	int used = 1;
 
 	if (agent_alive(session) != 0)
 		goto out;
 	if (review ?
 		file_exists(phase) :
-		(agent_read_signal(phase, &sig) == -1 ||
+		(agent_read_signal(session, phase, &sig) == -1 ||
 		    (sig.phase != PHASE_NONE && !phase_is_terminal(sig.phase))))
 		goto out;
 	used = procs_cwd_under(s->cfg, path) != 0;
@@ -274,12 +235,10 @@ sweep_worktrees(struct sup *s)
 	}
 	while ((de = readdir(d)) != NULL) {
 		char *path = xasprintf("%s/%s", s->cfg->run_dir, de->d_name);
-		long long n = name_number(runfiles_worktree, proj, path);
+		long long n = runfiles_worktree_issue(proj, path);
 		int review = 0;
 
-		if (n < 0 &&
-		    (n = name_number(runfiles_review_worktree, proj, path)) >=
-			0)
+		if (n < 0 && (n = runfiles_review_worktree_pr(proj, path)) >= 0)
 			review = 1;
 		if (n >= 0 && lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
 		    s->now - st.st_mtime > WORKTREE_STALE_S &&

@@ -199,6 +199,30 @@ test_print(void)
 	cJSON_Delete(j);
 }
 
+static void
+test_time(void)
+{
+	cJSON *o = cJSON_Parse("{\"a\": \"2024-01-02T10:00:00Z\", "
+			       "\"b\": \"2024-01-02T12:30:00.123+02:30\", "
+			       "\"c\": \"2024-01-02 10:00:00\", "
+			       "\"d\": \"2024-13-02T10:00:00Z\", "
+			       "\"e\": \"2024-01-02T10:00\", \"f\": 7}");
+	time_t t = 0;
+
+	CHECK_INT(json_time(o, "a", &t), 0);
+	CHECK_INT(t, 1704189600);
+	CHECK_INT(json_time(o, "b", &t), 0);
+	CHECK_INT(t, 1704189600);
+	CHECK_INT(json_time(o, "c", &t), 0);
+	CHECK_INT(t, 1704189600);
+	CHECK_INT(json_time(o, "d", &t), -1);
+	CHECK_INT(json_time(o, "e", &t), -1);
+	CHECK_INT(json_time(o, "f", &t), -1);
+	CHECK_INT(json_time(o, "missing", &t), -1);
+	CHECK_INT(json_time(NULL, "a", &t), -1);
+	cJSON_Delete(o);
+}
+
 int
 main(void)
 {
@@ -212,5 +236,6 @@ main(void)
 	RUN(test_paths);
 	RUN(test_has_label);
 	RUN(test_print);
+	RUN(test_time);
 	return check_main();
 }
