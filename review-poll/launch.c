@@ -1,14 +1,14 @@
 /*
  * Starting reviews: which open PRs need one (steps 4 and 5 of a tick),
  * and the launch itself: a detached worktree of the PR head, a review
- * agent session in it, and the prompt from formulas/ with the PR, its
- * diff and, on a re-review, the previous review and what changed since.
+ * agent session in it, and its prompt (prompt.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "act.h"
 #include "agent.h"
 #include "buf.h"
 #include "ci.h"
@@ -17,49 +17,22 @@
 #include "json.h"
 #include "log.h"
 #include "meminfo.h"
+#include "record.h"
 #include "review-poll.h"
 #include "runfiles.h"
-#include "template.h"
+#include "strv.h"
 #include "woodpecker.h"
 #include "xmalloc.h"
-
-/* What a prompt is built from; strings borrowed or owned as marked. */
-struct prompt_in {
-	long long pr;
-	const char *sha, *head, *base, *title, *body;
-	char ci[96];
-	char prev_sha[72];
-	char *files; /* owned */
-	const char *diff;
-	int diff_cut;
-	char *previous; /* owned: the re-review section, or "" */
-};
 
 static int is_wip(const char *);
 static int wanted(const struct rp *, const cJSON *);
 static int already_reviewed(struct rp *, long long, const char *);
 static int ci_ready(struct rp *, long long, const char *, char *, size_t);
 static int launch(struct rp *, const cJSON *, const char *, const char *);
-static int gather(struct rp *, struct prompt_in *, const char *);
-static char *file_list(const cJSON *);
-static char *previous_section(struct rp *, struct prompt_in *, const cJSON *,
-    const cJSON *);
-static char *render_prompt(struct rp *, const struct prompt_in *);
-static int start_session(struct rp *, const struct prompt_in *, const char *);
-static void prompt_in_free(struct prompt_in *);
-
-const cJSON *
-rp_open_pull(const struct rp *rp, long long pr)
-{
-	const cJSON *p;
-	long long n;
-
-	cJSON_ArrayForEach (p, rp->pulls) {
-		if (json_int(p, "number", &n) == 0 && n == pr)
-			return p;
-	}
-	return NULL;
-}
+static char **review_argv(const struct rp *);
+static char *launch_record(const char *, const struct rp_prompt *);
+static int start_agent(struct rp *, const char *, const char *);
+static int start_session(struct rp *, const struct rp_prompt *, const char *);
 
 int
 rp_may_launch(struct rp *rp)
@@ -262,128 +235,72 @@ rp_rereview(struct rp *rp)
 	return r;
 }
 
-/* The changed files, one a line. */
-static char *
-file_list(const cJSON *files)
+/*
+ * The agent command with the review model: any --model of the configured
+ * command is replaced.  Free with strv_free().
+ */
+static char **
+review_argv(const struct rp *rp)
 {
-	const cJSON *f;
-	const char *name;
-	struct buf b;
+	char **words = strv_split(rp->cfg->agent_cmd, NULL), **argv;
+	size_t i, n = 0;
 
-	buf_init(&b, 0);
-	cJSON_ArrayForEach (f, files) {
-		if ((name = json_str(f, "filename")) != NULL)
-			buf_printf(&b, "%s\n", name);
+	argv = xcalloc(strv_len(words) + 3, sizeof(*argv));
+	for (i = 0; words[i] != NULL; i++) {
+		if (strcmp(words[i], "--model") == 0) {
+			if (words[i + 1] != NULL)
+				i++;
+			continue;
+		}
+		if (strncmp(words[i], "--model=", 8) == 0)
+			continue;
+		argv[n++] = xstrdup(words[i]);
 	}
-	if (b.len == 0)
-		buf_puts(&b, "(none listed)\n");
-	return buf_steal(&b);
+	argv[n++] = xstrdup("--model");
+	argv[n++] = xstrdup(rp->set.model);
+	argv[n] = NULL;
+	strv_free(words);
+	return argv;
+}
+
+/* Start the review agent in workdir and wait until it is ready. */
+static int
+start_agent(struct rp *rp, const char *session, const char *workdir)
+{
+	char **argv = review_argv(rp);
+	struct agent_spec spec = {.session = session,
+	    .workdir = workdir,
+	    .argv = argv,
+	    .ready_pattern = rp->cfg->agent_ready_pattern,
+	    .ready_timeout_s = rp->set.ready_timeout_s};
+	int r;
+
+	if ((r = act_agent_start(&rp->act, &spec)) == 0 && !rp->act.dry_run)
+		log_msg("%s: started (model %s)", session, rp->set.model);
+	strv_free(argv);
+	return r;
 }
 
 /*
- * The re-review part of the prompt: the previous review, the developer's
- * answer, and the diff since (from the clone, else a note that the full
- * diff above must do).  Caller frees.
+ * The launch record at req: "SHA:", "PREV:", and "RETRIED:1" when a
+ * review of the same head was started again after a crash.  Caller frees.
  */
 static char *
-previous_section(struct rp *rp, struct prompt_in *in, const cJSON *prev,
-    const cJSON *comments)
+launch_record(const char *req, const struct rp_prompt *in)
 {
-	const cJSON *resp = rp_last_dev_response(comments);
-	struct buf b, diff;
-	int cut = 0;
+	char old[72], retried[8];
+	struct buf b;
 
+	retried[0] = '\0';
 	buf_init(&b, 0);
-	buf_init(&diff, 0);
-	buf_printf(&b,
-	    "## This is a re-review\n\nThe review of `%.7s` asked for "
-	    "changes.\n\n### Previous review\n\n%s\n\n",
-	    in->prev_sha, json_str(prev, "body"));
-	if (resp != NULL)
-		buf_printf(&b, "### The developer's response\n\n%s\n\n",
-		    json_str(resp, "body"));
-	if (rp_git_diff(rp, in->prev_sha, in->sha, rp->set.max_diff, &diff,
-		&cut) == 0)
-		buf_printf(&b,
-		    "### Changes since the previous review (%.7s..%.7s)%s\n\n"
-		    "```diff\n%s\n```\n",
-		    in->prev_sha, in->sha, cut ? " (truncated)" : "",
-		    buf_str(&diff));
-	else
-		buf_printf(&b,
-		    "### Changes since the previous review\n\n`%.7s` is not "
-		    "available any more (history rewritten?): judge the "
-		    "whole diff above.\n",
-		    in->prev_sha);
-	buf_free(&diff);
-	return buf_steal(&b);
-}
-
-/* Read everything the prompt needs.  0, or -1 (logged). */
-static int
-gather(struct rp *rp, struct prompt_in *in, const char *prev_sha)
-{
-	const cJSON *files, *comments, *prev;
-
-	if (forge_pull_files(rp->forge, in->pr, &files) == -1 ||
-	    forge_pull_diff(rp->forge, in->pr, rp->set.max_diff, &in->diff,
-		&in->diff_cut) == -1) {
-		log_msg("pr #%lld: cannot read the changes: %s", in->pr,
-		    forge_error(rp->forge));
-		return -1;
-	}
-	if (forge_comments_list(rp->review, in->pr, &comments) == -1) {
-		log_msg("pr #%lld: cannot read the comments: %s", in->pr,
-		    forge_error(rp->review));
-		return -1;
-	}
-	in->files = file_list(files);
-	prev = rp_previous_review(comments, in->sha);
-	if (prev_sha == NULL && prev != NULL &&
-	    rp_comment_reviewed_sha(json_str(prev, "body"), in->prev_sha,
-		sizeof(in->prev_sha)) == -1)
-		prev = NULL;
-	if (prev_sha != NULL && rp_is_sha(prev_sha))
-		snprintf(in->prev_sha, sizeof(in->prev_sha), "%s", prev_sha);
-	in->previous = prev != NULL && in->prev_sha[0] != '\0' ?
-	    previous_section(rp, in, prev, comments) :
-	    xstrdup("");
-	if (in->previous[0] == '\0')
-		in->prev_sha[0] = '\0';
-	return 0;
-}
-
-/* The review prompt from the template.  Caller frees; NULL on error. */
-static char *
-render_prompt(struct rp *rp, const struct prompt_in *in)
-{
-	const char *p = rp->cfg->project_name;
-	char num[32], note[64], err[256], *out = NULL;
-	char *phase = runfiles_review_phase(p, in->pr);
-	char *output = runfiles_review_output(p, in->pr);
-	const struct template_var vars[] = {{"REPO", rp->cfg->forge_repo},
-	    {"PR_NUMBER", num}, {"PHASE_FILE", phase}, {"OUTPUT_FILE", output},
-	    {"PR_TITLE", in->title}, {"PR_HEAD", in->head},
-	    {"PR_BASE", in->base}, {"PR_SHA", in->sha}, {"CI_STATE", in->ci},
-	    {"RE_REVIEW", in->prev_sha[0] ? "yes" : "no"},
-	    {"PR_BODY", in->body}, {"CHANGED_FILES", in->files},
-	    {"DIFF_NOTE", note}, {"DIFF", in->diff},
-	    {"PREVIOUS_REVIEW", in->previous},
-	    {"FORGE_API", rp->cfg->forge_api},
-	    {"FACTORY_ROOT", rp->cfg->factory_root}};
-
-	snprintf(num, sizeof(num), "%lld", in->pr);
-	if (in->diff_cut)
-		snprintf(note, sizeof(note), " (truncated at %zu bytes)",
-		    rp->set.max_diff);
-	else
-		note[0] = '\0';
-	if (template_render(rp->cfg->formulas_dir, rp->set.prompt, vars,
-		sizeof(vars) / sizeof(vars[0]), &out, err, sizeof(err)) == -1)
-		log_msg("cannot build the review prompt: %s", err);
-	free(phase);
-	free(output);
-	return out;
+	if (record_load(req, &b) == 0 &&
+	    record_get(buf_str(&b), "SHA:", old, sizeof(old)) == 0 &&
+	    strcmp(old, in->sha) == 0)
+		(void)record_get(buf_str(&b), "RETRIED:", retried,
+		    sizeof(retried));
+	buf_free(&b);
+	return xasprintf("SHA:%s\nPREV:%s\n%s", in->sha, in->prev_sha,
+	    strcmp(retried, "1") == 0 ? "RETRIED:1\n" : "");
 }
 
 /*
@@ -391,7 +308,7 @@ render_prompt(struct rp *rp, const struct prompt_in *in)
  * removed again so the next tick starts over.
  */
 static int
-start_session(struct rp *rp, const struct prompt_in *in, const char *prompt)
+start_session(struct rp *rp, const struct rp_prompt *in, const char *prompt)
 {
 	const char *p = rp->cfg->project_name;
 	char *wt = runfiles_review_worktree(p, in->pr);
@@ -399,25 +316,21 @@ start_session(struct rp *rp, const struct prompt_in *in, const char *prompt)
 	char *output = runfiles_review_output(p, in->pr);
 	char *req = runfiles_review_request(p, in->pr);
 	char *session = runfiles_review_session(p, in->pr);
-	char *record, old[72], retried[8];
+	char *record = launch_record(req, in);
+	enum act_inject got;
 	int r = -1;
 
-	/* A review started again after a crash stays marked as such. */
-	retried[0] = '\0';
-	if (rp_read_key(req, "SHA:", old, sizeof(old)) == 0 &&
-	    strcmp(old, in->sha) == 0)
-		(void)rp_read_key(req, "RETRIED:", retried, sizeof(retried));
-	record = xasprintf("SHA:%s\nPREV:%s\n%s", in->sha, in->prev_sha,
-	    strcmp(retried, "1") == 0 ? "RETRIED:1\n" : "");
-
 	if (rp_worktree_add(rp, wt, in->sha) == -1 ||
-	    rp_remove(rp, output) == -1 || rp_write(rp, req, record) == -1 ||
-	    rp_write(rp, phase, "") == -1 || rp_kill(rp, session) == -1 ||
-	    rp_start(rp, session, wt) == -1)
+	    act_remove(&rp->act, output) == -1 ||
+	    act_write(&rp->act, req, record, 0) == -1 ||
+	    act_write(&rp->act, phase, "", 0) == -1 ||
+	    act_kill(&rp->act, session) == -1 ||
+	    start_agent(rp, session, wt) == -1)
 		goto out;
-	if (rp_inject(rp, session, prompt) != AGENT_DELIVERED)
+	got = act_inject(&rp->act, session, prompt);
+	if (got != ACT_INJECTED && got != ACT_INJECT_DRY)
 		goto out;
-	if (!rp->dry_run)
+	if (!rp->act.dry_run)
 		log_msg("pr #%lld: review session %s started (%zu bytes of "
 			"prompt, re-review: %s)",
 		    in->pr, session, strlen(prompt),
@@ -439,7 +352,7 @@ out:
 static int
 launch(struct rp *rp, const cJSON *pr, const char *prev_sha, const char *ci)
 {
-	struct prompt_in in;
+	struct rp_prompt in;
 	char *prompt = NULL;
 	int r = -1;
 
@@ -452,21 +365,15 @@ launch(struct rp *rp, const cJSON *pr, const char *prev_sha, const char *ci)
 	in.body = json_str(pr, "body") ? json_str(pr, "body") : "";
 	snprintf(in.ci, sizeof(in.ci), "%s", ci);
 	/* The clone needs the PR's commits for the diff since last time. */
-	if (rp_git_fetch(rp, in.head) == -1 || gather(rp, &in, prev_sha) == -1)
+	if (rp_git_fetch(rp, in.head) == -1 ||
+	    rp_prompt_gather(rp, &in, prev_sha) == -1)
 		goto out;
-	if ((prompt = render_prompt(rp, &in)) == NULL)
+	if ((prompt = rp_prompt_render(rp, &in)) == NULL)
 		goto out;
 	rp->launched++;
 	r = start_session(rp, &in, prompt);
 out:
 	free(prompt);
-	prompt_in_free(&in);
+	rp_prompt_free(&in);
 	return r;
-}
-
-static void
-prompt_in_free(struct prompt_in *in)
-{
-	free(in->files);
-	free(in->previous);
 }

@@ -28,7 +28,6 @@ static int rp_open(struct rp *, const struct config *, const struct cli *,
     char *, size_t);
 static void rp_close(struct rp *);
 static int take_lock(struct rp *, int *);
-static int read_pulls(struct rp *);
 static void step(struct rp *, int);
 
 static char *
@@ -47,7 +46,7 @@ rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli,
 
 	memset(rp, 0, sizeof(*rp));
 	rp->cfg = cfg;
-	rp->dry_run = cli->dry_run;
+	rp->act.dry_run = cli->dry_run;
 	rp->now = time(NULL);
 	if (rp_settings_load(&rp->set, cfg->formulas_dir, err, errsz) == -1) {
 		rp_settings_free(&rp->set);
@@ -62,6 +61,8 @@ rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli,
 	if (config_ci_configured(cfg))
 		rp->wp = woodpecker_open(cfg->woodpecker_server,
 		    cfg->woodpecker_token, cfg->woodpecker_repo_id);
+	rp->act.forge = rp->review;
+	rp->act.wp = rp->wp;
 	return 0;
 }
 
@@ -82,7 +83,7 @@ take_lock(struct rp *rp, int *fd)
 	int r;
 
 	*fd = -1;
-	if (rp->dry_run) {
+	if (rp->act.dry_run) {
 		log_msg("dry-run: not taking the lock %s", path);
 		free(path);
 		return 0;
@@ -94,18 +95,6 @@ take_lock(struct rp *rp, int *fd)
 		log_msg("cannot lock '%s'", path);
 	free(path);
 	return r;
-}
-
-/* The open PRs, every page.  0, or -1 (nothing can be decided). */
-static int
-read_pulls(struct rp *rp)
-{
-	if (forge_pulls_list(rp->forge, "open", &rp->pulls) == -1) {
-		log_msg("cannot list the open prs: %s", forge_error(rp->forge));
-		return -1;
-	}
-	log_msg("found %d open prs", cJSON_GetArraySize(rp->pulls));
-	return 0;
 }
 
 /* A step's failure makes the tick fail, but the others still run. */
@@ -146,7 +135,7 @@ main(int argc, char *argv[])
 		goto done;
 	}
 	log_msg("--- poll start ---");
-	if (read_pulls(&rp) == -1) {
+	if (rp_pulls_read(&rp) == -1) {
 		rc = CLI_EXIT_FAIL;
 		goto done;
 	}

@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "act.h"
 #include "agent.h"
 #include "buf.h"
 #include "config.h"
 #include "file.h"
 #include "forge.h"
-#include "issueref.h"
 #include "json.h"
 #include "log.h"
 #include "review-poll.h"
@@ -30,8 +30,7 @@
 /* A review comment quoted to the agent is cut here. */
 #define REVIEW_TEXT_MAX (30 * 1024)
 
-static const cJSON *issue_pull(const struct rp *, long long);
-static int route_one(struct rp *, long long, const struct phase_info *);
+static int route_one(struct rp *, long long);
 static int review_pending(struct rp *, long long);
 static int injected_key(const char *, char *, size_t);
 static int deliver(struct rp *, const char *, const char *, const char *,
@@ -41,34 +40,18 @@ static int tell_verdict(struct rp *, long long, const cJSON *, const char *,
 static int tell_no_review(struct rp *, long long, const cJSON *, const char *,
     const char *, const char *);
 
-/* The open PR working on issue n: its fix/issue-n branch first. */
-static const cJSON *
-issue_pull(const struct rp *rp, long long n)
-{
-	const cJSON *pr, *found = NULL;
-	const char *ref;
-
-	cJSON_ArrayForEach (pr, rp->pulls) {
-		ref = json_str_at(pr, "head.ref");
-		if (ref != NULL && runfiles_branch_issue(ref) == n)
-			return pr;
-		if (found == NULL &&
-		    issueref_from_pr(ref, json_str(pr, "title"),
-			json_str(pr, "body")) == n)
-			found = pr;
-	}
-	return found;
-}
-
 /* 1 while a finished review of pr is still being posted. */
 static int
 review_pending(struct rp *rp, long long pr)
 {
 	char *path = runfiles_review_phase(rp->cfg->project_name, pr);
+	char *session = runfiles_review_session(rp->cfg->project_name, pr);
 	struct phase_info pi;
 	int pending;
 
-	pending = phase_read(path, &pi) == 0 && pi.phase == PHASE_DONE;
+	pending = agent_read_signal(session, path, &pi) == 0 &&
+	    pi.phase == PHASE_DONE;
+	free(session);
 	free(path);
 	return pending;
 }
@@ -100,14 +83,15 @@ static int
 deliver(struct rp *rp, const char *session, const char *text,
     const char *record, const char *key)
 {
+	enum act_inject got;
 	char *line;
 	int r;
 
-	r = rp_inject(rp, session, text);
-	if (r != AGENT_DELIVERED)
+	got = act_inject(&rp->act, session, text);
+	if (got != ACT_INJECTED && got != ACT_INJECT_DRY)
 		return -1;
 	line = xasprintf("%s\n", key);
-	r = rp_write(rp, record, line);
+	r = act_write(&rp->act, record, line, 0);
 	free(line);
 	return r;
 }
@@ -175,20 +159,25 @@ tell_no_review(struct rp *rp, long long pr, const cJSON *pull,
 	return r;
 }
 
-/* One dev session in awaiting_review for issue n.  0, or -1 (failed). */
+/*
+ * The dev session of issue n, when it waits in awaiting_review.  0, or
+ * -1 (failed).
+ */
 static int
-route_one(struct rp *rp, long long n, const struct phase_info *pi)
+route_one(struct rp *rp, long long n)
 {
 	const char *p = rp->cfg->project_name, *sha;
 	char *session = runfiles_dev_session(p, n), *record = NULL;
 	char *phase_path = runfiles_phase(p, n), *mark = NULL, key[128];
 	const cJSON *pull, *comments, *c;
+	struct phase_info pi;
 	long long pr = 0;
 	int r = 0;
 
-	if (agent_alive(session) != 1)
+	if (agent_read_signal(session, phase_path, &pi) == -1 ||
+	    pi.phase != PHASE_AWAITING_REVIEW || agent_alive(session) != 1)
 		goto out;
-	if ((pull = issue_pull(rp, n)) == NULL ||
+	if ((pull = rp_issue_pull(rp, n)) == NULL ||
 	    json_int(pull, "number", &pr) == -1 ||
 	    (sha = json_str_at(pull, "head.sha")) == NULL || !rp_is_sha(sha)) {
 		log_msg("issue #%lld waits for a review but has no open pr", n);
@@ -208,7 +197,7 @@ route_one(struct rp *rp, long long n, const struct phase_info *pi)
 	mark = rp_reviewed_marker(sha);
 	if ((c = rp_last_comment_with(comments, mark)) != NULL)
 		r = tell_verdict(rp, pr, c, session, phase_path, record);
-	else if (rp->now - pi->mtime >= rp->set.no_review_s &&
+	else if (rp->now - pi.mtime >= rp->set.no_review_s &&
 	    !(strncmp(key, "no-review ", 10) == 0 &&
 		strcmp(key + 10, sha) == 0))
 		r = tell_no_review(rp, pr, pull, session, phase_path, record);
@@ -224,7 +213,6 @@ int
 rp_route(struct rp *rp)
 {
 	char *pattern = runfiles_phase_glob(rp->cfg->project_name);
-	struct phase_info pi;
 	long long n;
 	glob_t g;
 	size_t i;
@@ -240,10 +228,7 @@ rp_route(struct rp *rp)
 	}
 	for (i = 0; i < g.gl_pathc; i++) {
 		n = runfiles_phase_issue(rp->cfg->project_name, g.gl_pathv[i]);
-		if (n < 0 || phase_read(g.gl_pathv[i], &pi) == -1 ||
-		    pi.phase != PHASE_AWAITING_REVIEW)
-			continue;
-		if (route_one(rp, n, &pi) == -1)
+		if (n >= 0 && route_one(rp, n) == -1)
 			r = -1;
 	}
 	globfree(&g);

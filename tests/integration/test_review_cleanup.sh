@@ -80,13 +80,13 @@ check_eq "dry-run: no new session" "$(sessions)" \
 check_eq "dry-run: no worktree" "$(git -C "$T/repo" worktree list | wc -l)" 1
 D=$(cat "$LOG")
 check_has "dry-run: would post the finished review" "$D" \
-    "dry-run: would comment on pr #17"
+    "dry-run: would comment on #17"
 check_has "dry-run: would submit its formal review" "$D" \
-    "dry-run: would submit a APPROVED review of pr #17"
+    "dry-run: would submit a APPROVED review of #17"
 check_has "dry-run: would kill the orphan of a closed PR" "$D" \
     "dry-run: would kill session review-harb-14"
 check_has "dry-run: would start reviews" "$D" \
-    "dry-run: would start review session review-harb-13"
+    "dry-run: would start session review-harb-13"
 check_has "dry-run: would inject the prompt" "$D" \
     "dry-run: would inject"
 
