@@ -266,6 +266,22 @@ act_touch(struct act *a, const char *path)
 }
 
 int
+act_write_in_place(struct act *a, const char *path, const char *text)
+{
+	size_t len = strlen(text);
+	int fd, r = 0;
+
+	if (act_would(a, "write '%.60s' into '%s'", text, path))
+		return 0;
+	if ((fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)) == -1 ||
+	    write(fd, text, len) != (ssize_t)len)
+		r = act_fail(a, "cannot write '%s': %s", path, strerror(errno));
+	if (fd != -1)
+		close(fd);
+	return r;
+}
+
+int
 act_append(struct act *a, const char *path, const char *line)
 {
 	if (act_would(a, "append to '%s'", path))

@@ -104,6 +104,8 @@ int act_remove_tree(struct act *, const char *path);
 int act_mkdir(struct act *, const char *path);
 /* Create a marker, or refresh its mtime. */
 int act_touch(struct act *, const char *path);
+/* Write text into an existing file in place (a kernel switch). */
+int act_write_in_place(struct act *, const char *path, const char *text);
 /* Append one line to a file (its directory made when missing). */
 int act_append(struct act *, const char *path, const char *line);
 /* Empty a file in place (a log too large to keep). */

@@ -17,6 +17,7 @@
 #include "config.h"
 #include "file.h"
 #include "forge.h"
+#include "git.h"
 #include "json.h"
 #include "lock.h"
 #include "log.h"
@@ -33,8 +34,6 @@
 static int log_tail(const char *, size_t, struct buf *);
 static void dev_lock(struct sup *);
 static int is_dir(const char *);
-static char *git_line(const char *, const char *const *, int *);
-static int in_rebase(struct sup *, const char *);
 static void git_repo(struct sup *);
 static int labelled_count(struct sup *, const char *, const char *,
     long long *);
@@ -96,7 +95,7 @@ dev_lock(struct sup *s)
 	if (r == -1) {
 		sup_fail(s, "cannot read '%s': %s", lock, strerror(errno));
 	} else if (r == 0) {
-		if (act_remove(s, lock) == 0)
+		if (act_remove(&s->act, lock) == 0)
 			sup_fixed(s,
 			    "%s: removed the stale dev-agent lock (pid "
 			    "%ld gone)",
@@ -121,46 +120,6 @@ is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The first line git prints, or NULL; *status gets git's exit status. */
-static char *
-git_line(const char *repo, const char *const *args, int *status)
-{
-	struct buf out;
-	char *line = NULL;
-
-	buf_init(&out, 4096);
-	*status = -1;
-	if (git_read(repo, args, &out, status) == 0 && *status == 0)
-		line = xstrndup(buf_str(&out), strcspn(buf_str(&out), "\r\n"));
-	buf_free(&out);
-	return line;
-}
-
-/* 1 when the clone is in the middle of a rebase, 0 if not, -1 unknown. */
-static int
-in_rebase(struct sup *s, const char *repo)
-{
-	static const char *const args[] = {"rev-parse", "--git-dir", NULL};
-	char *gitdir, *dir, *merge, *apply;
-	int status, r;
-
-	if ((gitdir = git_line(repo, args, &status)) == NULL) {
-		sup_fail(s, "%s: cannot find the git directory of '%s'",
-		    s->cfg->project_name, repo);
-		return -1;
-	}
-	dir = gitdir[0] == '/' ? xstrdup(gitdir) :
-				 xasprintf("%s/%s", repo, gitdir);
-	merge = xasprintf("%s/rebase-merge", dir);
-	apply = xasprintf("%s/rebase-apply", dir);
-	r = is_dir(merge) || is_dir(apply);
-	free(merge);
-	free(apply);
-	free(dir);
-	free(gitdir);
-	return r;
-}
-
 /* The local clone: a stale rebase aborted, the primary branch checked out. */
 static void
 git_repo(struct sup *s)
@@ -177,17 +136,20 @@ git_repo(struct sup *s)
 
 	if (!is_dir(repo))
 		return;
-	if ((r = in_rebase(s, repo)) == -1)
+	if ((r = git_in_rebase(repo)) == -1) {
+		sup_fail(s, "%s: cannot find the git directory of '%s'",
+		    s->cfg->project_name, repo);
 		return;
+	}
 	if (r == 1) {
-		if (act_git(s, repo, abort_args) == 0 &&
-		    act_git(s, repo, checkout) == 0)
+		if (act_git(&s->act, repo, abort_args) == 0 &&
+		    act_git(&s->act, repo, checkout) == 0)
 			sup_fixed(s, "%s: aborted a stale rebase, back on %s",
 			    proj, primary);
 		else
 			sup_alert(s, P2, "%s: git: stale rebase, abort failed",
 			    proj);
-		if (s->dry_run)
+		if (s->act.dry_run)
 			return;
 	}
 	branch = git_line(repo, head_args, &status);
@@ -196,7 +158,7 @@ git_repo(struct sup *s)
 		return;
 	}
 	if (branch == NULL || strcmp(branch, primary) != 0) {
-		if (act_git(s, repo, checkout) == 0)
+		if (act_git(&s->act, repo, checkout) == 0)
 			sup_fixed(s, "%s: switched the clone from '%s' to %s",
 			    proj, branch ? branch : "(detached)", primary);
 		else

@@ -55,8 +55,8 @@ static int ensure_comment(struct sup *, const struct esc *, const char *,
     const char *, const char *, long long *);
 static int find_reply(struct sup *, const struct esc *, long long,
     const cJSON **);
-static int inject_reply(struct sup *, const char *, long long, const char *,
-    const char *, const char *, const char *);
+static enum act_inject inject_reply(struct sup *, const char *, long long,
+    const char *, const char *, const char *, const char *);
 static void reply_from_forge(struct sup *, const struct esc *, const cJSON *,
     int *);
 static void renotify(struct sup *, const struct esc *);
@@ -96,7 +96,7 @@ state_save(struct sup *s, const char *path, long long id, long long at)
 	char text[64];
 
 	snprintf(text, sizeof(text), "ID: %lld\nAT: %lld\n", id, at);
-	return act_write(s, path, text, 1);
+	return act_write(&s->act, path, text, 1);
 }
 
 /* The markers of one kind of comment about this escalation. */
@@ -160,12 +160,12 @@ ensure_comment(struct sup *s, const struct esc *e, const char *kind,
 	if (r == 0) {
 		mark = marker(e, kind);
 		body = xasprintf("%s\n%s", mark, text);
-		r = act_comment(s, e->issue, body, id);
+		r = act_comment(&s->act, e->issue, body, id);
 		free(mark);
 		free(body);
 		if (r == -1)
 			return -1;
-		if (s->dry_run)
+		if (s->act.dry_run)
 			return 1;
 		log_msg("%s: #%lld: posted the %s comment", e->project,
 		    e->issue, kind);
@@ -207,9 +207,10 @@ find_reply(struct sup *s, const struct esc *e, long long notice,
 
 /*
  * Type the reply into the session with the instructions to continue.
- * Returns what act_inject() returns, or -1.
+ * Returns what act_inject() returns (ACT_INJECT_FAILED also when the
+ * text cannot be built).
  */
-static int
+static enum act_inject
 inject_reply(struct sup *s, const char *project, long long issue,
     const char *session, const char *phase, const char *source,
     const char *reply)
@@ -218,14 +219,14 @@ inject_reply(struct sup *s, const char *project, long long issue,
 	char *cut = utf8_cut(reply, REPLY_MAX, " […]");
 	struct template_var vars[] = {{"ISSUE", num}, {"SOURCE", source},
 	    {"REPLY", cut}, {"PHASE_FILE", phase}};
-	int r = -1;
+	enum act_inject r = ACT_INJECT_FAILED;
 
 	snprintf(num, sizeof(num), "%lld", issue);
 	if (template_render(s->cfg->formulas_dir, REPLY_TEMPLATE, vars,
 		sizeof(vars) / sizeof(vars[0]), &text, err, sizeof(err)) == -1)
 		sup_fail(s, "%s: #%lld: %s", project, issue, err);
 	else
-		r = act_inject(s, session, text);
+		r = act_inject(&s->act, session, text);
 	free(text);
 	free(cut);
 	return r;
@@ -248,9 +249,9 @@ reply_from_forge(struct sup *s, const struct esc *e, const cJSON *reply,
 	*handled = 1;
 	source = xasprintf("comment by @%s", user);
 	if (inject_reply(s, e->project, e->issue, e->session, e->phase, source,
-		json_str(reply, "body")) == AGENT_DELIVERED &&
+		json_str(reply, "body")) == ACT_INJECTED &&
 	    state_save(s, injected, id, e->since) == 0) {
-		(void)act_remove(s, renote);
+		(void)act_remove(&s->act, renote);
 		sup_fixed(s, "%s: #%lld: passed @%s's reply to %s", e->project,
 		    e->issue, user, e->session);
 	}
@@ -292,7 +293,7 @@ forget(struct sup *s, const struct esc *e)
 	paths[1] = runfiles_escalation_injected(e->project, e->issue);
 	paths[2] = runfiles_renotify(e->project, e->issue);
 	for (i = 0; i < 3; i++) {
-		(void)act_remove(s, paths[i]);
+		(void)act_remove(&s->act, paths[i]);
 		free(paths[i]);
 	}
 }
@@ -317,7 +318,7 @@ timeout(struct sup *s, const struct esc *e)
 		return;
 	}
 	if (!json_has_label(issue, "blocked") &&
-	    act_add_label(s, e->issue, "blocked") == -1)
+	    act_label_add(&s->act, e->issue, "blocked") == -1)
 		return;
 	text = xasprintf("### Escalation timed out\n\n"
 			 "No one answered the agent's question within 24 "
@@ -331,8 +332,9 @@ timeout(struct sup *s, const struct esc *e)
 	if (r == -1)
 		return;
 	if ((json_has_label(issue, "in-progress") &&
-		act_remove_label(s, e->issue, "in-progress") == -1) ||
-	    act_kill(s, e->session) == -1 || act_remove(s, e->phase) == -1)
+		act_label_remove(&s->act, e->issue, "in-progress") == -1) ||
+	    act_kill(&s->act, e->session) == -1 ||
+	    act_remove(&s->act, e->phase) == -1)
 		return;
 	forget(s, e);
 	sup_fixed(s,
@@ -544,24 +546,14 @@ escalate_reply_file(struct sup *s)
 	if (strspn(buf_str(&peek), " \t\r\n") == peek.len ||
 	    (t = route(s, buf_str(&peek), &body)) == NULL)
 		goto out;
-	if (s->dry_run) {
-		log_msg("dry-run: would claim the reply file for %s",
-		    t->session);
+	if (act_claim(&s->act, path, REPLY_FILE_MAX, &claimed, t->session) != 1)
 		goto out;
-	}
-	r = runfiles_claim(path, REPLY_FILE_MAX, &claimed);
-	if (r != 1) {
-		if (r == -1)
-			sup_fail(s, "cannot claim '%s': %s", path,
-			    strerror(errno));
-		goto out;
-	}
 	if ((t2 = route(s, buf_str(&claimed), &body2)) != t) {
 		restore(path, buf_str(&claimed));
 		goto out;
 	}
 	if (inject_reply(s, t->project, t->issue, t->session, t->phase_path,
-		"the reply file", body2) != AGENT_DELIVERED) {
+		"the reply file", body2) != ACT_INJECTED) {
 		restore(path, buf_str(&claimed));
 		goto out;
 	}
@@ -571,7 +563,7 @@ escalate_reply_file(struct sup *s)
 	(void)state_save(s, path, 0, (long long)t->since);
 	free(path);
 	path = runfiles_renotify(t->project, t->issue);
-	(void)act_remove(s, path);
+	(void)act_remove(&s->act, path);
 	sup_fixed(s, "%s: #%lld: passed the reply file to %s", t->project,
 	    t->issue, t->session);
 out:

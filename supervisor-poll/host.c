@@ -98,24 +98,13 @@ mem_check(struct sup *s)
 static void
 drop_caches(struct sup *s)
 {
-	int fd;
-
 	if (strcmp(s->base->proc_dir, "/proc") != 0 ||
 	    access(DROP_CACHES, W_OK) == -1)
 		return;
-	if (s->dry_run) {
-		log_msg("dry-run: would drop the filesystem caches");
-		return;
-	}
-	sync();
-	fd = open(DROP_CACHES, O_WRONLY | O_CLOEXEC);
-	if (fd == -1 || write(fd, "3\n", 2) != 2)
-		log_msg("cannot drop the filesystem caches: %s",
-		    strerror(errno));
-	else
+	if (!s->act.dry_run)
+		sync();
+	if (act_write_in_place(&s->act, DROP_CACHES, "3\n") == 0)
 		sup_fixed(s, "dropped the filesystem caches");
-	if (fd != -1)
-		close(fd);
 }
 
 /* Stop this user's one-shot agent runs older than 3 hours. */
@@ -137,7 +126,7 @@ reap_stale(struct sup *s)
 	s->agent_procs = n;
 	for (i = 0; i < n; i++) {
 		if (hits[i].age <= STALE_AGENT_S ||
-		    act_signal(s, hits[i].pid) == -1)
+		    act_signal(&s->act, hits[i].pid) == -1)
 			continue;
 		buf_printf(&pids, "%s%ld", killed++ ? " " : "",
 		    (long)hits[i].pid);
@@ -248,7 +237,8 @@ truncate_logs(struct sup *s)
 	for (i = 0; logs != NULL && logs[i] != NULL; i++) {
 		long long size = file_size(logs[i]);
 
-		if (size > LOG_TRUNCATE_BYTES && act_truncate(s, logs[i]) == 0)
+		if (size > LOG_TRUNCATE_BYTES &&
+		    act_truncate(&s->act, logs[i]) == 0)
 			sup_fixed(s, "truncated %s (was %lld kB)", logs[i],
 			    size / 1024);
 	}
@@ -265,7 +255,7 @@ rotate_logs(struct sup *s)
 		if (file_size(logs[i]) <= LOG_ROTATE_BYTES)
 			continue;
 		old = xasprintf("%s.old", logs[i]);
-		if (act_rename(s, logs[i], old) == 0)
+		if (act_rename(&s->act, logs[i], old) == 0)
 			sup_fixed(s, "rotated %s", logs[i]);
 		free(old);
 	}

@@ -124,6 +124,8 @@ check_project(struct sup *s, const struct config *cfg)
 	if (config_ci_configured(cfg))
 		s->wp = woodpecker_open(cfg->woodpecker_server,
 		    cfg->woodpecker_token, cfg->woodpecker_repo_id);
+	s->act.forge = s->forge;
+	s->act.wp = s->wp;
 	pipelines_check(s);
 	devhealth_check(s);
 	prs_check(s);
@@ -135,6 +137,8 @@ check_project(struct sup *s, const struct config *cfg)
 	woodpecker_close(s->wp);
 	s->forge = NULL;
 	s->wp = NULL;
+	s->act.forge = NULL;
+	s->act.wp = NULL;
 }
 
 static void
@@ -183,7 +187,7 @@ main(int argc, char *argv[])
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	s.base = s.cfg = &cfg;
-	s.dry_run = cli.dry_run;
+	s.act.dry_run = cli.dry_run;
 	s.now = time(NULL);
 	for (i = 0; i < NPRIO; i++)
 		buf_init(&s.alerts[i], 0);
@@ -193,7 +197,7 @@ main(int argc, char *argv[])
 	check_projects(&s, projects, nprojects);
 	escalate_reply_file(&s);
 	fixer_run(&s);
-	rc = s.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	rc = s.failed || s.act.failed > 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 	http_cleanup();
 	curl_global_cleanup();
 out:

@@ -44,13 +44,7 @@ metrics_emit(struct sup *s, cJSON *obj)
 {
 	char *path = runfiles_metrics(), *text = json_print(obj);
 
-	if (s->dry_run) {
-		log_msg("dry-run: would record metric %s", text);
-		goto out;
-	}
-	if (file_append_line(path, text) == -1)
-		sup_fail(s, "cannot append to '%s': %s", path, strerror(errno));
-out:
+	(void)act_append(&s->act, path, text);
 	free(text);
 	free(path);
 	cJSON_Delete(obj);
@@ -111,18 +105,10 @@ metrics_rotate(struct sup *s)
 	}
 	if (dropped == 0)
 		goto out;
-	if (s->dry_run)
-		log_msg("dry-run: would drop %zu metric line(s) older than "
-			"30 days or unreadable",
-		    dropped);
-	else if (file_write_atomic(path, kept.data ? kept.data : "", kept.len,
-		     0644, 1) == -1)
-		sup_fail(s, "cannot rewrite '%s' (left as it was): %s", path,
-		    strerror(errno));
-	else
-		log_msg("metrics: dropped %zu line(s) older than 30 days or "
-			"unreadable",
-		    dropped);
+	log_msg("metrics: dropping %zu line(s) older than 30 days or "
+		"unreadable",
+	    dropped);
+	(void)act_write(&s->act, path, buf_str(&kept), 1);
 out:
 	buf_free(&in);
 	buf_free(&kept);

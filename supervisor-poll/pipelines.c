@@ -189,9 +189,9 @@ retry_one(struct sup *s, const cJSON *list, const cJSON *p)
 	}
 	/* The count is on disk before the restart it counts. */
 	snprintf(text, sizeof(text), "%lld\n", count + 1);
-	if (act_write(s, path, text, 1) == -1)
+	if (act_write(&s->act, path, text, 1) == -1)
 		goto done;
-	if (act_restart(s, number, &fresh) == 0)
+	if (act_pipeline_restart(&s->act, number, &fresh) == 0)
 		sup_fixed(s,
 		    "%s: retriggered pipeline #%lld (%s, retry %lld/%d)", proj,
 		    number, f.reason, count + 1, RETRY_MAX);
@@ -258,7 +258,7 @@ retry_prune(struct sup *s)
 		path = xasprintf("%s/%s", dir, de->d_name);
 		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
 		    s->now - st.st_mtime > RETRY_KEEP_S)
-			(void)act_remove(s, path);
+			(void)act_remove(&s->act, path);
 		free(path);
 	}
 	closedir(d);
@@ -286,9 +286,7 @@ pipelines_check(struct sup *s)
 		return;
 	sup_status(s, "P2e: %s: checking infra failures", s->cfg->project_name);
 	dir = runfiles_infra_retries_dir();
-	if (!s->dry_run && file_mkdirs(dir, 0755) == -1)
-		sup_fail(s, "cannot create '%s': %s", dir, strerror(errno));
-	else
+	if (act_mkdir(&s->act, dir) == 0)
 		retry_infra(s, list);
 	free(dir);
 	retry_prune(s);

@@ -12,6 +12,7 @@
 #include "forge.h"
 #include "json.h"
 #include "log.h"
+#include "runfiles.h"
 #include "supervisor-poll.h"
 #include "xmalloc.h"
 
@@ -21,6 +22,7 @@
 static int reviewed(struct sup *, long long, const char *);
 static long long idle_min(const struct sup *, const cJSON *);
 static void pr_one(struct sup *, const cJSON *);
+static int prs_review_poll(struct sup *);
 
 /*
  * 1 when the head sha has a review: the review comment's marker, or a
@@ -75,6 +77,21 @@ idle_min(const struct sup *s, const cJSON *pr)
 	return s->now > t ? (long long)(s->now - t) / 60 : 0;
 }
 
+/* Start review-poll for the project, detached, logging to its log. */
+static int
+prs_review_poll(struct sup *s)
+{
+	char *argv[] = {s->cfg->review_poll_path, s->cfg->project_toml, NULL};
+	char *log = runfiles_review_log(), *what;
+	int r;
+
+	what = xasprintf("%s %s", argv[0], argv[1] != NULL ? argv[1] : "");
+	r = act_spawn(&s->act, argv, log, what, NULL);
+	free(what);
+	free(log);
+	return r;
+}
+
 static void
 pr_one(struct sup *s, const cJSON *pr)
 {
@@ -115,7 +132,7 @@ pr_one(struct sup *s, const cJSON *pr)
 		sup_alert(s, P3,
 		    "%s: PR #%lld: CI green, no review for %lld min", proj,
 		    number, idle);
-		if (!s->review_started && act_review_poll(s) == 0)
+		if (!s->review_started && prs_review_poll(s) == 0)
 			sup_fixed(s, "%s: started review-poll (PR #%lld waits)",
 			    proj, number);
 		s->review_started = 1;

@@ -127,7 +127,8 @@ remove_worktree(struct sup *s, const char *path, long long age_min)
 
 	if (lstat(path, &st) == -1 || !S_ISDIR(st.st_mode))
 		return;
-	if (act_git(s, s->cfg->project_repo_root, args) == 0 && age_min >= 0)
+	if (act_git(&s->act, s->cfg->project_repo_root, args) == 0 &&
+	    age_min >= 0)
 		sup_fixed(s, "%s: removed the stale worktree %s (%lld min old)",
 		    s->cfg->project_name, path, age_min);
 }
@@ -142,12 +143,12 @@ clean_session(struct sup *s, long long issue, const char *session,
 	char *phase = runfiles_phase(proj, issue);
 	pid_t pid;
 
-	if (act_kill(s, session) == -1)
+	if (act_kill(&s->act, session) == -1)
 		goto out;
 	remove_worktree(s, wt, -1);
 	if (file_exists(lock) && lock_pid_alive(lock, &pid) == 0)
-		(void)act_remove(s, lock);
-	(void)act_remove(s, phase);
+		(void)act_remove(&s->act, lock);
+	(void)act_remove(&s->act, phase);
 	sup_fixed(s, "%s: cleaned up the orphaned session %s (%s)", proj,
 	    session, why);
 out:
@@ -249,5 +250,5 @@ sweep_worktrees(struct sup *s)
 	}
 	closedir(d);
 	if (file_exists(s->cfg->project_repo_root))
-		(void)act_git(s, s->cfg->project_repo_root, prune);
+		(void)act_git(&s->act, s->cfg->project_repo_root, prune);
 }

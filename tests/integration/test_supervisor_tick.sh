@@ -104,4 +104,4 @@ check "dry run: no metric written" \
     test ! -e "$FACTORY_ROOT/metrics/supervisor-metrics.jsonl"
 check "dry run: no status file" test ! -e "$DISINTO_RUN_DIR/supervisor-status"
 check "dry run: the would-be actions are logged" \
-    sup_log_has "dry-run: would run git -C $REPO checkout master"
+    sup_log_has "dry-run: would run 'git -C $REPO checkout master'"
