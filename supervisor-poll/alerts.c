@@ -53,7 +53,7 @@ sup_fixed(struct sup *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	log_msg("%sfixed: %s", s->act.dry_run ? "dry-run: would have " : "",
+	log_msg("%s: %s", s->act.dry_run ? "not fixed (dry run)" : "fixed",
 	    msg);
 	buf_printf(&s->fixes, "- %s\n", msg);
 	free(msg);
