@@ -17,7 +17,7 @@
 #include "log.h"
 #include "xmalloc.h"
 
-static int in_list(const cJSON *const *, size_t, long long);
+static int issues_listed(const cJSON *const *, size_t, long long);
 
 int
 dp_issues_labelled(struct dev_ctx *c, const char *label, const char *sort,
@@ -71,21 +71,21 @@ dp_issue(struct dev_ctx *c, long long number, const cJSON **out)
 	return 0;
 }
 
-int
+enum forge_res
 dp_issue_maybe(struct dev_ctx *c, long long number, const cJSON **out)
 {
 	*out = NULL;
 	if (forge_issue_get(c->forge, number, out) == 0)
-		return 0;
+		return FORGE_OK;
 	if (forge_last_status(c->forge) == 404)
-		return 1;
+		return FORGE_NOT_FOUND;
 	log_msg("cannot read issue #%lld: %s", number, forge_error(c->forge));
-	return -1;
+	return FORGE_ERROR;
 }
 
 /* Whether issue n is one of the n items of list. */
 static int
-in_list(const cJSON *const *list, size_t n, long long num)
+issues_listed(const cJSON *const *list, size_t n, long long num)
 {
 	long long v;
 	size_t i;
@@ -101,39 +101,42 @@ dp_dep_closed(struct dev_ctx *c, long long dep, int *closed)
 {
 	const cJSON *issue;
 	const char *state;
-	int r;
 
 	*closed = 0;
 	/* Listed among the open issues read this tick: open, no request. */
-	if (in_list(c->backlog, c->nbacklog, dep) ||
-	    in_list(c->inprog, c->ninprog, dep))
+	if (issues_listed(c->backlog, c->nbacklog, dep) ||
+	    issues_listed(c->inprog, c->ninprog, dep))
 		return 0;
 	/* An issue that does not exist can never be closed. */
-	if ((r = dp_issue_maybe(c, dep, &issue)) != 0)
-		return r == 1 ? 0 : -1;
+	switch (dp_issue_maybe(c, dep, &issue)) {
+	case FORGE_NOT_FOUND:
+		return 0;
+	case FORGE_OK:
+		break;
+	default:
+		return -1;
+	}
 	state = json_str(issue, "state");
 	*closed = state != NULL && strcmp(state, "closed") == 0;
 	return 0;
 }
 
-int
+enum dp_deps
 dp_issue_ready(struct dev_ctx *c, long long number, const char *body)
 {
+	enum dp_deps r = DP_DEPS_MET;
 	long long *deps = NULL;
 	size_t n = 0, i;
-	int closed, r = 1;
+	int closed;
 
 	(void)deps_parse(body, number, &deps, &n);
-	for (i = 0; i < n; i++) {
-		if (dp_dep_closed(c, deps[i], &closed) == -1) {
-			r = -1;
-			break;
-		}
-		if (!closed) {
+	for (i = 0; i < n && r == DP_DEPS_MET; i++) {
+		if (dp_dep_closed(c, deps[i], &closed) == -1)
+			r = DP_DEPS_UNKNOWN;
+		else if (!closed) {
 			log_msg("  #%lld blocked: dep #%lld not merged", number,
 			    deps[i]);
-			r = 0;
-			break;
+			r = DP_DEPS_OPEN;
 		}
 	}
 	free(deps);

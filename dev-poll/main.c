@@ -91,13 +91,11 @@ static enum dp_step
 tick(struct dev_ctx *c)
 {
 	enum dp_step s;
-	int r;
 
 	if ((s = dp_merge_prelock(c)) != DP_NEXT)
 		return s;
-	/* A legacy agent watches its own phases. */
-	if (!c->legacy && (r = react_phases(c)) != 0)
-		return r == 1 ? DP_DONE : DP_FAIL;
+	if ((s = dp_react(c)) != DP_NEXT)
+		return s;
 	if ((s = dp_slot(c)) != DP_NEXT)
 		return s;
 	if ((s = dp_memory(c)) != DP_NEXT)

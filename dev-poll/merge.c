@@ -16,7 +16,7 @@
 #include "log.h"
 #include "runfiles.h"
 
-static void after_merge(struct dev_ctx *, const struct dp_pr *);
+static void merge_after(struct dev_ctx *, const struct dp_pr *);
 
 /*
  * The follow-ups of a merge for its issue; each failure is logged and
@@ -24,7 +24,7 @@ static void after_merge(struct dev_ctx *, const struct dp_pr *);
  * date once, after all of the tick's merges (dp_merge_finish()).
  */
 static void
-after_merge(struct dev_ctx *c, const struct dp_pr *p)
+merge_after(struct dev_ctx *c, const struct dp_pr *p)
 {
 	const char *proj = c->cfg->project_name;
 	char *path, *session;
@@ -52,33 +52,33 @@ after_merge(struct dev_ctx *c, const struct dp_pr *p)
 	c->merged++;
 }
 
-int
+enum dp_merge
 dp_merge(struct dev_ctx *c, struct dp_pr *p)
 {
 	struct forge_merge m;
 
 	if (p->merge_refused)
-		return 0;
+		return DP_MERGE_REFUSED;
 	log_msg("PR #%lld (issue #%lld) approved + CI green → attempting "
 		"direct merge",
 	    p->number, p->issue);
 	switch (act_pull_merge(&c->act, p->number, p->sha, &m)) {
 	case ACT_MERGE_FAILED:
-		return -1;
+		return DP_MERGE_FAILED;
 	case ACT_MERGE_REFUSED:
 		log_msg("PR #%lld direct merge failed (HTTP %ld) — falling "
 			"back to dev-agent",
 		    p->number, m.status);
 		p->merge_refused = 1;
-		return 0;
+		return DP_MERGE_REFUSED;
 	case ACT_MERGED:
 		log_msg("PR #%lld merged successfully", p->number);
 		break;
 	case ACT_MERGE_DRY:
 		break;
 	}
-	after_merge(c, p);
-	return 1;
+	merge_after(c, p);
+	return DP_MERGED;
 }
 
 enum dp_step
@@ -102,11 +102,13 @@ dp_merge_prelock(struct dev_ctx *c)
 		if (!p->passed || !p->approved)
 			continue;
 		switch (dp_merge(c, p)) {
-		case 1:
+		case DP_MERGED:
 			merged = 1;
 			break;
-		case -1:
+		case DP_MERGE_FAILED:
 			failed = 1;
+			break;
+		case DP_MERGE_REFUSED:
 			break;
 		}
 	}

@@ -3,10 +3,13 @@
  * dev-poll owns): one struct per phase file, worked out once a tick, and
  * the reaction of each topic file.
  *
- *   react.c     the dispatcher: crash, idle, then the phase's reaction
+ *   react.c     the dispatcher: what each phase file calls for
+ *   rx.c        what every reaction uses: keyed notices, the PR, run files
  *   reactci.c   PHASE:awaiting_ci: the PR, CI results, retriggers
  *   reactend.c  PHASE:done and PHASE:failed (refusals, diagnostics)
  *   recover.c   crash and timeout recovery, idle detection
+ *
+ * The reactions call down into rx.c, never back into react.c.
  */
 #ifndef REACT_H
 #define REACT_H
@@ -14,7 +17,7 @@
 #include <time.h>
 
 #include "act.h"
-#include "agent.h"
+#include "phase.h"
 
 struct dev_ctx;
 
@@ -38,7 +41,29 @@ struct rx {
 /* Consecutive ticks at the prompt without a phase before the kill. */
 #define RX_IDLE_TICKS 3
 
+/* What a phase file calls for this tick. */
+enum rx_reaction {
+	RX_IGNORE,  /* an unknown phase, or another tool's */
+	RX_UNSURE,  /* whether the session lives cannot be told: next tick */
+	RX_RECOVER, /* crashed or stuck: start it again, or give up */
+	RX_IDLE,    /* no phase yet: the idle check */
+	RX_CI,	    /* PHASE:awaiting_ci */
+	RX_DONE,    /* PHASE:done */
+	RX_FAILED   /* PHASE:failed */
+};
+
 /* react.c */
+/*
+ * The reaction to a phase, from the facts alone: alive as agent_alive()
+ * says, exited when the SessionEnd hook's marker is there, age the
+ * seconds since the phase was written, timeout CLAUDE_TIMEOUT.  A dead
+ * or stuck session is recovered before any other reaction (*cause says
+ * why); done and failed sessions are not.
+ */
+enum rx_reaction rx_reaction(enum phase, int alive, int exited, long long age,
+    long long timeout, const char **cause);
+
+/* rx.c */
 /*
  * Inject text into the issue's session once per phase write: kind names
  * the notice ("done", "pr-error", ...).  ACT_INJECTED when it was sent
@@ -74,22 +99,13 @@ int rx_done(struct dev_ctx *, struct rx *);
  */
 int rx_failed(struct dev_ctx *, struct rx *, const char *reason);
 
-/* launch.c */
-/*
- * Start the issue's session again in its worktree (made again from its
- * branch when gone) with the recovery prompt: the issue, the branch's
- * diff against the primary branch, the last phase and CI result, the
- * PR's latest comments.  0 or -1 (logged).
- */
-int dp_relaunch(struct dev_ctx *, long long issue);
-
 /* recover.c */
 /*
- * Whether the session crashed or timed out: 1 handled (recovered, or
- * failed after RX_MAX_RECOVERIES), 0 not crashed, -1 error.
+ * A crashed or stuck session (cause: why): started again, or handled as
+ * failed after RX_MAX_RECOVERIES.  0 or -1.
  */
-int rx_crash(struct dev_ctx *, struct rx *);
-/* The idle check for a session without a phase: 1 handled, 0, -1. */
+int rx_recover(struct dev_ctx *, struct rx *, const char *cause);
+/* The idle check for a session without a phase.  0 or -1. */
 int rx_idle(struct dev_ctx *, struct rx *);
 
 #endif
