@@ -336,18 +336,21 @@ act_status(struct act *a, const char *path, const char *who, const char *fmt,
 	return r;
 }
 
-int
+enum act_claim
 act_claim(struct act *a, const char *path, size_t max, struct buf *out,
     const char *whom)
 {
-	int r;
-
 	if (act_would(a, "claim '%s' for %s", path, whom))
-		return 0;
-	if ((r = runfiles_claim(path, max, out)) == -1)
-		return act_fail(a, "cannot claim '%s': %s", path,
-		    strerror(errno));
-	return r;
+		return ACT_CLAIM_NONE;
+	switch (runfiles_claim(path, max, out)) {
+	case 1:
+		return ACT_CLAIMED;
+	case 0:
+		return ACT_CLAIM_NONE;
+	default:
+		act_fail(a, "cannot claim '%s': %s", path, strerror(errno));
+		return ACT_CLAIM_FAILED;
+	}
 }
 
 int

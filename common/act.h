@@ -115,13 +115,18 @@ int act_rename(struct act *, const char *from, const char *to);
 /* Replace the operators' status file with one line, "who: message". */
 int act_status(struct act *, const char *path, const char *who, const char *fmt,
     ...) __attribute__((format(printf, 4, 5)));
+/* What act_claim() did. */
+enum act_claim {
+	ACT_CLAIMED,	 /* the file's first bytes are in out; it is gone */
+	ACT_CLAIM_NONE,	 /* nothing to claim, or dry-run */
+	ACT_CLAIM_FAILED /* logged */
+};
 /*
  * Take a file others may race for (runfiles_claim()): its first max bytes
- * into out.  Returns 1 claimed, 0 nothing to claim (also under dry-run,
- * after logging that it would be claimed for whom), -1 failed.
+ * into out.  Under dry-run, logs for whom it would be claimed.
  */
-int act_claim(struct act *, const char *path, size_t max, struct buf *out,
-    const char *whom);
+enum act_claim act_claim(struct act *, const char *path, size_t max,
+    struct buf *out, const char *whom);
 
 /* Processes.  what names the program for the log (never a URL's secrets). */
 /* Send SIGTERM to pid; a process already gone counts as stopped. */

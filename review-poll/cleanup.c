@@ -17,14 +17,14 @@
 #include "runfiles.h"
 #include "xmalloc.h"
 
-static int pr_closed(struct rp *, long long);
+static int cleanup_pr_closed(struct rp *, long long);
 static int cleanup_one(struct rp *, const struct rp_run *);
-static int orphan_one(struct rp *, const char *, long long);
+static int cleanup_orphan(struct rp *, const char *, long long);
 static int cleanup_orphans(struct rp *);
 
 /* 1 closed or gone, 0 open, -1 unknown. */
 static int
-pr_closed(struct rp *rp, long long pr)
+cleanup_pr_closed(struct rp *rp, long long pr)
 {
 	const cJSON *obj;
 	const char *state;
@@ -42,11 +42,11 @@ pr_closed(struct rp *rp, long long pr)
 	return state != NULL && strcmp(state, "open") != 0;
 }
 
-/* Step 1 for one review: 1 cleaned up, 0 kept, -1 unknown. */
+/* Step 1 for one review: 0 (cleaned up or kept), or -1 (unknown). */
 static int
 cleanup_one(struct rp *rp, const struct rp_run *run)
 {
-	int closed = pr_closed(rp, run->pr);
+	int closed = cleanup_pr_closed(rp, run->pr);
 
 	if (closed == -1)
 		return -1;
@@ -54,20 +54,20 @@ cleanup_one(struct rp *rp, const struct rp_run *run)
 		log_msg("cleanup: review of pr #%lld (pr no longer open)",
 		    run->pr);
 		rp_run_cleanup(rp, run->pr, 1);
-		return 1;
+		return 0;
 	}
 	if (run->phase.phase == PHASE_UNKNOWN) {
 		log_msg("cleanup: review of pr #%lld (phase '%s')", run->pr,
 		    run->phase.raw);
 		rp_run_cleanup(rp, run->pr, 0);
-		return 1;
+		return 0;
 	}
 	if (!rp_run_collectable(run) &&
 	    rp->now - run->phase.mtime > rp->set.idle_timeout_s) {
 		log_msg("cleanup: review of pr #%lld (idle for %lld min)",
 		    run->pr, (long long)(rp->now - run->phase.mtime) / 60);
 		rp_run_cleanup(rp, run->pr, 0);
-		return 1;
+		return 0;
 	}
 	return 0;
 }
@@ -95,12 +95,12 @@ rp_cleanup(struct rp *rp)
  * tool started it) goes when its PR closed or it sat idle too long.
  */
 static int
-orphan_one(struct rp *rp, const char *session, long long pr)
+cleanup_orphan(struct rp *rp, const char *session, long long pr)
 {
 	time_t when;
 	int closed;
 
-	if ((closed = pr_closed(rp, pr)) == -1)
+	if ((closed = cleanup_pr_closed(rp, pr)) == -1)
 		return -1;
 	if (!closed &&
 	    (agent_activity(session, &when) == -1 ||
@@ -131,7 +131,8 @@ cleanup_orphans(struct rp *rp)
 		if ((pr = runfiles_review_session_pr(p, names[i])) < 0)
 			continue;
 		phase = runfiles_review_phase(p, pr);
-		if (!file_exists(phase) && orphan_one(rp, names[i], pr) == -1)
+		if (!file_exists(phase) &&
+		    cleanup_orphan(rp, names[i], pr) == -1)
 			r = -1;
 		free(phase);
 	}

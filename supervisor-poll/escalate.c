@@ -29,11 +29,16 @@
 #include "utf8.h"
 #include "xmalloc.h"
 
-#define RENOTIFY_S (6 * 3600)
-#define TIMEOUT_S (24 * 3600)
 #define REPLY_MAX (8 * 1024)
 #define REPLY_FILE_MAX (64 * 1024)
 #define REPLY_TEMPLATE "supervisor-escalation-reply.md"
+
+/* What escalate_comment() did. */
+enum escalate_posted {
+	ESCALATE_POSTED,     /* there: posted now or before */
+	ESCALATE_POST_DRY,   /* dry-run: it would be posted */
+	ESCALATE_POST_FAILED /* logged */
+};
 
 /* The escalation being handled. */
 struct esc {
@@ -51,8 +56,8 @@ static int state_save(struct sup *, const char *, long long, long long);
 static char *marker(const struct esc *, const char *);
 static int find_own(struct sup *, const struct esc *, const char *,
     long long *);
-static int ensure_comment(struct sup *, const struct esc *, const char *,
-    const char *, const char *, long long *);
+static enum escalate_posted escalate_comment(struct sup *, const struct esc *,
+    const char *, const char *, const char *, long long *);
 static int find_reply(struct sup *, const struct esc *, long long,
     const cJSON **);
 static enum act_inject inject_reply(struct sup *, const char *, long long,
@@ -63,6 +68,9 @@ static void renotify(struct sup *, const struct esc *);
 static void timeout(struct sup *, const struct esc *);
 static void forget(struct sup *, const struct esc *);
 static void remember(struct sup *, const struct esc *);
+static enum escalate_posted escalate_notice(struct sup *, const struct esc *,
+    const char *, long long *);
+static void escalate_clock(struct sup *, const struct esc *, int);
 static void escalate_one(struct sup *, struct esc *);
 static int escalate_login(struct sup *, struct esc *);
 static const struct esc_target *route(struct sup *, const char *,
@@ -142,11 +150,10 @@ out:
 
 /*
  * Make sure our comment of kind exists for this escalation, remembered
- * in the state file: its ID in *id.  0 done, 1 it would be posted (dry
- * run), -1 failed.
+ * in the state file: its ID in *id.
  */
-static int
-ensure_comment(struct sup *s, const struct esc *e, const char *kind,
+static enum escalate_posted
+escalate_comment(struct sup *s, const struct esc *e, const char *kind,
     const char *state, const char *text, long long *id)
 {
 	long long at;
@@ -154,9 +161,9 @@ ensure_comment(struct sup *s, const struct esc *e, const char *kind,
 	int r;
 
 	if (state != NULL && state_load(state, id, &at) == 0 && at == e->since)
-		return 0;
+		return ESCALATE_POSTED;
 	if ((r = find_own(s, e, kind, id)) == -1)
-		return -1;
+		return ESCALATE_POST_FAILED;
 	if (r == 0) {
 		mark = marker(e, kind);
 		body = xasprintf("%s\n%s", mark, text);
@@ -164,15 +171,15 @@ ensure_comment(struct sup *s, const struct esc *e, const char *kind,
 		free(mark);
 		free(body);
 		if (r == -1)
-			return -1;
+			return ESCALATE_POST_FAILED;
 		if (s->act.dry_run)
-			return 1;
+			return ESCALATE_POST_DRY;
 		log_msg("%s: #%lld: posted the %s comment", e->project,
 		    e->issue, kind);
 	}
 	if (state != NULL)
 		(void)state_save(s, state, *id, e->since);
-	return 0;
+	return ESCALATE_POSTED;
 }
 
 /*
@@ -275,7 +282,8 @@ renotify(struct sup *s, const struct esc *e)
 			 "stopped 24 hours after the question.\n",
 	    (long long)(s->now - e->since) / 3600,
 	    *e->reason ? e->reason : "(none given)");
-	if (ensure_comment(s, e, "escalation-renotify", state, text, &id) == 0)
+	if (escalate_comment(s, e, "escalation-renotify", state, text, &id) ==
+	    ESCALATE_POSTED)
 		log_msg("%s: #%lld: reminder for the escalation is out",
 		    e->project, e->issue);
 	free(text);
@@ -327,9 +335,9 @@ timeout(struct sup *s, const struct esc *e)
 			 "%s\n\nTo try again: answer the question here, then "
 			 "remove `blocked` and add `backlog`.\n",
 	    e->session, *e->reason ? e->reason : "(none given)");
-	r = ensure_comment(s, e, "escalation-timeout", NULL, text, &id);
+	r = escalate_comment(s, e, "escalation-timeout", NULL, text, &id);
 	free(text);
-	if (r == -1)
+	if (r == ESCALATE_POST_FAILED)
 		return;
 	if ((json_has_label(issue, "in-progress") &&
 		act_label_remove(&s->act, e->issue, "in-progress") == -1) ||
@@ -358,14 +366,60 @@ remember(struct sup *s, const struct esc *e)
 	t->since = (time_t)e->since;
 }
 
+enum escalate_due
+escalate_due(long long age, int answered)
+{
+	if (age >= ESCALATE_TIMEOUT_S)
+		return ESCALATE_TIMEOUT;
+	if (age >= ESCALATE_RENOTIFY_S && !answered)
+		return ESCALATE_RENOTIFY;
+	return ESCALATE_WAIT;
+}
+
+/* The notice on the issue, once: its comment ID in *notice. */
+static enum escalate_posted
+escalate_notice(struct sup *s, const struct esc *e, const char *state,
+    long long *notice)
+{
+	enum escalate_posted r;
+	char *text;
+
+	text = xasprintf(
+	    "### The dev agent needs a decision from a person\n\n"
+	    "**Reason:** %s\n\nPlease answer in a comment on this issue. The "
+	    "first reply from a person (not a bot account) is passed to the "
+	    "agent's session `%s`, which then carries on. Without an answer "
+	    "a reminder follows after 6 hours, and after 24 hours the issue "
+	    "is labelled `blocked` and the session stopped.\n",
+	    *e->reason ? e->reason : "(none given)", e->session);
+	r = escalate_comment(s, e, "escalation", state, text, notice);
+	free(text);
+	return r;
+}
+
+/* Run the clock's verdict: the timeout, or the reminder. */
+static void
+escalate_clock(struct sup *s, const struct esc *e, int answered)
+{
+	switch (escalate_due(s->now - e->since, answered)) {
+	case ESCALATE_TIMEOUT:
+		timeout(s, e);
+		break;
+	case ESCALATE_RENOTIFY:
+		renotify(s, e);
+		break;
+	case ESCALATE_WAIT:
+		break;
+	}
+}
+
 static void
 escalate_one(struct sup *s, struct esc *e)
 {
 	char *notified = runfiles_escalation_notified(e->project, e->issue);
 	char *injected = runfiles_escalation_injected(e->project, e->issue);
-	char *text;
 	const cJSON *reply;
-	long long notice, age = s->now - e->since, iid, at;
+	long long notice, iid, at;
 	int alive = agent_alive(e->session), r, handled = 0;
 
 	if (alive == -1) {
@@ -376,34 +430,21 @@ escalate_one(struct sup *s, struct esc *e)
 	if (alive == 0) {
 		log_msg("%s: #%lld escalated, but session %s is gone",
 		    e->project, e->issue, e->session);
-		if (age >= TIMEOUT_S)
-			timeout(s, e);
+		/* No one to remind for: only the timeout applies. */
+		escalate_clock(s, e, 1);
 		goto out;
 	}
 	remember(s, e);
-	text = xasprintf(
-	    "### The dev agent needs a decision from a person\n\n"
-	    "**Reason:** %s\n\nPlease answer in a comment on this issue. The "
-	    "first reply from a person (not a bot account) is passed to the "
-	    "agent's session `%s`, which then carries on. Without an answer "
-	    "a reminder follows after 6 hours, and after 24 hours the issue "
-	    "is labelled `blocked` and the session stopped.\n",
-	    *e->reason ? e->reason : "(none given)", e->session);
-	r = ensure_comment(s, e, "escalation", notified, text, &notice);
-	free(text);
-	if (r != 0)
-		goto out;
-	if ((r = find_reply(s, e, notice, &reply)) == -1)
+	if (escalate_notice(s, e, notified, &notice) != ESCALATE_POSTED ||
+	    (r = find_reply(s, e, notice, &reply)) == -1)
 		goto out;
 	if (r == 1)
 		reply_from_forge(s, e, reply, &handled);
-	if (handled)
-		goto out;
-	if (age >= TIMEOUT_S)
-		timeout(s, e);
-	else if (age >= RENOTIFY_S && r == 0 &&
-	    !(state_load(injected, &iid, &at) == 0 && at == e->since))
-		renotify(s, e);
+	if (!handled)
+		escalate_clock(s, e,
+		    r == 1 ||
+			(state_load(injected, &iid, &at) == 0 &&
+			    at == e->since));
 out:
 	free(notified);
 	free(injected);
@@ -546,7 +587,8 @@ escalate_reply_file(struct sup *s)
 	if (strspn(buf_str(&peek), " \t\r\n") == peek.len ||
 	    (t = route(s, buf_str(&peek), &body)) == NULL)
 		goto out;
-	if (act_claim(&s->act, path, REPLY_FILE_MAX, &claimed, t->session) != 1)
+	if (act_claim(&s->act, path, REPLY_FILE_MAX, &claimed, t->session) !=
+	    ACT_CLAIMED)
 		goto out;
 	if ((t2 = route(s, buf_str(&claimed), &body2)) != t) {
 		restore(path, buf_str(&claimed));

@@ -119,6 +119,20 @@ void prs_check(struct sup *);
 void backlog_check(struct sup *);
 
 /* escalate.c: notices, replies, reminders and timeouts of escalations. */
+/* The clocks run from the escalation (the phase file's mtime). */
+#define ESCALATE_RENOTIFY_S (6 * 3600)
+#define ESCALATE_TIMEOUT_S (24 * 3600)
+/* What an escalation's clock calls for. */
+enum escalate_due {
+	ESCALATE_WAIT,
+	ESCALATE_RENOTIFY, /* remind: no answer after 6 hours */
+	ESCALATE_TIMEOUT   /* give up: blocked, session stopped (24 hours) */
+};
+/*
+ * The clock of an escalation age seconds old, answered when a person's
+ * reply reached the session (or no one is left to remind for).
+ */
+enum escalate_due escalate_due(long long age, int answered);
 void escalate_check(struct sup *);
 /* Route the legacy reply file to the escalated session it is for. */
 void escalate_reply_file(struct sup *);
