@@ -13,6 +13,7 @@
 #include "buf.h"
 #include "forge.h"
 #include "http.h"
+#include "http_client.h"
 #include "json.h"
 #include "xmalloc.h"
 

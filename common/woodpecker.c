@@ -10,6 +10,7 @@
 
 #include "buf.h"
 #include "http.h"
+#include "http_client.h"
 #include "json.h"
 #include "woodpecker.h"
 #include "xmalloc.h"

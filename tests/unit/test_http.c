@@ -1,7 +1,7 @@
 /*
- * Unit tests for the cached HTTP client (common/http.c) against a tiny
- * server in a child process that answers every request with a body cut
- * short: the failure is reported, and the partial body it left behind is
+ * Unit tests for the cached HTTP client (common/http_client.c) against a
+ * tiny server in a child process that answers every request with a body
+ * cut short: the failure is reported, and the partial body it left behind is
  * freed (counted with check_heap(); LeakSanitizer sees the same under
  * make check).
  */
@@ -21,6 +21,7 @@
 
 #include "check.h"
 #include "http.h"
+#include "http_client.h"
 
 static pid_t server_pid = -1;
 static char base_url[64];
