@@ -87,6 +87,9 @@ struct rp_run {
 	int retried;   /* started again after its agent went away */
 };
 
+/* The review text kept from an agent's output. */
+#define RP_MARKDOWN_MAX (60 * 1024)
+
 /* The verdict markers the tools agree on. */
 #define RP_REVIEWED_MARK "<!-- reviewed: "
 #define RP_ERROR_MARK "<!-- review-error: "

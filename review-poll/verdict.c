@@ -15,7 +15,6 @@
 
 /* Longest verdict word, review text and reason kept. */
 #define VERDICT_MAX 32
-#define MARKDOWN_MAX (60 * 1024)
 #define REASON_MAX 1000
 /* Review comments start with this ("## AI Review", "## AI Re-review"). */
 #define REVIEW_HEADING "## AI Re"
@@ -109,7 +108,7 @@ from_object(const cJSON *obj, struct rp_verdict *out)
 	if (v == NULL || (out->verdict = normalise_verdict(v)) == NULL)
 		return -1;
 	out->reason = clean_text(reason ? reason : "", REASON_MAX, 1);
-	out->markdown = clean_text(md ? md : "", MARKDOWN_MAX, 0);
+	out->markdown = clean_text(md ? md : "", RP_MARKDOWN_MAX, 0);
 	return 0;
 }
 
