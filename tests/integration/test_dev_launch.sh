@@ -6,8 +6,8 @@
 # refusal options, the other backlog issues, prior art from a closed PR).
 # Then recovery mode: the issue's PR gets review changes, the session is
 # gone, and a new session continues the PR in the same worktree.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/dev-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/dev.sh"
 dev_init git
 # The repository has its own agent settings, which must survive.
 (cd "$T/repo" && mkdir .claude &&

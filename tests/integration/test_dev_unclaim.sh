@@ -2,8 +2,8 @@
 # that cannot be made (repo_root is no repository) and an agent that exits
 # before it is ready both end with in-progress removed and backlog
 # restored, no session left and exit 1; the next tick tries again.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/dev-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/dev.sh"
 dev_init git
 scen '[{"number": 1, "title": "Ready", "labels": ["backlog"]}]' '[]' >"$T/case.json"
 mkdir -p "$T/norepo"

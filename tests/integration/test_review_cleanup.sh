@@ -3,8 +3,8 @@
 # tick lock, the memory guard (no launch, collection still done), and the
 # cleanup of review sessions whose PR closed, that sat idle past 4 hours
 # or whose phase is unknown, and of sessions without run files.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/review-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/review.sh"
 rv_setup
 TT="$O/tests/tools/tmux-tool -L $(tmux_sock) -T $T"
 LOG=$FACTORY_ROOT/review/review.log
@@ -30,12 +30,6 @@ rv_scenario "$T/scenario.json"
 sim_start "$T/scenario.json" --git-dir "$T/origin.git" ||
     { fail "simulator starts"; exit 1; }
 
-sessions() {
-	t_tmux list-sessions -F '#{session_name}' 2>/dev/null | sort | tr '\n' ' '
-}
-writes() {
-	sim_get /_admin/log | pyjson "len([e for e in d if e['method'] != 'GET'])"
-}
 run_files() {
 	(cd "$DISINTO_RUN_DIR" && ls | grep -v '\.lock$' | tr '\n' ' ')
 }
@@ -73,7 +67,7 @@ check "bad settings: the message names file and line" \
 BEFORE=$(run_files)
 rv_tick --dry-run
 check_eq "dry-run: exit 0" "$RV_RC" 0
-check_eq "dry-run: no write on the forge" "$(writes)" 0
+check_eq "dry-run: no write on the forge" "$(write_requests)" 0
 check_eq "dry-run: run files untouched" "$(run_files)" "$BEFORE"
 check_eq "dry-run: no new session" "$(sessions)" \
     "review-harb-14 review-harb-15 "
@@ -101,7 +95,7 @@ wait_for '[ -e "$T/locked" ]' 5
 rv_tick
 check_eq "locked: exit 0" "$RV_RC" 0
 check_has "locked: logged" "$(cat "$LOG")" "another review-poll holds"
-check_eq "locked: no write" "$(writes)" 0
+check_eq "locked: no write" "$(write_requests)" 0
 kill "$FLOCK_PID" 2>/dev/null
 wait "$FLOCK_PID" 2>/dev/null
 

@@ -5,8 +5,8 @@
 # acted, unreadable comments, a failed dismissal).  No review is left
 # half posted: the next tick completes each one, and nothing is posted
 # twice.  Also: the review settings come from review-pr.toml.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/review-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/review.sh"
 rv_setup
 
 # A formulas dir whose settings allow ten reviews per tick.
@@ -42,23 +42,11 @@ rv_scenario "$T/scenario.json"
 sim_start "$T/scenario.json" --git-dir "$T/origin.git" ||
     { fail "simulator starts"; exit 1; }
 
-fault() {
-	sim_post /_admin/fault "$1" >/dev/null || echo "# fault not set: $1"
-}
-clear_faults() {
-	sim_post /_admin/faults/clear '{}' >/dev/null
-}
 n_comments() {
 	rv_comments "$1" | pyjson 'len(d)'
 }
 n_reviews() {
 	rv_reviews "$1" | grep -c "$2"
-}
-sessions() {
-	t_tmux list-sessions -F '#{session_name}' 2>/dev/null | sort | tr '\n' ' '
-}
-writes() {
-	sim_get /_admin/log | pyjson "len([e for e in d if e['method'] != 'GET'])"
 }
 
 # The PR list cannot be read: exit 1, nothing started, nothing written.
@@ -66,10 +54,10 @@ fault '{"method": "GET", "path": "/pulls\\?", "mode": "500", "count": 0}'
 rv_tick
 check_eq "unreadable PR list: exit 1" "$RV_RC" 1
 check_eq "unreadable PR list: no session" "$(sessions)" ""
-check_eq "unreadable PR list: no write" "$(writes)" 0
+check_eq "unreadable PR list: no write" "$(write_requests)" 0
 check_has "unreadable PR list: logged" \
     "$(cat "$FACTORY_ROOT/review/review.log")" "cannot list the open prs"
-clear_faults
+faults_clear
 
 # One diff cannot be read: that review waits, the others start.
 fault '{"method": "GET", "path": "/pulls/17\\.diff", "mode": "truncate", "count": 0}'
@@ -79,7 +67,7 @@ check_eq "unreadable diff: the other six started" "$(sessions)" \
     "review-harb-11 review-harb-12 review-harb-13 review-harb-14 review-harb-15 review-harb-16 "
 check_eq "unreadable diff: no run files for it" \
     "$(ls "$DISINTO_RUN_DIR" | grep -c -- '-17')" 0
-clear_faults
+faults_clear
 rv_wait_done 11 12 13 14 15 16
 
 # Posting fails in a different way for each review.
@@ -112,7 +100,7 @@ for n in 11 12 13 14 15; do
 	    "$(head -1 "$DISINTO_RUN_DIR/review-session-$P-$n.phase")" \
 	    PHASE:done
 done
-clear_faults
+faults_clear
 
 rv_tick
 check_eq "after the faults: exit 0" "$RV_RC" 0
