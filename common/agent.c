@@ -97,11 +97,9 @@ agent_list(const char *prefix, char ***names, size_t *n)
 void
 agent_list_free(char **names, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	/* What the backend's list made, its list_free takes back. */
+	if (names != NULL && agent_cur->list_free != NULL)
+		agent_cur->list_free(names, n);
 }
 
 int

@@ -67,6 +67,7 @@ struct agent_backend {
 	/* Optional (NULL: the calls below return -1). */
 	int (*capture)(const char *session, int lines, struct buf *out);
 	int (*list)(const char *prefix, char ***names, size_t *n);
+	void (*list_free)(char **names, size_t n); /* with list */
 	int (*activity)(const char *session, time_t *when);
 };
 

@@ -26,6 +26,7 @@ const struct agent_backend agent_tmux_backend = {
     .valid_name = tmux_valid_name,
     .capture = tmux_capture,
     .list = tmux_list_sessions,
+    .list_free = tmux_list_free,
     .activity = tmux_session_activity,
 };
 

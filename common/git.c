@@ -15,11 +15,9 @@
 /* Output kept from a command read for its first line. */
 #define GIT_LINE_MAX 4096
 
-static char **git_argv(const char *, const char *const *);
 static int git_is_dir(const char *);
 
-/* argv for "git -C dir args...".  Free the array only, not the strings. */
-static char **
+char **
 git_argv(const char *dir, const char *const *args)
 {
 	size_t n = 0, i;

@@ -25,6 +25,11 @@ int git_run(const char *dir, const char *const *args, struct buf *out);
  * status (or -1) in *status (may be NULL).  Caller frees.
  */
 char *git_line(const char *dir, const char *const *args, int *status);
+/*
+ * The argv of "git -C dir args..." (NULL-ended), for a git that runs
+ * detached.  Free the array only, not the strings.
+ */
+char **git_argv(const char *dir, const char *const *args);
 /* "git -C dir args..." for the log.  Caller frees. */
 char *git_cmdline(const char *dir, const char *const *args);
 /* The last non-empty line of text (git's last words) into line. */

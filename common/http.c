@@ -48,6 +48,8 @@ static struct http_opts http_cur = {HTTP_DEF_CONNECT_MS, HTTP_DEF_TIMEOUT_MS,
 
 static size_t http_write_cb(char *, size_t, size_t, void *);
 static CURL *http_get_handle(void);
+static void http_failure(const struct http_call *, CURLcode, int, const char *,
+    char *, char *, size_t);
 static int http_idempotent(const char *);
 static void http_safe_url(const char *, char *, size_t);
 static struct curl_slist *http_headers(const struct http_call *);
@@ -243,23 +245,7 @@ http_once(const struct http_call *c, struct http_response *resp, char *errbuf,
 		r = 0;
 		goto out;
 	}
-	if (sink.over || rc == CURLE_FILESIZE_EXCEEDED)
-		snprintf(err, errsz,
-		    "response body over %zu bytes from "
-		    "'%s %s'",
-		    c->max, c->method, safe);
-	else if (rc == CURLE_OK)
-		snprintf(err, errsz, "no HTTP status from '%s %s'", c->method,
-		    safe);
-	else {
-		if (errbuf[0] == '\0')
-			snprintf(errbuf, CURL_ERROR_SIZE, "%s",
-			    curl_easy_strerror(rc));
-		errbuf[0] = (char)tolower((unsigned char)errbuf[0]);
-		errbuf[strcspn(errbuf, "\r\n")] = '\0';
-		snprintf(err, errsz, "%s from '%s %s'", errbuf, c->method,
-		    safe);
-	}
+	http_failure(c, rc, sink.over, safe, errbuf, err, errsz);
 	curl_easy_getinfo(h, CURLINFO_REQUEST_SIZE, &sent);
 	if (!sink.over && !http_permanent(rc) &&
 	    (http_idempotent(c->method) || sent == 0))
@@ -268,6 +254,29 @@ http_once(const struct http_call *c, struct http_response *resp, char *errbuf,
 out:
 	curl_slist_free_all(hdrs);
 	return r;
+}
+
+/* Say in err why the attempt failed: the cap, no status, or libcurl's. */
+static void
+http_failure(const struct http_call *c, CURLcode rc, int over, const char *safe,
+    char *errbuf, char *err, size_t errsz)
+{
+	if (over || rc == CURLE_FILESIZE_EXCEEDED) {
+		snprintf(err, errsz,
+		    "response body over %zu bytes from '%s %s'", c->max,
+		    c->method, safe);
+		return;
+	}
+	if (rc == CURLE_OK) {
+		snprintf(err, errsz, "no HTTP status from '%s %s'", c->method,
+		    safe);
+		return;
+	}
+	if (errbuf[0] == '\0')
+		snprintf(errbuf, CURL_ERROR_SIZE, "%s", curl_easy_strerror(rc));
+	errbuf[0] = (char)tolower((unsigned char)errbuf[0]);
+	errbuf[strcspn(errbuf, "\r\n")] = '\0';
+	snprintf(err, errsz, "%s from '%s %s'", errbuf, c->method, safe);
 }
 
 static CURL *

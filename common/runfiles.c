@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +25,13 @@ static const char *factory = ".";
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789" \
 	"._-"
 
-static long long number_between(const char *, const char *, const char *);
-static long long project_number(const char *, const char *, const char *,
+static int runfiles_list(const char *,
+    long long (*)(const char *, const char *), const char *, long long **,
+    size_t *);
+static long long runfiles_number_between(const char *, const char *,
     const char *);
+static long long runfiles_project_number(const char *, const char *,
+    const char *, const char *);
 
 void
 runfiles_init(const char *rd, const char *fr)
@@ -210,16 +215,52 @@ runfiles_infra_retry(long long repo_id, long long pipeline)
 	    repo_id, pipeline);
 }
 
-char *
-runfiles_phase_glob(const char *p)
+int
+runfiles_phase_issues(const char *p, long long **nums, size_t *n)
 {
-	return xasprintf("%s/dev-session-%s-*.phase", run_dir, p);
+	char *pattern = xasprintf("%s/dev-session-%s-*.phase", run_dir, p);
+	int r = runfiles_list(pattern, runfiles_phase_issue, p, nums, n);
+
+	free(pattern);
+	return r;
 }
 
-char *
-runfiles_review_phase_glob(const char *p)
+int
+runfiles_review_phase_prs(const char *p, long long **nums, size_t *n)
 {
-	return xasprintf("%s/review-session-%s-*.phase", run_dir, p);
+	char *pattern = xasprintf("%s/review-session-%s-*.phase", run_dir, p);
+	int r = runfiles_list(pattern, runfiles_review_phase_pr, p, nums, n);
+
+	free(pattern);
+	return r;
+}
+
+/*
+ * The numbers (> 0) that parse() reads from the paths matching pattern.
+ * Caller frees *nums.  0 or -1.
+ */
+static int
+runfiles_list(const char *pattern,
+    long long (*parse)(const char *, const char *), const char *p,
+    long long **nums, size_t *n)
+{
+	long long num;
+	glob_t g;
+	size_t i;
+	int r;
+
+	*nums = NULL;
+	*n = 0;
+	if ((r = glob(pattern, 0, NULL, &g)) == GLOB_NOMATCH)
+		return 0;
+	if (r != 0)
+		return -1;
+	*nums = xcalloc(g.gl_pathc + 1, sizeof(**nums));
+	for (i = 0; i < g.gl_pathc; i++)
+		if ((num = parse(p, g.gl_pathv[i])) > 0)
+			(*nums)[(*n)++] = num;
+	globfree(&g);
+	return 0;
 }
 
 char *
@@ -264,7 +305,8 @@ runfiles_branch(long long n)
  * only, no leading zero, at most 12 of them; else -1.
  */
 static long long
-number_between(const char *path, const char *prefix, const char *suffix)
+runfiles_number_between(const char *path, const char *prefix,
+    const char *suffix)
 {
 	const char *base = strrchr(path, '/'), *s;
 	size_t plen = strlen(prefix);
@@ -284,13 +326,13 @@ number_between(const char *path, const char *prefix, const char *suffix)
 	return strcmp(s, suffix) == 0 ? n : -1;
 }
 
-/* number_between() with a prefix made from the project name. */
+/* runfiles_number_between() with a prefix made from the project name. */
 static long long
-project_number(const char *path, const char *fmt, const char *project,
+runfiles_project_number(const char *path, const char *fmt, const char *project,
     const char *suffix)
 {
 	char *prefix = xasprintf(fmt, project);
-	long long n = number_between(path, prefix, suffix);
+	long long n = runfiles_number_between(path, prefix, suffix);
 
 	free(prefix);
 	return n;
@@ -299,13 +341,13 @@ project_number(const char *path, const char *fmt, const char *project,
 long long
 runfiles_phase_issue(const char *p, const char *path)
 {
-	return project_number(path, "dev-session-%s-", p, ".phase");
+	return runfiles_project_number(path, "dev-session-%s-", p, ".phase");
 }
 
 long long
 runfiles_review_phase_pr(const char *p, const char *path)
 {
-	return project_number(path, "review-session-%s-", p, ".phase");
+	return runfiles_project_number(path, "review-session-%s-", p, ".phase");
 }
 
 long long
@@ -313,7 +355,7 @@ runfiles_dev_session_issue(const char *p, const char *name)
 {
 	return strchr(name, '/') != NULL ?
 	    -1 :
-	    project_number(name, "dev-%s-", p, "");
+	    runfiles_project_number(name, "dev-%s-", p, "");
 }
 
 long long
@@ -321,19 +363,19 @@ runfiles_review_session_pr(const char *p, const char *name)
 {
 	return strchr(name, '/') != NULL ?
 	    -1 :
-	    project_number(name, "review-%s-", p, "");
+	    runfiles_project_number(name, "review-%s-", p, "");
 }
 
 long long
 runfiles_worktree_issue(const char *p, const char *path)
 {
-	return project_number(path, "%s-worktree-", p, "");
+	return runfiles_project_number(path, "%s-worktree-", p, "");
 }
 
 long long
 runfiles_review_worktree_pr(const char *p, const char *path)
 {
-	return project_number(path, "%s-review-", p, "");
+	return runfiles_project_number(path, "%s-review-", p, "");
 }
 
 long long
@@ -344,7 +386,7 @@ runfiles_branch_issue(const char *branch)
 	if (strncmp(branch, RUNFILES_BRANCH_PREFIX, n) != 0 ||
 	    strchr(branch + n, '/') != NULL)
 		return -1;
-	return number_between(branch + n, "", "");
+	return runfiles_number_between(branch + n, "", "");
 }
 
 char *

@@ -51,10 +51,13 @@ char *runfiles_supervisor_lock(void);
 char *runfiles_infra_retries_dir(void);
 /* The retry count of a Woodpecker pipeline, inside the directory above. */
 char *runfiles_infra_retry(long long repo_id, long long pipeline);
-/* The glob pattern matching every phase file of a project. */
-char *runfiles_phase_glob(const char *project);
-/* The same for the review phase files. */
-char *runfiles_review_phase_glob(const char *project);
+/*
+ * The issue numbers of the project's phase files (the PR numbers of its
+ * review phase files), *n of them into *nums, a new array the caller
+ * frees.  0, or -1 when the run directory cannot be listed.
+ */
+int runfiles_phase_issues(const char *project, long long **nums, size_t *n);
+int runfiles_review_phase_prs(const char *project, long long **nums, size_t *n);
 
 /* Agent session names ("dev-P-N", "review-P-R"). */
 char *runfiles_dev_session(const char *project, long long issue);

@@ -377,7 +377,10 @@ int dp_session_start(struct dev_ctx *, long long issue, const char *worktree,
     const char *prompt);
 
 /* legacy.c */
-/* The legacy launch: DEV_AGENT_CMD with the issue number, detached. */
+/*
+ * The legacy launch: DEV_AGENT_CMD with the issue number, detached (the
+ * CI-fix budget already charged).
+ */
 enum dp_launch dp_launch_legacy(struct dev_ctx *, const struct dp_launch_req *);
 
 /* launch.c */

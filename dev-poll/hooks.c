@@ -33,23 +33,23 @@ struct hook {
 	char *command;
 };
 
-static int quotable(const char *);
-static int settings_load(const char *, cJSON **);
-static int hook_present(const cJSON *, const char *);
-static int hook_add(cJSON *, const struct hook *);
+static int hooks_quotable(const char *);
+static int hooks_settings_load(const char *, cJSON **);
+static int hooks_hook_present(const cJSON *, const char *);
+static int hooks_hook_add(cJSON *, const struct hook *);
 static int hooks_build(struct dev_ctx *, const char *, long long,
     struct hook *);
 
 /* Whether path can go between single quotes in a shell command. */
 static int
-quotable(const char *path)
+hooks_quotable(const char *path)
 {
 	return strpbrk(path, "'\n\r") == NULL && *path == '/';
 }
 
 /* The settings object at path, or a new one when there is none. */
 static int
-settings_load(const char *path, cJSON **out)
+hooks_settings_load(const char *path, cJSON **out)
 {
 	struct buf b;
 	char err[128];
@@ -81,7 +81,7 @@ settings_load(const char *path, cJSON **out)
 
 /* Whether an entry of the event's array already runs command. */
 static int
-hook_present(const cJSON *entries, const char *command)
+hooks_hook_present(const cJSON *entries, const char *command)
 {
 	const cJSON *e, *h;
 	const char *cmd;
@@ -98,7 +98,7 @@ hook_present(const cJSON *entries, const char *command)
 
 /* Add the hook under settings.hooks.<event> unless it is there. */
 static int
-hook_add(cJSON *settings, const struct hook *h)
+hooks_hook_add(cJSON *settings, const struct hook *h)
 {
 	cJSON *hooks, *entries, *e, *list, *cmd;
 
@@ -112,7 +112,7 @@ hook_add(cJSON *settings, const struct hook *h)
 		entries = cJSON_AddArrayToObject(hooks, h->event);
 	if (!cJSON_IsArray(entries))
 		return -1;
-	if (hook_present(entries, h->command))
+	if (hooks_hook_present(entries, h->command))
 		return 0;
 	if ((e = cJSON_CreateObject()) == NULL ||
 	    !cJSON_AddItemToArray(entries, e) ||
@@ -137,8 +137,8 @@ hooks_build(struct dev_ctx *c, const char *session, long long issue,
 	char *phase = runfiles_phase(c->cfg->project_name, issue);
 	int r = -1;
 
-	if (!quotable(idle) || !quotable(exited) || !quotable(changed) ||
-	    !quotable(phase)) {
+	if (!hooks_quotable(idle) || !hooks_quotable(exited) ||
+	    !hooks_quotable(changed) || !hooks_quotable(phase)) {
 		log_msg("cannot quote the run directory '%s' in a hook",
 		    c->cfg->run_dir);
 		goto out;
@@ -172,10 +172,10 @@ dp_hooks_install(struct dev_ctx *c, const char *worktree, const char *session,
 	if (hooks_build(c, session, issue, h) == -1)
 		goto out;
 	if (act_mkdir(&c->act, dir) == -1 ||
-	    settings_load(path, &settings) == -1)
+	    hooks_settings_load(path, &settings) == -1)
 		goto out;
 	for (i = 0; i < 3; i++)
-		if (hook_add(settings, &h[i]) == -1) {
+		if (hooks_hook_add(settings, &h[i]) == -1) {
 			log_msg("cannot use '%s': 'hooks.%s' is not a list",
 			    path, h[i].event);
 			goto out;

@@ -24,6 +24,8 @@ static void launch_clear_files(struct dev_ctx *, const struct dp_gather *);
 static int launch_keeps_worktree(const struct dp_gather *);
 static void launch_mark_started(struct dev_ctx *, const struct dp_gather *,
     int);
+static int launch_charge(struct dev_ctx *, const struct dp_launch_req *,
+    enum dp_launch *);
 static enum dp_launch launch_session(struct dev_ctx *,
     const struct dp_launch_req *, struct dp_gather *);
 
@@ -118,27 +120,44 @@ dp_relaunch(struct dev_ctx *c, long long issue)
 	return dp_launch(c, &req) == DP_LAUNCHED ? 0 : -1;
 }
 
+/*
+ * Charge the CI-fix budget the launch pays for, if any: 0 to go on, or
+ * -1 with *stop saying why not.
+ */
+static int
+launch_charge(struct dev_ctx *c, const struct dp_launch_req *req,
+    enum dp_launch *stop)
+{
+	long long attempts;
+
+	if (req->ci_fix_pr <= 0)
+		return 0;
+	switch (dp_cifix(c, req->ci_fix_pr, req->issue, 0, &attempts)) {
+	case DP_CIFIX_EXHAUSTED:
+		*stop = DP_EXHAUSTED;
+		return -1;
+	case DP_CIFIX_ERROR:
+		*stop = DP_LAUNCH_FAILED;
+		return -1;
+	case DP_CIFIX_OK:
+		break;
+	}
+	log_msg("issue #%lld PR #%lld CI fix attempt %lld/%d", req->issue,
+	    req->ci_fix_pr, attempts, DP_CI_FIX_BUDGET);
+	return 0;
+}
+
 /* After dp_gather(): budget, claim, worktree, prompt, session. */
 static enum dp_launch
 launch_session(struct dev_ctx *c, const struct dp_launch_req *req,
     struct dp_gather *l)
 {
+	enum dp_launch stop;
 	char *prompt = NULL;
-	long long attempts;
 	int r;
 
-	if (req->ci_fix_pr > 0) {
-		switch (dp_cifix(c, req->ci_fix_pr, l->issue, 0, &attempts)) {
-		case DP_CIFIX_EXHAUSTED:
-			return DP_EXHAUSTED;
-		case DP_CIFIX_ERROR:
-			return DP_LAUNCH_FAILED;
-		case DP_CIFIX_OK:
-			break;
-		}
-		log_msg("issue #%lld PR #%lld CI fix attempt %lld/%d", l->issue,
-		    req->ci_fix_pr, attempts, DP_CI_FIX_BUDGET);
-	}
+	if (launch_charge(c, req, &stop) == -1)
+		return stop;
 	if (l->pr > 0)
 		log_msg("RECOVERY MODE: adopting PR #%lld on branch %s", l->pr,
 		    l->branch);
@@ -195,7 +214,9 @@ dp_launch(struct dev_ctx *c, const struct dp_launch_req *req)
 		break;
 	}
 	if (c->legacy)
-		return dp_launch_legacy(c, req);
+		return launch_charge(c, req, &res) == 0 ?
+		    dp_launch_legacy(c, req) :
+		    res;
 	switch (dp_gather(c, req, &l)) {
 	case DP_GATHERED:
 		res = launch_session(c, req, &l);

@@ -20,21 +20,10 @@ enum dp_launch
 dp_launch_legacy(struct dev_ctx *c, const struct dp_launch_req *req)
 {
 	char **argv, *logpath, *what, num[32];
-	long long attempts;
 	size_t n;
 	pid_t pid;
 	int r;
 
-	if (req->ci_fix_pr > 0) {
-		switch (dp_cifix(c, req->ci_fix_pr, req->issue, 0, &attempts)) {
-		case DP_CIFIX_EXHAUSTED:
-			return DP_EXHAUSTED;
-		case DP_CIFIX_ERROR:
-			return DP_LAUNCH_FAILED;
-		case DP_CIFIX_OK:
-			break;
-		}
-	}
 	snprintf(num, sizeof(num), "%lld", req->issue);
 	argv = strv_split(c->cfg->dev_agent_cmd, &n);
 	argv = xreallocarray(argv, n + 2, sizeof(*argv));

@@ -37,29 +37,30 @@ struct cirec {
 	long long attempt;
 };
 
-static void rec_read(const char *, struct cirec *);
-static int rec_write(struct dev_ctx *, struct rx *, const char *state,
+static void reactci_rec_read(const char *, struct cirec *);
+static int reactci_rec_write(struct dev_ctx *, struct rx *, const char *state,
     long long pipeline, const struct ci_failure *, long long attempt,
     const char *text);
-static char *summary_text(struct dev_ctx *, long long);
-static char *pr_branch(struct dev_ctx *, long long);
-static int pr_create(struct dev_ctx *, struct rx *);
-static int ensure_pr(struct dev_ctx *, struct rx *);
-static int report(struct dev_ctx *, struct rx *, const char *state,
+static char *reactci_summary_text(struct dev_ctx *, long long);
+static char *reactci_pr_branch(struct dev_ctx *, long long);
+static int reactci_pr_create(struct dev_ctx *, struct rx *);
+static int reactci_ensure_pr(struct dev_ctx *, struct rx *);
+static int reactci_report(struct dev_ctx *, struct rx *, const char *state,
     long long pipeline, const struct ci_failure *, long long attempt,
     const char *text);
-static int on_success(struct dev_ctx *, struct rx *, long long, int);
-static int on_pending(struct dev_ctx *, struct rx *, const struct cirec *);
-static char *failure_text(struct dev_ctx *, struct rx *,
+static int reactci_on_success(struct dev_ctx *, struct rx *, long long, int);
+static int reactci_on_pending(struct dev_ctx *, struct rx *,
+    const struct cirec *);
+static char *reactci_failure_text(struct dev_ctx *, struct rx *,
     const struct ci_failure *, long long, long long);
-static int escalate_exhausted(struct dev_ctx *, struct rx *,
+static int reactci_escalate_exhausted(struct dev_ctx *, struct rx *,
     const struct ci_failure *, long long);
-static int on_failure(struct dev_ctx *, struct rx *, const struct cirec *,
-    long long);
+static int reactci_on_failure(struct dev_ctx *, struct rx *,
+    const struct cirec *, long long);
 
 /* The record of the last outcome; all empty when there is none. */
 static void
-rec_read(const char *path, struct cirec *r)
+reactci_rec_read(const char *path, struct cirec *r)
 {
 	struct buf b;
 
@@ -75,7 +76,7 @@ rec_read(const char *path, struct cirec *r)
 }
 
 static int
-rec_write(struct dev_ctx *c, struct rx *x, const char *state,
+reactci_rec_write(struct dev_ctx *c, struct rx *x, const char *state,
     long long pipeline, const struct ci_failure *f, long long attempt,
     const char *text)
 {
@@ -97,7 +98,7 @@ rec_write(struct dev_ctx *c, struct rx *x, const char *state,
 
 /* The agent's summary for the PR body; refusal JSON is not one. */
 static char *
-summary_text(struct dev_ctx *c, long long issue)
+reactci_summary_text(struct dev_ctx *c, long long issue)
 {
 	char *path = runfiles_summary(c->cfg->project_name, issue);
 	cJSON *j;
@@ -116,7 +117,7 @@ summary_text(struct dev_ctx *c, long long issue)
 
 /* The worktree's branch, else fix/issue-N.  Caller frees. */
 static char *
-pr_branch(struct dev_ctx *c, long long issue)
+reactci_pr_branch(struct dev_ctx *c, long long issue)
 {
 	static const char *const head[] = {"rev-parse", "--abbrev-ref", "HEAD",
 	    NULL};
@@ -134,10 +135,11 @@ pr_branch(struct dev_ctx *c, long long issue)
 
 /* Open the PR: 0 created or adopted, 1 refused (agent told), -1. */
 static int
-pr_create(struct dev_ctx *c, struct rx *x)
+reactci_pr_create(struct dev_ctx *c, struct rx *x)
 {
 	const cJSON *issue, *pr;
-	char *branch = pr_branch(c, x->issue), *title, *body, *sum, *msg;
+	char *branch = reactci_pr_branch(c, x->issue), *title, *body, *sum,
+	     *msg;
 	char *remote;
 	long long number = 0;
 	enum act_pull made;
@@ -145,7 +147,7 @@ pr_create(struct dev_ctx *c, struct rx *x)
 
 	if (dp_issue(c, x->issue, &issue) == -1)
 		goto out_branch;
-	sum = summary_text(c, x->issue);
+	sum = reactci_summary_text(c, x->issue);
 	title = dp_title(issue);
 	msg = xasprintf("fix: %s (#%lld)", title, x->issue);
 	body = xasprintf("Fixes #%lld\n\n## Changes\n%s", x->issue, sum);
@@ -191,30 +193,32 @@ out_branch:
 
 /* The PR exists (found or opened): 0, 1 not yet (agent told), -1. */
 static int
-ensure_pr(struct dev_ctx *c, struct rx *x)
+reactci_ensure_pr(struct dev_ctx *c, struct rx *x)
 {
 	if (rx_find_pr(c, x) == -1)
 		return -1;
 	if (x->pr > 0 && x->head != NULL)
 		return 0;
-	return pr_create(c, x);
+	return reactci_pr_create(c, x);
 }
 
 /* Inject text, and record the outcome once it was delivered. */
 static int
-report(struct dev_ctx *c, struct rx *x, const char *state, long long pipeline,
-    const struct ci_failure *f, long long attempt, const char *text)
+reactci_report(struct dev_ctx *c, struct rx *x, const char *state,
+    long long pipeline, const struct ci_failure *f, long long attempt,
+    const char *text)
 {
 	enum act_inject r = rx_inject(c, x, text);
 
 	if (r != ACT_INJECTED)
 		return r == ACT_INJECT_FAILED ? -1 : 0;
 	log_msg("#%lld: CI %s on PR #%lld injected", x->issue, state, x->pr);
-	return rec_write(c, x, state, pipeline, f, attempt, text);
+	return reactci_rec_write(c, x, state, pipeline, f, attempt, text);
 }
 
 static int
-on_success(struct dev_ctx *c, struct rx *x, long long pipeline, int no_ci)
+reactci_on_success(struct dev_ctx *c, struct rx *x, long long pipeline,
+    int no_ci)
 {
 	char *text;
 	int r;
@@ -226,14 +230,14 @@ on_success(struct dev_ctx *c, struct rx *x, long long pipeline, int no_ci)
 	    x->pr, x->head,
 	    no_ci ? "; no CI is configured for this project" : "",
 	    x->phase_path);
-	r = report(c, x, "success", pipeline, NULL, 0, text);
+	r = reactci_report(c, x, "success", pipeline, NULL, 0, text);
 	free(text);
 	return r;
 }
 
 /* No result yet: after RX_CI_TIMEOUT, one timeout notice per SHA. */
 static int
-on_pending(struct dev_ctx *c, struct rx *x, const struct cirec *rec)
+reactci_on_pending(struct dev_ctx *c, struct rx *x, const struct cirec *rec)
 {
 	char *text;
 	int r;
@@ -249,14 +253,14 @@ on_pending(struct dev_ctx *c, struct rx *x, const struct cirec *rec)
 			 "  printf 'PHASE:escalate\\nReason: %%s\\n' \"CI "
 			 "timeout on PR #%lld\" > \"%s\"\n",
 	    x->pr, x->head, RX_CI_TIMEOUT / 60, x->pr, x->phase_path);
-	r = report(c, x, "timeout", 0, NULL, rec->attempt, text);
+	r = reactci_report(c, x, "timeout", 0, NULL, rec->attempt, text);
 	free(text);
 	return r;
 }
 
 static char *
-failure_text(struct dev_ctx *c, struct rx *x, const struct ci_failure *f,
-    long long pipeline, long long attempt)
+reactci_failure_text(struct dev_ctx *c, struct rx *x,
+    const struct ci_failure *f, long long pipeline, long long attempt)
 {
 	char *tail = NULL, *text;
 
@@ -283,8 +287,8 @@ failure_text(struct dev_ctx *c, struct rx *x, const struct ci_failure *f,
 
 /* Out of fix attempts: the session must escalate to a human. */
 static int
-escalate_exhausted(struct dev_ctx *c, struct rx *x, const struct ci_failure *f,
-    long long attempt)
+reactci_escalate_exhausted(struct dev_ctx *c, struct rx *x,
+    const struct ci_failure *f, long long attempt)
 {
 	char *text = xasprintf("PHASE:escalate\nReason: ci_exhausted after "
 			       "%lld attempts (step: %s)\n",
@@ -293,7 +297,7 @@ escalate_exhausted(struct dev_ctx *c, struct rx *x, const struct ci_failure *f,
 
 	log_msg("#%lld: CI failed %lld times on PR #%lld — escalating",
 	    x->issue, attempt - 1, x->pr);
-	r = rec_write(c, x, "failure", 0, f, attempt, "(escalated)");
+	r = reactci_rec_write(c, x, "failure", 0, f, attempt, "(escalated)");
 	if (r == 0)
 		r = act_write(&c->act, x->phase_path, text, 0);
 	free(text);
@@ -301,7 +305,7 @@ escalate_exhausted(struct dev_ctx *c, struct rx *x, const struct ci_failure *f,
 }
 
 static int
-on_failure(struct dev_ctx *c, struct rx *x, const struct cirec *rec,
+reactci_on_failure(struct dev_ctx *c, struct rx *x, const struct cirec *rec,
     long long pipeline)
 {
 	struct ci_failure f;
@@ -322,8 +326,8 @@ on_failure(struct dev_ctx *c, struct rx *x, const struct cirec *rec,
 		log_msg("#%lld: infra failure (%s) — retriggering pipeline "
 			"#%lld",
 		    x->issue, f.reason, pipeline);
-		r = rec_write(c, x, "retried", pipeline, &f, rec->attempt,
-		    "(infrastructure failure retriggered)");
+		r = reactci_rec_write(c, x, "retried", pipeline, &f,
+		    rec->attempt, "(infrastructure failure retriggered)");
 		if (r == 0) {
 			(void)act_pipeline_restart(&c->act, pipeline, &next);
 			/* The CI timeout counts from the retrigger. */
@@ -333,11 +337,11 @@ on_failure(struct dev_ctx *c, struct rx *x, const struct cirec *rec,
 	}
 	attempt = rec->attempt + 1;
 	if (attempt > DP_CI_FIX_BUDGET) {
-		r = escalate_exhausted(c, x, &f, attempt);
+		r = reactci_escalate_exhausted(c, x, &f, attempt);
 		goto out;
 	}
-	text = failure_text(c, x, &f, pipeline, attempt);
-	r = report(c, x, "failure", pipeline, &f, attempt, text);
+	text = reactci_failure_text(c, x, &f, pipeline, attempt);
+	r = reactci_report(c, x, "failure", pipeline, &f, attempt, text);
 	free(text);
 out:
 	ci_failure_free(&f);
@@ -353,16 +357,16 @@ rx_awaiting_ci(struct dev_ctx *c, struct rx *x)
 	struct cirec rec;
 	int r;
 
-	rec_read(path, &rec);
+	reactci_rec_read(path, &rec);
 	free(path);
-	if ((r = ensure_pr(c, x)) != 0)
+	if ((r = reactci_ensure_pr(c, x)) != 0)
 		return r == 1 ? 0 : -1;
 	if (strcmp(rec.sha, x->head) == 0 &&
 	    (strcmp(rec.state, "success") == 0 ||
 		strcmp(rec.state, "failure") == 0))
 		return 0;
 	if (c->wp == NULL && !config_ci_configured(c->cfg))
-		return on_success(c, x, 0, 1);
+		return reactci_on_success(c, x, 0, 1);
 	if (ci_commit_state(c->forge, c->wp, x->head, &st, &pipeline) == -1) {
 		log_msg("#%lld: cannot read the CI state of %.7s: %s%s",
 		    x->issue, x->head, forge_error(c->forge),
@@ -370,8 +374,8 @@ rx_awaiting_ci(struct dev_ctx *c, struct rx *x)
 		return -1;
 	}
 	if (st == CI_SUCCESS)
-		return on_success(c, x, pipeline, 0);
+		return reactci_on_success(c, x, pipeline, 0);
 	if (st == CI_FAILURE)
-		return on_failure(c, x, &rec, pipeline);
-	return on_pending(c, x, &rec);
+		return reactci_on_failure(c, x, &rec, pipeline);
+	return reactci_on_pending(c, x, &rec);
 }

@@ -29,21 +29,21 @@
 /* Pane lines quoted in a diagnostic. */
 #define PANE_LINES 50
 
-static int has_marker(struct dev_ctx *, long long, const char *);
-static int comment_once(struct dev_ctx *, long long, const char *marker,
-    const char *body);
-static int finish(struct dev_ctx *, struct rx *, int keep_worktree);
-static int merged_pr(struct dev_ctx *, long long, long long *);
-static cJSON *refusal_read(struct dev_ctx *, long long);
-static char *blocked_by_text(const cJSON *);
-static int refusal(struct dev_ctx *, struct rx *, const cJSON *);
-static char *pane_tail(struct rx *);
-static int record(struct dev_ctx *, struct rx *, const char *);
-static int diagnostic(struct dev_ctx *, struct rx *, const char *);
+static int reactend_has_marker(struct dev_ctx *, long long, const char *);
+static int reactend_comment_once(struct dev_ctx *, long long,
+    const char *marker, const char *body);
+static int reactend_finish(struct dev_ctx *, struct rx *, int keep_worktree);
+static int reactend_merged_pr(struct dev_ctx *, long long, long long *);
+static cJSON *reactend_refusal_read(struct dev_ctx *, long long);
+static char *reactend_blocked_by_text(const cJSON *);
+static int reactend_refusal(struct dev_ctx *, struct rx *, const cJSON *);
+static char *reactend_pane_tail(struct rx *);
+static int reactend_record(struct dev_ctx *, struct rx *, const char *);
+static int reactend_diagnostic(struct dev_ctx *, struct rx *, const char *);
 
 /* Whether a comment on the issue carries marker: 1, 0, -1. */
 static int
-has_marker(struct dev_ctx *c, long long issue, const char *marker)
+reactend_has_marker(struct dev_ctx *c, long long issue, const char *marker)
 {
 	const cJSON *list, *it;
 	const char *body;
@@ -61,13 +61,13 @@ has_marker(struct dev_ctx *c, long long issue, const char *marker)
 }
 
 static int
-comment_once(struct dev_ctx *c, long long issue, const char *marker,
+reactend_comment_once(struct dev_ctx *c, long long issue, const char *marker,
     const char *body)
 {
 	char *full;
 	int r;
 
-	if ((r = has_marker(c, issue, marker)) != 0)
+	if ((r = reactend_has_marker(c, issue, marker)) != 0)
 		return r == 1 ? 0 : -1;
 	full = xasprintf("%s\n\n%s\n", body, marker);
 	r = act_comment(&c->act, issue, full, NULL);
@@ -77,7 +77,7 @@ comment_once(struct dev_ctx *c, long long issue, const char *marker,
 
 /* Session, labels, worktree and run files: the issue is off the slot. */
 static int
-finish(struct dev_ctx *c, struct rx *x, int keep_worktree)
+reactend_finish(struct dev_ctx *c, struct rx *x, int keep_worktree)
 {
 	char *wt = runfiles_worktree(c->cfg->project_name, x->issue);
 	int r = 0;
@@ -95,7 +95,7 @@ finish(struct dev_ctx *c, struct rx *x, int keep_worktree)
 
 /* A merged PR on fix/issue-N among the closed ones: 1 (*pr), 0, -1. */
 static int
-merged_pr(struct dev_ctx *c, long long issue, long long *pr)
+reactend_merged_pr(struct dev_ctx *c, long long issue, long long *pr)
 {
 	const cJSON *list, *it;
 	const char *ref;
@@ -147,7 +147,7 @@ rx_done(struct dev_ctx *c, struct rx *x)
 		return -1;
 	state = json_str(issue, "state");
 	if (state == NULL || strcmp(state, "closed") != 0) {
-		if ((r = merged_pr(c, x->issue, &pr)) == -1)
+		if ((r = reactend_merged_pr(c, x->issue, &pr)) == -1)
 			return -1;
 		if (r == 0) {
 			return rx_notice(c, x, "done",
@@ -164,12 +164,12 @@ rx_done(struct dev_ctx *c, struct rx *x)
 	}
 	x->pr = pr;
 	log_msg("#%lld: done — cleaning up", x->issue);
-	return finish(c, x, 0);
+	return reactend_finish(c, x, 0);
 }
 
 /* The refusal JSON object in the summary file, or NULL.  Caller frees. */
 static cJSON *
-refusal_read(struct dev_ctx *c, long long issue)
+reactend_refusal_read(struct dev_ctx *c, long long issue)
 {
 	char *path = runfiles_summary(c->cfg->project_name, issue);
 	struct buf b;
@@ -191,7 +191,7 @@ refusal_read(struct dev_ctx *c, long long issue)
 
 /* The "blocked_by" of an unmet dependency: text or a list of issues. */
 static char *
-blocked_by_text(const cJSON *j)
+reactend_blocked_by_text(const cJSON *j)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "blocked_by"), *it;
 	struct buf b;
@@ -210,7 +210,7 @@ blocked_by_text(const cJSON *j)
 }
 
 static int
-refusal(struct dev_ctx *c, struct rx *x, const cJSON *j)
+reactend_refusal(struct dev_ctx *c, struct rx *x, const cJSON *j)
 {
 	const char *status = json_str(j, "status"),
 		   *why = json_str(j, "reason");
@@ -221,7 +221,7 @@ refusal(struct dev_ctx *c, struct rx *x, const cJSON *j)
 	marker = xasprintf("<!-- dev-refusal: %s -->", status);
 	log_msg("#%lld: the agent refused: %s", x->issue, status);
 	if (strcmp(status, "unmet_dependency") == 0) {
-		text = blocked_by_text(j);
+		text = reactend_blocked_by_text(j);
 		(void)json_int(j, "suggestion", &sugg);
 		body = sugg > 0 ?
 		    xasprintf("### Refused: unmet dependency\n\n%s\n\n"
@@ -242,7 +242,7 @@ refusal(struct dev_ctx *c, struct rx *x, const cJSON *j)
 				 "status dev-poll does not know; the issue "
 				 "goes back to the backlog.",
 		    status);
-	if (comment_once(c, x->issue, marker, body) == -1 ||
+	if (reactend_comment_once(c, x->issue, marker, body) == -1 ||
 	    act_label_remove(&c->act, x->issue, "in-progress") == -1)
 		goto out;
 	if (strcmp(status, "too_large") == 0)
@@ -255,7 +255,7 @@ refusal(struct dev_ctx *c, struct rx *x, const cJSON *j)
 	else
 		r = act_label_add(&c->act, x->issue, "backlog");
 	if (r == 0)
-		r = finish(c, x, 0);
+		r = reactend_finish(c, x, 0);
 out:
 	free(body);
 	free(text);
@@ -265,7 +265,7 @@ out:
 
 /* The pane's last lines with secrets masked, or NULL.  Caller frees. */
 static char *
-pane_tail(struct rx *x)
+reactend_pane_tail(struct rx *x)
 {
 	struct buf b;
 	char *out = NULL;
@@ -280,7 +280,7 @@ pane_tail(struct rx *x)
 
 /* One line in supervisor/escalations-P.jsonl. */
 static int
-record(struct dev_ctx *c, struct rx *x, const char *reason)
+reactend_record(struct dev_ctx *c, struct rx *x, const char *reason)
 {
 	char *path = runfiles_escalations(c->cfg->project_name), *line;
 	cJSON *o = cJSON_CreateObject();
@@ -302,7 +302,7 @@ record(struct dev_ctx *c, struct rx *x, const char *reason)
 }
 
 static int
-diagnostic(struct dev_ctx *c, struct rx *x, const char *reason)
+reactend_diagnostic(struct dev_ctx *c, struct rx *x, const char *reason)
 {
 	char ts[32], *pane, *marker, *body, pr[64] = "";
 	int r = -1;
@@ -310,7 +310,7 @@ diagnostic(struct dev_ctx *c, struct rx *x, const char *reason)
 	log_iso8601(c->now, ts, sizeof(ts));
 	if (x->pr > 0)
 		snprintf(pr, sizeof(pr), "| PR | #%lld |\n", x->pr);
-	pane = pane_tail(x);
+	pane = reactend_pane_tail(x);
 	marker = xasprintf("<!-- dev-diagnostic: %s-%lld-%lld -->",
 	    c->cfg->project_name, x->issue, (long long)x->sig.mtime);
 	body =
@@ -322,13 +322,13 @@ diagnostic(struct dev_ctx *c, struct rx *x, const char *reason)
 		       "",
 		pane ? pane : "", pane ? "\n```\n</details>" : "");
 	log_msg("#%lld: session failed: %s", x->issue, reason);
-	if (comment_once(c, x->issue, marker, body) == 0 &&
+	if (reactend_comment_once(c, x->issue, marker, body) == 0 &&
 	    act_label_remove(&c->act, x->issue, "in-progress") == 0 &&
 	    act_label_add(&c->act, x->issue, "blocked") == 0 &&
 	    (rx_key_done(c, x, "recorded") ||
-		(record(c, x, reason) == 0 &&
+		(reactend_record(c, x, reason) == 0 &&
 		    rx_key_set(c, x, "recorded") == 0)))
-		r = finish(c, x, x->pr > 0);
+		r = reactend_finish(c, x, x->pr > 0);
 	free(body);
 	free(marker);
 	free(pane);
@@ -346,9 +346,10 @@ rx_failed(struct dev_ctx *c, struct rx *x, const char *reason)
 	if (reason == NULL) {
 		reason = *x->sig.reason != '\0' ? x->sig.reason : "unspecified";
 		if (strcmp(reason, "refused") == 0)
-			j = refusal_read(c, x->issue);
+			j = reactend_refusal_read(c, x->issue);
 	}
-	r = j != NULL ? refusal(c, x, j) : diagnostic(c, x, reason);
+	r = j != NULL ? reactend_refusal(c, x, j) :
+			reactend_diagnostic(c, x, reason);
 	cJSON_Delete(j);
 	return r;
 }

@@ -90,16 +90,17 @@ void
 dp_mirror_push(struct dev_ctx *c)
 {
 	const struct config *cfg = c->cfg;
-	char *argv[] = {"git", "-C", cfg->project_repo_root, "push", NULL,
-	    cfg->primary_branch, "--tags", NULL};
-	char *what;
+	const char *push[] = {"push", NULL, cfg->primary_branch, "--tags",
+	    NULL};
+	char *what, **argv;
 	size_t i;
 	pid_t pid;
 
 	for (i = 0; i < cfg->nmirrors; i++) {
 		if (cfg->mirrors[i].url == NULL || *cfg->mirrors[i].url == '\0')
 			continue;
-		argv[4] = cfg->mirrors[i].url;
+		push[1] = cfg->mirrors[i].url;
+		argv = git_argv(cfg->project_repo_root, push);
 		/* The log names the mirror, never its URL (it may hold a
 		 * token). */
 		what = xasprintf("a push of %s to mirror %s",
@@ -108,6 +109,7 @@ dp_mirror_push(struct dev_ctx *c)
 			log_msg("mirror: pushed to %s (pid %ld)",
 			    cfg->mirrors[i].name, (long)pid);
 		free(what);
+		free(argv);
 	}
 }
 

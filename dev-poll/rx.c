@@ -5,7 +5,6 @@
  * removal of its run files.  Lower than the reactions that use it
  * (react.h); it calls none of them.
  */
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,31 +24,10 @@ static int rx_key_line(struct rx *, const char *, char *, size_t);
 int
 dp_phase_issues(struct dev_ctx *c, long long **issues, size_t *n)
 {
-	char *pattern = runfiles_phase_glob(c->cfg->project_name);
-	glob_t g;
-	long long num;
-	size_t i;
-	int r;
-
-	*issues = NULL;
-	*n = 0;
-	r = glob(pattern, 0, NULL, &g);
-	if (r != 0 && r != GLOB_NOMATCH) {
-		log_msg("cannot list '%s'", pattern);
-		free(pattern);
+	if (runfiles_phase_issues(c->cfg->project_name, issues, n) == -1) {
+		log_msg("cannot list the phase files in '%s'", c->cfg->run_dir);
 		return -1;
 	}
-	if (r == 0) {
-		*issues = xcalloc(g.gl_pathc + 1, sizeof(**issues));
-		for (i = 0; i < g.gl_pathc; i++) {
-			num = runfiles_phase_issue(c->cfg->project_name,
-			    g.gl_pathv[i]);
-			if (num > 0)
-				(*issues)[(*n)++] = num;
-		}
-		globfree(&g);
-	}
-	free(pattern);
 	return 0;
 }
 

@@ -75,16 +75,8 @@ cleanup_one(struct rp *rp, const struct rp_run *run)
 int
 rp_cleanup(struct rp *rp)
 {
-	struct rp_run *runs;
-	size_t i, n;
-	int r = 0;
+	int r = rp_runs_each(rp, cleanup_one);
 
-	if (rp_runs_list(rp, &runs, &n) == -1)
-		return -1;
-	for (i = 0; i < n; i++)
-		if (cleanup_one(rp, &runs[i]) == -1)
-			r = -1;
-	rp_runs_free(runs, n);
 	if (cleanup_orphans(rp) == -1)
 		r = -1;
 	return r;

@@ -25,43 +25,35 @@
 #define OUTPUT_MAX (1024 * 1024)
 
 static int collect_one(struct rp *, const struct rp_run *);
-static int post_review(struct rp *, const struct rp_run *,
+static int collect_post_review(struct rp *, const struct rp_run *,
     const struct rp_verdict *);
-static int post_formal(struct rp *, const struct rp_run *,
+static int collect_post_formal(struct rp *, const struct rp_run *,
     const struct rp_verdict *, int);
-static int already_formal(const cJSON *, const char *, const char *,
+static int collect_already_formal(const cJSON *, const char *, const char *,
     const char *);
-static void dismiss_own(struct rp *, long long, const cJSON *, const char *);
-static int post_error(struct rp *, const struct rp_run *, const char *);
-static int finish(struct rp *, const struct rp_run *, int);
-static int retry_later(struct rp *, const struct rp_run *);
+static void collect_dismiss_own(struct rp *, long long, const cJSON *,
+    const char *);
+static int collect_post_error(struct rp *, const struct rp_run *, const char *);
+static int collect_finish(struct rp *, const struct rp_run *, int);
+static int collect_retry_later(struct rp *, const struct rp_run *);
 
 int
 rp_collect(struct rp *rp)
 {
-	struct rp_run *runs;
-	size_t i, n;
-	int r = 0;
-
-	if (rp_runs_list(rp, &runs, &n) == -1)
-		return -1;
-	for (i = 0; i < n; i++)
-		if (rp_run_collectable(&runs[i]) &&
-		    collect_one(rp, &runs[i]) == -1)
-			r = -1;
-	rp_runs_free(runs, n);
-	return r;
+	return rp_runs_each(rp, collect_one);
 }
 
 static int
 collect_one(struct rp *rp, const struct rp_run *run)
 {
-	char *path = runfiles_review_output(rp->cfg->project_name, run->pr);
 	struct rp_verdict v;
 	struct buf out;
-	char why[160];
+	char why[160], *path;
 	int valid = 0, r;
 
+	if (!rp_run_collectable(run))
+		return 0;
+	path = runfiles_review_output(rp->cfg->project_name, run->pr);
 	memset(&v, 0, sizeof(v));
 	buf_init(&out, 0);
 	if (!rp_is_sha(run->sha)) {
@@ -73,7 +65,7 @@ collect_one(struct rp *rp, const struct rp_run *run)
 	}
 	if (!file_exists(path) && run->phase.phase == PHASE_NONE &&
 	    !run->retried) {
-		r = retry_later(rp, run);
+		r = collect_retry_later(rp, run);
 		goto out;
 	}
 	if (file_read(path, OUTPUT_MAX, &out) == -1)
@@ -88,9 +80,10 @@ collect_one(struct rp *rp, const struct rp_run *run)
 	else
 		log_msg("pr #%lld: review of %.7s failed: %s", run->pr,
 		    run->sha, why);
-	r = valid ? post_review(rp, run, &v) : post_error(rp, run, why);
+	r = valid ? collect_post_review(rp, run, &v) :
+		    collect_post_error(rp, run, why);
 	if (r == 0)
-		r = finish(rp, run,
+		r = collect_finish(rp, run,
 		    valid && rp_verdict_wants_changes(v.verdict));
 out:
 	rp_verdict_free(&v);
@@ -105,11 +98,10 @@ out:
  * is started once more; a second such end is reported as an error.
  */
 static int
-retry_later(struct rp *rp, const struct rp_run *run)
+collect_retry_later(struct rp *rp, const struct rp_run *run)
 {
 	char *req = runfiles_review_request(rp->cfg->project_name, run->pr);
-	char *text =
-	    xasprintf("SHA:%s\nPREV:%s\nRETRIED:1\n", run->sha, run->prev);
+	char *text = rp_run_record(run->sha, run->prev, 1);
 	int r = -1;
 
 	log_msg("pr #%lld: the review agent exited without a review, "
@@ -128,7 +120,7 @@ retry_later(struct rp *rp, const struct rp_run *run)
  * remove everything.  The new phase is written before anything else goes.
  */
 static int
-finish(struct rp *rp, const struct rp_run *run, int wants_changes)
+collect_finish(struct rp *rp, const struct rp_run *run, int wants_changes)
 {
 	const char *p = rp->cfg->project_name;
 	char *text, *wt, *out, *req;
@@ -163,7 +155,8 @@ finish(struct rp *rp, const struct rp_run *run, int wants_changes)
  * review.  0 when both are on the forge, -1 to try again next tick.
  */
 static int
-post_review(struct rp *rp, const struct rp_run *run, const struct rp_verdict *v)
+collect_post_review(struct rp *rp, const struct rp_run *run,
+    const struct rp_verdict *v)
 {
 	const cJSON *comments;
 	char *mark = rp_reviewed_marker(run->sha), *body;
@@ -188,7 +181,7 @@ post_review(struct rp *rp, const struct rp_run *run, const struct rp_verdict *v)
 	} else
 		log_msg("pr #%lld: review comment for %.7s already posted",
 		    run->pr, run->sha);
-	r = post_formal(rp, run, v, round);
+	r = collect_post_formal(rp, run, v, round);
 out:
 	free(mark);
 	return r;
@@ -196,7 +189,7 @@ out:
 
 /* A review by login of sha in state event exists already. */
 static int
-already_formal(const cJSON *reviews, const char *login, const char *sha,
+collect_already_formal(const cJSON *reviews, const char *login, const char *sha,
     const char *event)
 {
 	const cJSON *rv;
@@ -216,7 +209,7 @@ already_formal(const cJSON *reviews, const char *login, const char *sha,
 
 /* Approval supersedes this bot's own standing requests for changes. */
 static void
-dismiss_own(struct rp *rp, long long pr, const cJSON *reviews,
+collect_dismiss_own(struct rp *rp, long long pr, const cJSON *reviews,
     const char *login)
 {
 	const cJSON *rv;
@@ -240,8 +233,8 @@ dismiss_own(struct rp *rp, long long pr, const cJSON *reviews,
 }
 
 static int
-post_formal(struct rp *rp, const struct rp_run *run, const struct rp_verdict *v,
-    int round)
+collect_post_formal(struct rp *rp, const struct rp_run *run,
+    const struct rp_verdict *v, int round)
 {
 	const char *event = rp_verdict_event(v->verdict), *login;
 	const cJSON *reviews;
@@ -254,10 +247,10 @@ post_formal(struct rp *rp, const struct rp_run *run, const struct rp_verdict *v,
 		    forge_error(rp->review));
 		return -1;
 	}
-	if (already_formal(reviews, login, run->sha, event))
+	if (collect_already_formal(reviews, login, run->sha, event))
 		return 0;
 	if (strcmp(event, "APPROVED") == 0)
-		dismiss_own(rp, run->pr, reviews, login);
+		collect_dismiss_own(rp, run->pr, reviews, login);
 	if (round > 0)
 		body = xasprintf("AI Re-review (round %d): **%s** — %s", round,
 		    v->verdict, v->reason);
@@ -273,7 +266,7 @@ post_formal(struct rp *rp, const struct rp_run *run, const struct rp_verdict *v,
 }
 
 static int
-post_error(struct rp *rp, const struct rp_run *run, const char *why)
+collect_post_error(struct rp *rp, const struct rp_run *run, const char *why)
 {
 	const cJSON *comments;
 	char *mark = rp_error_marker(run->sha), *body;

@@ -24,15 +24,18 @@
 #include "woodpecker.h"
 #include "xmalloc.h"
 
-static int is_wip(const char *);
-static int wanted(const struct rp *, const cJSON *);
-static int already_reviewed(struct rp *, long long, const char *);
-static int ci_ready(struct rp *, long long, const char *, char *, size_t);
-static int launch(struct rp *, const cJSON *, const char *, const char *);
-static char **review_argv(const struct rp *);
+static int launch_is_wip(const char *);
+static int launch_wanted(const struct rp *, const cJSON *);
+static int launch_already_reviewed(struct rp *, long long, const char *);
+static int launch_ci_ready(struct rp *, long long, const char *, char *,
+    size_t);
+static int launch_launch(struct rp *, const cJSON *, const char *,
+    const char *);
+static char **launch_review_argv(const struct rp *);
 static char *launch_record(const char *, const struct rp_prompt *);
-static int start_agent(struct rp *, const char *, const char *);
-static int start_session(struct rp *, const struct rp_prompt *, const char *);
+static int launch_start_agent(struct rp *, const char *, const char *);
+static int launch_start_session(struct rp *, const struct rp_prompt *,
+    const char *);
 
 int
 rp_may_launch(struct rp *rp)
@@ -58,7 +61,7 @@ rp_may_launch(struct rp *rp)
 
 /* "WIP: x", "[WIP] x", "wip: x" are works in progress. */
 static int
-is_wip(const char *title)
+launch_is_wip(const char *title)
 {
 	if (*title == '[')
 		title++;
@@ -68,7 +71,7 @@ is_wip(const char *title)
 
 /* An open, ready PR against the primary branch with a usable head. */
 static int
-wanted(const struct rp *rp, const cJSON *pr)
+launch_wanted(const struct rp *rp, const cJSON *pr)
 {
 	const char *base = json_str_at(pr, "base.ref");
 	const char *sha = json_str_at(pr, "head.sha");
@@ -77,7 +80,7 @@ wanted(const struct rp *rp, const cJSON *pr)
 
 	(void)json_bool(pr, "draft", &draft);
 	return base != NULL && strcmp(base, rp->cfg->primary_branch) == 0 &&
-	    !draft && title != NULL && !is_wip(title) && sha != NULL &&
+	    !draft && title != NULL && !launch_is_wip(title) && sha != NULL &&
 	    rp_is_sha(sha) && json_str_at(pr, "head.ref") != NULL;
 }
 
@@ -87,7 +90,7 @@ wanted(const struct rp *rp, const cJSON *pr)
  * that cannot be told.
  */
 static int
-already_reviewed(struct rp *rp, long long pr, const char *sha)
+launch_already_reviewed(struct rp *rp, long long pr, const char *sha)
 {
 	const cJSON *comments, *reviews, *rv;
 	const char *commit, *state;
@@ -122,7 +125,7 @@ already_reviewed(struct rp *rp, long long pr, const char *sha)
  * it did not; -1 when it cannot be told.
  */
 static int
-ci_ready(struct rp *rp, long long pr, const char *sha, char *note,
+launch_ci_ready(struct rp *rp, long long pr, const char *sha, char *note,
     size_t notesz)
 {
 	int configured = config_ci_configured(rp->cfg);
@@ -166,18 +169,18 @@ rp_review_new(struct rp *rp)
 	int r = 0, done;
 
 	cJSON_ArrayForEach (pr, rp->pulls) {
-		if (json_int(pr, "number", &n) == -1 || !wanted(rp, pr) ||
-		    rp_review_busy(rp, n))
+		if (json_int(pr, "number", &n) == -1 ||
+		    !launch_wanted(rp, pr) || rp_review_busy(rp, n))
 			continue;
 		sha = json_str_at(pr, "head.sha");
-		if ((done = already_reviewed(rp, n, sha)) != 0) {
+		if ((done = launch_already_reviewed(rp, n, sha)) != 0) {
 			if (done == 1)
 				log_msg("pr #%lld: %.7s reviewed, skip", n,
 				    sha);
 			r = done == -1 ? -1 : r;
 			continue;
 		}
-		switch (ci_ready(rp, n, sha, ci, sizeof(ci))) {
+		switch (launch_ci_ready(rp, n, sha, ci, sizeof(ci))) {
 		case -1:
 			r = -1;
 			/* FALLTHROUGH */
@@ -187,7 +190,7 @@ rp_review_new(struct rp *rp)
 		if (!rp_may_launch(rp))
 			break;
 		log_msg("pr #%lld: needs review (ci=%s, sha=%.7s)", n, ci, sha);
-		if (launch(rp, pr, NULL, ci) == -1)
+		if (launch_launch(rp, pr, NULL, ci) == -1)
 			r = -1;
 	}
 	return r;
@@ -208,19 +211,20 @@ rp_rereview(struct rp *rp)
 	for (i = 0; i < n; i++) {
 		if (runs[i].phase.phase != PHASE_AWAITING_CHANGES ||
 		    (pr = rp_open_pull(rp, runs[i].pr)) == NULL ||
-		    !wanted(rp, pr))
+		    !launch_wanted(rp, pr))
 			continue;
 		sha = json_str_at(pr, "head.sha");
 		if (strcmp(sha, runs[i].sha) == 0)
 			continue;
-		if ((done = already_reviewed(rp, runs[i].pr, sha)) != 0) {
+		if ((done = launch_already_reviewed(rp, runs[i].pr, sha)) !=
+		    0) {
 			if (done == 1)
 				rp_run_cleanup(rp, runs[i].pr, 0);
 			r = done == -1 ? -1 : r;
 			continue;
 		}
-		if ((done = ci_ready(rp, runs[i].pr, sha, ci, sizeof(ci))) !=
-		    1) {
+		if ((done = launch_ci_ready(rp, runs[i].pr, sha, ci,
+			 sizeof(ci))) != 1) {
 			r = done == -1 ? -1 : r;
 			continue;
 		}
@@ -228,7 +232,7 @@ rp_rereview(struct rp *rp)
 			break;
 		log_msg("pr #%lld: re-review, new commits (%.7s -> %.7s)",
 		    runs[i].pr, runs[i].sha, sha);
-		if (launch(rp, pr, runs[i].sha, ci) == -1)
+		if (launch_launch(rp, pr, runs[i].sha, ci) == -1)
 			r = -1;
 	}
 	rp_runs_free(runs, n);
@@ -240,7 +244,7 @@ rp_rereview(struct rp *rp)
  * command is replaced.  Free with strv_free().
  */
 static char **
-review_argv(const struct rp *rp)
+launch_review_argv(const struct rp *rp)
 {
 	char **words = strv_split(rp->cfg->agent_cmd, NULL), **argv;
 	size_t i, n = 0;
@@ -265,9 +269,9 @@ review_argv(const struct rp *rp)
 
 /* Start the review agent in workdir and wait until it is ready. */
 static int
-start_agent(struct rp *rp, const char *session, const char *workdir)
+launch_start_agent(struct rp *rp, const char *session, const char *workdir)
 {
-	char **argv = review_argv(rp);
+	char **argv = launch_review_argv(rp);
 	struct agent_spec spec = {.session = session,
 	    .workdir = workdir,
 	    .argv = argv,
@@ -299,8 +303,7 @@ launch_record(const char *req, const struct rp_prompt *in)
 		(void)record_get(buf_str(&b), "RETRIED:", retried,
 		    sizeof(retried));
 	buf_free(&b);
-	return xasprintf("SHA:%s\nPREV:%s\n%s", in->sha, in->prev_sha,
-	    strcmp(retried, "1") == 0 ? "RETRIED:1\n" : "");
+	return rp_run_record(in->sha, in->prev_sha, strcmp(retried, "1") == 0);
 }
 
 /*
@@ -308,7 +311,8 @@ launch_record(const char *req, const struct rp_prompt *in)
  * removed again so the next tick starts over.
  */
 static int
-start_session(struct rp *rp, const struct rp_prompt *in, const char *prompt)
+launch_start_session(struct rp *rp, const struct rp_prompt *in,
+    const char *prompt)
 {
 	const char *p = rp->cfg->project_name;
 	char *wt = runfiles_review_worktree(p, in->pr);
@@ -325,7 +329,7 @@ start_session(struct rp *rp, const struct rp_prompt *in, const char *prompt)
 	    act_write(&rp->act, req, record, 0) == -1 ||
 	    act_write(&rp->act, phase, "", 0) == -1 ||
 	    act_kill(&rp->act, session) == -1 ||
-	    start_agent(rp, session, wt) == -1)
+	    launch_start_agent(rp, session, wt) == -1)
 		goto out;
 	got = act_inject(&rp->act, session, prompt);
 	if (got != ACT_INJECTED && got != ACT_INJECT_DRY)
@@ -350,7 +354,8 @@ out:
 
 /* Launch a review of the open PR pr (prev_sha: a re-review of it). */
 static int
-launch(struct rp *rp, const cJSON *pr, const char *prev_sha, const char *ci)
+launch_launch(struct rp *rp, const cJSON *pr, const char *prev_sha,
+    const char *ci)
 {
 	struct rp_prompt in;
 	char *prompt = NULL;
@@ -371,7 +376,7 @@ launch(struct rp *rp, const cJSON *pr, const char *prev_sha, const char *ci)
 	if ((prompt = rp_prompt_render(rp, &in)) == NULL)
 		goto out;
 	rp->launched++;
-	r = start_session(rp, &in, prompt);
+	r = launch_start_session(rp, &in, prompt);
 out:
 	free(prompt);
 	rp_prompt_free(&in);

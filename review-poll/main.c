@@ -23,15 +23,15 @@
 /* The review log is rotated past 100 KiB, as upstream. */
 #define LOG_ROTATE (100 * 1024)
 
-static char *log_path(const struct config *);
-static int rp_open(struct rp *, const struct config *, const struct cli *,
+static char *main_log_path(const struct config *);
+static int main_rp_open(struct rp *, const struct config *, const struct cli *,
     char *, size_t);
-static void rp_close(struct rp *);
-static int take_lock(struct rp *, int *);
-static void step(struct rp *, int);
+static void main_rp_close(struct rp *);
+static int main_take_lock(struct rp *, int *);
+static void main_step(struct rp *, int);
 
 static char *
-log_path(const struct config *cfg)
+main_log_path(const struct config *cfg)
 {
 	(void)cfg;
 	return runfiles_review_log();
@@ -39,7 +39,7 @@ log_path(const struct config *cfg)
 
 /* The tick's context: settings, forge handles, CI.  0, or -1 (config). */
 static int
-rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli,
+main_rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli,
     char *err, size_t errsz)
 {
 	const char *token = cfg->forge_review_token;
@@ -67,7 +67,7 @@ rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli,
 }
 
 static void
-rp_close(struct rp *rp)
+main_rp_close(struct rp *rp)
 {
 	woodpecker_close(rp->wp);
 	forge_close(rp->review);
@@ -77,7 +77,7 @@ rp_close(struct rp *rp)
 
 /* The review lock for the tick: 0 taken, 1 held elsewhere, -1 error. */
 static int
-take_lock(struct rp *rp, int *fd)
+main_take_lock(struct rp *rp, int *fd)
 {
 	char *path = runfiles_review_lock(rp->cfg->project_name);
 	int r;
@@ -99,7 +99,7 @@ take_lock(struct rp *rp, int *fd)
 
 /* A step's failure makes the tick fail, but the others still run. */
 static void
-step(struct rp *rp, int result)
+main_step(struct rp *rp, int result)
 {
 	if (result == -1)
 		rp->failed = 1;
@@ -114,8 +114,8 @@ main(int argc, char *argv[])
 	char msg[1024];
 	int rc, lockfd = -1, opened = 0;
 
-	rc = cli_start(argc, argv, "review-poll", 1, log_path, "", LOG_ROTATE,
-	    &cli, &cfg, msg, sizeof(msg));
+	rc = cli_start(argc, argv, "review-poll", 1, main_log_path, "",
+	    LOG_ROTATE, &cli, &cfg, msg, sizeof(msg));
 	if (rc != -1) {
 		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
 		goto out;
@@ -124,13 +124,13 @@ main(int argc, char *argv[])
 	if (!cli_agent_active("reviewer"))
 		goto out;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	if (rp_open(&rp, &cfg, &cli, msg, sizeof(msg)) == -1) {
+	if (main_rp_open(&rp, &cfg, &cli, msg, sizeof(msg)) == -1) {
 		fprintf(stderr, "review-poll: %s\n", msg);
 		rc = CLI_EXIT_USAGE;
 		goto done;
 	}
 	opened = 1;
-	if ((rc = take_lock(&rp, &lockfd)) != 0) {
+	if ((rc = main_take_lock(&rp, &lockfd)) != 0) {
 		rc = rc == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 		goto done;
 	}
@@ -139,17 +139,17 @@ main(int argc, char *argv[])
 		rc = CLI_EXIT_FAIL;
 		goto done;
 	}
-	step(&rp, rp_cleanup(&rp));
-	step(&rp, rp_collect(&rp));
-	step(&rp, rp_route(&rp));
-	step(&rp, rp_rereview(&rp));
-	step(&rp, rp_review_new(&rp));
+	main_step(&rp, rp_cleanup(&rp));
+	main_step(&rp, rp_collect(&rp));
+	main_step(&rp, rp_route(&rp));
+	main_step(&rp, rp_rereview(&rp));
+	main_step(&rp, rp_review_new(&rp));
 	log_msg("--- poll done: %d review(s) started ---", rp.launched);
 	rc = rp.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 done:
 	lock_release(lockfd);
 	if (opened)
-		rp_close(&rp);
+		main_rp_close(&rp);
 	http_cleanup();
 	curl_global_cleanup();
 out:

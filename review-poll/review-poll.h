@@ -191,8 +191,19 @@ const cJSON *rp_last_dev_response(const cJSON *comments);
  */
 int rp_runs_list(struct rp *, struct rp_run **runs, size_t *n);
 void rp_runs_free(struct rp_run *runs, size_t n);
+/*
+ * Call fn for every review in flight; one failing does not stop the
+ * others.  0, or -1 when the list or some call failed.
+ */
+int rp_runs_each(struct rp *, int (*fn)(struct rp *, const struct rp_run *));
 /* 1 when PR pr has a review in flight (run files or a live session). */
 int rp_review_busy(struct rp *, long long pr);
+/*
+ * The text of a review's launch record: the head reviewed, the previous
+ * review's head (or ""), and whether the review was started again after
+ * its agent went away.  Caller frees.
+ */
+char *rp_run_record(const char *sha, const char *prev, int retried);
 /* Remove a review's session, worktree and run files. */
 void rp_run_cleanup(struct rp *, long long pr, int forget_injection);
 /* 1 when the review's agent is through: it said so, or it is gone. */

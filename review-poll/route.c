@@ -8,7 +8,6 @@
  * SHA for a verdict, "no-review SHA" for the escalation notice.  It is
  * written only after the agent received the text.
  */
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,18 +30,18 @@
 #define REVIEW_TEXT_MAX (30 * 1024)
 
 static int route_one(struct rp *, long long);
-static int review_pending(struct rp *, long long);
-static int injected_key(const char *, char *, size_t);
-static int deliver(struct rp *, const char *, const char *, const char *,
+static int route_review_pending(struct rp *, long long);
+static int route_injected_key(const char *, char *, size_t);
+static int route_deliver(struct rp *, const char *, const char *, const char *,
     const char *);
-static int tell_verdict(struct rp *, long long, const cJSON *, const char *,
-    const char *, const char *);
-static int tell_no_review(struct rp *, long long, const cJSON *, const char *,
-    const char *, const char *);
+static int route_tell_verdict(struct rp *, long long, const cJSON *,
+    const char *, const char *, const char *);
+static int route_tell_no_review(struct rp *, long long, const cJSON *,
+    const char *, const char *, const char *);
 
 /* 1 while a finished review of pr is still being posted. */
 static int
-review_pending(struct rp *rp, long long pr)
+route_review_pending(struct rp *rp, long long pr)
 {
 	char *path = runfiles_review_phase(rp->cfg->project_name, pr);
 	char *session = runfiles_review_session(rp->cfg->project_name, pr);
@@ -58,7 +57,7 @@ review_pending(struct rp *rp, long long pr)
 
 /* The first line of the injection record ("" when there is none). */
 static int
-injected_key(const char *path, char *out, size_t outsz)
+route_injected_key(const char *path, char *out, size_t outsz)
 {
 	struct buf b;
 	size_t n;
@@ -80,7 +79,7 @@ injected_key(const char *path, char *out, size_t outsz)
 
 /* Inject text; once delivered, remember key in the record at path. */
 static int
-deliver(struct rp *rp, const char *session, const char *text,
+route_deliver(struct rp *rp, const char *session, const char *text,
     const char *record, const char *key)
 {
 	enum act_inject got;
@@ -97,7 +96,7 @@ deliver(struct rp *rp, const char *session, const char *text,
 }
 
 static int
-tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
+route_tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
     const char *session, const char *phase_path, const char *record)
 {
 	const cJSON *pull = rp_open_pull(rp, pr);
@@ -123,7 +122,7 @@ tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
 	if (template_render(rp->cfg->formulas_dir, name, vars,
 		sizeof(vars) / sizeof(vars[0]), &text, err, sizeof(err)) == -1)
 		log_msg("cannot build the verdict message: %s", err);
-	else if ((r = deliver(rp, session, text, record, sha)) == 0)
+	else if ((r = route_deliver(rp, session, text, record, sha)) == 0)
 		log_msg("pr #%lld: verdict %s injected into %s", pr, verdict,
 		    session);
 	free(review);
@@ -132,7 +131,7 @@ tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
 }
 
 static int
-tell_no_review(struct rp *rp, long long pr, const cJSON *pull,
+route_tell_no_review(struct rp *rp, long long pr, const cJSON *pull,
     const char *session, const char *phase_path, const char *record)
 {
 	const char *sha = json_str_at(pull, "head.sha");
@@ -150,7 +149,7 @@ tell_no_review(struct rp *rp, long long pr, const cJSON *pull,
 		return -1;
 	}
 	key = xasprintf("no-review %s", sha);
-	if ((r = deliver(rp, session, text, record, key)) == 0)
+	if ((r = route_deliver(rp, session, text, record, key)) == 0)
 		log_msg("pr #%lld: no review after %s h, escalation asked of "
 			"%s",
 		    pr, hours, session);
@@ -184,8 +183,8 @@ route_one(struct rp *rp, long long n)
 		goto out;
 	}
 	record = runfiles_review_injected(p, pr);
-	if (review_pending(rp, pr) ||
-	    injected_key(record, key, sizeof(key)) == -1 ||
+	if (route_review_pending(rp, pr) ||
+	    route_injected_key(record, key, sizeof(key)) == -1 ||
 	    strcmp(key, sha) == 0)
 		goto out;
 	if (forge_comments_list(rp->review, pr, &comments) == -1) {
@@ -196,11 +195,12 @@ route_one(struct rp *rp, long long n)
 	}
 	mark = rp_reviewed_marker(sha);
 	if ((c = rp_last_comment_with(comments, mark)) != NULL)
-		r = tell_verdict(rp, pr, c, session, phase_path, record);
+		r = route_tell_verdict(rp, pr, c, session, phase_path, record);
 	else if (rp->now - pi.mtime >= rp->set.no_review_s &&
 	    !(strncmp(key, "no-review ", 10) == 0 &&
 		strcmp(key + 10, sha) == 0))
-		r = tell_no_review(rp, pr, pull, session, phase_path, record);
+		r = route_tell_no_review(rp, pr, pull, session, phase_path,
+		    record);
 out:
 	free(session);
 	free(record);
@@ -212,25 +212,17 @@ out:
 int
 rp_route(struct rp *rp)
 {
-	char *pattern = runfiles_phase_glob(rp->cfg->project_name);
-	long long n;
-	glob_t g;
-	size_t i;
-	int gr, r = 0;
+	long long *issues;
+	size_t i, n;
+	int r = 0;
 
-	gr = glob(pattern, 0, NULL, &g);
-	free(pattern);
-	if (gr == GLOB_NOMATCH)
-		return 0;
-	if (gr != 0) {
+	if (runfiles_phase_issues(rp->cfg->project_name, &issues, &n) == -1) {
 		log_msg("cannot list the dev phase files");
 		return -1;
 	}
-	for (i = 0; i < g.gl_pathc; i++) {
-		n = runfiles_phase_issue(rp->cfg->project_name, g.gl_pathv[i]);
-		if (n >= 0 && route_one(rp, n) == -1)
+	for (i = 0; i < n; i++)
+		if (route_one(rp, issues[i]) == -1)
 			r = -1;
-	}
-	globfree(&g);
+	free(issues);
 	return r;
 }

@@ -7,7 +7,6 @@
  * has its launch record and output.  Every step of a tick works from
  * this list; nothing else reads the run files.
  */
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,38 +28,32 @@ int
 rp_runs_list(struct rp *rp, struct rp_run **runs, size_t *n)
 {
 	const char *p = rp->cfg->project_name;
-	char *pattern = runfiles_review_phase_glob(p);
-	struct rp_run *v = NULL, *run;
-	glob_t g;
-	size_t i;
-	int gr;
+	struct rp_run *v, *run;
+	long long *prs;
+	size_t i, nprs;
 
 	*runs = NULL;
 	*n = 0;
-	gr = glob(pattern, 0, NULL, &g);
-	free(pattern);
-	if (gr == GLOB_NOMATCH)
-		return 0;
-	if (gr != 0) {
+	if (runfiles_review_phase_prs(p, &prs, &nprs) == -1) {
 		log_msg("cannot list the review phase files");
 		return -1;
 	}
-	v = xcalloc(g.gl_pathc + 1, sizeof(*v));
-	for (i = 0; i < g.gl_pathc; i++) {
+	v = xcalloc(nprs + 1, sizeof(*v));
+	for (i = 0; i < nprs; i++) {
 		run = &v[*n];
-		if ((run->pr = runfiles_review_phase_pr(p, g.gl_pathv[i])) < 0)
-			continue;
+		run->pr = prs[i];
 		run->session = runfiles_review_session(p, run->pr);
-		if (agent_read_signal(run->session, g.gl_pathv[i],
+		run->phase_path = runfiles_review_phase(p, run->pr);
+		if (agent_read_signal(run->session, run->phase_path,
 			&run->phase) == -1) {
 			free(run->session);
+			free(run->phase_path);
 			continue;
 		}
-		run->phase_path = xstrdup(g.gl_pathv[i]);
 		runs_record(p, run);
 		(*n)++;
 	}
-	globfree(&g);
+	free(prs);
 	*runs = v;
 	return 0;
 }
@@ -90,6 +83,29 @@ runs_record(const char *p, struct rp_run *run)
 		    sizeof(run->sha));
 	buf_free(&b);
 	free(req);
+}
+
+char *
+rp_run_record(const char *sha, const char *prev, int retried)
+{
+	return xasprintf("SHA:%s\nPREV:%s\n%s", sha, prev,
+	    retried ? "RETRIED:1\n" : "");
+}
+
+int
+rp_runs_each(struct rp *rp, int (*fn)(struct rp *, const struct rp_run *))
+{
+	struct rp_run *runs;
+	size_t i, n;
+	int r = 0;
+
+	if (rp_runs_list(rp, &runs, &n) == -1)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (fn(rp, &runs[i]) == -1)
+			r = -1;
+	rp_runs_free(runs, n);
+	return r;
 }
 
 void

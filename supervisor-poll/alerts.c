@@ -25,9 +25,9 @@
 #define FIX_TAIL_LINES 20
 #define PROMPT_MAX (64 * 1024)
 
-static char *fixer_prompt(const struct sup *);
-static void log_tail(const char *, size_t);
-static void fixer_exec(struct sup *, char *const *);
+static char *alerts_fixer_prompt(const struct sup *);
+static void alerts_log_tail(const char *, size_t);
+static void alerts_fixer_exec(struct sup *, char *const *);
 
 void
 sup_alert(struct sup *s, int prio, const char *fmt, ...)
@@ -107,7 +107,7 @@ sup_free(struct sup *s)
 
 /* The text handed to the fix command.  Caller frees. */
 static char *
-fixer_prompt(const struct sup *s)
+alerts_fixer_prompt(const struct sup *s)
 {
 	struct buf b, pre;
 	char *path = runfiles_supervisor_prompt();
@@ -145,7 +145,7 @@ fixer_prompt(const struct sup *s)
 
 /* Log the last lines of the command's output, secrets masked. */
 static void
-log_tail(const char *text, size_t lines)
+alerts_log_tail(const char *text, size_t lines)
 {
 	const char *p = text + strlen(text);
 	size_t seen = 0;
@@ -164,7 +164,7 @@ log_tail(const char *text, size_t lines)
 
 /* Run the fix command argv (its last word the prompt) and log the end. */
 static void
-fixer_exec(struct sup *s, char *const *argv)
+alerts_fixer_exec(struct sup *s, char *const *argv)
 {
 	struct spawn_opts opts;
 	struct buf out;
@@ -185,7 +185,7 @@ fixer_exec(struct sup *s, char *const *argv)
 		log_msg("fix command timed out after %d s", FIX_TIMEOUT_S);
 	else if (r == -1)
 		log_msg("cannot run the fix command: %s", strerror(errno));
-	log_tail(buf_str(&out), FIX_TAIL_LINES);
+	alerts_log_tail(buf_str(&out), FIX_TAIL_LINES);
 	sup_status(s, "fix command ran for %zu alert(s) (exit %d)", s->nalerts,
 	    status);
 out:
@@ -210,11 +210,11 @@ fixer_run(struct sup *s)
 		    s->nalerts);
 		goto out;
 	}
-	prompt = fixer_prompt(s);
+	prompt = alerts_fixer_prompt(s);
 	argv = xreallocarray(argv, n + 2, sizeof(*argv));
 	argv[n] = prompt;
 	argv[n + 1] = NULL;
-	fixer_exec(s, argv);
+	alerts_fixer_exec(s, argv);
 	argv[n] = NULL;
 out:
 	strv_free(argv);

@@ -31,21 +31,21 @@
 #define LOG_TAIL_BYTES (64 * 1024)
 #define LOG_TAIL_LINES 100
 
-static int log_tail(const char *, size_t, struct buf *);
-static void dev_lock(struct sup *);
-static int is_dir(const char *);
-static void git_repo(struct sup *);
-static int labelled_count(struct sup *, const char *, const char *,
+static int devhealth_log_tail(const char *, size_t, struct buf *);
+static void devhealth_dev_lock(struct sup *);
+static int devhealth_is_dir(const char *);
+static void devhealth_git_repo(struct sup *);
+static int devhealth_labelled_count(struct sup *, const char *, const char *,
     long long *);
-static void stall(struct sup *);
-static void productivity(struct sup *);
+static void devhealth_stall(struct sup *);
+static void devhealth_productivity(struct sup *);
 
 /*
  * Append the last max bytes of path (from a line start when the file is
  * longer) to out.  0, or -1 with errno set (ENOENT when missing).
  */
 static int
-log_tail(const char *path, size_t max, struct buf *out)
+devhealth_log_tail(const char *path, size_t max, struct buf *out)
 {
 	struct stat st;
 	char *data;
@@ -80,7 +80,7 @@ out:
 
 /* The PID in the legacy dev-agent lock: remove it when dead. */
 static void
-dev_lock(struct sup *s)
+devhealth_dev_lock(struct sup *s)
 {
 	const char *proj = s->cfg->project_name;
 	char *lock = runfiles_dev_agent_lock(proj);
@@ -113,7 +113,7 @@ out:
 }
 
 static int
-is_dir(const char *path)
+devhealth_is_dir(const char *path)
 {
 	struct stat st;
 
@@ -122,7 +122,7 @@ is_dir(const char *path)
 
 /* The local clone: a stale rebase aborted, the primary branch checked out. */
 static void
-git_repo(struct sup *s)
+devhealth_git_repo(struct sup *s)
 {
 	static const char *const abort_args[] = {"rebase", "--abort", NULL};
 	static const char *const head_args[] = {"symbolic-ref", "--short", "-q",
@@ -134,7 +134,7 @@ git_repo(struct sup *s)
 	char *branch = NULL;
 	int status, r;
 
-	if (!is_dir(repo))
+	if (!devhealth_is_dir(repo))
 		return;
 	if ((r = git_in_rebase(repo)) == -1) {
 		sup_fail(s, "%s: cannot find the git directory of '%s'",
@@ -174,7 +174,7 @@ git_repo(struct sup *s)
  * repository does not have.
  */
 static int
-labelled_count(struct sup *s, const char *label, const char *type,
+devhealth_labelled_count(struct sup *s, const char *label, const char *type,
     long long *count)
 {
 	const cJSON *list, *it;
@@ -194,15 +194,15 @@ labelled_count(struct sup *s, const char *label, const char *type,
 
 /* Backlog waiting, nothing in progress, and dev-poll silent for 20 min. */
 static void
-stall(struct sup *s)
+devhealth_stall(struct sup *s)
 {
 	const char *proj = s->cfg->project_name;
 	char *log = runfiles_dev_log(proj);
 	long long backlog, busy, age;
 
 	sup_status(s, "P2: %s: checking for a stalled backlog", proj);
-	if (labelled_count(s, "backlog", "issues", &backlog) == -1 ||
-	    labelled_count(s, "in-progress", "issues", &busy) == -1 ||
+	if (devhealth_labelled_count(s, "backlog", "issues", &backlog) == -1 ||
+	    devhealth_labelled_count(s, "in-progress", "issues", &busy) == -1 ||
 	    backlog == 0 || busy > 0)
 		goto out;
 	if (runfiles_age(log, s->now, &age) == -1)
@@ -221,7 +221,7 @@ out:
 
 /* The last 6 dev-poll ticks all found no ready issue. */
 static void
-productivity(struct sup *s)
+devhealth_productivity(struct sup *s)
 {
 	const char *proj = s->cfg->project_name;
 	char *log = runfiles_dev_log(proj), *text;
@@ -231,7 +231,7 @@ productivity(struct sup *s)
 
 	sup_status(s, "P2: %s: checking dev-poll productivity", proj);
 	buf_init(&tail, 0);
-	if (log_tail(log, LOG_TAIL_BYTES, &tail) == -1)
+	if (devhealth_log_tail(log, LOG_TAIL_BYTES, &tail) == -1)
 		goto out;
 	text = tail.data != NULL ? tail.data : (char *)"";
 	/* The last LOG_TAIL_LINES lines, newest first. */
@@ -265,10 +265,10 @@ void
 devhealth_check(struct sup *s)
 {
 	if (s->cfg->check_dev_agent)
-		dev_lock(s);
-	git_repo(s);
+		devhealth_dev_lock(s);
+	devhealth_git_repo(s);
 	if (s->cfg->check_pipeline_stall)
-		stall(s);
+		devhealth_stall(s);
 	if (s->cfg->check_dev_agent)
-		productivity(s);
+		devhealth_productivity(s);
 }

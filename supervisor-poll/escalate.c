@@ -9,7 +9,6 @@
  * before anything is posted again, even when the run files are lost.
  */
 #include <errno.h>
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +29,6 @@
 #include "xmalloc.h"
 
 #define REPLY_MAX (8 * 1024)
-#define REPLY_FILE_MAX (64 * 1024)
 #define REPLY_TEMPLATE "supervisor-escalation-reply.md"
 
 /* What escalate_comment() did. */
@@ -51,31 +49,29 @@ struct esc {
 	const char *login; /* the token's user */
 };
 
-static int state_load(const char *, long long *, long long *);
-static int state_save(struct sup *, const char *, long long, long long);
-static char *marker(const struct esc *, const char *);
-static int find_own(struct sup *, const struct esc *, const char *,
+static int escalate_state_load(const char *, long long *, long long *);
+static int escalate_state_save(struct sup *, const char *, long long,
+    long long);
+static char *escalate_marker(const struct esc *, const char *);
+static int escalate_find_own(struct sup *, const struct esc *, const char *,
     long long *);
 static enum escalate_posted escalate_comment(struct sup *, const struct esc *,
     const char *, const char *, const char *, long long *);
-static int find_reply(struct sup *, const struct esc *, long long,
+static int escalate_find_reply(struct sup *, const struct esc *, long long,
     const cJSON **);
-static enum act_inject inject_reply(struct sup *, const char *, long long,
-    const char *, const char *, const char *, const char *);
-static void reply_from_forge(struct sup *, const struct esc *, const cJSON *,
-    int *);
-static void renotify(struct sup *, const struct esc *);
-static void timeout(struct sup *, const struct esc *);
-static void forget(struct sup *, const struct esc *);
-static void remember(struct sup *, const struct esc *);
+static enum act_inject escalate_inject_reply(struct sup *, const char *,
+    long long, const char *, const char *, const char *, const char *);
+static void escalate_reply_from_forge(struct sup *, const struct esc *,
+    const cJSON *, int *);
+static void escalate_renotify(struct sup *, const struct esc *);
+static void escalate_timeout(struct sup *, const struct esc *);
+static void escalate_forget(struct sup *, const struct esc *);
+static void escalate_remember(struct sup *, const struct esc *);
 static enum escalate_posted escalate_notice(struct sup *, const struct esc *,
     const char *, long long *);
 static void escalate_clock(struct sup *, const struct esc *, int);
 static void escalate_one(struct sup *, struct esc *);
 static int escalate_login(struct sup *, struct esc *);
-static const struct esc_target *route(struct sup *, const char *,
-    const char **);
-static void restore(const char *, const char *);
 
 /*
  * An escalation's state file: the ID of a comment ("ID:", 0 for the reply
@@ -83,7 +79,7 @@ static void restore(const char *, const char *);
  * -1 when it is missing or not in that form.
  */
 static int
-state_load(const char *path, long long *id, long long *at)
+escalate_state_load(const char *path, long long *id, long long *at)
 {
 	struct buf b;
 	int r = -1;
@@ -99,7 +95,7 @@ state_load(const char *path, long long *id, long long *at)
 
 /* Write a state file (synced): 0 or -1. */
 static int
-state_save(struct sup *s, const char *path, long long id, long long at)
+escalate_state_save(struct sup *s, const char *path, long long id, long long at)
 {
 	char text[64];
 
@@ -109,7 +105,7 @@ state_save(struct sup *s, const char *path, long long id, long long at)
 
 /* The markers of one kind of comment about this escalation. */
 static char *
-marker(const struct esc *e, const char *kind)
+escalate_marker(const struct esc *e, const char *kind)
 {
 	return xasprintf("<!-- %s: %s-%lld -->\n<!-- escalation-at: %lld -->",
 	    kind, e->project, e->issue, e->since);
@@ -120,11 +116,12 @@ marker(const struct esc *e, const char *kind)
  * not there, -1 when the comments cannot be read.
  */
 static int
-find_own(struct sup *s, const struct esc *e, const char *kind, long long *id)
+escalate_find_own(struct sup *s, const struct esc *e, const char *kind,
+    long long *id)
 {
 	const cJSON *list, *c;
 	const char *body, *user;
-	char *mark = marker(e, kind);
+	char *mark = escalate_marker(e, kind);
 	int r = 0;
 
 	if (forge_comments_list(s->forge, e->issue, &list) == -1) {
@@ -160,12 +157,13 @@ escalate_comment(struct sup *s, const struct esc *e, const char *kind,
 	char *mark, *body;
 	int r;
 
-	if (state != NULL && state_load(state, id, &at) == 0 && at == e->since)
+	if (state != NULL && escalate_state_load(state, id, &at) == 0 &&
+	    at == e->since)
 		return ESCALATE_POSTED;
-	if ((r = find_own(s, e, kind, id)) == -1)
+	if ((r = escalate_find_own(s, e, kind, id)) == -1)
 		return ESCALATE_POST_FAILED;
 	if (r == 0) {
-		mark = marker(e, kind);
+		mark = escalate_marker(e, kind);
 		body = xasprintf("%s\n%s", mark, text);
 		r = act_comment(&s->act, e->issue, body, id);
 		free(mark);
@@ -178,7 +176,7 @@ escalate_comment(struct sup *s, const struct esc *e, const char *kind,
 		    e->issue, kind);
 	}
 	if (state != NULL)
-		(void)state_save(s, state, *id, e->since);
+		(void)escalate_state_save(s, state, *id, e->since);
 	return ESCALATE_POSTED;
 }
 
@@ -187,7 +185,7 @@ escalate_comment(struct sup *s, const struct esc *e, const char *kind,
  * user nor one of FORGE_BOT_USERNAMES): 1 found, 0 none yet, -1 failed.
  */
 static int
-find_reply(struct sup *s, const struct esc *e, long long notice,
+escalate_find_reply(struct sup *s, const struct esc *e, long long notice,
     const cJSON **reply)
 {
 	const cJSON *list, *c;
@@ -218,7 +216,7 @@ find_reply(struct sup *s, const struct esc *e, long long notice,
  * text cannot be built).
  */
 static enum act_inject
-inject_reply(struct sup *s, const char *project, long long issue,
+escalate_inject_reply(struct sup *s, const char *project, long long issue,
     const char *session, const char *phase, const char *source,
     const char *reply)
 {
@@ -240,36 +238,55 @@ inject_reply(struct sup *s, const char *project, long long issue,
 }
 
 static void
-reply_from_forge(struct sup *s, const struct esc *e, const cJSON *reply,
-    int *handled)
+escalate_reply_from_forge(struct sup *s, const struct esc *e,
+    const cJSON *reply, int *handled)
 {
 	const char *user = json_str_at(reply, "user.login");
-	char *source,
-	    *injected = runfiles_escalation_injected(e->project, e->issue),
-	    *renote = runfiles_renotify(e->project, e->issue);
+	char *injected = runfiles_escalation_injected(e->project, e->issue);
+	char *source, *what;
 	long long id = 0, iid, at;
 
 	(void)json_int(reply, "id", &id);
 	*handled = 0;
-	if (state_load(injected, &iid, &at) == 0 && at == e->since && iid == id)
+	if (escalate_state_load(injected, &iid, &at) == 0 && at == e->since &&
+	    iid == id)
 		goto out;
 	*handled = 1;
 	source = xasprintf("comment by @%s", user);
-	if (inject_reply(s, e->project, e->issue, e->session, e->phase, source,
-		json_str(reply, "body")) == ACT_INJECTED &&
-	    state_save(s, injected, id, e->since) == 0) {
-		(void)act_remove(&s->act, renote);
-		sup_fixed(s, "%s: #%lld: passed @%s's reply to %s", e->project,
-		    e->issue, user, e->session);
-	}
+	what = xasprintf("@%s's reply", user);
+	/* escalate_one() remembered this escalation last. */
+	(void)escalate_answer(s, &s->esc[s->nesc - 1], id, source, what,
+	    json_str(reply, "body"));
+	free(what);
 	free(source);
 out:
 	free(injected);
+}
+
+enum act_inject
+escalate_answer(struct sup *s, const struct esc_target *t, long long id,
+    const char *source, const char *what, const char *reply)
+{
+	char *injected = runfiles_escalation_injected(t->project, t->issue);
+	char *renote = runfiles_renotify(t->project, t->issue);
+	enum act_inject r;
+
+	r = escalate_inject_reply(s, t->project, t->issue, t->session,
+	    t->phase_path, source, reply);
+	if (r == ACT_INJECTED &&
+	    escalate_state_save(s, injected, id, (long long)t->since) == 0) {
+		/* Marks the escalation answered: no reminder follows. */
+		(void)act_remove(&s->act, renote);
+		sup_fixed(s, "%s: #%lld: passed %s to %s", t->project, t->issue,
+		    what, t->session);
+	}
+	free(injected);
 	free(renote);
+	return r;
 }
 
 static void
-renotify(struct sup *s, const struct esc *e)
+escalate_renotify(struct sup *s, const struct esc *e)
 {
 	char *state = runfiles_renotify(e->project, e->issue), *text;
 	long long id;
@@ -292,7 +309,7 @@ renotify(struct sup *s, const struct esc *e)
 
 /* Forget this escalation's run files once it is settled for good. */
 static void
-forget(struct sup *s, const struct esc *e)
+escalate_forget(struct sup *s, const struct esc *e)
 {
 	char *paths[3];
 	size_t i;
@@ -313,7 +330,7 @@ forget(struct sup *s, const struct esc *e)
  * until the next tick.
  */
 static void
-timeout(struct sup *s, const struct esc *e)
+escalate_timeout(struct sup *s, const struct esc *e)
 {
 	const cJSON *issue;
 	char *text;
@@ -344,7 +361,7 @@ timeout(struct sup *s, const struct esc *e)
 	    act_kill(&s->act, e->session) == -1 ||
 	    act_remove(&s->act, e->phase) == -1)
 		return;
-	forget(s, e);
+	escalate_forget(s, e);
 	sup_fixed(s,
 	    "%s: #%lld: no answer to the escalation in 24 h: "
 	    "labelled blocked, %s stopped",
@@ -353,7 +370,7 @@ timeout(struct sup *s, const struct esc *e)
 
 /* Keep the live escalated session for the legacy reply file. */
 static void
-remember(struct sup *s, const struct esc *e)
+escalate_remember(struct sup *s, const struct esc *e)
 {
 	struct esc_target *t;
 
@@ -403,10 +420,10 @@ escalate_clock(struct sup *s, const struct esc *e, int answered)
 {
 	switch (escalate_due(s->now - e->since, answered)) {
 	case ESCALATE_TIMEOUT:
-		timeout(s, e);
+		escalate_timeout(s, e);
 		break;
 	case ESCALATE_RENOTIFY:
-		renotify(s, e);
+		escalate_renotify(s, e);
 		break;
 	case ESCALATE_WAIT:
 		break;
@@ -434,16 +451,16 @@ escalate_one(struct sup *s, struct esc *e)
 		escalate_clock(s, e, 1);
 		goto out;
 	}
-	remember(s, e);
+	escalate_remember(s, e);
 	if (escalate_notice(s, e, notified, &notice) != ESCALATE_POSTED ||
-	    (r = find_reply(s, e, notice, &reply)) == -1)
+	    (r = escalate_find_reply(s, e, notice, &reply)) == -1)
 		goto out;
 	if (r == 1)
-		reply_from_forge(s, e, reply, &handled);
+		escalate_reply_from_forge(s, e, reply, &handled);
 	if (!handled)
 		escalate_clock(s, e,
 		    r == 1 ||
-			(state_load(injected, &iid, &at) == 0 &&
+			(escalate_state_load(injected, &iid, &at) == 0 &&
 			    at == e->since));
 out:
 	free(notified);
@@ -465,31 +482,28 @@ void
 escalate_check(struct sup *s)
 {
 	const char *proj = s->cfg->project_name;
-	char *pattern = runfiles_phase_glob(proj);
 	struct phase_info sig;
+	long long *issues;
 	struct esc e;
-	glob_t g;
-	size_t i;
-	int r, stop = 0;
+	size_t i, n;
+	int stop = 0;
 
 	sup_status(s, "P2: %s: checking escalated sessions", proj);
-	memset(&g, 0, sizeof(g));
-	r = glob(pattern, 0, NULL, &g);
-	if (r != 0 && r != GLOB_NOMATCH)
-		sup_fail(s, "cannot list '%s'", pattern);
-	for (i = 0; r == 0 && !stop && i < g.gl_pathc; i++) {
+	if (runfiles_phase_issues(proj, &issues, &n) == -1) {
+		sup_fail(s, "cannot list the phase files of %s", proj);
+		return;
+	}
+	for (i = 0; !stop && i < n; i++) {
 		memset(&e, 0, sizeof(e));
 		e.project = proj;
-		e.issue = runfiles_phase_issue(proj, g.gl_pathv[i]);
-		if (e.issue < 1)
-			continue;
+		e.issue = issues[i];
 		e.session = runfiles_dev_session(proj, e.issue);
-		if (agent_read_signal(e.session, g.gl_pathv[i], &sig) == -1)
-			sup_fail(s, "cannot read '%s'", g.gl_pathv[i]);
+		e.phase = runfiles_phase(proj, e.issue);
+		if (agent_read_signal(e.session, e.phase, &sig) == -1)
+			sup_fail(s, "cannot read '%s'", e.phase);
 		else if (sig.phase == PHASE_ESCALATE && sig.mtime != 0 &&
 		    !(stop = escalate_login(s, &e) == -1)) {
 			e.since = (long long)sig.mtime;
-			e.phase = xstrdup(g.gl_pathv[i]);
 			e.reason = redact_secrets(sig.reason);
 			escalate_one(s, &e);
 		}
@@ -497,119 +511,5 @@ escalate_check(struct sup *s)
 		free(e.phase);
 		free(e.reason);
 	}
-	if (r == 0)
-		globfree(&g);
-	free(pattern);
-}
-
-/*
- * Which escalated session the legacy reply file is for.  Its first line
- * may name one: the session ("dev-harb-42") or the issue ("#42"); then
- * the reply is the rest (*body).  Without a name it goes to the only
- * escalated session.  NULL when it cannot be routed (logged).
- */
-static const struct esc_target *
-route(struct sup *s, const char *text, const char **body)
-{
-	size_t len = strcspn(text, "\n"), i, hits = 0;
-	const struct esc_target *t = NULL;
-	char *first = xstrndup(text, len), *p;
-	long long n = -1;
-
-	for (p = first + strlen(first);
-	     p > first && (p[-1] == ' ' || p[-1] == '\r' || p[-1] == '\t');)
-		*--p = '\0';
-	*body = text[len] == '\n' ? text + len + 1 : text + len;
-	if (first[0] == '#' && first[1] != '\0' &&
-	    strspn(first + 1, "0123456789") == strlen(first + 1))
-		n = strtoll(first + 1, NULL, 10);
-	for (i = 0; i < s->nesc; i++) {
-		if (strcmp(first, s->esc[i].session) == 0 ||
-		    n == s->esc[i].issue) {
-			t = &s->esc[i];
-			hits++;
-		}
-	}
-	if (hits == 1)
-		goto out;
-	t = NULL;
-	if (hits > 1) {
-		log_msg("reply file: '%s' matches %zu escalated sessions; left "
-			"in place",
-		    first, hits);
-	} else if (n != -1 || runfiles_dev_session_like(first)) {
-		log_msg("reply file names '%s', which is not an escalated "
-			"session; left in place",
-		    first);
-	} else if (s->nesc == 1) {
-		t = &s->esc[0];
-		*body = text;
-	} else {
-		log_msg("reply file names no session and %zu are escalated; "
-			"left in place",
-		    s->nesc);
-	}
-out:
-	free(first);
-	return t;
-}
-
-/* Put an undelivered reply back, unless a newer one has arrived. */
-static void
-restore(const char *path, const char *text)
-{
-	if (file_create_excl(path, text, 0644) != 0)
-		log_msg("reply file: a newer reply is in place; the "
-			"undelivered one (%zu bytes) is dropped",
-		    strlen(text));
-	else
-		log_msg("reply file: put back for the next tick");
-}
-
-void
-escalate_reply_file(struct sup *s)
-{
-	char *path = runfiles_escalation_reply();
-	const struct esc_target *t, *t2;
-	const char *body, *body2;
-	struct buf peek, claimed;
-	int r;
-
-	buf_init(&peek, 0);
-	buf_init(&claimed, 0);
-	r = file_read(path, REPLY_FILE_MAX, &peek);
-	if (r == -1 && errno == ENOENT)
-		goto out;
-	if (r == -1) {
-		sup_fail(s, "cannot read '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	if (strspn(buf_str(&peek), " \t\r\n") == peek.len ||
-	    (t = route(s, buf_str(&peek), &body)) == NULL)
-		goto out;
-	if (act_claim(&s->act, path, REPLY_FILE_MAX, &claimed, t->session) !=
-	    ACT_CLAIMED)
-		goto out;
-	if ((t2 = route(s, buf_str(&claimed), &body2)) != t) {
-		restore(path, buf_str(&claimed));
-		goto out;
-	}
-	if (inject_reply(s, t->project, t->issue, t->session, t->phase_path,
-		"the reply file", body2) != ACT_INJECTED) {
-		restore(path, buf_str(&claimed));
-		goto out;
-	}
-	/* Marks the escalation answered: no reminder follows. */
-	free(path);
-	path = runfiles_escalation_injected(t->project, t->issue);
-	(void)state_save(s, path, 0, (long long)t->since);
-	free(path);
-	path = runfiles_renotify(t->project, t->issue);
-	(void)act_remove(&s->act, path);
-	sup_fixed(s, "%s: #%lld: passed the reply file to %s", t->project,
-	    t->issue, t->session);
-out:
-	buf_free(&peek);
-	buf_free(&claimed);
-	free(path);
+	free(issues);
 }

@@ -23,7 +23,7 @@
 /* "YYYY-MM-DDTHH:MM": the part of "ts" that is compared. */
 #define TS_CMP 16
 
-static int line_is_old(const char *, size_t, const char *);
+static int metrics_line_is_old(const char *, size_t, const char *);
 
 cJSON *
 metrics_new(const struct sup *s, const char *type)
@@ -56,7 +56,7 @@ metrics_emit(struct sup *s, cJSON *obj)
  * reader of the file).  Objects that cannot be dated are kept.
  */
 static int
-line_is_old(const char *line, size_t len, const char *cutoff)
+metrics_line_is_old(const char *line, size_t len, const char *cutoff)
 {
 	char err[64];
 	cJSON *obj = json_parse(line, len, err, sizeof(err));
@@ -98,7 +98,7 @@ metrics_rotate(struct sup *s)
 		nl = strchr(p, '\n');
 		nl = nl != NULL ? nl + 1 : p + strlen(p);
 		len = (size_t)(nl - p);
-		if (len <= 1 || line_is_old(p, len, cutoff))
+		if (len <= 1 || metrics_line_is_old(p, len, cutoff))
 			dropped++;
 		else if (buf_append(&kept, p, len) == 0 && p[len - 1] != '\n')
 			buf_puts(&kept, "\n");

@@ -19,9 +19,9 @@
 #define FAILED_STALE_S (30 * 60)
 #define UNREVIEWED_S (60 * 60)
 
-static int reviewed(struct sup *, long long, const char *);
-static long long idle_min(const struct sup *, const cJSON *);
-static void pr_one(struct sup *, const cJSON *);
+static int prs_reviewed(struct sup *, long long, const char *);
+static long long prs_idle_min(const struct sup *, const cJSON *);
+static void prs_pr_one(struct sup *, const cJSON *);
 static int prs_review_poll(struct sup *);
 
 /*
@@ -30,7 +30,7 @@ static int prs_review_poll(struct sup *);
  * it cannot be told.
  */
 static int
-reviewed(struct sup *s, long long pr, const char *sha)
+prs_reviewed(struct sup *s, long long pr, const char *sha)
 {
 	const cJSON *list, *it;
 	char *marker = xasprintf("<!-- reviewed: %s", sha);
@@ -68,7 +68,7 @@ out:
 
 /* Minutes since the PR was last updated; -1 when it does not say. */
 static long long
-idle_min(const struct sup *s, const cJSON *pr)
+prs_idle_min(const struct sup *s, const cJSON *pr)
 {
 	time_t t;
 
@@ -93,7 +93,7 @@ prs_review_poll(struct sup *s)
 }
 
 static void
-pr_one(struct sup *s, const cJSON *pr)
+prs_pr_one(struct sup *s, const cJSON *pr)
 {
 	const char *proj = s->cfg->project_name;
 	const char *sha = json_str_at(pr, "head.sha");
@@ -108,7 +108,7 @@ pr_one(struct sup *s, const cJSON *pr)
 		    number);
 		return;
 	}
-	idle = idle_min(s, pr);
+	idle = prs_idle_min(s, pr);
 	if (json_bool(pr, "mergeable", &mergeable) == 0 && !mergeable &&
 	    ci_passed(st, ci)) {
 		sup_alert(s, P3,
@@ -122,7 +122,7 @@ pr_one(struct sup *s, const cJSON *pr)
 			    "%lld min",
 			    proj, number, ci_state_name(st), idle);
 	} else if (ci_passed(st, ci) && idle * 60 > UNREVIEWED_S) {
-		if ((r = reviewed(s, number, sha)) == -1) {
+		if ((r = prs_reviewed(s, number, sha)) == -1) {
 			sup_fail(s, "%s: PR #%lld: cannot read its reviews: %s",
 			    proj, number, forge_error(s->forge));
 			return;
@@ -153,5 +153,5 @@ prs_check(struct sup *s)
 		return;
 	}
 	cJSON_ArrayForEach (pr, list)
-		pr_one(s, pr);
+		prs_pr_one(s, pr);
 }

@@ -134,8 +134,16 @@ enum escalate_due {
  */
 enum escalate_due escalate_due(long long age, int answered);
 void escalate_check(struct sup *);
-/* Route the legacy reply file to the escalated session it is for. */
-void escalate_reply_file(struct sup *);
+/*
+ * Pass a person's reply (source: as the session is told, "comment by
+ * @x"; what: as the log says) to the escalated session t, and remember
+ * comment id (0: none) as its answer, so that no reminder follows.
+ */
+enum act_inject escalate_answer(struct sup *, const struct esc_target *t,
+    long long id, const char *source, const char *what, const char *reply);
+
+/* replyfile.c: the legacy reply file, to the session it is for. */
+void replyfile_check(struct sup *);
 
 /* sweep.c: orphaned dev sessions; stale unused worktrees. */
 void sweep_sessions(struct sup *);

@@ -27,15 +27,17 @@
 #define IDLE_S (30 * 60)
 #define WORKTREE_STALE_S (2 * 3600)
 
-static int protected_phase(enum phase);
-static int pr_on_branch(struct sup *, const char *, long long, long long *);
-static char *why_orphaned(struct sup *, long long, const char *);
-static void clean_session(struct sup *, long long, const char *, const char *);
-static void remove_worktree(struct sup *, const char *, long long);
-static int worktree_in_use(struct sup *, const char *, long long, int);
+static int sweep_protected_phase(enum phase);
+static int sweep_pr_on_branch(struct sup *, const char *, long long,
+    long long *);
+static char *sweep_why_orphaned(struct sup *, long long, const char *);
+static void sweep_clean_session(struct sup *, long long, const char *,
+    const char *);
+static void sweep_remove_worktree(struct sup *, const char *, long long);
+static int sweep_worktree_in_use(struct sup *, const char *, long long, int);
 
 static int
-protected_phase(enum phase ph)
+sweep_protected_phase(enum phase ph)
 {
 	return ph == PHASE_ESCALATE || ph == PHASE_AWAITING_CI ||
 	    ph == PHASE_AWAITING_REVIEW;
@@ -46,7 +48,8 @@ protected_phase(enum phase ph)
  * 1 found (*pr), 0 none, -1 unknown.
  */
 static int
-pr_on_branch(struct sup *s, const char *state, long long issue, long long *pr)
+sweep_pr_on_branch(struct sup *s, const char *state, long long issue,
+    long long *pr)
 {
 	const cJSON *list, *it;
 	const char *ref;
@@ -69,7 +72,7 @@ pr_on_branch(struct sup *s, const char *state, long long issue, long long *pr)
  * is not one or that cannot be told.
  */
 static char *
-why_orphaned(struct sup *s, long long issue, const char *session)
+sweep_why_orphaned(struct sup *s, long long issue, const char *session)
 {
 	const char *proj = s->cfg->project_name, *state;
 	char *idle = runfiles_idle_marker(session);
@@ -89,9 +92,9 @@ why_orphaned(struct sup *s, long long issue, const char *session)
 		why = xasprintf("issue #%lld is closed", issue);
 		goto out;
 	}
-	if ((r = pr_on_branch(s, "open", issue, &pr)) != 0)
+	if ((r = sweep_pr_on_branch(s, "open", issue, &pr)) != 0)
 		goto out;
-	if ((r = pr_on_branch(s, "closed", issue, &pr)) == -1)
+	if ((r = sweep_pr_on_branch(s, "closed", issue, &pr)) == -1)
 		goto out;
 	if (r == 1) {
 		why = xasprintf("its PR #%lld is closed or merged", pr);
@@ -120,7 +123,7 @@ out:
 
 /* Remove a dev worktree through git (never by hand). */
 static void
-remove_worktree(struct sup *s, const char *path, long long age_min)
+sweep_remove_worktree(struct sup *s, const char *path, long long age_min)
 {
 	const char *args[] = {"worktree", "remove", "--force", path, NULL};
 	struct stat st;
@@ -134,7 +137,7 @@ remove_worktree(struct sup *s, const char *path, long long age_min)
 }
 
 static void
-clean_session(struct sup *s, long long issue, const char *session,
+sweep_clean_session(struct sup *s, long long issue, const char *session,
     const char *why)
 {
 	const char *proj = s->cfg->project_name;
@@ -145,7 +148,7 @@ clean_session(struct sup *s, long long issue, const char *session,
 
 	if (act_kill(&s->act, session) == -1)
 		goto out;
-	remove_worktree(s, wt, -1);
+	sweep_remove_worktree(s, wt, -1);
 	if (file_exists(lock) && lock_pid_alive(lock, &pid) == 0)
 		(void)act_remove(&s->act, lock);
 	(void)act_remove(&s->act, phase);
@@ -179,9 +182,9 @@ sweep_sessions(struct sup *s)
 		phase = runfiles_phase(proj, issue);
 		if (agent_read_signal(names[i], phase, &sig) == -1)
 			sup_fail(s, "cannot read '%s'", phase);
-		else if (!protected_phase(sig.phase) &&
-		    (why = why_orphaned(s, issue, names[i])) != NULL) {
-			clean_session(s, issue, names[i], why);
+		else if (!sweep_protected_phase(sig.phase) &&
+		    (why = sweep_why_orphaned(s, issue, names[i])) != NULL) {
+			sweep_clean_session(s, issue, names[i], why);
 			free(why);
 		}
 		free(phase);
@@ -196,7 +199,7 @@ out:
  * lives, its dev session waits in a phase, or a process works in it.
  */
 static int
-worktree_in_use(struct sup *s, const char *path, long long n, int review)
+sweep_worktree_in_use(struct sup *s, const char *path, long long n, int review)
 {
 	const char *proj = s->cfg->project_name;
 	char *session = review ? runfiles_review_session(proj, n) :
@@ -243,8 +246,8 @@ sweep_worktrees(struct sup *s)
 			review = 1;
 		if (n >= 0 && lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
 		    s->now - st.st_mtime > WORKTREE_STALE_S &&
-		    !worktree_in_use(s, path, n, review))
-			remove_worktree(s, path,
+		    !sweep_worktree_in_use(s, path, n, review))
+			sweep_remove_worktree(s, path,
 			    (long long)(s->now - st.st_mtime) / 60);
 		free(path);
 	}

@@ -3,8 +3,10 @@
  * makes is read back to its number by the matching parser, and nothing
  * else is.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "runfiles.h"
@@ -105,11 +107,52 @@ test_not_names(void)
 	CHECK_INT(runfiles_dev_session_like("review-x-1"), 0);
 }
 
+/* The phase files of a project listed by number; anything else left out. */
+static void
+test_listing(void)
+{
+	static const char *const files[] = {"dev-session-p-3.phase",
+	    "dev-session-p-12.phase", "dev-session-p-0.phase",
+	    "dev-session-p-x.phase", "dev-session-q-4.phase",
+	    "review-session-p-5.phase", "dev-session-p-7.txt"};
+	char dir[] = "/tmp/test-runfiles-XXXXXX", path[128];
+	long long *nums, sum = 0;
+	size_t i, n;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	runfiles_init(dir, "/factory");
+	CHECK_INT(runfiles_phase_issues("p", &nums, &n), 0);
+	CHECK_INT(n, 0);
+	free(nums);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		if ((f = fopen(path, "w")) != NULL)
+			fclose(f);
+	}
+	CHECK_INT(runfiles_phase_issues("p", &nums, &n), 0);
+	CHECK_INT(n, 2);
+	for (i = 0; i < n; i++)
+		sum += nums[i];
+	CHECK_INT(sum, 15);
+	free(nums);
+	CHECK_INT(runfiles_review_phase_prs("p", &nums, &n), 0);
+	CHECK_INT(n, 1);
+	CHECK_INT(n > 0 ? nums[0] : 0, 5);
+	free(nums);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 int
 main(void)
 {
 	RUN(test_names);
 	RUN(test_round_trip);
 	RUN(test_not_names);
+	RUN(test_listing);
 	return check_main();
 }
