@@ -3,6 +3,7 @@
  * numbers are integers only when they really are.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "buf.h"
+#include "file.h"
 #include "json.h"
 #include "xmalloc.h"
 
@@ -50,6 +53,31 @@ json_parse(const char *text, size_t len, char *err, size_t errsz)
 		return NULL;
 	}
 	return root;
+}
+
+cJSON *
+json_load_object(const char *path, size_t max, char *err, size_t errsz)
+{
+	cJSON *obj = NULL;
+	struct buf b;
+	int r;
+
+	buf_init(&b, 0);
+	r = file_read(path, max, &b);
+	if (r == -1 && errno == ENOENT)
+		obj = cJSON_CreateObject();
+	else if (r == 0)
+		obj = json_parse(buf_str(&b), b.len, err, errsz);
+	else
+		snprintf(err, errsz, "%s",
+		    r == 1 ? "too large" : strerror(errno));
+	buf_free(&b);
+	if (obj != NULL && !cJSON_IsObject(obj)) {
+		snprintf(err, errsz, "not a JSON object");
+		cJSON_Delete(obj);
+		obj = NULL;
+	}
+	return obj;
 }
 
 char *

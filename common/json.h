@@ -17,6 +17,13 @@
  * cJSON_Delete(), or NULL with the reason (and the offset) in err.
  */
 cJSON *json_parse(const char *text, size_t len, char *err, size_t errsz);
+/*
+ * The JSON object in the file at path (at most max bytes), or a new empty
+ * object when there is no such file.  NULL, with the reason in err, when
+ * it cannot be read, is longer than max, or holds no JSON object.  Caller
+ * frees with cJSON_Delete().
+ */
+cJSON *json_load_object(const char *path, size_t max, char *err, size_t errsz);
 /* Serialise compactly.  Caller frees with free(3). */
 char *json_print(const cJSON *);
 

@@ -42,31 +42,14 @@ static void cifix_post_blocked(struct dev_ctx *, long long, long long,
 static int
 cifix_load(const char *path, cJSON **out)
 {
-	struct buf b;
 	char err[128];
-	int r;
 
-	*out = NULL;
-	buf_init(&b, 0);
-	r = file_read(path, CIFIX_FILE_MAX, &b);
-	if (r == -1 && errno == ENOENT) {
-		*out = cJSON_CreateObject();
-		r = 0;
-	} else if (r == 0) {
-		*out = json_parse(b.data != NULL ? b.data : "", b.len, err,
-		    sizeof(err));
-		if (*out == NULL || !cJSON_IsObject(*out)) {
-			log_msg("'%s' is not a JSON object: %s", path,
-			    *out == NULL ? err : "wrong type");
-			cJSON_Delete(*out);
-			*out = NULL;
-			r = -1;
-		}
-	} else
-		log_msg("cannot read '%s': %s", path,
-		    r == 1 ? "too large" : strerror(errno));
-	buf_free(&b);
-	return r == 0 ? 0 : -1;
+	if ((*out = json_load_object(path, CIFIX_FILE_MAX, err, sizeof(err))) ==
+	    NULL) {
+		log_msg("cannot use '%s': %s", path, err);
+		return -1;
+	}
+	return 0;
 }
 
 enum dp_cifix_res

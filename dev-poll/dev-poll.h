@@ -227,8 +227,15 @@ int dp_issues_labelled(struct dev_ctx *, const char *label, const char *sort,
 int dp_backlog_load(struct dev_ctx *);
 /* One issue (borrowed).  0 or -1 (logged). */
 int dp_issue(struct dev_ctx *, long long number, const cJSON **out);
-/* One issue: FORGE_OK, FORGE_NOT_FOUND (404), or FORGE_ERROR (logged). */
-enum forge_res dp_issue_maybe(struct dev_ctx *, long long number,
+/* An issue's state, as dp_issue_state() reads it. */
+enum dp_issue_state {
+	DP_ISSUE_OPEN,
+	DP_ISSUE_CLOSED,
+	DP_ISSUE_MISSING, /* no such issue (404) */
+	DP_ISSUE_UNKNOWN  /* it could not be read (logged) */
+};
+/* Read issue number (borrowed into *out unless missing) and its state. */
+enum dp_issue_state dp_issue_state(struct dev_ctx *, long long number,
     const cJSON **out);
 /*
  * Whether issue dep is closed (a missing one is not; one in a list of

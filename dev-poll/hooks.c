@@ -51,32 +51,14 @@ hooks_quotable(const char *path)
 static int
 hooks_settings_load(const char *path, cJSON **out)
 {
-	struct buf b;
 	char err[128];
-	int r;
 
-	*out = NULL;
-	buf_init(&b, 0);
-	r = file_read(path, SETTINGS_MAX, &b);
-	if (r == -1 && errno == ENOENT) {
-		*out = cJSON_CreateObject();
-		buf_free(&b);
-		return 0;
+	if ((*out = json_load_object(path, SETTINGS_MAX, err, sizeof(err))) ==
+	    NULL) {
+		log_msg("cannot use '%s': %s", path, err);
+		return -1;
 	}
-	if (r == 0)
-		*out = json_parse(b.data != NULL ? b.data : "", b.len, err,
-		    sizeof(err));
-	else
-		snprintf(err, sizeof(err), "%s",
-		    r == 1 ? "too large" : strerror(errno));
-	buf_free(&b);
-	if (*out != NULL && cJSON_IsObject(*out))
-		return 0;
-	log_msg("cannot use '%s': %s", path,
-	    *out == NULL ? err : "not a JSON object");
-	cJSON_Delete(*out);
-	*out = NULL;
-	return -1;
+	return 0;
 }
 
 /* Whether an entry of the event's array already runs command. */

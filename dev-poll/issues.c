@@ -71,16 +71,22 @@ dp_issue(struct dev_ctx *c, long long number, const cJSON **out)
 	return 0;
 }
 
-enum forge_res
-dp_issue_maybe(struct dev_ctx *c, long long number, const cJSON **out)
+enum dp_issue_state
+dp_issue_state(struct dev_ctx *c, long long number, const cJSON **out)
 {
+	const char *state;
+
 	*out = NULL;
-	if (forge_issue_get(c->forge, number, out) == 0)
-		return FORGE_OK;
-	if (forge_last_status(c->forge) == 404)
-		return FORGE_NOT_FOUND;
-	log_msg("cannot read issue #%lld: %s", number, forge_error(c->forge));
-	return FORGE_ERROR;
+	if (forge_issue_get(c->forge, number, out) == -1) {
+		if (forge_last_status(c->forge) == 404)
+			return DP_ISSUE_MISSING;
+		log_msg("cannot read issue #%lld: %s", number,
+		    forge_error(c->forge));
+		return DP_ISSUE_UNKNOWN;
+	}
+	state = json_str(*out, "state");
+	return state != NULL && strcmp(state, "closed") == 0 ? DP_ISSUE_CLOSED :
+							       DP_ISSUE_OPEN;
 }
 
 /* Whether issue n is one of the n items of list. */
@@ -100,7 +106,7 @@ int
 dp_dep_closed(struct dev_ctx *c, long long dep, int *closed)
 {
 	const cJSON *issue;
-	const char *state;
+	enum dp_issue_state st;
 
 	*closed = 0;
 	/* Listed among the open issues read this tick: open, no request. */
@@ -108,16 +114,9 @@ dp_dep_closed(struct dev_ctx *c, long long dep, int *closed)
 	    issues_listed(c->inprog, c->ninprog, dep))
 		return 0;
 	/* An issue that does not exist can never be closed. */
-	switch (dp_issue_maybe(c, dep, &issue)) {
-	case FORGE_NOT_FOUND:
-		return 0;
-	case FORGE_OK:
-		break;
-	default:
+	if ((st = dp_issue_state(c, dep, &issue)) == DP_ISSUE_UNKNOWN)
 		return -1;
-	}
-	state = json_str(issue, "state");
-	*closed = state != NULL && strcmp(state, "closed") == 0;
+	*closed = st == DP_ISSUE_CLOSED;
 	return 0;
 }
 

@@ -33,22 +33,18 @@ static int
 preflight_blocker_ready(struct dev_ctx *c, long long blocker)
 {
 	const cJSON *it;
-	const char *state;
 	long long *deps = NULL;
 	size_t n = 0, i;
 	int r, closed;
 
-	switch (dp_issue_maybe(c, blocker, &it)) {
-	case FORGE_NOT_FOUND:
-		return 0;
-	case FORGE_OK:
+	switch (dp_issue_state(c, blocker, &it)) {
+	case DP_ISSUE_OPEN:
 		break;
-	default:
+	case DP_ISSUE_UNKNOWN:
 		return -1;
-	}
-	state = json_str(it, "state");
-	if (state == NULL || strcmp(state, "open") != 0)
+	default:
 		return 0;
+	}
 	(void)deps_parse(json_str(it, "body"), blocker, &deps, &n);
 	for (i = 0, r = 1; i < n && r == 1; i++) {
 		if (dp_dep_closed(c, deps[i], &closed) == -1)

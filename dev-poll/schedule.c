@@ -31,6 +31,10 @@ static enum dp_launch schedule_launch(struct dev_ctx *, long long,
     const cJSON *, const char *, long long);
 static enum dp_step schedule_merge(struct dev_ctx *, struct dp_pr *, long long,
     const cJSON *);
+static int schedule_free(struct dev_ctx *, long long, enum dp_step,
+    enum dp_step *);
+static int schedule_may_fix(struct dev_ctx *, long long, struct dp_pr *,
+    enum dp_step, enum dp_step *);
 static enum dp_step schedule_ci_fix(struct dev_ctx *, long long, const cJSON *,
     struct dp_pr *);
 static enum dp_step schedule_orphan_pr(struct dev_ctx *, const cJSON *,
@@ -89,29 +93,62 @@ schedule_merge(struct dev_ctx *c, struct dp_pr *p, long long issue,
 	return schedule_after(schedule_launch(c, issue, it, "agent-merge", 0));
 }
 
+/*
+ * Whether the session of issue is free (1).  0: the step returns *stop,
+ * busy when the session lives, DP_FAIL when that cannot be told.
+ */
+static int
+schedule_free(struct dev_ctx *c, long long issue, enum dp_step busy,
+    enum dp_step *stop)
+{
+	switch (dp_session_busy(c, issue)) {
+	case DP_FREE:
+		return 1;
+	case DP_BUSY:
+		*stop = busy;
+		return 0;
+	case DP_BUSY_UNKNOWN:
+		break;
+	}
+	*stop = DP_FAIL;
+	return 0;
+}
+
+/*
+ * Whether a CI fix of p may start for issue: its session is free and
+ * the budget has attempts left (1).  0: the step returns *stop (busy
+ * when the session lives, DP_NEXT when the budget is spent, DP_FAIL).
+ */
+static int
+schedule_may_fix(struct dev_ctx *c, long long issue, struct dp_pr *p,
+    enum dp_step busy, enum dp_step *stop)
+{
+	long long attempts;
+
+	if (!schedule_free(c, issue, busy, stop))
+		return 0;
+	*stop = DP_FAIL;
+	switch (dp_cifix(c, p->number, issue, 1, &attempts)) {
+	case DP_CIFIX_EXHAUSTED:
+		*stop = DP_NEXT;
+		return 0;
+	case DP_CIFIX_ERROR:
+		return 0;
+	case DP_CIFIX_OK:
+		break;
+	}
+	return 1;
+}
+
 /* Priority 1, CI failed: a session to fix it, within the budget. */
 static enum dp_step
 schedule_ci_fix(struct dev_ctx *c, long long num, const cJSON *it,
     struct dp_pr *p)
 {
-	long long attempts;
+	enum dp_step stop;
 
-	switch (dp_session_busy(c, num)) {
-	case DP_BUSY:
-		return DP_DONE;
-	case DP_BUSY_UNKNOWN:
-		return DP_FAIL;
-	case DP_FREE:
-		break;
-	}
-	switch (dp_cifix(c, p->number, num, 1, &attempts)) {
-	case DP_CIFIX_EXHAUSTED:
-		return DP_NEXT;
-	case DP_CIFIX_ERROR:
-		return DP_FAIL;
-	case DP_CIFIX_OK:
-		break;
-	}
+	if (!schedule_may_fix(c, num, p, DP_DONE, &stop))
+		return stop;
 	log_msg("issue #%lld PR #%lld CI failed — spawning agent to fix", num,
 	    p->number);
 	return schedule_after(schedule_launch(c, num, it, "CI fix", p->number));
@@ -181,7 +218,7 @@ static enum dp_step
 schedule_stuck_one(struct dev_ctx *c, struct dp_pr *p)
 {
 	enum dp_pr_action act;
-	long long attempts;
+	enum dp_step stop;
 	enum dp_launch l;
 
 	if (dp_pr_evaluate(c, p) == -1)
@@ -190,28 +227,16 @@ schedule_stuck_one(struct dev_ctx *c, struct dp_pr *p)
 		return schedule_merge(c, p, p->issue, NULL);
 	if (p->issue == 0 || act == DP_PR_WAIT)
 		return DP_NEXT;
-	switch (dp_session_busy(c, p->issue)) {
-	case DP_BUSY:
-		return DP_NEXT;
-	case DP_BUSY_UNKNOWN:
-		return DP_FAIL;
-	case DP_FREE:
-		break;
-	}
 	if (act == DP_PR_FIX_REVIEW) {
+		if (!schedule_free(c, p->issue, DP_NEXT, &stop))
+			return stop;
 		log_msg("PR #%lld (issue #%lld) has REQUEST_CHANGES — fixing "
 			"first",
 		    p->number, p->issue);
 		l = schedule_launch(c, p->issue, NULL, "stuck PR", 0);
 	} else {
-		switch (dp_cifix(c, p->number, p->issue, 1, &attempts)) {
-		case DP_CIFIX_EXHAUSTED:
-			return DP_NEXT;
-		case DP_CIFIX_ERROR:
-			return DP_FAIL;
-		case DP_CIFIX_OK:
-			break;
-		}
+		if (!schedule_may_fix(c, p->issue, p, DP_NEXT, &stop))
+			return stop;
 		log_msg("PR #%lld (issue #%lld) CI failed — fixing", p->number,
 		    p->issue);
 		l = schedule_launch(c, p->issue, NULL, "stuck PR", p->number);

@@ -1,8 +1,10 @@
 /*
  * Unit tests for the typed cJSON accessors.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -223,6 +225,41 @@ test_time(void)
 	cJSON_Delete(o);
 }
 
+/* An object file, a missing file (empty object), and what is refused. */
+static void
+test_load_object(void)
+{
+	char dir[] = "/tmp/test-json-XXXXXX", path[128], err[128];
+	cJSON *o;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/x.json", dir);
+	o = json_load_object(path, 64, err, sizeof(err));
+	CHECK(o != NULL && cJSON_IsObject(o) && o->child == NULL);
+	cJSON_Delete(o);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f != NULL) {
+		fputs("{\"7\": 2}", f);
+		fclose(f);
+	}
+	o = json_load_object(path, 64, err, sizeof(err));
+	CHECK(o != NULL && cJSON_GetObjectItem(o, "7") != NULL);
+	cJSON_Delete(o);
+	CHECK(json_load_object(path, 4, err, sizeof(err)) == NULL);
+	CHECK_STR(err, "too large");
+	f = fopen(path, "w");
+	if (f != NULL) {
+		fputs("[1]", f);
+		fclose(f);
+	}
+	CHECK(json_load_object(path, 64, err, sizeof(err)) == NULL);
+	CHECK_STR(err, "not a JSON object");
+	unlink(path);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -237,5 +274,6 @@ main(void)
 	RUN(test_has_label);
 	RUN(test_print);
 	RUN(test_time);
+	RUN(test_load_object);
 	return check_main();
 }
