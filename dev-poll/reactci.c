@@ -30,6 +30,13 @@
 /* The log tail injected after a CI failure. */
 #define LOG_TAIL_MAX 8000
 
+/* Whether the issue's PR is there for the CI reaction. */
+enum reactci_pr {
+	REACTCI_PR_THERE,   /* x->pr and x->head are set */
+	REACTCI_PR_NOT_YET, /* it could not be opened: the agent was told */
+	REACTCI_PR_FAILED
+};
+
 /* What the ci-result file says about the last outcome. */
 struct cirec {
 	char sha[64];
@@ -43,8 +50,11 @@ static int reactci_rec_write(struct dev_ctx *, struct rx *, const char *state,
     const char *text);
 static char *reactci_summary_text(struct dev_ctx *, long long);
 static char *reactci_pr_branch(struct dev_ctx *, long long);
-static int reactci_pr_create(struct dev_ctx *, struct rx *);
-static int reactci_ensure_pr(struct dev_ctx *, struct rx *);
+static enum act_pull reactci_pr_open(struct dev_ctx *, struct rx *,
+    const cJSON *, const char *);
+static enum act_inject reactci_pr_error(struct dev_ctx *, struct rx *,
+    const char *);
+static enum reactci_pr reactci_ensure_pr(struct dev_ctx *, struct rx *);
 static int reactci_report(struct dev_ctx *, struct rx *, const char *state,
     long long pipeline, const struct ci_failure *, long long attempt,
     const char *text);
@@ -133,73 +143,94 @@ reactci_pr_branch(struct dev_ctx *c, long long issue)
 	return b;
 }
 
-/* Open the PR: 0 created or adopted, 1 refused (agent told), -1. */
-static int
-reactci_pr_create(struct dev_ctx *c, struct rx *x)
+/*
+ * Open the PR of the issue from branch, or adopt the one open already:
+ * x->pr and x->head set when it is there.
+ */
+static enum act_pull
+reactci_pr_open(struct dev_ctx *c, struct rx *x, const cJSON *issue,
+    const char *branch)
 {
-	const cJSON *issue, *pr;
-	char *branch = reactci_pr_branch(c, x->issue), *title, *body, *sum,
-	     *msg;
-	char *remote;
+	char *title, *body, *sum, *msg;
 	long long number = 0;
 	enum act_pull made;
-	int r = -1;
+	const cJSON *pr;
 
-	if (dp_issue(c, x->issue, &issue) == -1)
-		goto out_branch;
 	sum = reactci_summary_text(c, x->issue);
 	title = dp_title(issue);
 	msg = xasprintf("fix: %s (#%lld)", title, x->issue);
 	body = xasprintf("Fixes #%lld\n\n## Changes\n%s", x->issue, sum);
 	made = act_pull_create(&c->act, msg, body, branch,
 	    c->cfg->primary_branch, &number);
-	if (made == ACT_PULL_DRY) {
-		r = 1;
-		goto out;
-	}
 	if (made == ACT_PULL_EXISTS &&
 	    forge_pull_find_head(c->forge, branch, &number) == FORGE_OK)
 		made = ACT_PULL_OPENED;
-	if (made == ACT_PULL_OPENED &&
-	    forge_pull_get(c->forge, number, &pr) == 0) {
-		x->pr = number;
-		x->head = json_str_at(pr, "head.sha");
-		x->pr_read = 1;
-		log_msg("PR #%lld for #%lld on %s", number, x->issue, branch);
-		r = 0;
-		goto out;
+	if (made == ACT_PULL_OPENED) {
+		if (forge_pull_get(c->forge, number, &pr) == 0) {
+			x->pr = number;
+			x->head = json_str_at(pr, "head.sha");
+			x->pr_read = 1;
+			log_msg("PR #%lld for #%lld on %s", number, x->issue,
+			    branch);
+		} else
+			made = ACT_PULL_FAILED;
 	}
+	free(msg);
+	free(body);
+	free(title);
+	free(sum);
+	return made;
+}
+
+/* The PR could not be opened: tell the agent how to try again, once. */
+static enum act_inject
+reactci_pr_error(struct dev_ctx *c, struct rx *x, const char *branch)
+{
+	char *remote = dp_forge_remote(c), *msg;
+	enum act_inject r;
+
 	log_msg("ERROR: cannot create the PR for #%lld: %s", x->issue,
 	    forge_error(c->forge));
-	free(msg);
-	remote = dp_forge_remote(c);
 	msg = xasprintf("ERROR: the pull request for branch %s could not be "
 			"created (%s).\nCheck that the branch was pushed "
 			"(git push %s %s), then write PHASE:awaiting_ci again "
 			"to the phase file:\n  echo \"PHASE:awaiting_ci\" > "
 			"\"%s\"\n",
 	    branch, forge_error(c->forge), remote, branch, x->phase_path);
-	free(remote);
-	r = rx_notice(c, x, "pr-error", msg) == ACT_INJECT_FAILED ? -1 : 1;
-out:
+	r = rx_notice(c, x, "pr-error", msg);
 	free(msg);
-	free(body);
-	free(title);
-	free(sum);
-out_branch:
-	free(branch);
+	free(remote);
 	return r;
 }
 
-/* The PR exists (found or opened): 0, 1 not yet (agent told), -1. */
-static int
+/* The issue's PR, found or opened. */
+static enum reactci_pr
 reactci_ensure_pr(struct dev_ctx *c, struct rx *x)
 {
+	enum reactci_pr r = REACTCI_PR_NOT_YET;
+	const cJSON *issue;
+	char *branch;
+
 	if (rx_find_pr(c, x) == -1)
-		return -1;
+		return REACTCI_PR_FAILED;
 	if (x->pr > 0 && x->head != NULL)
-		return 0;
-	return reactci_pr_create(c, x);
+		return REACTCI_PR_THERE;
+	if (dp_issue(c, x->issue, &issue) == -1)
+		return REACTCI_PR_FAILED;
+	branch = reactci_pr_branch(c, x->issue);
+	switch (reactci_pr_open(c, x, issue, branch)) {
+	case ACT_PULL_OPENED:
+		r = REACTCI_PR_THERE;
+		break;
+	case ACT_PULL_DRY:
+		break;
+	default:
+		if (reactci_pr_error(c, x, branch) == ACT_INJECT_FAILED)
+			r = REACTCI_PR_FAILED;
+		break;
+	}
+	free(branch);
+	return r;
 }
 
 /* Inject text, and record the outcome once it was delivered. */
@@ -355,12 +386,17 @@ rx_awaiting_ci(struct dev_ctx *c, struct rx *x)
 	enum ci_state st;
 	long long pipeline = 0;
 	struct cirec rec;
-	int r;
 
 	reactci_rec_read(path, &rec);
 	free(path);
-	if ((r = reactci_ensure_pr(c, x)) != 0)
-		return r == 1 ? 0 : -1;
+	switch (reactci_ensure_pr(c, x)) {
+	case REACTCI_PR_THERE:
+		break;
+	case REACTCI_PR_NOT_YET:
+		return 0; /* the agent was told, or dry-run */
+	case REACTCI_PR_FAILED:
+		return -1;
+	}
 	if (strcmp(rec.sha, x->head) == 0 &&
 	    (strcmp(rec.state, "success") == 0 ||
 		strcmp(rec.state, "failure") == 0))

@@ -20,6 +20,10 @@
 /* Seconds the agent may take to show its prompt. */
 #define READY_TIMEOUT 120
 
+static void session_clear_marks(struct dev_ctx *, const char *);
+static int session_run(struct dev_ctx *, const char *, const char *,
+    const char *);
+
 enum dp_busy
 dp_session_busy(struct dev_ctx *c, long long issue)
 {
@@ -43,38 +47,47 @@ dp_session_busy(struct dev_ctx *c, long long issue)
 	return r;
 }
 
-int
-dp_session_start(struct dev_ctx *c, long long issue, const char *worktree,
-    const char *prompt)
+/* Remove the hook markers a previous session of the name left. */
+static void
+session_clear_marks(struct dev_ctx *c, const char *session)
 {
-	const struct config *cfg = c->cfg;
-	char *session = runfiles_dev_session(cfg->project_name, issue);
-	char *marks[4], **argv = NULL;
-	struct agent_spec spec;
+	char *marks[4];
 	size_t i;
-	int r = -1;
 
 	marks[0] = runfiles_idle_marker(session);
 	marks[1] = runfiles_exited_marker(session);
 	marks[2] = runfiles_phase_marker(session);
 	marks[3] = runfiles_ready_marker(session);
-	if (dp_hooks_install(c, worktree, session, issue) == -1)
-		goto out;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 4; i++) {
 		(void)act_remove(&c->act, marks[i]);
-	argv = strv_split(cfg->agent_cmd, NULL);
+		free(marks[i]);
+	}
+}
+
+/*
+ * Start the agent in worktree, wait until it is ready and deliver prompt;
+ * a session the prompt did not reach is stopped.  0 or -1 (logged).
+ */
+static int
+session_run(struct dev_ctx *c, const char *session, const char *worktree,
+    const char *prompt)
+{
+	char **argv = strv_split(c->cfg->agent_cmd, NULL);
+	char *ready = runfiles_ready_marker(session);
+	struct agent_spec spec = {.session = session,
+	    .workdir = worktree,
+	    .argv = argv,
+	    .ready_pattern = c->cfg->agent_ready_pattern,
+	    .ready_marker = ready,
+	    .ready_timeout_s = READY_TIMEOUT};
+	int r = -1;
+
 	if (argv[0] == NULL) {
 		log_msg("ERROR: the agent command is empty");
 		goto out;
 	}
 	if (!c->act.dry_run)
 		(void)dp_status(c, "creating tmux session: %s", session);
-	spec = (struct agent_spec) {.session = session,
-	    .workdir = worktree,
-	    .argv = argv,
-	    .ready_pattern = cfg->agent_ready_pattern,
-	    .ready_marker = marks[3],
-	    .ready_timeout_s = READY_TIMEOUT};
 	if (act_agent_start(&c->act, &spec) == -1)
 		goto out;
 	switch (act_inject(&c->act, session, prompt)) {
@@ -92,9 +105,22 @@ dp_session_start(struct dev_ctx *c, long long issue, const char *worktree,
 		break;
 	}
 out:
-	for (i = 0; i < 4; i++)
-		free(marks[i]);
+	free(ready);
 	strv_free(argv);
+	return r;
+}
+
+int
+dp_session_start(struct dev_ctx *c, long long issue, const char *worktree,
+    const char *prompt)
+{
+	char *session = runfiles_dev_session(c->cfg->project_name, issue);
+	int r = -1;
+
+	if (dp_hooks_install(c, worktree, session, issue) == 0) {
+		session_clear_marks(c, session);
+		r = session_run(c, session, worktree, prompt);
+	}
 	free(session);
 	return r;
 }
