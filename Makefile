@@ -47,13 +47,20 @@ LIB_OBJ	= $(LIB_SRC:%.c=$(O)/%.o)
 LIB	= $(O)/common/libcommon.a
 
 # Each executable: every .c in its directory (exactly one holds main).
+# All of them but main.o also go into an archive (dev-poll/libdevpoll.a,
+# ...) that the unit tests of the executable's decisions link.
 define prog_rules
 $(1)_SRC = $$(sort $$(wildcard $(1)/*.c))
 $(1)_OBJ = $$($(1)_SRC:%.c=$(O)/%.o)
+$(1)_LIB = $(O)/$(1)/lib$(subst -,,$(1)).a
 $(O)/$(1)/$(1): $$($(1)_OBJ) $(LIB)
 	$$(CC) $$(ALL_CFLAGS) $$(LDFLAGS) -o $$@ $$($(1)_OBJ) $(LIB) $$(LDLIBS)
+$$($(1)_LIB): $$(filter-out $(O)/$(1)/main.o,$$($(1)_OBJ))
+	rm -f $$@
+	$$(AR) rcs $$@ $$^
 endef
 $(foreach p,$(PROGS),$(eval $(call prog_rules,$(p))))
+PROG_LIBS = $(foreach p,$(PROGS),$($(p)_LIB))
 
 BINS	= $(foreach p,$(PROGS),$(O)/$(p)/$(p))
 
@@ -86,6 +93,17 @@ $(LIB): $(LIB_OBJ)
 $(O)/tests/unit/%: tests/unit/%.c tests/unit/check.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+# test_dev_*, test_review_*, test_supervisor_*: an executable's decisions,
+# linked with its archive.
+define unit_prog_rule
+$(O)/tests/unit/test_$(2)_%: tests/unit/test_$(2)_%.c tests/unit/check.h $$($(1)_LIB) $(LIB)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(ALL_CFLAGS) -Itests/unit -I$(1) $$(LDFLAGS) -o $$@ $$< $$($(1)_LIB) $(LIB) $$(LDLIBS)
+endef
+$(eval $(call unit_prog_rule,dev-poll,dev))
+$(eval $(call unit_prog_rule,review-poll,review))
+$(eval $(call unit_prog_rule,supervisor-poll,supervisor))
 
 $(O)/tests/tools/%: tests/tools/%.c $(LIB)
 	@mkdir -p $(dir $@)
@@ -133,7 +151,7 @@ format-check:
 		tests/unit/*.[ch] $(wildcard tests/tools/*.c)
 
 clean:
-	rm -f $(LIB_OBJ) $(LIB) $(BINS) $(UNIT_BIN) $(TOOL_BIN) $(O)/common/version.stamp
+	rm -f $(LIB_OBJ) $(LIB) $(BINS) $(PROG_LIBS) $(UNIT_BIN) $(TOOL_BIN) $(O)/common/version.stamp
 	rm -f $(foreach p,$(PROGS),$($(p)_OBJ))
 	rm -rf build
 

@@ -1,141 +1,87 @@
 /*
- * The agent seam, with its default backend: tmux sessions signalling
- * through phase files.
+ * The agent seam: the table of backends, the one in use, and the calls
+ * that go to it.
  */
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent.h"
-#include "buf.h"
-#include "log.h"
-#include "phase.h"
-#include "screen.h"
-#include "tmux.h"
 
-static int tmux_start(const struct agent_spec *, char *, size_t);
-static void dialog_report(const struct agent_spec *, const char *, char *,
-    size_t);
-static int tmux_alive(const char *);
-static int phase_signal(const char *, struct agent_signal *);
+/* Each backend's row, from its own file. */
+extern const struct agent_backend agent_tmux_backend;
 
-static const struct agent_backend tmux_backend = {
-    .start = tmux_start,
-    .inject = tmux_inject,
-    .alive = tmux_alive,
-    .read_signal = phase_signal,
-    .kill = tmux_kill_session,
-    .list = tmux_list_sessions,
-    .activity = tmux_session_activity,
+static const struct agent_backend *const agent_backends[] = {
+    &agent_tmux_backend,
 };
 
-static const struct agent_backend *backend = &tmux_backend;
+static const struct agent_backend *agent_cur = &agent_tmux_backend;
+
+int
+agent_use(const struct agent_conf *conf)
+{
+	const char *want = conf->protocol != NULL && *conf->protocol != '\0' ?
+	    conf->protocol :
+	    AGENT_PROTOCOL_DEFAULT;
+	size_t i;
+
+	for (i = 0; i < sizeof(agent_backends) / sizeof(agent_backends[0]);
+	     i++) {
+		if (strcmp(agent_backends[i]->protocol, want) != 0)
+			continue;
+		agent_cur = agent_backends[i];
+		return agent_cur->init != NULL ? agent_cur->init(conf) : 0;
+	}
+	return -1;
+}
 
 void
 agent_set_backend(const struct agent_backend *b)
 {
-	backend = b != NULL ? b : &tmux_backend;
-}
-
-static int
-tmux_start(const struct agent_spec *s, char *err, size_t errsz)
-{
-	struct buf screen;
-	int r;
-
-	if (tmux_new_session(s->session, s->workdir, s->argv, s->env) == -1) {
-		snprintf(err, errsz, "cannot start tmux session '%s'",
-		    s->session);
-		return -1;
-	}
-	buf_init(&screen, 0);
-	r = tmux_wait_ready(s->session, s->ready_pattern, s->ready_marker,
-	    s->ready_timeout_s, &screen);
-	if (r == 0) {
-		buf_free(&screen);
-		return 0;
-	}
-	if (r == TMUX_DIALOG)
-		dialog_report(s, buf_str(&screen), err, errsz);
-	else
-		snprintf(err, errsz, "session '%s' %s", s->session,
-		    r == TMUX_NOT_READY ? "never showed its input box" :
-					  "exited before it was ready");
-	buf_free(&screen);
-	(void)tmux_kill_session(s->session);
-	return -1;
-}
-
-/*
- * The agent waits in a dialog for a person: log what it shows (one line,
- * made printable by the log) and put what the operator must accept once
- * by hand into err.
- */
-static void
-dialog_report(const struct agent_spec *s, const char *screen, char *err,
-    size_t errsz)
-{
-	enum screen_dialog d = screen_dialog(screen);
-	char *text = screen_text(screen), advice[256];
-
-	log_msg("session %s shows the agent's %s, not its input box: %s",
-	    s->session, screen_dialog_name(d), text);
-	screen_dialog_advice(d, s->workdir, advice, sizeof(advice));
-	snprintf(err, errsz, "session '%s' waits in the agent's %s; %s",
-	    s->session, screen_dialog_name(d), advice);
-	free(text);
-}
-
-static int
-tmux_alive(const char *session)
-{
-	return tmux_has_session(session);
-}
-
-static int
-phase_signal(const char *path, struct agent_signal *out)
-{
-	struct phase_info pi;
-
-	memset(out, 0, sizeof(*out));
-	if (phase_read(path, &pi) == -1)
-		return -1;
-	out->phase = pi.phase;
-	memcpy(out->raw, pi.raw, sizeof(out->raw));
-	memcpy(out->reason, pi.reason, sizeof(out->reason));
-	out->since = pi.mtime;
-	return 0;
+	agent_cur = b != NULL ? b : &agent_tmux_backend;
 }
 
 int
 agent_start(const struct agent_spec *s, char *err, size_t errsz)
 {
-	return backend->start(s, err, errsz);
+	return agent_cur->start(s, err, errsz);
 }
 
-int
+enum agent_delivery
 agent_inject(const char *session, const char *text)
 {
-	return backend->inject(session, text);
+	return agent_cur->inject(session, text);
 }
 
 int
 agent_alive(const char *session)
 {
-	return backend->alive(session);
+	return agent_cur->alive(session);
 }
 
 int
-agent_read_signal(const char *path, struct agent_signal *out)
+agent_read_signal(const char *session, const char *path, struct phase_info *out)
 {
-	return backend->read_signal(path, out);
+	return agent_cur->read_signal(session, path, out);
+}
+
+int
+agent_capture(const char *session, int lines, struct buf *out)
+{
+	if (agent_cur->capture == NULL)
+		return -1;
+	return agent_cur->capture(session, lines, out);
 }
 
 int
 agent_kill(const char *session)
 {
-	return backend->kill(session);
+	return agent_cur->kill(session);
+}
+
+int
+agent_valid_name(const char *name)
+{
+	return agent_cur->valid_name(name);
 }
 
 int
@@ -143,25 +89,23 @@ agent_list(const char *prefix, char ***names, size_t *n)
 {
 	*names = NULL;
 	*n = 0;
-	if (backend->list == NULL)
+	if (agent_cur->list == NULL)
 		return -1;
-	return backend->list(prefix, names, n);
+	return agent_cur->list(prefix, names, n);
 }
 
 void
 agent_list_free(char **names, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	/* What the backend's list made, its list_free takes back. */
+	if (names != NULL && agent_cur->list_free != NULL)
+		agent_cur->list_free(names, n);
 }
 
 int
 agent_activity(const char *session, time_t *when)
 {
-	if (backend->activity == NULL)
+	if (agent_cur->activity == NULL)
 		return -1;
-	return backend->activity(session, when);
+	return agent_cur->activity(session, when);
 }

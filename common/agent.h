@@ -1,10 +1,15 @@
 /*
  * The agent seam: everything the pollers know about an agent session.
  * Start it, inject text into it, ask whether it lives, read its signal,
- * kill it.  Today the transport is tmux and the signal is the phase file
- * (seeds/002); a backend built on a JSON checkpoint file (seeds/003) or a
- * marker handshake (seeds/004) replaces the table below without the
- * pollers changing.
+ * capture its output, list the sessions, kill it.  Nothing else in the
+ * tree talks to tmux.
+ *
+ * Each backend is one file (agent_tmux.c: tmux sessions signalling
+ * through phase files, seeds/002) with a row in the table of agent.c;
+ * a project chooses one by its protocol name ([agent] protocol).  A
+ * backend knows a session by its name alone, and may keep per-session
+ * state of its own on disk under the state directory it is given (a
+ * JSON checkpoint, seeds/003; a marker handshake, seeds/004).
  */
 #ifndef AGENT_H
 #define AGENT_H
@@ -13,6 +18,18 @@
 #include <time.h>
 
 #include "phase.h"
+
+struct buf;
+
+/* The protocol of the default backend. */
+#define AGENT_PROTOCOL_DEFAULT "phase"
+
+/* How the tools run agents: given once, at start-up, to agent_use(). */
+struct agent_conf {
+	const char *protocol;	 /* backend name; NULL: the default */
+	const char *state_dir;	 /* per-session state (the run dir) */
+	const char *tmux_socket; /* -L of the tmux server, or NULL */
+};
 
 /* What a poller asks for when it starts an agent. */
 struct agent_spec {
@@ -25,30 +42,41 @@ struct agent_spec {
 	int ready_timeout_s;
 };
 
-/* What an agent says through its signal channel. */
-struct agent_signal {
-	enum phase phase;
-	char raw[PHASE_RAW_MAX];       /* as written */
-	char reason[PHASE_REASON_MAX]; /* or "" */
-	time_t since;		       /* when it was written; 0 if never */
+/* What agent_inject() did. */
+enum agent_delivery {
+	AGENT_INJECT_ERROR = -1,
+	AGENT_DELIVERED = 0,
+	AGENT_NOT_DELIVERED /* try again on a later tick */
 };
 
-/* The results of agent_inject(). */
-#define AGENT_DELIVERED 0
-#define AGENT_NOT_DELIVERED 1
-
+/*
+ * A backend.  The signal an agent gives is a struct phase_info: its phase,
+ * the raw first line, the reason, and when it was written.
+ */
 struct agent_backend {
+	const char *protocol;
+	/* Take the configuration (socket, state directory): 0 or -1. */
+	int (*init)(const struct agent_conf *);
 	int (*start)(const struct agent_spec *, char *err, size_t errsz);
-	int (*inject)(const char *session, const char *text);
+	enum agent_delivery (*inject)(const char *session, const char *text);
 	int (*alive)(const char *session);
-	int (*read_signal)(const char *signal_path, struct agent_signal *);
+	int (*read_signal)(const char *session, const char *signal_path,
+	    struct phase_info *);
 	int (*kill)(const char *session);
+	int (*valid_name)(const char *name);
 	/* Optional (NULL: the calls below return -1). */
+	int (*capture)(const char *session, int lines, struct buf *out);
 	int (*list)(const char *prefix, char ***names, size_t *n);
+	void (*list_free)(char **names, size_t n); /* with list */
 	int (*activity)(const char *session, time_t *when);
 };
 
-/* Replace the backend (tests, other transports); NULL restores tmux. */
+/*
+ * Choose the backend of conf->protocol and configure it.  Returns 0, or
+ * -1 when no backend has that protocol (the default stays in use).
+ */
+int agent_use(const struct agent_conf *conf);
+/* Replace the backend (tests); NULL restores the default. */
 void agent_set_backend(const struct agent_backend *);
 
 /*
@@ -57,17 +85,25 @@ void agent_set_backend(const struct agent_backend *);
  * killed before returning -1.
  */
 int agent_start(const struct agent_spec *, char *err, size_t errsz);
-/*
- * Deliver text as one prompt.  Returns AGENT_DELIVERED,
- * AGENT_NOT_DELIVERED (try again on a later tick) or -1.
- */
-int agent_inject(const char *session, const char *text);
+/* Deliver text as one prompt. */
+enum agent_delivery agent_inject(const char *session, const char *text);
 /* 1 alive, 0 gone, -1 cannot tell. */
 int agent_alive(const char *session);
-/* Read the signal at signal_path.  0, or -1 when it cannot be read. */
-int agent_read_signal(const char *signal_path, struct agent_signal *);
+/*
+ * Read the session's signal (the phase backend: the file at signal_path,
+ * which the agent was told to write).  0, or -1 when it cannot be read.
+ */
+int agent_read_signal(const char *session, const char *signal_path,
+    struct phase_info *);
+/*
+ * Append the last lines lines of the session's output (what its terminal
+ * shows, history included) to out.  0, or -1.
+ */
+int agent_capture(const char *session, int lines, struct buf *out);
 /* Stop the agent; one already gone counts as stopped.  0 or -1. */
 int agent_kill(const char *session);
+/* 1 when name can name a session of the backend, else 0. */
+int agent_valid_name(const char *name);
 /*
  * The names of the live sessions whose name starts with prefix, *n of
  * them, into *names (free with agent_list_free()).  Returns 0, or -1 when
@@ -80,4 +116,5 @@ void agent_list_free(char **names, size_t n);
  * attached client), in *when.  Returns 0 or -1.
  */
 int agent_activity(const char *session, time_t *when);
+
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent.h"
 #include "buf.h"
 #include "cli.h"
 #include "config.h"
@@ -12,7 +13,6 @@
 #include "http.h"
 #include "log.h"
 #include "runfiles.h"
-#include "tmux.h"
 #include "version.h"
 #include "xmalloc.h"
 
@@ -84,8 +84,8 @@ cli_configure(struct config *cfg, const struct cli *cli,
 	ho.retries = cfg->http_retries;
 	ho.backoff_ms = cfg->http_backoff_ms;
 	http_set_opts(&ho);
-	tmux_set_socket(cfg->tmux_socket);
-	tmux_set_tmpdir(cfg->run_dir);
+	(void)agent_use(&(struct agent_conf) {.state_dir = cfg->run_dir,
+	    .tmux_socket = cfg->tmux_socket});
 	return 0;
 }
 

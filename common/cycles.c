@@ -29,15 +29,15 @@ struct search {
 	size_t nout;
 };
 
-static int by_id(const void *, const void *);
-static int cmp_ll(const void *, const void *);
-static int lookup(const struct search *, long long, size_t *);
-static void record(struct search *, size_t);
-static int seen(const struct search *, const long long *, size_t);
-static void walk(struct search *, size_t);
+static int cycles_by_id(const void *, const void *);
+static int cycles_cmp_ll(const void *, const void *);
+static int cycles_lookup(const struct search *, long long, size_t *);
+static void cycles_record(struct search *, size_t);
+static int cycles_seen(const struct search *, const long long *, size_t);
+static void cycles_walk(struct search *, size_t);
 
 static int
-by_id(const void *a, const void *b)
+cycles_by_id(const void *a, const void *b)
 {
 	long long x = ((const struct entry *)a)->id;
 	long long y = ((const struct entry *)b)->id;
@@ -46,7 +46,7 @@ by_id(const void *a, const void *b)
 }
 
 static int
-cmp_ll(const void *a, const void *b)
+cycles_cmp_ll(const void *a, const void *b)
 {
 	long long x = *(const long long *)a, y = *(const long long *)b;
 
@@ -55,7 +55,7 @@ cmp_ll(const void *a, const void *b)
 
 /* The index of the node called id in *idx: 0, or -1 when there is none. */
 static int
-lookup(const struct search *s, long long id, size_t *idx)
+cycles_lookup(const struct search *s, long long id, size_t *idx)
 {
 	size_t lo = 0, hi = s->n;
 
@@ -77,7 +77,7 @@ lookup(const struct search *s, long long id, size_t *idx)
 
 /* 1 when a cycle over the same set of issues (sorted in key) was kept. */
 static int
-seen(const struct search *s, const long long *key, size_t n)
+cycles_seen(const struct search *s, const long long *key, size_t n)
 {
 	size_t i;
 	long long *other;
@@ -88,7 +88,7 @@ seen(const struct search *s, const long long *key, size_t n)
 			continue;
 		other = xreallocarray(NULL, n, sizeof(*other));
 		memcpy(other, s->out[i].ids, n * sizeof(*other));
-		qsort(other, n, sizeof(*other), cmp_ll);
+		qsort(other, n, sizeof(*other), cycles_cmp_ll);
 		same = memcmp(other, key, n * sizeof(*other)) == 0;
 		free(other);
 		if (same)
@@ -99,7 +99,7 @@ seen(const struct search *s, const long long *key, size_t n)
 
 /* Keep the cycle formed by the path from position from to its end. */
 static void
-record(struct search *s, size_t from)
+cycles_record(struct search *s, size_t from)
 {
 	size_t n = s->depth - from, i, min = 0;
 	long long *ids = xreallocarray(NULL, n, sizeof(*ids));
@@ -112,8 +112,8 @@ record(struct search *s, size_t from)
 	}
 	for (i = 0; i < n; i++)
 		ids[i] = key[(min + i) % n];
-	qsort(key, n, sizeof(*key), cmp_ll);
-	if (seen(s, key, n)) {
+	qsort(key, n, sizeof(*key), cycles_cmp_ll);
+	if (cycles_seen(s, key, n)) {
 		free(ids);
 		free(key);
 		return;
@@ -127,7 +127,7 @@ record(struct search *s, size_t from)
 
 /* Depth-first search from root, with an explicit stack. */
 static void
-walk(struct search *s, size_t root)
+cycles_walk(struct search *s, size_t root)
 {
 	s->depth = 0;
 	s->path[s->depth] = root;
@@ -144,12 +144,12 @@ walk(struct search *s, size_t root)
 			continue;
 		}
 		dep = node->deps[s->next[s->depth - 1]++];
-		if (dep == node->id || lookup(s, dep, &j) == -1)
+		if (dep == node->id || cycles_lookup(s, dep, &j) == -1)
 			continue;
 		if (s->color[j] == ON_PATH) {
 			for (k = s->depth; k > 0 && s->path[k - 1] != j; k--)
 				;
-			record(s, k - 1);
+			cycles_record(s, k - 1);
 		} else if (s->color[j] == WHITE) {
 			s->color[j] = ON_PATH;
 			s->path[s->depth] = j;
@@ -180,10 +180,10 @@ cycles_find(const struct cycles_node *nodes, size_t n, struct cycle **out,
 		s.order[i].id = nodes[i].id;
 		s.order[i].idx = i;
 	}
-	qsort(s.order, n, sizeof(*s.order), by_id);
+	qsort(s.order, n, sizeof(*s.order), cycles_by_id);
 	for (i = 0; i < n; i++)
 		if (s.color[s.order[i].idx] == WHITE)
-			walk(&s, s.order[i].idx);
+			cycles_walk(&s, s.order[i].idx);
 	free(s.order);
 	free(s.color);
 	free(s.path);

@@ -32,17 +32,17 @@ struct numset {
 	size_t cap;
 };
 
-static int section_opens(const char *, size_t);
-static int heading(const char *, size_t);
-static int has_word(const char *, size_t, const char *);
-static void add_refs(struct numset *, const char *, size_t);
-static void add_num(struct numset *, long long);
-static int cmp_ll(const void *, const void *);
-static void finish(struct numset *, long long);
+static int deps_section_opens(const char *, size_t);
+static int deps_heading(const char *, size_t);
+static int deps_has_word(const char *, size_t, const char *);
+static void deps_add_refs(struct numset *, const char *, size_t);
+static void deps_add_num(struct numset *, long long);
+static int deps_cmp_ll(const void *, const void *);
+static void deps_finish(struct numset *, long long);
 
 /* Does the line open a dependency section? */
 static int
-section_opens(const char *s, size_t len)
+deps_section_opens(const char *s, size_t len)
 {
 	static const char *const kw[] = {"depends on", "blocked by",
 	    "dependencies"};
@@ -62,7 +62,7 @@ section_opens(const char *s, size_t len)
 
 /* Does the line start with "# " or "## " (closing a section)? */
 static int
-heading(const char *s, size_t len)
+deps_heading(const char *s, size_t len)
 {
 	if (len >= 2 && s[0] == '#' && s[1] == ' ')
 		return 1;
@@ -71,7 +71,7 @@ heading(const char *s, size_t len)
 
 /* Does the line contain word, ignoring case? */
 static int
-has_word(const char *s, size_t len, const char *word)
+deps_has_word(const char *s, size_t len, const char *word)
 {
 	size_t wl = strlen(word), i;
 
@@ -83,7 +83,7 @@ has_word(const char *s, size_t len, const char *word)
 
 /* Add every #N of the line. */
 static void
-add_refs(struct numset *set, const char *s, size_t len)
+deps_add_refs(struct numset *set, const char *s, size_t len)
 {
 	size_t i = 0, start;
 	long long v;
@@ -99,12 +99,12 @@ add_refs(struct numset *set, const char *s, size_t len)
 			i++;
 		}
 		if (i > start && i - start <= DEPS_DIGITS_MAX && v > 0)
-			add_num(set, v);
+			deps_add_num(set, v);
 	}
 }
 
 static void
-add_num(struct numset *set, long long v)
+deps_add_num(struct numset *set, long long v)
 {
 	if (set->n == set->cap) {
 		set->cap = set->cap ? set->cap * 2 : 8;
@@ -114,7 +114,7 @@ add_num(struct numset *set, long long v)
 }
 
 static int
-cmp_ll(const void *a, const void *b)
+deps_cmp_ll(const void *a, const void *b)
 {
 	long long x = *(const long long *)a, y = *(const long long *)b;
 
@@ -123,13 +123,13 @@ cmp_ll(const void *a, const void *b)
 
 /* Sort, drop duplicates and self. */
 static void
-finish(struct numset *set, long long self)
+deps_finish(struct numset *set, long long self)
 {
 	size_t i, k = 0;
 
 	if (set->n == 0)
 		return;
-	qsort(set->v, set->n, sizeof(*set->v), cmp_ll);
+	qsort(set->v, set->n, sizeof(*set->v), deps_cmp_ll);
 	for (i = 0; i < set->n; i++) {
 		if (set->v[i] == self || (k > 0 && set->v[k - 1] == set->v[i]))
 			continue;
@@ -153,21 +153,21 @@ deps_parse(const char *body, long long self, long long **out, size_t *n)
 	while (line != NULL && *line != '\0') {
 		eol = strchr(line, '\n');
 		len = eol != NULL ? (size_t)(eol - line) : strlen(line);
-		if (section_opens(line, len))
+		if (deps_section_opens(line, len))
 			capture = 1;
-		else if (capture && heading(line, len))
+		else if (capture && deps_heading(line, len))
 			capture = 0;
 		else if (capture)
-			add_refs(&set, line, len);
+			deps_add_refs(&set, line, len);
 		if (len >= 3 && strncmp(line, "```", 3) == 0)
 			incode = !incode;
 		else if (!incode &&
-		    (has_word(line, len, "depends on") ||
-			has_word(line, len, "blocked by")))
-			add_refs(&set, line, len);
+		    (deps_has_word(line, len, "depends on") ||
+			deps_has_word(line, len, "blocked by")))
+			deps_add_refs(&set, line, len);
 		line = eol != NULL ? eol + 1 : NULL;
 	}
-	finish(&set, self);
+	deps_finish(&set, self);
 	*out = set.v;
 	*n = set.n;
 	return 0;

@@ -13,6 +13,7 @@
 #include "buf.h"
 #include "forge.h"
 #include "http.h"
+#include "http_client.h"
 #include "json.h"
 #include "xmalloc.h"
 
@@ -46,10 +47,13 @@ static void forge_body_str(cJSON *, const char *, const char *);
 static void forge_body_bool(cJSON *, const char *, int);
 static int forge_created_id(struct forge *, cJSON *, const char *, long long *);
 static const char *forge_label_color(const char *);
-static int forge_label_known(const struct forge *, const char *, long long *);
-static int forge_label_lookup(struct forge *, const char *, long long *);
+static enum forge_res forge_label_known(const struct forge *, const char *,
+    long long *);
+static enum forge_res forge_label_lookup(struct forge *, const char *,
+    long long *);
 static void forge_label_remember(struct forge *, const char *, long long);
-static int forge_label_create(struct forge *, const char *, long long *);
+static enum forge_res forge_label_create(struct forge *, const char *,
+    long long *);
 static int forge_merge_check(struct forge *, long long, struct forge_merge *);
 
 struct forge *
@@ -352,8 +356,8 @@ forge_label_color(const char *name)
 	return FORGE_GREY;
 }
 
-/* The remembered ID of the label called name: 0, or FORGE_NOT_FOUND. */
-static int
+/* The remembered ID of the label called name: FORGE_OK or FORGE_NOT_FOUND. */
+static enum forge_res
 forge_label_known(const struct forge *f, const char *name, long long *id)
 {
 	size_t i;
@@ -361,28 +365,29 @@ forge_label_known(const struct forge *f, const char *name, long long *id)
 	for (i = 0; i < f->nlabels; i++) {
 		if (strcmp(f->labels[i].name, name) == 0) {
 			*id = f->labels[i].id;
-			return 0;
+			return FORGE_OK;
 		}
 	}
 	return FORGE_NOT_FOUND;
 }
 
 /*
- * Find name in the repository's labels: 0, FORGE_NOT_FOUND or -1.  Every
+ * Find name in the repository's labels: FORGE_OK, FORGE_NOT_FOUND or
+ * FORGE_ERROR.  Every
  * label of the list read is remembered (the first of a name wins), so one
  * read serves the lookups of the whole run, writes in between included.
  */
-static int
+static enum forge_res
 forge_label_lookup(struct forge *f, const char *name, long long *id)
 {
 	const cJSON *list, *l;
 	const char *s;
 	long long v;
 
-	if (forge_label_known(f, name, id) == 0)
-		return 0;
+	if (forge_label_known(f, name, id) == FORGE_OK)
+		return FORGE_OK;
 	if (forge_labels_list(f, &list) == -1)
-		return -1;
+		return FORGE_ERROR;
 	cJSON_ArrayForEach (l, list) {
 		if ((s = json_str(l, "name")) != NULL &&
 		    json_int(l, "id", &v) == 0 &&
@@ -404,9 +409,9 @@ forge_label_remember(struct forge *f, const char *name, long long id)
 
 /*
  * Create the label.  When another poller created it first (409/422), read
- * the list again and take that one.
+ * the list again and take that one.  FORGE_OK or FORGE_ERROR.
  */
-static int
+static enum forge_res
 forge_label_create(struct forge *f, const char *name, long long *id)
 {
 	cJSON *req, *resp;
@@ -422,16 +427,16 @@ forge_label_create(struct forge *f, const char *name, long long *id)
 		if ((r = forge_created_id(f, resp, "id", id)) == 0)
 			forge_label_remember(f, name, *id);
 	} else if (forge_last_status(f) == 409 || forge_last_status(f) == 422)
-		r = forge_label_lookup(f, name, id) == 0 ? 0 : -1;
+		r = forge_label_lookup(f, name, id) == FORGE_OK ? 0 : -1;
 	free(url);
 	cJSON_Delete(req);
-	return r;
+	return r == 0 ? FORGE_OK : FORGE_ERROR;
 }
 
-int
+enum forge_res
 forge_label_id(struct forge *f, const char *name, int create, long long *id)
 {
-	int r;
+	enum forge_res r;
 
 	if ((r = forge_label_lookup(f, name, id)) != FORGE_NOT_FOUND)
 		return r;
@@ -485,7 +490,7 @@ forge_issue_add_label_name(struct forge *f, long long number, const char *name)
 {
 	long long id;
 
-	if (forge_label_id(f, name, 1, &id) != 0)
+	if (forge_label_id(f, name, 1, &id) != FORGE_OK)
 		return -1;
 	return forge_issue_add_labels(f, number, &id, 1);
 }
@@ -495,9 +500,9 @@ forge_issue_remove_label_name(struct forge *f, long long number,
     const char *name)
 {
 	long long id;
-	int r;
+	enum forge_res r;
 
-	if ((r = forge_label_id(f, name, 0, &id)) != 0)
+	if ((r = forge_label_id(f, name, 0, &id)) != FORGE_OK)
 		return r == FORGE_NOT_FOUND ? 0 : -1;
 	return forge_issue_remove_label(f, number, id);
 }
@@ -525,13 +530,13 @@ forge_pull_get(struct forge *f, long long number, const cJSON **out)
 	return forge_get(f, path, cJSON_Object, out);
 }
 
-int
+enum forge_res
 forge_pull_create(struct forge *f, const char *title, const char *body,
     const char *head, const char *base, long long *number)
 {
+	enum forge_res r = FORGE_ERROR;
 	cJSON *req, *resp;
 	char *url;
-	int r;
 
 	req = forge_body();
 	forge_body_str(req, "title", title);
@@ -539,9 +544,10 @@ forge_pull_create(struct forge *f, const char *title, const char *body,
 	forge_body_str(req, "head", head);
 	forge_body_str(req, "base", base);
 	url = forge_url(f, "/pulls");
-	r = forge_write(f, "POST", url, req, cJSON_Object, &resp);
-	if (r == 0)
-		r = forge_created_id(f, resp, "number", number);
+	if (forge_write(f, "POST", url, req, cJSON_Object, &resp) == 0)
+		r = forge_created_id(f, resp, "number", number) == 0 ?
+		    FORGE_OK :
+		    FORGE_ERROR;
 	else if (forge_last_status(f) == 409)
 		r = FORGE_CONFLICT;
 	free(url);
@@ -549,19 +555,19 @@ forge_pull_create(struct forge *f, const char *title, const char *body,
 	return r;
 }
 
-int
+enum forge_res
 forge_pull_find_head(struct forge *f, const char *head, long long *number)
 {
 	const cJSON *list, *pr;
 	const char *ref;
 
 	if (forge_pulls_list(f, "open", &list) == -1)
-		return -1;
+		return FORGE_ERROR;
 	cJSON_ArrayForEach (pr, list) {
 		ref = json_str_at(pr, "head.ref");
 		if (ref != NULL && strcmp(ref, head) == 0 &&
 		    json_int(pr, "number", number) == 0)
-			return 0;
+			return FORGE_OK;
 	}
 	return FORGE_NOT_FOUND;
 }

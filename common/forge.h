@@ -21,10 +21,13 @@
 
 #include <cjson/cJSON.h>
 
-/* forge_pull_create(): a PR for this head and base already exists. */
-#define FORGE_CONFLICT 1
-/* forge_label_id() without create: no label of that name. */
-#define FORGE_NOT_FOUND 1
+/* The outcome of a call that may find its object there already, or none. */
+enum forge_res {
+	FORGE_ERROR = -1, /* no usable answer: see forge_error() */
+	FORGE_OK = 0,
+	FORGE_CONFLICT,	 /* forge_pull_create(): one is open already */
+	FORGE_NOT_FOUND, /* no label or PR of that name */
+};
 
 struct forge;
 
@@ -83,7 +86,7 @@ int forge_labels_list(struct forge *f, const cJSON **out);
  * is created (blocked red, priority amber, others grey) and 0 returned;
  * without, FORGE_NOT_FOUND.  Cached per handle.
  */
-int forge_label_id(struct forge *f, const char *name, int create,
+enum forge_res forge_label_id(struct forge *f, const char *name, int create,
     long long *id);
 /* Add labels by ID to an issue or PR. */
 int forge_issue_add_labels(struct forge *f, long long number,
@@ -104,17 +107,18 @@ int forge_issue_remove_label_name(struct forge *f, long long number,
 int forge_pulls_list(struct forge *f, const char *state, const cJSON **out);
 int forge_pull_get(struct forge *f, long long number, const cJSON **out);
 /*
- * Open a PR from head into base; its number in *number.  Returns 0,
- * FORGE_CONFLICT when one already exists (409: see forge_pull_find_head),
- * or -1.
+ * Open a PR from head into base; its number in *number.  Returns
+ * FORGE_OK, FORGE_CONFLICT when one already exists (409: see
+ * forge_pull_find_head), or FORGE_ERROR.
  */
-int forge_pull_create(struct forge *f, const char *title, const char *body,
-    const char *head, const char *base, long long *number);
+enum forge_res forge_pull_create(struct forge *f, const char *title,
+    const char *body, const char *head, const char *base, long long *number);
 /*
  * The number of the open PR whose head branch is head, in *number.
- * Returns 0, FORGE_NOT_FOUND when there is none, or -1.
+ * Returns FORGE_OK, FORGE_NOT_FOUND when there is none, or FORGE_ERROR.
  */
-int forge_pull_find_head(struct forge *f, const char *head, long long *number);
+enum forge_res forge_pull_find_head(struct forge *f, const char *head,
+    long long *number);
 /* The files a PR changes (Gitea's objects with "filename"). */
 int forge_pull_files(struct forge *f, long long number, const cJSON **out);
 /*

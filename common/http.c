@@ -1,11 +1,11 @@
 /*
  * HTTP over one reused libcurl easy handle: timeouts, a capped body,
  * bounded retries with doubling backoff, and error messages that name
- * the URL but never a credential.
+ * the URL but never a credential.  The cached JSON client on top of it
+ * is http_client.c.
  */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +15,6 @@
 
 #include "buf.h"
 #include "http.h"
-#include "json.h"
 #include "xmalloc.h"
 
 #define HTTP_DEF_CONNECT_MS 10000L
@@ -23,7 +22,6 @@
 #define HTTP_DEF_RETRIES 3
 #define HTTP_DEF_BACKOFF_MS 1000L
 #define HTTP_DEF_MAX_BODY ((size_t)8 << 20)
-#define HTTP_MSG_MAX 160 /* bytes of a server message kept */
 
 /* What one transfer writes into, and why it stopped early. */
 struct http_sink {
@@ -43,23 +41,6 @@ struct http_call {
 	int prefix;
 };
 
-/* One cached GET result. */
-struct http_entry {
-	char *key;
-	cJSON *json;
-	char *text;
-	int truncated;
-	struct http_entry *next;
-};
-
-struct http_client {
-	char *auth;
-	struct http_entry *live;  /* looked up by key */
-	struct http_entry *stale; /* cleared by a write, kept alive */
-	long status;
-	char err[512];
-};
-
 static CURL *http_handle;
 static unsigned long http_count;
 static struct http_opts http_cur = {HTTP_DEF_CONNECT_MS, HTTP_DEF_TIMEOUT_MS,
@@ -67,6 +48,8 @@ static struct http_opts http_cur = {HTTP_DEF_CONNECT_MS, HTTP_DEF_TIMEOUT_MS,
 
 static size_t http_write_cb(char *, size_t, size_t, void *);
 static CURL *http_get_handle(void);
+static void http_failure(const struct http_call *, CURLcode, int, const char *,
+    char *, char *, size_t);
 static int http_idempotent(const char *);
 static void http_safe_url(const char *, char *, size_t);
 static struct curl_slist *http_headers(const struct http_call *);
@@ -80,15 +63,6 @@ static int http_once(const struct http_call *, struct http_response *, char *,
     char *, size_t);
 static int http_run(const struct http_call *, struct http_response *, char *,
     size_t);
-static const char *http_endpoint(const char *);
-static const char *http_type_name(int);
-static void http_server_message(const struct http_response *, char *, size_t);
-static struct http_entry *http_cache_find(struct http_client *, const char *);
-static struct http_entry *http_cache_add(struct http_client *, const char *);
-static void http_cache_clear(struct http_client *);
-static void http_entries_free(struct http_entry *);
-static int http_fetch(struct http_client *, const char *, int, cJSON **);
-static int http_merge_page(cJSON *, cJSON *);
 
 void
 http_set_opts(const struct http_opts *o)
@@ -271,23 +245,7 @@ http_once(const struct http_call *c, struct http_response *resp, char *errbuf,
 		r = 0;
 		goto out;
 	}
-	if (sink.over || rc == CURLE_FILESIZE_EXCEEDED)
-		snprintf(err, errsz,
-		    "response body over %zu bytes from "
-		    "'%s %s'",
-		    c->max, c->method, safe);
-	else if (rc == CURLE_OK)
-		snprintf(err, errsz, "no HTTP status from '%s %s'", c->method,
-		    safe);
-	else {
-		if (errbuf[0] == '\0')
-			snprintf(errbuf, CURL_ERROR_SIZE, "%s",
-			    curl_easy_strerror(rc));
-		errbuf[0] = (char)tolower((unsigned char)errbuf[0]);
-		errbuf[strcspn(errbuf, "\r\n")] = '\0';
-		snprintf(err, errsz, "%s from '%s %s'", errbuf, c->method,
-		    safe);
-	}
+	http_failure(c, rc, sink.over, safe, errbuf, err, errsz);
 	curl_easy_getinfo(h, CURLINFO_REQUEST_SIZE, &sent);
 	if (!sink.over && !http_permanent(rc) &&
 	    (http_idempotent(c->method) || sent == 0))
@@ -296,6 +254,29 @@ http_once(const struct http_call *c, struct http_response *resp, char *errbuf,
 out:
 	curl_slist_free_all(hdrs);
 	return r;
+}
+
+/* Say in err why the attempt failed: the cap, no status, or libcurl's. */
+static void
+http_failure(const struct http_call *c, CURLcode rc, int over, const char *safe,
+    char *errbuf, char *err, size_t errsz)
+{
+	if (over || rc == CURLE_FILESIZE_EXCEEDED) {
+		snprintf(err, errsz,
+		    "response body over %zu bytes from '%s %s'", c->max,
+		    c->method, safe);
+		return;
+	}
+	if (rc == CURLE_OK) {
+		snprintf(err, errsz, "no HTTP status from '%s %s'", c->method,
+		    safe);
+		return;
+	}
+	if (errbuf[0] == '\0')
+		snprintf(errbuf, CURL_ERROR_SIZE, "%s", curl_easy_strerror(rc));
+	errbuf[0] = (char)tolower((unsigned char)errbuf[0]);
+	errbuf[strcspn(errbuf, "\r\n")] = '\0';
+	snprintf(err, errsz, "%s from '%s %s'", errbuf, c->method, safe);
 }
 
 static CURL *
@@ -471,366 +452,4 @@ http_safe_url(const char *url, char *out, size_t outsz)
 		return;
 	}
 	snprintf(out, outsz, "%.*s%s", (int)(p - url), url, at + 1);
-}
-
-/* The part of url after scheme and authority: "/api/v1/...". */
-static const char *
-http_endpoint(const char *url)
-{
-	const char *p;
-
-	if ((p = strstr(url, "://")) == NULL)
-		return url;
-	p += 3;
-	p += strcspn(p, "/?#");
-	return *p != '\0' ? p : "/";
-}
-
-struct http_client *
-http_client_new(const char *auth)
-{
-	struct http_client *c;
-
-	c = xcalloc(1, sizeof(*c));
-	c->auth = auth != NULL ? xstrdup(auth) : NULL;
-	return c;
-}
-
-void
-http_client_free(struct http_client *c)
-{
-	if (c == NULL)
-		return;
-	http_entries_free(c->live);
-	http_entries_free(c->stale);
-	if (c->auth != NULL) {
-		explicit_bzero(c->auth, strlen(c->auth));
-		free(c->auth);
-	}
-	free(c);
-}
-
-const char *
-http_client_error(const struct http_client *c)
-{
-	return c->err;
-}
-
-long
-http_client_status(const struct http_client *c)
-{
-	return c->status;
-}
-
-void
-http_client_fail(struct http_client *c, long status, const char *fmt, ...)
-{
-	va_list ap;
-
-	c->status = status;
-	va_start(ap, fmt);
-	vsnprintf(c->err, sizeof(c->err), fmt, ap);
-	va_end(ap);
-}
-
-int
-http_client_status_fail(struct http_client *c, const char *method,
-    const char *url, const struct http_response *resp)
-{
-	char msg[HTTP_MSG_MAX + 1];
-
-	http_server_message(resp, msg, sizeof(msg));
-	http_client_fail(c, resp->status, "HTTP %ld from '%s %s'%s%s",
-	    resp->status, method, http_endpoint(url), msg[0] ? ": " : "", msg);
-	return -1;
-}
-
-/*
- * The server's explanation of a refusal: Gitea's {"message": ...}, else
- * the start of the body, as one printable line of bounded length.
- */
-static void
-http_server_message(const struct http_response *resp, char *out, size_t outsz)
-{
-	char err[64];
-	const char *m;
-	cJSON *root;
-	size_t i;
-
-	out[0] = '\0';
-	root = json_parse(resp->body.data, resp->body.len, err, sizeof(err));
-	m = json_str(root, "message");
-	snprintf(out, outsz, "%s", m != NULL ? m : buf_str(&resp->body));
-	cJSON_Delete(root);
-	for (i = 0; out[i] != '\0'; i++) {
-		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
-			out[i] = ' ';
-	}
-	while (i > 0 && out[i - 1] == ' ')
-		out[--i] = '\0';
-}
-
-static const char *
-http_type_name(int type)
-{
-	switch (type) {
-	case cJSON_Array:
-		return "an array";
-	case cJSON_Object:
-		return "an object";
-	case cJSON_String:
-		return "a string";
-	case cJSON_Number:
-		return "a number";
-	case cJSON_NULL:
-		return "null";
-	default:
-		return "a boolean";
-	}
-}
-
-cJSON *
-http_client_parse(struct http_client *c, const char *method, const char *url,
-    const struct http_response *resp, int type)
-{
-	char err[128];
-	cJSON *root;
-
-	root = json_parse(resp->body.data, resp->body.len, err, sizeof(err));
-	if (root == NULL) {
-		http_client_fail(c, 0, "%s from '%s %s'", err, method,
-		    http_endpoint(url));
-		return NULL;
-	}
-	if (type != 0 && (root->type & 0xff) != type) {
-		http_client_fail(c, 0, "expected %s, got %s from '%s %s'",
-		    http_type_name(type), http_type_name(root->type & 0xff),
-		    method, http_endpoint(url));
-		cJSON_Delete(root);
-		return NULL;
-	}
-	return root;
-}
-
-/* One uncached GET, checked and parsed into *out (caller frees). */
-static int
-http_fetch(struct http_client *c, const char *url, int type, cJSON **out)
-{
-	struct http_response resp;
-	int r = -1;
-
-	*out = NULL;
-	if (http_request("GET", url, c->auth, NULL, &resp, c->err,
-		sizeof(c->err)) == -1) {
-		c->status = 0;
-		goto out;
-	}
-	if (resp.status < 200 || resp.status > 299) {
-		http_client_status_fail(c, "GET", url, &resp);
-		goto out;
-	}
-	if ((*out = http_client_parse(c, "GET", url, &resp, type)) != NULL)
-		r = 0;
-out:
-	http_response_free(&resp);
-	return r;
-}
-
-int
-http_client_get(struct http_client *c, const char *url, int type,
-    const cJSON **out)
-{
-	struct http_entry *e;
-	cJSON *root;
-
-	*out = NULL;
-	http_client_fail(c, 0, "%s", "");
-	if ((e = http_cache_find(c, url)) != NULL) {
-		if (type != 0 && (e->json->type & 0xff) != type) {
-			http_client_fail(c, 0,
-			    "expected %s, got %s from "
-			    "'GET %s'",
-			    http_type_name(type),
-			    http_type_name(e->json->type & 0xff),
-			    http_endpoint(url));
-			return -1;
-		}
-		*out = e->json;
-		return 0;
-	}
-	if (http_fetch(c, url, type, &root) == -1)
-		return -1;
-	e = http_cache_add(c, url);
-	e->json = root;
-	*out = root;
-	return 0;
-}
-
-/* Move every item of page (freed) to the end of all.  Returns the count. */
-static int
-http_merge_page(cJSON *all, cJSON *page)
-{
-	cJSON *item;
-	int n = 0;
-
-	while ((item = cJSON_DetachItemFromArray(page, 0)) != NULL) {
-		cJSON_AddItemToArray(all, item);
-		n++;
-	}
-	cJSON_Delete(page);
-	return n;
-}
-
-int
-http_client_get_pages(struct http_client *c, const char *url,
-    const char *size_param, int per_page, int max_pages, const cJSON **out,
-    int *complete)
-{
-	struct http_entry *e;
-	cJSON *all = NULL, *page;
-	char *key, *purl;
-	int n = 0, pageno, r = -1;
-
-	*out = NULL;
-	http_client_fail(c, 0, "%s", "");
-	key = xasprintf("pages %s %s=%d", url, size_param, per_page);
-	if ((e = http_cache_find(c, key)) != NULL) {
-		*out = e->json;
-		if (complete != NULL)
-			*complete = e->truncated ? 0 : 1;
-		r = 0;
-		goto out;
-	}
-	if ((all = cJSON_CreateArray()) == NULL)
-		abort();
-	for (pageno = 1; pageno <= max_pages; pageno++) {
-		purl = xasprintf("%s%c%s=%d&page=%d", url,
-		    strchr(url, '?') ? '&' : '?', size_param, per_page, pageno);
-		r = http_fetch(c, purl, cJSON_Array, &page);
-		free(purl);
-		if (r == -1)
-			goto out;
-		if ((n = http_merge_page(all, page)) < per_page)
-			break;
-	}
-	e = http_cache_add(c, key);
-	e->json = all;
-	e->truncated = n >= per_page;
-	if (complete != NULL)
-		*complete = !e->truncated;
-	*out = all;
-	all = NULL;
-	r = 0;
-out:
-	cJSON_Delete(all);
-	free(key);
-	return r;
-}
-
-int
-http_client_get_text(struct http_client *c, const char *url, size_t max,
-    const char **text, int *truncated)
-{
-	struct http_response resp;
-	struct http_entry *e;
-	char *key;
-	int r = -1;
-
-	*text = NULL;
-	http_client_fail(c, 0, "%s", "");
-	key = xasprintf("text %zu %s", max, url);
-	if ((e = http_cache_find(c, key)) != NULL)
-		goto found;
-	if (http_get_prefix(url, c->auth, max, &resp, c->err, sizeof(c->err)) ==
-	    -1) {
-		c->status = 0;
-		goto out;
-	}
-	if (resp.status < 200 || resp.status > 299) {
-		http_client_status_fail(c, "GET", url, &resp);
-		http_response_free(&resp);
-		goto out;
-	}
-	e = http_cache_add(c, key);
-	e->truncated = resp.truncated;
-	e->text = buf_steal(&resp.body);
-	http_response_free(&resp);
-found:
-	*text = e->text;
-	if (truncated != NULL)
-		*truncated = e->truncated;
-	r = 0;
-out:
-	free(key);
-	return r;
-}
-
-int
-http_client_send(struct http_client *c, const char *method, const char *url,
-    const cJSON *body, struct http_response *resp)
-{
-	char *json = NULL;
-	int r;
-
-	http_client_fail(c, 0, "%s", "");
-	http_cache_clear(c);
-	if (body != NULL)
-		json = json_print(body);
-	r = http_request(method, url, c->auth, json, resp, c->err,
-	    sizeof(c->err));
-	if (r == -1)
-		c->status = 0;
-	free(json);
-	return r;
-}
-
-static struct http_entry *
-http_cache_find(struct http_client *c, const char *key)
-{
-	struct http_entry *e;
-
-	for (e = c->live; e != NULL; e = e->next) {
-		if (strcmp(e->key, key) == 0)
-			return e;
-	}
-	return NULL;
-}
-
-static struct http_entry *
-http_cache_add(struct http_client *c, const char *key)
-{
-	struct http_entry *e;
-
-	e = xcalloc(1, sizeof(*e));
-	e->key = xstrdup(key);
-	e->next = c->live;
-	c->live = e;
-	return e;
-}
-
-/* Forget every cached result; the memory lives on in the stale list. */
-static void
-http_cache_clear(struct http_client *c)
-{
-	struct http_entry *e;
-
-	while ((e = c->live) != NULL) {
-		c->live = e->next;
-		e->next = c->stale;
-		c->stale = e;
-	}
-}
-
-static void
-http_entries_free(struct http_entry *e)
-{
-	struct http_entry *next;
-
-	for (; e != NULL; e = next) {
-		next = e->next;
-		free(e->key);
-		cJSON_Delete(e->json);
-		free(e->text);
-		free(e);
-	}
 }

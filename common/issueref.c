@@ -17,22 +17,23 @@
 #include <strings.h>
 
 #include "issueref.h"
+#include "runfiles.h"
 
 #define ISSUEREF_DIGITS_MAX 12
 
-static long long number_at(const char *, const char **);
-static long long from_branch(const char *);
-static long long from_title(const char *);
-static long long from_body(const char *);
-static long long closing_ref_at(const char *);
-static int is_chore(const char *);
+static long long issueref_number_at(const char *, const char **);
+static long long issueref_from_branch(const char *);
+static long long issueref_from_title(const char *);
+static long long issueref_from_body(const char *);
+static long long issueref_closing_ref_at(const char *);
+static int issueref_is_chore(const char *);
 
 /*
  * The issue number written at s: a positive run of at most
  * ISSUEREF_DIGITS_MAX digits, or -1.  *end is set past the digits.
  */
 static long long
-number_at(const char *s, const char **end)
+issueref_number_at(const char *s, const char **end)
 {
 	long long v = 0;
 	size_t n = 0;
@@ -45,28 +46,28 @@ number_at(const char *s, const char **end)
 }
 
 static long long
-from_branch(const char *branch)
+issueref_from_branch(const char *branch)
 {
-	static const char prefix[] = "fix/issue-";
+	static const char prefix[] = RUNFILES_BRANCH_PREFIX;
 	const char *p = branch, *end;
 	long long v;
 
 	while ((p = strstr(p, prefix)) != NULL) {
 		p += sizeof(prefix) - 1;
-		if ((v = number_at(p, &end)) > 0)
+		if ((v = issueref_number_at(p, &end)) > 0)
 			return v;
 	}
 	return -1;
 }
 
 static long long
-from_title(const char *title)
+issueref_from_title(const char *title)
 {
 	const char *p = title, *end;
 	long long v, last = -1;
 
 	while ((p = strchr(p, '#')) != NULL) {
-		if ((v = number_at(p + 1, &end)) > 0)
+		if ((v = issueref_number_at(p + 1, &end)) > 0)
 			last = v;
 		p = end > p + 1 ? end : p + 1;
 	}
@@ -75,7 +76,7 @@ from_title(const char *title)
 
 /* The #N of a closing keyword starting at s, or -1. */
 static long long
-closing_ref_at(const char *s)
+issueref_closing_ref_at(const char *s)
 {
 	static const char *const kw[] = {"closes", "fixes", "resolves"};
 	const char *end;
@@ -90,24 +91,24 @@ closing_ref_at(const char *s)
 		while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\f' ||
 		    *s == '\v')
 			s++;
-		return *s == '#' ? number_at(s + 1, &end) : -1;
+		return *s == '#' ? issueref_number_at(s + 1, &end) : -1;
 	}
 	return -1;
 }
 
 static long long
-from_body(const char *body)
+issueref_from_body(const char *body)
 {
 	long long v;
 
 	for (; *body != '\0'; body++)
-		if ((v = closing_ref_at(body)) > 0)
+		if ((v = issueref_closing_ref_at(body)) > 0)
 			return v;
 	return -1;
 }
 
 static int
-is_chore(const char *branch)
+issueref_is_chore(const char *branch)
 {
 	static const char *const pfx[] = {"chore/gardener-", "chore/planner-",
 	    "chore/predictor-"};
@@ -124,11 +125,11 @@ issueref_from_pr(const char *branch, const char *title, const char *body)
 {
 	long long v;
 
-	if (branch != NULL && (v = from_branch(branch)) > 0)
+	if (branch != NULL && (v = issueref_from_branch(branch)) > 0)
 		return v;
-	if (title != NULL && (v = from_title(title)) > 0)
+	if (title != NULL && (v = issueref_from_title(title)) > 0)
 		return v;
-	if (body != NULL && (v = from_body(body)) > 0)
+	if (body != NULL && (v = issueref_from_body(body)) > 0)
 		return v;
-	return branch != NULL && is_chore(branch) ? 0 : -1;
+	return branch != NULL && issueref_is_chore(branch) ? 0 : -1;
 }

@@ -2,12 +2,17 @@
  * Typed accessors over cJSON: fields of the wrong type read as missing,
  * numbers are integers only when they really are.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
+#include "buf.h"
+#include "file.h"
 #include "json.h"
 #include "xmalloc.h"
 
@@ -17,6 +22,7 @@
 #define JSON_LL_LIMIT 9223372036854775808.0
 
 static const cJSON *json_field(const cJSON *, const char *);
+static int json_digits(const char **, int, int *);
 
 cJSON *
 json_parse(const char *text, size_t len, char *err, size_t errsz)
@@ -47,6 +53,31 @@ json_parse(const char *text, size_t len, char *err, size_t errsz)
 		return NULL;
 	}
 	return root;
+}
+
+cJSON *
+json_load_object(const char *path, size_t max, char *err, size_t errsz)
+{
+	cJSON *obj = NULL;
+	struct buf b;
+	int r;
+
+	buf_init(&b, 0);
+	r = file_read(path, max, &b);
+	if (r == -1 && errno == ENOENT)
+		obj = cJSON_CreateObject();
+	else if (r == 0)
+		obj = json_parse(buf_str(&b), b.len, err, errsz);
+	else
+		snprintf(err, errsz, "%s",
+		    r == 1 ? "too large" : strerror(errno));
+	buf_free(&b);
+	if (obj != NULL && !cJSON_IsObject(obj)) {
+		snprintf(err, errsz, "not a JSON object");
+		cJSON_Delete(obj);
+		obj = NULL;
+	}
+	return obj;
 }
 
 char *
@@ -201,5 +232,63 @@ json_has_label(const cJSON *issue, const char *name)
 		if ((s = json_str(l, "name")) != NULL && strcmp(s, name) == 0)
 			return 1;
 	}
+	return 0;
+}
+
+/* Read exactly n digits at *p into *out, advancing *p: 0 or -1. */
+static int
+json_digits(const char **p, int n, int *out)
+{
+	int v = 0;
+
+	while (n-- > 0) {
+		if (!isdigit((unsigned char)**p))
+			return -1;
+		v = v * 10 + (*(*p)++ - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+int
+json_time(const cJSON *obj, const char *key, time_t *out)
+{
+	const char *text = json_str(obj, key), *p = text;
+	struct tm tm;
+	int y, mo, d, h, mi, sec, oh = 0, om = 0, sign = 0;
+
+	if (text == NULL || json_digits(&p, 4, &y) == -1 || *p++ != '-' ||
+	    json_digits(&p, 2, &mo) == -1 || *p++ != '-' ||
+	    json_digits(&p, 2, &d) == -1 || (*p != 'T' && *p != ' '))
+		return -1;
+	p++;
+	if (json_digits(&p, 2, &h) == -1 || *p++ != ':' ||
+	    json_digits(&p, 2, &mi) == -1 || *p++ != ':' ||
+	    json_digits(&p, 2, &sec) == -1)
+		return -1;
+	if (*p == '.')
+		for (p++; isdigit((unsigned char)*p); p++)
+			;
+	if (*p == '+' || *p == '-') {
+		sign = *p++ == '+' ? 1 : -1;
+		if (json_digits(&p, 2, &oh) == -1)
+			return -1;
+		if (*p == ':')
+			p++;
+		if (json_digits(&p, 2, &om) == -1)
+			return -1;
+	} else if (*p == 'Z')
+		p++;
+	if (*p != '\0' || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 ||
+	    mi > 59 || sec > 60)
+		return -1;
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	*out = timegm(&tm) - sign * (oh * 3600 + om * 60);
 	return 0;
 }

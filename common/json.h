@@ -8,6 +8,7 @@
 #define JSON_H
 
 #include <stddef.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -16,6 +17,13 @@
  * cJSON_Delete(), or NULL with the reason (and the offset) in err.
  */
 cJSON *json_parse(const char *text, size_t len, char *err, size_t errsz);
+/*
+ * The JSON object in the file at path (at most max bytes), or a new empty
+ * object when there is no such file.  NULL, with the reason in err, when
+ * it cannot be read, is longer than max, or holds no JSON object.  Caller
+ * frees with cJSON_Delete().
+ */
+cJSON *json_load_object(const char *path, size_t max, char *err, size_t errsz);
 /* Serialise compactly.  Caller frees with free(3). */
 char *json_print(const cJSON *);
 
@@ -46,6 +54,13 @@ int json_int_at(const cJSON *obj, const char *path, long long *out);
 int json_bool_at(const cJSON *obj, const char *path, int *out);
 const cJSON *json_arr_at(const cJSON *obj, const char *path);
 const cJSON *json_obj_at(const cJSON *obj, const char *path);
+
+/*
+ * obj[key] as a forge timestamp ("2024-01-02T10:00:00Z", with an optional
+ * fraction and a "Z" or "+HH:MM" offset; none means UTC) into *out.
+ * Returns 0, or -1 when it is missing or not such a time.
+ */
+int json_time(const cJSON *obj, const char *key, time_t *out);
 
 /*
  * 1 when the Gitea issue or PR object has a label called name in its

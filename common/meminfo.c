@@ -12,11 +12,11 @@
 /* /proc/meminfo is a few kB; anything past this is not a meminfo file. */
 #define MEMINFO_MAX (64 * 1024)
 
-static int field_kb(const char *, const char *, long long *);
+static int meminfo_field_kb(const char *, const char *, long long *);
 
 /* Find "field:   123 kB" at the start of a line of text. */
 static int
-field_kb(const char *text, const char *field, long long *kb)
+meminfo_field_kb(const char *text, const char *field, long long *kb)
 {
 	size_t flen = strlen(field);
 	const char *line;
@@ -49,7 +49,7 @@ meminfo_mb(const char *path, const char *field, long long *mb)
 	buf_init(&b, 0);
 	if (file_read(path, MEMINFO_MAX, &b) == -1)
 		goto out;
-	if (field_kb(buf_str(&b), field, &kb) == -1)
+	if (meminfo_field_kb(buf_str(&b), field, &kb) == -1)
 		goto out;
 	*mb = kb / 1024;
 	r = 0;

@@ -31,22 +31,22 @@
 
 #define REDACTED "[REDACTED]"
 
-static char *run_pass(const char *,
+static char *redact_run_pass(const char *,
     size_t (*)(const char *, size_t, struct buf *));
-static size_t span(const char *, size_t, int (*)(int));
-static int is_hex(int);
-static int is_upper_digit(int);
-static int is_value_char(int);
-static int is_bearer_char(int);
-static int is_name_char(int);
-static int is_var_ref(const char *, size_t);
-static int is_commit_sha(const char *, size_t, size_t);
-static size_t match_akia(const char *, size_t, struct buf *);
-static size_t match_0x(const char *, size_t, struct buf *);
-static size_t match_hex_run(const char *, size_t, struct buf *);
-static size_t match_url(const char *, size_t, struct buf *);
-static size_t match_assignment(const char *, size_t, struct buf *);
-static size_t match_bearer(const char *, size_t, struct buf *);
+static size_t redact_span(const char *, size_t, int (*)(int));
+static int redact_is_hex(int);
+static int redact_is_upper_digit(int);
+static int redact_is_value_char(int);
+static int redact_is_bearer_char(int);
+static int redact_is_name_char(int);
+static int redact_is_var_ref(const char *, size_t);
+static int redact_is_commit_sha(const char *, size_t, size_t);
+static size_t redact_match_akia(const char *, size_t, struct buf *);
+static size_t redact_match_0x(const char *, size_t, struct buf *);
+static size_t redact_match_hex_run(const char *, size_t, struct buf *);
+static size_t redact_match_url(const char *, size_t, struct buf *);
+static size_t redact_match_assignment(const char *, size_t, struct buf *);
+static size_t redact_match_bearer(const char *, size_t, struct buf *);
 
 /*
  * Copy in, letting match() consume and rewrite the text at each position
@@ -54,7 +54,8 @@ static size_t match_bearer(const char *, size_t, struct buf *);
  * frees.
  */
 static char *
-run_pass(const char *in, size_t (*match)(const char *, size_t, struct buf *))
+redact_run_pass(const char *in,
+    size_t (*match)(const char *, size_t, struct buf *))
 {
 	struct buf out;
 	size_t i = 0, n;
@@ -73,7 +74,7 @@ run_pass(const char *in, size_t (*match)(const char *, size_t, struct buf *))
 
 /* How many characters from in[i] satisfy pred. */
 static size_t
-span(const char *in, size_t i, int (*pred)(int))
+redact_span(const char *in, size_t i, int (*pred)(int))
 {
 	size_t n = 0;
 
@@ -83,32 +84,33 @@ span(const char *in, size_t i, int (*pred)(int))
 }
 
 static int
-is_hex(int c)
+redact_is_hex(int c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
 	    (c >= 'A' && c <= 'F');
 }
 
 static int
-is_upper_digit(int c)
+redact_is_upper_digit(int c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z');
 }
 
 static int
-is_value_char(int c)
+redact_is_value_char(int c)
 {
 	return c != '"' && c != '\'' && !isspace(c);
 }
 
 static int
-is_bearer_char(int c)
+redact_is_bearer_char(int c)
 {
-	return is_name_char(c) || c == '/' || c == '+' || c == '=' || c == '-';
+	return redact_is_name_char(c) || c == '/' || c == '+' || c == '=' ||
+	    c == '-';
 }
 
 static int
-is_name_char(int c)
+redact_is_name_char(int c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
 	    (c >= 'A' && c <= 'Z') || c == '_';
@@ -116,14 +118,14 @@ is_name_char(int c)
 
 /* Is in[0..len) exactly $NAME or ${NAME}? */
 static int
-is_var_ref(const char *in, size_t len)
+redact_is_var_ref(const char *in, size_t len)
 {
 	size_t braced, n;
 
 	if (len < 2 || in[0] != '$')
 		return 0;
 	braced = in[1] == '{';
-	n = span(in, 1 + braced, is_name_char);
+	n = redact_span(in, 1 + braced, redact_is_name_char);
 	if (n == 0 || (in[1 + braced] >= '0' && in[1 + braced] <= '9'))
 		return 0;
 	return braced ? len == n + 3 && in[n + 2] == '}' : len == n + 1;
@@ -131,7 +133,7 @@ is_var_ref(const char *in, size_t len)
 
 /* Is the len-digit run at in[i] a lowercase SHA after "commit "/"Merge "? */
 static int
-is_commit_sha(const char *in, size_t i, size_t len)
+redact_is_commit_sha(const char *in, size_t i, size_t len)
 {
 	size_t k;
 
@@ -145,36 +147,37 @@ is_commit_sha(const char *in, size_t i, size_t len)
 }
 
 static size_t
-match_akia(const char *in, size_t i, struct buf *out)
+redact_match_akia(const char *in, size_t i, struct buf *out)
 {
 	if (strncmp(in + i, "AKIA", 4) != 0 ||
-	    span(in, i + 4, is_upper_digit) < 16)
+	    redact_span(in, i + 4, redact_is_upper_digit) < 16)
 		return 0;
 	buf_puts(out, REDACTED);
 	return 20;
 }
 
 static size_t
-match_0x(const char *in, size_t i, struct buf *out)
+redact_match_0x(const char *in, size_t i, struct buf *out)
 {
-	if (strncmp(in + i, "0x", 2) != 0 || span(in, i + 2, is_hex) < 64)
+	if (strncmp(in + i, "0x", 2) != 0 ||
+	    redact_span(in, i + 2, redact_is_hex) < 64)
 		return 0;
 	buf_puts(out, REDACTED);
 	return 66;
 }
 
 static size_t
-match_hex_run(const char *in, size_t i, struct buf *out)
+redact_match_hex_run(const char *in, size_t i, struct buf *out)
 {
 	size_t len;
 
-	if (i > 0 && is_hex((unsigned char)in[i - 1]))
+	if (i > 0 && redact_is_hex((unsigned char)in[i - 1]))
 		return 0;
-	if ((len = span(in, i, is_hex)) < 32)
+	if ((len = redact_span(in, i, redact_is_hex)) < 32)
 		return 0;
 	if ((i >= 1 && in[i - 1] == '$') ||
 	    (i >= 2 && in[i - 1] == '{' && in[i - 2] == '$') ||
-	    is_commit_sha(in, i, len))
+	    redact_is_commit_sha(in, i, len))
 		buf_append(out, in + i, len);
 	else
 		buf_puts(out, REDACTED);
@@ -182,7 +185,7 @@ match_hex_run(const char *in, size_t i, struct buf *out)
 }
 
 static size_t
-match_url(const char *in, size_t i, struct buf *out)
+redact_match_url(const char *in, size_t i, struct buf *out)
 {
 	size_t start = i, len;
 
@@ -190,7 +193,7 @@ match_url(const char *in, size_t i, struct buf *out)
 	    strncmp(in + i, "https://", 8) != 0)
 		return 0;
 	while (in[i] != '\0' && !isspace((unsigned char)in[i])) {
-		len = span(in, i, is_hex);
+		len = redact_span(in, i, redact_is_hex);
 		if (len >= 20)
 			buf_puts(out, REDACTED);
 		else
@@ -201,7 +204,7 @@ match_url(const char *in, size_t i, struct buf *out)
 }
 
 static size_t
-match_assignment(const char *in, size_t i, struct buf *out)
+redact_match_assignment(const char *in, size_t i, struct buf *out)
 {
 	static const char *const names[] = {
 	    "API_KEY=",
@@ -222,8 +225,8 @@ match_assignment(const char *in, size_t i, struct buf *out)
 	if (k == sizeof(names) / sizeof(names[0]))
 		return 0;
 	q = in[i + nl] == '"' || in[i + nl] == '\'';
-	len = span(in, i + nl + q, is_value_char);
-	if (len < 16 || is_var_ref(in + i + nl + q, len))
+	len = redact_span(in, i + nl + q, redact_is_value_char);
+	if (len < 16 || redact_is_var_ref(in + i + nl + q, len))
 		return 0;
 	buf_append(out, in + i, nl + q);
 	buf_puts(out, REDACTED);
@@ -231,12 +234,12 @@ match_assignment(const char *in, size_t i, struct buf *out)
 }
 
 static size_t
-match_bearer(const char *in, size_t i, struct buf *out)
+redact_match_bearer(const char *in, size_t i, struct buf *out)
 {
 	size_t len;
 
 	if (strncmp(in + i, "Bearer ", 7) != 0 ||
-	    (len = span(in, i + 7, is_bearer_char)) < 20)
+	    (len = redact_span(in, i + 7, redact_is_bearer_char)) < 20)
 		return 0;
 	buf_puts(out, "Bearer " REDACTED);
 	return 7 + len;
@@ -246,19 +249,19 @@ char *
 redact_secrets(const char *text)
 {
 	static size_t (*const passes[])(const char *, size_t, struct buf *) = {
-	    match_akia,
-	    match_0x,
-	    match_hex_run,
-	    match_url,
-	    match_assignment,
-	    match_bearer,
+	    redact_match_akia,
+	    redact_match_0x,
+	    redact_match_hex_run,
+	    redact_match_url,
+	    redact_match_assignment,
+	    redact_match_bearer,
 	};
 	char *cur, *next;
 	size_t k;
 
 	cur = xstrdup(text != NULL ? text : "");
 	for (k = 0; k < sizeof(passes) / sizeof(passes[0]); k++) {
-		next = run_pass(cur, passes[k]);
+		next = redact_run_pass(cur, passes[k]);
 		free(cur);
 		cur = next;
 	}

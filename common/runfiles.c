@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,18 @@
 static const char *run_dir = "/tmp";
 static const char *factory = ".";
 
-static long long number_between(const char *, const char *, const char *);
+/* The characters of a session name (tmux's rule, checked here too). */
+#define RUNFILES_NAME_CHARS                                              \
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789" \
+	"._-"
+
+static int runfiles_list(const char *,
+    long long (*)(const char *, const char *), const char *, long long **,
+    size_t *);
+static long long runfiles_number_between(const char *, const char *,
+    const char *);
+static long long runfiles_project_number(const char *, const char *,
+    const char *, const char *);
 
 void
 runfiles_init(const char *rd, const char *fr)
@@ -203,61 +215,52 @@ runfiles_infra_retry(long long repo_id, long long pipeline)
 	    repo_id, pipeline);
 }
 
-char *
-runfiles_phase_glob(const char *p)
+int
+runfiles_phase_issues(const char *p, long long **nums, size_t *n)
 {
-	return xasprintf("%s/dev-session-%s-*.phase", run_dir, p);
+	char *pattern = xasprintf("%s/dev-session-%s-*.phase", run_dir, p);
+	int r = runfiles_list(pattern, runfiles_phase_issue, p, nums, n);
+
+	free(pattern);
+	return r;
+}
+
+int
+runfiles_review_phase_prs(const char *p, long long **nums, size_t *n)
+{
+	char *pattern = xasprintf("%s/review-session-%s-*.phase", run_dir, p);
+	int r = runfiles_list(pattern, runfiles_review_phase_pr, p, nums, n);
+
+	free(pattern);
+	return r;
 }
 
 /*
- * The number in path's base name between prefix and suffix (digits only),
- * or -1.
+ * The numbers (> 0) that parse() reads from the paths matching pattern.
+ * Caller frees *nums.  0 or -1.
  */
-static long long
-number_between(const char *path, const char *prefix, const char *suffix)
+static int
+runfiles_list(const char *pattern,
+    long long (*parse)(const char *, const char *), const char *p,
+    long long **nums, size_t *n)
 {
-	const char *base = strrchr(path, '/'), *s;
-	size_t plen = strlen(prefix);
-	long long n = 0;
+	long long num;
+	glob_t g;
+	size_t i;
+	int r;
 
-	base = base ? base + 1 : path;
-	if (strncmp(base, prefix, plen) != 0)
+	*nums = NULL;
+	*n = 0;
+	if ((r = glob(pattern, 0, NULL, &g)) == GLOB_NOMATCH)
+		return 0;
+	if (r != 0)
 		return -1;
-	s = base + plen;
-	if (*s < '0' || *s > '9')
-		return -1;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		if (n > 100000000000LL)
-			return -1;
-		n = n * 10 + (*s - '0');
-	}
-	return strcmp(s, suffix) == 0 ? n : -1;
-}
-
-long long
-runfiles_phase_issue(const char *p, const char *path)
-{
-	char *prefix = xasprintf("dev-session-%s-", p);
-	long long n = number_between(path, prefix, ".phase");
-
-	free(prefix);
-	return n;
-}
-
-char *
-runfiles_review_phase_glob(const char *p)
-{
-	return xasprintf("%s/review-session-%s-*.phase", run_dir, p);
-}
-
-long long
-runfiles_review_phase_pr(const char *p, const char *path)
-{
-	char *prefix = xasprintf("review-session-%s-", p);
-	long long n = number_between(path, prefix, ".phase");
-
-	free(prefix);
-	return n;
+	*nums = xcalloc(g.gl_pathc + 1, sizeof(**nums));
+	for (i = 0; i < g.gl_pathc; i++)
+		if ((num = parse(p, g.gl_pathv[i])) > 0)
+			(*nums)[(*n)++] = num;
+	globfree(&g);
+	return 0;
 }
 
 char *
@@ -270,6 +273,120 @@ char *
 runfiles_review_session(const char *p, long long r)
 {
 	return xasprintf("review-%s-%lld", p, r);
+}
+
+char *
+runfiles_dev_session_prefix(const char *p)
+{
+	return xasprintf("dev-%s-", p);
+}
+
+char *
+runfiles_review_session_prefix(const char *p)
+{
+	return xasprintf("review-%s-", p);
+}
+
+int
+runfiles_dev_session_like(const char *name)
+{
+	return strncmp(name, "dev-", 4) == 0 && name[4] != '\0' &&
+	    strspn(name, RUNFILES_NAME_CHARS) == strlen(name);
+}
+
+char *
+runfiles_branch(long long n)
+{
+	return xasprintf(RUNFILES_BRANCH_PREFIX "%lld", n);
+}
+
+/*
+ * The number in path's last component between prefix and suffix: digits
+ * only, no leading zero, at most 12 of them; else -1.
+ */
+static long long
+runfiles_number_between(const char *path, const char *prefix,
+    const char *suffix)
+{
+	const char *base = strrchr(path, '/'), *s;
+	size_t plen = strlen(prefix);
+	long long n = 0;
+
+	base = base ? base + 1 : path;
+	if (strncmp(base, prefix, plen) != 0)
+		return -1;
+	s = base + plen;
+	if (*s < '0' || *s > '9' || (s[0] == '0' && s[1] >= '0' && s[1] <= '9'))
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (n > 100000000000LL)
+			return -1;
+		n = n * 10 + (*s - '0');
+	}
+	return strcmp(s, suffix) == 0 ? n : -1;
+}
+
+/* runfiles_number_between() with a prefix made from the project name. */
+static long long
+runfiles_project_number(const char *path, const char *fmt, const char *project,
+    const char *suffix)
+{
+	char *prefix = xasprintf(fmt, project);
+	long long n = runfiles_number_between(path, prefix, suffix);
+
+	free(prefix);
+	return n;
+}
+
+long long
+runfiles_phase_issue(const char *p, const char *path)
+{
+	return runfiles_project_number(path, "dev-session-%s-", p, ".phase");
+}
+
+long long
+runfiles_review_phase_pr(const char *p, const char *path)
+{
+	return runfiles_project_number(path, "review-session-%s-", p, ".phase");
+}
+
+long long
+runfiles_dev_session_issue(const char *p, const char *name)
+{
+	return strchr(name, '/') != NULL ?
+	    -1 :
+	    runfiles_project_number(name, "dev-%s-", p, "");
+}
+
+long long
+runfiles_review_session_pr(const char *p, const char *name)
+{
+	return strchr(name, '/') != NULL ?
+	    -1 :
+	    runfiles_project_number(name, "review-%s-", p, "");
+}
+
+long long
+runfiles_worktree_issue(const char *p, const char *path)
+{
+	return runfiles_project_number(path, "%s-worktree-", p, "");
+}
+
+long long
+runfiles_review_worktree_pr(const char *p, const char *path)
+{
+	return runfiles_project_number(path, "%s-review-", p, "");
+}
+
+long long
+runfiles_branch_issue(const char *branch)
+{
+	size_t n = sizeof(RUNFILES_BRANCH_PREFIX) - 1;
+
+	if (strncmp(branch, RUNFILES_BRANCH_PREFIX, n) != 0 ||
+	    strchr(branch + n, '/') != NULL)
+		return -1;
+	return runfiles_number_between(branch + n, "", "");
 }
 
 char *

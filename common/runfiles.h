@@ -51,17 +51,41 @@ char *runfiles_supervisor_lock(void);
 char *runfiles_infra_retries_dir(void);
 /* The retry count of a Woodpecker pipeline, inside the directory above. */
 char *runfiles_infra_retry(long long repo_id, long long pipeline);
-/* The glob pattern matching every phase file of a project. */
-char *runfiles_phase_glob(const char *project);
-/* The issue number of a phase file name of project, or -1. */
-long long runfiles_phase_issue(const char *project, const char *path);
-/* The same for the review phase files: the glob, the PR number or -1. */
-char *runfiles_review_phase_glob(const char *project);
-long long runfiles_review_phase_pr(const char *project, const char *path);
+/*
+ * The issue numbers of the project's phase files (the PR numbers of its
+ * review phase files), *n of them into *nums, a new array the caller
+ * frees.  0, or -1 when the run directory cannot be listed.
+ */
+int runfiles_phase_issues(const char *project, long long **nums, size_t *n);
+int runfiles_review_phase_prs(const char *project, long long **nums, size_t *n);
 
-/* tmux session names. */
+/* Agent session names ("dev-P-N", "review-P-R"). */
 char *runfiles_dev_session(const char *project, long long issue);
 char *runfiles_review_session(const char *project, long long pr);
+/* What every session name of the project starts with ("dev-P-"). */
+char *runfiles_dev_session_prefix(const char *project);
+char *runfiles_review_session_prefix(const char *project);
+/*
+ * Whether name has the shape of a dev session name of any project
+ * ("dev-" and session name characters): 1 or 0.
+ */
+int runfiles_dev_session_like(const char *name);
+
+/* The branch an issue is worked on ("fix/issue-N"). */
+#define RUNFILES_BRANCH_PREFIX "fix/issue-"
+char *runfiles_branch(long long issue);
+
+/*
+ * Names read back: the number N for which the name function above gives
+ * exactly this name (of a path, its last component), or -1.
+ */
+long long runfiles_phase_issue(const char *project, const char *path);
+long long runfiles_review_phase_pr(const char *project, const char *path);
+long long runfiles_dev_session_issue(const char *project, const char *name);
+long long runfiles_review_session_pr(const char *project, const char *name);
+long long runfiles_worktree_issue(const char *project, const char *path);
+long long runfiles_review_worktree_pr(const char *project, const char *path);
+long long runfiles_branch_issue(const char *branch);
 
 /* Factory files. */
 char *runfiles_active_flag(const char *agent); /* "dev", "reviewer" */

@@ -43,24 +43,24 @@ struct child {
 /* Programs started by this process, for the tick summaries. */
 static unsigned long spawned;
 
-static char **env_build(const char *const *);
-static int env_key_matches(const char *, const char *);
-static int fd_above_stdio(int);
-static void child_exec(char *const[], const char *, char **, int)
+static char **spawn_env_build(const char *const *);
+static int spawn_env_key_matches(const char *, const char *);
+static int spawn_fd_above_stdio(int);
+static void spawn_child_exec(char *const[], const char *, char **, int)
     __attribute__((noreturn));
-static long long now_ms(void);
-static int supervise(struct child *);
-static void escalate(struct child *);
-static void read_some(struct child *, int);
-static void keep(struct child *, const char *, size_t);
-static void drain(struct child *);
-static void sleep_ms(int);
-static int try_reap(struct child *);
-static int exit_code(int);
-static void detached_exec(char *const[], const char *, const char *, int)
+static long long spawn_now_ms(void);
+static int spawn_supervise(struct child *);
+static void spawn_escalate(struct child *);
+static void spawn_read_some(struct child *, int);
+static void spawn_keep(struct child *, const char *, size_t);
+static void spawn_drain(struct child *);
+static void spawn_sleep_ms(int);
+static int spawn_try_reap(struct child *);
+static int spawn_exit_code(int);
+static void spawn_detached_exec(char *const[], const char *, const char *, int)
     __attribute__((noreturn));
-static int read_full(int, void *, size_t);
-static int wait_pid(pid_t);
+static int spawn_read_full(int, void *, size_t);
+static int spawn_wait_pid(pid_t);
 
 extern char **environ;
 
@@ -70,7 +70,7 @@ extern char **environ;
  * otherwise an array the caller frees (the strings are borrowed).
  */
 static char **
-env_build(const char *const *add)
+spawn_env_build(const char *const *add)
 {
 	char **env;
 	size_t n = 0, nadd = 0, i, j, k = 0;
@@ -84,7 +84,7 @@ env_build(const char *const *add)
 	env = xcalloc(n + nadd + 1, sizeof(*env));
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < nadd; j++)
-			if (env_key_matches(environ[i], add[j]))
+			if (spawn_env_key_matches(environ[i], add[j]))
 				break;
 		if (j == nadd)
 			env[k++] = environ[i];
@@ -97,7 +97,7 @@ env_build(const char *const *add)
 
 /* 1 if the "K=V" strings a and b name the same variable. */
 static int
-env_key_matches(const char *a, const char *b)
+spawn_env_key_matches(const char *a, const char *b)
 {
 	size_t la = strcspn(a, "="), lb = strcspn(b, "=");
 
@@ -106,7 +106,7 @@ env_key_matches(const char *a, const char *b)
 
 /* Move fd above the standard descriptors (as O_CLOEXEC) if it is one. */
 static int
-fd_above_stdio(int fd)
+spawn_fd_above_stdio(int fd)
 {
 	if (fd < 0 || fd > 2)
 		return fd;
@@ -119,7 +119,7 @@ fd_above_stdio(int fd)
  * nothing open above 2, then exec.  Only async-signal-safe calls here.
  */
 static void
-child_exec(char *const argv[], const char *cwd, char **envp, int outfd)
+spawn_child_exec(char *const argv[], const char *cwd, char **envp, int outfd)
 {
 	sigset_t none;
 	int nullfd;
@@ -128,8 +128,8 @@ child_exec(char *const argv[], const char *cwd, char **envp, int outfd)
 	(void)signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	nullfd = fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
-	outfd = fd_above_stdio(outfd);
+	nullfd = spawn_fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
+	outfd = spawn_fd_above_stdio(outfd);
 	if (nullfd == -1)
 		_exit(127);
 	if (outfd == -1)
@@ -145,7 +145,7 @@ child_exec(char *const argv[], const char *cwd, char **envp, int outfd)
 }
 
 static long long
-now_ms(void)
+spawn_now_ms(void)
 {
 	struct timespec ts;
 
@@ -154,7 +154,7 @@ now_ms(void)
 }
 
 static void
-sleep_ms(int ms)
+spawn_sleep_ms(int ms)
 {
 	struct timespec ts;
 
@@ -166,7 +166,7 @@ sleep_ms(int ms)
 
 /* The exit code of a wait status, or 128 + the signal that ended it. */
 static int
-exit_code(int ws)
+spawn_exit_code(int ws)
 {
 	if (WIFEXITED(ws))
 		return WEXITSTATUS(ws);
@@ -177,7 +177,7 @@ exit_code(int ws)
 
 /* Reap the child if it has exited: 1 reaped, 0 still running. */
 static int
-try_reap(struct child *c)
+spawn_try_reap(struct child *c)
 {
 	pid_t w;
 
@@ -193,12 +193,12 @@ try_reap(struct child *c)
 
 /* Time is up: SIGTERM to the group, then SIGKILL after the grace. */
 static void
-escalate(struct child *c)
+spawn_escalate(struct child *c)
 {
 	if (c->stage == 0) {
 		(void)kill(-c->pid, SIGTERM);
 		c->stage = 1;
-		c->deadline = now_ms() + c->grace_ms;
+		c->deadline = spawn_now_ms() + c->grace_ms;
 	} else if (c->stage == 1) {
 		(void)kill(-c->pid, SIGKILL);
 		c->stage = 2;
@@ -211,7 +211,7 @@ escalate(struct child *c)
  * fits under the cap and drop the rest.  Closes the descriptor at EOF.
  */
 static void
-read_some(struct child *c, int wait_ms)
+spawn_read_some(struct child *c, int wait_ms)
 {
 	struct pollfd pfd = {.fd = c->fd, .events = POLLIN};
 	char chunk[8192];
@@ -227,12 +227,12 @@ read_some(struct child *c, int wait_ms)
 		c->fd = -1;
 		return;
 	}
-	keep(c, chunk, (size_t)n);
+	spawn_keep(c, chunk, (size_t)n);
 }
 
 /* Append what fits under the cap to the caller's buffer. */
 static void
-keep(struct child *c, const char *p, size_t n)
+spawn_keep(struct child *c, const char *p, size_t n)
 {
 	size_t max, room;
 
@@ -251,7 +251,7 @@ keep(struct child *c, const char *p, size_t n)
  * for writers it left behind, and close it.
  */
 static void
-drain(struct child *c)
+spawn_drain(struct child *c)
 {
 	char chunk[8192];
 	ssize_t n;
@@ -262,7 +262,7 @@ drain(struct child *c)
 	while ((n = read(c->fd, chunk, sizeof(chunk))) > 0 ||
 	    (n == -1 && errno == EINTR))
 		if (n > 0)
-			keep(c, chunk, (size_t)n);
+			spawn_keep(c, chunk, (size_t)n);
 	close(c->fd);
 	c->fd = -1;
 }
@@ -274,32 +274,32 @@ drain(struct child *c)
  * with errno ETIMEDOUT when the child had to be killed.
  */
 static int
-supervise(struct child *c)
+spawn_supervise(struct child *c)
 {
 	int nap = 1, wait_ms;
 	long long left;
 
-	while (!try_reap(c)) {
+	while (!spawn_try_reap(c)) {
 		wait_ms = SPAWN_SLICE_MS;
 		if (c->deadline != 0) {
-			left = c->deadline - now_ms();
+			left = c->deadline - spawn_now_ms();
 			if (left <= 0) {
-				escalate(c);
+				spawn_escalate(c);
 				continue;
 			}
 			if (left < wait_ms)
 				wait_ms = (int)left;
 		}
 		if (c->fd != -1) {
-			read_some(c, wait_ms);
+			spawn_read_some(c, wait_ms);
 			continue;
 		}
 		/* Output closed: the exit is usually imminent. */
-		sleep_ms(nap < wait_ms ? nap : wait_ms);
+		spawn_sleep_ms(nap < wait_ms ? nap : wait_ms);
 		if (nap < SPAWN_SLICE_MS)
 			nap *= 2;
 	}
-	drain(c);
+	spawn_drain(c);
 	if (c->stage == 0)
 		return 0;
 	(void)kill(-c->pid, SIGKILL);
@@ -326,12 +326,12 @@ spawn_run(char *const argv[], const struct spawn_opts *opts, struct buf *out,
 	}
 	if (out != NULL && pipe2(p, O_CLOEXEC) == -1)
 		return -1;
-	envp = env_build(opts->env_add);
+	envp = spawn_env_build(opts->env_add);
 	if ((c.pid = fork()) == -1)
 		goto out;
 	spawned++;
 	if (c.pid == 0)
-		child_exec(argv, opts->cwd, envp, p[1]);
+		spawn_child_exec(argv, opts->cwd, envp, p[1]);
 	/* Also set here, so a timeout can never miss the group. */
 	(void)setpgid(c.pid, c.pid);
 	if (p[1] != -1)
@@ -341,10 +341,10 @@ spawn_run(char *const argv[], const struct spawn_opts *opts, struct buf *out,
 	p[0] = -1;
 	c.grace_ms = opts->grace_ms > 0 ? opts->grace_ms : SPAWN_GRACE_MS;
 	if (opts->timeout_s > 0)
-		c.deadline = now_ms() + (long long)opts->timeout_s * 1000;
-	r = supervise(&c);
+		c.deadline = spawn_now_ms() + (long long)opts->timeout_s * 1000;
+	r = spawn_supervise(&c);
 	if (status != NULL)
-		*status = exit_code(c.wstatus);
+		*status = spawn_exit_code(c.wstatus);
 out:
 	saved = errno;
 	if (p[0] != -1)
@@ -359,7 +359,7 @@ out:
 
 /* read(2) exactly len bytes: 0, or -1 at EOF or error. */
 static int
-read_full(int fd, void *p, size_t len)
+spawn_read_full(int fd, void *p, size_t len)
 {
 	char *cp = p;
 	ssize_t n;
@@ -378,7 +378,7 @@ read_full(int fd, void *p, size_t len)
 
 /* waitpid(2) for one child, retrying on EINTR; its status or -1. */
 static int
-wait_pid(pid_t pid)
+spawn_wait_pid(pid_t pid)
 {
 	int ws;
 
@@ -394,7 +394,7 @@ wait_pid(pid_t pid)
  * so a successful exec closes it and the parent reads EOF.
  */
 static void
-detached_exec(char *const argv[], const char *cwd, const char *log_path,
+spawn_detached_exec(char *const argv[], const char *cwd, const char *log_path,
     int errfd)
 {
 	pid_t self = getpid();
@@ -404,11 +404,11 @@ detached_exec(char *const argv[], const char *cwd, const char *log_path,
 		_exit(127);
 	(void)signal(SIGHUP, SIG_IGN);
 	(void)signal(SIGPIPE, SIG_DFL);
-	errfd = fd_above_stdio(errfd);
-	nullfd = fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
+	errfd = spawn_fd_above_stdio(errfd);
+	nullfd = spawn_fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
 	logfd = log_path == NULL ?
 	    nullfd :
-	    fd_above_stdio(file_open_append(log_path, 0644));
+	    spawn_fd_above_stdio(file_open_append(log_path, 0644));
 	if (errfd == -1 || nullfd == -1 || logfd == -1)
 		goto fail;
 	if (dup2(nullfd, 0) == -1 || dup2(logfd, 1) == -1 ||
@@ -453,16 +453,16 @@ spawn_detached(char *const argv[], const char *cwd, const char *log_path,
 		(void)setsid();
 		close(p[0]);
 		if ((gpid = fork()) == 0)
-			detached_exec(argv, cwd, log_path, p[1]);
+			spawn_detached_exec(argv, cwd, log_path, p[1]);
 		_exit(gpid == -1 ? 1 : 0);
 	}
 	close(p[1]);
 	p[1] = -1;
-	(void)wait_pid(mid);
+	(void)spawn_wait_pid(mid);
 	errno = EAGAIN;
-	if (read_full(p[0], &gpid, sizeof(gpid)) == -1)
+	if (spawn_read_full(p[0], &gpid, sizeof(gpid)) == -1)
 		goto out;
-	if (read_full(p[0], &e, sizeof(e)) == 0) {
+	if (spawn_read_full(p[0], &e, sizeof(e)) == 0) {
 		errno = e;
 		goto out;
 	}

@@ -14,11 +14,12 @@
 /* Largest template file read. */
 #define TEMPLATE_MAX (256 * 1024)
 
-static const char *lookup(const struct template_var *, size_t, const char *,
-    size_t);
+static const char *template_lookup(const struct template_var *, size_t,
+    const char *, size_t);
 
 static const char *
-lookup(const struct template_var *vars, size_t n, const char *name, size_t len)
+template_lookup(const struct template_var *vars, size_t n, const char *name,
+    size_t len)
 {
 	size_t i;
 
@@ -49,7 +50,8 @@ template_fill(const char *tmpl, const struct template_var *vars, size_t n,
 			buf_free(&b);
 			return -1;
 		}
-		value = lookup(vars, n, open + 2, (size_t)(close - open - 2));
+		value = template_lookup(vars, n, open + 2,
+		    (size_t)(close - open - 2));
 		if (value == NULL) {
 			snprintf(err, errsz, "unknown placeholder '%.*s'",
 			    (int)(close - open + 2 > 60 ? 60 :

@@ -10,7 +10,9 @@
 
 #include "buf.h"
 #include "http.h"
+#include "http_client.h"
 #include "json.h"
+#include "utf8.h"
 #include "woodpecker.h"
 #include "xmalloc.h"
 
@@ -22,10 +24,10 @@ struct woodpecker {
 	char *api; /* .../api/repos/ID */
 };
 
-static int wp_b64_value(int);
-static char *wp_b64_decode(const char *, size_t *);
-static void wp_append_entry(struct buf *, const cJSON *);
-static const char *wp_tail(const char *, size_t, size_t, size_t);
+static int woodpecker_wp_b64_value(int);
+static char *woodpecker_wp_b64_decode(const char *, size_t *);
+static void woodpecker_wp_append_entry(struct buf *, const cJSON *);
+static const char *woodpecker_wp_tail(const char *, size_t, size_t, size_t);
 
 struct woodpecker *
 woodpecker_open(const char *server, const char *token, long long repo_id)
@@ -197,15 +199,16 @@ woodpecker_log_text(const cJSON *entries, size_t max_bytes, size_t max_lines)
 	buf_init(&all, 0);
 	buf_append(&all, "", 0);
 	cJSON_ArrayForEach (e, entries)
-		wp_append_entry(&all, e);
-	out = xstrdup(wp_tail(buf_str(&all), all.len, max_bytes, max_lines));
+		woodpecker_wp_append_entry(&all, e);
+	out = xstrdup(
+	    woodpecker_wp_tail(buf_str(&all), all.len, max_bytes, max_lines));
 	buf_free(&all);
 	return out;
 }
 
 /* One entry as a line: its data decoded, NULs made spaces, '\n' ended. */
 static void
-wp_append_entry(struct buf *b, const cJSON *e)
+woodpecker_wp_append_entry(struct buf *b, const cJSON *e)
 {
 	const char *data;
 	char *dec;
@@ -213,7 +216,7 @@ wp_append_entry(struct buf *b, const cJSON *e)
 
 	if ((data = json_str(e, "data")) == NULL)
 		data = "";
-	if ((dec = wp_b64_decode(data, &n)) != NULL) {
+	if ((dec = woodpecker_wp_b64_decode(data, &n)) != NULL) {
 		buf_append(b, dec, n);
 		free(dec);
 	} else
@@ -227,7 +230,7 @@ wp_append_entry(struct buf *b, const cJSON *e)
 }
 
 static int
-wp_b64_value(int c)
+woodpecker_wp_b64_value(int c)
 {
 	if (c >= 'A' && c <= 'Z')
 		return c - 'A';
@@ -247,7 +250,7 @@ wp_b64_value(int c)
  * added, length in *outlen), or NULL when s is not valid base64.
  */
 static char *
-wp_b64_decode(const char *s, size_t *outlen)
+woodpecker_wp_b64_decode(const char *s, size_t *outlen)
 {
 	size_t len = strlen(s), pad = 0, i, o = 0;
 	unsigned long acc = 0;
@@ -260,7 +263,7 @@ wp_b64_decode(const char *s, size_t *outlen)
 		pad++;
 	out = xmalloc(len / 4 * 3 + 1);
 	for (i = 0; i < len - pad; i++) {
-		if ((v = wp_b64_value((unsigned char)s[i])) == -1) {
+		if ((v = woodpecker_wp_b64_value((unsigned char)s[i])) == -1) {
 			free(out);
 			return NULL;
 		}
@@ -289,7 +292,8 @@ wp_b64_decode(const char *s, size_t *outlen)
  * never inside a UTF-8 sequence.  0 means no limit.
  */
 static const char *
-wp_tail(const char *text, size_t len, size_t max_bytes, size_t max_lines)
+woodpecker_wp_tail(const char *text, size_t len, size_t max_bytes,
+    size_t max_lines)
 {
 	const char *start = text, *p;
 	size_t lines = 0;
@@ -302,13 +306,12 @@ wp_tail(const char *text, size_t len, size_t max_bytes, size_t max_lines)
 		start = p;
 	}
 	if (max_bytes > 0 && (size_t)(text + len - start) > max_bytes) {
-		start = text + len - max_bytes;
+		start = text + utf8_suffix_start(text, len, max_bytes);
 		if (start[-1] != '\n' &&
-		    (p = memchr(start, '\n', max_bytes)) != NULL &&
+		    (p = memchr(start, '\n', (size_t)(text + len - start))) !=
+			NULL &&
 		    p + 1 < text + len)
 			start = p + 1;
-		while (((unsigned char)*start & 0xc0) == 0x80)
-			start++;
 	}
 	return start;
 }

@@ -9,10 +9,10 @@
 
 #include "xmalloc.h"
 
-static void oom(void) __attribute__((noreturn));
+static void xmalloc_oom(void) __attribute__((noreturn));
 
 static void
-oom(void)
+xmalloc_oom(void)
 {
 	static const char msg[] = "out of memory\n";
 
@@ -26,7 +26,7 @@ xmalloc(size_t n)
 	void *p = malloc(n ? n : 1);
 
 	if (p == NULL)
-		oom();
+		xmalloc_oom();
 	return p;
 }
 
@@ -36,7 +36,7 @@ xcalloc(size_t nmemb, size_t size)
 	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
 
 	if (p == NULL)
-		oom();
+		xmalloc_oom();
 	return p;
 }
 
@@ -46,7 +46,7 @@ xreallocarray(void *ptr, size_t nmemb, size_t size)
 	void *p = reallocarray(ptr, nmemb ? nmemb : 1, size ? size : 1);
 
 	if (p == NULL)
-		oom();
+		xmalloc_oom();
 	return p;
 }
 
@@ -56,7 +56,7 @@ xstrdup(const char *s)
 	char *p = strdup(s);
 
 	if (p == NULL)
-		oom();
+		xmalloc_oom();
 	return p;
 }
 
@@ -66,7 +66,7 @@ xstrndup(const char *s, size_t n)
 	char *p = strndup(s, n);
 
 	if (p == NULL)
-		oom();
+		xmalloc_oom();
 	return p;
 }
 
@@ -81,7 +81,7 @@ xvasprintf(const char *fmt, va_list ap)
 	n = vsnprintf(NULL, 0, fmt, copy);
 	va_end(copy);
 	if (n < 0)
-		oom();
+		xmalloc_oom();
 	p = xmalloc((size_t)n + 1);
 	vsnprintf(p, (size_t)n + 1, fmt, ap);
 	return p;

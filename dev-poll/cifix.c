@@ -1,10 +1,11 @@
 /*
  * The CI-fix budget: dev/ci-fixes-P.json counts the sessions started to
  * fix a PR's CI, read and written under a flock on "<file>.lock" so that
- * pollers racing on the same PR agree.  Three attempts are allowed; the
- * check that finds the third one used moves the count to 4 in the same
- * locked step, so exactly one poller ever sees "exhausted for the first
- * time" and posts the diagnostic and the blocked label.  Scans only
+ * pollers racing on the same PR agree.  DP_CI_FIX_BUDGET attempts are
+ * allowed; the check that finds the last one used moves the count one
+ * past it in the same locked step, so exactly one poller ever sees
+ * "exhausted for the first time" and posts the diagnostic and the blocked
+ * label.  Scans only
  * check; the increment happens right before the launch it pays for, and
  * the count is on disk (fsync'd) before the session starts.
  */
@@ -26,119 +27,112 @@
 #include "runfiles.h"
 #include "xmalloc.h"
 
-#define CIFIX_MAX 3
 #define CIFIX_FILE_MAX (1024 * 1024)
 #define CIFIX_LOCK_WAIT 30
 
-/* What a locked step does to one PR's count. */
-enum cifix_op {
-	CIFIX_READ,	 /* read only */
-	CIFIX_CHECK,	 /* read; 3 becomes 4 */
-	CIFIX_INCREMENT, /* as CHECK, else add one */
-	CIFIX_RESET	 /* forget the PR */
-};
-
-/* What the step found. */
-enum cifix_res {
-	CIFIX_OK,
-	CIFIX_EXHAUSTED,
-	CIFIX_FIRST /* exhausted, and this caller is the first to see it */
-};
-
-static int tracker_load(const char *, cJSON **);
-static int tracker_apply(struct dev_ctx *, const char *, long long,
-    enum cifix_op, long long *);
-static int tracker_step(struct dev_ctx *, long long, enum cifix_op,
-    long long *);
-static void post_blocked(struct dev_ctx *, long long, long long, long long);
+static int cifix_load(const char *, cJSON **);
+static int cifix_apply(struct dev_ctx *, const char *, long long,
+    enum dp_cifix_op, long long *, enum dp_cifix_res *);
+static int cifix_locked(struct dev_ctx *, long long, enum dp_cifix_op,
+    long long *, enum dp_cifix_res *);
+static void cifix_post_blocked(struct dev_ctx *, long long, long long,
+    long long);
 
 /* Read the tracker into *out (an object; a missing file is empty). */
 static int
-tracker_load(const char *path, cJSON **out)
+cifix_load(const char *path, cJSON **out)
 {
-	struct buf b;
 	char err[128];
-	int r;
 
-	*out = NULL;
-	buf_init(&b, 0);
-	r = file_read(path, CIFIX_FILE_MAX, &b);
-	if (r == -1 && errno == ENOENT) {
-		*out = cJSON_CreateObject();
-		r = 0;
-	} else if (r == 0) {
-		*out = json_parse(b.data != NULL ? b.data : "", b.len, err,
-		    sizeof(err));
-		if (*out == NULL || !cJSON_IsObject(*out)) {
-			log_msg("'%s' is not a JSON object: %s", path,
-			    *out == NULL ? err : "wrong type");
-			cJSON_Delete(*out);
-			*out = NULL;
-			r = -1;
-		}
-	} else
-		log_msg("cannot read '%s': %s", path,
-		    r == 1 ? "too large" : strerror(errno));
-	buf_free(&b);
-	return r == 0 ? 0 : -1;
+	if ((*out = json_load_object(path, CIFIX_FILE_MAX, err, sizeof(err))) ==
+	    NULL) {
+		log_msg("cannot use '%s': %s", path, err);
+		return -1;
+	}
+	return 0;
+}
+
+enum dp_cifix_res
+dp_cifix_step(long long count, enum dp_cifix_op op, long long *next,
+    int *changed)
+{
+	*next = count;
+	*changed = 0;
+	switch (op) {
+	case DP_CIFIX_READ:
+		return count > DP_CI_FIX_BUDGET ? DP_CIFIX_SPENT :
+						  DP_CIFIX_LEFT;
+	case DP_CIFIX_RESET:
+		*next = 0;
+		*changed = 1;
+		return DP_CIFIX_LEFT;
+	case DP_CIFIX_CHECK:
+	case DP_CIFIX_INCREMENT:
+		break;
+	}
+	if (count > DP_CI_FIX_BUDGET)
+		return DP_CIFIX_SPENT;
+	if (count == DP_CI_FIX_BUDGET) {
+		/* The one step that moves it past: the first to see it. */
+		*next = DP_CI_FIX_BUDGET + 1;
+		*changed = 1;
+		return DP_CIFIX_FIRST;
+	}
+	if (op == DP_CIFIX_INCREMENT) {
+		*next = count + 1;
+		*changed = 1;
+	}
+	return DP_CIFIX_LEFT;
 }
 
 /*
  * Apply op to the count of pr in the tracker at path (the lock is held):
- * the count before any change in *count.  Returns an enum cifix_res, or
- * -1 when the file could not be read or written.
+ * the count before any change in *count, what the step found in *res.
+ * Returns 0, or -1 when the file could not be read or written.
  */
 static int
-tracker_apply(struct dev_ctx *c, const char *path, long long pr,
-    enum cifix_op op, long long *count)
+cifix_apply(struct dev_ctx *c, const char *path, long long pr,
+    enum dp_cifix_op op, long long *count, enum dp_cifix_res *res)
 {
 	cJSON *d = NULL, *item;
-	char key[32], *text = NULL;
-	long long n = 0;
-	int res = CIFIX_OK, dirty = 0;
+	char key[32], *text;
+	long long n = 0, next;
+	int changed, r = 0;
 
 	snprintf(key, sizeof(key), "%lld", pr);
-	if (tracker_load(path, &d) == -1)
+	if (cifix_load(path, &d) == -1)
 		return -1;
 	if ((item = cJSON_GetObjectItemCaseSensitive(d, key)) != NULL &&
 	    json_item_int(item, &n) == -1)
 		n = 0;
 	*count = n;
-	if (op == CIFIX_RESET) {
-		dirty = item != NULL;
+	*res = dp_cifix_step(n, op, &next, &changed);
+	/* Forgetting a PR that was never counted changes nothing. */
+	if (op == DP_CIFIX_RESET && item == NULL)
+		changed = 0;
+	if (changed) {
 		cJSON_DeleteItemFromObjectCaseSensitive(d, key);
-	} else if (op != CIFIX_READ && n >= CIFIX_MAX) {
-		res = n > CIFIX_MAX ? CIFIX_EXHAUSTED : CIFIX_FIRST;
-		n = CIFIX_MAX + 1;
-		dirty = res == CIFIX_FIRST;
-	} else if (op == CIFIX_INCREMENT) {
-		n++;
-		dirty = 1;
-	}
-	if (dirty && op != CIFIX_RESET) {
-		cJSON_DeleteItemFromObjectCaseSensitive(d, key);
-		cJSON_AddNumberToObject(d, key, (double)n);
-	}
-	if (dirty) {
+		if (op != DP_CIFIX_RESET)
+			cJSON_AddNumberToObject(d, key, (double)next);
 		text = json_print(d);
-		if (dp_write(c, path, text, 1) == -1)
-			res = -1;
+		r = act_write(&c->act, path, text, 1);
+		free(text);
 	}
-	free(text);
 	cJSON_Delete(d);
-	return res;
+	return r;
 }
 
-/* One locked step on the tracker (see tracker_apply()). */
+/* One locked step on the tracker (see cifix_apply()): 0 or -1. */
 static int
-tracker_step(struct dev_ctx *c, long long pr, enum cifix_op op,
-    long long *count)
+cifix_locked(struct dev_ctx *c, long long pr, enum dp_cifix_op op,
+    long long *count, enum dp_cifix_res *res)
 {
 	char *path = runfiles_ci_fixes(c->cfg->project_name), *lpath = NULL;
 	int fd = -1, r = -1, lr;
 
 	*count = 0;
-	if (!c->dry_run) {
+	*res = DP_CIFIX_LEFT;
+	if (!c->act.dry_run) {
 		lpath = xasprintf("%s.lock", path);
 		if ((lr = lock_wait(lpath, &fd, CIFIX_LOCK_WAIT)) != 0) {
 			log_msg("cannot lock '%s': %s", lpath,
@@ -146,7 +140,7 @@ tracker_step(struct dev_ctx *c, long long pr, enum cifix_op op,
 			goto out;
 		}
 	}
-	r = tracker_apply(c, path, pr, op, count);
+	r = cifix_apply(c, path, pr, op, count, res);
 out:
 	lock_release(fd);
 	free(lpath);
@@ -156,7 +150,7 @@ out:
 
 /* The one diagnostic comment and the blocked label, when exhausted. */
 static void
-post_blocked(struct dev_ctx *c, long long issue, long long pr,
+cifix_post_blocked(struct dev_ctx *c, long long issue, long long pr,
     long long attempts)
 {
 	char ts[32], *body;
@@ -171,61 +165,64 @@ post_blocked(struct dev_ctx *c, long long issue, long long pr,
 			 "| PR | #%lld |\n"
 			 "| Time | `%s` |\n",
 	    attempts, pr, attempts, pr, ts);
-	(void)dp_comment(c, issue, body);
-	(void)dp_label_add(c, issue, "blocked");
+	(void)act_comment(&c->act, issue, body, NULL);
+	(void)act_label_add(&c->act, issue, "blocked");
 	free(body);
 }
 
-int
+enum dp_cifix
 dp_cifix(struct dev_ctx *c, long long pr, long long issue, int check_only,
     long long *attempts)
 {
+	enum dp_cifix_res res;
 	const cJSON *it;
-	int r;
 
 	*attempts = 0;
 	if (dp_issue(c, issue, &it) == -1)
-		return -1;
+		return DP_CIFIX_ERROR;
 	if (json_has_label(it, "blocked")) {
-		(void)tracker_step(c, pr, CIFIX_READ, attempts);
+		(void)cifix_locked(c, pr, DP_CIFIX_READ, attempts, &res);
 		log_msg("PR #%lld (issue #%lld) already blocked (%lld "
 			"attempts) — skipping",
 		    pr, issue, *attempts);
-		return 1;
+		return DP_CIFIX_EXHAUSTED;
 	}
-	r = tracker_step(c, pr, check_only ? CIFIX_CHECK : CIFIX_INCREMENT,
-	    attempts);
-	switch (r) {
-	case CIFIX_OK:
+	if (cifix_locked(c, pr,
+		check_only ? DP_CIFIX_CHECK : DP_CIFIX_INCREMENT, attempts,
+		&res) == -1) {
 		if (!check_only)
-			(*attempts)++;
-		return 0;
-	case CIFIX_FIRST:
-		log_msg("PR #%lld (issue #%lld) CI exhausted (%lld attempts) "
-			"— marking blocked",
-		    pr, issue, *attempts);
-		post_blocked(c, issue, pr, *attempts);
-		return 1;
-	case CIFIX_EXHAUSTED:
-		log_msg("PR #%lld (issue #%lld) CI exhausted (%lld attempts) "
-			"— already blocked, skipping",
-		    pr, issue, *attempts);
-		return 1;
-	default:
+			return DP_CIFIX_ERROR;
 		/* As upstream: an unreadable tracker counts as exhausted. */
-		if (!check_only && r == -1)
-			return -1;
 		log_msg("PR #%lld (issue #%lld) CI fix budget unreadable — "
 			"skipping",
 		    pr, issue);
-		return 1;
+		return DP_CIFIX_EXHAUSTED;
 	}
+	switch (res) {
+	case DP_CIFIX_LEFT:
+		if (!check_only)
+			(*attempts)++;
+		return DP_CIFIX_OK;
+	case DP_CIFIX_FIRST:
+		log_msg("PR #%lld (issue #%lld) CI exhausted (%lld attempts) "
+			"— marking blocked",
+		    pr, issue, *attempts);
+		cifix_post_blocked(c, issue, pr, *attempts);
+		return DP_CIFIX_EXHAUSTED;
+	case DP_CIFIX_SPENT:
+		break;
+	}
+	log_msg("PR #%lld (issue #%lld) CI exhausted (%lld attempts) — "
+		"already blocked, skipping",
+	    pr, issue, *attempts);
+	return DP_CIFIX_EXHAUSTED;
 }
 
 int
 dp_cifix_reset(struct dev_ctx *c, long long pr)
 {
+	enum dp_cifix_res res;
 	long long n;
 
-	return tracker_step(c, pr, CIFIX_RESET, &n) == -1 ? -1 : 0;
+	return cifix_locked(c, pr, DP_CIFIX_RESET, &n, &res);
 }

@@ -3,20 +3,24 @@
  * (main.c lists them in DESIGN section 5 order) and the prototypes of its
  * topic files.
  *
- *   act.c       every side effect, logged instead under --dry-run
- *   git.c       git in repo_root, the forge remote, mirrors
- *   worktree.c  the session worktrees, fresh or adopting a PR branch
+ *   repo.c      repo_root: the forge remote, session worktrees, mirrors
+ *   status.c    the operators' status line
  *   prs.c       the open PRs, their issue, CI state and reviews
  *   issues.c    issue lists, dependency states, skip labels
  *   cifix.c     the CI-fix budget in dev/ci-fixes-P.json
  *   merge.c     direct merges and the pre-lock merge step
- *   react.c     phase reactions (the seam for the phase loop)
+ *   react.c     step 2, phase reactions (react.h: rx*.c, recover.c)
  *   slot.c      the agent slot and the memory guard
  *   schedule.c  priorities 1, 1.5 and 2
  *   preflight.c the dependency preflight and its comment
- *   prompt.c    prompts from the formulas/ templates
+ *   gather.c    what a launch reads before it changes anything
+ *   prompt.c    the first prompt, from the formulas/ templates
  *   hooks.c     the agent hooks in .claude/settings.json
+ *   session.c   a dev session: busy, started
+ *   legacy.c    the legacy launch of DEV_AGENT_CMD
  *   launch.c    claiming an issue and starting its session
+ *
+ * Side effects go through the effect layer (common/act.c) in c->act.
  */
 #ifndef DEV_POLL_H
 #define DEV_POLL_H
@@ -26,7 +30,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "act.h"
 #include "ci.h"
+#include "forge.h"
 
 struct buf;
 struct config;
@@ -34,8 +40,51 @@ struct template_var;
 struct forge;
 struct woodpecker;
 
+/*
+ * The CI-fix budget: sessions started to fix one PR's CI (counted in
+ * dev/ci-fixes-P.json), and CI failures told to one session, before a
+ * person has to look.
+ */
+#define DP_CI_FIX_BUDGET 3
+
 /* What a step tells main(): go on, the tick is over, or it failed. */
 enum dp_step { DP_NEXT, DP_DONE, DP_FAIL };
+
+/* What a PR needs next, once its CI and reviews are known. */
+enum dp_pr_action {
+	DP_PR_MERGE,	  /* approved and CI passed */
+	DP_PR_FIX_REVIEW, /* changes requested, CI not failed */
+	DP_PR_FIX_CI,	  /* CI failed */
+	DP_PR_WAIT	  /* CI or a review still to come */
+};
+
+/* Whether an issue's dependencies are met. */
+enum dp_deps {
+	DP_DEPS_MET,	/* every one closed (or none) */
+	DP_DEPS_OPEN,	/* some still open: logged */
+	DP_DEPS_UNKNOWN /* a read failed: logged */
+};
+
+/* What dp_merge() did. */
+enum dp_merge {
+	DP_MERGED,	  /* merged now, or found merged */
+	DP_MERGE_REFUSED, /* noted in the PR: not tried again this tick */
+	DP_MERGE_FAILED	  /* no answer */
+};
+
+/* What the CI-fix budget says (dp_cifix()). */
+enum dp_cifix {
+	DP_CIFIX_OK,	    /* attempts remain */
+	DP_CIFIX_EXHAUSTED, /* used up: the issue is (being) blocked */
+	DP_CIFIX_ERROR	    /* the issue or the count could not be read */
+};
+
+/* Whether an issue's session lives (dp_session_busy()). */
+enum dp_busy {
+	DP_FREE,
+	DP_BUSY,	/* logged */
+	DP_BUSY_UNKNOWN /* logged */
+};
 
 /* One open PR as the scheduler sees it, worked out at most once a tick. */
 struct dp_pr {
@@ -60,7 +109,7 @@ struct dev_ctx {
 	const struct config *cfg;
 	struct forge *forge;
 	struct woodpecker *wp; /* NULL when no CI is configured */
-	int dry_run;
+	struct act act;	       /* every side effect; act.dry_run */
 	int verbose;
 	int legacy; /* DEV_AGENT_CMD set */
 	time_t now;
@@ -79,7 +128,7 @@ struct dev_ctx {
 enum dp_launch {
 	DP_LAUNCHED,  /* a session (or legacy agent) was started */
 	DP_SKIPPED,   /* its session already exists */
-	DP_BLOCKED,   /* unmet dependencies: nothing claimed */
+	DP_BLOCKED,   /* closed, or unmet dependencies: nothing claimed */
 	DP_EXHAUSTED, /* the CI-fix budget ran out before the launch */
 	DP_LAUNCH_FAILED
 };
@@ -93,40 +142,32 @@ struct dp_launch_req {
 	int crash; /* crash recovery: no preflight, the worktree kept */
 };
 
-/* act.c: side effects; each returns 0 or -1 (logged), or logs "would". */
-/* Comment on an issue or PR. */
-int dp_comment(struct dev_ctx *, long long issue, const char *body);
-/* Add a label by name (created when missing). */
-int dp_label_add(struct dev_ctx *, long long issue, const char *name);
-/* Remove a label by name (absent counts as removed). */
-int dp_label_remove(struct dev_ctx *, long long issue, const char *name);
-/* Close an issue. */
-int dp_issue_close(struct dev_ctx *, long long issue);
-/* Replace a file atomically; sync: fsync before the rename. */
-int dp_write(struct dev_ctx *, const char *path, const char *text, int sync);
-/* Remove a file; a missing one is no change. */
-int dp_remove(struct dev_ctx *, const char *path);
-/* Remove a directory tree (symbolic links are not followed). */
-int dp_remove_tree(struct dev_ctx *, const char *path);
-/* mkdir -p. */
-int dp_mkdir(struct dev_ctx *, const char *path);
-/* Replace the operators' status line (dev-agent-status-P) and log it. */
-int dp_status(struct dev_ctx *, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+/* What a launch reads before it changes anything (gather.c). */
+struct dp_gather {
+	long long issue;
+	const cJSON *it;
+	const cJSON *comments;
+	const char *login;
+	long long pr;	/* the open PR to adopt (recovery), or 0 */
+	char *branch;	/* fix/issue-N, or the PR's branch */
+	char *prior;	/* the prior-art section, or "" */
+	char *pr_notes; /* recovery: the PR's latest comments */
+	char *text;	/* the issue with its human comments */
+	char *title;
+	char *backlog;
+	char *remote;	/* the launch's: the forge remote */
+	char *worktree; /* the launch's: P-worktree-N */
+	int crash;	/* restarting a crashed session */
+};
 
-/* git.c */
-/*
- * Run "git -C dir ARGS..." (NULL-ended) reading only: output into out
- * (may be NULL).  Returns git's exit status, or -1 when it did not run.
- */
-int dp_git(struct dev_ctx *, const char *dir, struct buf *out, ...)
-    __attribute__((sentinel));
-/* The same for a command that changes a repository: logged on failure. */
-int dp_git_change(struct dev_ctx *, const char *dir, ...)
-    __attribute__((sentinel));
-/* The first output line of a reading git command, or NULL.  Caller frees. */
-char *dp_git_line(struct dev_ctx *, const char *dir, ...)
-    __attribute__((sentinel));
+/* What dp_gather() found. */
+enum dp_gathered {
+	DP_GATHERED,	   /* all read: the launch goes on */
+	DP_GATHER_BLOCKED, /* the issue cannot start (closed, unmet deps) */
+	DP_GATHER_FAILED   /* a read failed (logged) */
+};
+
+/* repo.c */
 /*
  * The repo_root remote whose push URL names FORGE_URL's host, else
  * "origin".  Caller frees.
@@ -136,16 +177,17 @@ char *dp_forge_remote(struct dev_ctx *);
 int dp_git_ff_primary(struct dev_ctx *);
 /* Push the primary branch to every [mirrors] URL, in the background. */
 void dp_mirror_push(struct dev_ctx *);
-
-/* worktree.c */
-/* Remove a worktree (registered or not) and prune git's records. */
-int dp_worktree_remove(struct dev_ctx *, const char *wt);
 /* A new worktree on branch from the remote's primary branch.  0 or -1. */
 int dp_worktree_fresh(struct dev_ctx *, const char *remote, const char *wt,
     const char *branch);
 /* A worktree on the remote's branch of an open PR, kept if there.  0/-1. */
 int dp_worktree_recover(struct dev_ctx *, const char *remote, const char *wt,
     const char *branch);
+
+/* status.c */
+/* Replace the operators' status line (dev-agent-status-P) and log it. */
+int dp_status(struct dev_ctx *, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* prs.c */
 /* Read the open PRs into the context, once.  0 or -1 (logged). */
@@ -158,6 +200,14 @@ struct dp_pr *dp_pr_for_branch(struct dev_ctx *, const char *branch);
 struct dp_pr *dp_pr_for_issue(struct dev_ctx *, long long issue, int by_title);
 /* The open PR whose body says "Fixes #N" (any case), or NULL. */
 struct dp_pr *dp_pr_fixing(struct dev_ctx *, long long issue);
+/* What an evaluated PR needs next. */
+enum dp_pr_action dp_pr_decide(const struct dp_pr *);
+/*
+ * Apply the PR's formal reviews (Gitea objects): an APPROVED or
+ * REQUEST_CHANGES review counts when it is of the current head (stale
+ * false) and was not dismissed.
+ */
+void dp_pr_reviews(struct dp_pr *, const cJSON *reviews);
 /* The CI state of an evaluated PR for the log ("success" if non-code). */
 const char *dp_pr_ci_name(const struct dp_pr *);
 /* Whether title names #N (not followed by another digit). */
@@ -177,38 +227,66 @@ int dp_issues_labelled(struct dev_ctx *, const char *label, const char *sort,
 int dp_backlog_load(struct dev_ctx *);
 /* One issue (borrowed).  0 or -1 (logged). */
 int dp_issue(struct dev_ctx *, long long number, const cJSON **out);
-/* One issue: 0, 1 when it does not exist (404), -1 (logged). */
-int dp_issue_maybe(struct dev_ctx *, long long number, const cJSON **out);
+/* An issue's state, as dp_issue_state() reads it. */
+enum dp_issue_state {
+	DP_ISSUE_OPEN,
+	DP_ISSUE_CLOSED,
+	DP_ISSUE_MISSING, /* no such issue (404) */
+	DP_ISSUE_UNKNOWN  /* it could not be read (logged) */
+};
+/* Read issue number (borrowed into *out unless missing) and its state. */
+enum dp_issue_state dp_issue_state(struct dev_ctx *, long long number,
+    const cJSON **out);
 /*
  * Whether issue dep is closed (a missing one is not; one in a list of
  * open issues already read costs no request).  0 or -1.
  */
 int dp_dep_closed(struct dev_ctx *, long long dep, int *closed);
-/* Whether every dependency in body is closed: 1, 0 (logged), -1. */
-int dp_issue_ready(struct dev_ctx *, long long number, const char *body);
+/* Whether every dependency in body is closed. */
+enum dp_deps dp_issue_ready(struct dev_ctx *, long long number,
+    const char *body);
 /* The label that keeps the issue from the dev agent, or NULL. */
 const char *dp_skip_label(const cJSON *issue);
 
 /* cifix.c */
 /*
- * The CI-fix budget of pr (issue's PR).  Returns 1 when exhausted (the
- * first caller to see it posts the diagnostic and labels the issue
- * blocked), 0 when attempts remain (*attempts: the count, after the
- * increment unless check_only), -1 when the issue or the count could not
- * be read or written.
+ * The CI-fix budget of pr (issue's PR): DP_CIFIX_OK when attempts remain
+ * (*attempts: the count, after the increment unless check_only),
+ * DP_CIFIX_EXHAUSTED when they are used up (the first caller to see it
+ * posts the diagnostic and labels the issue blocked; an unreadable count
+ * counts as that for a check), DP_CIFIX_ERROR when the issue or the count
+ * could not be read or written.
  */
-int dp_cifix(struct dev_ctx *, long long pr, long long issue, int check_only,
-    long long *attempts);
+enum dp_cifix dp_cifix(struct dev_ctx *, long long pr, long long issue,
+    int check_only, long long *attempts);
+/* One locked step on a PR's count: what the step does. */
+enum dp_cifix_op {
+	DP_CIFIX_READ,	    /* read only */
+	DP_CIFIX_CHECK,	    /* read; the last attempt used marks it spent */
+	DP_CIFIX_INCREMENT, /* as CHECK, else add one */
+	DP_CIFIX_RESET	    /* forget the PR */
+};
+/* What the step found. */
+enum dp_cifix_res {
+	DP_CIFIX_LEFT,	/* attempts remain */
+	DP_CIFIX_SPENT, /* used up, already seen so */
+	DP_CIFIX_FIRST	/* used up, and this caller is the first to see it */
+};
+/*
+ * The step's rule, on a count read from the file: the result, the count
+ * to store in *next, and whether the file must change.
+ */
+enum dp_cifix_res dp_cifix_step(long long count, enum dp_cifix_op op,
+    long long *next, int *changed);
 /* Forget pr's count (after its merge).  0 or -1. */
 int dp_cifix_reset(struct dev_ctx *, long long pr);
 
 /* merge.c */
 /*
  * Merge an approved, green PR at the SHA that was checked, and do what a
- * merge entails.  Returns 1 merged (or found merged), 0 refused (noted
- * in the PR: not tried again this tick), -1 no answer.
+ * merge entails.
  */
-int dp_merge(struct dev_ctx *, struct dp_pr *);
+enum dp_merge dp_merge(struct dev_ctx *, struct dp_pr *);
 /* Step 1: merge every approved, green PR with an issue reference. */
 enum dp_step dp_merge_prelock(struct dev_ctx *);
 /*
@@ -217,14 +295,17 @@ enum dp_step dp_merge_prelock(struct dev_ctx *);
  */
 void dp_merge_finish(struct dev_ctx *);
 
-/* react.c */
+/* rx.c */
 /* The issue numbers of the project's phase files.  Caller frees. */
 int dp_phase_issues(struct dev_ctx *, long long **issues, size_t *n);
+
+/* react.c */
 /*
- * Step 2: phase reactions.  Returns 0 to go on, 1 when the tick is over,
- * -1 on failure.
+ * Step 2: phase reactions.  DP_NEXT (one issue's trouble leaves it for
+ * the next tick and does not stop the others), or DP_FAIL when the phase
+ * files cannot be listed.
  */
-int react_phases(struct dev_ctx *);
+enum dp_step dp_react(struct dev_ctx *);
 
 /* slot.c */
 /* Step 3: one agent per project: DP_DONE while it is busy. */
@@ -233,6 +314,13 @@ enum dp_step dp_slot(struct dev_ctx *);
 enum dp_step dp_memory(struct dev_ctx *);
 
 /* schedule.c: steps 5 to 8. */
+/*
+ * The backlog in launch order: priority issues first, each tier oldest
+ * first (the list is read oldest first).  *n items; caller frees the
+ * array, not the items.
+ */
+const cJSON **dp_backlog_order(const cJSON *const *backlog, size_t n,
+    size_t *nout);
 /* Priority 1: the first orphaned in-progress issue. */
 enum dp_step dp_orphans(struct dev_ctx *);
 /* Priority 1.5: PRs with requested changes or failed CI. */
@@ -242,12 +330,18 @@ enum dp_step dp_backlog(struct dev_ctx *);
 
 /* preflight.c */
 /*
- * Check the dependencies in body before issue is claimed: 0 all closed,
- * 1 some open (the notice is posted unless the newest of comments is
- * one), -1 when a read or the comment failed.
+ * Check the dependencies in body before issue is claimed: when some are
+ * open, the notice is posted unless the newest of comments is one.
+ * DP_DEPS_UNKNOWN also when the comment could not be posted.
  */
-int dp_preflight(struct dev_ctx *, long long issue, const char *body,
+enum dp_deps dp_preflight(struct dev_ctx *, long long issue, const char *body,
     const cJSON *comments);
+
+/* gather.c */
+/* Read everything a launch needs into *g (free with dp_gather_free()). */
+enum dp_gathered dp_gather(struct dev_ctx *, const struct dp_launch_req *,
+    struct dp_gather *g);
+void dp_gather_free(struct dp_gather *);
 
 /* prompt.c */
 /*
@@ -258,22 +352,28 @@ char *dp_issue_text(struct dev_ctx *, const cJSON *issue, const cJSON *comments,
     const char *login);
 /* "- #N title" lines of the backlog but self.  Caller frees. */
 char *dp_backlog_text(struct dev_ctx *, long long self);
-/* At most max bytes of s (NULL: ""), cut on a character.  Caller frees. */
-char *dp_cut(const char *s, size_t max);
 /* The issue's title, cut to a bounded size.  Caller frees. */
 char *dp_title(const cJSON *issue);
 /* Fill the template name of formulas/, or NULL (logged).  Caller frees. */
 char *dp_render(struct dev_ctx *, const char *name,
     const struct template_var *vars, size_t n);
+/* The first max lines of text.  Caller frees. */
+char *dp_cut_lines(const char *text, size_t max);
+/*
+ * The first prompt of the launch: a fresh session's, or, continuing an
+ * open PR or a crashed session, the recovery prompt.  NULL (logged) when
+ * it cannot be built.  Caller frees.
+ */
+char *dp_launch_prompt(struct dev_ctx *, struct dp_gather *);
 
 /* hooks.c */
 /* Install the session's hooks in worktree/.claude/settings.json.  0/-1. */
 int dp_hooks_install(struct dev_ctx *, const char *worktree,
     const char *session, long long issue);
 
-/* launch.c */
-/* Start work on an issue (see enum dp_launch). */
-enum dp_launch dp_launch(struct dev_ctx *, const struct dp_launch_req *);
+/* session.c */
+/* Whether the issue's session lives. */
+enum dp_busy dp_session_busy(struct dev_ctx *, long long issue);
 /*
  * Start the issue's session in an existing worktree and deliver prompt:
  * hooks, stale markers removed, agent started, readiness, injection (the
@@ -282,7 +382,23 @@ enum dp_launch dp_launch(struct dev_ctx *, const struct dp_launch_req *);
  */
 int dp_session_start(struct dev_ctx *, long long issue, const char *worktree,
     const char *prompt);
-/* Whether the issue's session lives: 1 (logged), 0, -1. */
-int dp_session_busy(struct dev_ctx *, long long issue);
+
+/* legacy.c */
+/*
+ * The legacy launch: DEV_AGENT_CMD with the issue number, detached (the
+ * CI-fix budget already charged).
+ */
+enum dp_launch dp_launch_legacy(struct dev_ctx *, const struct dp_launch_req *);
+
+/* launch.c */
+/* Start work on an issue (see enum dp_launch). */
+enum dp_launch dp_launch(struct dev_ctx *, const struct dp_launch_req *);
+/*
+ * Start the issue's session again in its worktree (made again from its
+ * branch when gone) with the recovery prompt: the issue, the branch's
+ * diff against the primary branch, the last phase and CI result, the
+ * PR's latest comments.  0 or -1 (logged).
+ */
+int dp_relaunch(struct dev_ctx *, long long issue);
 
 #endif

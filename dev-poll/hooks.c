@@ -33,55 +33,37 @@ struct hook {
 	char *command;
 };
 
-static int quotable(const char *);
-static int settings_load(const char *, cJSON **);
-static int hook_present(const cJSON *, const char *);
-static int hook_add(cJSON *, const struct hook *);
+static int hooks_quotable(const char *);
+static int hooks_settings_load(const char *, cJSON **);
+static int hooks_hook_present(const cJSON *, const char *);
+static int hooks_hook_add(cJSON *, const struct hook *);
 static int hooks_build(struct dev_ctx *, const char *, long long,
     struct hook *);
 
 /* Whether path can go between single quotes in a shell command. */
 static int
-quotable(const char *path)
+hooks_quotable(const char *path)
 {
 	return strpbrk(path, "'\n\r") == NULL && *path == '/';
 }
 
 /* The settings object at path, or a new one when there is none. */
 static int
-settings_load(const char *path, cJSON **out)
+hooks_settings_load(const char *path, cJSON **out)
 {
-	struct buf b;
 	char err[128];
-	int r;
 
-	*out = NULL;
-	buf_init(&b, 0);
-	r = file_read(path, SETTINGS_MAX, &b);
-	if (r == -1 && errno == ENOENT) {
-		*out = cJSON_CreateObject();
-		buf_free(&b);
-		return 0;
+	if ((*out = json_load_object(path, SETTINGS_MAX, err, sizeof(err))) ==
+	    NULL) {
+		log_msg("cannot use '%s': %s", path, err);
+		return -1;
 	}
-	if (r == 0)
-		*out = json_parse(b.data != NULL ? b.data : "", b.len, err,
-		    sizeof(err));
-	else
-		snprintf(err, sizeof(err), "%s",
-		    r == 1 ? "too large" : strerror(errno));
-	buf_free(&b);
-	if (*out != NULL && cJSON_IsObject(*out))
-		return 0;
-	log_msg("cannot use '%s': %s", path,
-	    *out == NULL ? err : "not a JSON object");
-	cJSON_Delete(*out);
-	*out = NULL;
-	return -1;
+	return 0;
 }
 
 /* Whether an entry of the event's array already runs command. */
 static int
-hook_present(const cJSON *entries, const char *command)
+hooks_hook_present(const cJSON *entries, const char *command)
 {
 	const cJSON *e, *h;
 	const char *cmd;
@@ -98,7 +80,7 @@ hook_present(const cJSON *entries, const char *command)
 
 /* Add the hook under settings.hooks.<event> unless it is there. */
 static int
-hook_add(cJSON *settings, const struct hook *h)
+hooks_hook_add(cJSON *settings, const struct hook *h)
 {
 	cJSON *hooks, *entries, *e, *list, *cmd;
 
@@ -112,7 +94,7 @@ hook_add(cJSON *settings, const struct hook *h)
 		entries = cJSON_AddArrayToObject(hooks, h->event);
 	if (!cJSON_IsArray(entries))
 		return -1;
-	if (hook_present(entries, h->command))
+	if (hooks_hook_present(entries, h->command))
 		return 0;
 	if ((e = cJSON_CreateObject()) == NULL ||
 	    !cJSON_AddItemToArray(entries, e) ||
@@ -137,8 +119,8 @@ hooks_build(struct dev_ctx *c, const char *session, long long issue,
 	char *phase = runfiles_phase(c->cfg->project_name, issue);
 	int r = -1;
 
-	if (!quotable(idle) || !quotable(exited) || !quotable(changed) ||
-	    !quotable(phase)) {
+	if (!hooks_quotable(idle) || !hooks_quotable(exited) ||
+	    !hooks_quotable(changed) || !hooks_quotable(phase)) {
 		log_msg("cannot quote the run directory '%s' in a hook",
 		    c->cfg->run_dir);
 		goto out;
@@ -171,22 +153,18 @@ dp_hooks_install(struct dev_ctx *c, const char *worktree, const char *session,
 
 	if (hooks_build(c, session, issue, h) == -1)
 		goto out;
-	if (c->dry_run) {
-		log_msg("dry-run: would install the agent hooks in '%s'", path);
-		r = 0;
-		goto out;
-	}
-	if (dp_mkdir(c, dir) == -1 || settings_load(path, &settings) == -1)
+	if (act_mkdir(&c->act, dir) == -1 ||
+	    hooks_settings_load(path, &settings) == -1)
 		goto out;
 	for (i = 0; i < 3; i++)
-		if (hook_add(settings, &h[i]) == -1) {
+		if (hooks_hook_add(settings, &h[i]) == -1) {
 			log_msg("cannot use '%s': 'hooks.%s' is not a list",
 			    path, h[i].event);
 			goto out;
 		}
 	if ((text = cJSON_Print(settings)) == NULL)
 		abort();
-	r = dp_write(c, path, text, 0);
+	r = act_write(&c->act, path, text, 0);
 out:
 	for (i = 0; i < 3; i++)
 		free(h[i].command);

@@ -17,7 +17,7 @@
 #include "log.h"
 #include "xmalloc.h"
 
-static int in_list(const cJSON *const *, size_t, long long);
+static int issues_listed(const cJSON *const *, size_t, long long);
 
 int
 dp_issues_labelled(struct dev_ctx *c, const char *label, const char *sort,
@@ -71,21 +71,27 @@ dp_issue(struct dev_ctx *c, long long number, const cJSON **out)
 	return 0;
 }
 
-int
-dp_issue_maybe(struct dev_ctx *c, long long number, const cJSON **out)
+enum dp_issue_state
+dp_issue_state(struct dev_ctx *c, long long number, const cJSON **out)
 {
+	const char *state;
+
 	*out = NULL;
-	if (forge_issue_get(c->forge, number, out) == 0)
-		return 0;
-	if (forge_last_status(c->forge) == 404)
-		return 1;
-	log_msg("cannot read issue #%lld: %s", number, forge_error(c->forge));
-	return -1;
+	if (forge_issue_get(c->forge, number, out) == -1) {
+		if (forge_last_status(c->forge) == 404)
+			return DP_ISSUE_MISSING;
+		log_msg("cannot read issue #%lld: %s", number,
+		    forge_error(c->forge));
+		return DP_ISSUE_UNKNOWN;
+	}
+	state = json_str(*out, "state");
+	return state != NULL && strcmp(state, "closed") == 0 ? DP_ISSUE_CLOSED :
+							       DP_ISSUE_OPEN;
 }
 
 /* Whether issue n is one of the n items of list. */
 static int
-in_list(const cJSON *const *list, size_t n, long long num)
+issues_listed(const cJSON *const *list, size_t n, long long num)
 {
 	long long v;
 	size_t i;
@@ -100,40 +106,36 @@ int
 dp_dep_closed(struct dev_ctx *c, long long dep, int *closed)
 {
 	const cJSON *issue;
-	const char *state;
-	int r;
+	enum dp_issue_state st;
 
 	*closed = 0;
 	/* Listed among the open issues read this tick: open, no request. */
-	if (in_list(c->backlog, c->nbacklog, dep) ||
-	    in_list(c->inprog, c->ninprog, dep))
+	if (issues_listed(c->backlog, c->nbacklog, dep) ||
+	    issues_listed(c->inprog, c->ninprog, dep))
 		return 0;
 	/* An issue that does not exist can never be closed. */
-	if ((r = dp_issue_maybe(c, dep, &issue)) != 0)
-		return r == 1 ? 0 : -1;
-	state = json_str(issue, "state");
-	*closed = state != NULL && strcmp(state, "closed") == 0;
+	if ((st = dp_issue_state(c, dep, &issue)) == DP_ISSUE_UNKNOWN)
+		return -1;
+	*closed = st == DP_ISSUE_CLOSED;
 	return 0;
 }
 
-int
+enum dp_deps
 dp_issue_ready(struct dev_ctx *c, long long number, const char *body)
 {
+	enum dp_deps r = DP_DEPS_MET;
 	long long *deps = NULL;
 	size_t n = 0, i;
-	int closed, r = 1;
+	int closed;
 
 	(void)deps_parse(body, number, &deps, &n);
-	for (i = 0; i < n; i++) {
-		if (dp_dep_closed(c, deps[i], &closed) == -1) {
-			r = -1;
-			break;
-		}
-		if (!closed) {
+	for (i = 0; i < n && r == DP_DEPS_MET; i++) {
+		if (dp_dep_closed(c, deps[i], &closed) == -1)
+			r = DP_DEPS_UNKNOWN;
+		else if (!closed) {
 			log_msg("  #%lld blocked: dep #%lld not merged", number,
 			    deps[i]);
-			r = 0;
-			break;
+			r = DP_DEPS_OPEN;
 		}
 	}
 	free(deps);

@@ -29,29 +29,29 @@
 /* The log is rotated past this size. */
 #define LOG_ROTATE (5 * 1024 * 1024)
 
-static char *log_path(const struct config *);
-static char *status_path(const struct config *);
-static int tick_lock(const struct config *, int *);
-static void ctx_open(struct dev_ctx *, const struct config *,
+static char *main_log_path(const struct config *);
+static char *main_status_path(const struct config *);
+static int main_tick_lock(const struct config *, int *);
+static void main_ctx_open(struct dev_ctx *, const struct config *,
     const struct cli *);
-static void ctx_close(struct dev_ctx *);
-static enum dp_step tick(struct dev_ctx *);
-static long long now_ms(void);
-static void summary(long long);
+static void main_ctx_close(struct dev_ctx *);
+static enum dp_step main_tick(struct dev_ctx *);
+static long long main_now_ms(void);
+static void main_summary(long long);
 
-static const struct cli_tool tool = {"dev-poll", 1, log_path, status_path,
-    "poll: ", LOG_ROTATE};
+static const struct cli_tool main_tool = {"dev-poll", 1, main_log_path,
+    main_status_path, "poll: ", LOG_ROTATE};
 
 /* The project's log and status file (none without a project). */
 static char *
-log_path(const struct config *cfg)
+main_log_path(const struct config *cfg)
 {
 	return cfg->project_name[0] ? runfiles_dev_log(cfg->project_name) :
 				      NULL;
 }
 
 static char *
-status_path(const struct config *cfg)
+main_status_path(const struct config *cfg)
 {
 	return cfg->project_name[0] ? runfiles_dev_status(cfg->project_name) :
 				      NULL;
@@ -59,7 +59,7 @@ status_path(const struct config *cfg)
 
 /* Take the tick lock: 0 taken, 1 held by another tick, -1 error. */
 static int
-tick_lock(const struct config *cfg, int *fd)
+main_tick_lock(const struct config *cfg, int *fd)
 {
 	char *path = runfiles_dev_poll_lock(cfg->project_name);
 	int r;
@@ -73,11 +73,12 @@ tick_lock(const struct config *cfg, int *fd)
 }
 
 static void
-ctx_open(struct dev_ctx *c, const struct config *cfg, const struct cli *cli)
+main_ctx_open(struct dev_ctx *c, const struct config *cfg,
+    const struct cli *cli)
 {
 	memset(c, 0, sizeof(*c));
 	c->cfg = cfg;
-	c->dry_run = cli->dry_run;
+	c->act.dry_run = cli->dry_run;
 	c->verbose = cli->verbose;
 	c->legacy = cfg->dev_agent_cmd != NULL && *cfg->dev_agent_cmd != '\0';
 	c->now = time(NULL);
@@ -85,10 +86,12 @@ ctx_open(struct dev_ctx *c, const struct config *cfg, const struct cli *cli)
 	if (config_ci_configured(cfg))
 		c->wp = woodpecker_open(cfg->woodpecker_server,
 		    cfg->woodpecker_token, cfg->woodpecker_repo_id);
+	c->act.forge = c->forge;
+	c->act.wp = c->wp;
 }
 
 static void
-ctx_close(struct dev_ctx *c)
+main_ctx_close(struct dev_ctx *c)
 {
 	free(c->prs);
 	free(c->backlog);
@@ -99,16 +102,14 @@ ctx_close(struct dev_ctx *c)
 
 /* The steps of DESIGN section 5; each may end the tick. */
 static enum dp_step
-tick(struct dev_ctx *c)
+main_tick(struct dev_ctx *c)
 {
 	enum dp_step s;
-	int r;
 
 	if ((s = dp_merge_prelock(c)) != DP_NEXT)
 		return s;
-	/* A legacy agent watches its own phases. */
-	if (!c->legacy && (r = react_phases(c)) != 0)
-		return r == 1 ? DP_DONE : DP_FAIL;
+	if ((s = dp_react(c)) != DP_NEXT)
+		return s;
 	if ((s = dp_slot(c)) != DP_NEXT)
 		return s;
 	if ((s = dp_memory(c)) != DP_NEXT)
@@ -121,7 +122,7 @@ tick(struct dev_ctx *c)
 }
 
 static long long
-now_ms(void)
+main_now_ms(void)
 {
 	struct timespec ts;
 
@@ -131,14 +132,14 @@ now_ms(void)
 
 /* The tick's cost, at -v: what tests/bench reads. */
 static void
-summary(long long start)
+main_summary(long long start)
 {
 	struct rusage ru;
 
 	if (getrusage(RUSAGE_SELF, &ru) == -1)
 		ru.ru_maxrss = 0;
 	log_msg("tick: %lu requests, %lu processes, %lld ms, peak rss %ld kB",
-	    http_request_count(), spawn_count(), now_ms() - start,
+	    http_request_count(), spawn_count(), main_now_ms() - start,
 	    ru.ru_maxrss);
 }
 
@@ -149,10 +150,10 @@ main(int argc, char *argv[])
 	struct dev_ctx ctx;
 	struct cli cli;
 	char msg[1024];
-	long long start = now_ms();
+	long long start = main_now_ms();
 	int rc, fd = -1, r;
 
-	rc = cli_start(argc, argv, &tool, &cli, &cfg, msg, sizeof(msg));
+	rc = cli_start(argc, argv, &main_tool, &cli, &cfg, msg, sizeof(msg));
 	if (rc != -1) {
 		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
 		goto out;
@@ -160,20 +161,20 @@ main(int argc, char *argv[])
 	rc = CLI_EXIT_OK;
 	if (!cli_agent_active("dev"))
 		goto out;
-	if ((r = tick_lock(&cfg, &fd)) != 0) {
+	if ((r = main_tick_lock(&cfg, &fd)) != 0) {
 		rc = r == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 		goto out;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	ctx_open(&ctx, &cfg, &cli);
-	if (tick(&ctx) == DP_FAIL)
+	main_ctx_open(&ctx, &cfg, &cli);
+	if (main_tick(&ctx) == DP_FAIL)
 		rc = CLI_EXIT_FAIL;
 	dp_merge_finish(&ctx);
-	ctx_close(&ctx);
+	main_ctx_close(&ctx);
 	http_cleanup();
 	curl_global_cleanup();
 	if (cli.verbose)
-		summary(start);
+		main_summary(start);
 out:
 	lock_release(fd);
 	log_close();

@@ -16,7 +16,7 @@
 #include "log.h"
 #include "runfiles.h"
 
-static void after_merge(struct dev_ctx *, const struct dp_pr *);
+static void merge_after(struct dev_ctx *, const struct dp_pr *);
 
 /*
  * The follow-ups of a merge for its issue; each failure is logged and
@@ -24,14 +24,14 @@ static void after_merge(struct dev_ctx *, const struct dp_pr *);
  * date once, after all of the tick's merges (dp_merge_finish()).
  */
 static void
-after_merge(struct dev_ctx *c, const struct dp_pr *p)
+merge_after(struct dev_ctx *c, const struct dp_pr *p)
 {
 	const char *proj = c->cfg->project_name;
 	char *path, *session;
 
 	if (p->issue > 0) {
-		(void)dp_issue_close(c, p->issue);
-		(void)dp_label_remove(c, p->issue, "in-progress");
+		(void)act_issue_close(&c->act, p->issue);
+		(void)act_label_remove(&c->act, p->issue, "in-progress");
 		path = runfiles_phase(proj, p->issue);
 		session = runfiles_dev_session(proj, p->issue);
 		/*
@@ -39,50 +39,46 @@ after_merge(struct dev_ctx *c, const struct dp_pr *p)
 		 * tick's phase reactions (session, worktree, run files).
 		 */
 		if (agent_alive(session) == 1)
-			(void)dp_write(c, path, "PHASE:done\n", 0);
+			(void)act_write(&c->act, path, "PHASE:done\n", 0);
 		else
-			(void)dp_remove(c, path);
+			(void)act_remove(&c->act, path);
 		free(session);
 		free(path);
 		path = runfiles_summary(proj, p->issue);
-		(void)dp_remove(c, path);
+		(void)act_remove(&c->act, path);
 		free(path);
 	}
 	(void)dp_cifix_reset(c, p->number);
 	c->merged++;
 }
 
-int
+enum dp_merge
 dp_merge(struct dev_ctx *c, struct dp_pr *p)
 {
 	struct forge_merge m;
 
 	if (p->merge_refused)
-		return 0;
+		return DP_MERGE_REFUSED;
 	log_msg("PR #%lld (issue #%lld) approved + CI green → attempting "
 		"direct merge",
 	    p->number, p->issue);
-	if (c->dry_run) {
-		log_msg("dry-run: would merge PR #%lld at %s", p->number,
-		    p->sha);
-		after_merge(c, p);
-		return 1;
-	}
-	if (forge_pull_merge(c->forge, p->number, p->sha, 1, &m) == -1) {
-		log_msg("PR #%lld merge: no answer: %s", p->number,
-		    forge_error(c->forge));
-		return -1;
-	}
-	if (!m.merged) {
+	switch (act_pull_merge(&c->act, p->number, p->sha, &m)) {
+	case ACT_MERGE_FAILED:
+		return DP_MERGE_FAILED;
+	case ACT_MERGE_REFUSED:
 		log_msg("PR #%lld direct merge failed (HTTP %ld) — falling "
 			"back to dev-agent",
 		    p->number, m.status);
 		p->merge_refused = 1;
-		return 0;
+		return DP_MERGE_REFUSED;
+	case ACT_MERGED:
+		log_msg("PR #%lld merged successfully", p->number);
+		break;
+	case ACT_MERGE_DRY:
+		break;
 	}
-	log_msg("PR #%lld merged successfully", p->number);
-	after_merge(c, p);
-	return 1;
+	merge_after(c, p);
+	return DP_MERGED;
 }
 
 enum dp_step
@@ -106,11 +102,13 @@ dp_merge_prelock(struct dev_ctx *c)
 		if (!p->passed || !p->approved)
 			continue;
 		switch (dp_merge(c, p)) {
-		case 1:
+		case DP_MERGED:
 			merged = 1;
 			break;
-		case -1:
+		case DP_MERGE_FAILED:
 			failed = 1;
+			break;
+		case DP_MERGE_REFUSED:
 			break;
 		}
 	}

@@ -22,27 +22,29 @@
 /* Text that marks a notice, ours or the bash dev-agent's. */
 #define UNMET_MARK "Unmet dependency"
 
-static int blocker_ready(struct dev_ctx *, long long);
-static long long suggest(struct dev_ctx *, const long long *, size_t);
-static int last_is_notice(const cJSON *);
-static int notify(struct dev_ctx *, long long, const long long *, size_t,
-    long long);
+static int preflight_blocker_ready(struct dev_ctx *, long long);
+static long long preflight_suggest(struct dev_ctx *, const long long *, size_t);
+static int preflight_last_is_notice(const cJSON *);
+static int preflight_notify(struct dev_ctx *, long long, const long long *,
+    size_t, long long);
 
 /* An open blocker whose own dependencies are all closed: 1, 0, -1. */
 static int
-blocker_ready(struct dev_ctx *c, long long blocker)
+preflight_blocker_ready(struct dev_ctx *c, long long blocker)
 {
 	const cJSON *it;
-	const char *state;
 	long long *deps = NULL;
 	size_t n = 0, i;
 	int r, closed;
 
-	if ((r = dp_issue_maybe(c, blocker, &it)) != 0)
-		return r == 1 ? 0 : -1;
-	state = json_str(it, "state");
-	if (state == NULL || strcmp(state, "open") != 0)
+	switch (dp_issue_state(c, blocker, &it)) {
+	case DP_ISSUE_OPEN:
+		break;
+	case DP_ISSUE_UNKNOWN:
+		return -1;
+	default:
 		return 0;
+	}
 	(void)deps_parse(json_str(it, "body"), blocker, &deps, &n);
 	for (i = 0, r = 1; i < n && r == 1; i++) {
 		if (dp_dep_closed(c, deps[i], &closed) == -1)
@@ -56,13 +58,13 @@ blocker_ready(struct dev_ctx *c, long long blocker)
 
 /* The first blocker ready to be worked on: its number, 0, or -1. */
 static long long
-suggest(struct dev_ctx *c, const long long *blockers, size_t n)
+preflight_suggest(struct dev_ctx *c, const long long *blockers, size_t n)
 {
 	size_t i;
 	int r;
 
 	for (i = 0; i < n; i++) {
-		if ((r = blocker_ready(c, blockers[i])) == -1)
+		if ((r = preflight_blocker_ready(c, blockers[i])) == -1)
 			return -1;
 		if (r == 1)
 			return blockers[i];
@@ -72,7 +74,7 @@ suggest(struct dev_ctx *c, const long long *blockers, size_t n)
 
 /* Whether the newest comment is already an unmet-dependency notice. */
 static int
-last_is_notice(const cJSON *comments)
+preflight_last_is_notice(const cJSON *comments)
 {
 	const cJSON *last;
 	const char *body;
@@ -86,8 +88,8 @@ last_is_notice(const cJSON *comments)
 
 /* Post the notice.  Returns 0 or -1. */
 static int
-notify(struct dev_ctx *c, long long issue, const long long *blockers, size_t n,
-    long long suggestion)
+preflight_notify(struct dev_ctx *c, long long issue, const long long *blockers,
+    size_t n, long long suggestion)
 {
 	struct buf b;
 	char ts[32];
@@ -110,19 +112,20 @@ notify(struct dev_ctx *c, long long issue, const long long *blockers, size_t n,
 		buf_printf(&b, "\n**Suggestion:** work on #%lld first.\n",
 		    suggestion);
 	buf_printf(&b, "\n---\n*dev-poll dependency check, %s*\n", ts);
-	r = dp_comment(c, issue, buf_str(&b));
+	r = act_comment(&c->act, issue, buf_str(&b), NULL);
 	buf_free(&b);
 	return r;
 }
 
-int
+enum dp_deps
 dp_preflight(struct dev_ctx *c, long long issue, const char *body,
     const cJSON *comments)
 {
 	long long *deps = NULL, *open = NULL, sug = 0;
+	enum dp_deps r = DP_DEPS_UNKNOWN;
 	size_t n = 0, nopen = 0, i;
-	int closed, r = -1;
 	struct buf b;
+	int closed;
 
 	(void)deps_parse(body, issue, &deps, &n);
 	open = xcalloc(n + 1, sizeof(*open));
@@ -136,14 +139,14 @@ dp_preflight(struct dev_ctx *c, long long issue, const char *body,
 	}
 	if (nopen == 0) {
 		log_msg("preflight passed — no explicit unmet dependencies");
-		r = 0;
+		r = DP_DEPS_MET;
 		goto out;
 	}
-	if ((sug = suggest(c, open, nopen)) == -1)
+	if ((sug = preflight_suggest(c, open, nopen)) == -1)
 		goto out;
-	if (last_is_notice(comments))
+	if (preflight_last_is_notice(comments))
 		log_msg("skipping duplicate dependency comment");
-	else if (notify(c, issue, open, nopen, sug) == -1)
+	else if (preflight_notify(c, issue, open, nopen, sug) == -1)
 		goto out;
 	buf_init(&b, 0);
 	for (i = 0; i < nopen; i++)
@@ -152,7 +155,7 @@ dp_preflight(struct dev_ctx *c, long long issue, const char *body,
 		buf_printf(&b, ", suggest #%lld", sug);
 	log_msg("BLOCKED: unmet dependencies: %s", buf_str(&b));
 	buf_free(&b);
-	r = 1;
+	r = DP_DEPS_OPEN;
 out:
 	free(open);
 	free(deps);

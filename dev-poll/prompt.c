@@ -1,8 +1,11 @@
 /*
- * The pieces of a dev session's prompt: the issue with its human
- * comments, the other backlog issues, and the templates of formulas/
- * filled in.  Text from the forge is untrusted: every piece is cut to a
- * bounded length (on a UTF-8 character boundary) before it goes in.
+ * A dev session's first prompt, from the templates of formulas/: a fresh
+ * session's (the issue with its human comments, the other backlog
+ * issues, prior art), a session continuing an open PR or a crashed
+ * session's (the branch's diff, the last phase and CI result, the PR's
+ * latest comments), each with the phase protocol and its real paths.
+ * Text from the forge is untrusted: every piece is cut to a bounded
+ * length (on a UTF-8 character boundary) before it goes in.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,12 +13,17 @@
 
 #include <cjson/cJSON.h>
 
+#include "agent.h"
 #include "buf.h"
 #include "config.h"
 #include "dev-poll.h"
+#include "file.h"
+#include "git.h"
 #include "json.h"
 #include "log.h"
+#include "runfiles.h"
 #include "template.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 #define BODY_MAX (32 * 1024)
@@ -23,40 +31,43 @@
 #define COMMENTS_MAX (32 * 1024)
 #define TITLE_MAX 300
 #define BACKLOG_LINES 50
+/* Recovery context: the diff's summary and the last CI result. */
+#define DIFFSTAT_LINES 20
+#define CI_RESULT_MAX (8 * 1024)
 
-static void put_cut(struct buf *, const char *, size_t, int);
-static void put_capped(struct buf *, const char *, size_t);
-static int is_human(struct dev_ctx *, const char *, const char *);
-static char *rstrip(struct buf *);
+static void prompt_put_cut(struct buf *, const char *, size_t, int);
+static void prompt_put_capped(struct buf *, const char *, size_t);
+static int prompt_is_human(struct dev_ctx *, const char *, const char *);
+static char *prompt_rstrip(struct buf *);
+static char *prompt_protocol(struct dev_ctx *, const struct dp_gather *);
+static char *prompt_fresh(struct dev_ctx *, struct dp_gather *, const char *);
+static char *prompt_recovery(struct dev_ctx *, struct dp_gather *, const char *,
+    const char *);
 
 /*
  * Append at most max bytes of s, cut before a partial character; with
  * note set, say how much was cut.
  */
 static void
-put_cut(struct buf *b, const char *s, size_t max, int note)
+prompt_put_cut(struct buf *b, const char *s, size_t max, int note)
 {
-	size_t len = s != NULL ? strlen(s) : 0, keep = len;
+	size_t len = s != NULL ? strlen(s) : 0, keep;
 
-	if (len > max) {
-		keep = max;
-		while (keep > 0 && ((unsigned char)s[keep] & 0xc0) == 0x80)
-			keep--;
-	}
+	keep = utf8_prefix_len(s, len, max);
 	buf_append(b, s != NULL ? s : "", keep);
 	if (keep < len && note)
 		buf_printf(b, "\n[... %zu more bytes cut]\n", len - keep);
 }
 
 static void
-put_capped(struct buf *b, const char *s, size_t max)
+prompt_put_capped(struct buf *b, const char *s, size_t max)
 {
-	put_cut(b, s, max, 1);
+	prompt_put_cut(b, s, max, 1);
 }
 
 /* The buffer's text without trailing white space, handed over. */
 static char *
-rstrip(struct buf *b)
+prompt_rstrip(struct buf *b)
 {
 	while (b->len > 0 && strchr(" \t\r\n", b->data[b->len - 1]) != NULL)
 		b->data[--b->len] = '\0';
@@ -65,7 +76,7 @@ rstrip(struct buf *b)
 
 /* Whether a comment by login counts as a human's. */
 static int
-is_human(struct dev_ctx *c, const char *login, const char *self)
+prompt_is_human(struct dev_ctx *c, const char *login, const char *self)
 {
 	if (login == NULL || *login == '\0')
 		return 0;
@@ -84,23 +95,23 @@ dp_issue_text(struct dev_ctx *c, const cJSON *issue, const cJSON *comments,
 
 	buf_init(&b, 0);
 	buf_init(&all, 0);
-	put_capped(&b, json_str(issue, "body"), BODY_MAX);
+	prompt_put_capped(&b, json_str(issue, "body"), BODY_MAX);
 	cJSON_ArrayForEach (cm, comments) {
 		user = json_str_at(cm, "user.login");
-		if (!is_human(c, user, login))
+		if (!prompt_is_human(c, user, login))
 			continue;
 		when = json_str(cm, "created_at");
 		buf_printf(&all, "### @%s (%.10s):\n", user,
 		    when != NULL ? when : "");
-		put_capped(&all, json_str(cm, "body"), COMMENT_MAX);
+		prompt_put_capped(&all, json_str(cm, "body"), COMMENT_MAX);
 		buf_puts(&all, "\n\n");
 	}
 	if (all.len > 0) {
 		buf_puts(&b, "\n\n## Comments from people on this issue\n\n");
-		put_capped(&b, buf_str(&all), COMMENTS_MAX);
+		prompt_put_capped(&b, buf_str(&all), COMMENTS_MAX);
 	}
 	buf_free(&all);
-	return rstrip(&b);
+	return prompt_rstrip(&b);
 }
 
 char *
@@ -119,7 +130,8 @@ dp_backlog_text(struct dev_ctx *c, long long self)
 			continue;
 		}
 		buf_printf(&b, "- #%lld ", n);
-		put_cut(&b, json_str(c->backlog[i], "title"), TITLE_MAX, 0);
+		prompt_put_cut(&b, json_str(c->backlog[i], "title"), TITLE_MAX,
+		    0);
 		buf_puts(&b, "\n");
 		shown++;
 	}
@@ -127,27 +139,13 @@ dp_backlog_text(struct dev_ctx *c, long long self)
 		buf_printf(&b, "- ... and %zu more\n", more);
 	if (shown == 0)
 		buf_puts(&b, "(none)\n");
-	return rstrip(&b);
-}
-
-char *
-dp_cut(const char *s, size_t max)
-{
-	struct buf b;
-
-	buf_init(&b, 0);
-	put_cut(&b, s, max, 0);
-	return buf_steal(&b);
+	return prompt_rstrip(&b);
 }
 
 char *
 dp_title(const cJSON *issue)
 {
-	struct buf b;
-
-	buf_init(&b, 0);
-	put_cut(&b, json_str(issue, "title"), TITLE_MAX, 0);
-	return buf_steal(&b);
+	return utf8_cut(json_str(issue, "title"), TITLE_MAX, NULL);
 }
 
 char *
@@ -161,5 +159,118 @@ dp_render(struct dev_ctx *c, const char *name, const struct template_var *vars,
 		log_msg("cannot build the prompt: %s", err);
 		return NULL;
 	}
+	return out;
+}
+
+char *
+dp_cut_lines(const char *text, size_t max)
+{
+	const char *p = text;
+	size_t n = 0;
+
+	while (*p != '\0' && n < max)
+		if (*p++ == '\n')
+			n++;
+	return xstrndup(text, (size_t)(p - text));
+}
+
+/* The phase protocol with the session's real paths. */
+static char *
+prompt_protocol(struct dev_ctx *c, const struct dp_gather *l)
+{
+	char *phase = runfiles_phase(c->cfg->project_name, l->issue);
+	char *summary = runfiles_summary(c->cfg->project_name, l->issue);
+	char *out;
+
+	out = dp_render(c, "dev-phase-protocol.md",
+	    (struct template_var[]) {{"PHASE_FILE", phase},
+		{"SUMMARY_FILE", summary}, {"REMOTE", l->remote},
+		{"BRANCH", l->branch}},
+	    4);
+	free(summary);
+	free(phase);
+	return out;
+}
+
+/* The first prompt of a fresh session. */
+static char *
+prompt_fresh(struct dev_ctx *c, struct dp_gather *l, const char *proto)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%lld", l->issue);
+	return dp_render(c, "dev-initial.md",
+	    (struct template_var[]) {{"WORKTREE", l->worktree},
+		{"BRANCH", l->branch}, {"ISSUE", num},
+		{"REPO", c->cfg->forge_repo}, {"TITLE", l->title},
+		{"ISSUE_TEXT", l->text}, {"BACKLOG", l->backlog},
+		{"PRIOR_ART", l->prior}, {"PHASE_PROTOCOL", proto}},
+	    9);
+}
+
+/* The first prompt of a session continuing an open PR. */
+static char *
+prompt_recovery(struct dev_ctx *c, struct dp_gather *l, const char *proto,
+    const char *tmpl)
+{
+	char num[32], pr[32], *range, *stat, *phase_path, *ci_path, *session;
+	const char *diffstat[] = {"diff", "--stat", NULL, NULL};
+	struct phase_info sig;
+	struct buf diff, ci;
+	char *out;
+
+	snprintf(num, sizeof(num), "%lld", l->issue);
+	snprintf(pr, sizeof(pr), "%lld", l->pr);
+	buf_init(&diff, 1024 * 1024);
+	buf_init(&ci, 0);
+	range = xasprintf("%s/%s..HEAD", l->remote, c->cfg->primary_branch);
+	diffstat[2] = range;
+	if (git_run(l->worktree, diffstat, &diff) != 0)
+		buf_reset(&diff);
+	stat = dp_cut_lines(diff.len > 0 ? buf_str(&diff) : "(no diff)\n",
+	    DIFFSTAT_LINES);
+	phase_path = runfiles_phase(c->cfg->project_name, l->issue);
+	session = runfiles_dev_session(c->cfg->project_name, l->issue);
+	if (agent_read_signal(session, phase_path, &sig) == -1 ||
+	    *sig.raw == '\0')
+		snprintf(sig.raw, sizeof(sig.raw), "unknown");
+	ci_path = runfiles_ci_result(c->cfg->project_name, l->issue);
+	if (file_read(ci_path, CI_RESULT_MAX, &ci) == -1 || ci.len == 0) {
+		buf_reset(&ci);
+		buf_puts(&ci, "(none recorded)");
+	}
+	out = dp_render(c, tmpl,
+	    (struct template_var[]) {{"WORKTREE", l->worktree},
+		{"BRANCH", l->branch}, {"ISSUE", num},
+		{"REPO", c->cfg->forge_repo}, {"TITLE", l->title},
+		{"ISSUE_TEXT", l->text}, {"DIFF_STAT", stat},
+		{"LAST_PHASE", sig.raw}, {"PR", pr},
+		{"PR_COMMENTS", l->pr_notes}, {"CI_RESULT", buf_str(&ci)},
+		{"PHASE_PROTOCOL", proto}},
+	    12);
+	free(ci_path);
+	free(session);
+	free(phase_path);
+	free(stat);
+	free(range);
+	buf_free(&ci);
+	buf_free(&diff);
+	return out;
+}
+
+char *
+dp_launch_prompt(struct dev_ctx *c, struct dp_gather *l)
+{
+	char *proto, *out;
+
+	if ((proto = prompt_protocol(c, l)) == NULL)
+		return NULL;
+	if (l->pr > 0)
+		out = prompt_recovery(c, l, proto, "dev-recovery.md");
+	else if (l->crash)
+		out = prompt_recovery(c, l, proto, "dev-crash.md");
+	else
+		out = prompt_fresh(c, l, proto);
+	free(proto);
 	return out;
 }

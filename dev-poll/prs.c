@@ -19,13 +19,14 @@
 #include "issueref.h"
 #include "json.h"
 #include "log.h"
+#include "runfiles.h"
 #include "woodpecker.h"
 #include "xmalloc.h"
 
-static int pr_ci(struct dev_ctx *, struct dp_pr *);
-static int pr_reviews(struct dev_ctx *, struct dp_pr *);
-static int pr_noncode(struct dev_ctx *, struct dp_pr *);
-static int number_at(const char *, long long);
+static int prs_ci(struct dev_ctx *, struct dp_pr *);
+static int prs_reviews(struct dev_ctx *, struct dp_pr *);
+static int prs_noncode(struct dev_ctx *, struct dp_pr *);
+static int prs_number_at(const char *, long long);
 
 int
 dp_prs_load(struct dev_ctx *c)
@@ -58,7 +59,7 @@ dp_prs_load(struct dev_ctx *c)
 
 /* The CI state of the PR's head. */
 static int
-pr_ci(struct dev_ctx *c, struct dp_pr *p)
+prs_ci(struct dev_ctx *c, struct dp_pr *p)
 {
 	const char *why;
 
@@ -75,23 +76,29 @@ pr_ci(struct dev_ctx *c, struct dp_pr *p)
 	return -1;
 }
 
-/*
- * The PR's formal reviews: an APPROVED or REQUEST_CHANGES review counts
- * when it is of the current head (stale false) and was not dismissed.
- */
+/* Read the PR's formal reviews into it. */
 static int
-pr_reviews(struct dev_ctx *c, struct dp_pr *p)
+prs_reviews(struct dev_ctx *c, struct dp_pr *p)
 {
-	const cJSON *list, *r;
-	const char *state;
-	int stale, dismissed;
+	const cJSON *list;
 
 	if (forge_reviews_list(c->forge, p->number, &list) == -1) {
 		log_msg("cannot read the reviews of PR #%lld: %s", p->number,
 		    forge_error(c->forge));
 		return -1;
 	}
-	cJSON_ArrayForEach (r, list) {
+	dp_pr_reviews(p, list);
+	return 0;
+}
+
+void
+dp_pr_reviews(struct dp_pr *p, const cJSON *reviews)
+{
+	const cJSON *r;
+	const char *state;
+	int stale, dismissed;
+
+	cJSON_ArrayForEach (r, reviews) {
 		if ((state = json_str(r, "state")) == NULL ||
 		    json_bool(r, "stale", &stale) == -1 || stale)
 			continue;
@@ -102,12 +109,23 @@ pr_reviews(struct dev_ctx *c, struct dp_pr *p)
 		else if (strcmp(state, "REQUEST_CHANGES") == 0)
 			p->changes = 1;
 	}
-	return 0;
+}
+
+enum dp_pr_action
+dp_pr_decide(const struct dp_pr *p)
+{
+	if (p->passed && p->approved)
+		return DP_PR_MERGE;
+	if (p->failed)
+		return DP_PR_FIX_CI;
+	if (p->changes)
+		return DP_PR_FIX_REVIEW;
+	return DP_PR_WAIT;
 }
 
 /* Whether only non-code files changed: 1, 0, or -1 (unknown). */
 static int
-pr_noncode(struct dev_ctx *c, struct dp_pr *p)
+prs_noncode(struct dev_ctx *c, struct dp_pr *p)
 {
 	const cJSON *files;
 
@@ -127,13 +145,13 @@ dp_pr_evaluate(struct dev_ctx *c, struct dp_pr *p)
 	if (p->evaluated != 0)
 		return p->evaluated == 1 ? 0 : -1;
 	p->evaluated = -1;
-	if (pr_ci(c, p) == -1 || pr_reviews(c, p) == -1)
+	if (prs_ci(c, p) == -1 || prs_reviews(c, p) == -1)
 		return -1;
 	p->passed = ci_passed(p->ci, configured);
 	p->failed = ci_failed(p->ci, configured);
 	/* The file list matters only where it changes a decision. */
 	if (!p->passed && (p->approved || p->failed)) {
-		if ((nc = pr_noncode(c, p)) == -1)
+		if ((nc = prs_noncode(c, p)) == -1)
 			return -1;
 		if (nc) {
 			p->noncode = p->passed = 1;
@@ -162,12 +180,14 @@ dp_pr_for_branch(struct dev_ctx *c, const char *branch)
 struct dp_pr *
 dp_pr_for_issue(struct dev_ctx *c, long long issue, int by_title)
 {
-	char branch[64];
-	struct dp_pr *p;
+	struct dp_pr *p = NULL;
 	size_t i;
 
-	snprintf(branch, sizeof(branch), "fix/issue-%lld", issue);
-	if ((p = dp_pr_for_branch(c, branch)) != NULL || !by_title)
+	for (i = 0; i < c->nprs && p == NULL; i++)
+		if (c->prs[i].branch != NULL &&
+		    runfiles_branch_issue(c->prs[i].branch) == issue)
+			p = &c->prs[i];
+	if (p != NULL || !by_title)
 		return p;
 	for (i = 0; i < c->nprs; i++)
 		if (dp_title_names(c->prs[i].title, issue))
@@ -177,7 +197,7 @@ dp_pr_for_issue(struct dev_ctx *c, long long issue, int by_title)
 
 /* Whether s starts with the number n, not followed by a word character. */
 static int
-number_at(const char *s, long long n)
+prs_number_at(const char *s, long long n)
 {
 	char *end;
 	long long v;
@@ -194,7 +214,8 @@ dp_text_fixes(const char *text, long long issue)
 	const char *b;
 
 	for (b = text; b != NULL && *b != '\0'; b++)
-		if (strncasecmp(b, "ixes #", 6) == 0 && number_at(b + 6, issue))
+		if (strncasecmp(b, "ixes #", 6) == 0 &&
+		    prs_number_at(b + 6, issue))
 			return 1;
 	return 0;
 }
@@ -216,7 +237,7 @@ dp_title_names(const char *title, long long issue)
 	const char *t;
 
 	for (t = title; t != NULL && (t = strchr(t, '#')) != NULL; t++)
-		if (number_at(t + 1, issue))
+		if (prs_number_at(t + 1, issue))
 			return 1;
 	return 0;
 }

@@ -1,19 +1,18 @@
 /*
  * Phase reactions (DESIGN section 6, the rows dev-poll owns), one cron
- * tick at a time: for every phase file of the project, a dead or stuck
- * session is recovered first (it gets no injection), a session idle at
- * its prompt without a phase is counted, then the phase's own reaction
- * runs.  PHASE:awaiting_review and PHASE:escalate belong to review-poll
- * and supervisor-poll.  Every reaction is keyed so that a repeated tick
+ * tick at a time: for every phase file of the project, what it calls for
+ * is decided from the facts (rx_reaction(): a dead or stuck session is
+ * recovered first and gets no injection, a session without a phase gets
+ * the idle check), then the reaction runs (rx*.c, recover.c).
+ * PHASE:awaiting_review and PHASE:escalate belong to review-poll and
+ * supervisor-poll.  Every reaction is keyed so that a repeated tick
  * repeats nothing.
  */
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent.h"
-#include "buf.h"
 #include "config.h"
 #include "dev-poll.h"
 #include "file.h"
@@ -22,186 +21,43 @@
 #include "runfiles.h"
 #include "xmalloc.h"
 
-static int key_line(struct rx *, const char *, char *, size_t);
-static void rx_init(struct dev_ctx *, struct rx *, long long);
-static void rx_free(struct rx *);
+static void react_init(struct dev_ctx *, struct rx *, long long);
+static void react_free(struct rx *);
+static int react_exited(const struct rx *);
 static int react_one(struct dev_ctx *, long long);
 
-int
-dp_phase_issues(struct dev_ctx *c, long long **issues, size_t *n)
+enum rx_reaction
+rx_reaction(enum phase ph, int alive, int exited, long long age,
+    long long timeout, const char **cause)
 {
-	char *pattern = runfiles_phase_glob(c->cfg->project_name);
-	glob_t g;
-	long long num;
-	size_t i;
-	int r;
-
-	*issues = NULL;
-	*n = 0;
-	r = glob(pattern, 0, NULL, &g);
-	if (r != 0 && r != GLOB_NOMATCH) {
-		log_msg("cannot list '%s'", pattern);
-		free(pattern);
-		return -1;
+	*cause = NULL;
+	switch (ph) {
+	case PHASE_DONE:
+		return RX_DONE;
+	case PHASE_FAILED:
+		return RX_FAILED;
+	case PHASE_UNKNOWN:
+		return RX_IGNORE;
+	default:
+		break;
 	}
-	if (r == 0) {
-		*issues = xcalloc(g.gl_pathc + 1, sizeof(**issues));
-		for (i = 0; i < g.gl_pathc; i++) {
-			num = runfiles_phase_issue(c->cfg->project_name,
-			    g.gl_pathv[i]);
-			if (num > 0)
-				(*issues)[(*n)++] = num;
-		}
-		globfree(&g);
-	}
-	free(pattern);
-	return 0;
-}
-
-/* "kind mtime": the key of a notice for the current phase write. */
-static int
-key_line(struct rx *x, const char *kind, char *out, size_t outsz)
-{
-	return snprintf(out, outsz, "%s %lld\n", kind, (long long)x->sig.since);
-}
-
-int
-rx_key_done(struct dev_ctx *c, struct rx *x, const char *kind)
-{
-	char *path = runfiles_phase_notice(c->cfg->project_name, x->issue);
-	char line[128];
-	struct buf b;
-	int found = 0;
-
-	/* Lines are matched whole: "\nkind mtime\n" within "\n" + file. */
-	line[0] = '\n';
-	key_line(x, kind, line + 1, sizeof(line) - 1);
-	buf_init(&b, 0);
-	buf_puts(&b, "\n");
-	if (file_read(path, 4096, &b) == 0)
-		found = strstr(buf_str(&b), line) != NULL;
-	buf_free(&b);
-	free(path);
-	return found;
-}
-
-int
-rx_key_set(struct dev_ctx *c, struct rx *x, const char *kind)
-{
-	char *path = runfiles_phase_notice(c->cfg->project_name, x->issue);
-	char line[128], stamp[40];
-	const char *p, *nl;
-	struct buf old, b;
-	int r;
-
-	buf_init(&old, 0);
-	buf_init(&b, 0);
-	snprintf(stamp, sizeof(stamp), " %lld", (long long)x->sig.since);
-	if (file_read(path, 4096, &old) == 0) {
-		/* Keep the keys of this phase write only. */
-		for (p = buf_str(&old); *p != '\0'; p = nl + 1) {
-			if ((nl = strchr(p, '\n')) == NULL)
-				break;
-			if ((size_t)(nl - p) > strlen(stamp) &&
-			    strncmp(nl - strlen(stamp), stamp, strlen(stamp)) ==
-				0)
-				buf_append(&b, p, (size_t)(nl - p) + 1);
-		}
-	}
-	key_line(x, kind, line, sizeof(line));
-	buf_puts(&b, line);
-	r = dp_write(c, path, buf_str(&b), 0);
-	buf_free(&b);
-	buf_free(&old);
-	free(path);
-	return r;
-}
-
-int
-rx_inject(struct dev_ctx *c, struct rx *x, const char *text)
-{
-	char *idle;
-	int r;
-
-	if (c->dry_run) {
-		log_msg("dry-run: would inject %zu bytes into %s", strlen(text),
-		    x->session);
-		return 1;
-	}
-	/* New work for the agent: it is no longer idle at its prompt. */
-	idle = runfiles_idle_marker(x->session);
-	(void)file_remove(idle);
-	free(idle);
-	r = agent_inject(x->session, text);
-	if (r == AGENT_NOT_DELIVERED)
-		log_msg("#%lld: injection into %s not delivered — retrying "
-			"next tick",
-		    x->issue, x->session);
-	else if (r == -1)
-		log_msg("#%lld: cannot inject into %s", x->issue, x->session);
-	return r;
-}
-
-int
-rx_notice(struct dev_ctx *c, struct rx *x, const char *kind, const char *text)
-{
-	int r;
-
-	if (rx_key_done(c, x, kind))
-		return 0;
-	if ((r = rx_inject(c, x, text)) != 0)
-		return r;
-	log_msg("#%lld: %s notice injected", x->issue, kind);
-	return rx_key_set(c, x, kind);
-}
-
-int
-rx_find_pr(struct dev_ctx *c, struct rx *x)
-{
-	struct dp_pr *p;
-
-	if (x->pr_read)
-		return x->pr_read == 1 ? 0 : -1;
-	if (dp_prs_load(c) == -1) {
-		x->pr_read = -1;
-		return -1;
-	}
-	p = dp_pr_for_issue(c, x->issue, 0);
-	if (p == NULL)
-		p = dp_pr_fixing(c, x->issue);
-	x->pr = p != NULL ? p->number : 0;
-	x->head = p != NULL ? p->sha : NULL;
-	x->pr_read = 1;
-	return 0;
-}
-
-void
-rx_clear_files(struct dev_ctx *c, struct rx *x)
-{
-	const char *p = c->cfg->project_name;
-	char *paths[11];
-	size_t i, n = 0;
-
-	paths[n++] = runfiles_phase(p, x->issue);
-	paths[n++] = runfiles_summary(p, x->issue);
-	paths[n++] = runfiles_ci_result(p, x->issue);
-	paths[n++] = runfiles_phase_notice(p, x->issue);
-	paths[n++] = runfiles_idle_ticks(p, x->issue);
-	paths[n++] = runfiles_recoveries(p, x->issue);
-	paths[n++] = runfiles_idle_marker(x->session);
-	paths[n++] = runfiles_exited_marker(x->session);
-	paths[n++] = runfiles_phase_marker(x->session);
-	paths[n++] = runfiles_ready_marker(x->session);
-	if (x->pr > 0)
-		paths[n++] = runfiles_review_injected(p, x->pr);
-	for (i = 0; i < n; i++) {
-		(void)dp_remove(c, paths[i]);
-		free(paths[i]);
-	}
+	if (alive == -1)
+		return RX_UNSURE;
+	if (exited)
+		*cause = "the session ended";
+	else if (alive == 0)
+		*cause = "the session is gone";
+	else if ((ph == PHASE_NONE || ph == PHASE_AWAITING_CI) && age > timeout)
+		*cause = "the phase did not change within CLAUDE_TIMEOUT";
+	if (*cause != NULL)
+		return RX_RECOVER;
+	if (ph == PHASE_NONE)
+		return RX_IDLE;
+	return ph == PHASE_AWAITING_CI ? RX_CI : RX_IGNORE;
 }
 
 static void
-rx_init(struct dev_ctx *c, struct rx *x, long long issue)
+react_init(struct dev_ctx *c, struct rx *x, long long issue)
 {
 	memset(x, 0, sizeof(*x));
 	x->issue = issue;
@@ -210,59 +66,76 @@ rx_init(struct dev_ctx *c, struct rx *x, long long issue)
 }
 
 static void
-rx_free(struct rx *x)
+react_free(struct rx *x)
 {
 	free(x->session);
 	free(x->phase_path);
+}
+
+/* Whether the SessionEnd hook said the session ended. */
+static int
+react_exited(const struct rx *x)
+{
+	char *exited = runfiles_exited_marker(x->session);
+	int gone = file_exists(exited);
+
+	free(exited);
+	return gone;
 }
 
 /* React to one issue's phase file.  0, or -1 when something failed. */
 static int
 react_one(struct dev_ctx *c, long long issue)
 {
+	const char *cause;
 	struct rx x;
 	int r = 0;
 
-	rx_init(c, &x, issue);
-	if (agent_read_signal(x.phase_path, &x.sig) == -1) {
+	react_init(c, &x, issue);
+	if (agent_read_signal(x.session, x.phase_path, &x.sig) == -1) {
 		log_msg("cannot read '%s'", x.phase_path);
 		r = -1;
 		goto out;
 	}
-	if (x.sig.since == 0)
+	if (x.sig.mtime == 0)
 		goto out; /* removed since the listing */
-	if (x.sig.phase == PHASE_UNKNOWN) {
-		log_msg("#%lld: unknown phase '%s' — ignored", issue,
-		    x.sig.raw);
-		goto out;
-	}
-	x.age = c->now > x.sig.since ? (long long)(c->now - x.sig.since) : 0;
-	x.alive = agent_alive(x.session);
-	if ((r = rx_crash(c, &x)) != 0)
-		goto out;
-	switch (x.sig.phase) {
-	case PHASE_NONE:
+	x.age = c->now > x.sig.mtime ? (long long)(c->now - x.sig.mtime) : 0;
+	x.alive = x.sig.phase != PHASE_UNKNOWN ? agent_alive(x.session) : 0;
+	switch (rx_reaction(x.sig.phase, x.alive,
+	    !phase_is_terminal(x.sig.phase) && react_exited(&x), x.age,
+	    c->cfg->claude_timeout, &cause)) {
+	case RX_IGNORE:
+		if (x.sig.phase == PHASE_UNKNOWN)
+			log_msg("#%lld: unknown phase '%s' — ignored", issue,
+			    x.sig.raw);
+		break; /* or review-poll's and supervisor-poll's phases */
+	case RX_UNSURE:
+		log_msg("#%lld: cannot tell whether %s lives — skipped",
+		    x.issue, x.session);
+		break;
+	case RX_RECOVER:
+		r = rx_recover(c, &x, cause);
+		break;
+	case RX_IDLE:
 		r = rx_idle(c, &x);
 		break;
-	case PHASE_AWAITING_CI:
+	case RX_CI:
 		r = rx_awaiting_ci(c, &x);
 		break;
-	case PHASE_DONE:
+	case RX_DONE:
 		r = rx_done(c, &x);
 		break;
-	case PHASE_FAILED:
+	case RX_FAILED:
 		r = rx_failed(c, &x, NULL);
 		break;
-	default:
-		break; /* review-poll's and supervisor-poll's phases */
 	}
 out:
-	rx_free(&x);
+	react_free(&x);
 	return r < 0 ? -1 : 0;
 }
 
-int
-react_phases(struct dev_ctx *c)
+enum dp_step
+dp_react(struct dev_ctx *c)
 {
 	long long *issues;
 	size_t n, i;
@@ -270,9 +143,9 @@ react_phases(struct dev_ctx *c)
 
 	/* A legacy agent watches its own phases. */
 	if (c->legacy)
-		return 0;
+		return DP_NEXT;
 	if (dp_phase_issues(c, &issues, &n) == -1)
-		return -1;
+		return DP_FAIL;
 	/*
 	 * One issue's trouble (the forge did not answer, its session did
 	 * not take an injection) leaves its files as they are for the next
@@ -287,5 +160,5 @@ react_phases(struct dev_ctx *c)
 			"tick",
 		    failed, n);
 	free(issues);
-	return 0;
+	return DP_NEXT;
 }

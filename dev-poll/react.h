@@ -3,17 +3,21 @@
  * dev-poll owns): one struct per phase file, worked out once a tick, and
  * the reaction of each topic file.
  *
- *   react.c     the dispatcher: crash, idle, then the phase's reaction
+ *   react.c     the dispatcher: what each phase file calls for
+ *   rx.c        what every reaction uses: keyed notices, the PR, run files
  *   reactci.c   PHASE:awaiting_ci: the PR, CI results, retriggers
  *   reactend.c  PHASE:done and PHASE:failed (refusals, diagnostics)
  *   recover.c   crash and timeout recovery, idle detection
+ *
+ * The reactions call down into rx.c, never back into react.c.
  */
 #ifndef REACT_H
 #define REACT_H
 
 #include <time.h>
 
-#include "agent.h"
+#include "act.h"
+#include "phase.h"
 
 struct dev_ctx;
 
@@ -22,7 +26,7 @@ struct rx {
 	long long issue;
 	char *session;	  /* dev-P-N */
 	char *phase_path; /* its phase file */
-	struct agent_signal sig;
+	struct phase_info sig;
 	int alive;     /* agent_alive(): 1, 0 or -1 */
 	long long age; /* seconds since the phase file was written */
 	long long pr;  /* the issue's open PR, or 0 when none (read lazily) */
@@ -32,27 +36,48 @@ struct rx {
 
 /* CI gets this long after PHASE:awaiting_ci before the timeout notice. */
 #define RX_CI_TIMEOUT (30 * 60)
-/* CI failures injected into one session before it must escalate. */
-#define RX_MAX_CI_FIXES 3
 /* Crash recoveries of one issue before it is given up as failed. */
 #define RX_MAX_RECOVERIES 2
 /* Consecutive ticks at the prompt without a phase before the kill. */
 #define RX_IDLE_TICKS 3
 
+/* What a phase file calls for this tick. */
+enum rx_reaction {
+	RX_IGNORE,  /* an unknown phase, or another tool's */
+	RX_UNSURE,  /* whether the session lives cannot be told: next tick */
+	RX_RECOVER, /* crashed or stuck: start it again, or give up */
+	RX_IDLE,    /* no phase yet: the idle check */
+	RX_CI,	    /* PHASE:awaiting_ci */
+	RX_DONE,    /* PHASE:done */
+	RX_FAILED   /* PHASE:failed */
+};
+
 /* react.c */
 /*
- * Inject text into the issue's session once per phase write: kind names
- * the notice ("done", "pr-error", ...).  0 sent now or before, 1 not
- * delivered (retried next tick), -1 error.
+ * The reaction to a phase, from the facts alone: alive as agent_alive()
+ * says, exited when the SessionEnd hook's marker is there, age the
+ * seconds since the phase was written, timeout CLAUDE_TIMEOUT.  A dead
+ * or stuck session is recovered before any other reaction (*cause says
+ * why); done and failed sessions are not.
  */
-int rx_notice(struct dev_ctx *, struct rx *, const char *kind,
+enum rx_reaction rx_reaction(enum phase, int alive, int exited, long long age,
+    long long timeout, const char **cause);
+
+/* rx.c */
+/*
+ * Inject text into the issue's session once per phase write: kind names
+ * the notice ("done", "pr-error", ...).  ACT_INJECTED when it was sent
+ * now or before, else as act_inject() (ACT_INJECT_FAILED also when the
+ * key could not be written).
+ */
+enum act_inject rx_notice(struct dev_ctx *, struct rx *, const char *kind,
     const char *text);
 /* Whether the key kind was set for the current phase write: 1 or 0. */
 int rx_key_done(struct dev_ctx *, struct rx *, const char *kind);
 /* Set the key kind for the current phase write.  0 or -1. */
 int rx_key_set(struct dev_ctx *, struct rx *, const char *kind);
-/* Inject text; 0 delivered, 1 not delivered, -1 error (all logged). */
-int rx_inject(struct dev_ctx *, struct rx *, const char *text);
+/* Inject text (the idle marker goes: the agent has work again). */
+enum act_inject rx_inject(struct dev_ctx *, struct rx *, const char *text);
 /* Find the issue's open PR into rx->pr and rx->head.  0 or -1. */
 int rx_find_pr(struct dev_ctx *, struct rx *);
 /*
@@ -74,22 +99,13 @@ int rx_done(struct dev_ctx *, struct rx *);
  */
 int rx_failed(struct dev_ctx *, struct rx *, const char *reason);
 
-/* launch.c */
-/*
- * Start the issue's session again in its worktree (made again from its
- * branch when gone) with the recovery prompt: the issue, the branch's
- * diff against the primary branch, the last phase and CI result, the
- * PR's latest comments.  0 or -1 (logged).
- */
-int dp_relaunch(struct dev_ctx *, long long issue);
-
 /* recover.c */
 /*
- * Whether the session crashed or timed out: 1 handled (recovered, or
- * failed after RX_MAX_RECOVERIES), 0 not crashed, -1 error.
+ * A crashed or stuck session (cause: why): started again, or handled as
+ * failed after RX_MAX_RECOVERIES.  0 or -1.
  */
-int rx_crash(struct dev_ctx *, struct rx *);
-/* The idle check for a session without a phase: 1 handled, 0, -1. */
+int rx_recover(struct dev_ctx *, struct rx *, const char *cause);
+/* The idle check for a session without a phase.  0 or -1. */
 int rx_idle(struct dev_ctx *, struct rx *);
 
 #endif

@@ -13,12 +13,15 @@
 #include "config.h"
 #include "dev-poll.h"
 #include "file.h"
+#include "git.h"
 #include "forge.h"
 #include "json.h"
 #include "log.h"
 #include "react.h"
+#include "record.h"
 #include "redact.h"
 #include "runfiles.h"
+#include "utf8.h"
 #include "woodpecker.h"
 #include "xmalloc.h"
 
@@ -27,6 +30,13 @@
 /* The log tail injected after a CI failure. */
 #define LOG_TAIL_MAX 8000
 
+/* Whether the issue's PR is there for the CI reaction. */
+enum reactci_pr {
+	REACTCI_PR_THERE,   /* x->pr and x->head are set */
+	REACTCI_PR_NOT_YET, /* it could not be opened: the agent was told */
+	REACTCI_PR_FAILED
+};
+
 /* What the ci-result file says about the last outcome. */
 struct cirec {
 	char sha[64];
@@ -34,55 +44,49 @@ struct cirec {
 	long long attempt;
 };
 
-static void rec_read(const char *, struct cirec *);
-static int rec_write(struct dev_ctx *, struct rx *, const char *state,
+static void reactci_rec_read(const char *, struct cirec *);
+static int reactci_rec_write(struct dev_ctx *, struct rx *, const char *state,
     long long pipeline, const struct ci_failure *, long long attempt,
     const char *text);
-static char *summary_text(struct dev_ctx *, long long);
-static char *pr_branch(struct dev_ctx *, long long);
-static int pr_create(struct dev_ctx *, struct rx *);
-static int ensure_pr(struct dev_ctx *, struct rx *);
-static int report(struct dev_ctx *, struct rx *, const char *state,
+static char *reactci_summary_text(struct dev_ctx *, long long);
+static char *reactci_pr_branch(struct dev_ctx *, long long);
+static enum act_pull reactci_pr_open(struct dev_ctx *, struct rx *,
+    const cJSON *, const char *);
+static enum act_inject reactci_pr_error(struct dev_ctx *, struct rx *,
+    const char *);
+static enum reactci_pr reactci_ensure_pr(struct dev_ctx *, struct rx *);
+static int reactci_report(struct dev_ctx *, struct rx *, const char *state,
     long long pipeline, const struct ci_failure *, long long attempt,
     const char *text);
-static int on_success(struct dev_ctx *, struct rx *, long long, int);
-static int on_pending(struct dev_ctx *, struct rx *, const struct cirec *);
-static char *failure_text(struct dev_ctx *, struct rx *,
+static int reactci_on_success(struct dev_ctx *, struct rx *, long long, int);
+static int reactci_on_pending(struct dev_ctx *, struct rx *,
+    const struct cirec *);
+static char *reactci_failure_text(struct dev_ctx *, struct rx *,
     const struct ci_failure *, long long, long long);
-static int escalate_exhausted(struct dev_ctx *, struct rx *,
+static int reactci_escalate_exhausted(struct dev_ctx *, struct rx *,
     const struct ci_failure *, long long);
-static int on_failure(struct dev_ctx *, struct rx *, const struct cirec *,
-    long long);
+static int reactci_on_failure(struct dev_ctx *, struct rx *,
+    const struct cirec *, long long);
 
+/* The record of the last outcome; all empty when there is none. */
 static void
-rec_read(const char *path, struct cirec *r)
+reactci_rec_read(const char *path, struct cirec *r)
 {
 	struct buf b;
-	const char *line;
 
 	memset(r, 0, sizeof(*r));
 	buf_init(&b, 0);
-	if (file_read(path, 4096, &b) == -1) {
-		buf_free(&b);
-		return;
-	}
-	for (line = buf_str(&b); *line != '\0' && *line != '\n';) {
-		size_t len = strcspn(line, "\n");
-
-		if (strncmp(line, "SHA: ", 5) == 0 && len - 5 < sizeof(r->sha))
-			memcpy(r->sha, line + 5, len - 5);
-		else if (strncmp(line, "STATE: ", 7) == 0 &&
-		    len - 7 < sizeof(r->state))
-			memcpy(r->state, line + 7, len - 7);
-		else if (strncmp(line, "ATTEMPT: ", 9) == 0)
-			r->attempt = strtoll(line + 9, NULL, 10);
-		line += len + (line[len] == '\n');
+	if (record_load(path, &b) == 0) {
+		(void)record_get(buf_str(&b), "SHA:", r->sha, sizeof(r->sha));
+		(void)record_get(buf_str(&b), "STATE:", r->state,
+		    sizeof(r->state));
+		(void)record_get_ll(buf_str(&b), "ATTEMPT:", &r->attempt);
 	}
 	buf_free(&b);
 }
 
 static int
-rec_write(struct dev_ctx *c, struct rx *x, const char *state,
+reactci_rec_write(struct dev_ctx *c, struct rx *x, const char *state,
     long long pipeline, const struct ci_failure *f, long long attempt,
     const char *text)
 {
@@ -96,7 +100,7 @@ rec_write(struct dev_ctx *c, struct rx *x, const char *state,
 	if (f != NULL && f->found)
 		buf_printf(&b, "STEP: %s\nEXIT: %lld\n", f->step, f->exit_code);
 	buf_printf(&b, "ATTEMPT: %lld\n\n%s\n", attempt, text);
-	r = dp_write(c, path, buf_str(&b), 0);
+	r = act_write(&c->act, path, buf_str(&b), 0);
 	buf_free(&b);
 	free(path);
 	return r;
@@ -104,7 +108,7 @@ rec_write(struct dev_ctx *c, struct rx *x, const char *state,
 
 /* The agent's summary for the PR body; refusal JSON is not one. */
 static char *
-summary_text(struct dev_ctx *c, long long issue)
+reactci_summary_text(struct dev_ctx *c, long long issue)
 {
 	char *path = runfiles_summary(c->cfg->project_name, issue);
 	cJSON *j;
@@ -123,103 +127,129 @@ summary_text(struct dev_ctx *c, long long issue)
 
 /* The worktree's branch, else fix/issue-N.  Caller frees. */
 static char *
-pr_branch(struct dev_ctx *c, long long issue)
+reactci_pr_branch(struct dev_ctx *c, long long issue)
 {
+	static const char *const head[] = {"rev-parse", "--abbrev-ref", "HEAD",
+	    NULL};
 	char *wt = runfiles_worktree(c->cfg->project_name, issue), *b = NULL;
 
 	if (file_exists(wt))
-		b = dp_git_line(c, wt, "rev-parse", "--abbrev-ref", "HEAD",
-		    NULL);
+		b = git_line(wt, head, NULL);
 	free(wt);
 	if (b == NULL || strcmp(b, "HEAD") == 0 || *b == '\0') {
 		free(b);
-		b = xasprintf("fix/issue-%lld", issue);
+		b = runfiles_branch(issue);
 	}
 	return b;
 }
 
-/* Open the PR: 0 created or adopted, 1 refused (agent told), -1. */
-static int
-pr_create(struct dev_ctx *c, struct rx *x)
+/*
+ * Open the PR of the issue from branch, or adopt the one open already:
+ * x->pr and x->head set when it is there.
+ */
+static enum act_pull
+reactci_pr_open(struct dev_ctx *c, struct rx *x, const cJSON *issue,
+    const char *branch)
 {
-	const cJSON *issue, *pr;
-	char *branch = pr_branch(c, x->issue), *title, *body, *sum, *msg;
-	char *remote;
+	char *title, *body, *sum, *msg;
 	long long number = 0;
-	int r = -1;
+	enum act_pull made;
+	const cJSON *pr;
 
-	if (dp_issue(c, x->issue, &issue) == -1)
-		goto out_branch;
-	sum = summary_text(c, x->issue);
+	sum = reactci_summary_text(c, x->issue);
 	title = dp_title(issue);
 	msg = xasprintf("fix: %s (#%lld)", title, x->issue);
 	body = xasprintf("Fixes #%lld\n\n## Changes\n%s", x->issue, sum);
-	if (c->dry_run) {
-		log_msg("dry-run: would create the PR for #%lld from %s",
-		    x->issue, branch);
-		r = 1;
-		goto out;
-	}
-	r = forge_pull_create(c->forge, msg, body, branch,
+	made = act_pull_create(&c->act, msg, body, branch,
 	    c->cfg->primary_branch, &number);
-	if (r == FORGE_CONFLICT)
-		r = forge_pull_find_head(c->forge, branch, &number) == 0 ? 0 :
-									   -2;
-	if (r == 0 && forge_pull_get(c->forge, number, &pr) == 0) {
-		x->pr = number;
-		x->head = json_str_at(pr, "head.sha");
-		x->pr_read = 1;
-		log_msg("PR #%lld for #%lld on %s", number, x->issue, branch);
-		goto out;
+	if (made == ACT_PULL_EXISTS &&
+	    forge_pull_find_head(c->forge, branch, &number) == FORGE_OK)
+		made = ACT_PULL_OPENED;
+	if (made == ACT_PULL_OPENED) {
+		if (forge_pull_get(c->forge, number, &pr) == 0) {
+			x->pr = number;
+			x->head = json_str_at(pr, "head.sha");
+			x->pr_read = 1;
+			log_msg("PR #%lld for #%lld on %s", number, x->issue,
+			    branch);
+		} else
+			made = ACT_PULL_FAILED;
 	}
+	free(msg);
+	free(body);
+	free(title);
+	free(sum);
+	return made;
+}
+
+/* The PR could not be opened: tell the agent how to try again, once. */
+static enum act_inject
+reactci_pr_error(struct dev_ctx *c, struct rx *x, const char *branch)
+{
+	char *remote = dp_forge_remote(c), *msg;
+	enum act_inject r;
+
 	log_msg("ERROR: cannot create the PR for #%lld: %s", x->issue,
 	    forge_error(c->forge));
-	free(msg);
-	remote = dp_forge_remote(c);
 	msg = xasprintf("ERROR: the pull request for branch %s could not be "
 			"created (%s).\nCheck that the branch was pushed "
 			"(git push %s %s), then write PHASE:awaiting_ci again "
 			"to the phase file:\n  echo \"PHASE:awaiting_ci\" > "
 			"\"%s\"\n",
 	    branch, forge_error(c->forge), remote, branch, x->phase_path);
-	free(remote);
-	r = rx_notice(c, x, "pr-error", msg) == -1 ? -1 : 1;
-out:
+	r = rx_notice(c, x, "pr-error", msg);
 	free(msg);
-	free(body);
-	free(title);
-	free(sum);
-out_branch:
+	free(remote);
+	return r;
+}
+
+/* The issue's PR, found or opened. */
+static enum reactci_pr
+reactci_ensure_pr(struct dev_ctx *c, struct rx *x)
+{
+	enum reactci_pr r = REACTCI_PR_NOT_YET;
+	const cJSON *issue;
+	char *branch;
+
+	if (rx_find_pr(c, x) == -1)
+		return REACTCI_PR_FAILED;
+	if (x->pr > 0 && x->head != NULL)
+		return REACTCI_PR_THERE;
+	if (dp_issue(c, x->issue, &issue) == -1)
+		return REACTCI_PR_FAILED;
+	branch = reactci_pr_branch(c, x->issue);
+	switch (reactci_pr_open(c, x, issue, branch)) {
+	case ACT_PULL_OPENED:
+		r = REACTCI_PR_THERE;
+		break;
+	case ACT_PULL_DRY:
+		break;
+	default:
+		if (reactci_pr_error(c, x, branch) == ACT_INJECT_FAILED)
+			r = REACTCI_PR_FAILED;
+		break;
+	}
 	free(branch);
 	return r;
 }
 
-/* The PR exists (found or opened): 0, 1 not yet (agent told), -1. */
-static int
-ensure_pr(struct dev_ctx *c, struct rx *x)
-{
-	if (rx_find_pr(c, x) == -1)
-		return -1;
-	if (x->pr > 0 && x->head != NULL)
-		return 0;
-	return pr_create(c, x);
-}
-
 /* Inject text, and record the outcome once it was delivered. */
 static int
-report(struct dev_ctx *c, struct rx *x, const char *state, long long pipeline,
-    const struct ci_failure *f, long long attempt, const char *text)
+reactci_report(struct dev_ctx *c, struct rx *x, const char *state,
+    long long pipeline, const struct ci_failure *f, long long attempt,
+    const char *text)
 {
-	int r = rx_inject(c, x, text);
+	enum act_inject r = rx_inject(c, x, text);
 
-	if (r != 0)
-		return r == 1 ? 0 : -1;
+	if (r != ACT_INJECTED)
+		return r == ACT_INJECT_FAILED ? -1 : 0;
 	log_msg("#%lld: CI %s on PR #%lld injected", x->issue, state, x->pr);
-	return rec_write(c, x, state, pipeline, f, attempt, text);
+	return reactci_rec_write(c, x, state, pipeline, f, attempt, text);
 }
 
 static int
-on_success(struct dev_ctx *c, struct rx *x, long long pipeline, int no_ci)
+reactci_on_success(struct dev_ctx *c, struct rx *x, long long pipeline,
+    int no_ci)
 {
 	char *text;
 	int r;
@@ -231,14 +261,14 @@ on_success(struct dev_ctx *c, struct rx *x, long long pipeline, int no_ci)
 	    x->pr, x->head,
 	    no_ci ? "; no CI is configured for this project" : "",
 	    x->phase_path);
-	r = report(c, x, "success", pipeline, NULL, 0, text);
+	r = reactci_report(c, x, "success", pipeline, NULL, 0, text);
 	free(text);
 	return r;
 }
 
 /* No result yet: after RX_CI_TIMEOUT, one timeout notice per SHA. */
 static int
-on_pending(struct dev_ctx *c, struct rx *x, const struct cirec *rec)
+reactci_on_pending(struct dev_ctx *c, struct rx *x, const struct cirec *rec)
 {
 	char *text;
 	int r;
@@ -254,23 +284,21 @@ on_pending(struct dev_ctx *c, struct rx *x, const struct cirec *rec)
 			 "  printf 'PHASE:escalate\\nReason: %%s\\n' \"CI "
 			 "timeout on PR #%lld\" > \"%s\"\n",
 	    x->pr, x->head, RX_CI_TIMEOUT / 60, x->pr, x->phase_path);
-	r = report(c, x, "timeout", 0, NULL, rec->attempt, text);
+	r = reactci_report(c, x, "timeout", 0, NULL, rec->attempt, text);
 	free(text);
 	return r;
 }
 
 static char *
-failure_text(struct dev_ctx *c, struct rx *x, const struct ci_failure *f,
-    long long pipeline, long long attempt)
+reactci_failure_text(struct dev_ctx *c, struct rx *x,
+    const struct ci_failure *f, long long pipeline, long long attempt)
 {
 	char *tail = NULL, *text;
-	size_t len;
 
-	if (f->log_tail != NULL) {
-		len = strlen(f->log_tail);
+	if (f->log_tail != NULL)
 		tail = redact_secrets(f->log_tail +
-		    (len > LOG_TAIL_MAX ? len - LOG_TAIL_MAX : 0));
-	}
+		    utf8_suffix_start(f->log_tail, strlen(f->log_tail),
+			LOG_TAIL_MAX));
 	text = xasprintf("CI failed on PR #%lld (attempt %lld/%d, commit "
 			 "%.7s).\n\nFailed step: %s (exit code %lld, pipeline "
 			 "#%lld)\n\nLog tail:\n```\n%s\n```\n\nWhat to do:\n"
@@ -279,7 +307,7 @@ failure_text(struct dev_ctx *c, struct rx *x, const struct ci_failure *f,
 			 "2. Commit and push the fix to the PR branch.\n"
 			 "3. Write: echo \"PHASE:awaiting_ci\" > \"%s\"\n"
 			 "4. Stop and wait for the next CI result.\n",
-	    x->pr, attempt, RX_MAX_CI_FIXES, x->head,
+	    x->pr, attempt, DP_CI_FIX_BUDGET, x->head,
 	    f->found ? f->step : "unknown", f->found ? f->exit_code : -1,
 	    pipeline, tail != NULL ? tail : "(no log available)",
 	    x->phase_path);
@@ -290,8 +318,8 @@ failure_text(struct dev_ctx *c, struct rx *x, const struct ci_failure *f,
 
 /* Out of fix attempts: the session must escalate to a human. */
 static int
-escalate_exhausted(struct dev_ctx *c, struct rx *x, const struct ci_failure *f,
-    long long attempt)
+reactci_escalate_exhausted(struct dev_ctx *c, struct rx *x,
+    const struct ci_failure *f, long long attempt)
 {
 	char *text = xasprintf("PHASE:escalate\nReason: ci_exhausted after "
 			       "%lld attempts (step: %s)\n",
@@ -300,15 +328,15 @@ escalate_exhausted(struct dev_ctx *c, struct rx *x, const struct ci_failure *f,
 
 	log_msg("#%lld: CI failed %lld times on PR #%lld — escalating",
 	    x->issue, attempt - 1, x->pr);
-	r = rec_write(c, x, "failure", 0, f, attempt, "(escalated)");
+	r = reactci_rec_write(c, x, "failure", 0, f, attempt, "(escalated)");
 	if (r == 0)
-		r = dp_write(c, x->phase_path, text, 0);
+		r = act_write(&c->act, x->phase_path, text, 0);
 	free(text);
 	return r;
 }
 
 static int
-on_failure(struct dev_ctx *c, struct rx *x, const struct cirec *rec,
+reactci_on_failure(struct dev_ctx *c, struct rx *x, const struct cirec *rec,
     long long pipeline)
 {
 	struct ci_failure f;
@@ -329,24 +357,22 @@ on_failure(struct dev_ctx *c, struct rx *x, const struct cirec *rec,
 		log_msg("#%lld: infra failure (%s) — retriggering pipeline "
 			"#%lld",
 		    x->issue, f.reason, pipeline);
-		r = rec_write(c, x, "retried", pipeline, &f, rec->attempt,
-		    "(infrastructure failure retriggered)");
-		if (r == 0 && !c->dry_run) {
-			if (woodpecker_restart(c->wp, pipeline, &next) == -1)
-				log_msg("cannot restart pipeline #%lld: %s",
-				    pipeline, woodpecker_error(c->wp));
+		r = reactci_rec_write(c, x, "retried", pipeline, &f,
+		    rec->attempt, "(infrastructure failure retriggered)");
+		if (r == 0) {
+			(void)act_pipeline_restart(&c->act, pipeline, &next);
 			/* The CI timeout counts from the retrigger. */
-			(void)runfiles_touch(x->phase_path);
+			(void)act_touch(&c->act, x->phase_path);
 		}
 		goto out;
 	}
 	attempt = rec->attempt + 1;
-	if (attempt > RX_MAX_CI_FIXES) {
-		r = escalate_exhausted(c, x, &f, attempt);
+	if (attempt > DP_CI_FIX_BUDGET) {
+		r = reactci_escalate_exhausted(c, x, &f, attempt);
 		goto out;
 	}
-	text = failure_text(c, x, &f, pipeline, attempt);
-	r = report(c, x, "failure", pipeline, &f, attempt, text);
+	text = reactci_failure_text(c, x, &f, pipeline, attempt);
+	r = reactci_report(c, x, "failure", pipeline, &f, attempt, text);
 	free(text);
 out:
 	ci_failure_free(&f);
@@ -360,18 +386,23 @@ rx_awaiting_ci(struct dev_ctx *c, struct rx *x)
 	enum ci_state st;
 	long long pipeline = 0;
 	struct cirec rec;
-	int r;
 
-	rec_read(path, &rec);
+	reactci_rec_read(path, &rec);
 	free(path);
-	if ((r = ensure_pr(c, x)) != 0)
-		return r == 1 ? 0 : -1;
+	switch (reactci_ensure_pr(c, x)) {
+	case REACTCI_PR_THERE:
+		break;
+	case REACTCI_PR_NOT_YET:
+		return 0; /* the agent was told, or dry-run */
+	case REACTCI_PR_FAILED:
+		return -1;
+	}
 	if (strcmp(rec.sha, x->head) == 0 &&
 	    (strcmp(rec.state, "success") == 0 ||
 		strcmp(rec.state, "failure") == 0))
 		return 0;
 	if (c->wp == NULL && !config_ci_configured(c->cfg))
-		return on_success(c, x, 0, 1);
+		return reactci_on_success(c, x, 0, 1);
 	if (ci_commit_state(c->forge, c->wp, x->head, &st, &pipeline) == -1) {
 		log_msg("#%lld: cannot read the CI state of %.7s: %s%s",
 		    x->issue, x->head, forge_error(c->forge),
@@ -379,8 +410,8 @@ rx_awaiting_ci(struct dev_ctx *c, struct rx *x)
 		return -1;
 	}
 	if (st == CI_SUCCESS)
-		return on_success(c, x, pipeline, 0);
+		return reactci_on_success(c, x, pipeline, 0);
 	if (st == CI_FAILURE)
-		return on_failure(c, x, &rec, pipeline);
-	return on_pending(c, x, &rec);
+		return reactci_on_failure(c, x, &rec, pipeline);
+	return reactci_on_pending(c, x, &rec);
 }

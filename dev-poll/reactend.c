@@ -21,7 +21,7 @@
 #include "react.h"
 #include "redact.h"
 #include "runfiles.h"
-#include "tmux.h"
+#include "worktree.h"
 #include "xmalloc.h"
 
 /* The refusal JSON is read up to this size. */
@@ -29,22 +29,21 @@
 /* Pane lines quoted in a diagnostic. */
 #define PANE_LINES 50
 
-static int has_marker(struct dev_ctx *, long long, const char *);
-static int comment_once(struct dev_ctx *, long long, const char *marker,
-    const char *body);
-static int kill_session(struct dev_ctx *, struct rx *);
-static int finish(struct dev_ctx *, struct rx *, int keep_worktree);
-static int merged_pr(struct dev_ctx *, long long, long long *);
-static cJSON *refusal_read(struct dev_ctx *, long long);
-static char *blocked_by_text(const cJSON *);
-static int refusal(struct dev_ctx *, struct rx *, const cJSON *);
-static char *pane_tail(struct rx *);
-static int record(struct dev_ctx *, struct rx *, const char *);
-static int diagnostic(struct dev_ctx *, struct rx *, const char *);
+static int reactend_has_marker(struct dev_ctx *, long long, const char *);
+static int reactend_comment_once(struct dev_ctx *, long long,
+    const char *marker, const char *body);
+static int reactend_finish(struct dev_ctx *, struct rx *, int keep_worktree);
+static int reactend_merged_pr(struct dev_ctx *, long long, long long *);
+static cJSON *reactend_refusal_read(struct dev_ctx *, long long);
+static char *reactend_blocked_by_text(const cJSON *);
+static int reactend_refusal(struct dev_ctx *, struct rx *, const cJSON *);
+static char *reactend_pane_tail(struct rx *);
+static int reactend_record(struct dev_ctx *, struct rx *, const char *);
+static int reactend_diagnostic(struct dev_ctx *, struct rx *, const char *);
 
 /* Whether a comment on the issue carries marker: 1, 0, -1. */
 static int
-has_marker(struct dev_ctx *c, long long issue, const char *marker)
+reactend_has_marker(struct dev_ctx *c, long long issue, const char *marker)
 {
 	const cJSON *list, *it;
 	const char *body;
@@ -62,46 +61,32 @@ has_marker(struct dev_ctx *c, long long issue, const char *marker)
 }
 
 static int
-comment_once(struct dev_ctx *c, long long issue, const char *marker,
+reactend_comment_once(struct dev_ctx *c, long long issue, const char *marker,
     const char *body)
 {
 	char *full;
 	int r;
 
-	if ((r = has_marker(c, issue, marker)) != 0)
+	if ((r = reactend_has_marker(c, issue, marker)) != 0)
 		return r == 1 ? 0 : -1;
 	full = xasprintf("%s\n\n%s\n", body, marker);
-	r = dp_comment(c, issue, full);
+	r = act_comment(&c->act, issue, full, NULL);
 	free(full);
 	return r;
 }
 
-static int
-kill_session(struct dev_ctx *c, struct rx *x)
-{
-	if (c->dry_run) {
-		log_msg("dry-run: would stop session %s", x->session);
-		return 0;
-	}
-	if (agent_kill(x->session) == -1) {
-		log_msg("cannot stop session %s", x->session);
-		return -1;
-	}
-	return 0;
-}
-
 /* Session, labels, worktree and run files: the issue is off the slot. */
 static int
-finish(struct dev_ctx *c, struct rx *x, int keep_worktree)
+reactend_finish(struct dev_ctx *c, struct rx *x, int keep_worktree)
 {
 	char *wt = runfiles_worktree(c->cfg->project_name, x->issue);
 	int r = 0;
 
-	if (kill_session(c, x) == -1 ||
-	    dp_label_remove(c, x->issue, "in-progress") == -1)
+	if (act_kill(&c->act, x->session) == -1 ||
+	    act_label_remove(&c->act, x->issue, "in-progress") == -1)
 		r = -1;
 	if (r == 0 && !keep_worktree && file_exists(wt))
-		r = dp_worktree_remove(c, wt);
+		r = worktree_remove(&c->act, c->cfg->project_repo_root, wt);
 	if (r == 0)
 		rx_clear_files(c, x);
 	free(wt);
@@ -110,14 +95,12 @@ finish(struct dev_ctx *c, struct rx *x, int keep_worktree)
 
 /* A merged PR on fix/issue-N among the closed ones: 1 (*pr), 0, -1. */
 static int
-merged_pr(struct dev_ctx *c, long long issue, long long *pr)
+reactend_merged_pr(struct dev_ctx *c, long long issue, long long *pr)
 {
 	const cJSON *list, *it;
-	char branch[64];
 	const char *ref;
 	int merged;
 
-	snprintf(branch, sizeof(branch), "fix/issue-%lld", issue);
 	if (forge_pulls_list(c->forge, "closed", &list) == -1) {
 		log_msg("cannot read the closed PRs: %s",
 		    forge_error(c->forge));
@@ -125,7 +108,7 @@ merged_pr(struct dev_ctx *c, long long issue, long long *pr)
 	}
 	cJSON_ArrayForEach (it, list) {
 		ref = json_str_at(it, "head.ref");
-		if (ref != NULL && strcmp(ref, branch) == 0 &&
+		if (ref != NULL && runfiles_branch_issue(ref) == issue &&
 		    json_bool(it, "merged", &merged) == 0 && merged &&
 		    json_int(it, "number", pr) == 0)
 			return 1;
@@ -156,35 +139,37 @@ rx_done(struct dev_ctx *c, struct rx *x)
 			      "then stop and wait.\n",
 			x->pr, x->phase_path);
 
-		r = rx_notice(c, x, "done", text);
+		r = rx_notice(c, x, "done", text) == ACT_INJECT_FAILED ? -1 : 0;
 		free(text);
-		return r == -1 ? -1 : 0;
+		return r;
 	}
 	if (dp_issue(c, x->issue, &issue) == -1)
 		return -1;
 	state = json_str(issue, "state");
 	if (state == NULL || strcmp(state, "closed") != 0) {
-		if ((r = merged_pr(c, x->issue, &pr)) == -1)
+		if ((r = reactend_merged_pr(c, x->issue, &pr)) == -1)
 			return -1;
 		if (r == 0) {
-			r = rx_notice(c, x, "done",
-			    "PHASE:done was written, but there is no merged "
-			    "PR for this issue. Push your branch and write "
-			    "PHASE:awaiting_ci to have the PR opened, or "
-			    "PHASE:escalate with a reason if you are stuck.\n");
-			return r == -1 ? -1 : 0;
+			return rx_notice(c, x, "done",
+				   "PHASE:done was written, but there is no "
+				   "merged PR for this issue. Push your branch "
+				   "and write PHASE:awaiting_ci to have the PR "
+				   "opened, or PHASE:escalate with a reason if "
+				   "you are stuck.\n") == ACT_INJECT_FAILED ?
+			    -1 :
+			    0;
 		}
-		if (dp_issue_close(c, x->issue) == -1)
+		if (act_issue_close(&c->act, x->issue) == -1)
 			return -1;
 	}
 	x->pr = pr;
 	log_msg("#%lld: done — cleaning up", x->issue);
-	return finish(c, x, 0);
+	return reactend_finish(c, x, 0);
 }
 
 /* The refusal JSON object in the summary file, or NULL.  Caller frees. */
 static cJSON *
-refusal_read(struct dev_ctx *c, long long issue)
+reactend_refusal_read(struct dev_ctx *c, long long issue)
 {
 	char *path = runfiles_summary(c->cfg->project_name, issue);
 	struct buf b;
@@ -206,7 +191,7 @@ refusal_read(struct dev_ctx *c, long long issue)
 
 /* The "blocked_by" of an unmet dependency: text or a list of issues. */
 static char *
-blocked_by_text(const cJSON *j)
+reactend_blocked_by_text(const cJSON *j)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, "blocked_by"), *it;
 	struct buf b;
@@ -225,7 +210,7 @@ blocked_by_text(const cJSON *j)
 }
 
 static int
-refusal(struct dev_ctx *c, struct rx *x, const cJSON *j)
+reactend_refusal(struct dev_ctx *c, struct rx *x, const cJSON *j)
 {
 	const char *status = json_str(j, "status"),
 		   *why = json_str(j, "reason");
@@ -236,7 +221,7 @@ refusal(struct dev_ctx *c, struct rx *x, const cJSON *j)
 	marker = xasprintf("<!-- dev-refusal: %s -->", status);
 	log_msg("#%lld: the agent refused: %s", x->issue, status);
 	if (strcmp(status, "unmet_dependency") == 0) {
-		text = blocked_by_text(j);
+		text = reactend_blocked_by_text(j);
 		(void)json_int(j, "suggestion", &sugg);
 		body = sugg > 0 ?
 		    xasprintf("### Refused: unmet dependency\n\n%s\n\n"
@@ -257,20 +242,20 @@ refusal(struct dev_ctx *c, struct rx *x, const cJSON *j)
 				 "status dev-poll does not know; the issue "
 				 "goes back to the backlog.",
 		    status);
-	if (comment_once(c, x->issue, marker, body) == -1 ||
-	    dp_label_remove(c, x->issue, "in-progress") == -1)
+	if (reactend_comment_once(c, x->issue, marker, body) == -1 ||
+	    act_label_remove(&c->act, x->issue, "in-progress") == -1)
 		goto out;
 	if (strcmp(status, "too_large") == 0)
-		r = dp_label_add(c, x->issue, "underspecified") == 0 &&
-			dp_label_remove(c, x->issue, "backlog") == 0 ?
+		r = act_label_add(&c->act, x->issue, "underspecified") == 0 &&
+			act_label_remove(&c->act, x->issue, "backlog") == 0 ?
 		    0 :
 		    -1;
 	else if (strcmp(status, "already_done") == 0)
-		r = dp_issue_close(c, x->issue);
+		r = act_issue_close(&c->act, x->issue);
 	else
-		r = dp_label_add(c, x->issue, "backlog");
+		r = act_label_add(&c->act, x->issue, "backlog");
 	if (r == 0)
-		r = finish(c, x, 0);
+		r = reactend_finish(c, x, 0);
 out:
 	free(body);
 	free(text);
@@ -280,13 +265,13 @@ out:
 
 /* The pane's last lines with secrets masked, or NULL.  Caller frees. */
 static char *
-pane_tail(struct rx *x)
+reactend_pane_tail(struct rx *x)
 {
 	struct buf b;
 	char *out = NULL;
 
 	buf_init(&b, 256 * 1024);
-	if (x->alive == 1 && tmux_capture(x->session, PANE_LINES, &b) == 0 &&
+	if (x->alive == 1 && agent_capture(x->session, PANE_LINES, &b) == 0 &&
 	    b.len > 0)
 		out = redact_secrets(buf_str(&b));
 	buf_free(&b);
@@ -295,7 +280,7 @@ pane_tail(struct rx *x)
 
 /* One line in supervisor/escalations-P.jsonl. */
 static int
-record(struct dev_ctx *c, struct rx *x, const char *reason)
+reactend_record(struct dev_ctx *c, struct rx *x, const char *reason)
 {
 	char *path = runfiles_escalations(c->cfg->project_name), *line;
 	cJSON *o = cJSON_CreateObject();
@@ -310,21 +295,14 @@ record(struct dev_ctx *c, struct rx *x, const char *reason)
 	cJSON_AddStringToObject(o, "reason", reason);
 	line = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
-	if (c->dry_run) {
-		log_msg("dry-run: would append to '%s'", path);
-		r = 0;
-		goto out;
-	}
-	if ((r = file_append_line(path, line)) == -1)
-		log_msg("cannot append to '%s': %s", path, strerror(errno));
-out:
+	r = act_append(&c->act, path, line);
 	free(line);
 	free(path);
 	return r;
 }
 
 static int
-diagnostic(struct dev_ctx *c, struct rx *x, const char *reason)
+reactend_diagnostic(struct dev_ctx *c, struct rx *x, const char *reason)
 {
 	char ts[32], *pane, *marker, *body, pr[64] = "";
 	int r = -1;
@@ -332,9 +310,9 @@ diagnostic(struct dev_ctx *c, struct rx *x, const char *reason)
 	log_iso8601(c->now, ts, sizeof(ts));
 	if (x->pr > 0)
 		snprintf(pr, sizeof(pr), "| PR | #%lld |\n", x->pr);
-	pane = pane_tail(x);
+	pane = reactend_pane_tail(x);
 	marker = xasprintf("<!-- dev-diagnostic: %s-%lld-%lld -->",
-	    c->cfg->project_name, x->issue, (long long)x->sig.since);
+	    c->cfg->project_name, x->issue, (long long)x->sig.mtime);
 	body =
 	    xasprintf("### Session failure diagnostic\n\n| | |\n|---|---|\n"
 		      "| Exit reason | `%.200s` |\n| Time | `%s` |\n%s%s%s%s",
@@ -344,13 +322,13 @@ diagnostic(struct dev_ctx *c, struct rx *x, const char *reason)
 		       "",
 		pane ? pane : "", pane ? "\n```\n</details>" : "");
 	log_msg("#%lld: session failed: %s", x->issue, reason);
-	if (comment_once(c, x->issue, marker, body) == 0 &&
-	    dp_label_remove(c, x->issue, "in-progress") == 0 &&
-	    dp_label_add(c, x->issue, "blocked") == 0 &&
+	if (reactend_comment_once(c, x->issue, marker, body) == 0 &&
+	    act_label_remove(&c->act, x->issue, "in-progress") == 0 &&
+	    act_label_add(&c->act, x->issue, "blocked") == 0 &&
 	    (rx_key_done(c, x, "recorded") ||
-		(record(c, x, reason) == 0 &&
+		(reactend_record(c, x, reason) == 0 &&
 		    rx_key_set(c, x, "recorded") == 0)))
-		r = finish(c, x, x->pr > 0);
+		r = reactend_finish(c, x, x->pr > 0);
 	free(body);
 	free(marker);
 	free(pane);
@@ -368,9 +346,10 @@ rx_failed(struct dev_ctx *c, struct rx *x, const char *reason)
 	if (reason == NULL) {
 		reason = *x->sig.reason != '\0' ? x->sig.reason : "unspecified";
 		if (strcmp(reason, "refused") == 0)
-			j = refusal_read(c, x->issue);
+			j = reactend_refusal_read(c, x->issue);
 	}
-	r = j != NULL ? refusal(c, x, j) : diagnostic(c, x, reason);
+	r = j != NULL ? reactend_refusal(c, x, j) :
+			reactend_diagnostic(c, x, reason);
 	cJSON_Delete(j);
 	return r;
 }

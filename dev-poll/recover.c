@@ -20,13 +20,12 @@
 #include "runfiles.h"
 #include "xmalloc.h"
 
-static long long count_read(const char *);
-static int count_write(struct dev_ctx *, const char *, long long);
-static const char *crash_cause(struct dev_ctx *, struct rx *);
+static long long recover_count_read(const char *);
+static int recover_count_write(struct dev_ctx *, const char *, long long);
 
 /* The number in a counter file, 0 when missing or garbage. */
 static long long
-count_read(const char *path)
+recover_count_read(const char *path)
 {
 	struct buf b;
 	long long n;
@@ -39,60 +38,32 @@ count_read(const char *path)
 
 /* Counters are synced before the action they count. */
 static int
-count_write(struct dev_ctx *c, const char *path, long long n)
+recover_count_write(struct dev_ctx *c, const char *path, long long n)
 {
 	char text[32];
 
 	snprintf(text, sizeof(text), "%lld\n", n);
-	return dp_write(c, path, text, 1);
-}
-
-/* Why the session counts as crashed, or NULL. */
-static const char *
-crash_cause(struct dev_ctx *c, struct rx *x)
-{
-	char *exited = runfiles_exited_marker(x->session);
-	int gone = file_exists(exited);
-
-	free(exited);
-	if (gone)
-		return "the session ended";
-	if (x->alive == 0)
-		return "the session is gone";
-	if ((x->sig.phase == PHASE_NONE || x->sig.phase == PHASE_AWAITING_CI) &&
-	    x->age > c->cfg->claude_timeout)
-		return "the phase did not change within CLAUDE_TIMEOUT";
-	return NULL;
+	return act_write(&c->act, path, text, 1);
 }
 
 int
-rx_crash(struct dev_ctx *c, struct rx *x)
+rx_recover(struct dev_ctx *c, struct rx *x, const char *cause)
 {
-	const char *cause;
 	char *path;
 	long long n;
-	int r = 1;
+	int r = 0;
 
-	if (phase_is_terminal(x->sig.phase))
-		return 0;
-	if (x->alive == -1) {
-		log_msg("#%lld: cannot tell whether %s lives — skipped",
-		    x->issue, x->session);
-		return 1;
-	}
-	if ((cause = crash_cause(c, x)) == NULL)
-		return 0;
 	path = runfiles_recoveries(c->cfg->project_name, x->issue);
-	n = count_read(path);
+	n = recover_count_read(path);
 	log_msg("#%lld: %s (%s, recovery %lld/%d)", x->issue, cause,
 	    *x->sig.raw ? x->sig.raw : "no phase yet", n + 1,
 	    RX_MAX_RECOVERIES);
-	if (x->alive == 1 && !c->dry_run)
-		(void)agent_kill(x->session);
+	if (x->alive == 1)
+		(void)act_kill(&c->act, x->session);
 	x->alive = 0;
 	if (n >= RX_MAX_RECOVERIES)
-		r = rx_failed(c, x, "crashed") == 0 ? 1 : -1;
-	else if (count_write(c, path, n + 1) == -1)
+		r = rx_failed(c, x, "crashed");
+	else if (recover_count_write(c, path, n + 1) == -1)
 		r = -1;
 	else if (dp_relaunch(c, x->issue) == -1)
 		log_msg("#%lld: recovery did not start — next tick", x->issue);
@@ -109,16 +80,16 @@ rx_idle(struct dev_ctx *c, struct rx *x)
 	int r = 0;
 
 	if (x->alive != 1 || !file_exists(marker)) {
-		(void)dp_remove(c, path);
+		(void)act_remove(&c->act, path);
 		goto out;
 	}
-	n = count_read(path) + 1;
+	n = recover_count_read(path) + 1;
 	log_msg("#%lld: idle at the prompt with no phase (%lld/%d)", x->issue,
 	    n, RX_IDLE_TICKS);
 	if (n < RX_IDLE_TICKS)
-		r = count_write(c, path, n) == -1 ? -1 : 0;
+		r = recover_count_write(c, path, n);
 	else
-		r = rx_failed(c, x, "idle_prompt") == 0 ? 1 : -1;
+		r = rx_failed(c, x, "idle_prompt");
 out:
 	free(path);
 	free(marker);

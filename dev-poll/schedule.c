@@ -18,28 +18,45 @@
 #include "log.h"
 #include "xmalloc.h"
 
-static enum dp_step after_launch(enum dp_launch);
-static enum dp_launch launch(struct dev_ctx *, long long, const cJSON *,
-    const char *, long long);
-static enum dp_step merge_or_fallback(struct dev_ctx *, struct dp_pr *,
-    long long, const cJSON *);
-static enum dp_step orphan_with_pr(struct dev_ctx *, const cJSON *, long long,
+/* What one backlog issue means for the scan. */
+enum schedule_pick {
+	SCHEDULE_NEXT, /* go on with the next issue */
+	SCHEDULE_PICK, /* the one to start */
+	SCHEDULE_OVER, /* the tick is over (a merge, a fallback launch) */
+	SCHEDULE_FAIL  /* a read failed */
+};
+
+static enum dp_step schedule_after(enum dp_launch);
+static enum dp_launch schedule_launch(struct dev_ctx *, long long,
+    const cJSON *, const char *, long long);
+static enum dp_step schedule_merge(struct dev_ctx *, struct dp_pr *, long long,
+    const cJSON *);
+static int schedule_free(struct dev_ctx *, long long, enum dp_step,
+    enum dp_step *);
+static int schedule_may_fix(struct dev_ctx *, long long, struct dp_pr *,
+    enum dp_step, enum dp_step *);
+static enum dp_step schedule_ci_fix(struct dev_ctx *, long long, const cJSON *,
     struct dp_pr *);
-static enum dp_step stuck_one(struct dev_ctx *, struct dp_pr *);
-static const cJSON **backlog_order(struct dev_ctx *, size_t *);
-static int backlog_pr(struct dev_ctx *, long long, struct dp_pr *, struct buf *,
-    long long *);
+static enum dp_step schedule_orphan_pr(struct dev_ctx *, const cJSON *,
+    long long, struct dp_pr *);
+static enum dp_step schedule_stuck_one(struct dev_ctx *, struct dp_pr *);
+static enum schedule_pick schedule_backlog_pr(struct dev_ctx *, long long,
+    struct dp_pr *, struct buf *, long long *);
+static enum schedule_pick schedule_backlog_one(struct dev_ctx *, const cJSON *,
+    long long, struct buf *, long long *);
+static enum dp_step schedule_backlog_decide(struct dev_ctx *, const cJSON *,
+    long long, const struct buf *, long long);
 
 /* The tick ends after any launch attempt; only a failure is an error. */
 static enum dp_step
-after_launch(enum dp_launch r)
+schedule_after(enum dp_launch r)
 {
 	return r == DP_LAUNCH_FAILED ? DP_FAIL : DP_DONE;
 }
 
 static enum dp_launch
-launch(struct dev_ctx *c, long long issue, const cJSON *it, const char *why,
-    long long ci_fix_pr)
+schedule_launch(struct dev_ctx *c, long long issue, const cJSON *it,
+    const char *why, long long ci_fix_pr)
 {
 	struct dp_launch_req req = {.issue = issue,
 	    .issue_json = it,
@@ -55,13 +72,17 @@ launch(struct dev_ctx *c, long long issue, const cJSON *it, const char *why,
  * merged (there is no issue to work on).
  */
 static enum dp_step
-merge_or_fallback(struct dev_ctx *c, struct dp_pr *p, long long issue,
+schedule_merge(struct dev_ctx *c, struct dp_pr *p, long long issue,
     const cJSON *it)
 {
-	int r;
-
-	if ((r = dp_merge(c, p)) != 0)
-		return r == 1 ? DP_DONE : DP_FAIL;
+	switch (dp_merge(c, p)) {
+	case DP_MERGED:
+		return DP_DONE;
+	case DP_MERGE_FAILED:
+		return DP_FAIL;
+	case DP_MERGE_REFUSED:
+		break;
+	}
 	if (issue <= 0) {
 		log_msg("PR #%lld direct merge failed — no issue ref for "
 			"dev-agent, skipping",
@@ -69,36 +90,90 @@ merge_or_fallback(struct dev_ctx *c, struct dp_pr *p, long long issue,
 		return DP_NEXT;
 	}
 	log_msg("falling back to dev-agent for PR #%lld merge", p->number);
-	return after_launch(launch(c, issue, it, "agent-merge", 0));
+	return schedule_after(schedule_launch(c, issue, it, "agent-merge", 0));
+}
+
+/*
+ * Whether the session of issue is free (1).  0: the step returns *stop,
+ * busy when the session lives, DP_FAIL when that cannot be told.
+ */
+static int
+schedule_free(struct dev_ctx *c, long long issue, enum dp_step busy,
+    enum dp_step *stop)
+{
+	switch (dp_session_busy(c, issue)) {
+	case DP_FREE:
+		return 1;
+	case DP_BUSY:
+		*stop = busy;
+		return 0;
+	case DP_BUSY_UNKNOWN:
+		break;
+	}
+	*stop = DP_FAIL;
+	return 0;
+}
+
+/*
+ * Whether a CI fix of p may start for issue: its session is free and
+ * the budget has attempts left (1).  0: the step returns *stop (busy
+ * when the session lives, DP_NEXT when the budget is spent, DP_FAIL).
+ */
+static int
+schedule_may_fix(struct dev_ctx *c, long long issue, struct dp_pr *p,
+    enum dp_step busy, enum dp_step *stop)
+{
+	long long attempts;
+
+	if (!schedule_free(c, issue, busy, stop))
+		return 0;
+	*stop = DP_FAIL;
+	switch (dp_cifix(c, p->number, issue, 1, &attempts)) {
+	case DP_CIFIX_EXHAUSTED:
+		*stop = DP_NEXT;
+		return 0;
+	case DP_CIFIX_ERROR:
+		return 0;
+	case DP_CIFIX_OK:
+		break;
+	}
+	return 1;
+}
+
+/* Priority 1, CI failed: a session to fix it, within the budget. */
+static enum dp_step
+schedule_ci_fix(struct dev_ctx *c, long long num, const cJSON *it,
+    struct dp_pr *p)
+{
+	enum dp_step stop;
+
+	if (!schedule_may_fix(c, num, p, DP_DONE, &stop))
+		return stop;
+	log_msg("issue #%lld PR #%lld CI failed — spawning agent to fix", num,
+	    p->number);
+	return schedule_after(schedule_launch(c, num, it, "CI fix", p->number));
 }
 
 /* Priority 1 with an open PR on fix/issue-N. */
 static enum dp_step
-orphan_with_pr(struct dev_ctx *c, const cJSON *it, long long num,
+schedule_orphan_pr(struct dev_ctx *c, const cJSON *it, long long num,
     struct dp_pr *p)
 {
-	long long attempts;
-	int r;
-
 	if (dp_pr_evaluate(c, p) == -1)
 		return DP_FAIL;
-	if (p->passed && p->approved)
-		return merge_or_fallback(c, p, num, it);
-	if (p->changes && !p->failed) {
+	switch (dp_pr_decide(p)) {
+	case DP_PR_MERGE:
+		return schedule_merge(c, p, num, it);
+	case DP_PR_FIX_REVIEW:
 		log_msg("issue #%lld PR #%lld has REQUEST_CHANGES — spawning "
 			"agent",
 		    num, p->number);
-		return after_launch(launch(c, num, it, "review fix", 0));
-	}
-	if (p->failed) {
-		if ((r = dp_session_busy(c, num)) != 0)
-			return r == 1 ? DP_DONE : DP_FAIL;
-		if ((r = dp_cifix(c, p->number, num, 1, &attempts)) != 0)
-			return r == 1 ? DP_NEXT : DP_FAIL;
-		log_msg("issue #%lld PR #%lld CI failed — spawning agent to "
-			"fix",
-		    num, p->number);
-		return after_launch(launch(c, num, it, "CI fix", p->number));
+		return schedule_after(
+		    schedule_launch(c, num, it, "review fix", 0));
+	case DP_PR_FIX_CI:
+		return schedule_ci_fix(c, num, it, p);
+	case DP_PR_WAIT:
+		break;
 	}
 	log_msg("issue #%lld has open PR #%lld (CI: %s, waiting)", num,
 	    p->number, dp_pr_ci_name(p));
@@ -126,48 +201,49 @@ dp_orphans(struct dev_ctx *c)
 		log_msg("issue #%lld has '%s' label — removing in-progress, "
 			"skipping",
 		    num, skip);
-		return dp_label_remove(c, num, "in-progress") == 0 ? DP_DONE :
-								     DP_FAIL;
+		return act_label_remove(&c->act, num, "in-progress") == 0 ?
+		    DP_DONE :
+		    DP_FAIL;
 	}
 	if (dp_prs_load(c) == -1)
 		return DP_FAIL;
 	if ((p = dp_pr_for_issue(c, num, 0)) != NULL)
-		return orphan_with_pr(c, it, num, p);
+		return schedule_orphan_pr(c, it, num, p);
 	log_msg("recovering orphaned issue #%lld (no PR found)", num);
-	return after_launch(launch(c, num, it, "recovery", 0));
+	return schedule_after(schedule_launch(c, num, it, "recovery", 0));
 }
 
 /* Priority 1.5 for one PR: DP_NEXT to look at the next one. */
 static enum dp_step
-stuck_one(struct dev_ctx *c, struct dp_pr *p)
+schedule_stuck_one(struct dev_ctx *c, struct dp_pr *p)
 {
-	long long attempts;
+	enum dp_pr_action act;
+	enum dp_step stop;
 	enum dp_launch l;
-	int r;
 
 	if (dp_pr_evaluate(c, p) == -1)
 		return DP_FAIL;
-	if (p->passed && p->approved)
-		return merge_or_fallback(c, p, p->issue, NULL);
-	if (p->issue == 0 || (!p->changes && !p->failed))
+	if ((act = dp_pr_decide(p)) == DP_PR_MERGE)
+		return schedule_merge(c, p, p->issue, NULL);
+	if (p->issue == 0 || act == DP_PR_WAIT)
 		return DP_NEXT;
-	if ((r = dp_session_busy(c, p->issue)) != 0)
-		return r == 1 ? DP_NEXT : DP_FAIL;
-	if (p->changes && !p->failed) {
+	if (act == DP_PR_FIX_REVIEW) {
+		if (!schedule_free(c, p->issue, DP_NEXT, &stop))
+			return stop;
 		log_msg("PR #%lld (issue #%lld) has REQUEST_CHANGES — fixing "
 			"first",
 		    p->number, p->issue);
-		l = launch(c, p->issue, NULL, "stuck PR", 0);
+		l = schedule_launch(c, p->issue, NULL, "stuck PR", 0);
 	} else {
-		if ((r = dp_cifix(c, p->number, p->issue, 1, &attempts)) != 0)
-			return r == 1 ? DP_NEXT : DP_FAIL;
+		if (!schedule_may_fix(c, p->issue, p, DP_NEXT, &stop))
+			return stop;
 		log_msg("PR #%lld (issue #%lld) CI failed — fixing", p->number,
 		    p->issue);
-		l = launch(c, p->issue, NULL, "stuck PR", p->number);
+		l = schedule_launch(c, p->issue, NULL, "stuck PR", p->number);
 	}
 	if (l == DP_SKIPPED || l == DP_EXHAUSTED)
 		return DP_NEXT;
-	return after_launch(l);
+	return schedule_after(l);
 }
 
 enum dp_step
@@ -186,103 +262,109 @@ dp_stuck(struct dev_ctx *c)
 			    c->prs[i].number);
 			continue;
 		}
-		if ((s = stuck_one(c, &c->prs[i])) != DP_NEXT)
+		if ((s = schedule_stuck_one(c, &c->prs[i])) != DP_NEXT)
 			return s;
 	}
 	return DP_NEXT;
 }
 
-/*
- * The backlog, priority issues first, each tier oldest first (the list
- * is read with sort=oldest).  Caller frees the array, not the items.
- */
-static const cJSON **
-backlog_order(struct dev_ctx *c, size_t *n)
+const cJSON **
+dp_backlog_order(const cJSON *const *backlog, size_t n, size_t *nout)
 {
 	const cJSON **out;
 	size_t i;
 
-	out = xcalloc(c->nbacklog + 1, sizeof(*out));
-	*n = 0;
-	for (i = 0; i < c->nbacklog; i++)
-		if (json_has_label(c->backlog[i], "priority"))
-			out[(*n)++] = c->backlog[i];
-	for (i = 0; i < c->nbacklog; i++)
-		if (!json_has_label(c->backlog[i], "priority"))
-			out[(*n)++] = c->backlog[i];
+	out = xcalloc(n + 1, sizeof(*out));
+	*nout = 0;
+	for (i = 0; i < n; i++)
+		if (json_has_label(backlog[i], "priority"))
+			out[(*nout)++] = backlog[i];
+	for (i = 0; i < n; i++)
+		if (!json_has_label(backlog[i], "priority"))
+			out[(*nout)++] = backlog[i];
 	return out;
 }
 
 /*
- * A ready backlog issue with an open PR.  Returns 1 to pick the issue
- * (*fix_pr set when the launch pays for a CI fix), 0 to go on with the
- * next issue (a waiting PR is added to waiting), or -1 / 2 for a tick that
- * failed / is over (a merge, a fallback launch).
+ * A ready backlog issue with an open PR: pick the issue (*fix_pr set when
+ * the launch pays for a CI fix), or go on with the next one (a waiting
+ * PR is added to waiting).
  */
-static int
-backlog_pr(struct dev_ctx *c, long long num, struct dp_pr *p,
+static enum schedule_pick
+schedule_backlog_pr(struct dev_ctx *c, long long num, struct dp_pr *p,
     struct buf *waiting, long long *fix_pr)
 {
+	enum dp_pr_action act;
 	long long attempts;
-	enum dp_step s;
-	int r;
 
 	if (dp_pr_evaluate(c, p) == -1)
-		return -1;
-	if (p->passed && p->approved) {
-		s = merge_or_fallback(c, p, num, NULL);
-		return s == DP_FAIL ? -1 : 2;
-	}
-	if (p->changes) {
+		return SCHEDULE_FAIL;
+	/* As upstream, the backlog scan takes requested changes first. */
+	if ((act = dp_pr_decide(p)) == DP_PR_FIX_CI && p->changes)
+		act = DP_PR_FIX_REVIEW;
+	switch (act) {
+	case DP_PR_MERGE:
+		return schedule_merge(c, p, num, NULL) == DP_FAIL ?
+		    SCHEDULE_FAIL :
+		    SCHEDULE_OVER;
+	case DP_PR_FIX_REVIEW:
 		log_msg("#%lld PR #%lld has REQUEST_CHANGES — picking up", num,
 		    p->number);
-		return 1;
-	}
-	if (p->failed) {
+		return SCHEDULE_PICK;
+	case DP_PR_FIX_CI:
 		/* An exhausted PR is no longer waiting: it holds nothing. */
-		if ((r = dp_cifix(c, p->number, num, 1, &attempts)) != 0)
-			return r == 1 ? 0 : -1;
+		switch (dp_cifix(c, p->number, num, 1, &attempts)) {
+		case DP_CIFIX_EXHAUSTED:
+			return SCHEDULE_NEXT;
+		case DP_CIFIX_ERROR:
+			return SCHEDULE_FAIL;
+		case DP_CIFIX_OK:
+			break;
+		}
 		log_msg("#%lld PR #%lld CI failed — picking up (attempt "
-			"%lld/3)",
-		    num, p->number, attempts + 1);
+			"%lld/%d)",
+		    num, p->number, attempts + 1, DP_CI_FIX_BUDGET);
 		*fix_pr = p->number;
-		return 1;
+		return SCHEDULE_PICK;
+	case DP_PR_WAIT:
+		break;
 	}
 	log_msg("#%lld PR #%lld exists (CI: %s, waiting)", num, p->number,
 	    dp_pr_ci_name(p));
 	buf_printf(waiting, "%s#%lld", waiting->len ? ", " : "", p->number);
-	return 0;
+	return SCHEDULE_NEXT;
 }
 
-/*
- * Judge one backlog issue: 1 it is the one to start (*fix_pr set when
- * its launch pays for a CI fix), 0 go on with the next, 2 the tick is
- * over (a merge, a fallback launch), -1 a read failed.
- */
-static int
-backlog_one(struct dev_ctx *c, const cJSON *it, long long num,
+/* Judge one backlog issue (*fix_pr set when its launch pays a CI fix). */
+static enum schedule_pick
+schedule_backlog_one(struct dev_ctx *c, const cJSON *it, long long num,
     struct buf *waiting, long long *fix_pr)
 {
 	const char *skip;
 	struct dp_pr *p;
-	int r;
 
 	if ((skip = dp_skip_label(it)) != NULL) {
 		log_msg("issue #%lld has '%s' label — skipping in backlog scan",
 		    num, skip);
-		return 0;
+		return SCHEDULE_NEXT;
 	}
-	if ((r = dp_issue_ready(c, num, json_str(it, "body"))) != 1)
-		return r;
+	switch (dp_issue_ready(c, num, json_str(it, "body"))) {
+	case DP_DEPS_OPEN:
+		return SCHEDULE_NEXT;
+	case DP_DEPS_UNKNOWN:
+		return SCHEDULE_FAIL;
+	case DP_DEPS_MET:
+		break;
+	}
 	if ((p = dp_pr_for_issue(c, num, 1)) != NULL)
-		return backlog_pr(c, num, p, waiting, fix_pr);
+		return schedule_backlog_pr(c, num, p, waiting, fix_pr);
 	log_msg("#%lld is READY (all deps merged, no existing PR)", num);
-	return 1;
+	return SCHEDULE_PICK;
 }
 
 /* What to do once the scan found ready (or nothing), waiting PRs aside. */
 static enum dp_step
-backlog_decide(struct dev_ctx *c, const cJSON *ready, long long num,
+schedule_backlog_decide(struct dev_ctx *c, const cJSON *ready, long long num,
     const struct buf *waiting, long long fix_pr)
 {
 	if (ready == NULL) {
@@ -296,18 +378,19 @@ backlog_decide(struct dev_ctx *c, const cJSON *ready, long long num,
 		return DP_DONE;
 	}
 	log_msg("launching dev-agent for #%lld", num);
-	return after_launch(launch(c, num, ready, "backlog", fix_pr));
+	return schedule_after(
+	    schedule_launch(c, num, ready, "backlog", fix_pr));
 }
 
 enum dp_step
 dp_backlog(struct dev_ctx *c)
 {
 	const cJSON **order, *ready = NULL;
+	enum schedule_pick pick = SCHEDULE_NEXT;
 	enum dp_step s = DP_DONE;
 	long long num = 0, fix_pr = 0;
 	struct buf waiting;
 	size_t n, i, npri = 0;
-	int r = 0;
 
 	log_msg("scanning backlog for ready issues");
 	if (dp_backlog_load(c) == -1 || dp_prs_load(c) == -1)
@@ -316,20 +399,21 @@ dp_backlog(struct dev_ctx *c)
 		log_msg("no backlog issues");
 		return DP_DONE;
 	}
-	order = backlog_order(c, &n);
+	order = dp_backlog_order(c->backlog, c->nbacklog, &n);
 	for (i = 0; i < n; i++)
 		npri += json_has_label(order[i], "priority");
 	log_msg("found %zu backlog issues (%zu priority)", n, npri);
 	buf_init(&waiting, 0);
-	for (i = 0; i < n && r == 0; i++) {
+	for (i = 0; i < n && pick == SCHEDULE_NEXT; i++) {
 		if (json_int(order[i], "number", &num) == 0 &&
-		    (r = backlog_one(c, order[i], num, &waiting, &fix_pr)) == 1)
+		    (pick = schedule_backlog_one(c, order[i], num, &waiting,
+			 &fix_pr)) == SCHEDULE_PICK)
 			ready = order[i];
 	}
-	if (r == -1)
+	if (pick == SCHEDULE_FAIL)
 		s = DP_FAIL;
-	else if (r != 2)
-		s = backlog_decide(c, ready, num, &waiting, fix_pr);
+	else if (pick != SCHEDULE_OVER)
+		s = schedule_backlog_decide(c, ready, num, &waiting, fix_pr);
 	free(order);
 	buf_free(&waiting);
 	return s;

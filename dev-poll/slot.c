@@ -4,7 +4,6 @@
  */
 #include <sys/types.h>
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,9 +23,8 @@
 #define MEM_NEEDED_MB 2000
 
 static enum dp_step slot_legacy(struct dev_ctx *);
-static int slot_session(struct dev_ctx *);
-static int slot_phase(struct dev_ctx *);
-static int all_digits(const char *);
+static enum dp_step slot_session(struct dev_ctx *);
+static enum dp_step slot_phase(struct dev_ctx *);
 
 /* Legacy mode: the slot is the PID in dev-agent-P.lock. */
 static enum dp_step
@@ -45,41 +43,30 @@ slot_legacy(struct dev_ctx *c)
 		s = DP_FAIL;
 	} else if (file_exists(path)) {
 		log_msg("removing stale dev-agent lock (PID %ld)", (long)pid);
-		(void)dp_remove(c, path);
+		(void)act_remove(&c->act, path);
 	}
 	free(path);
 	return s;
 }
 
-static int
-all_digits(const char *s)
-{
-	if (*s == '\0')
-		return 0;
-	for (; *s != '\0'; s++)
-		if (!isdigit((unsigned char)*s))
-			return 0;
-	return 1;
-}
-
-/* A live dev-P-N session: 1 (logged), 0 none, -1 cannot tell. */
-static int
+/* A live dev-P-N session: DP_DONE (logged), DP_NEXT none, or DP_FAIL. */
+static enum dp_step
 slot_session(struct dev_ctx *c)
 {
-	char *prefix = xasprintf("dev-%s-", c->cfg->project_name), **names;
-	size_t n, i, plen = strlen(prefix);
-	int r = 0;
+	const char *p = c->cfg->project_name;
+	char *prefix = runfiles_dev_session_prefix(p), **names;
+	enum dp_step r = DP_NEXT;
+	size_t n, i;
 
 	if (agent_list(prefix, &names, &n) == -1) {
 		log_msg("cannot list the agent sessions");
 		free(prefix);
-		return -1;
+		return DP_FAIL;
 	}
-	for (i = 0; i < n && r == 0; i++) {
-		if (strncmp(names[i], prefix, plen) == 0 &&
-		    all_digits(names[i] + plen)) {
+	for (i = 0; i < n && r == DP_NEXT; i++) {
+		if (runfiles_dev_session_issue(p, names[i]) >= 0) {
 			log_msg("agent running (session %s)", names[i]);
-			r = 1;
+			r = DP_DONE;
 		}
 	}
 	agent_list_free(names, n);
@@ -87,28 +74,31 @@ slot_session(struct dev_ctx *c)
 	return r;
 }
 
-/* A phase file in a phase that is not terminal: 1 (logged), 0, -1. */
-static int
+/* A phase file in a phase that is not terminal: DP_DONE (logged). */
+static enum dp_step
 slot_phase(struct dev_ctx *c)
 {
-	struct agent_signal sig;
+	const char *p = c->cfg->project_name;
+	struct phase_info sig;
 	long long *issues;
 	size_t n, i;
-	char *path;
-	int r = 0;
+	char *path, *session;
+	enum dp_step r = DP_NEXT;
 
 	if (dp_phase_issues(c, &issues, &n) == -1)
-		return -1;
-	for (i = 0; i < n && r == 0; i++) {
-		path = runfiles_phase(c->cfg->project_name, issues[i]);
-		if (agent_read_signal(path, &sig) == -1) {
+		return DP_FAIL;
+	for (i = 0; i < n && r == DP_NEXT; i++) {
+		path = runfiles_phase(p, issues[i]);
+		session = runfiles_dev_session(p, issues[i]);
+		if (agent_read_signal(session, path, &sig) == -1) {
 			log_msg("cannot read '%s'", path);
-			r = -1;
+			r = DP_FAIL;
 		} else if (file_exists(path) && !phase_is_terminal(sig.phase)) {
 			log_msg("agent running (#%lld in %s)", issues[i],
 			    *sig.raw != '\0' ? sig.raw : "no phase yet");
-			r = 1;
+			r = DP_DONE;
 		}
+		free(session);
 		free(path);
 	}
 	free(issues);
@@ -118,13 +108,13 @@ slot_phase(struct dev_ctx *c)
 enum dp_step
 dp_slot(struct dev_ctx *c)
 {
-	int r;
+	enum dp_step s;
 
 	if (c->legacy)
 		return slot_legacy(c);
-	if ((r = slot_session(c)) == 0)
-		r = slot_phase(c);
-	return r == 0 ? DP_NEXT : r == 1 ? DP_DONE : DP_FAIL;
+	if ((s = slot_session(c)) == DP_NEXT)
+		s = slot_phase(c);
+	return s;
 }
 
 enum dp_step

@@ -1,72 +1,41 @@
 /*
  * Starting reviews: which open PRs need one (steps 4 and 5 of a tick),
  * and the launch itself: a detached worktree of the PR head, a review
- * agent session in it, and the prompt from formulas/ with the PR, its
- * diff and, on a re-review, the previous review and what changed since.
+ * agent session in it, and its prompt (prompt.c).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "act.h"
 #include "agent.h"
 #include "buf.h"
 #include "ci.h"
 #include "config.h"
-#include "file.h"
 #include "forge.h"
 #include "json.h"
 #include "log.h"
 #include "meminfo.h"
+#include "record.h"
 #include "review-poll.h"
 #include "runfiles.h"
-#include "template.h"
+#include "strv.h"
 #include "woodpecker.h"
 #include "xmalloc.h"
 
-/* The factory's review formula (upstream's), inlined into the prompt. */
-#define FORMULA_FILE "review-pr.toml"
-#define FORMULA_MAX (64 * 1024)
-
-/* What a prompt is built from; strings borrowed or owned as marked. */
-struct prompt_in {
-	long long pr;
-	const char *sha, *head, *base, *title, *body;
-	char ci[96];
-	char prev_sha[72];
-	char *files; /* owned */
-	const char *diff;
-	int diff_cut;
-	char *previous; /* owned: the re-review section, or "" */
-};
-
-static int is_wip(const char *);
-static int wanted(const struct rp *, const cJSON *);
-static int already_reviewed(struct rp *, long long, const char *);
-static int ci_ready(struct rp *, long long, const char *, char *, size_t);
-static int launch(struct rp *, const cJSON *, const char *, const char *);
-static int gather(struct rp *, struct prompt_in *, const char *);
-static char *file_list(const cJSON *);
-static char *previous_section(struct rp *, struct prompt_in *, const cJSON *,
-    const cJSON *);
-static char *formula_section(const struct rp *);
-static char *render_prompt(struct rp *, const struct prompt_in *);
-static int start_session(struct rp *, const struct prompt_in *, const char *);
-static void prompt_in_free(struct prompt_in *);
-
-const cJSON *
-rp_open_pull(const struct rp *rp, long long pr)
-{
-	const cJSON *p;
-	long long n;
-
-	cJSON_ArrayForEach (p, rp->pulls) {
-		if (json_int(p, "number", &n) == 0 && n == pr)
-			return p;
-	}
-	return NULL;
-}
+static int launch_is_wip(const char *);
+static int launch_wanted(const struct rp *, const cJSON *);
+static int launch_already_reviewed(struct rp *, long long, const char *);
+static int launch_ci_ready(struct rp *, long long, const char *, char *,
+    size_t);
+static int launch_launch(struct rp *, const cJSON *, const char *,
+    const char *);
+static char **launch_review_argv(const struct rp *);
+static char *launch_record(const char *, const struct rp_prompt *);
+static int launch_start_agent(struct rp *, const char *, const char *);
+static int launch_start_session(struct rp *, const struct rp_prompt *,
+    const char *);
 
 int
 rp_may_launch(struct rp *rp)
@@ -92,7 +61,7 @@ rp_may_launch(struct rp *rp)
 
 /* "WIP: x", "[WIP] x", "wip: x" are works in progress. */
 static int
-is_wip(const char *title)
+launch_is_wip(const char *title)
 {
 	if (*title == '[')
 		title++;
@@ -102,7 +71,7 @@ is_wip(const char *title)
 
 /* An open, ready PR against the primary branch with a usable head. */
 static int
-wanted(const struct rp *rp, const cJSON *pr)
+launch_wanted(const struct rp *rp, const cJSON *pr)
 {
 	const char *base = json_str_at(pr, "base.ref");
 	const char *sha = json_str_at(pr, "head.sha");
@@ -111,7 +80,7 @@ wanted(const struct rp *rp, const cJSON *pr)
 
 	(void)json_bool(pr, "draft", &draft);
 	return base != NULL && strcmp(base, rp->cfg->primary_branch) == 0 &&
-	    !draft && title != NULL && !is_wip(title) && sha != NULL &&
+	    !draft && title != NULL && !launch_is_wip(title) && sha != NULL &&
 	    rp_is_sha(sha) && json_str_at(pr, "head.ref") != NULL;
 }
 
@@ -121,7 +90,7 @@ wanted(const struct rp *rp, const cJSON *pr)
  * that cannot be told.
  */
 static int
-already_reviewed(struct rp *rp, long long pr, const char *sha)
+launch_already_reviewed(struct rp *rp, long long pr, const char *sha)
 {
 	const cJSON *comments, *reviews, *rv;
 	const char *commit, *state;
@@ -156,7 +125,7 @@ already_reviewed(struct rp *rp, long long pr, const char *sha)
  * it did not; -1 when it cannot be told.
  */
 static int
-ci_ready(struct rp *rp, long long pr, const char *sha, char *note,
+launch_ci_ready(struct rp *rp, long long pr, const char *sha, char *note,
     size_t notesz)
 {
 	int configured = config_ci_configured(rp->cfg);
@@ -200,18 +169,18 @@ rp_review_new(struct rp *rp)
 	int r = 0, done;
 
 	cJSON_ArrayForEach (pr, rp->pulls) {
-		if (json_int(pr, "number", &n) == -1 || !wanted(rp, pr) ||
-		    rp_review_busy(rp, n))
+		if (json_int(pr, "number", &n) == -1 ||
+		    !launch_wanted(rp, pr) || rp_review_busy(rp, n))
 			continue;
 		sha = json_str_at(pr, "head.sha");
-		if ((done = already_reviewed(rp, n, sha)) != 0) {
+		if ((done = launch_already_reviewed(rp, n, sha)) != 0) {
 			if (done == 1)
 				log_msg("pr #%lld: %.7s reviewed, skip", n,
 				    sha);
 			r = done == -1 ? -1 : r;
 			continue;
 		}
-		switch (ci_ready(rp, n, sha, ci, sizeof(ci))) {
+		switch (launch_ci_ready(rp, n, sha, ci, sizeof(ci))) {
 		case -1:
 			r = -1;
 			/* FALLTHROUGH */
@@ -221,7 +190,7 @@ rp_review_new(struct rp *rp)
 		if (!rp_may_launch(rp))
 			break;
 		log_msg("pr #%lld: needs review (ci=%s, sha=%.7s)", n, ci, sha);
-		if (launch(rp, pr, NULL, ci) == -1)
+		if (launch_launch(rp, pr, NULL, ci) == -1)
 			r = -1;
 	}
 	return r;
@@ -242,19 +211,20 @@ rp_rereview(struct rp *rp)
 	for (i = 0; i < n; i++) {
 		if (runs[i].phase.phase != PHASE_AWAITING_CHANGES ||
 		    (pr = rp_open_pull(rp, runs[i].pr)) == NULL ||
-		    !wanted(rp, pr))
+		    !launch_wanted(rp, pr))
 			continue;
 		sha = json_str_at(pr, "head.sha");
 		if (strcmp(sha, runs[i].sha) == 0)
 			continue;
-		if ((done = already_reviewed(rp, runs[i].pr, sha)) != 0) {
+		if ((done = launch_already_reviewed(rp, runs[i].pr, sha)) !=
+		    0) {
 			if (done == 1)
 				rp_run_cleanup(rp, runs[i].pr, 0);
 			r = done == -1 ? -1 : r;
 			continue;
 		}
-		if ((done = ci_ready(rp, runs[i].pr, sha, ci, sizeof(ci))) !=
-		    1) {
+		if ((done = launch_ci_ready(rp, runs[i].pr, sha, ci,
+			 sizeof(ci))) != 1) {
 			r = done == -1 ? -1 : r;
 			continue;
 		}
@@ -262,164 +232,78 @@ rp_rereview(struct rp *rp)
 			break;
 		log_msg("pr #%lld: re-review, new commits (%.7s -> %.7s)",
 		    runs[i].pr, runs[i].sha, sha);
-		if (launch(rp, pr, runs[i].sha, ci) == -1)
+		if (launch_launch(rp, pr, runs[i].sha, ci) == -1)
 			r = -1;
 	}
 	rp_runs_free(runs, n);
 	return r;
 }
 
-/* The changed files, one a line. */
-static char *
-file_list(const cJSON *files)
-{
-	const cJSON *f;
-	const char *name;
-	struct buf b;
-
-	buf_init(&b, 0);
-	cJSON_ArrayForEach (f, files) {
-		if ((name = json_str(f, "filename")) != NULL)
-			buf_printf(&b, "%s\n", name);
-	}
-	if (b.len == 0)
-		buf_puts(&b, "(none listed)\n");
-	return buf_steal(&b);
-}
-
 /*
- * The re-review part of the prompt: the previous review, the developer's
- * answer, and the diff since (from the clone, else a note that the full
- * diff above must do).  Caller frees.
+ * The agent command with the review model: any --model of the configured
+ * command is replaced.  Free with strv_free().
  */
-static char *
-previous_section(struct rp *rp, struct prompt_in *in, const cJSON *prev,
-    const cJSON *comments)
+static char **
+launch_review_argv(const struct rp *rp)
 {
-	const cJSON *resp = rp_last_dev_response(comments);
-	struct buf b, diff;
-	int cut = 0;
+	char **words = strv_split(rp->cfg->agent_cmd, NULL), **argv;
+	size_t i, n = 0;
 
-	buf_init(&b, 0);
-	buf_init(&diff, 0);
-	buf_printf(&b,
-	    "## This is a re-review\n\nThe review of `%.7s` asked for "
-	    "changes.\n\n### Previous review\n\n%s\n\n",
-	    in->prev_sha, json_str(prev, "body"));
-	if (resp != NULL)
-		buf_printf(&b, "### The developer's response\n\n%s\n\n",
-		    json_str(resp, "body"));
-	if (rp_git_diff(rp, in->prev_sha, in->sha, rp->set.max_diff, &diff,
-		&cut) == 0)
-		buf_printf(&b,
-		    "### Changes since the previous review (%.7s..%.7s)%s\n\n"
-		    "```diff\n%s\n```\n",
-		    in->prev_sha, in->sha, cut ? " (truncated)" : "",
-		    buf_str(&diff));
-	else
-		buf_printf(&b,
-		    "### Changes since the previous review\n\n`%.7s` is not "
-		    "available any more (history rewritten?): judge the "
-		    "whole diff above.\n",
-		    in->prev_sha);
-	buf_free(&diff);
-	return buf_steal(&b);
+	argv = xcalloc(strv_len(words) + 3, sizeof(*argv));
+	for (i = 0; words[i] != NULL; i++) {
+		if (strcmp(words[i], "--model") == 0) {
+			if (words[i + 1] != NULL)
+				i++;
+			continue;
+		}
+		if (strncmp(words[i], "--model=", 8) == 0)
+			continue;
+		argv[n++] = xstrdup(words[i]);
+	}
+	argv[n++] = xstrdup("--model");
+	argv[n++] = xstrdup(rp->set.model);
+	argv[n] = NULL;
+	strv_free(words);
+	return argv;
 }
 
-/* Read everything the prompt needs.  0, or -1 (logged). */
+/* Start the review agent in workdir and wait until it is ready. */
 static int
-gather(struct rp *rp, struct prompt_in *in, const char *prev_sha)
+launch_start_agent(struct rp *rp, const char *session, const char *workdir)
 {
-	const cJSON *files, *comments, *prev;
-
-	if (forge_pull_files(rp->forge, in->pr, &files) == -1 ||
-	    forge_pull_diff(rp->forge, in->pr, rp->set.max_diff, &in->diff,
-		&in->diff_cut) == -1) {
-		log_msg("pr #%lld: cannot read the changes: %s", in->pr,
-		    forge_error(rp->forge));
-		return -1;
-	}
-	if (forge_comments_list(rp->review, in->pr, &comments) == -1) {
-		log_msg("pr #%lld: cannot read the comments: %s", in->pr,
-		    forge_error(rp->review));
-		return -1;
-	}
-	in->files = file_list(files);
-	prev = rp_previous_review(comments, in->sha);
-	if (prev_sha == NULL && prev != NULL &&
-	    rp_comment_reviewed_sha(json_str(prev, "body"), in->prev_sha,
-		sizeof(in->prev_sha)) == -1)
-		prev = NULL;
-	if (prev_sha != NULL && rp_is_sha(prev_sha))
-		snprintf(in->prev_sha, sizeof(in->prev_sha), "%s", prev_sha);
-	in->previous = prev != NULL && in->prev_sha[0] != '\0' ?
-	    previous_section(rp, in, prev, comments) :
-	    xstrdup("");
-	if (in->previous[0] == '\0')
-		in->prev_sha[0] = '\0';
-	return 0;
-}
-
-/*
- * The factory's formulas/review-pr.toml as the "## Formula" section of
- * the prompt, as review-pr.sh inlined it (never parsed: whatever it
- * holds is the agent's instruction); "" when there is none.  Caller
- * frees.
- */
-static char *
-formula_section(const struct rp *rp)
-{
-	char *path = xasprintf("%s/%s", rp->cfg->formulas_dir, FORMULA_FILE);
-	struct buf text;
-	char *out;
+	char **argv = launch_review_argv(rp);
+	struct agent_spec spec = {.session = session,
+	    .workdir = workdir,
+	    .argv = argv,
+	    .ready_pattern = rp->cfg->agent_ready_pattern,
+	    .ready_timeout_s = rp->set.ready_timeout_s};
 	int r;
 
-	buf_init(&text, 0);
-	r = file_read(path, FORMULA_MAX, &text);
-	if (r == -1 && errno != ENOENT)
-		log_msg("cannot read '%s': %s", path, strerror(errno));
-	if (r == 1)
-		log_msg("'%s' is longer than %d bytes: cut", path, FORMULA_MAX);
-	out = r == -1 ? xstrdup("") :
-			xasprintf("## Formula\n\n%s\n\n", buf_str(&text));
-	buf_free(&text);
-	free(path);
-	return out;
+	if ((r = act_agent_start(&rp->act, &spec)) == 0 && !rp->act.dry_run)
+		log_msg("%s: started (model %s)", session, rp->set.model);
+	strv_free(argv);
+	return r;
 }
 
-/* The review prompt from the template.  Caller frees; NULL on error. */
+/*
+ * The launch record at req: "SHA:", "PREV:", and "RETRIED:1" when a
+ * review of the same head was started again after a crash.  Caller frees.
+ */
 static char *
-render_prompt(struct rp *rp, const struct prompt_in *in)
+launch_record(const char *req, const struct rp_prompt *in)
 {
-	const char *p = rp->cfg->project_name;
-	char num[32], note[64], err[256], *out = NULL;
-	char *formula = formula_section(rp);
-	char *phase = runfiles_review_phase(p, in->pr);
-	char *output = runfiles_review_output(p, in->pr);
-	const struct template_var vars[] = {{"REPO", rp->cfg->forge_repo},
-	    {"PR_NUMBER", num}, {"PHASE_FILE", phase}, {"OUTPUT_FILE", output},
-	    {"PR_TITLE", in->title}, {"PR_HEAD", in->head},
-	    {"PR_BASE", in->base}, {"PR_SHA", in->sha}, {"CI_STATE", in->ci},
-	    {"RE_REVIEW", in->prev_sha[0] ? "yes" : "no"},
-	    {"PR_BODY", in->body}, {"CHANGED_FILES", in->files},
-	    {"DIFF_NOTE", note}, {"DIFF", in->diff},
-	    {"PREVIOUS_REVIEW", in->previous},
-	    {"FORGE_API", rp->cfg->forge_api},
-	    {"FACTORY_ROOT", rp->cfg->factory_root}, {"FORMULA", formula}};
+	char old[72], retried[8];
+	struct buf b;
 
-	snprintf(num, sizeof(num), "%lld", in->pr);
-	if (in->diff_cut)
-		snprintf(note, sizeof(note), " (truncated at %zu bytes)",
-		    rp->set.max_diff);
-	else
-		note[0] = '\0';
-	if (template_render(rp->cfg->formulas_dir, "review-pr.md", vars,
-		sizeof(vars) / sizeof(vars[0]), &out, err, sizeof(err)) == -1)
-		log_msg("cannot build the review prompt: %s", err);
-	free(formula);
-	free(phase);
-	free(output);
-	return out;
+	retried[0] = '\0';
+	buf_init(&b, 0);
+	if (record_load(req, &b) == 0 &&
+	    record_get(buf_str(&b), "SHA:", old, sizeof(old)) == 0 &&
+	    strcmp(old, in->sha) == 0)
+		(void)record_get(buf_str(&b), "RETRIED:", retried,
+		    sizeof(retried));
+	buf_free(&b);
+	return rp_run_record(in->sha, in->prev_sha, strcmp(retried, "1") == 0);
 }
 
 /*
@@ -427,7 +311,8 @@ render_prompt(struct rp *rp, const struct prompt_in *in)
  * removed again so the next tick starts over.
  */
 static int
-start_session(struct rp *rp, const struct prompt_in *in, const char *prompt)
+launch_start_session(struct rp *rp, const struct rp_prompt *in,
+    const char *prompt)
 {
 	const char *p = rp->cfg->project_name;
 	char *wt = runfiles_review_worktree(p, in->pr);
@@ -435,25 +320,21 @@ start_session(struct rp *rp, const struct prompt_in *in, const char *prompt)
 	char *output = runfiles_review_output(p, in->pr);
 	char *req = runfiles_review_request(p, in->pr);
 	char *session = runfiles_review_session(p, in->pr);
-	char *record, old[72], retried[8];
+	char *record = launch_record(req, in);
+	enum act_inject got;
 	int r = -1;
 
-	/* A review started again after a crash stays marked as such. */
-	retried[0] = '\0';
-	if (rp_read_key(req, "SHA:", old, sizeof(old)) == 0 &&
-	    strcmp(old, in->sha) == 0)
-		(void)rp_read_key(req, "RETRIED:", retried, sizeof(retried));
-	record = xasprintf("SHA:%s\nPREV:%s\n%s", in->sha, in->prev_sha,
-	    strcmp(retried, "1") == 0 ? "RETRIED:1\n" : "");
-
 	if (rp_worktree_add(rp, wt, in->sha) == -1 ||
-	    rp_remove(rp, output) == -1 || rp_write(rp, req, record) == -1 ||
-	    rp_write(rp, phase, "") == -1 || rp_kill(rp, session) == -1 ||
-	    rp_start(rp, session, wt) == -1)
+	    act_remove(&rp->act, output) == -1 ||
+	    act_write(&rp->act, req, record, 0) == -1 ||
+	    act_write(&rp->act, phase, "", 0) == -1 ||
+	    act_kill(&rp->act, session) == -1 ||
+	    launch_start_agent(rp, session, wt) == -1)
 		goto out;
-	if (rp_inject(rp, session, prompt) != AGENT_DELIVERED)
+	got = act_inject(&rp->act, session, prompt);
+	if (got != ACT_INJECTED && got != ACT_INJECT_DRY)
 		goto out;
-	if (!rp->dry_run)
+	if (!rp->act.dry_run)
 		log_msg("pr #%lld: review session %s started (%zu bytes of "
 			"prompt, re-review: %s)",
 		    in->pr, session, strlen(prompt),
@@ -473,9 +354,10 @@ out:
 
 /* Launch a review of the open PR pr (prev_sha: a re-review of it). */
 static int
-launch(struct rp *rp, const cJSON *pr, const char *prev_sha, const char *ci)
+launch_launch(struct rp *rp, const cJSON *pr, const char *prev_sha,
+    const char *ci)
 {
-	struct prompt_in in;
+	struct rp_prompt in;
 	char *prompt = NULL;
 	int r = -1;
 
@@ -488,21 +370,15 @@ launch(struct rp *rp, const cJSON *pr, const char *prev_sha, const char *ci)
 	in.body = json_str(pr, "body") ? json_str(pr, "body") : "";
 	snprintf(in.ci, sizeof(in.ci), "%s", ci);
 	/* The clone needs the PR's commits for the diff since last time. */
-	if (rp_git_fetch(rp, in.head) == -1 || gather(rp, &in, prev_sha) == -1)
+	if (rp_git_fetch(rp, in.head) == -1 ||
+	    rp_prompt_gather(rp, &in, prev_sha) == -1)
 		goto out;
-	if ((prompt = render_prompt(rp, &in)) == NULL)
+	if ((prompt = rp_prompt_render(rp, &in)) == NULL)
 		goto out;
 	rp->launched++;
-	r = start_session(rp, &in, prompt);
+	r = launch_start_session(rp, &in, prompt);
 out:
 	free(prompt);
-	prompt_in_free(&in);
+	rp_prompt_free(&in);
 	return r;
-}
-
-static void
-prompt_in_free(struct prompt_in *in)
-{
-	free(in->files);
-	free(in->previous);
 }

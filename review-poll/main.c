@@ -23,26 +23,26 @@
 /* The review log is rotated past 100 KiB, as upstream. */
 #define LOG_ROTATE (100 * 1024)
 
-static char *log_path(const struct config *);
-static char *status_path(const struct config *);
-static void rp_open(struct rp *, const struct config *, const struct cli *);
-static void rp_close(struct rp *);
-static int take_lock(struct rp *, int *);
-static int read_pulls(struct rp *);
-static void step(struct rp *, int);
+static char *main_log_path(const struct config *);
+static char *main_status_path(const struct config *);
+static void main_rp_open(struct rp *, const struct config *,
+    const struct cli *);
+static void main_rp_close(struct rp *);
+static int main_take_lock(struct rp *, int *);
+static void main_step(struct rp *, int);
 
-static const struct cli_tool tool = {"review-poll", 1, log_path, status_path,
-    "", LOG_ROTATE};
+static const struct cli_tool main_tool = {"review-poll", 1, main_log_path,
+    main_status_path, "", LOG_ROTATE};
 
 static char *
-log_path(const struct config *cfg)
+main_log_path(const struct config *cfg)
 {
 	(void)cfg;
 	return runfiles_review_log();
 }
 
 static char *
-status_path(const struct config *cfg)
+main_status_path(const struct config *cfg)
 {
 	return cfg->project_name[0] ?
 	    runfiles_review_status(cfg->project_name) :
@@ -51,14 +51,14 @@ status_path(const struct config *cfg)
 
 /* The tick's context: settings (borrowed from cfg), forge handles, CI. */
 static void
-rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli)
+main_rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli)
 {
 	const char *token = cfg->forge_review_token;
 
 	memset(rp, 0, sizeof(*rp));
 	rp->cfg = cfg;
 	rp->set = cfg->review;
-	rp->dry_run = cli->dry_run;
+	rp->act.dry_run = cli->dry_run;
 	rp->now = time(NULL);
 	if (token == NULL || token[0] == '\0') {
 		log_msg("no FORGE_REVIEW_TOKEN: reviewing with FORGE_TOKEN");
@@ -69,10 +69,12 @@ rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli)
 	if (config_ci_configured(cfg))
 		rp->wp = woodpecker_open(cfg->woodpecker_server,
 		    cfg->woodpecker_token, cfg->woodpecker_repo_id);
+	rp->act.forge = rp->review;
+	rp->act.wp = rp->wp;
 }
 
 static void
-rp_close(struct rp *rp)
+main_rp_close(struct rp *rp)
 {
 	woodpecker_close(rp->wp);
 	forge_close(rp->review);
@@ -81,13 +83,13 @@ rp_close(struct rp *rp)
 
 /* The review lock for the tick: 0 taken, 1 held elsewhere, -1 error. */
 static int
-take_lock(struct rp *rp, int *fd)
+main_take_lock(struct rp *rp, int *fd)
 {
 	char *path = runfiles_review_lock(rp->cfg->project_name);
 	int r;
 
 	*fd = -1;
-	if (rp->dry_run) {
+	if (rp->act.dry_run) {
 		log_msg("dry-run: not taking the lock %s", path);
 		free(path);
 		return 0;
@@ -101,21 +103,9 @@ take_lock(struct rp *rp, int *fd)
 	return r;
 }
 
-/* The open PRs, every page.  0, or -1 (nothing can be decided). */
-static int
-read_pulls(struct rp *rp)
-{
-	if (forge_pulls_list(rp->forge, "open", &rp->pulls) == -1) {
-		log_msg("cannot list the open prs: %s", forge_error(rp->forge));
-		return -1;
-	}
-	log_msg("found %d open prs", cJSON_GetArraySize(rp->pulls));
-	return 0;
-}
-
 /* A step's failure makes the tick fail, but the others still run. */
 static void
-step(struct rp *rp, int result)
+main_step(struct rp *rp, int result)
 {
 	if (result == -1)
 		rp->failed = 1;
@@ -130,7 +120,7 @@ main(int argc, char *argv[])
 	char msg[1024];
 	int rc, lockfd = -1, opened = 0;
 
-	rc = cli_start(argc, argv, &tool, &cli, &cfg, msg, sizeof(msg));
+	rc = cli_start(argc, argv, &main_tool, &cli, &cfg, msg, sizeof(msg));
 	if (rc != -1) {
 		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
 		goto out;
@@ -139,28 +129,28 @@ main(int argc, char *argv[])
 	if (!cli_agent_active("reviewer"))
 		goto out;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	rp_open(&rp, &cfg, &cli);
+	main_rp_open(&rp, &cfg, &cli);
 	opened = 1;
-	if ((rc = take_lock(&rp, &lockfd)) != 0) {
+	if ((rc = main_take_lock(&rp, &lockfd)) != 0) {
 		rc = rc == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 		goto done;
 	}
 	log_msg("--- poll start ---");
-	if (read_pulls(&rp) == -1) {
+	if (rp_pulls_read(&rp) == -1) {
 		rc = CLI_EXIT_FAIL;
 		goto done;
 	}
-	step(&rp, rp_cleanup(&rp));
-	step(&rp, rp_collect(&rp));
-	step(&rp, rp_route(&rp));
-	step(&rp, rp_rereview(&rp));
-	step(&rp, rp_review_new(&rp));
+	main_step(&rp, rp_cleanup(&rp));
+	main_step(&rp, rp_collect(&rp));
+	main_step(&rp, rp_route(&rp));
+	main_step(&rp, rp_rereview(&rp));
+	main_step(&rp, rp_review_new(&rp));
 	log_msg("--- poll done: %d review(s) started ---", rp.launched);
 	rc = rp.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 done:
 	lock_release(lockfd);
 	if (opened)
-		rp_close(&rp);
+		main_rp_close(&rp);
 	http_cleanup();
 	curl_global_cleanup();
 out:

@@ -2,12 +2,17 @@
  * review-poll's private interface: the tick context shared by the steps
  * (main.c lists them), and the prototypes of its topic files.
  *
- *   act.c       every side effect, logged instead under --dry-run
- *   git.c       fetch, detached worktrees, incremental diffs
+ *   pulls.c     the tick's open PRs, by number and by issue
+ *   repo.c      fetch, detached worktrees, incremental diffs
  *   verdict.c   the review output file, review comments and their markers
- *   sessions.c  the review run files: list, clean up, collect, post
- *   route.c     verdicts into dev sessions waiting in awaiting_review
- *   launch.c    choosing PRs to review and starting review sessions
+ *   runs.c      the reviews in flight, from their run files
+ *   cleanup.c   step 1: reviews that no longer matter
+ *   collect.c   step 2: posting finished reviews
+ *   route.c     step 3: verdicts into dev sessions in awaiting_review
+ *   prompt.c    a review's prompt
+ *   launch.c    steps 4 and 5: choosing PRs, starting review sessions
+ *
+ * Side effects go through the effect layer (common/act.c) in rp->act.
  */
 #ifndef REVIEW_POLL_H
 #define REVIEW_POLL_H
@@ -17,6 +22,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "act.h"
 #include "config.h"
 #include "phase.h"
 
@@ -32,7 +38,7 @@ struct rp {
 	struct forge *forge;	  /* FORGE_TOKEN: PRs, files, diffs, CI */
 	struct forge *review;	  /* FORGE_REVIEW_TOKEN: comments, reviews */
 	struct woodpecker *wp;	  /* NULL when no CI is configured */
-	int dry_run;
+	struct act act;		  /* side effects, with the review token */
 	time_t now;
 	const cJSON *pulls; /* the open PRs, read once per tick */
 	int launched;	    /* review sessions started this tick */
@@ -46,6 +52,18 @@ struct rp_verdict {
 	char *markdown; /* "" when not given */
 };
 
+/* What a review prompt is built from; strings borrowed or owned. */
+struct rp_prompt {
+	long long pr;
+	const char *sha, *head, *base, *title, *body;
+	char ci[96];
+	char prev_sha[72];
+	char *files; /* owned */
+	const char *diff;
+	int diff_cut;
+	char *previous; /* owned: the re-review section, or "" */
+};
+
 /* A review in flight, from its run files. */
 struct rp_run {
 	long long pr;
@@ -57,35 +75,26 @@ struct rp_run {
 	int retried;   /* started again after its agent went away */
 };
 
+/* The review text kept from an agent's output. */
+#define RP_MARKDOWN_MAX (60 * 1024)
+
 /* The verdict markers the tools agree on. */
 #define RP_REVIEWED_MARK "<!-- reviewed: "
 #define RP_ERROR_MARK "<!-- review-error: "
 #define RP_DEV_RESPONSE_MARK "<!-- dev-response:"
 
-/* act.c: side effects; each logs what it does (or would do). */
-/* Post a comment on PR pr with the review token: 0 or -1. */
-int rp_comment(struct rp *, long long pr, const char *body);
+/* pulls.c */
+/* Read the open PRs, every page, into rp->pulls.  0, or -1 (logged). */
+int rp_pulls_read(struct rp *);
+/* The open PR numbered pr from the tick's list, or NULL. */
+const cJSON *rp_open_pull(const struct rp *, long long pr);
 /*
- * Submit a formal review (APPROVED, REQUEST_CHANGES, COMMENT) on sha.
- * Returns 0, 1 when the forge refused it for good (400, 403, 422), -1
- * otherwise.
+ * The open PR working on issue n: on its fix/issue-n branch, else the
+ * first naming it (issueref_from_pr()), or NULL.
  */
-int rp_formal_review(struct rp *, long long pr, const char *event,
-    const char *sha, const char *body);
-/* Dismiss review id on PR pr: 0 or -1. */
-int rp_dismiss(struct rp *, long long pr, long long id, const char *why);
-/* Inject text into session: AGENT_DELIVERED, AGENT_NOT_DELIVERED or -1. */
-int rp_inject(struct rp *, const char *session, const char *text);
-/* Start a review agent session (waits until ready): 0 or -1. */
-int rp_start(struct rp *, const char *session, const char *workdir);
-/* Kill a session if it lives: 0 or -1. */
-int rp_kill(struct rp *, const char *session);
-/* Write a run file atomically: 0 or -1. */
-int rp_write(struct rp *, const char *path, const char *text);
-/* Remove a run file (missing is fine): 0 or -1. */
-int rp_remove(struct rp *, const char *path);
+const cJSON *rp_issue_pull(const struct rp *, long long n);
 
-/* git.c */
+/* repo.c */
 /* Fetch branch from origin into repo_root: 0 or -1. */
 int rp_git_fetch(struct rp *, const char *branch);
 /* A fresh detached worktree of sha at path (replacing one there): 0/-1. */
@@ -100,6 +109,8 @@ int rp_git_diff(struct rp *, const char *from, const char *to, size_t max,
     struct buf *out, int *truncated);
 
 /* verdict.c: pure text work, unit tested. */
+/* 1 when s looks like a commit ID (7 to 64 hex digits), else 0. */
+int rp_is_sha(const char *s);
 /*
  * Find the review JSON in len bytes of text (the whole text, a ```json
  * fence, or the span from the first '{' to the last '}') and fill *out.
@@ -151,27 +162,49 @@ const cJSON *rp_previous_review(const cJSON *comments, const char *sha);
 /* The last comment carrying a "<!-- dev-response: -->" marker, or NULL. */
 const cJSON *rp_last_dev_response(const cJSON *comments);
 
-/* sessions.c */
-/* Step 1: clean up reviews of closed PRs, idle ones, unknown phases. */
-int rp_cleanup(struct rp *);
-/* Step 2: post the reviews whose agents finished.  0, or -1 (failed). */
-int rp_collect(struct rp *);
-/* The value after key ("SHA:") on a line of path: 0, or -1. */
-int rp_read_key(const char *path, const char *key, char *out, size_t outsz);
-/* Remove a review's session, worktree and run files. */
-void rp_run_cleanup(struct rp *, long long pr, int forget_injection);
+/* runs.c */
 /*
  * The reviews in flight, from the review phase files, into *runs (*n of
  * them).  Free with rp_runs_free().  Returns 0 or -1.
  */
 int rp_runs_list(struct rp *, struct rp_run **runs, size_t *n);
 void rp_runs_free(struct rp_run *runs, size_t n);
+/*
+ * Call fn for every review in flight; one failing does not stop the
+ * others.  0, or -1 when the list or some call failed.
+ */
+int rp_runs_each(struct rp *, int (*fn)(struct rp *, const struct rp_run *));
 /* 1 when PR pr has a review in flight (run files or a live session). */
 int rp_review_busy(struct rp *, long long pr);
+/*
+ * The text of a review's launch record: the head reviewed, the previous
+ * review's head (or ""), and whether the review was started again after
+ * its agent went away.  Caller frees.
+ */
+char *rp_run_record(const char *sha, const char *prev, int retried);
+/* Remove a review's session, worktree and run files. */
+void rp_run_cleanup(struct rp *, long long pr, int forget_injection);
+/* 1 when the review's agent is through: it said so, or it is gone. */
+int rp_run_collectable(const struct rp_run *);
+
+/* cleanup.c */
+/* Step 1: clean up reviews of closed PRs, idle ones, unknown phases. */
+int rp_cleanup(struct rp *);
+
+/* collect.c */
+/* Step 2: post the reviews whose agents finished.  0, or -1 (failed). */
+int rp_collect(struct rp *);
 
 /* route.c */
 /* Step 3: inject verdicts into dev sessions waiting for a review. */
 int rp_route(struct rp *);
+
+/* prompt.c */
+/* Read everything the prompt of in->pr needs into in.  0, or -1 (logged). */
+int rp_prompt_gather(struct rp *, struct rp_prompt *in, const char *prev_sha);
+/* The review prompt from the template.  Caller frees; NULL on error. */
+char *rp_prompt_render(struct rp *, const struct rp_prompt *in);
+void rp_prompt_free(struct rp_prompt *);
 
 /* launch.c */
 /* Step 4: re-review PRs whose review asked for changes and that moved. */
@@ -180,11 +213,5 @@ int rp_rereview(struct rp *);
 int rp_review_new(struct rp *);
 /* 1 when launching is allowed (limit and memory); logs why not. */
 int rp_may_launch(struct rp *);
-
-/* Small shared helpers (launch.c). */
-/* The open PR numbered pr from the tick's list, or NULL. */
-const cJSON *rp_open_pull(const struct rp *, long long pr);
-/* 1 when s looks like a commit ID (7 to 64 hex digits), else 0. */
-int rp_is_sha(const char *s);
 
 #endif

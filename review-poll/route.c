@@ -8,75 +8,56 @@
  * SHA for a verdict, "no-review SHA" for the escalation notice.  It is
  * written only after the agent received the text.
  */
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "act.h"
 #include "agent.h"
 #include "buf.h"
 #include "config.h"
 #include "file.h"
 #include "forge.h"
-#include "issueref.h"
 #include "json.h"
 #include "log.h"
 #include "review-poll.h"
 #include "runfiles.h"
 #include "template.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 /* A review comment quoted to the agent is cut here. */
 #define REVIEW_TEXT_MAX (30 * 1024)
 
-static const cJSON *issue_pull(const struct rp *, long long);
-static int route_one(struct rp *, long long, const struct phase_info *);
-static int review_pending(struct rp *, long long);
-static int injected_key(const char *, char *, size_t);
-static int deliver(struct rp *, const char *, const char *, const char *,
+static int route_one(struct rp *, long long);
+static int route_review_pending(struct rp *, long long);
+static int route_injected_key(const char *, char *, size_t);
+static int route_deliver(struct rp *, const char *, const char *, const char *,
     const char *);
-static int tell_verdict(struct rp *, long long, const cJSON *, const char *,
-    const char *, const char *);
-static int tell_no_review(struct rp *, long long, const cJSON *, const char *,
-    const char *, const char *);
-
-/* The open PR working on issue n: its fix/issue-n branch first. */
-static const cJSON *
-issue_pull(const struct rp *rp, long long n)
-{
-	const cJSON *pr, *found = NULL;
-	const char *ref;
-	char branch[48];
-
-	snprintf(branch, sizeof(branch), "fix/issue-%lld", n);
-	cJSON_ArrayForEach (pr, rp->pulls) {
-		ref = json_str_at(pr, "head.ref");
-		if (ref != NULL && strcmp(ref, branch) == 0)
-			return pr;
-		if (found == NULL &&
-		    issueref_from_pr(ref, json_str(pr, "title"),
-			json_str(pr, "body")) == n)
-			found = pr;
-	}
-	return found;
-}
+static int route_tell_verdict(struct rp *, long long, const cJSON *,
+    const char *, const char *, const char *);
+static int route_tell_no_review(struct rp *, long long, const cJSON *,
+    const char *, const char *, const char *);
 
 /* 1 while a finished review of pr is still being posted. */
 static int
-review_pending(struct rp *rp, long long pr)
+route_review_pending(struct rp *rp, long long pr)
 {
 	char *path = runfiles_review_phase(rp->cfg->project_name, pr);
+	char *session = runfiles_review_session(rp->cfg->project_name, pr);
 	struct phase_info pi;
 	int pending;
 
-	pending = phase_read(path, &pi) == 0 && pi.phase == PHASE_DONE;
+	pending = agent_read_signal(session, path, &pi) == 0 &&
+	    pi.phase == PHASE_DONE;
+	free(session);
 	free(path);
 	return pending;
 }
 
 /* The first line of the injection record ("" when there is none). */
 static int
-injected_key(const char *path, char *out, size_t outsz)
+route_injected_key(const char *path, char *out, size_t outsz)
 {
 	struct buf b;
 	size_t n;
@@ -98,23 +79,24 @@ injected_key(const char *path, char *out, size_t outsz)
 
 /* Inject text; once delivered, remember key in the record at path. */
 static int
-deliver(struct rp *rp, const char *session, const char *text,
+route_deliver(struct rp *rp, const char *session, const char *text,
     const char *record, const char *key)
 {
+	enum act_inject got;
 	char *line;
 	int r;
 
-	r = rp_inject(rp, session, text);
-	if (r != AGENT_DELIVERED)
+	got = act_inject(&rp->act, session, text);
+	if (got != ACT_INJECTED && got != ACT_INJECT_DRY)
 		return -1;
 	line = xasprintf("%s\n", key);
-	r = rp_write(rp, record, line);
+	r = act_write(&rp->act, record, line, 0);
 	free(line);
 	return r;
 }
 
 static int
-tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
+route_tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
     const char *session, const char *phase_path, const char *record)
 {
 	const cJSON *pull = rp_open_pull(rp, pr);
@@ -134,13 +116,13 @@ tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
 		return 0;
 	}
 	snprintf(num, sizeof(num), "%lld", pr);
-	vars[2].value = review = xstrndup(body, REVIEW_TEXT_MAX);
+	vars[2].value = review = utf8_cut(body, REVIEW_TEXT_MAX, NULL);
 	name = strcmp(verdict, "APPROVE") == 0 ? "review-verdict-approve.md" :
 						 "review-verdict-changes.md";
 	if (template_render(rp->cfg->formulas_dir, name, vars,
 		sizeof(vars) / sizeof(vars[0]), &text, err, sizeof(err)) == -1)
 		log_msg("cannot build the verdict message: %s", err);
-	else if ((r = deliver(rp, session, text, record, sha)) == 0)
+	else if ((r = route_deliver(rp, session, text, record, sha)) == 0)
 		log_msg("pr #%lld: verdict %s injected into %s", pr, verdict,
 		    session);
 	free(review);
@@ -149,7 +131,7 @@ tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
 }
 
 static int
-tell_no_review(struct rp *rp, long long pr, const cJSON *pull,
+route_tell_no_review(struct rp *rp, long long pr, const cJSON *pull,
     const char *session, const char *phase_path, const char *record)
 {
 	const char *sha = json_str_at(pull, "head.sha");
@@ -167,7 +149,7 @@ tell_no_review(struct rp *rp, long long pr, const cJSON *pull,
 		return -1;
 	}
 	key = xasprintf("no-review %s", sha);
-	if ((r = deliver(rp, session, text, record, key)) == 0)
+	if ((r = route_deliver(rp, session, text, record, key)) == 0)
 		log_msg("pr #%lld: no review after %s h, escalation asked of "
 			"%s",
 		    pr, hours, session);
@@ -176,28 +158,33 @@ tell_no_review(struct rp *rp, long long pr, const cJSON *pull,
 	return r;
 }
 
-/* One dev session in awaiting_review for issue n.  0, or -1 (failed). */
+/*
+ * The dev session of issue n, when it waits in awaiting_review.  0, or
+ * -1 (failed).
+ */
 static int
-route_one(struct rp *rp, long long n, const struct phase_info *pi)
+route_one(struct rp *rp, long long n)
 {
 	const char *p = rp->cfg->project_name, *sha;
 	char *session = runfiles_dev_session(p, n), *record = NULL;
 	char *phase_path = runfiles_phase(p, n), *mark = NULL, key[128];
 	const cJSON *pull, *comments, *c;
+	struct phase_info pi;
 	long long pr = 0;
 	int r = 0;
 
-	if (agent_alive(session) != 1)
+	if (agent_read_signal(session, phase_path, &pi) == -1 ||
+	    pi.phase != PHASE_AWAITING_REVIEW || agent_alive(session) != 1)
 		goto out;
-	if ((pull = issue_pull(rp, n)) == NULL ||
+	if ((pull = rp_issue_pull(rp, n)) == NULL ||
 	    json_int(pull, "number", &pr) == -1 ||
 	    (sha = json_str_at(pull, "head.sha")) == NULL || !rp_is_sha(sha)) {
 		log_msg("issue #%lld waits for a review but has no open pr", n);
 		goto out;
 	}
 	record = runfiles_review_injected(p, pr);
-	if (review_pending(rp, pr) ||
-	    injected_key(record, key, sizeof(key)) == -1 ||
+	if (route_review_pending(rp, pr) ||
+	    route_injected_key(record, key, sizeof(key)) == -1 ||
 	    strcmp(key, sha) == 0)
 		goto out;
 	if (forge_comments_list(rp->review, pr, &comments) == -1) {
@@ -208,11 +195,12 @@ route_one(struct rp *rp, long long n, const struct phase_info *pi)
 	}
 	mark = rp_reviewed_marker(sha);
 	if ((c = rp_last_comment_with(comments, mark)) != NULL)
-		r = tell_verdict(rp, pr, c, session, phase_path, record);
-	else if (rp->now - pi->mtime >= rp->set.no_review_s &&
+		r = route_tell_verdict(rp, pr, c, session, phase_path, record);
+	else if (rp->now - pi.mtime >= rp->set.no_review_s &&
 	    !(strncmp(key, "no-review ", 10) == 0 &&
 		strcmp(key + 10, sha) == 0))
-		r = tell_no_review(rp, pr, pull, session, phase_path, record);
+		r = route_tell_no_review(rp, pr, pull, session, phase_path,
+		    record);
 out:
 	free(session);
 	free(record);
@@ -224,29 +212,17 @@ out:
 int
 rp_route(struct rp *rp)
 {
-	char *pattern = runfiles_phase_glob(rp->cfg->project_name);
-	struct phase_info pi;
-	long long n;
-	glob_t g;
-	size_t i;
-	int gr, r = 0;
+	long long *issues;
+	size_t i, n;
+	int r = 0;
 
-	gr = glob(pattern, 0, NULL, &g);
-	free(pattern);
-	if (gr == GLOB_NOMATCH)
-		return 0;
-	if (gr != 0) {
+	if (runfiles_phase_issues(rp->cfg->project_name, &issues, &n) == -1) {
 		log_msg("cannot list the dev phase files");
 		return -1;
 	}
-	for (i = 0; i < g.gl_pathc; i++) {
-		n = runfiles_phase_issue(rp->cfg->project_name, g.gl_pathv[i]);
-		if (n < 0 || phase_read(g.gl_pathv[i], &pi) == -1 ||
-		    pi.phase != PHASE_AWAITING_REVIEW)
-			continue;
-		if (route_one(rp, n, &pi) == -1)
+	for (i = 0; i < n; i++)
+		if (route_one(rp, issues[i]) == -1)
 			r = -1;
-	}
-	globfree(&g);
+	free(issues);
 	return r;
 }

@@ -11,26 +11,26 @@
 #include "buf.h"
 #include "json.h"
 #include "review-poll.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 /* Longest verdict word, review text and reason kept. */
 #define VERDICT_MAX 32
-#define MARKDOWN_MAX (60 * 1024)
 #define REASON_MAX 1000
 /* Review comments start with this ("## AI Review", "## AI Re-review"). */
 #define REVIEW_HEADING "## AI Re"
 
-static cJSON *parse_object(const char *, size_t);
-static int from_object(const cJSON *, struct rp_verdict *);
-static int fence_span(const char *, size_t, const char **, size_t *);
-static char *normalise_verdict(const char *);
-static char *clean_text(const char *, size_t, int);
-static int is_review_comment(const char *);
-static const char *comment_body(const cJSON *);
-static int word_after_stars(const char *, char *, size_t);
+static cJSON *verdict_parse_object(const char *, size_t);
+static int verdict_from_object(const cJSON *, struct rp_verdict *);
+static int verdict_fence_span(const char *, size_t, const char **, size_t *);
+static char *verdict_normalise_verdict(const char *);
+static char *verdict_clean_text(const char *, size_t, int);
+static int verdict_is_review_comment(const char *);
+static const char *verdict_comment_body(const cJSON *);
+static int verdict_word_after_stars(const char *, char *, size_t);
 
 static cJSON *
-parse_object(const char *text, size_t len)
+verdict_parse_object(const char *text, size_t len)
 {
 	char err[128];
 	cJSON *root = json_parse(text, len, err, sizeof(err));
@@ -44,7 +44,7 @@ parse_object(const char *text, size_t len)
 
 /* "approve", "Request changes", "request-changes" -> upper case words. */
 static char *
-normalise_verdict(const char *s)
+verdict_normalise_verdict(const char *s)
 {
 	char *v;
 	size_t i, n;
@@ -76,16 +76,11 @@ normalise_verdict(const char *s)
  * newlines turned into spaces when one_line is set.
  */
 static char *
-clean_text(const char *s, size_t max, int one_line)
+verdict_clean_text(const char *s, size_t max, int one_line)
 {
+	size_t n = utf8_prefix_len(s, strlen(s), max);
 	struct buf b;
-	size_t n = strlen(s);
 
-	if (n > max) {
-		n = max;
-		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
-			n--;
-	}
 	buf_init(&b, 0);
 	for (size_t i = 0; i < n; i++) {
 		if (strncmp(s + i, "<!--", 4) == 0) {
@@ -100,22 +95,22 @@ clean_text(const char *s, size_t max, int one_line)
 }
 
 static int
-from_object(const cJSON *obj, struct rp_verdict *out)
+verdict_from_object(const cJSON *obj, struct rp_verdict *out)
 {
 	const char *v = json_str(obj, "verdict");
 	const char *reason = json_str(obj, "verdict_reason");
 	const char *md = json_str(obj, "review_markdown");
 
-	if (v == NULL || (out->verdict = normalise_verdict(v)) == NULL)
+	if (v == NULL || (out->verdict = verdict_normalise_verdict(v)) == NULL)
 		return -1;
-	out->reason = clean_text(reason ? reason : "", REASON_MAX, 1);
-	out->markdown = clean_text(md ? md : "", MARKDOWN_MAX, 0);
+	out->reason = verdict_clean_text(reason ? reason : "", REASON_MAX, 1);
+	out->markdown = verdict_clean_text(md ? md : "", RP_MARKDOWN_MAX, 0);
 	return 0;
 }
 
 /* The body of the first ```json (or bare ```) fence in text. */
 static int
-fence_span(const char *text, size_t len, const char **start, size_t *n)
+verdict_fence_span(const char *text, size_t len, const char **start, size_t *n)
 {
 	const char *p = text, *end = text + len, *body, *close;
 
@@ -158,19 +153,20 @@ rp_verdict_parse(const char *text, size_t len, struct rp_verdict *out,
 	int r = -1;
 
 	memset(out, 0, sizeof(*out));
-	obj = parse_object(text, len);
-	if (obj == NULL && fence_span(text, len, &start, &n) == 0)
-		obj = parse_object(start, n);
+	obj = verdict_parse_object(text, len);
+	if (obj == NULL && verdict_fence_span(text, len, &start, &n) == 0)
+		obj = verdict_parse_object(start, n);
 	if (obj == NULL && (first = memchr(text, '{', len)) != NULL) {
 		for (i = len; i > 0 && last == NULL; i--)
 			if (text[i - 1] == '}')
 				last = text + i - 1;
 		if (last != NULL && last > first)
-			obj = parse_object(first, (size_t)(last - first + 1));
+			obj = verdict_parse_object(first,
+			    (size_t)(last - first + 1));
 	}
 	if (obj == NULL)
 		snprintf(err, errsz, "no JSON object found");
-	else if (from_object(obj, out) == -1) {
+	else if (verdict_from_object(obj, out) == -1) {
 		snprintf(err, errsz, "no usable \"verdict\" in the JSON");
 		rp_verdict_free(out);
 	} else
@@ -231,7 +227,7 @@ rp_error_marker(const char *sha)
 
 /* The word between "**" and "**" at s (after blanks): 0, or -1. */
 static int
-word_after_stars(const char *s, char *out, size_t outsz)
+verdict_word_after_stars(const char *s, char *out, size_t outsz)
 {
 	size_t n = 0;
 
@@ -260,13 +256,14 @@ rp_comment_verdict(const char *body, char *out, size_t outsz)
 	for (p = body; (p = strstr(p, "### Verdict")) != NULL; p++)
 		sect = p;
 	if (sect != NULL &&
-	    word_after_stars(sect + strlen("### Verdict"), out, outsz) == 0)
+	    verdict_word_after_stars(sect + strlen("### Verdict"), out,
+		outsz) == 0)
 		return 0;
 	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if ((hit = strstr(body, words[i])) != NULL &&
 		    (best == NULL || hit < best))
 			best = hit;
-	return best != NULL ? word_after_stars(best, out, outsz) : -1;
+	return best != NULL ? verdict_word_after_stars(best, out, outsz) : -1;
 }
 
 int
@@ -312,7 +309,7 @@ rp_review_comment(const struct rp_verdict *v, const char *sha,
 char *
 rp_error_comment(const char *sha, const char *why)
 {
-	char *clean = clean_text(why, 300, 1), *s;
+	char *clean = verdict_clean_text(why, 300, 1), *s;
 
 	s = xasprintf("## AI Review — Error\n%s%s -->\n\n"
 		      "The review agent left no usable review (%s). This "
@@ -325,17 +322,17 @@ rp_error_comment(const char *sha, const char *why)
 
 /* Only review-poll's own comments count: they start with the heading. */
 static int
-is_review_comment(const char *body)
+verdict_is_review_comment(const char *body)
 {
 	return strncmp(body, REVIEW_HEADING, strlen(REVIEW_HEADING)) == 0;
 }
 
 static const char *
-comment_body(const cJSON *c)
+verdict_comment_body(const cJSON *c)
 {
 	const char *body = json_str(c, "body");
 
-	return body != NULL && is_review_comment(body) ? body : NULL;
+	return body != NULL && verdict_is_review_comment(body) ? body : NULL;
 }
 
 const cJSON *
@@ -345,7 +342,7 @@ rp_last_comment_with(const cJSON *comments, const char *needle)
 	const char *body;
 
 	cJSON_ArrayForEach (c, comments) {
-		if ((body = comment_body(c)) != NULL &&
+		if ((body = verdict_comment_body(c)) != NULL &&
 		    strstr(body, needle) != NULL)
 			last = c;
 	}
@@ -360,7 +357,7 @@ rp_count_comments_with(const cJSON *comments, const char *needle)
 	int n = 0;
 
 	cJSON_ArrayForEach (c, comments) {
-		if ((body = comment_body(c)) != NULL &&
+		if ((body = verdict_comment_body(c)) != NULL &&
 		    strstr(body, needle) != NULL)
 			n++;
 	}
@@ -375,7 +372,7 @@ rp_previous_review(const cJSON *comments, const char *sha)
 	char *mark = rp_reviewed_marker(sha);
 
 	cJSON_ArrayForEach (c, comments) {
-		if ((body = comment_body(c)) != NULL &&
+		if ((body = verdict_comment_body(c)) != NULL &&
 		    strstr(body, RP_REVIEWED_MARK) != NULL &&
 		    strstr(body, mark) == NULL)
 			last = c;

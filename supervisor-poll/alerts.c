@@ -25,8 +25,9 @@
 #define FIX_TAIL_LINES 20
 #define PROMPT_MAX (64 * 1024)
 
-static char *fixer_prompt(const struct sup *);
-static void log_tail(const char *, size_t);
+static char *alerts_fixer_prompt(const struct sup *);
+static void alerts_log_tail(const char *, size_t);
+static void alerts_fixer_exec(struct sup *, char *const *);
 
 void
 sup_alert(struct sup *s, int prio, const char *fmt, ...)
@@ -52,7 +53,8 @@ sup_fixed(struct sup *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	log_msg("%sfixed: %s", s->dry_run ? "dry-run: would have " : "", msg);
+	log_msg("%s: %s", s->act.dry_run ? "not fixed (dry run)" : "fixed",
+	    msg);
 	buf_printf(&s->fixes, "- %s\n", msg);
 	free(msg);
 }
@@ -75,18 +77,13 @@ void
 sup_status(struct sup *s, const char *fmt, ...)
 {
 	va_list ap;
-	char *msg, *path;
+	char *msg, *path = runfiles_supervisor_status();
 
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (s->dry_run) {
-		log_msg("%s", msg);
-	} else {
-		path = runfiles_supervisor_status();
-		(void)log_status(path, "supervisor", "%s", msg);
-		free(path);
-	}
+	(void)act_status(&s->act, path, "supervisor", "%s", msg);
+	free(path);
 	free(msg);
 }
 
@@ -110,7 +107,7 @@ sup_free(struct sup *s)
 
 /* The text handed to the fix command.  Caller frees. */
 static char *
-fixer_prompt(const struct sup *s)
+alerts_fixer_prompt(const struct sup *s)
 {
 	struct buf b, pre;
 	char *path = runfiles_supervisor_prompt();
@@ -148,7 +145,7 @@ fixer_prompt(const struct sup *s)
 
 /* Log the last lines of the command's output, secrets masked. */
 static void
-log_tail(const char *text, size_t lines)
+alerts_log_tail(const char *text, size_t lines)
 {
 	const char *p = text + strlen(text);
 	size_t seen = 0;
@@ -165,54 +162,61 @@ log_tail(const char *text, size_t lines)
 	free(masked);
 }
 
-void
-fixer_run(struct sup *s)
+/* Run the fix command argv (its last word the prompt) and log the end. */
+static void
+alerts_fixer_exec(struct sup *s, char *const *argv)
 {
-	const char *cmd = s->base->supervisor_fix_cmd;
 	struct spawn_opts opts;
 	struct buf out;
-	char **argv = NULL, *prompt = NULL;
-	size_t n;
+	char *what = xasprintf("the fix command '%s' with %zu alert(s)",
+	    s->base->supervisor_fix_cmd, s->nalerts);
 	int status = 0, r;
 
 	buf_init(&out, FIX_OUTPUT_MAX);
+	if (!s->act.dry_run)
+		log_msg("running the fix command for %zu alert(s)", s->nalerts);
+	memset(&opts, 0, sizeof(opts));
+	opts.cwd = s->base->factory_root;
+	opts.timeout_s = FIX_TIMEOUT_S;
+	r = act_run(&s->act, argv, &opts, &out, &status, what);
+	if (s->act.dry_run)
+		goto out;
+	if (r == -1 && errno == ETIMEDOUT)
+		log_msg("fix command timed out after %d s", FIX_TIMEOUT_S);
+	else if (r == -1)
+		log_msg("cannot run the fix command: %s", strerror(errno));
+	alerts_log_tail(buf_str(&out), FIX_TAIL_LINES);
+	sup_status(s, "fix command ran for %zu alert(s) (exit %d)", s->nalerts,
+	    status);
+out:
+	buf_free(&out);
+	free(what);
+}
+
+void
+fixer_run(struct sup *s)
+{
+	char **argv = NULL, *prompt = NULL;
+	size_t n;
+
 	if (s->nalerts == 0) {
 		sup_status(s, "all clear%s",
 		    s->fixes.len ? " (fixes applied, see above)" : "");
-		goto out;
+		return;
 	}
-	argv = strv_split(cmd, &n);
+	argv = strv_split(s->base->supervisor_fix_cmd, &n);
 	if (n == 0) {
 		sup_status(s, "%zu alert(s); no fix command configured",
 		    s->nalerts);
 		goto out;
 	}
-	prompt = fixer_prompt(s);
+	prompt = alerts_fixer_prompt(s);
 	argv = xreallocarray(argv, n + 2, sizeof(*argv));
 	argv[n] = prompt;
 	argv[n + 1] = NULL;
-	if (s->dry_run) {
-		log_msg("dry-run: would run the fix command '%s' with %zu "
-			"alert(s)",
-		    cmd, s->nalerts);
-		argv[n] = NULL;
-		goto out;
-	}
-	log_msg("running the fix command for %zu alert(s)", s->nalerts);
-	memset(&opts, 0, sizeof(opts));
-	opts.cwd = s->base->factory_root;
-	opts.timeout_s = FIX_TIMEOUT_S;
-	r = spawn_run(argv, &opts, &out, &status);
+	alerts_fixer_exec(s, argv);
 	argv[n] = NULL;
-	if (r == -1 && errno == ETIMEDOUT)
-		log_msg("fix command timed out after %d s", FIX_TIMEOUT_S);
-	else if (r == -1)
-		log_msg("cannot run the fix command: %s", strerror(errno));
-	log_tail(buf_str(&out), FIX_TAIL_LINES);
-	sup_status(s, "fix command ran for %zu alert(s) (exit %d)", s->nalerts,
-	    status);
 out:
 	strv_free(argv);
 	free(prompt);
-	buf_free(&out);
 }

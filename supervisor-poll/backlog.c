@@ -14,6 +14,7 @@
 #include "json.h"
 #include "log.h"
 #include "supervisor-poll.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 #define DEP_STALE_DAYS 30
@@ -26,13 +27,13 @@ struct graph {
 };
 
 static int backlog_list(struct sup *, const char *, const cJSON **);
-static void graph_build(const cJSON *, struct graph *);
-static void graph_free(struct graph *);
-static void report_cycles(struct sup *, const struct graph *);
-static void stale_dep(struct sup *, long long, long long);
-static void stale_deps(struct sup *, const struct graph *);
-static int count_labelled(struct sup *, const char *, long long *);
-static void dev_metric(struct sup *, const cJSON *);
+static void backlog_graph_build(const cJSON *, struct graph *);
+static void backlog_graph_free(struct graph *);
+static void backlog_report_cycles(struct sup *, const struct graph *);
+static void backlog_stale_dep(struct sup *, long long, long long);
+static void backlog_stale_deps(struct sup *, const struct graph *);
+static int backlog_count_labelled(struct sup *, const char *, long long *);
+static void backlog_dev_metric(struct sup *, const cJSON *);
 
 /* The open issues labelled label (the forge filter is not trusted). */
 static int
@@ -48,7 +49,7 @@ backlog_list(struct sup *s, const char *label, const cJSON **out)
 }
 
 static void
-graph_build(const cJSON *list, struct graph *g)
+backlog_graph_build(const cJSON *list, struct graph *g)
 {
 	const cJSON *it;
 	long long number;
@@ -71,7 +72,7 @@ graph_build(const cJSON *list, struct graph *g)
 }
 
 static void
-graph_free(struct graph *g)
+backlog_graph_free(struct graph *g)
 {
 	size_t i;
 
@@ -83,7 +84,7 @@ graph_free(struct graph *g)
 }
 
 static void
-report_cycles(struct sup *s, const struct graph *g)
+backlog_report_cycles(struct sup *s, const struct graph *g)
 {
 	struct cycle *c;
 	size_t nc, i;
@@ -101,7 +102,7 @@ report_cycles(struct sup *s, const struct graph *g)
 
 /* Issue number waits on dep: alert when dep is open for over 30 days. */
 static void
-stale_dep(struct sup *s, long long number, long long dep)
+backlog_stale_dep(struct sup *s, long long number, long long dep)
 {
 	const cJSON *issue;
 	const char *state;
@@ -121,14 +122,12 @@ stale_dep(struct sup *s, long long number, long long dep)
 	}
 	state = json_str(issue, "state");
 	if (state == NULL || strcmp(state, "open") != 0 ||
-	    iso_time(json_str(issue, "created_at"), &created) == -1)
+	    json_time(issue, "created_at", &created) == -1)
 		return;
 	days = (long long)(s->now - created) / 86400;
 	if (days <= DEP_STALE_DAYS)
 		return;
-	title =
-	    cut_text(json_str(issue, "title") ? json_str(issue, "title") : "",
-		TITLE_MAX);
+	title = utf8_cut(json_str(issue, "title"), TITLE_MAX, " […]");
 	sup_alert(s, P3,
 	    "%s: stale dependency: #%lld waits on #%lld \"%s\" "
 	    "(open %lld days)",
@@ -137,7 +136,7 @@ stale_dep(struct sup *s, long long number, long long dep)
 }
 
 static void
-stale_deps(struct sup *s, const struct graph *g)
+backlog_stale_deps(struct sup *s, const struct graph *g)
 {
 	size_t i, j;
 
@@ -145,11 +144,12 @@ stale_deps(struct sup *s, const struct graph *g)
 	    s->cfg->project_name);
 	for (i = 0; i < g->n; i++)
 		for (j = 0; j < g->nodes[i].ndeps; j++)
-			stale_dep(s, g->nodes[i].id, g->nodes[i].deps[j]);
+			backlog_stale_dep(s, g->nodes[i].id,
+			    g->nodes[i].deps[j]);
 }
 
 static int
-count_labelled(struct sup *s, const char *label, long long *n)
+backlog_count_labelled(struct sup *s, const char *label, long long *n)
 {
 	const cJSON *list, *it;
 
@@ -163,7 +163,7 @@ count_labelled(struct sup *s, const char *label, long long *n)
 
 /* Counts over every page; no metric at all when a list did not arrive. */
 static void
-dev_metric(struct sup *s, const cJSON *backlog)
+backlog_dev_metric(struct sup *s, const cJSON *backlog)
 {
 	const cJSON *it, *prs;
 	long long nbacklog = 0, nblocked, nprs;
@@ -171,7 +171,7 @@ dev_metric(struct sup *s, const cJSON *backlog)
 
 	cJSON_ArrayForEach (it, backlog)
 		nbacklog += json_has_label(it, "backlog");
-	if (count_labelled(s, "blocked", &nblocked) == -1)
+	if (backlog_count_labelled(s, "blocked", &nblocked) == -1)
 		return;
 	if (forge_pulls_list(s->forge, "open", &prs) == -1) {
 		sup_fail(s, "%s: cannot list open PRs: %s",
@@ -197,9 +197,9 @@ backlog_check(struct sup *s)
 	    s->cfg->project_name);
 	if (backlog_list(s, "backlog", &list) == -1)
 		return;
-	graph_build(list, &g);
-	report_cycles(s, &g);
-	stale_deps(s, &g);
-	graph_free(&g);
-	dev_metric(s, list);
+	backlog_graph_build(list, &g);
+	backlog_report_cycles(s, &g);
+	backlog_stale_deps(s, &g);
+	backlog_graph_free(&g);
+	backlog_dev_metric(s, list);
 }

@@ -7,14 +7,17 @@
 #include <sys/types.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "config.h"
 #include "file.h"
 #include "forge.h"
+#include "git.h"
 #include "json.h"
 #include "lock.h"
 #include "log.h"
@@ -28,19 +31,56 @@
 #define LOG_TAIL_BYTES (64 * 1024)
 #define LOG_TAIL_LINES 100
 
-static void dev_lock(struct sup *);
-static int is_dir(const char *);
-static char *git_line(const char *, const char *const *, int *);
-static int in_rebase(struct sup *, const char *);
-static void git_repo(struct sup *);
-static int labelled_count(struct sup *, const char *, const char *,
+static int devhealth_log_tail(const char *, size_t, struct buf *);
+static void devhealth_dev_lock(struct sup *);
+static int devhealth_is_dir(const char *);
+static void devhealth_git_repo(struct sup *);
+static int devhealth_labelled_count(struct sup *, const char *, const char *,
     long long *);
-static void stall(struct sup *);
-static void productivity(struct sup *);
+static void devhealth_stall(struct sup *);
+static void devhealth_productivity(struct sup *);
+
+/*
+ * Append the last max bytes of path (from a line start when the file is
+ * longer) to out.  0, or -1 with errno set (ENOENT when missing).
+ */
+static int
+devhealth_log_tail(const char *path, size_t max, struct buf *out)
+{
+	struct stat st;
+	char *data;
+	ssize_t n;
+	off_t from;
+	size_t got = 0;
+	int fd, r = -1;
+	const char *start;
+
+	if ((fd = file_open_read(path)) == -1)
+		return -1;
+	if (fstat(fd, &st) == -1)
+		goto out;
+	from = st.st_size > (off_t)max ? st.st_size - (off_t)max : 0;
+	data = xmalloc(max + 1);
+	while (got < max &&
+	    (n = pread(fd, data + got, max - got, from + (off_t)got)) > 0)
+		got += (size_t)n;
+	data[got] = '\0';
+	start = data;
+	if (from > 0 && (start = memchr(data, '\n', got)) != NULL)
+		start++;
+	else if (from > 0)
+		start = data + got;
+	buf_append(out, start, got - (size_t)(start - data));
+	free(data);
+	r = 0;
+out:
+	close(fd);
+	return r;
+}
 
 /* The PID in the legacy dev-agent lock: remove it when dead. */
 static void
-dev_lock(struct sup *s)
+devhealth_dev_lock(struct sup *s)
 {
 	const char *proj = s->cfg->project_name;
 	char *lock = runfiles_dev_agent_lock(proj);
@@ -55,7 +95,7 @@ dev_lock(struct sup *s)
 	if (r == -1) {
 		sup_fail(s, "cannot read '%s': %s", lock, strerror(errno));
 	} else if (r == 0) {
-		if (act_remove(s, lock) == 0)
+		if (act_remove(&s->act, lock) == 0)
 			sup_fixed(s,
 			    "%s: removed the stale dev-agent lock (pid "
 			    "%ld gone)",
@@ -73,56 +113,16 @@ out:
 }
 
 static int
-is_dir(const char *path)
+devhealth_is_dir(const char *path)
 {
 	struct stat st;
 
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The first line git prints, or NULL; *status gets git's exit status. */
-static char *
-git_line(const char *repo, const char *const *args, int *status)
-{
-	struct buf out;
-	char *line = NULL;
-
-	buf_init(&out, 4096);
-	*status = -1;
-	if (git_read(repo, args, &out, status) == 0 && *status == 0)
-		line = xstrndup(buf_str(&out), strcspn(buf_str(&out), "\r\n"));
-	buf_free(&out);
-	return line;
-}
-
-/* 1 when the clone is in the middle of a rebase, 0 if not, -1 unknown. */
-static int
-in_rebase(struct sup *s, const char *repo)
-{
-	static const char *const args[] = {"rev-parse", "--git-dir", NULL};
-	char *gitdir, *dir, *merge, *apply;
-	int status, r;
-
-	if ((gitdir = git_line(repo, args, &status)) == NULL) {
-		sup_fail(s, "%s: cannot find the git directory of '%s'",
-		    s->cfg->project_name, repo);
-		return -1;
-	}
-	dir = gitdir[0] == '/' ? xstrdup(gitdir) :
-				 xasprintf("%s/%s", repo, gitdir);
-	merge = xasprintf("%s/rebase-merge", dir);
-	apply = xasprintf("%s/rebase-apply", dir);
-	r = is_dir(merge) || is_dir(apply);
-	free(merge);
-	free(apply);
-	free(dir);
-	free(gitdir);
-	return r;
-}
-
 /* The local clone: a stale rebase aborted, the primary branch checked out. */
 static void
-git_repo(struct sup *s)
+devhealth_git_repo(struct sup *s)
 {
 	static const char *const abort_args[] = {"rebase", "--abort", NULL};
 	static const char *const head_args[] = {"symbolic-ref", "--short", "-q",
@@ -134,19 +134,22 @@ git_repo(struct sup *s)
 	char *branch = NULL;
 	int status, r;
 
-	if (!is_dir(repo))
+	if (!devhealth_is_dir(repo))
 		return;
-	if ((r = in_rebase(s, repo)) == -1)
+	if ((r = git_in_rebase(repo)) == -1) {
+		sup_fail(s, "%s: cannot find the git directory of '%s'",
+		    s->cfg->project_name, repo);
 		return;
+	}
 	if (r == 1) {
-		if (act_git(s, repo, abort_args) == 0 &&
-		    act_git(s, repo, checkout) == 0)
+		if (act_git(&s->act, repo, abort_args) == 0 &&
+		    act_git(&s->act, repo, checkout) == 0)
 			sup_fixed(s, "%s: aborted a stale rebase, back on %s",
 			    proj, primary);
 		else
 			sup_alert(s, P2, "%s: git: stale rebase, abort failed",
 			    proj);
-		if (s->dry_run)
+		if (s->act.dry_run)
 			return;
 	}
 	branch = git_line(repo, head_args, &status);
@@ -155,7 +158,7 @@ git_repo(struct sup *s)
 		return;
 	}
 	if (branch == NULL || strcmp(branch, primary) != 0) {
-		if (act_git(s, repo, checkout) == 0)
+		if (act_git(&s->act, repo, checkout) == 0)
 			sup_fixed(s, "%s: switched the clone from '%s' to %s",
 			    proj, branch ? branch : "(detached)", primary);
 		else
@@ -171,7 +174,7 @@ git_repo(struct sup *s)
  * repository does not have.
  */
 static int
-labelled_count(struct sup *s, const char *label, const char *type,
+devhealth_labelled_count(struct sup *s, const char *label, const char *type,
     long long *count)
 {
 	const cJSON *list, *it;
@@ -191,15 +194,15 @@ labelled_count(struct sup *s, const char *label, const char *type,
 
 /* Backlog waiting, nothing in progress, and dev-poll silent for 20 min. */
 static void
-stall(struct sup *s)
+devhealth_stall(struct sup *s)
 {
 	const char *proj = s->cfg->project_name;
 	char *log = runfiles_dev_log(proj);
 	long long backlog, busy, age;
 
 	sup_status(s, "P2: %s: checking for a stalled backlog", proj);
-	if (labelled_count(s, "backlog", "issues", &backlog) == -1 ||
-	    labelled_count(s, "in-progress", "issues", &busy) == -1 ||
+	if (devhealth_labelled_count(s, "backlog", "issues", &backlog) == -1 ||
+	    devhealth_labelled_count(s, "in-progress", "issues", &busy) == -1 ||
 	    backlog == 0 || busy > 0)
 		goto out;
 	if (runfiles_age(log, s->now, &age) == -1)
@@ -218,7 +221,7 @@ out:
 
 /* The last 6 dev-poll ticks all found no ready issue. */
 static void
-productivity(struct sup *s)
+devhealth_productivity(struct sup *s)
 {
 	const char *proj = s->cfg->project_name;
 	char *log = runfiles_dev_log(proj), *text;
@@ -228,7 +231,7 @@ productivity(struct sup *s)
 
 	sup_status(s, "P2: %s: checking dev-poll productivity", proj);
 	buf_init(&tail, 0);
-	if (read_tail(log, LOG_TAIL_BYTES, &tail) == -1)
+	if (devhealth_log_tail(log, LOG_TAIL_BYTES, &tail) == -1)
 		goto out;
 	text = tail.data != NULL ? tail.data : (char *)"";
 	/* The last LOG_TAIL_LINES lines, newest first. */
@@ -262,10 +265,10 @@ void
 devhealth_check(struct sup *s)
 {
 	if (s->cfg->check_dev_agent)
-		dev_lock(s);
-	git_repo(s);
+		devhealth_dev_lock(s);
+	devhealth_git_repo(s);
 	if (s->cfg->check_pipeline_stall)
-		stall(s);
+		devhealth_stall(s);
 	if (s->cfg->check_dev_agent)
-		productivity(s);
+		devhealth_productivity(s);
 }

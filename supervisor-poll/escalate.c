@@ -9,7 +9,6 @@
  * before anything is posted again, even when the run files are lost.
  */
 #include <errno.h>
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,18 +20,23 @@
 #include "forge.h"
 #include "json.h"
 #include "log.h"
+#include "record.h"
 #include "redact.h"
 #include "runfiles.h"
 #include "supervisor-poll.h"
 #include "template.h"
-#include "tmux.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
-#define RENOTIFY_S (6 * 3600)
-#define TIMEOUT_S (24 * 3600)
 #define REPLY_MAX (8 * 1024)
-#define REPLY_FILE_MAX (64 * 1024)
 #define REPLY_TEMPLATE "supervisor-escalation-reply.md"
+
+/* What escalate_comment() did. */
+enum escalate_posted {
+	ESCALATE_POSTED,     /* there: posted now or before */
+	ESCALATE_POST_DRY,   /* dry-run: it would be posted */
+	ESCALATE_POST_FAILED /* logged */
+};
 
 /* The escalation being handled. */
 struct esc {
@@ -45,29 +49,63 @@ struct esc {
 	const char *login; /* the token's user */
 };
 
-static char *marker(const struct esc *, const char *);
-static int find_own(struct sup *, const struct esc *, const char *,
+static int escalate_state_load(const char *, long long *, long long *);
+static int escalate_state_save(struct sup *, const char *, long long,
+    long long);
+static char *escalate_marker(const struct esc *, const char *);
+static int escalate_find_own(struct sup *, const struct esc *, const char *,
     long long *);
-static int ensure_comment(struct sup *, const struct esc *, const char *,
-    const char *, const char *, long long *);
-static int find_reply(struct sup *, const struct esc *, long long,
+static enum escalate_posted escalate_comment(struct sup *, const struct esc *,
+    const char *, const char *, const char *, long long *);
+static int escalate_find_reply(struct sup *, const struct esc *, long long,
     const cJSON **);
-static int inject_reply(struct sup *, const char *, long long, const char *,
-    const char *, const char *, const char *);
-static void reply_from_forge(struct sup *, const struct esc *, const cJSON *,
-    int *);
-static void renotify(struct sup *, const struct esc *);
-static void timeout(struct sup *, const struct esc *);
-static void forget(struct sup *, const struct esc *);
-static void remember(struct sup *, const struct esc *);
+static enum act_inject escalate_inject_reply(struct sup *, const char *,
+    long long, const char *, const char *, const char *, const char *);
+static void escalate_reply_from_forge(struct sup *, const struct esc *,
+    const cJSON *, int *);
+static void escalate_renotify(struct sup *, const struct esc *);
+static void escalate_timeout(struct sup *, const struct esc *);
+static void escalate_forget(struct sup *, const struct esc *);
+static void escalate_remember(struct sup *, const struct esc *);
+static enum escalate_posted escalate_notice(struct sup *, const struct esc *,
+    const char *, long long *);
+static void escalate_clock(struct sup *, const struct esc *, int);
 static void escalate_one(struct sup *, struct esc *);
-static const struct esc_target *route(struct sup *, const char *,
-    const char **);
-static void restore(const char *, const char *);
+static int escalate_login(struct sup *, struct esc *);
+
+/*
+ * An escalation's state file: the ID of a comment ("ID:", 0 for the reply
+ * file) and the escalation it belongs to (its phase time, "AT:").  0, or
+ * -1 when it is missing or not in that form.
+ */
+static int
+escalate_state_load(const char *path, long long *id, long long *at)
+{
+	struct buf b;
+	int r = -1;
+
+	buf_init(&b, 0);
+	if (record_load(path, &b) == 0 &&
+	    record_get_ll(buf_str(&b), "ID:", id) == 0 &&
+	    record_get_ll(buf_str(&b), "AT:", at) == 0)
+		r = 0;
+	buf_free(&b);
+	return r;
+}
+
+/* Write a state file (synced): 0 or -1. */
+static int
+escalate_state_save(struct sup *s, const char *path, long long id, long long at)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "ID: %lld\nAT: %lld\n", id, at);
+	return act_write(&s->act, path, text, 1);
+}
 
 /* The markers of one kind of comment about this escalation. */
 static char *
-marker(const struct esc *e, const char *kind)
+escalate_marker(const struct esc *e, const char *kind)
 {
 	return xasprintf("<!-- %s: %s-%lld -->\n<!-- escalation-at: %lld -->",
 	    kind, e->project, e->issue, e->since);
@@ -78,11 +116,12 @@ marker(const struct esc *e, const char *kind)
  * not there, -1 when the comments cannot be read.
  */
 static int
-find_own(struct sup *s, const struct esc *e, const char *kind, long long *id)
+escalate_find_own(struct sup *s, const struct esc *e, const char *kind,
+    long long *id)
 {
 	const cJSON *list, *c;
 	const char *body, *user;
-	char *mark = marker(e, kind);
+	char *mark = escalate_marker(e, kind);
 	int r = 0;
 
 	if (forge_comments_list(s->forge, e->issue, &list) == -1) {
@@ -108,37 +147,37 @@ out:
 
 /*
  * Make sure our comment of kind exists for this escalation, remembered
- * in the state file: its ID in *id.  0 done, 1 it would be posted (dry
- * run), -1 failed.
+ * in the state file: its ID in *id.
  */
-static int
-ensure_comment(struct sup *s, const struct esc *e, const char *kind,
+static enum escalate_posted
+escalate_comment(struct sup *s, const struct esc *e, const char *kind,
     const char *state, const char *text, long long *id)
 {
 	long long at;
 	char *mark, *body;
 	int r;
 
-	if (state != NULL && state_read(state, id, &at) == 0 && at == e->since)
-		return 0;
-	if ((r = find_own(s, e, kind, id)) == -1)
-		return -1;
+	if (state != NULL && escalate_state_load(state, id, &at) == 0 &&
+	    at == e->since)
+		return ESCALATE_POSTED;
+	if ((r = escalate_find_own(s, e, kind, id)) == -1)
+		return ESCALATE_POST_FAILED;
 	if (r == 0) {
-		mark = marker(e, kind);
+		mark = escalate_marker(e, kind);
 		body = xasprintf("%s\n%s", mark, text);
-		r = act_comment(s, e->issue, body, id);
+		r = act_comment(&s->act, e->issue, body, id);
 		free(mark);
 		free(body);
 		if (r == -1)
-			return -1;
-		if (s->dry_run)
-			return 1;
+			return ESCALATE_POST_FAILED;
+		if (s->act.dry_run)
+			return ESCALATE_POST_DRY;
 		log_msg("%s: #%lld: posted the %s comment", e->project,
 		    e->issue, kind);
 	}
 	if (state != NULL)
-		(void)state_write(s, state, *id, e->since);
-	return 0;
+		(void)escalate_state_save(s, state, *id, e->since);
+	return ESCALATE_POSTED;
 }
 
 /*
@@ -146,7 +185,7 @@ ensure_comment(struct sup *s, const struct esc *e, const char *kind,
  * user nor one of FORGE_BOT_USERNAMES): 1 found, 0 none yet, -1 failed.
  */
 static int
-find_reply(struct sup *s, const struct esc *e, long long notice,
+escalate_find_reply(struct sup *s, const struct esc *e, long long notice,
     const cJSON **reply)
 {
 	const cJSON *list, *c;
@@ -173,60 +212,81 @@ find_reply(struct sup *s, const struct esc *e, long long notice,
 
 /*
  * Type the reply into the session with the instructions to continue.
- * Returns what act_inject() returns, or -1.
+ * Returns what act_inject() returns (ACT_INJECT_FAILED also when the
+ * text cannot be built).
  */
-static int
-inject_reply(struct sup *s, const char *project, long long issue,
+static enum act_inject
+escalate_inject_reply(struct sup *s, const char *project, long long issue,
     const char *session, const char *phase, const char *source,
     const char *reply)
 {
-	char num[32], err[256], *text = NULL, *cut = cut_text(reply, REPLY_MAX);
+	char num[32], err[256], *text = NULL;
+	char *cut = utf8_cut(reply, REPLY_MAX, " […]");
 	struct template_var vars[] = {{"ISSUE", num}, {"SOURCE", source},
 	    {"REPLY", cut}, {"PHASE_FILE", phase}};
-	int r = -1;
+	enum act_inject r = ACT_INJECT_FAILED;
 
 	snprintf(num, sizeof(num), "%lld", issue);
 	if (template_render(s->cfg->formulas_dir, REPLY_TEMPLATE, vars,
 		sizeof(vars) / sizeof(vars[0]), &text, err, sizeof(err)) == -1)
 		sup_fail(s, "%s: #%lld: %s", project, issue, err);
 	else
-		r = act_inject(s, session, text);
+		r = act_inject(&s->act, session, text);
 	free(text);
 	free(cut);
 	return r;
 }
 
 static void
-reply_from_forge(struct sup *s, const struct esc *e, const cJSON *reply,
-    int *handled)
+escalate_reply_from_forge(struct sup *s, const struct esc *e,
+    const cJSON *reply, int *handled)
 {
 	const char *user = json_str_at(reply, "user.login");
-	char *source,
-	    *injected = runfiles_escalation_injected(e->project, e->issue),
-	    *renote = runfiles_renotify(e->project, e->issue);
+	char *injected = runfiles_escalation_injected(e->project, e->issue);
+	char *source, *what;
 	long long id = 0, iid, at;
 
 	(void)json_int(reply, "id", &id);
 	*handled = 0;
-	if (state_read(injected, &iid, &at) == 0 && at == e->since && iid == id)
+	if (escalate_state_load(injected, &iid, &at) == 0 && at == e->since &&
+	    iid == id)
 		goto out;
 	*handled = 1;
 	source = xasprintf("comment by @%s", user);
-	if (inject_reply(s, e->project, e->issue, e->session, e->phase, source,
-		json_str(reply, "body")) == AGENT_DELIVERED &&
-	    state_write(s, injected, id, e->since) == 0) {
-		(void)act_remove(s, renote);
-		sup_fixed(s, "%s: #%lld: passed @%s's reply to %s", e->project,
-		    e->issue, user, e->session);
-	}
+	what = xasprintf("@%s's reply", user);
+	/* escalate_one() remembered this escalation last. */
+	(void)escalate_answer(s, &s->esc[s->nesc - 1], id, source, what,
+	    json_str(reply, "body"));
+	free(what);
 	free(source);
 out:
 	free(injected);
+}
+
+enum act_inject
+escalate_answer(struct sup *s, const struct esc_target *t, long long id,
+    const char *source, const char *what, const char *reply)
+{
+	char *injected = runfiles_escalation_injected(t->project, t->issue);
+	char *renote = runfiles_renotify(t->project, t->issue);
+	enum act_inject r;
+
+	r = escalate_inject_reply(s, t->project, t->issue, t->session,
+	    t->phase_path, source, reply);
+	if (r == ACT_INJECTED &&
+	    escalate_state_save(s, injected, id, (long long)t->since) == 0) {
+		/* Marks the escalation answered: no reminder follows. */
+		(void)act_remove(&s->act, renote);
+		sup_fixed(s, "%s: #%lld: passed %s to %s", t->project, t->issue,
+		    what, t->session);
+	}
+	free(injected);
 	free(renote);
+	return r;
 }
 
 static void
-renotify(struct sup *s, const struct esc *e)
+escalate_renotify(struct sup *s, const struct esc *e)
 {
 	char *state = runfiles_renotify(e->project, e->issue), *text;
 	long long id;
@@ -239,7 +299,8 @@ renotify(struct sup *s, const struct esc *e)
 			 "stopped 24 hours after the question.\n",
 	    (long long)(s->now - e->since) / 3600,
 	    *e->reason ? e->reason : "(none given)");
-	if (ensure_comment(s, e, "escalation-renotify", state, text, &id) == 0)
+	if (escalate_comment(s, e, "escalation-renotify", state, text, &id) ==
+	    ESCALATE_POSTED)
 		log_msg("%s: #%lld: reminder for the escalation is out",
 		    e->project, e->issue);
 	free(text);
@@ -248,7 +309,7 @@ renotify(struct sup *s, const struct esc *e)
 
 /* Forget this escalation's run files once it is settled for good. */
 static void
-forget(struct sup *s, const struct esc *e)
+escalate_forget(struct sup *s, const struct esc *e)
 {
 	char *paths[3];
 	size_t i;
@@ -257,7 +318,7 @@ forget(struct sup *s, const struct esc *e)
 	paths[1] = runfiles_escalation_injected(e->project, e->issue);
 	paths[2] = runfiles_renotify(e->project, e->issue);
 	for (i = 0; i < 3; i++) {
-		(void)act_remove(s, paths[i]);
+		(void)act_remove(&s->act, paths[i]);
 		free(paths[i]);
 	}
 }
@@ -269,7 +330,7 @@ forget(struct sup *s, const struct esc *e)
  * until the next tick.
  */
 static void
-timeout(struct sup *s, const struct esc *e)
+escalate_timeout(struct sup *s, const struct esc *e)
 {
 	const cJSON *issue;
 	char *text;
@@ -282,7 +343,7 @@ timeout(struct sup *s, const struct esc *e)
 		return;
 	}
 	if (!json_has_label(issue, "blocked") &&
-	    act_add_label(s, e->issue, "blocked") == -1)
+	    act_label_add(&s->act, e->issue, "blocked") == -1)
 		return;
 	text = xasprintf("### Escalation timed out\n\n"
 			 "No one answered the agent's question within 24 "
@@ -291,15 +352,16 @@ timeout(struct sup *s, const struct esc *e)
 			 "%s\n\nTo try again: answer the question here, then "
 			 "remove `blocked` and add `backlog`.\n",
 	    e->session, *e->reason ? e->reason : "(none given)");
-	r = ensure_comment(s, e, "escalation-timeout", NULL, text, &id);
+	r = escalate_comment(s, e, "escalation-timeout", NULL, text, &id);
 	free(text);
-	if (r == -1)
+	if (r == ESCALATE_POST_FAILED)
 		return;
 	if ((json_has_label(issue, "in-progress") &&
-		act_remove_label(s, e->issue, "in-progress") == -1) ||
-	    act_kill(s, e->session) == -1 || act_remove(s, e->phase) == -1)
+		act_label_remove(&s->act, e->issue, "in-progress") == -1) ||
+	    act_kill(&s->act, e->session) == -1 ||
+	    act_remove(&s->act, e->phase) == -1)
 		return;
-	forget(s, e);
+	escalate_forget(s, e);
 	sup_fixed(s,
 	    "%s: #%lld: no answer to the escalation in 24 h: "
 	    "labelled blocked, %s stopped",
@@ -308,7 +370,7 @@ timeout(struct sup *s, const struct esc *e)
 
 /* Keep the live escalated session for the legacy reply file. */
 static void
-remember(struct sup *s, const struct esc *e)
+escalate_remember(struct sup *s, const struct esc *e)
 {
 	struct esc_target *t;
 
@@ -321,14 +383,60 @@ remember(struct sup *s, const struct esc *e)
 	t->since = (time_t)e->since;
 }
 
+enum escalate_due
+escalate_due(long long age, int answered)
+{
+	if (age >= ESCALATE_TIMEOUT_S)
+		return ESCALATE_TIMEOUT;
+	if (age >= ESCALATE_RENOTIFY_S && !answered)
+		return ESCALATE_RENOTIFY;
+	return ESCALATE_WAIT;
+}
+
+/* The notice on the issue, once: its comment ID in *notice. */
+static enum escalate_posted
+escalate_notice(struct sup *s, const struct esc *e, const char *state,
+    long long *notice)
+{
+	enum escalate_posted r;
+	char *text;
+
+	text = xasprintf(
+	    "### The dev agent needs a decision from a person\n\n"
+	    "**Reason:** %s\n\nPlease answer in a comment on this issue. The "
+	    "first reply from a person (not a bot account) is passed to the "
+	    "agent's session `%s`, which then carries on. Without an answer "
+	    "a reminder follows after 6 hours, and after 24 hours the issue "
+	    "is labelled `blocked` and the session stopped.\n",
+	    *e->reason ? e->reason : "(none given)", e->session);
+	r = escalate_comment(s, e, "escalation", state, text, notice);
+	free(text);
+	return r;
+}
+
+/* Run the clock's verdict: the timeout, or the reminder. */
+static void
+escalate_clock(struct sup *s, const struct esc *e, int answered)
+{
+	switch (escalate_due(s->now - e->since, answered)) {
+	case ESCALATE_TIMEOUT:
+		escalate_timeout(s, e);
+		break;
+	case ESCALATE_RENOTIFY:
+		escalate_renotify(s, e);
+		break;
+	case ESCALATE_WAIT:
+		break;
+	}
+}
+
 static void
 escalate_one(struct sup *s, struct esc *e)
 {
 	char *notified = runfiles_escalation_notified(e->project, e->issue);
 	char *injected = runfiles_escalation_injected(e->project, e->issue);
-	char *text;
 	const cJSON *reply;
-	long long notice, age = s->now - e->since, iid, at;
+	long long notice, iid, at;
 	int alive = agent_alive(e->session), r, handled = 0;
 
 	if (alive == -1) {
@@ -339,205 +447,69 @@ escalate_one(struct sup *s, struct esc *e)
 	if (alive == 0) {
 		log_msg("%s: #%lld escalated, but session %s is gone",
 		    e->project, e->issue, e->session);
-		if (age >= TIMEOUT_S)
-			timeout(s, e);
+		/* No one to remind for: only the timeout applies. */
+		escalate_clock(s, e, 1);
 		goto out;
 	}
-	remember(s, e);
-	text = xasprintf(
-	    "### The dev agent needs a decision from a person\n\n"
-	    "**Reason:** %s\n\nPlease answer in a comment on this issue. The "
-	    "first reply from a person (not a bot account) is passed to the "
-	    "agent's session `%s`, which then carries on. Without an answer "
-	    "a reminder follows after 6 hours, and after 24 hours the issue "
-	    "is labelled `blocked` and the session stopped.\n",
-	    *e->reason ? e->reason : "(none given)", e->session);
-	r = ensure_comment(s, e, "escalation", notified, text, &notice);
-	free(text);
-	if (r != 0)
-		goto out;
-	if ((r = find_reply(s, e, notice, &reply)) == -1)
+	escalate_remember(s, e);
+	if (escalate_notice(s, e, notified, &notice) != ESCALATE_POSTED ||
+	    (r = escalate_find_reply(s, e, notice, &reply)) == -1)
 		goto out;
 	if (r == 1)
-		reply_from_forge(s, e, reply, &handled);
-	if (handled)
-		goto out;
-	if (age >= TIMEOUT_S)
-		timeout(s, e);
-	else if (age >= RENOTIFY_S && r == 0 &&
-	    !(state_read(injected, &iid, &at) == 0 && at == e->since))
-		renotify(s, e);
+		escalate_reply_from_forge(s, e, reply, &handled);
+	if (!handled)
+		escalate_clock(s, e,
+		    r == 1 ||
+			(escalate_state_load(injected, &iid, &at) == 0 &&
+			    at == e->since));
 out:
 	free(notified);
 	free(injected);
+}
+
+/* The token's user, who posts the notices: 0, or -1 (logged). */
+static int
+escalate_login(struct sup *s, struct esc *e)
+{
+	if (forge_user_login(s->forge, &e->login) == 0)
+		return 0;
+	sup_fail(s, "%s: cannot tell the token's user: %s", e->project,
+	    forge_error(s->forge));
+	return -1;
 }
 
 void
 escalate_check(struct sup *s)
 {
 	const char *proj = s->cfg->project_name;
-	char *pattern = runfiles_phase_glob(proj);
-	struct agent_signal sig;
+	struct phase_info sig;
+	long long *issues;
 	struct esc e;
-	glob_t g;
-	size_t i;
-	int r;
+	size_t i, n;
+	int stop = 0;
 
 	sup_status(s, "P2: %s: checking escalated sessions", proj);
-	memset(&g, 0, sizeof(g));
-	r = glob(pattern, 0, NULL, &g);
-	if (r != 0 && r != GLOB_NOMATCH)
-		sup_fail(s, "cannot list '%s'", pattern);
-	for (i = 0; r == 0 && i < g.gl_pathc; i++) {
+	if (runfiles_phase_issues(proj, &issues, &n) == -1) {
+		sup_fail(s, "cannot list the phase files of %s", proj);
+		return;
+	}
+	for (i = 0; !stop && i < n; i++) {
 		memset(&e, 0, sizeof(e));
 		e.project = proj;
-		e.issue = runfiles_phase_issue(proj, g.gl_pathv[i]);
-		if (e.issue < 1)
-			continue;
-		if (agent_read_signal(g.gl_pathv[i], &sig) == -1) {
-			sup_fail(s, "cannot read '%s'", g.gl_pathv[i]);
-			continue;
-		}
-		if (sig.phase != PHASE_ESCALATE || sig.since == 0)
-			continue;
-		if (forge_user_login(s->forge, &e.login) == -1) {
-			sup_fail(s, "%s: cannot tell the token's user: %s",
-			    proj, forge_error(s->forge));
-			break;
-		}
-		e.since = (long long)sig.since;
+		e.issue = issues[i];
 		e.session = runfiles_dev_session(proj, e.issue);
-		e.phase = xstrdup(g.gl_pathv[i]);
-		e.reason = redact_secrets(sig.reason);
-		escalate_one(s, &e);
+		e.phase = runfiles_phase(proj, e.issue);
+		if (agent_read_signal(e.session, e.phase, &sig) == -1)
+			sup_fail(s, "cannot read '%s'", e.phase);
+		else if (sig.phase == PHASE_ESCALATE && sig.mtime != 0 &&
+		    !(stop = escalate_login(s, &e) == -1)) {
+			e.since = (long long)sig.mtime;
+			e.reason = redact_secrets(sig.reason);
+			escalate_one(s, &e);
+		}
 		free(e.session);
 		free(e.phase);
 		free(e.reason);
 	}
-	if (r == 0)
-		globfree(&g);
-	free(pattern);
-}
-
-/*
- * Which escalated session the legacy reply file is for.  Its first line
- * may name one: the session ("dev-harb-42") or the issue ("#42"); then
- * the reply is the rest (*body).  Without a name it goes to the only
- * escalated session.  NULL when it cannot be routed (logged).
- */
-static const struct esc_target *
-route(struct sup *s, const char *text, const char **body)
-{
-	size_t len = strcspn(text, "\n"), i, hits = 0;
-	const struct esc_target *t = NULL;
-	char *first = xstrndup(text, len), *p;
-	long long n = -1;
-
-	for (p = first + strlen(first);
-	     p > first && (p[-1] == ' ' || p[-1] == '\r' || p[-1] == '\t');)
-		*--p = '\0';
-	*body = text[len] == '\n' ? text + len + 1 : text + len;
-	if (first[0] == '#' && first[1] != '\0' &&
-	    strspn(first + 1, "0123456789") == strlen(first + 1))
-		n = strtoll(first + 1, NULL, 10);
-	for (i = 0; i < s->nesc; i++) {
-		if (strcmp(first, s->esc[i].session) == 0 ||
-		    n == s->esc[i].issue) {
-			t = &s->esc[i];
-			hits++;
-		}
-	}
-	if (hits == 1)
-		goto out;
-	t = NULL;
-	if (hits > 1) {
-		log_msg("reply file: '%s' matches %zu escalated sessions; left "
-			"in place",
-		    first, hits);
-	} else if (n != -1 ||
-	    (strncmp(first, "dev-", 4) == 0 && tmux_valid_name(first) &&
-		strchr(first, ' ') == NULL)) {
-		log_msg("reply file names '%s', which is not an escalated "
-			"session; left in place",
-		    first);
-	} else if (s->nesc == 1) {
-		t = &s->esc[0];
-		*body = text;
-	} else {
-		log_msg("reply file names no session and %zu are escalated; "
-			"left in place",
-		    s->nesc);
-	}
-out:
-	free(first);
-	return t;
-}
-
-/* Put an undelivered reply back, unless a newer one has arrived. */
-static void
-restore(const char *path, const char *text)
-{
-	if (file_create_excl(path, text, 0644) != 0)
-		log_msg("reply file: a newer reply is in place; the "
-			"undelivered one (%zu bytes) is dropped",
-		    strlen(text));
-	else
-		log_msg("reply file: put back for the next tick");
-}
-
-void
-escalate_reply_file(struct sup *s)
-{
-	char *path = runfiles_escalation_reply();
-	const struct esc_target *t, *t2;
-	const char *body, *body2;
-	struct buf peek, claimed;
-	int r;
-
-	buf_init(&peek, 0);
-	buf_init(&claimed, 0);
-	r = file_read(path, REPLY_FILE_MAX, &peek);
-	if (r == -1 && errno == ENOENT)
-		goto out;
-	if (r == -1) {
-		sup_fail(s, "cannot read '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	if (strspn(buf_str(&peek), " \t\r\n") == peek.len ||
-	    (t = route(s, buf_str(&peek), &body)) == NULL)
-		goto out;
-	if (s->dry_run) {
-		log_msg("dry-run: would claim the reply file for %s",
-		    t->session);
-		goto out;
-	}
-	r = runfiles_claim(path, REPLY_FILE_MAX, &claimed);
-	if (r != 1) {
-		if (r == -1)
-			sup_fail(s, "cannot claim '%s': %s", path,
-			    strerror(errno));
-		goto out;
-	}
-	if ((t2 = route(s, buf_str(&claimed), &body2)) != t) {
-		restore(path, buf_str(&claimed));
-		goto out;
-	}
-	if (inject_reply(s, t->project, t->issue, t->session, t->phase_path,
-		"the reply file", body2) != AGENT_DELIVERED) {
-		restore(path, buf_str(&claimed));
-		goto out;
-	}
-	/* Marks the escalation answered: no reminder follows. */
-	free(path);
-	path = runfiles_escalation_injected(t->project, t->issue);
-	(void)state_write(s, path, 0, (long long)t->since);
-	free(path);
-	path = runfiles_renotify(t->project, t->issue);
-	(void)act_remove(s, path);
-	sup_fixed(s, "%s: #%lld: passed the reply file to %s", t->project,
-	    t->issue, t->session);
-out:
-	buf_free(&peek);
-	buf_free(&claimed);
-	free(path);
+	free(issues);
 }

@@ -32,20 +32,20 @@
 #define LOG_ROTATE_BYTES (5LL * 1024 * 1024)
 #define DROP_CACHES "/proc/sys/vm/drop_caches"
 
-static int mem_read(struct sup *);
-static void mem_check(struct sup *);
-static void drop_caches(struct sup *);
-static void reap_stale(struct sup *);
-static int disk_read(struct sup *);
-static void disk_check(struct sup *);
-static char **log_files(void);
-static void truncate_logs(struct sup *);
-static void rotate_logs(struct sup *);
-static void infra_metric(struct sup *);
-static long long file_size(const char *);
+static int host_mem_read(struct sup *);
+static void host_mem_check(struct sup *);
+static void host_drop_caches(struct sup *);
+static void host_reap_stale(struct sup *);
+static int host_disk_read(struct sup *);
+static void host_disk_check(struct sup *);
+static char **host_log_files(void);
+static void host_truncate_logs(struct sup *);
+static void host_rotate_logs(struct sup *);
+static void host_infra_metric(struct sup *);
+static long long host_file_size(const char *);
 
 static int
-mem_read(struct sup *s)
+host_mem_read(struct sup *s)
 {
 	const char *path = s->base->meminfo_path;
 	long long swap_total = 0, swap_free = 0;
@@ -66,9 +66,9 @@ mem_read(struct sup *s)
 
 /* Memory crisis: stale one-shot runs stopped, caches dropped, re-check. */
 static void
-mem_check(struct sup *s)
+host_mem_check(struct sup *s)
 {
-	if (mem_read(s) == -1)
+	if (host_mem_read(s) == -1)
 		return;
 	if (s->mem_avail_mb >= MEM_CRIT_MB &&
 	    (s->swap_used_mb <= SWAP_HIGH_MB || s->mem_avail_mb >= MEM_LOW_MB))
@@ -76,9 +76,9 @@ mem_check(struct sup *s)
 	log_msg("memory crisis: %lld MB available, %lld MB swap used — "
 		"fixing",
 	    s->mem_avail_mb, s->swap_used_mb);
-	reap_stale(s);
-	drop_caches(s);
-	if (mem_read(s) == -1)
+	host_reap_stale(s);
+	host_drop_caches(s);
+	if (host_mem_read(s) == -1)
 		return;
 	if (s->mem_avail_mb < MEM_CRIT_MB || s->swap_used_mb > SWAP_HIGH_MB)
 		sup_alert(s, P0,
@@ -96,31 +96,20 @@ mem_check(struct sup *s)
  * only where this user may write the kernel's switch.
  */
 static void
-drop_caches(struct sup *s)
+host_drop_caches(struct sup *s)
 {
-	int fd;
-
 	if (strcmp(s->base->proc_dir, "/proc") != 0 ||
 	    access(DROP_CACHES, W_OK) == -1)
 		return;
-	if (s->dry_run) {
-		log_msg("dry-run: would drop the filesystem caches");
-		return;
-	}
-	sync();
-	fd = open(DROP_CACHES, O_WRONLY | O_CLOEXEC);
-	if (fd == -1 || write(fd, "3\n", 2) != 2)
-		log_msg("cannot drop the filesystem caches: %s",
-		    strerror(errno));
-	else
+	if (!s->act.dry_run)
+		sync();
+	if (act_write_in_place(&s->act, DROP_CACHES, "3\n") == 0)
 		sup_fixed(s, "dropped the filesystem caches");
-	if (fd != -1)
-		close(fd);
 }
 
 /* Stop this user's one-shot agent runs older than 3 hours. */
 static void
-reap_stale(struct sup *s)
+host_reap_stale(struct sup *s)
 {
 	struct proc_hit *hits = NULL;
 	struct buf pids;
@@ -137,7 +126,7 @@ reap_stale(struct sup *s)
 	s->agent_procs = n;
 	for (i = 0; i < n; i++) {
 		if (hits[i].age <= STALE_AGENT_S ||
-		    act_signal(s, hits[i].pid) == -1)
+		    act_signal(&s->act, hits[i].pid) == -1)
 			continue;
 		buf_printf(&pids, "%s%ld", killed++ ? " " : "",
 		    (long)hits[i].pid);
@@ -153,7 +142,7 @@ out:
 }
 
 static int
-disk_read(struct sup *s)
+host_disk_read(struct sup *s)
 {
 	struct statvfs vf;
 	unsigned long long used, avail;
@@ -175,13 +164,13 @@ disk_read(struct sup *s)
 }
 
 static void
-disk_check(struct sup *s)
+host_disk_check(struct sup *s)
 {
-	if (disk_read(s) == -1 || s->disk_pct <= DISK_HIGH_PCT)
+	if (host_disk_read(s) == -1 || s->disk_pct <= DISK_HIGH_PCT)
 		return;
 	log_msg("disk pressure: %d%% used — cleaning", s->disk_pct);
-	truncate_logs(s);
-	if (disk_read(s) == -1)
+	host_truncate_logs(s);
+	if (host_disk_read(s) == -1)
 		return;
 	if (s->disk_pct > DISK_HIGH_PCT)
 		sup_alert(s, P1, "disk still %d%% used after cleaning",
@@ -191,7 +180,7 @@ disk_check(struct sup *s)
 }
 
 static long long
-file_size(const char *path)
+host_file_size(const char *path)
 {
 	struct stat st;
 
@@ -205,7 +194,7 @@ file_size(const char *path)
  * review and supervisor logs.  NULL-ended; free with strv_free().
  */
 static char **
-log_files(void)
+host_log_files(void)
 {
 	char *anchors[3], **out = NULL;
 	size_t n = 0, i;
@@ -240,15 +229,16 @@ log_files(void)
 }
 
 static void
-truncate_logs(struct sup *s)
+host_truncate_logs(struct sup *s)
 {
-	char **logs = log_files();
+	char **logs = host_log_files();
 	size_t i;
 
 	for (i = 0; logs != NULL && logs[i] != NULL; i++) {
-		long long size = file_size(logs[i]);
+		long long size = host_file_size(logs[i]);
 
-		if (size > LOG_TRUNCATE_BYTES && act_truncate(s, logs[i]) == 0)
+		if (size > LOG_TRUNCATE_BYTES &&
+		    act_truncate(&s->act, logs[i]) == 0)
 			sup_fixed(s, "truncated %s (was %lld kB)", logs[i],
 			    size / 1024);
 	}
@@ -256,16 +246,16 @@ truncate_logs(struct sup *s)
 }
 
 static void
-rotate_logs(struct sup *s)
+host_rotate_logs(struct sup *s)
 {
-	char **logs = log_files(), *old;
+	char **logs = host_log_files(), *old;
 	size_t i;
 
 	for (i = 0; logs != NULL && logs[i] != NULL; i++) {
-		if (file_size(logs[i]) <= LOG_ROTATE_BYTES)
+		if (host_file_size(logs[i]) <= LOG_ROTATE_BYTES)
 			continue;
 		old = xasprintf("%s.old", logs[i]);
-		if (act_rename(s, logs[i], old) == 0)
+		if (act_rename(&s->act, logs[i], old) == 0)
 			sup_fixed(s, "rotated %s", logs[i]);
 		free(old);
 	}
@@ -273,7 +263,7 @@ rotate_logs(struct sup *s)
 }
 
 static void
-infra_metric(struct sup *s)
+host_infra_metric(struct sup *s)
 {
 	cJSON *m = metrics_new(s, "infra");
 
@@ -294,11 +284,11 @@ void
 host_check(struct sup *s)
 {
 	sup_status(s, "P0: checking memory");
-	mem_check(s);
+	host_mem_check(s);
 	sup_status(s, "P1: checking disk");
-	disk_check(s);
-	infra_metric(s);
+	host_disk_check(s);
+	host_infra_metric(s);
 	sup_status(s, "P4: infra housekeeping");
-	reap_stale(s);
-	rotate_logs(s);
+	host_reap_stale(s);
+	host_rotate_logs(s);
 }

@@ -29,27 +29,27 @@
 /* The log is rotated past this size. */
 #define LOG_ROTATE (5 * 1024 * 1024)
 
-static char *log_path(const struct config *);
-static char *status_path(const struct config *);
-static int load_projects(const struct config *, const char *, struct config **,
-    size_t *, char *, size_t);
-static void free_projects(struct config *, size_t);
-static int take_lock(int *);
-static void check_project(struct sup *, const struct config *);
-static void check_projects(struct sup *, struct config *, size_t);
+static char *main_log_path(const struct config *);
+static char *main_status_path(const struct config *);
+static int main_load_projects(const struct config *, const char *,
+    struct config **, size_t *, char *, size_t);
+static void main_free_projects(struct config *, size_t);
+static int main_take_lock(int *);
+static void main_check_project(struct sup *, const struct config *);
+static void main_check_projects(struct sup *, struct config *, size_t);
 
-static const struct cli_tool tool = {"supervisor-poll", 0, log_path,
-    status_path, "", LOG_ROTATE};
+static const struct cli_tool main_tool = {"supervisor-poll", 0, main_log_path,
+    main_status_path, "", LOG_ROTATE};
 
 static char *
-log_path(const struct config *cfg)
+main_log_path(const struct config *cfg)
 {
 	(void)cfg;
 	return runfiles_supervisor_log();
 }
 
 static char *
-status_path(const struct config *cfg)
+main_status_path(const struct config *cfg)
 {
 	(void)cfg;
 	return runfiles_supervisor_status();
@@ -61,8 +61,8 @@ status_path(const struct config *cfg)
  * file:line message.
  */
 static int
-load_projects(const struct config *base, const char *exe, struct config **out,
-    size_t *n, char *msg, size_t msgsz)
+main_load_projects(const struct config *base, const char *exe,
+    struct config **out, size_t *n, char *msg, size_t msgsz)
 {
 	char *pattern = xasprintf("%s/projects/*.toml", base->factory_root);
 	char err[512];
@@ -96,7 +96,7 @@ load_projects(const struct config *base, const char *exe, struct config **out,
 }
 
 static void
-free_projects(struct config *p, size_t n)
+main_free_projects(struct config *p, size_t n)
 {
 	size_t i;
 
@@ -107,7 +107,7 @@ free_projects(struct config *p, size_t n)
 
 /* The tick lock: 0 taken, 1 another tick runs, -1 error (logged). */
 static int
-take_lock(int *fd)
+main_take_lock(int *fd)
 {
 	char *path = runfiles_supervisor_lock();
 	int r = lock_take(path, fd);
@@ -119,7 +119,7 @@ take_lock(int *fd)
 }
 
 static void
-check_project(struct sup *s, const struct config *cfg)
+main_check_project(struct sup *s, const struct config *cfg)
 {
 	s->cfg = cfg;
 	s->review_started = 0;
@@ -133,6 +133,8 @@ check_project(struct sup *s, const struct config *cfg)
 	if (config_ci_configured(cfg))
 		s->wp = woodpecker_open(cfg->woodpecker_server,
 		    cfg->woodpecker_token, cfg->woodpecker_repo_id);
+	s->act.forge = s->forge;
+	s->act.wp = s->wp;
 	pipelines_check(s);
 	devhealth_check(s);
 	prs_check(s);
@@ -144,10 +146,12 @@ check_project(struct sup *s, const struct config *cfg)
 	woodpecker_close(s->wp);
 	s->forge = NULL;
 	s->wp = NULL;
+	s->act.forge = NULL;
+	s->act.wp = NULL;
 }
 
 static void
-check_projects(struct sup *s, struct config *projects, size_t n)
+main_check_projects(struct sup *s, struct config *projects, size_t n)
 {
 	size_t i;
 
@@ -155,10 +159,10 @@ check_projects(struct sup *s, struct config *projects, size_t n)
 	if (n == 0) {
 		log_msg("no projects/*.toml: checking the project of the "
 			"environment");
-		check_project(s, s->base);
+		main_check_project(s, s->base);
 	}
 	for (i = 0; i < n; i++)
-		check_project(s, &projects[i]);
+		main_check_project(s, &projects[i]);
 	s->cfg = s->base;
 }
 
@@ -173,42 +177,42 @@ main(int argc, char *argv[])
 	int rc, lockfd = -1;
 
 	memset(&s, 0, sizeof(s));
-	rc = cli_start(argc, argv, &tool, &cli, &cfg, msg, sizeof(msg));
+	rc = cli_start(argc, argv, &main_tool, &cli, &cfg, msg, sizeof(msg));
 	if (rc != -1) {
 		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
 		goto out;
 	}
-	if (load_projects(&cfg, argv[0], &projects, &nprojects, msg,
+	if (main_load_projects(&cfg, argv[0], &projects, &nprojects, msg,
 		sizeof(msg)) == -1) {
 		fprintf(stderr, "supervisor-poll: %s\n", msg);
-		rc = cli_fail(&tool, &cfg, msg);
+		rc = cli_fail(&main_tool, &cfg, msg);
 		goto out;
 	}
 	for (i = 0; i < nprojects; i++)
 		cli_log_warnings(&projects[i], cli.verbose);
-	if ((rc = take_lock(&lockfd)) != 0) {
+	if ((rc = main_take_lock(&lockfd)) != 0) {
 		rc = rc == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 		goto out;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	s.base = s.cfg = &cfg;
-	s.dry_run = cli.dry_run;
+	s.act.dry_run = cli.dry_run;
 	s.now = time(NULL);
 	for (i = 0; i < NPRIO; i++)
 		buf_init(&s.alerts[i], 0);
 	buf_init(&s.fixes, 0);
 	metrics_rotate(&s);
 	host_check(&s);
-	check_projects(&s, projects, nprojects);
-	escalate_reply_file(&s);
+	main_check_projects(&s, projects, nprojects);
+	replyfile_check(&s);
 	fixer_run(&s);
-	rc = s.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	rc = s.failed || s.act.failed > 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 	http_cleanup();
 	curl_global_cleanup();
 out:
 	lock_release(lockfd);
 	sup_free(&s);
-	free_projects(projects, nprojects);
+	main_free_projects(projects, nprojects);
 	log_close();
 	config_free(&cfg);
 	return rc;

@@ -23,7 +23,7 @@
 /* "YYYY-MM-DDTHH:MM": the part of "ts" that is compared. */
 #define TS_CMP 16
 
-static int line_is_old(const char *, size_t, const char *);
+static int metrics_line_is_old(const char *, size_t, const char *);
 
 cJSON *
 metrics_new(const struct sup *s, const char *type)
@@ -44,13 +44,7 @@ metrics_emit(struct sup *s, cJSON *obj)
 {
 	char *path = runfiles_metrics(), *text = json_print(obj);
 
-	if (s->dry_run) {
-		log_msg("dry-run: would record metric %s", text);
-		goto out;
-	}
-	if (file_append_line(path, text) == -1)
-		sup_fail(s, "cannot append to '%s': %s", path, strerror(errno));
-out:
+	(void)act_append(&s->act, path, text);
 	free(text);
 	free(path);
 	cJSON_Delete(obj);
@@ -62,7 +56,7 @@ out:
  * reader of the file).  Objects that cannot be dated are kept.
  */
 static int
-line_is_old(const char *line, size_t len, const char *cutoff)
+metrics_line_is_old(const char *line, size_t len, const char *cutoff)
 {
 	char err[64];
 	cJSON *obj = json_parse(line, len, err, sizeof(err));
@@ -104,25 +98,17 @@ metrics_rotate(struct sup *s)
 		nl = strchr(p, '\n');
 		nl = nl != NULL ? nl + 1 : p + strlen(p);
 		len = (size_t)(nl - p);
-		if (len <= 1 || line_is_old(p, len, cutoff))
+		if (len <= 1 || metrics_line_is_old(p, len, cutoff))
 			dropped++;
 		else if (buf_append(&kept, p, len) == 0 && p[len - 1] != '\n')
 			buf_puts(&kept, "\n");
 	}
 	if (dropped == 0)
 		goto out;
-	if (s->dry_run)
-		log_msg("dry-run: would drop %zu metric line(s) older than "
-			"30 days or unreadable",
-		    dropped);
-	else if (file_write_atomic(path, kept.data ? kept.data : "", kept.len,
-		     0644, 1) == -1)
-		sup_fail(s, "cannot rewrite '%s' (left as it was): %s", path,
-		    strerror(errno));
-	else
-		log_msg("metrics: dropped %zu line(s) older than 30 days or "
-			"unreadable",
-		    dropped);
+	log_msg("metrics: dropping %zu line(s) older than 30 days or "
+		"unreadable",
+	    dropped);
+	(void)act_write(&s->act, path, buf_str(&kept), 1);
 out:
 	buf_free(&in);
 	buf_free(&kept);

@@ -31,19 +31,19 @@
 #define RETRY_MAX 2
 #define RETRY_KEEP_S (24 * 3600)
 
-static long long num(const cJSON *, const char *);
-static int status_is(const cJSON *, const char *);
-static void stuck(struct sup *, const cJSON *);
-static void ci_metric(struct sup *, const cJSON *);
-static int superseded(const cJSON *, const cJSON *);
-static long long chain_root(const cJSON *, const cJSON *);
-static void retry_one(struct sup *, const cJSON *, const cJSON *);
-static void retry_infra(struct sup *, const cJSON *);
-static void retry_prune(struct sup *);
+static long long pipelines_num(const cJSON *, const char *);
+static int pipelines_status_is(const cJSON *, const char *);
+static void pipelines_stuck(struct sup *, const cJSON *);
+static void pipelines_ci_metric(struct sup *, const cJSON *);
+static int pipelines_superseded(const cJSON *, const cJSON *);
+static long long pipelines_chain_root(const cJSON *, const cJSON *);
+static void pipelines_retry_one(struct sup *, const cJSON *, const cJSON *);
+static void pipelines_retry_infra(struct sup *, const cJSON *);
+static void pipelines_retry_prune(struct sup *);
 
 /* A numeric field, 0 when missing or not an integer. */
 static long long
-num(const cJSON *p, const char *key)
+pipelines_num(const cJSON *p, const char *key)
 {
 	long long v;
 
@@ -51,7 +51,7 @@ num(const cJSON *p, const char *key)
 }
 
 static int
-status_is(const cJSON *p, const char *status)
+pipelines_status_is(const cJSON *p, const char *status)
 {
 	const char *s = json_str(p, "status");
 
@@ -59,16 +59,18 @@ status_is(const cJSON *p, const char *status)
 }
 
 static void
-stuck(struct sup *s, const cJSON *list)
+pipelines_stuck(struct sup *s, const cJSON *list)
 {
 	const cJSON *p;
 	long long running = 0, pending = 0, t;
 
 	cJSON_ArrayForEach (p, list) {
-		if (status_is(p, "running") && (t = num(p, "started")) > 0 &&
+		if (pipelines_status_is(p, "running") &&
+		    (t = pipelines_num(p, "started")) > 0 &&
 		    s->now - t > STUCK_RUNNING_S)
 			running++;
-		if (status_is(p, "pending") && (t = num(p, "created")) > 0 &&
+		if (pipelines_status_is(p, "pending") &&
+		    (t = pipelines_num(p, "created")) > 0 &&
 		    s->now - t > STUCK_PENDING_S)
 			pending++;
 	}
@@ -82,29 +84,32 @@ stuck(struct sup *s, const cJSON *list)
 
 /* The newest pipeline finished in the last 24 hours, as a metric. */
 static void
-ci_metric(struct sup *s, const cJSON *list)
+pipelines_ci_metric(struct sup *s, const cJSON *list)
 {
 	const cJSON *p, *best = NULL;
 	long long fin, start;
 	cJSON *m;
 
 	cJSON_ArrayForEach (p, list) {
-		if (!status_is(p, "success") && !status_is(p, "failure") &&
-		    !status_is(p, "error"))
+		if (!pipelines_status_is(p, "success") &&
+		    !pipelines_status_is(p, "failure") &&
+		    !pipelines_status_is(p, "error"))
 			continue;
-		fin = num(p, "finished");
+		fin = pipelines_num(p, "finished");
 		if (fin <= 0 || s->now - fin > METRIC_WINDOW_S)
 			continue;
-		if (best == NULL || num(p, "number") > num(best, "number"))
+		if (best == NULL ||
+		    pipelines_num(p, "number") > pipelines_num(best, "number"))
 			best = p;
 	}
 	if (best == NULL)
 		return;
-	fin = num(best, "finished");
-	start = num(best, "started");
+	fin = pipelines_num(best, "finished");
+	start = pipelines_num(best, "started");
 	m = metrics_new(s, "ci");
 	cJSON_AddStringToObject(m, "project", s->cfg->project_name);
-	cJSON_AddNumberToObject(m, "pipeline", (double)num(best, "number"));
+	cJSON_AddNumberToObject(m, "pipeline",
+	    (double)pipelines_num(best, "number"));
 	cJSON_AddNumberToObject(m, "duration_min",
 	    start > 0 && fin > start ? (double)((fin - start + 30) / 60) : 0);
 	cJSON_AddStringToObject(m, "status", json_str(best, "status"));
@@ -113,7 +118,7 @@ ci_metric(struct sup *s, const cJSON *list)
 
 /* 1 when a newer pipeline ran for the same commit (a restart, a re-push). */
 static int
-superseded(const cJSON *list, const cJSON *p)
+pipelines_superseded(const cJSON *list, const cJSON *p)
 {
 	const char *commit = json_str(p, "commit"), *c;
 	const cJSON *q;
@@ -121,7 +126,7 @@ superseded(const cJSON *list, const cJSON *p)
 	if (commit == NULL || *commit == '\0')
 		return 0;
 	cJSON_ArrayForEach (q, list)
-		if (num(q, "number") > num(p, "number") &&
+		if (pipelines_num(q, "number") > pipelines_num(p, "number") &&
 		    (c = json_str(q, "commit")) != NULL &&
 		    strcmp(c, commit) == 0)
 			return 1;
@@ -130,9 +135,10 @@ superseded(const cJSON *list, const cJSON *p)
 
 /* The first pipeline of p's restart chain ("parent" links), or p. */
 static long long
-chain_root(const cJSON *list, const cJSON *p)
+pipelines_chain_root(const cJSON *list, const cJSON *p)
 {
-	long long root = num(p, "number"), parent = num(p, "parent");
+	long long root = pipelines_num(p, "number"),
+		  parent = pipelines_num(p, "parent");
 	const cJSON *q;
 	int hops = 0, found;
 
@@ -140,8 +146,8 @@ chain_root(const cJSON *list, const cJSON *p)
 		found = 0;
 		root = parent;
 		cJSON_ArrayForEach (q, list) {
-			if (num(q, "number") == parent) {
-				parent = num(q, "parent");
+			if (pipelines_num(q, "number") == parent) {
+				parent = pipelines_num(q, "parent");
 				found = 1;
 				break;
 			}
@@ -153,10 +159,11 @@ chain_root(const cJSON *list, const cJSON *p)
 }
 
 static void
-retry_one(struct sup *s, const cJSON *list, const cJSON *p)
+pipelines_retry_one(struct sup *s, const cJSON *list, const cJSON *p)
 {
 	const char *proj = s->cfg->project_name;
-	long long number = num(p, "number"), root = chain_root(list, p);
+	long long number = pipelines_num(p, "number"),
+		  root = pipelines_chain_root(list, p);
 	long long count = 0, fresh;
 	struct ci_failure f;
 	char *path = runfiles_infra_retry(s->cfg->woodpecker_repo_id, root);
@@ -189,9 +196,9 @@ retry_one(struct sup *s, const cJSON *list, const cJSON *p)
 	}
 	/* The count is on disk before the restart it counts. */
 	snprintf(text, sizeof(text), "%lld\n", count + 1);
-	if (act_write(s, path, text, 1) == -1)
+	if (act_write(&s->act, path, text, 1) == -1)
 		goto done;
-	if (act_restart(s, number, &fresh) == 0)
+	if (act_pipeline_restart(&s->act, number, &fresh) == 0)
 		sup_fixed(s,
 		    "%s: retriggered pipeline #%lld (%s, retry %lld/%d)", proj,
 		    number, f.reason, count + 1, RETRY_MAX);
@@ -212,22 +219,25 @@ out:
  * replaced yet: retrigger those that failed for infrastructure reasons.
  */
 static void
-retry_infra(struct sup *s, const cJSON *list)
+pipelines_retry_infra(struct sup *s, const cJSON *list)
 {
 	const cJSON *p, *picked[RETRY_CANDIDATES];
 	size_t n = 0, i, j;
 	long long fin;
 
 	cJSON_ArrayForEach (p, list) {
-		if (!status_is(p, "failure") && !status_is(p, "error"))
+		if (!pipelines_status_is(p, "failure") &&
+		    !pipelines_status_is(p, "error"))
 			continue;
-		fin = num(p, "finished");
+		fin = pipelines_num(p, "finished");
 		if (fin <= 0 || s->now - fin > RETRY_WINDOW_S ||
-		    superseded(list, p))
+		    pipelines_superseded(list, p))
 			continue;
 		/* Keep the RETRY_CANDIDATES highest numbers, highest first. */
-		for (i = 0;
-		     i < n && num(picked[i], "number") >= num(p, "number"); i++)
+		for (i = 0; i < n &&
+		     pipelines_num(picked[i], "number") >=
+			 pipelines_num(p, "number");
+		     i++)
 			;
 		if (i == RETRY_CANDIDATES)
 			continue;
@@ -238,12 +248,12 @@ retry_infra(struct sup *s, const cJSON *list)
 		picked[i] = p;
 	}
 	for (i = 0; i < n; i++)
-		retry_one(s, list, picked[i]);
+		pipelines_retry_one(s, list, picked[i]);
 }
 
 /* Forget retry counts older than a day. */
 static void
-retry_prune(struct sup *s)
+pipelines_retry_prune(struct sup *s)
 {
 	char *dir = runfiles_infra_retries_dir(), *path;
 	struct dirent *de;
@@ -258,7 +268,7 @@ retry_prune(struct sup *s)
 		path = xasprintf("%s/%s", dir, de->d_name);
 		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
 		    s->now - st.st_mtime > RETRY_KEEP_S)
-			(void)act_remove(s, path);
+			(void)act_remove(&s->act, path);
 		free(path);
 	}
 	closedir(d);
@@ -280,16 +290,14 @@ pipelines_check(struct sup *s)
 		    s->cfg->project_name, woodpecker_error(s->wp));
 		return;
 	}
-	stuck(s, list);
-	ci_metric(s, list);
+	pipelines_stuck(s, list);
+	pipelines_ci_metric(s, list);
 	if (!s->cfg->check_infra_retry)
 		return;
 	sup_status(s, "P2e: %s: checking infra failures", s->cfg->project_name);
 	dir = runfiles_infra_retries_dir();
-	if (!s->dry_run && file_mkdirs(dir, 0755) == -1)
-		sup_fail(s, "cannot create '%s': %s", dir, strerror(errno));
-	else
-		retry_infra(s, list);
+	if (act_mkdir(&s->act, dir) == 0)
+		pipelines_retry_infra(s, list);
 	free(dir);
-	retry_prune(s);
+	pipelines_retry_prune(s);
 }

@@ -27,15 +27,15 @@
 /* The one-shot command is known by its first words ("claude -p"). */
 #define ONESHOT_WORDS 2
 
-static int is_pid(const char *);
-static const char *base(const char *);
-static int cmdline_matches(const char *, const char *, char **, size_t);
-static int start_age(const char *, const char *, double, long long *);
-static int read_uptime(const char *, double *);
-static int owned(const char *, const char *);
+static int procs_is_pid(const char *);
+static const char *procs_base(const char *);
+static int procs_cmdline_matches(const char *, const char *, char **, size_t);
+static int procs_start_age(const char *, const char *, double, long long *);
+static int procs_read_uptime(const char *, double *);
+static int procs_owned(const char *, const char *);
 
 static int
-is_pid(const char *name)
+procs_is_pid(const char *name)
 {
 	if (*name == '\0')
 		return 0;
@@ -46,7 +46,7 @@ is_pid(const char *name)
 }
 
 static const char *
-base(const char *path)
+procs_base(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
@@ -55,7 +55,7 @@ base(const char *path)
 
 /* 1 when the process's own user is ours. */
 static int
-owned(const char *proc, const char *pid)
+procs_owned(const char *proc, const char *pid)
 {
 	char *path = xasprintf("%s/%s", proc, pid);
 	struct stat st;
@@ -71,7 +71,8 @@ owned(const char *proc, const char *pid)
  * ("node /usr/bin/claude -p ...") is allowed.
  */
 static int
-cmdline_matches(const char *proc, const char *pid, char **words, size_t nw)
+procs_cmdline_matches(const char *proc, const char *pid, char **words,
+    size_t nw)
 {
 	char *path = xasprintf("%s/%s/cmdline", proc, pid);
 	char *argv[ONESHOT_WORDS + 1];
@@ -88,7 +89,7 @@ cmdline_matches(const char *proc, const char *pid, char **words, size_t nw)
 		argv[argc++] = (char *)p;
 	for (start = 0; start < 2 && !hit; start++) {
 		if (start + nw > argc ||
-		    strcmp(base(argv[start]), base(words[0])) != 0)
+		    strcmp(procs_base(argv[start]), procs_base(words[0])) != 0)
 			continue;
 		for (k = 1; k < nw && strcmp(argv[start + k], words[k]) == 0;
 		     k++)
@@ -102,7 +103,7 @@ out:
 }
 
 static int
-read_uptime(const char *proc, double *up)
+procs_read_uptime(const char *proc, double *up)
 {
 	char *path = xasprintf("%s/uptime", proc);
 	struct buf b;
@@ -119,7 +120,8 @@ read_uptime(const char *proc, double *up)
 
 /* Seconds since pid started (field 22 of its stat file) in *age. */
 static int
-start_age(const char *proc, const char *pid, double uptime, long long *age)
+procs_start_age(const char *proc, const char *pid, double uptime,
+    long long *age)
 {
 	char *path = xasprintf("%s/%s/stat", proc, pid);
 	const char *p;
@@ -165,20 +167,22 @@ procs_agents(const struct config *c, struct proc_hit **out, size_t *n)
 		r = 0;
 		goto out;
 	}
-	if (read_uptime(c->proc_dir, &uptime) == -1 ||
+	if (procs_read_uptime(c->proc_dir, &uptime) == -1 ||
 	    (d = opendir(c->proc_dir)) == NULL)
 		goto out;
 	while ((de = readdir(d)) != NULL) {
 		long long age;
 		pid_t pid;
 
-		if (!is_pid(de->d_name))
+		if (!procs_is_pid(de->d_name))
 			continue;
 		pid = (pid_t)strtol(de->d_name, NULL, 10);
 		if (pid <= 1 || pid == getpid() || pid == getppid() ||
-		    !owned(c->proc_dir, de->d_name) ||
-		    !cmdline_matches(c->proc_dir, de->d_name, words, nw) ||
-		    start_age(c->proc_dir, de->d_name, uptime, &age) == -1)
+		    !procs_owned(c->proc_dir, de->d_name) ||
+		    !procs_cmdline_matches(c->proc_dir, de->d_name, words,
+			nw) ||
+		    procs_start_age(c->proc_dir, de->d_name, uptime, &age) ==
+			-1)
 			continue;
 		*out = xreallocarray(*out, *n + 1, sizeof(**out));
 		(*out)[*n].pid = pid;
@@ -211,7 +215,7 @@ procs_cwd_under(const struct config *c, const char *dir)
 		char *link;
 		ssize_t n;
 
-		if (!is_pid(de->d_name))
+		if (!procs_is_pid(de->d_name))
 			continue;
 		link = xasprintf("%s/%s/cwd", c->proc_dir, de->d_name);
 		n = readlink(link, cwd, sizeof(cwd) - 1);

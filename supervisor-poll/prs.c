@@ -12,15 +12,17 @@
 #include "forge.h"
 #include "json.h"
 #include "log.h"
+#include "runfiles.h"
 #include "supervisor-poll.h"
 #include "xmalloc.h"
 
 #define FAILED_STALE_S (30 * 60)
 #define UNREVIEWED_S (60 * 60)
 
-static int reviewed(struct sup *, long long, const char *);
-static long long idle_min(const struct sup *, const cJSON *);
-static void pr_one(struct sup *, const cJSON *);
+static int prs_reviewed(struct sup *, long long, const char *);
+static long long prs_idle_min(const struct sup *, const cJSON *);
+static void prs_pr_one(struct sup *, const cJSON *);
+static int prs_review_poll(struct sup *);
 
 /*
  * 1 when the head sha has a review: the review comment's marker, or a
@@ -28,7 +30,7 @@ static void pr_one(struct sup *, const cJSON *);
  * it cannot be told.
  */
 static int
-reviewed(struct sup *s, long long pr, const char *sha)
+prs_reviewed(struct sup *s, long long pr, const char *sha)
 {
 	const cJSON *list, *it;
 	char *marker = xasprintf("<!-- reviewed: %s", sha);
@@ -66,17 +68,32 @@ out:
 
 /* Minutes since the PR was last updated; -1 when it does not say. */
 static long long
-idle_min(const struct sup *s, const cJSON *pr)
+prs_idle_min(const struct sup *s, const cJSON *pr)
 {
 	time_t t;
 
-	if (iso_time(json_str(pr, "updated_at"), &t) == -1)
+	if (json_time(pr, "updated_at", &t) == -1)
 		return -1;
 	return s->now > t ? (long long)(s->now - t) / 60 : 0;
 }
 
+/* Start review-poll for the project, detached, logging to its log. */
+static int
+prs_review_poll(struct sup *s)
+{
+	char *argv[] = {s->cfg->review_poll_path, s->cfg->project_toml, NULL};
+	char *log = runfiles_review_log(), *what;
+	int r;
+
+	what = xasprintf("%s %s", argv[0], argv[1] != NULL ? argv[1] : "");
+	r = act_spawn(&s->act, argv, log, what, NULL);
+	free(what);
+	free(log);
+	return r;
+}
+
 static void
-pr_one(struct sup *s, const cJSON *pr)
+prs_pr_one(struct sup *s, const cJSON *pr)
 {
 	const char *proj = s->cfg->project_name;
 	const char *sha = json_str_at(pr, "head.sha");
@@ -91,7 +108,7 @@ pr_one(struct sup *s, const cJSON *pr)
 		    number);
 		return;
 	}
-	idle = idle_min(s, pr);
+	idle = prs_idle_min(s, pr);
 	if (json_bool(pr, "mergeable", &mergeable) == 0 && !mergeable &&
 	    ci_passed(st, ci)) {
 		sup_alert(s, P3,
@@ -105,7 +122,7 @@ pr_one(struct sup *s, const cJSON *pr)
 			    "%lld min",
 			    proj, number, ci_state_name(st), idle);
 	} else if (ci_passed(st, ci) && idle * 60 > UNREVIEWED_S) {
-		if ((r = reviewed(s, number, sha)) == -1) {
+		if ((r = prs_reviewed(s, number, sha)) == -1) {
 			sup_fail(s, "%s: PR #%lld: cannot read its reviews: %s",
 			    proj, number, forge_error(s->forge));
 			return;
@@ -115,7 +132,7 @@ pr_one(struct sup *s, const cJSON *pr)
 		sup_alert(s, P3,
 		    "%s: PR #%lld: CI green, no review for %lld min", proj,
 		    number, idle);
-		if (!s->review_started && act_review_poll(s) == 0)
+		if (!s->review_started && prs_review_poll(s) == 0)
 			sup_fixed(s, "%s: started review-poll (PR #%lld waits)",
 			    proj, number);
 		s->review_started = 1;
@@ -136,5 +153,5 @@ prs_check(struct sup *s)
 		return;
 	}
 	cJSON_ArrayForEach (pr, list)
-		pr_one(s, pr);
+		prs_pr_one(s, pr);
 }

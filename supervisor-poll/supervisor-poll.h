@@ -12,6 +12,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "act.h"
 #include "buf.h"
 
 struct config;
@@ -20,9 +21,6 @@ struct woodpecker;
 
 /* Alert priorities, as upstream: P0 memory ... P4 housekeeping. */
 enum { P0, P1, P2, P3, P4, NPRIO };
-
-/* act_inject() in --dry-run: nothing was typed. */
-#define ACT_DRY 2
 
 /* An escalated dev session found alive this tick. */
 struct esc_target {
@@ -39,7 +37,7 @@ struct sup {
 	const struct config *cfg;  /* the project being checked */
 	struct forge *forge;	   /* the project's forge, or NULL */
 	struct woodpecker *wp;	   /* its CI, or NULL */
-	int dry_run;
+	struct act act;		   /* side effects, the project's forge */
 	time_t now;
 	int failed; /* some check could not be completed */
 
@@ -82,42 +80,6 @@ void sup_free(struct sup *);
  */
 void fixer_run(struct sup *);
 
-/*
- * act.c: every side effect of a tick, logged instead of taken under
- * --dry-run.  Each returns 0 when done (or would be done), -1 when it
- * failed (already logged; the tick exits 1).
- */
-/* Comment on an issue or PR; the new comment's ID in *id (0 dry-run). */
-int act_comment(struct sup *, long long issue, const char *body, long long *id);
-/* Add or remove a label by name. */
-int act_add_label(struct sup *, long long issue, const char *name);
-int act_remove_label(struct sup *, long long issue, const char *name);
-/* Type text into an agent session: agent_inject()'s result, or ACT_DRY. */
-int act_inject(struct sup *, const char *session, const char *text);
-/* Stop an agent session. */
-int act_kill(struct sup *, const char *session);
-/* Replace a file atomically (fsync'd first with sync set). */
-int act_write(struct sup *, const char *path, const char *text, int sync);
-/* Remove a file; a missing one counts as removed. */
-int act_remove(struct sup *, const char *path);
-/* Empty a file in place (a log), or rename it (rotation). */
-int act_truncate(struct sup *, const char *path);
-int act_rename(struct sup *, const char *from, const char *to);
-/* Run "git -C repo args..." (NULL-ended); 0 when it exited 0. */
-int act_git(struct sup *, const char *repo, const char *const *args);
-/* Send SIGTERM to pid; a process already gone counts as stopped. */
-int act_signal(struct sup *, pid_t pid);
-/* Restart a Woodpecker pipeline; the new one's number in *new_number. */
-int act_restart(struct sup *, long long pipeline, long long *new_number);
-/* Start review-poll for the project, detached, logging to its log. */
-int act_review_poll(struct sup *);
-/*
- * Run "git -C repo args..." that changes nothing, even under --dry-run:
- * output appended to out, exit status in *status.  spawn_run()'s result.
- */
-int git_read(const char *repo, const char *const *args, struct buf *out,
-    int *status);
-
 /* metrics.c */
 /* A new metric object with "ts" and "type".  Pass it to metrics_emit(). */
 cJSON *metrics_new(const struct sup *, const char *type);
@@ -157,24 +119,34 @@ void prs_check(struct sup *);
 void backlog_check(struct sup *);
 
 /* escalate.c: notices, replies, reminders and timeouts of escalations. */
+/* The clocks run from the escalation (the phase file's mtime). */
+#define ESCALATE_RENOTIFY_S (6 * 3600)
+#define ESCALATE_TIMEOUT_S (24 * 3600)
+/* What an escalation's clock calls for. */
+enum escalate_due {
+	ESCALATE_WAIT,
+	ESCALATE_RENOTIFY, /* remind: no answer after 6 hours */
+	ESCALATE_TIMEOUT   /* give up: blocked, session stopped (24 hours) */
+};
+/*
+ * The clock of an escalation age seconds old, answered when a person's
+ * reply reached the session (or no one is left to remind for).
+ */
+enum escalate_due escalate_due(long long age, int answered);
 void escalate_check(struct sup *);
-/* Route the legacy reply file to the escalated session it is for. */
-void escalate_reply_file(struct sup *);
+/*
+ * Pass a person's reply (source: as the session is told, "comment by
+ * @x"; what: as the log says) to the escalated session t, and remember
+ * comment id (0: none) as its answer, so that no reminder follows.
+ */
+enum act_inject escalate_answer(struct sup *, const struct esc_target *t,
+    long long id, const char *source, const char *what, const char *reply);
+
+/* replyfile.c: the legacy reply file, to the session it is for. */
+void replyfile_check(struct sup *);
 
 /* sweep.c: orphaned dev sessions; stale unused worktrees. */
 void sweep_sessions(struct sup *);
 void sweep_worktrees(struct sup *);
-
-/* util.c */
-/* A forge timestamp ("2024-01-02T10:00:00Z", offsets too): 0 or -1. */
-int iso_time(const char *text, time_t *out);
-/* Append the last max bytes of a file (from a line start): 0 or -1. */
-int read_tail(const char *path, size_t max, struct buf *out);
-/* text cut to max bytes at a character boundary, marked.  Caller frees. */
-char *cut_text(const char *text, size_t max);
-/* A state file "ID AT": 0, or -1 when missing or malformed. */
-int state_read(const char *path, long long *id, long long *at);
-/* Write a state file "ID AT" (synced): 0 or -1. */
-int state_write(struct sup *, const char *path, long long id, long long at);
 
 #endif

@@ -6,7 +6,6 @@
  */
 #include <sys/stat.h>
 
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -28,51 +27,17 @@
 #define IDLE_S (30 * 60)
 #define WORKTREE_STALE_S (2 * 3600)
 
-static char *name_prefix(char *(*)(const char *, long long), const char *);
-static long long name_number(char *(*)(const char *, long long), const char *,
+static int sweep_protected_phase(enum phase);
+static int sweep_pr_on_branch(struct sup *, const char *, long long,
+    long long *);
+static char *sweep_why_orphaned(struct sup *, long long, const char *);
+static void sweep_clean_session(struct sup *, long long, const char *,
     const char *);
-static int protected_phase(enum phase);
-static int pr_on_branch(struct sup *, const char *, long long, long long *);
-static char *why_orphaned(struct sup *, long long, const char *);
-static void clean_session(struct sup *, long long, const char *, const char *);
-static void remove_worktree(struct sup *, const char *, long long);
-static int worktree_in_use(struct sup *, const char *, long long, int);
-
-/* The part of a name before its number, from the naming function. */
-static char *
-name_prefix(char *(*fn)(const char *, long long), const char *project)
-{
-	char *p = fn(project, 0);
-
-	p[strlen(p) - 1] = '\0';
-	return p;
-}
-
-/*
- * The number N for which fn(project, N) is name exactly, or -1.
- */
-static long long
-name_number(char *(*fn)(const char *, long long), const char *project,
-    const char *name)
-{
-	const char *end = name + strlen(name), *p = end;
-	long long n;
-	char *again;
-	int same;
-
-	while (p > name && isdigit((unsigned char)p[-1]))
-		p--;
-	if (p == end || end - p > 12)
-		return -1;
-	n = strtoll(p, NULL, 10);
-	again = fn(project, n);
-	same = strcmp(again, name) == 0;
-	free(again);
-	return same ? n : -1;
-}
+static void sweep_remove_worktree(struct sup *, const char *, long long);
+static int sweep_worktree_in_use(struct sup *, const char *, long long, int);
 
 static int
-protected_phase(enum phase ph)
+sweep_protected_phase(enum phase ph)
 {
 	return ph == PHASE_ESCALATE || ph == PHASE_AWAITING_CI ||
 	    ph == PHASE_AWAITING_REVIEW;
@@ -83,13 +48,12 @@ protected_phase(enum phase ph)
  * 1 found (*pr), 0 none, -1 unknown.
  */
 static int
-pr_on_branch(struct sup *s, const char *state, long long issue, long long *pr)
+sweep_pr_on_branch(struct sup *s, const char *state, long long issue,
+    long long *pr)
 {
-	char branch[64];
 	const cJSON *list, *it;
 	const char *ref;
 
-	snprintf(branch, sizeof(branch), "fix/issue-%lld", issue);
 	if (forge_pulls_list(s->forge, state, &list) == -1) {
 		sup_fail(s, "%s: cannot list %s PRs: %s", s->cfg->project_name,
 		    state, forge_error(s->forge));
@@ -97,7 +61,8 @@ pr_on_branch(struct sup *s, const char *state, long long issue, long long *pr)
 	}
 	cJSON_ArrayForEach (it, list)
 		if ((ref = json_str_at(it, "head.ref")) != NULL &&
-		    strcmp(ref, branch) == 0 && json_int(it, "number", pr) == 0)
+		    runfiles_branch_issue(ref) == issue &&
+		    json_int(it, "number", pr) == 0)
 			return 1;
 	return 0;
 }
@@ -107,7 +72,7 @@ pr_on_branch(struct sup *s, const char *state, long long issue, long long *pr)
  * is not one or that cannot be told.
  */
 static char *
-why_orphaned(struct sup *s, long long issue, const char *session)
+sweep_why_orphaned(struct sup *s, long long issue, const char *session)
 {
 	const char *proj = s->cfg->project_name, *state;
 	char *idle = runfiles_idle_marker(session);
@@ -127,9 +92,9 @@ why_orphaned(struct sup *s, long long issue, const char *session)
 		why = xasprintf("issue #%lld is closed", issue);
 		goto out;
 	}
-	if ((r = pr_on_branch(s, "open", issue, &pr)) != 0)
+	if ((r = sweep_pr_on_branch(s, "open", issue, &pr)) != 0)
 		goto out;
-	if ((r = pr_on_branch(s, "closed", issue, &pr)) == -1)
+	if ((r = sweep_pr_on_branch(s, "closed", issue, &pr)) == -1)
 		goto out;
 	if (r == 1) {
 		why = xasprintf("its PR #%lld is closed or merged", pr);
@@ -158,20 +123,21 @@ out:
 
 /* Remove a dev worktree through git (never by hand). */
 static void
-remove_worktree(struct sup *s, const char *path, long long age_min)
+sweep_remove_worktree(struct sup *s, const char *path, long long age_min)
 {
 	const char *args[] = {"worktree", "remove", "--force", path, NULL};
 	struct stat st;
 
 	if (lstat(path, &st) == -1 || !S_ISDIR(st.st_mode))
 		return;
-	if (act_git(s, s->cfg->project_repo_root, args) == 0 && age_min >= 0)
+	if (act_git(&s->act, s->cfg->project_repo_root, args) == 0 &&
+	    age_min >= 0)
 		sup_fixed(s, "%s: removed the stale worktree %s (%lld min old)",
 		    s->cfg->project_name, path, age_min);
 }
 
 static void
-clean_session(struct sup *s, long long issue, const char *session,
+sweep_clean_session(struct sup *s, long long issue, const char *session,
     const char *why)
 {
 	const char *proj = s->cfg->project_name;
@@ -180,12 +146,12 @@ clean_session(struct sup *s, long long issue, const char *session,
 	char *phase = runfiles_phase(proj, issue);
 	pid_t pid;
 
-	if (act_kill(s, session) == -1)
+	if (act_kill(&s->act, session) == -1)
 		goto out;
-	remove_worktree(s, wt, -1);
+	sweep_remove_worktree(s, wt, -1);
 	if (file_exists(lock) && lock_pid_alive(lock, &pid) == 0)
-		(void)act_remove(s, lock);
-	(void)act_remove(s, phase);
+		(void)act_remove(&s->act, lock);
+	(void)act_remove(&s->act, phase);
 	sup_fixed(s, "%s: cleaned up the orphaned session %s (%s)", proj,
 	    session, why);
 out:
@@ -198,8 +164,8 @@ void
 sweep_sessions(struct sup *s)
 {
 	const char *proj = s->cfg->project_name;
-	char *prefix = name_prefix(runfiles_dev_session, proj), **names;
-	struct agent_signal sig;
+	char *prefix = runfiles_dev_session_prefix(proj), **names;
+	struct phase_info sig;
 	size_t n, i;
 
 	sup_status(s, "P4: %s: sweeping orphaned dev sessions", proj);
@@ -208,18 +174,17 @@ sweep_sessions(struct sup *s)
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		long long issue =
-		    name_number(runfiles_dev_session, proj, names[i]);
+		long long issue = runfiles_dev_session_issue(proj, names[i]);
 		char *phase, *why;
 
 		if (issue < 1)
 			continue;
 		phase = runfiles_phase(proj, issue);
-		if (agent_read_signal(phase, &sig) == -1)
+		if (agent_read_signal(names[i], phase, &sig) == -1)
 			sup_fail(s, "cannot read '%s'", phase);
-		else if (!protected_phase(sig.phase) &&
-		    (why = why_orphaned(s, issue, names[i])) != NULL) {
-			clean_session(s, issue, names[i], why);
+		else if (!sweep_protected_phase(sig.phase) &&
+		    (why = sweep_why_orphaned(s, issue, names[i])) != NULL) {
+			sweep_clean_session(s, issue, names[i], why);
 			free(why);
 		}
 		free(phase);
@@ -234,21 +199,21 @@ out:
  * lives, its dev session waits in a phase, or a process works in it.
  */
 static int
-worktree_in_use(struct sup *s, const char *path, long long n, int review)
+sweep_worktree_in_use(struct sup *s, const char *path, long long n, int review)
 {
 	const char *proj = s->cfg->project_name;
 	char *session = review ? runfiles_review_session(proj, n) :
 				 runfiles_dev_session(proj, n);
 	char *phase =
 	    review ? runfiles_review_phase(proj, n) : runfiles_phase(proj, n);
-	struct agent_signal sig;
+	struct phase_info sig;
 	int used = 1;
 
 	if (agent_alive(session) != 0)
 		goto out;
 	if (review ?
 		file_exists(phase) :
-		(agent_read_signal(phase, &sig) == -1 ||
+		(agent_read_signal(session, phase, &sig) == -1 ||
 		    (sig.phase != PHASE_NONE && !phase_is_terminal(sig.phase))))
 		goto out;
 	used = procs_cwd_under(s->cfg, path) != 0;
@@ -274,21 +239,19 @@ sweep_worktrees(struct sup *s)
 	}
 	while ((de = readdir(d)) != NULL) {
 		char *path = xasprintf("%s/%s", s->cfg->run_dir, de->d_name);
-		long long n = name_number(runfiles_worktree, proj, path);
+		long long n = runfiles_worktree_issue(proj, path);
 		int review = 0;
 
-		if (n < 0 &&
-		    (n = name_number(runfiles_review_worktree, proj, path)) >=
-			0)
+		if (n < 0 && (n = runfiles_review_worktree_pr(proj, path)) >= 0)
 			review = 1;
 		if (n >= 0 && lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
 		    s->now - st.st_mtime > WORKTREE_STALE_S &&
-		    !worktree_in_use(s, path, n, review))
-			remove_worktree(s, path,
+		    !sweep_worktree_in_use(s, path, n, review))
+			sweep_remove_worktree(s, path,
 			    (long long)(s->now - st.st_mtime) / 60);
 		free(path);
 	}
 	closedir(d);
 	if (file_exists(s->cfg->project_repo_root))
-		(void)act_git(s, s->cfg->project_repo_root, prune);
+		(void)act_git(&s->act, s->cfg->project_repo_root, prune);
 }

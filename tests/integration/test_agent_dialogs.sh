@@ -8,8 +8,8 @@
 # end the session and give the issue back.  Then the input box itself (a
 # "❯" line between two rules) is ready, and so is a dialog accepted by
 # hand.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/dev-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/dev.sh"
 dev_init git
 scen '[{"number": 1, "title": "Ready", "labels": ["backlog"]}]' '[]' \
     >"$T/case.json"
@@ -29,7 +29,7 @@ dialog() {
 	lhas "$1: the dialog's text is logged" \
 	    "session dev-$PROJ-1 shows the agent's $2, not its input box: .*$3"
 	lhas "$1: one line says what to accept by hand" \
-	    "ERROR: failed to create agent session: session 'dev-$PROJ-1' waits in the agent's $2; run the agent once by hand"
+	    "cannot start session dev-$PROJ-1: session 'dev-$PROJ-1' waits in the agent's $2; run the agent once by hand"
 	check_eq "$1: that line is there once" \
 	    "$(grep -c 'once by hand' "$T/tick.log")" 1
 	check "$1: the dialog was shown" grep -q "dialog $1 shown" "$_al/events.log"

@@ -80,11 +80,15 @@ else
 fi
 
 for ex in "$TOP"/projects/*.toml.example; do
-	rm -f "$FACTORY_ROOT/dev/dev-agent-harb.log"
+	# The log is named after the example's project.
+	name=$(sed -n 's/^name *= *"\([^"]*\)".*/\1/p' "$ex" | head -1)
+	log=$FACTORY_ROOT/dev/dev-agent-$name.log
+	rm -f "$log"
 	expect "example $(basename "$ex") loads" 0 "" \
 	    "$O/dev-poll/dev-poll" -v "$ex"
-	if grep -q -e warning -e ignored "$FACTORY_ROOT/dev/dev-agent-harb.log"
-	then
+	if [ -z "$name" ] || [ ! -s "$log" ]; then
+		echo "not ok - example $(basename "$ex") logged its tick"
+	elif grep -q -e warning -e ignored "$log"; then
 		echo "not ok - example $(basename "$ex") has no unknown keys"
 	else
 		echo "ok - example $(basename "$ex") has no unknown keys"

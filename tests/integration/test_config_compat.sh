@@ -5,7 +5,7 @@
 # lower case).  What needs a command, or what tomllib refuses, is refused
 # with file:line.  Then the layers: the environment, .env over it, the
 # project file over both; keys the tools do not use are logged with -v.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/common.sh"
 t_setup
 CT=$O/tests/tools/conf-tool
 cd "$T" || exit 1

@@ -3,7 +3,7 @@
 # status file, because cron throws stderr away; it asks the forge nothing
 # and changes nothing else in the run dir.  The log is found even when
 # the project file cannot be read: by its `name =` line, else its name.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/common.sh"
 t_setup
 sim_start "$TOP/tests/fixtures/sim-basic.json" ||
     { fail "simulator starts"; exit 1; }

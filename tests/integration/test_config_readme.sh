@@ -1,7 +1,7 @@
 # README.md's configuration table is the one the settings table of
 # common/config.c generates (`make readme` rewrites it): a setting added,
 # renamed or given another default without `make readme` fails here.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/common.sh"
 t_setup
 sed -n '/^<!-- config-table begin/,/^<!-- config-table end/p' \
     "$TOP/README.md" | sed '1d;$d' >"$T/readme"

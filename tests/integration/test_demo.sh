@@ -1,6 +1,6 @@
 # The full-loop demo behind `make demo` runs to the end: issue launched,
 # PR opened, CI passed, reviewed and approved, merged, session cleaned up.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/common.sh"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 if sh "$TOP/tests/demo" >"$out" 2>&1; then

@@ -4,8 +4,8 @@
 # readiness (sections, inline references, fenced code, "## Related"), an
 # existing PR of a ready issue, and the hold while other PRs wait.
 # Launches are observed through a stand-in legacy agent.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/dev-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/dev.sh"
 dev_init
 legacy_agent
 A=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa

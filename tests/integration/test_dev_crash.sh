@@ -4,8 +4,8 @@
 # CLAUDE_TIMEOUT is recovered too; no CI configured; two ticks racing;
 # junk, CRLF and symlinked phase files; forge faults leave everything for
 # the next tick.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/dev-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/dev.sh"
 dev_init git
 dev_sim - <<'JSON'
 {"repo": "johba/harb",
@@ -19,12 +19,6 @@ dev_sim - <<'JSON'
 JSON
 export WOODPECKER_REPO_ID=0
 S=dev-$PROJ-1
-prompts() {
-	ls "$T/agentlog" 2>/dev/null | grep -c '^prompt-'
-}
-comments_with() {	# N TEXT
-	sim_state_get "len([c for i in d['issues'] if i['number'] == $1 for c in i.get('comments', []) if '$2' in c['body']])"
-}
 
 dp
 rc_is "launch" 0

@@ -2,17 +2,18 @@
 # malformed JSON, wrong JSON types and truncated bodies.  Each must leave
 # the world untouched (no forge write, no merge, no claim), log what
 # failed and exit 1; once the forge answers again, the same tick acts.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/dev-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/dev.sh"
 dev_init
 S3=3333333333333333333333333333333333333333
 S4=4444444444444444444444444444444444444444
 
-# A forge fault: METHOD PATH_REGEX MODE [DELAY]
-fault() {
-	sim_post /_admin/faults/clear '{}' >/dev/null
+# only_fault METHOD PATH_REGEX MODE [DELAY]: this fault alone, on a
+# fresh request log.
+only_fault() {
+	faults_clear
 	sim_post /_admin/log/reset '{}' >/dev/null
-	sim_post /_admin/fault "{\"method\": \"$1\", \"path\": \"$2\", \"mode\": \"$3\", \"count\": 0, \"delay\": ${4:-0}}" >/dev/null
+	fault "$@"
 }
 
 # expect_safe NAME LOG_REGEX: the tick failed, said why, changed nothing.
@@ -41,7 +42,7 @@ scen '[{"number": 1, "title": "One", "labels": ["in-progress"]},
 # one, whose data arrived, may be), the tick says why and exits 1.
 merge_fault() {
 	case_start "$T/merge.json" '[ci]' 'woodpecker_repo_id = 1'
-	fault GET "$2" "$3" "${6:-0}"
+	only_fault GET "$2" "$3" "${6:-0}"
 	dp
 	rc_is "$1" 1
 	lhas "$1: logged" "$4"
@@ -86,24 +87,24 @@ scen '[{"number": 10, "title": "Ready", "labels": ["backlog"],
     >"$T/case.json"
 case_start
 for mode in 500 badjson wrongtype truncate; do
-	fault GET 'labels=in-progress' $mode
+	only_fault GET 'labels=in-progress' $mode
 	dp
 	expect_safe "in-progress issues, $mode" "cannot read the open 'in-progress' issues"
-	fault GET 'labels=backlog' $mode
+	only_fault GET 'labels=backlog' $mode
 	dp
 	expect_safe "backlog issues, $mode" "cannot read the open 'backlog' issues"
 done
 for mode in 500 badjson; do
-	fault GET '/issues/11$' $mode
+	only_fault GET '/issues/11$' $mode
 	dp
 	expect_safe "dependency, $mode" 'cannot read issue #11'
-	fault GET '/issues/10/comments' $mode
+	only_fault GET '/issues/10/comments' $mode
 	dp
 	expect_safe "issue comments, $mode" 'cannot read the comments of #10'
-	fault GET '/api/v1/user$' $mode
+	only_fault GET '/api/v1/user$' $mode
 	dp
 	expect_safe "token user, $mode" "cannot read the token's user"
-	fault GET 'state=closed' $mode
+	only_fault GET 'state=closed' $mode
 	dp
 	expect_safe "closed PRs, $mode" 'cannot read the closed PRs'
 done

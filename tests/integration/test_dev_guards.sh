@@ -2,8 +2,8 @@
 # guard, the tick lock, the agent slot (a live session, a phase file in
 # progress, a legacy agent's lock), the memory guard, a bad project file;
 # and --dry-run, which takes no side effect.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/dev-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/dev.sh"
 dev_init
 dev_sim - <<'JSON'
 {"repo": "johba/harb",

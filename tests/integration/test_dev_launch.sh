@@ -6,8 +6,8 @@
 # refusal options, the other backlog issues, prior art from a closed PR).
 # Then recovery mode: the issue's PR gets review changes, the session is
 # gone, and a new session continues the PR in the same worktree.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/dev-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/dev.sh"
 dev_init git
 # The repository has its own agent settings, which must survive.
 (cd "$T/repo" && mkdir .claude &&
@@ -43,7 +43,8 @@ dp --dry-run
 rc_is "dry run" 0
 lhas "dry run: the claim is logged" "dry-run: would add label 'in-progress' to #1"
 lhas "dry run: the worktree is logged" "dry-run: would run 'git -C $T/repo worktree add -B fix/issue-1 $RUN/$PROJ-worktree-1 origin/master'"
-lhas "dry run: the session is logged" "dry-run: would start session dev-$PROJ-1 in '$RUN/$PROJ-worktree-1' and send the prompt \([0-9]+ bytes\)"
+lhas "dry run: the session is logged" "dry-run: would start session dev-$PROJ-1 in '$RUN/$PROJ-worktree-1'"
+lhas "dry run: the prompt is logged" "dry-run: would inject [0-9]+ bytes into dev-$PROJ-1"
 check_eq "dry run: no forge write" "$(writes)" 0
 check "dry run: no session" sh -c "! tmux -L $(tmux_sock) has-session -t dev-$PROJ-1 2>/dev/null"
 check "dry run: no worktree" test ! -e "$RUN/$PROJ-worktree-1"

@@ -2,8 +2,8 @@
 # that change no code) are merged at the SHA that was checked, with
 # everything a merge entails; stale approvals, PRs without an issue and
 # red PRs are left alone.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/dev-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/dev.sh"
 dev_init git
 
 SHA3=$(git_branch fix/issue-1 src.c)

@@ -6,8 +6,8 @@
 # launch, whose notice is never repeated.  Launches are observed through
 # a stand-in legacy agent (DEV_AGENT_CMD), except for the preflight, which
 # only an in-process launch does.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/dev-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/dev.sh"
 dev_init
 legacy_agent
 S=5555555555555555555555555555555555555555

@@ -4,8 +4,8 @@
 # SHA), PHASE:done, PHASE:failed (refusals and diagnostics), idle agents,
 # crashed sessions recovered in their worktree and then given up, and bad
 # phase files.  Every reaction is ticked again to show nothing repeats.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/dev-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/dev.sh"
 dev_init git
 SHA1=$(git_branch fix/issue-1 a.c)
 SHA2=$(git_branch fix/issue-2 b.c)
@@ -29,24 +29,16 @@ dev_sim - '[ci]' 'woodpecker_repo_id = 1' <<JSON
 JSON
 export WOODPECKER_REPO_ID=1 WOODPECKER_TOKEN=wp-token
 
-# agent N: a fake agent in session dev-proj-N, its prompts in $T/al-N.
+# agent N [SCRIPT]: a fake agent in session dev-proj-N, its prompts in
+# $T/al-N.
 agent() {
 	mkdir -p "$T/al-$1"
 	t_tmux new-session -d -s "dev-$PROJ-$1" -x 200 -y 50 \
-	    "env FAKE_AGENT_LOG=$T/al-$1 $FAKE_AGENT"
+	    "env FAKE_AGENT_LOG=$T/al-$1 ${2:+FAKE_AGENT_SCRIPT=$2} $FAKE_AGENT"
 	wait_for "t_tmux capture-pane -p -t dev-$PROJ-$1 | grep -q '❯'" 10
 }
 phase() {	# N TEXT
 	printf '%b' "$2" >"$RUN/dev-session-$PROJ-$1.phase"
-}
-prompts() {
-	ls "$T/al-$1" 2>/dev/null | grep -c '^prompt-'
-}
-labels() {
-	sim_state_get "sorted(l['name'] if isinstance(l, dict) else l for i in d['issues'] if i['number'] == $1 for l in i['labels'])" | tr -d "[]'\" " 
-}
-comments_with() {	# N TEXT
-	sim_state_get "len([c for i in d['issues'] if i['number'] == $1 for c in i.get('comments', []) if '$2' in c['body']])"
 }
 
 # --- awaiting_ci: the PR is opened once, CI pending: nothing injected.
@@ -61,7 +53,7 @@ check_eq "PR title, head and base" \
     "fix: One (#1) fix/issue-1 master"
 check_eq "PR body: Fixes #1 and the summary" \
     "$(sim_state_get "d['pulls'][0]['body'].startswith('Fixes #1\\n\\n## Changes\\nAdds the a.c file.')")" true
-check_eq "nothing injected while CI runs" "$(prompts 1)" 0
+check_eq "nothing injected while CI runs" "$(prompts "$T/al-1")" 0
 tick_twice "CI pending"
 check_eq "no second PR" "$(sim_log_count POST '/pulls$' 201)" 1
 
@@ -76,7 +68,7 @@ check_eq "ci-result records the state" "$(sed -n 2p "$RUN/ci-result-$PROJ-1.txt"
 dp
 dp
 sleep 0.5
-check_eq "CI passed injected exactly once over three ticks" "$(prompts 1)" 1
+check_eq "CI passed injected exactly once over three ticks" "$(prompts "$T/al-1")" 1
 
 # --- CI fails: the step, exit code and redacted log tail, once per SHA.
 agent 2
@@ -91,7 +83,7 @@ check "secrets in the log are redacted" grep -q "API_KEY=\[REDACTED\]" "$T/al-2/
 check "no secret in the prompt" sh -c "! grep -q abcdefghijklmnop '$T/al-2/prompt-1.txt'"
 dp
 sleep 0.5
-check_eq "CI failure injected once" "$(prompts 2)" 1
+check_eq "CI failure injected once" "$(prompts "$T/al-2")" 1
 
 # --- infra failure: retriggered once instead of injected.
 agent 3
@@ -99,7 +91,7 @@ phase 3 'PHASE:awaiting_ci\n'
 sim_post /_admin/pipeline "{\"commit\": \"$SHA3\", \"status\": \"failure\", \"branch\": \"fix/issue-3\", \"steps\": [{\"name\": \"clone\", \"state\": \"failure\", \"exit_code\": 128, \"log\": [\"fatal: unable to access\"]}]}" >/dev/null
 dp
 check_eq "infra failure retriggered" "$(sim_log_count POST '/api/repos/1/pipelines/[0-9]+$')" 1
-check_eq "nothing injected for an infra failure" "$(prompts 3)" 0
+check_eq "nothing injected for an infra failure" "$(prompts "$T/al-3")" 0
 check_eq "recorded as retried" "$(sed -n 2p "$RUN/ci-result-$PROJ-3.txt")" "STATE: retried"
 dp
 check_eq "retriggered once only" "$(sim_log_count POST '/api/repos/1/pipelines/[0-9]+$')" 1
@@ -112,7 +104,7 @@ wait_for '[ -f "$T/al-3/prompt-1.txt" ]' 10
 check "CI timeout injected" grep -q "CI TIMEOUT" "$T/al-3/prompt-1.txt"
 dp
 sleep 0.5
-check_eq "CI timeout injected once" "$(prompts 3)" 1
+check_eq "CI timeout injected once" "$(prompts "$T/al-3")" 1
 
 # --- done, not merged: said once per phase write.
 phase 1 'PHASE:done\n'
@@ -121,7 +113,7 @@ wait_for '[ -f "$T/al-1/prompt-2.txt" ]' 10
 check "not merged yet injected" grep -q "PR #9 is not merged yet" "$T/al-1/prompt-2.txt"
 dp
 sleep 0.5
-check_eq "not-merged notice once" "$(prompts 1)" 2
+check_eq "not-merged notice once" "$(prompts "$T/al-1")" 2
 
 # done, merged (dev-poll's merge or a human's): everything cleaned up.
 sim_post /_admin/item '{"number": 9, "state": "closed", "merged": true}' >/dev/null
@@ -163,14 +155,23 @@ dp
 check_eq "already_done: issue closed" "$(sim_state_get "[i['state'] for i in d['issues'] if i['number'] == 6][0]")" closed
 
 # failed for real (and a malformed refusal counts as that): diagnostic,
-# blocked, a record for the supervisor.
-agent 7
+# blocked, a record for the supervisor.  The pane shows a token: the
+# diagnostic quotes the pane with it masked.
+SECRET=ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12
+printf '[{"on": "start", "say": "export FORGE_TOKEN=%s"}]' "$SECRET" \
+    >"$T/say-token.json"
+agent 7 "$T/say-token.json"
+wait_for "t_tmux capture-pane -p -t dev-$PROJ-7 | grep -q FORGE_TOKEN" 10
 t_tmux send-keys -t "dev-$PROJ-7" "" >/dev/null 2>&1
 printf '{"status": 42' >"$RUN/dev-impl-summary-$PROJ-7.txt"
 phase 7 'PHASE:failed\nReason: refused\n'
 dp
 check_eq "failed: one diagnostic comment" "$(comments_with 7 'Session failure diagnostic')" 1
 check_eq "failed: the pane is quoted" "$(comments_with 7 'fake-agent')" 1
+check_eq "failed: the pane's token is masked" \
+    "$(comments_with 7 'FORGE_TOKEN=[REDACTED]')" 1
+check_eq "failed: the token itself is not posted" \
+    "$(sim_state_get "len([c for i in d['issues'] for c in i.get('comments', []) if '$SECRET' in c['body']])")" 0
 check_eq "failed: blocked, not in progress" "$(labels 7)" blocked
 check_eq "failed: one escalation record" \
     "$(pyjson '[d["issue"], d["reason"]]' <"$FACTORY_ROOT/supervisor/escalations-$PROJ.jsonl")" \

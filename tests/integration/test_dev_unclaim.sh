@@ -2,8 +2,8 @@
 # that cannot be made (repo_root is no repository) and an agent that exits
 # before it is ready both end with in-progress removed and backlog
 # restored, no session left and exit 1; the next tick tries again.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/dev-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/dev.sh"
 dev_init git
 scen '[{"number": 1, "title": "Ready", "labels": ["backlog"]}]' '[]' >"$T/case.json"
 mkdir -p "$T/norepo"
@@ -29,7 +29,7 @@ sed -i "s|^repo_root = .*|repo_root = \"$T/repo\"|" "$P"
 sim_post /_admin/log/reset '{}' >/dev/null
 AGENT_CMD=false dp
 rc_is "agent never ready" 1
-lhas "agent never ready: logged" "failed to create agent session: session 'dev-$PROJ-1' exited before it was ready"
+lhas "agent never ready: logged" "cannot start session dev-$PROJ-1: session 'dev-$PROJ-1' exited before it was ready"
 lhas "agent never ready: unclaimed" 'unclaiming issue #1'
 check_eq "agent never ready: labels given back" "$(labels 1)" backlog
 check "agent never ready: worktree removed" test ! -e "$RUN/$PROJ-worktree-1"

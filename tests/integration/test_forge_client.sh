@@ -3,7 +3,7 @@
 # find-or-create, PR creation and 409 adoption, merge answers, retries and
 # every kind of failed read, Woodpecker logs and CI classification.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/common.sh"
 t_setup
 
 PROBE=$O/tests/tools/forge-probe
@@ -123,9 +123,6 @@ reset_log() {
 	sim_post /_admin/faults/clear '{}' >/dev/null
 }
 
-fault() {
-	sim_post /_admin/fault "$1" >/dev/null
-}
 
 # --- pagination and the per-run cache -------------------------------------
 reset_log

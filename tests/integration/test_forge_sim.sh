@@ -1,7 +1,7 @@
 #!/bin/sh
 # Self-tests of the forge simulator (tests/forge-sim/forge-sim.py) and of
 # the fake agent (tests/fake-agent) in a private tmux server.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/common.sh"
 t_setup
 
 API=/api/v1/repos/johba/harb
@@ -271,9 +271,6 @@ sim_post /_admin/log/reset '{}' >/dev/null
 check_eq "log reset" "$(sim_get /_admin/log)" "[]"
 
 # Faults.
-fault() {
-	sim_post /_admin/fault "$1" >/dev/null
-}
 fault '{"method":"GET","path":"/issues/1$","mode":"500","count":1}'
 check_eq "fault 500" "$(sim_status GET "$API/issues/1")" 500
 check_eq "fault 500 is used up" "$(sim_status GET "$API/issues/1")" 200

@@ -6,17 +6,13 @@
 # exactly one prompt, byte-equal to the terminal-safe text (checked with
 # an independent reference, tests/fixtures/termsafe.py): no text is ever
 # typed as keys, and Enter is the only key sent.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/dev-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/dev.sh"
 dev_init git
 SAFE="python3 $TOP/tests/fixtures/termsafe.py"
 TT="$O/tests/tools/tmux-tool -L $(tmux_sock) -T $RUN"
 # The attack: end the paste, then "type" lines that submit themselves.
 ATTACK='\x1b[201~\rrm -rf ~\r\x1b[200~'
-
-prompts() {	# prompts DIR: how many prompts the fake agent saved
-	ls "$1" 2>/dev/null | grep -c '^prompt-'
-}
 
 # agent SESSION DIR: a fake agent in SESSION, its prompts in DIR.
 agent() {

@@ -3,8 +3,8 @@
 # garbage output; the 3-per-tick cap; WIP, draft, foreign-base and
 # CI-pending PRs skipped while a docs-only PR with pending CI is reviewed;
 # every tick repeated on an unchanged world without a second side effect.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/review-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/review.sh"
 rv_setup
 
 S1=$(rv_branch fix/issue-1 one.c "one")
@@ -63,9 +63,6 @@ rv_scenario "$T/scenario.json"
 sim_start "$T/scenario.json" --git-dir "$T/origin.git" ||
     { fail "simulator starts"; exit 1; }
 
-sessions() {
-	t_tmux list-sessions -F '#{session_name}' 2>/dev/null | sort | tr '\n' ' '
-}
 comments_posted() {
 	sim_log_count POST '/issues/[0-9]+/comments$' 201
 }

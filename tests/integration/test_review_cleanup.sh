@@ -3,8 +3,8 @@
 # tick lock, the memory guard (no launch, collection still done), and the
 # cleanup of review sessions whose PR closed, that sat idle past 4 hours
 # or whose phase is unknown, and of sessions without run files.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/review-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/review.sh"
 rv_setup
 TT="$O/tests/tools/tmux-tool -L $(tmux_sock) -T $T"
 LOG=$FACTORY_ROOT/review/review.log
@@ -30,12 +30,6 @@ rv_scenario "$T/scenario.json"
 sim_start "$T/scenario.json" --git-dir "$T/origin.git" ||
     { fail "simulator starts"; exit 1; }
 
-sessions() {
-	t_tmux list-sessions -F '#{session_name}' 2>/dev/null | sort | tr '\n' ' '
-}
-writes() {
-	sim_get /_admin/log | pyjson "len([e for e in d if e['method'] != 'GET'])"
-}
 run_files() {
 	(cd "$DISINTO_RUN_DIR" && ls | grep -v '\.lock$' | tr '\n' ' ')
 }
@@ -81,20 +75,20 @@ check_eq "bad settings: run files untouched" "$(run_files)" "$BEFORE"
 BEFORE=$(run_files)
 rv_tick --dry-run
 check_eq "dry-run: exit 0" "$RV_RC" 0
-check_eq "dry-run: no write on the forge" "$(writes)" 0
+check_eq "dry-run: no write on the forge" "$(write_requests)" 0
 check_eq "dry-run: run files untouched" "$(run_files)" "$BEFORE"
 check_eq "dry-run: no new session" "$(sessions)" \
     "review-harb-14 review-harb-15 "
 check_eq "dry-run: no worktree" "$(git -C "$T/repo" worktree list | wc -l)" 1
 D=$(cat "$LOG")
 check_has "dry-run: would post the finished review" "$D" \
-    "dry-run: would comment on pr #17"
+    "dry-run: would comment on #17"
 check_has "dry-run: would submit its formal review" "$D" \
-    "dry-run: would submit a APPROVED review of pr #17"
+    "dry-run: would submit a APPROVED review of #17"
 check_has "dry-run: would kill the orphan of a closed PR" "$D" \
     "dry-run: would kill session review-harb-14"
 check_has "dry-run: would start reviews" "$D" \
-    "dry-run: would start review session review-harb-13"
+    "dry-run: would start session review-harb-13"
 check_has "dry-run: would inject the prompt" "$D" \
     "dry-run: would inject"
 
@@ -109,7 +103,7 @@ wait_for '[ -e "$T/locked" ]' 5
 rv_tick
 check_eq "locked: exit 0" "$RV_RC" 0
 check_has "locked: logged" "$(cat "$LOG")" "another review-poll holds"
-check_eq "locked: no write" "$(writes)" 0
+check_eq "locked: no write" "$(write_requests)" 0
 kill "$FLOCK_PID" 2>/dev/null
 wait "$FLOCK_PID" 2>/dev/null
 

@@ -6,8 +6,8 @@
 # half posted: the next tick completes each one, and nothing is posted
 # twice.  Also: a review setting from the environment
 # (REVIEW_MAX_REVIEWS_PER_TICK, [review] max_reviews_per_tick).
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/review-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/review.sh"
 rv_setup
 
 # Ten reviews per tick.
@@ -40,23 +40,11 @@ rv_scenario "$T/scenario.json"
 sim_start "$T/scenario.json" --git-dir "$T/origin.git" ||
     { fail "simulator starts"; exit 1; }
 
-fault() {
-	sim_post /_admin/fault "$1" >/dev/null || echo "# fault not set: $1"
-}
-clear_faults() {
-	sim_post /_admin/faults/clear '{}' >/dev/null
-}
 n_comments() {
 	rv_comments "$1" | pyjson 'len(d)'
 }
 n_reviews() {
 	rv_reviews "$1" | grep -c "$2"
-}
-sessions() {
-	t_tmux list-sessions -F '#{session_name}' 2>/dev/null | sort | tr '\n' ' '
-}
-writes() {
-	sim_get /_admin/log | pyjson "len([e for e in d if e['method'] != 'GET'])"
 }
 
 # The PR list cannot be read: exit 1, nothing started, nothing written.
@@ -64,10 +52,10 @@ fault '{"method": "GET", "path": "/pulls\\?", "mode": "500", "count": 0}'
 rv_tick
 check_eq "unreadable PR list: exit 1" "$RV_RC" 1
 check_eq "unreadable PR list: no session" "$(sessions)" ""
-check_eq "unreadable PR list: no write" "$(writes)" 0
+check_eq "unreadable PR list: no write" "$(write_requests)" 0
 check_has "unreadable PR list: logged" \
     "$(cat "$FACTORY_ROOT/review/review.log")" "cannot list the open prs"
-clear_faults
+faults_clear
 
 # One diff cannot be read: that review waits, the others start.
 fault '{"method": "GET", "path": "/pulls/17\\.diff", "mode": "truncate", "count": 0}'
@@ -77,7 +65,7 @@ check_eq "unreadable diff: the other six started" "$(sessions)" \
     "review-harb-11 review-harb-12 review-harb-13 review-harb-14 review-harb-15 review-harb-16 "
 check_eq "unreadable diff: no run files for it" \
     "$(ls "$DISINTO_RUN_DIR" | grep -c -- '-17')" 0
-clear_faults
+faults_clear
 rv_wait_done 11 12 13 14 15 16
 
 # Posting fails in a different way for each review.
@@ -110,7 +98,7 @@ for n in 11 12 13 14 15; do
 	    "$(head -1 "$DISINTO_RUN_DIR/review-session-$P-$n.phase")" \
 	    PHASE:done
 done
-clear_faults
+faults_clear
 
 rv_tick
 check_eq "after the faults: exit 0" "$RV_RC" 0

@@ -3,8 +3,8 @@
 # awaiting_review, posts the approval and tells the session to stop and
 # wait; dev-poll's pre-lock merge then merges the PR at the approved SHA
 # and closes the issue.  Nothing is injected twice, nothing merged twice.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/review-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/review.sh"
 rv_setup
 TT="$O/tests/tools/tmux-tool -L $(tmux_sock) -T $T"
 DP=$O/dev-poll/dev-poll

@@ -4,8 +4,8 @@
 # "## Formula" section, as review-pr.sh did; without the file the prompt
 # has no such section.  The review settings come from [review] of the
 # project file.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/review-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/review.sh"
 rv_setup
 S1=$(rv_branch fix/issue-1 one.c "one")
 S2=$(rv_branch fix/issue-2 two.c "two")

@@ -6,8 +6,8 @@
 # the incremental diff in the prompt; the approval dismissing the old
 # request for changes and routed once; a re-review whose previous commit
 # is gone falls back to the whole diff.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/review-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/review.sh"
 rv_setup
 TT="$O/tests/tools/tmux-tool -L $(tmux_sock) -T $T"
 
@@ -46,18 +46,15 @@ for n in 1 2; do
 	$TT wait-ready "dev-$P-$n" "❯" 10 >/dev/null
 	echo PHASE:awaiting_review >"$DISINTO_RUN_DIR/dev-session-$P-$n.phase"
 done
-prompts() {
-	ls "$T/dev$1" 2>/dev/null | grep -c '^prompt-'
-}
 
 rv_tick
 check_eq "tick 1 exits 0" "$RV_RC" 0
-check_eq "no injection before a review exists" "$(prompts 1)$(prompts 2)" 00
+check_eq "no injection before a review exists" "$(prompts "$T/dev1")$(prompts "$T/dev2")" 00
 rv_wait_done 11 13
 rv_tick
 check_eq "tick 2 exits 0" "$RV_RC" 0
 wait_for '[ -f "$T/dev1/prompt-1.txt" ]' 10
-check_eq "the verdict reached the dev session" "$(prompts 1)" 1
+check_eq "the verdict reached the dev session" "$(prompts "$T/dev1")" 1
 V1=$(cat "$T/dev1/prompt-1.txt")
 check_has "verdict message names it" "$V1" "Review of PR #11: REQUEST_CHANGES."
 check_has "verdict message quotes the review" "$V1" \
@@ -71,8 +68,8 @@ check_eq "the injection is recorded with the head sha" \
 rv_tick
 rv_tick
 sleep 0.3
-check_eq "the verdict is injected once over several ticks" "$(prompts 1)" 1
-check_eq "no notice for a fresh wait without review" "$(prompts 2)" 0
+check_eq "the verdict is injected once over several ticks" "$(prompts "$T/dev1")" 1
+check_eq "no notice for a fresh wait without review" "$(prompts "$T/dev2")" 0
 
 # Three hours without a review (CI of #12 is pending): escalate, once.
 touch -d '3 hours ago 1 minute ago' "$PH2"
@@ -86,7 +83,7 @@ check_eq "the notice is recorded" \
     "$(cat "$DISINTO_RUN_DIR/review-injected-$P-12")" "no-review $S2"
 rv_tick
 sleep 0.3
-check_eq "the notice is injected once" "$(prompts 2)" 1
+check_eq "the notice is injected once" "$(prompts "$T/dev2")" 1
 
 # The developer answers and pushes; CI is still running.
 sim_post /_admin/comment "{\"issue\": 11, \"user\": \"dev-bot\", \"body\": \"<!-- dev-response: -->\\nThe bound is fixed now.\"}" >/dev/null
@@ -136,7 +133,7 @@ check_eq "review run files gone after approval" \
 rv_tick
 rv_tick
 sleep 0.3
-check_eq "approval injected once" "$(prompts 1)" 2
+check_eq "approval injected once" "$(prompts "$T/dev1")" 2
 check_eq "two comments of the reviewer on #11" \
     "$(rv_comments 11 | pyjson 'len([c for c in d if c.startswith("## AI")])')" 2
 

@@ -7,8 +7,8 @@
 # run directory changes (the symlinks' targets, the file a dangling one
 # names), nothing from the target reaches the log, and the tick's log says
 # once that the file was refused.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/dev-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/dev.sh"
 dev_init git
 SHA1=$(git_branch fix/issue-1 a.c)
 SHA2=$(git_branch fix/issue-2 b.c)

@@ -3,7 +3,7 @@
 # metacharacters injected through the C tmux module and received byte for
 # byte, the phase file written back as the protocol says, and the forge
 # reached through the C client.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/common.sh"
 t_setup
 TT="$O/tests/tools/tmux-tool -L $(tmux_sock) -T $T"
 PROBE="$O/tests/tools/forge-probe"

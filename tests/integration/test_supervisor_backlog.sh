@@ -3,8 +3,8 @@
 # for more than 30 days, the "dev" metric, and PR checks (merge conflict
 # with green CI, failed CI untouched > 30 min, green CI without a review
 # for > 60 min: review-poll started), with check_prs honoured.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/supervisor-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/supervisor.sh"
 iso() {	# iso SECONDS_AGO
 	date -u -d "@$(( $(date +%s) - $1 ))" +%Y-%m-%dT%H:%M:%SZ
 }

@@ -3,8 +3,8 @@
 # clone (exit 128) is restarted, counted in the retry directory before the
 # restart, at most twice over the pipeline and its restarts; code failures
 # are left alone; old counts are pruned; check_infra_retry = false stops it.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/supervisor-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/supervisor.sh"
 now=$(date +%s)
 mkdir -p "${TMPDIR:-/tmp}"
 scen=$(mktemp "${TMPDIR:-/tmp}/sup-ci.XXXXXX")

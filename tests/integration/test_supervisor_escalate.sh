@@ -3,18 +3,14 @@
 # by a person injected once (bot and token-owner comments ignored), the
 # 6-hour reminder once, the 24-hour timeout (blocked, diagnostic, session
 # stopped), a gone session only logged, and --dry-run touching nothing.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/supervisor-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/supervisor.sh"
 sup_setup "$TOP/tests/fixtures/supervisor-escalate.json"
 RUN=$DISINTO_RUN_DIR
 
 comments() {	# comments ISSUE PYEXPR-over-c: count matching comments
 	sim_state_get "len([c for i in d['issues'] if i['number'] == $1
 	    for c in i.get('comments', []) if $2])"
-}
-labels() {
-	sim_state_get "','.join(sorted(l for i in d['issues']
-	    if i['number'] == $1 for l in i['labels']))"
 }
 
 # --- notice, once --------------------------------------------------------

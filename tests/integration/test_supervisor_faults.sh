@@ -3,14 +3,9 @@
 # exit 1, no action taken on data that did not arrive) while every other
 # check still runs; a healthy tick afterwards completes without repeating
 # anything.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/supervisor-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/supervisor.sh"
 sup_setup "$TOP/tests/fixtures/supervisor-faults.json"
-fault() {	# fault PATH_REGEX MODE [DELAY]
-	sim_post /_admin/fault "{\"method\": \"GET\", \"path\": \"$1\",
-	    \"mode\": \"$2\", \"count\": 0, \"delay\": ${3:-0}}" >/dev/null ||
-	    fail "fault $1 $2 set"
-}
 dev_metrics() {
 	grep -c '"type":"dev"' "$FACTORY_ROOT/metrics/supervisor-metrics.jsonl"
 }
@@ -30,8 +25,8 @@ sup_agent dev-harb-60
 sup_phase 5 'PHASE:escalate\nReason: which?\n'
 
 # Comments and pipelines fail: no notice without knowing the comments.
-fault '/issues/5/comments' 500
-fault '/api/repos/1/pipelines' 500
+fault GET '/issues/5/comments' 500
+fault GET '/api/repos/1/pipelines' 500
 sup_run
 check_eq "500s: exit 1" "$SUP_RC" 1
 check "500 on comments: logged" \
@@ -49,7 +44,7 @@ check "500 on pipelines: a PR's CI state is unknown, not guessed" \
 # Malformed PR lists.
 clear_faults
 ndev=$(dev_metrics)
-fault '/pulls[?]' badjson
+fault GET '/pulls[?]' badjson
 sup_run
 check_eq "bad JSON: exit 1" "$SUP_RC" 1
 check "bad JSON on PRs: logged" sup_log_has "skipped: harb: cannot list open PRs"
@@ -64,7 +59,7 @@ others_ran "bad JSON on PRs"
 
 # A timeout on the backlog list.
 clear_faults
-fault 'labels=backlog' delay 3
+fault GET 'labels=backlog' delay 3
 sup_run
 check_eq "timeout: exit 1" "$SUP_RC" 1
 check "timeout on the backlog: logged" \
@@ -78,7 +73,7 @@ check "timeout on the backlog: PR checks still ran" \
 clear_faults
 sup_agent dev-harb-6
 sup_phase 6 'PHASE:escalate\nReason: what?\n'
-fault '/api/v1/user$' 500
+fault GET '/api/v1/user$' 500
 sup_run
 check_eq "500 on /user: exit 1" "$SUP_RC" 1
 check "500 on /user: logged" sup_log_has "cannot tell the token's user"
@@ -88,8 +83,8 @@ others_ran "500 on /user"
 # One PR's CI state unknown, one issue unreadable.
 clear_faults
 sup_agent dev-harb-61
-fault '/commits/5252525252525252525252525252525252525252/status' 500
-fault '/issues/61$' 500
+fault GET '/commits/5252525252525252525252525252525252525252/status' 500
+fault GET '/issues/61$' 500
 sup_run
 check_eq "500 on a status: exit 1" "$SUP_RC" 1
 check "500 on a status: that PR skipped, logged" \

@@ -5,8 +5,8 @@
 # or unreadable are dropped and the new lines are JSON objects; the fix
 # command runs once with one argument holding the alerts, fixes and system
 # summary, and its output tail is logged; an empty fix command disables it.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/supervisor-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/supervisor.sh"
 sup_setup "$TOP/tests/fixtures/supervisor-escalate.json"
 METRICS=$FACTORY_ROOT/metrics/supervisor-metrics.jsonl
 TCK=$(getconf CLK_TCK)

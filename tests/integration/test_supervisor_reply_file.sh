@@ -3,14 +3,11 @@
 # to the only escalated session when it names none, left in place when it
 # cannot be routed, and claimed by exactly one of two supervisors started
 # at once.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/supervisor-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/supervisor.sh"
 sup_setup "$TOP/tests/fixtures/supervisor-escalate.json"
 REPLY=$DISINTO_RUN_DIR/dev-escalation-reply
 
-prompts() {	# prompts SESSION: how many prompts the fake agent got
-	ls "$T/agent-$1" 2>/dev/null | grep -c '^prompt-'
-}
 
 sup_agent dev-harb-5
 sup_agent dev-harb-6
@@ -23,7 +20,7 @@ check "no name, two escalated: the file stays" test -s "$REPLY"
 check "no name, two escalated: logged" \
     sup_log_has "reply file names no session and 2 are escalated"
 check_eq "no name, two escalated: nothing injected" \
-    "$(prompts dev-harb-5)$(prompts dev-harb-6)" 00
+    "$(prompts "$T/agent-dev-harb-5")$(prompts "$T/agent-dev-harb-6")" 00
 
 printf 'dev-harb-7\nWrong one.\n' >"$REPLY"
 sup_run
@@ -38,7 +35,7 @@ check "'#6' routes to dev-harb-6" \
 check "the naming line is not part of the reply" \
     sh -c "! grep -q '^#6' '$T/agent-dev-harb-6/prompt-1.txt'"
 check "the file is consumed" test ! -e "$REPLY"
-check_eq "dev-harb-5 got nothing" "$(prompts dev-harb-5)" 0
+check_eq "dev-harb-5 got nothing" "$(prompts "$T/agent-dev-harb-5")" 0
 check "answered: recorded, so no reminder follows" \
     test -s "$DISINTO_RUN_DIR/dev-escalation-injected-harb-6"
 
@@ -60,7 +57,7 @@ wait $p1 $p2
 wait_for '[ -f "$T/agent-dev-harb-5/prompt-2.txt" ]' 10
 sleep 0.5
 check_eq "two supervisors at once: injected exactly once" \
-    "$(prompts dev-harb-5)" 2
+    "$(prompts "$T/agent-dev-harb-5")" 2
 check "the only escalated session got it" \
     grep -q 'One more thing.' "$T/agent-dev-harb-5/prompt-2.txt"
 check "the file is consumed" test ! -e "$REPLY"
@@ -68,4 +65,4 @@ check "no claimed copy left behind" \
     sh -c "! ls '$DISINTO_RUN_DIR' | grep -q claimed"
 sup_run
 sleep 0.5
-check_eq "a later tick injects nothing more" "$(prompts dev-harb-5)" 2
+check_eq "a later tick injects nothing more" "$(prompts "$T/agent-dev-harb-5")" 2

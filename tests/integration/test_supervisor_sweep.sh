@@ -3,8 +3,8 @@
 # phase file; sessions in escalate, awaiting_ci or awaiting_review are
 # never touched; worktrees older than 2 hours that no session, phase or
 # process uses are removed through git; a dead legacy dev-agent lock goes.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/supervisor-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/supervisor.sh"
 sup_setup "$TOP/tests/fixtures/supervisor-sweep.json"
 RUN=$DISINTO_RUN_DIR
 alive() {

@@ -3,8 +3,8 @@
 # every project file checked and the environment used when there is none,
 # the clone put back on its primary branch or out of a stale rebase (an
 # alert when that fails), and --dry-run changing nothing on the host.
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/fixtures/supervisor-lib.sh"
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/supervisor.sh"
 sup_setup "$TOP/tests/fixtures/supervisor-escalate.json"
 REPO=$T/repo
 branch() {
@@ -109,4 +109,4 @@ check "dry run: no metric written" \
     test ! -e "$FACTORY_ROOT/metrics/supervisor-metrics.jsonl"
 check "dry run: no status file" test ! -e "$DISINTO_RUN_DIR/supervisor-status"
 check "dry run: the would-be actions are logged" \
-    sup_log_has "dry-run: would run git -C $REPO checkout master"
+    sup_log_has "dry-run: would run 'git -C $REPO checkout master'"

@@ -273,16 +273,25 @@ test_log_tail_bytes(void)
 	cJSON_Delete(e);
 }
 
+/*
+ * Freeing releases the log tail (counted: the heap in use is back where it
+ * was), forgets it, and is safe on a zeroed, a freed and a NULL struct.
+ */
 static void
 test_failure_free(void)
 {
 	struct ci_failure f;
+	size_t before;
 
 	memset(&f, 0, sizeof(f));
 	ci_failure_free(&f);
-	f.log_tail = strdup("x");
+	before = check_heap();
+	f.log_tail = malloc(64 * 1024);
+	CHECK(f.log_tail != NULL);
 	ci_failure_free(&f);
 	CHECK(f.log_tail == NULL);
+	if (check_heap_counted())
+		CHECK_INT(check_heap(), before);
 	ci_failure_free(&f);
 	ci_failure_free(NULL);
 }

@@ -1,8 +1,10 @@
 /*
  * Unit tests for the typed cJSON accessors.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -199,6 +201,65 @@ test_print(void)
 	cJSON_Delete(j);
 }
 
+static void
+test_time(void)
+{
+	cJSON *o = cJSON_Parse("{\"a\": \"2024-01-02T10:00:00Z\", "
+			       "\"b\": \"2024-01-02T12:30:00.123+02:30\", "
+			       "\"c\": \"2024-01-02 10:00:00\", "
+			       "\"d\": \"2024-13-02T10:00:00Z\", "
+			       "\"e\": \"2024-01-02T10:00\", \"f\": 7}");
+	time_t t = 0;
+
+	CHECK_INT(json_time(o, "a", &t), 0);
+	CHECK_INT(t, 1704189600);
+	CHECK_INT(json_time(o, "b", &t), 0);
+	CHECK_INT(t, 1704189600);
+	CHECK_INT(json_time(o, "c", &t), 0);
+	CHECK_INT(t, 1704189600);
+	CHECK_INT(json_time(o, "d", &t), -1);
+	CHECK_INT(json_time(o, "e", &t), -1);
+	CHECK_INT(json_time(o, "f", &t), -1);
+	CHECK_INT(json_time(o, "missing", &t), -1);
+	CHECK_INT(json_time(NULL, "a", &t), -1);
+	cJSON_Delete(o);
+}
+
+/* An object file, a missing file (empty object), and what is refused. */
+static void
+test_load_object(void)
+{
+	char dir[] = "/tmp/test-json-XXXXXX", path[128], err[128];
+	cJSON *o;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/x.json", dir);
+	o = json_load_object(path, 64, err, sizeof(err));
+	CHECK(o != NULL && cJSON_IsObject(o) && o->child == NULL);
+	cJSON_Delete(o);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f != NULL) {
+		fputs("{\"7\": 2}", f);
+		fclose(f);
+	}
+	o = json_load_object(path, 64, err, sizeof(err));
+	CHECK(o != NULL && cJSON_GetObjectItem(o, "7") != NULL);
+	cJSON_Delete(o);
+	CHECK(json_load_object(path, 4, err, sizeof(err)) == NULL);
+	CHECK_STR(err, "too large");
+	f = fopen(path, "w");
+	if (f != NULL) {
+		fputs("[1]", f);
+		fclose(f);
+	}
+	CHECK(json_load_object(path, 64, err, sizeof(err)) == NULL);
+	CHECK_STR(err, "not a JSON object");
+	unlink(path);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -212,5 +273,7 @@ main(void)
 	RUN(test_paths);
 	RUN(test_has_label);
 	RUN(test_print);
+	RUN(test_time);
+	RUN(test_load_object);
 	return check_main();
 }

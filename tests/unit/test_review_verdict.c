@@ -1,16 +1,17 @@
 /*
  * Tests for review-poll's text side (review-poll/verdict.c): the review
  * output file, the comment built from it, and the markers read back.
- * verdict.c is compiled in directly: it is part of review-poll, not of
- * libcommon, and has no I/O.
+ * Linked with review-poll's archive (review-poll/libreviewpoll.a).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include <cjson/cJSON.h>
 
-#include "../../review-poll/verdict.c"
+#include "check.h"
+#include "json.h"
+#include "review-poll.h"
 
 static int
 parse(const char *text, struct rp_verdict *v)
@@ -106,7 +107,7 @@ test_output_cleaned(void)
 		big[i] = 'x';
 	strcpy(big + i, "\"}");
 	CHECK_INT(parse(big, &v), 0);
-	CHECK_INT(strlen(v.markdown), MARKDOWN_MAX);
+	CHECK_INT(strlen(v.markdown), RP_MARKDOWN_MAX);
 	rp_verdict_free(&v);
 	free(big);
 }

@@ -1,6 +1,5 @@
 /*
- * Tests for prompt templates, string vectors and the agent seam's
- * dispatch to its backend.
+ * Tests for prompt templates and string vectors.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +8,6 @@
 
 #include "check.h"
 
-#include "agent.h"
 #include "file.h"
 #include "strv.h"
 #include "template.h"
@@ -91,95 +89,11 @@ test_strv(void)
 	strv_free(NULL);
 }
 
-static int fake_injected, fake_killed;
-
-static int
-fake_start(const struct agent_spec *s, char *err, size_t errsz)
-{
-	snprintf(err, errsz, "no start for %s", s->session);
-	return -1;
-}
-
-static int
-fake_inject(const char *session, const char *text)
-{
-	(void)session;
-	fake_injected++;
-	return strcmp(text, "late") == 0 ? AGENT_NOT_DELIVERED :
-					   AGENT_DELIVERED;
-}
-
-static int
-fake_alive(const char *session)
-{
-	return strcmp(session, "live") == 0;
-}
-
-static int
-fake_signal(const char *path, struct agent_signal *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->phase = strcmp(path, "done") == 0 ? PHASE_DONE : PHASE_NONE;
-	return 0;
-}
-
-static int
-fake_kill(const char *session)
-{
-	(void)session;
-	fake_killed++;
-	return 0;
-}
-
-static void
-test_agent_backend(void)
-{
-	static const struct agent_backend fake = {.start = fake_start,
-	    .inject = fake_inject,
-	    .alive = fake_alive,
-	    .read_signal = fake_signal,
-	    .kill = fake_kill};
-	struct agent_spec spec = {.session = "s1"};
-	struct agent_signal sig;
-	char err[64];
-
-	agent_set_backend(&fake);
-	CHECK_INT(agent_start(&spec, err, sizeof(err)), -1);
-	CHECK_STR(err, "no start for s1");
-	CHECK_INT(agent_inject("s1", "hello"), AGENT_DELIVERED);
-	CHECK_INT(agent_inject("s1", "late"), AGENT_NOT_DELIVERED);
-	CHECK_INT(fake_injected, 2);
-	CHECK_INT(agent_alive("live"), 1);
-	CHECK_INT(agent_alive("dead"), 0);
-	CHECK_INT(agent_read_signal("done", &sig), 0);
-	CHECK_INT(sig.phase, PHASE_DONE);
-	CHECK_INT(agent_kill("s1"), 0);
-	CHECK_INT(fake_killed, 1);
-	/* Listing and activity are optional in a backend. */
-	{
-		char **names = (char **)&spec;
-		size_t n = 9;
-		time_t when;
-
-		CHECK_INT(agent_list("dev-", &names, &n), -1);
-		CHECK(names == NULL);
-		CHECK_INT(n, 0);
-		agent_list_free(names, n);
-		CHECK_INT(agent_activity("s1", &when), -1);
-	}
-	agent_set_backend(NULL);
-	/* The default backend reads phase files. */
-	CHECK_INT(agent_read_signal("/nonexistent/x.phase", &sig), 0);
-	CHECK_INT(sig.phase, PHASE_NONE);
-	CHECK_INT(sig.since, 0);
-}
-
 int
 main(void)
 {
 	RUN(test_fill);
 	RUN(test_render);
 	RUN(test_strv);
-	RUN(test_agent_backend);
 	return check_main();
 }

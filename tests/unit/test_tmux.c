@@ -626,6 +626,7 @@ test_no_temp_files_left(void)
 	DIR *d = opendir(tmpdir);
 	int left = 0;
 
+	CHECK(d != NULL);
 	while (d != NULL && (de = readdir(d)) != NULL)
 		if (strcmp(de->d_name, ".") != 0 &&
 		    strcmp(de->d_name, "..") != 0) {

@@ -1,6 +1,9 @@
-# Shared helpers for the integration scripts (POSIX sh; source it).
+# Shared helpers for the integration scripts (POSIX sh; source it).  The
+# helpers of one executable's scripts are in dev.sh, review.sh and
+# supervisor.sh next to it, sourced after this one.  (tests/run runs the
+# scripts in tests/integration, not the libraries here.)
 #
-#   . "$(dirname "$0")/lib.sh"
+#   . "$(dirname "$0")/lib/common.sh"
 #   t_setup
 #   sim_start "$TOP/tests/fixtures/sim-basic.json"
 #   check_eq "issue count" "$(sim_state_get 'len(d["issues"])')" 2
@@ -176,4 +179,37 @@ sim_state_get() {
 # raw, anything else as JSON.
 pyjson() {
 	$SIMREQ --json "$1"
+}
+
+# fault JSON | fault METHOD PATH_REGEX MODE [DELAY]: make the simulator
+# misbehave ({"method", "path", "mode", "count", "delay"}; the second
+# form for good, count 0).  Not being able to set it is a failure.
+fault() {
+	if [ $# -eq 1 ]; then
+		_f_json=$1
+	else
+		_f_json="{\"method\": \"$1\", \"path\": \"$2\", \"mode\": \"$3\", \"count\": 0, \"delay\": ${4:-0}}"
+	fi
+	sim_post /_admin/fault "$_f_json" >/dev/null ||
+	    fail "simulator fault set" "$_f_json"
+}
+
+# faults_clear: the simulator behaves again.
+faults_clear() {
+	sim_post /_admin/faults/clear '{}' >/dev/null
+}
+
+# prompts DIR: how many prompts the fake agent logging to DIR received.
+prompts() {
+	ls "$1" 2>/dev/null | grep -c '^prompt-'
+}
+
+# labels N: issue N's label names, sorted, comma-separated.
+labels() {
+	sim_state_get "','.join(sorted([l if isinstance(l, str) else l['name'] for i in d['issues'] if i['number'] == $1 for l in i['labels']]))"
+}
+
+# sessions: the tmux sessions of the private server, sorted, on one line.
+sessions() {
+	t_tmux list-sessions -F '#{session_name}' 2>/dev/null | sort | tr '\n' ' '
 }

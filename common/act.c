@@ -1,0 +1,451 @@
+/*
+ * Every side effect of a tick, with its dry-run line and its failure
+ * count in one place.  The "dry-run: would ..." and "cannot ..." lines of
+ * all three executables are written here and nowhere else.
+ */
+#define _XOPEN_SOURCE 700 /* nftw(3) */
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "act.h"
+#include "agent.h"
+#include "buf.h"
+#include "file.h"
+#include "forge.h"
+#include "git.h"
+#include "log.h"
+#include "runfiles.h"
+#include "spawn.h"
+#include "woodpecker.h"
+#include "xmalloc.h"
+
+/* Output of a git command kept for the log. */
+#define ACT_GIT_OUTPUT_MAX (16 * 1024)
+
+static int act_fail(struct act *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+static int act_would(const struct act *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+static int act_rm_entry(const char *, const struct stat *, int, struct FTW *);
+
+/* Log a failed effect and count it.  Always -1. */
+static int
+act_fail(struct act *a, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	log_msg("%s", msg);
+	free(msg);
+	a->failed++;
+	return -1;
+}
+
+/* Under dry-run, log what would be done: 1.  Otherwise 0. */
+static int
+act_would(const struct act *a, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	if (!a->dry_run)
+		return 0;
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	log_msg("dry-run: would %s", msg);
+	free(msg);
+	return 1;
+}
+
+int
+act_comment(struct act *a, long long number, const char *body, long long *id)
+{
+	if (id != NULL)
+		*id = 0;
+	if (act_would(a, "comment on #%lld (%zu bytes)", number, strlen(body)))
+		return 0;
+	if (forge_comment_create(a->forge, number, body, id) == -1)
+		return act_fail(a, "cannot comment on #%lld: %s", number,
+		    forge_error(a->forge));
+	return 0;
+}
+
+int
+act_label_add(struct act *a, long long number, const char *name)
+{
+	if (act_would(a, "add label '%s' to #%lld", name, number))
+		return 0;
+	if (forge_issue_add_label_name(a->forge, number, name) == -1)
+		return act_fail(a, "cannot add label '%s' to #%lld: %s", name,
+		    number, forge_error(a->forge));
+	return 0;
+}
+
+int
+act_label_remove(struct act *a, long long number, const char *name)
+{
+	if (act_would(a, "remove label '%s' from #%lld", name, number))
+		return 0;
+	if (forge_issue_remove_label_name(a->forge, number, name) == -1)
+		return act_fail(a, "cannot remove label '%s' from #%lld: %s",
+		    name, number, forge_error(a->forge));
+	return 0;
+}
+
+int
+act_issue_close(struct act *a, long long number)
+{
+	if (act_would(a, "close #%lld", number))
+		return 0;
+	if (forge_issue_close(a->forge, number) == -1)
+		return act_fail(a, "cannot close #%lld: %s", number,
+		    forge_error(a->forge));
+	return 0;
+}
+
+enum act_pull
+act_pull_create(struct act *a, const char *title, const char *body,
+    const char *head, const char *base, long long *number)
+{
+	*number = 0;
+	if (act_would(a, "open a PR from %s into %s", head, base))
+		return ACT_PULL_DRY;
+	switch (forge_pull_create(a->forge, title, body, head, base, number)) {
+	case FORGE_OK:
+		return ACT_PULL_OPENED;
+	case FORGE_CONFLICT:
+		return ACT_PULL_EXISTS;
+	default:
+		act_fail(a, "cannot open a PR from %s: %s", head,
+		    forge_error(a->forge));
+		return ACT_PULL_FAILED;
+	}
+}
+
+enum act_merge
+act_pull_merge(struct act *a, long long number, const char *sha,
+    struct forge_merge *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (act_would(a, "merge PR #%lld at %s", number, sha))
+		return ACT_MERGE_DRY;
+	if (forge_pull_merge(a->forge, number, sha, 1, m) == -1) {
+		act_fail(a, "PR #%lld merge: no answer: %s", number,
+		    forge_error(a->forge));
+		return ACT_MERGE_FAILED;
+	}
+	return m->merged ? ACT_MERGED : ACT_MERGE_REFUSED;
+}
+
+enum act_review
+act_review_create(struct act *a, long long pr, const char *event,
+    const char *sha, const char *body)
+{
+	long status;
+
+	if (act_would(a, "submit a %s review of #%lld at %.7s", event, pr, sha))
+		return ACT_REVIEW_POSTED;
+	if (forge_review_create(a->forge, pr, body, event, sha, NULL) == 0)
+		return ACT_REVIEW_POSTED;
+	status = forge_last_status(a->forge);
+	act_fail(a, "cannot submit the %s review of #%lld: %s", event, pr,
+	    forge_error(a->forge));
+	return status == 400 || status == 403 || status == 422 ?
+	    ACT_REVIEW_REFUSED :
+	    ACT_REVIEW_FAILED;
+}
+
+int
+act_review_dismiss(struct act *a, long long pr, long long id, const char *why)
+{
+	if (act_would(a, "dismiss review %lld of #%lld", id, pr))
+		return 0;
+	if (forge_review_dismiss(a->forge, pr, id, why) == -1)
+		return act_fail(a, "cannot dismiss review %lld of #%lld: %s",
+		    id, pr, forge_error(a->forge));
+	return 0;
+}
+
+int
+act_pipeline_restart(struct act *a, long long pipeline, long long *new_number)
+{
+	*new_number = 0;
+	if (act_would(a, "restart pipeline #%lld", pipeline))
+		return 0;
+	if (a->wp == NULL)
+		return act_fail(a, "cannot restart pipeline #%lld: no CI",
+		    pipeline);
+	if (woodpecker_restart(a->wp, pipeline, new_number) == -1)
+		return act_fail(a, "cannot restart pipeline #%lld: %s",
+		    pipeline, woodpecker_error(a->wp));
+	return 0;
+}
+
+int
+act_write(struct act *a, const char *path, const char *text, int sync)
+{
+	if (act_would(a, "write '%s'", path))
+		return 0;
+	if (file_write_atomic(path, text, strlen(text), 0644, sync) == -1)
+		return act_fail(a, "cannot write '%s': %s", path,
+		    strerror(errno));
+	return 0;
+}
+
+int
+act_remove(struct act *a, const char *path)
+{
+	if (!file_exists(path))
+		return 0;
+	if (act_would(a, "remove '%s'", path))
+		return 0;
+	if (file_remove(path) == -1)
+		return act_fail(a, "cannot remove '%s': %s", path,
+		    strerror(errno));
+	return 0;
+}
+
+/* nftw(3) callback: remove one entry, children before their directory. */
+static int
+act_rm_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		return rmdir(path) == -1 && errno != ENOENT ? -1 : 0;
+	return unlink(path) == -1 && errno != ENOENT ? -1 : 0;
+}
+
+int
+act_remove_tree(struct act *a, const char *path)
+{
+	if (!file_exists(path))
+		return 0;
+	if (act_would(a, "remove the tree '%s'", path))
+		return 0;
+	if (nftw(path, act_rm_entry, 16, FTW_DEPTH | FTW_PHYS) == -1)
+		return act_fail(a, "cannot remove '%s': %s", path,
+		    strerror(errno));
+	return 0;
+}
+
+int
+act_mkdir(struct act *a, const char *path)
+{
+	if (act_would(a, "create the directory '%s'", path))
+		return 0;
+	if (file_mkdirs(path, 0755) == -1)
+		return act_fail(a, "cannot create '%s': %s", path,
+		    strerror(errno));
+	return 0;
+}
+
+int
+act_touch(struct act *a, const char *path)
+{
+	if (act_would(a, "touch '%s'", path))
+		return 0;
+	if (runfiles_touch(path) == -1)
+		return act_fail(a, "cannot touch '%s': %s", path,
+		    strerror(errno));
+	return 0;
+}
+
+int
+act_write_in_place(struct act *a, const char *path, const char *text)
+{
+	size_t len = strlen(text);
+	int fd, r = 0;
+
+	if (act_would(a, "write '%.60s' into '%s'", text, path))
+		return 0;
+	if ((fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)) == -1 ||
+	    write(fd, text, len) != (ssize_t)len)
+		r = act_fail(a, "cannot write '%s': %s", path, strerror(errno));
+	if (fd != -1)
+		close(fd);
+	return r;
+}
+
+int
+act_append(struct act *a, const char *path, const char *line)
+{
+	if (act_would(a, "append to '%s'", path))
+		return 0;
+	if (file_append_line(path, line) == -1)
+		return act_fail(a, "cannot append to '%s': %s", path,
+		    strerror(errno));
+	return 0;
+}
+
+int
+act_truncate(struct act *a, const char *path)
+{
+	if (act_would(a, "truncate '%s'", path))
+		return 0;
+	if (file_truncate(path) == -1)
+		return act_fail(a, "cannot truncate '%s': %s", path,
+		    strerror(errno));
+	return 0;
+}
+
+int
+act_rename(struct act *a, const char *from, const char *to)
+{
+	if (act_would(a, "rename '%s' to '%s'", from, to))
+		return 0;
+	if (rename(from, to) == -1)
+		return act_fail(a, "cannot rename '%s': %s", from,
+		    strerror(errno));
+	return 0;
+}
+
+int
+act_status(struct act *a, const char *path, const char *who, const char *fmt,
+    ...)
+{
+	va_list ap;
+	char *msg;
+	int r = 0;
+
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	if (!act_would(a, "set the status to '%s'", msg) &&
+	    log_status(path, who, "%s", msg) == -1)
+		r = act_fail(a, "cannot write '%s': %s", path, strerror(errno));
+	free(msg);
+	return r;
+}
+
+enum act_claim
+act_claim(struct act *a, const char *path, size_t max, struct buf *out,
+    const char *whom)
+{
+	if (act_would(a, "claim '%s' for %s", path, whom))
+		return ACT_CLAIM_NONE;
+	switch (runfiles_claim(path, max, out)) {
+	case 1:
+		return ACT_CLAIMED;
+	case 0:
+		return ACT_CLAIM_NONE;
+	default:
+		act_fail(a, "cannot claim '%s': %s", path, strerror(errno));
+		return ACT_CLAIM_FAILED;
+	}
+}
+
+int
+act_signal(struct act *a, pid_t pid)
+{
+	if (act_would(a, "send SIGTERM to process %ld", (long)pid))
+		return 0;
+	if (kill(pid, SIGTERM) == -1 && errno != ESRCH)
+		return act_fail(a, "cannot signal process %ld: %s", (long)pid,
+		    strerror(errno));
+	return 0;
+}
+
+int
+act_spawn(struct act *a, char *const *argv, const char *log_path,
+    const char *what, pid_t *pid)
+{
+	if (pid != NULL)
+		*pid = 0;
+	if (act_would(a, "start %s", what))
+		return 0;
+	if (log_path != NULL)
+		(void)file_mkdir_parent(log_path);
+	if (spawn_detached(argv, NULL, log_path, pid) == -1)
+		return act_fail(a, "cannot start %s: %s", what,
+		    strerror(errno));
+	return 0;
+}
+
+int
+act_run(struct act *a, char *const *argv, const struct spawn_opts *opts,
+    struct buf *out, int *status, const char *what)
+{
+	*status = 0;
+	if (act_would(a, "run %s", what))
+		return 0;
+	return spawn_run(argv, opts, out, status);
+}
+
+int
+act_git(struct act *a, const char *dir, const char *const *args)
+{
+	char *cmd = git_cmdline(dir, args), line[256];
+	struct buf out;
+	int r = 0;
+
+	buf_init(&out, ACT_GIT_OUTPUT_MAX);
+	if (act_would(a, "run '%s'", cmd))
+		goto out;
+	if ((r = git_run(dir, args, &out)) != 0) {
+		log_msg("'%s' failed (%s %d): %s", cmd,
+		    r == -1 ? "error" : "exit", r,
+		    git_last_line(buf_str(&out), line, sizeof(line)));
+		r = -1;
+	}
+out:
+	buf_free(&out);
+	free(cmd);
+	return r;
+}
+
+int
+act_agent_start(struct act *a, const struct agent_spec *spec)
+{
+	char err[256];
+
+	if (act_would(a, "start session %s in '%s'", spec->session,
+		spec->workdir))
+		return 0;
+	if (agent_start(spec, err, sizeof(err)) == -1)
+		return act_fail(a, "cannot start session %s: %s", spec->session,
+		    err);
+	return 0;
+}
+
+enum act_inject
+act_inject(struct act *a, const char *session, const char *text)
+{
+	if (act_would(a, "inject %zu bytes into %s", strlen(text), session))
+		return ACT_INJECT_DRY;
+	switch (agent_inject(session, text)) {
+	case AGENT_DELIVERED:
+		return ACT_INJECTED;
+	case AGENT_NOT_DELIVERED:
+		log_msg("injection into %s not delivered — retrying next tick",
+		    session);
+		return ACT_INJECT_LATER;
+	default:
+		act_fail(a, "cannot inject into %s", session);
+		return ACT_INJECT_FAILED;
+	}
+}
+
+int
+act_kill(struct act *a, const char *session)
+{
+	if (act_would(a, "kill session %s", session))
+		return 0;
+	if (agent_kill(session) == -1)
+		return act_fail(a, "cannot kill session %s", session);
+	return 0;
+}

@@ -1,0 +1,162 @@
+/*
+ * The effect layer: every side effect a tick takes goes through one of
+ * these functions, in all three executables: forge writes, CI restarts,
+ * run files, agent sessions, processes, and git commands that change a
+ * repository.  Under dry-run each is logged ("dry-run: would ...") and not
+ * taken.  A failure is logged here with its reason and counted in the
+ * struct, so a tool can tell at the end of a tick whether any write it
+ * meant to make failed; callers only test the result.
+ *
+ * Each function returns 0 when the effect was taken (or would be, under
+ * dry-run) and -1 when it failed, unless it says otherwise.
+ */
+#ifndef ACT_H
+#define ACT_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+
+struct agent_spec;
+struct buf;
+struct forge;
+struct forge_merge;
+struct spawn_opts;
+struct woodpecker;
+
+/* One tick's effects. */
+struct act {
+	struct forge *forge;   /* forge writes go here (its token) */
+	struct woodpecker *wp; /* pipeline restarts; NULL without CI */
+	int dry_run;
+	unsigned failed; /* effects that failed this tick */
+};
+
+/* What act_pull_create() did. */
+enum act_pull {
+	ACT_PULL_OPENED,
+	ACT_PULL_EXISTS, /* one for this head and base is open already */
+	ACT_PULL_DRY,	 /* dry-run: nothing was opened */
+	ACT_PULL_FAILED
+};
+
+/* What act_pull_merge() did. */
+enum act_merge {
+	ACT_MERGED,	   /* merged now, or found merged */
+	ACT_MERGE_REFUSED, /* the forge said no (conflict, not mergeable) */
+	ACT_MERGE_DRY,	   /* dry-run: nothing was merged */
+	ACT_MERGE_FAILED   /* no answer: it may or may not have happened */
+};
+
+/* What act_review_create() did. */
+enum act_review {
+	ACT_REVIEW_POSTED,  /* or would be, under dry-run */
+	ACT_REVIEW_REFUSED, /* refused for good (400, 403, 422) */
+	ACT_REVIEW_FAILED
+};
+
+/* What act_inject() did. */
+enum act_inject {
+	ACT_INJECTED,	  /* the agent has the text */
+	ACT_INJECT_LATER, /* not delivered: try again on a later tick */
+	ACT_INJECT_DRY,	  /* dry-run: nothing was typed */
+	ACT_INJECT_FAILED
+};
+
+/* Forge writes, with the token of a->forge. */
+/* Comment on an issue or PR; the new comment's ID in *id (may be NULL). */
+int act_comment(struct act *, long long number, const char *body,
+    long long *id);
+/* Add a label by name (created in the repository when missing). */
+int act_label_add(struct act *, long long number, const char *name);
+/* Remove a label by name; one not there counts as removed. */
+int act_label_remove(struct act *, long long number, const char *name);
+/* Close an issue. */
+int act_issue_close(struct act *, long long number);
+/* Open a PR from head into base; its number in *number. */
+enum act_pull act_pull_create(struct act *, const char *title, const char *body,
+    const char *head, const char *base, long long *number);
+/*
+ * Merge PR number only while its head is sha, deleting its branch; the
+ * forge's answer in *m (status 0 under dry-run).
+ */
+enum act_merge act_pull_merge(struct act *, long long number, const char *sha,
+    struct forge_merge *m);
+/* Submit a formal review (APPROVED, REQUEST_CHANGES, COMMENT) of sha. */
+enum act_review act_review_create(struct act *, long long pr, const char *event,
+    const char *sha, const char *body);
+/* Dismiss review id of PR pr, saying why. */
+int act_review_dismiss(struct act *, long long pr, long long id,
+    const char *why);
+
+/* Restart a Woodpecker pipeline; the new one's number in *new_number. */
+int act_pipeline_restart(struct act *, long long pipeline,
+    long long *new_number);
+
+/* Run files and other files. */
+/* Replace a file atomically (mode 0644); sync: fsync before the rename. */
+int act_write(struct act *, const char *path, const char *text, int sync);
+/* Remove a file; a missing one is no change. */
+int act_remove(struct act *, const char *path);
+/* Remove a directory tree, never following a symbolic link. */
+int act_remove_tree(struct act *, const char *path);
+/* mkdir -p. */
+int act_mkdir(struct act *, const char *path);
+/* Create a marker, or refresh its mtime. */
+int act_touch(struct act *, const char *path);
+/* Write text into an existing file in place (a kernel switch). */
+int act_write_in_place(struct act *, const char *path, const char *text);
+/* Append one line to a file (its directory made when missing). */
+int act_append(struct act *, const char *path, const char *line);
+/* Empty a file in place (a log too large to keep). */
+int act_truncate(struct act *, const char *path);
+/* Rename a file (a log rotated). */
+int act_rename(struct act *, const char *from, const char *to);
+/* Replace the operators' status file with one line, "who: message". */
+int act_status(struct act *, const char *path, const char *who, const char *fmt,
+    ...) __attribute__((format(printf, 4, 5)));
+/* What act_claim() did. */
+enum act_claim {
+	ACT_CLAIMED,	 /* the file's first bytes are in out; it is gone */
+	ACT_CLAIM_NONE,	 /* nothing to claim, or dry-run */
+	ACT_CLAIM_FAILED /* logged */
+};
+/*
+ * Take a file others may race for (runfiles_claim()): its first max bytes
+ * into out.  Under dry-run, logs for whom it would be claimed.
+ */
+enum act_claim act_claim(struct act *, const char *path, size_t max,
+    struct buf *out, const char *whom);
+
+/* Processes.  what names the program for the log (never a URL's secrets). */
+/* Send SIGTERM to pid; a process already gone counts as stopped. */
+int act_signal(struct act *, pid_t pid);
+/*
+ * Start argv detached (spawn_detached()), its output appended to log_path
+ * (NULL: dropped); its process ID in *pid (may be NULL).
+ */
+int act_spawn(struct act *, char *const *argv, const char *log_path,
+    const char *what, pid_t *pid);
+/*
+ * Run argv to its end (spawn_run(): output into out, exit status in
+ * *status).  Returns spawn_run()'s result; 0 under dry-run with *status 0.
+ */
+int act_run(struct act *, char *const *argv, const struct spawn_opts *opts,
+    struct buf *out, int *status, const char *what);
+/*
+ * Run "git -C dir args..." (NULL-ended), a command that changes a
+ * repository: 0 when git exited 0, else -1 with git's last words logged.
+ * Not counted as a failed write: callers run commands that may fail by
+ * design (removing a worktree git no longer knows).
+ */
+int act_git(struct act *, const char *dir, const char *const *args);
+
+/* Agent sessions (the agent seam). */
+/* Start a session and wait until it is ready for a prompt. */
+int act_agent_start(struct act *, const struct agent_spec *);
+/* Type text into a session as one prompt. */
+enum act_inject act_inject(struct act *, const char *session, const char *text);
+/* Stop a session; one already gone counts as stopped. */
+int act_kill(struct act *, const char *session);
+
+#endif

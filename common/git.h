@@ -1,0 +1,43 @@
+/*
+ * The one git runner: "git -C DIR ARGS..." through spawn_run() with an
+ * argv array (never a shell), a time limit and no terminal prompt.  It
+ * only runs; commands that change a repository go through act_git() so
+ * that --dry-run logs them instead.
+ */
+#ifndef GIT_H
+#define GIT_H
+
+#include <stddef.h>
+
+struct buf;
+
+/* Seconds a git command may take (a fetch over a slow link included). */
+#define GIT_TIMEOUT_S 300
+
+/*
+ * Run git -C dir with args (NULL-ended), its output appended to out (may
+ * be NULL; out's cap applies).  Returns git's exit status, or -1 when it
+ * could not run or timed out.
+ */
+int git_run(const char *dir, const char *const *args, struct buf *out);
+/*
+ * The first line git printed, when it exited 0; else NULL, with its exit
+ * status (or -1) in *status (may be NULL).  Caller frees.
+ */
+char *git_line(const char *dir, const char *const *args, int *status);
+/*
+ * The argv of "git -C dir args..." (NULL-ended), for a git that runs
+ * detached.  Free the array only, not the strings.
+ */
+char **git_argv(const char *dir, const char *const *args);
+/* "git -C dir args..." for the log.  Caller frees. */
+char *git_cmdline(const char *dir, const char *const *args);
+/* The last non-empty line of text (git's last words) into line. */
+const char *git_last_line(const char *text, char *line, size_t linesz);
+/*
+ * Whether the clone at dir is in the middle of a rebase: 1, 0, or -1 when
+ * its git directory cannot be found.
+ */
+int git_in_rebase(const char *dir);
+
+#endif

@@ -1,0 +1,30 @@
+/*
+ * Git worktrees of a clone (the dev sessions' P-worktree-N, the reviews'
+ * P-review-R): made through git, removed through git and then by hand,
+ * every step through the effect layer.
+ */
+#ifndef WORKTREE_H
+#define WORKTREE_H
+
+struct act;
+
+/*
+ * Remove the worktree at path of the clone repo: "git worktree remove
+ * --force" while git knows it, whatever is left of the files (never
+ * following a link), then "git worktree prune" so git forgets a worktree
+ * removed by hand too.  0, or -1 when the files could not be removed.
+ */
+int worktree_remove(struct act *, const char *repo, const char *path);
+/*
+ * A fresh worktree at path (replacing one there) on branch, reset to ref
+ * ("git worktree add -B"), with its submodules.  0 or -1.
+ */
+int worktree_add(struct act *, const char *repo, const char *path,
+    const char *branch, const char *ref);
+/* A fresh worktree at path with sha checked out, detached.  0 or -1. */
+int worktree_add_detached(struct act *, const char *repo, const char *path,
+    const char *sha);
+/* Whether a worktree is at path with branch checked out: 1 or 0. */
+int worktree_on_branch(const char *path, const char *branch);
+
+#endif

@@ -1,0 +1,267 @@
+/*
+ * What a launch reads before it changes anything: the issue, its
+ * comments, dependencies, an open PR to adopt (recovery mode) or a closed
+ * one to learn from, the other backlog issues.  Missing data stops the
+ * launch before anything changed.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+#include "config.h"
+#include "dev-poll.h"
+#include "forge.h"
+#include "json.h"
+#include "log.h"
+#include "runfiles.h"
+#include "template.h"
+#include "utf8.h"
+#include "xmalloc.h"
+
+/* Prior art: the newest closed PRs looked at, and the diff kept. */
+#define PRIOR_PATH "/pulls?state=closed&limit=50"
+#define PRIOR_BYTES (64 * 1024)
+#define PRIOR_LINES 500
+/* Recovery context: the PR's latest comments, each cut short. */
+#define PR_COMMENTS 3
+#define PR_COMMENT_MAX 500
+
+static int gather_safe_ref(const char *);
+static long long gather_body_pr(const char *);
+static int gather_adopt(struct dp_gather *, long long, const char *,
+    const char *);
+static int gather_find_pr(struct dev_ctx *, struct dp_gather *);
+static int gather_prior_art(struct dev_ctx *, struct dp_gather *);
+static int gather_pr_notes(struct dev_ctx *, struct dp_gather *);
+static int gather_rest(struct dev_ctx *, struct dp_gather *);
+
+/* A branch name safe to hand to git as an argument. */
+static int
+gather_safe_ref(const char *ref)
+{
+	const char *p;
+
+	if (ref == NULL || *ref == '\0' || *ref == '-' || strstr(ref, ".."))
+		return 0;
+	for (p = ref; *p != '\0'; p++)
+		if (!isalnum((unsigned char)*p) && strchr("._/-", *p) == NULL)
+			return 0;
+	return 1;
+}
+
+/* The N of "Existing PR: #N" in an issue body, or 0. */
+static long long
+gather_body_pr(const char *body)
+{
+	const char *p;
+
+	if (body == NULL || (p = strstr(body, "Existing PR:")) == NULL)
+		return 0;
+	for (p += 12; *p == ' ' || *p == '\t'; p++)
+		;
+	if (*p != '#' || !isdigit((unsigned char)p[1]))
+		return 0;
+	return strtoll(p + 1, NULL, 10);
+}
+
+/* Take PR number on branch as the one to continue. */
+static int
+gather_adopt(struct dp_gather *l, long long number, const char *branch,
+    const char *how)
+{
+	if (!gather_safe_ref(branch)) {
+		log_msg("PR #%lld has an unusable branch name", number);
+		return -1;
+	}
+	l->pr = number;
+	free(l->branch);
+	l->branch = xstrdup(branch);
+	log_msg("found existing PR #%lld on branch %s (from %s)", number,
+	    branch, how);
+	return 0;
+}
+
+/*
+ * The open PR of the issue: named in its body ("Existing PR: #N"), on
+ * branch fix/issue-N, fixing it ("Fixes #N" in the PR body), or naming it
+ * in the title.  0 (l->pr stays 0 when there is none) or -1.
+ */
+static int
+gather_find_pr(struct dev_ctx *c, struct dp_gather *l)
+{
+	const cJSON *pr;
+	const char *state;
+	struct dp_pr *p;
+	long long n;
+
+	if ((n = gather_body_pr(json_str(l->it, "body"))) > 0) {
+		if (forge_pull_get(c->forge, n, &pr) == 0) {
+			state = json_str(pr, "state");
+			if (state != NULL && strcmp(state, "open") == 0)
+				return gather_adopt(l, n,
+				    json_str_at(pr, "head.ref"), "issue body");
+		} else if (forge_last_status(c->forge) != 404) {
+			log_msg("cannot read PR #%lld: %s", n,
+			    forge_error(c->forge));
+			return -1;
+		}
+	}
+	if (dp_prs_load(c) == -1)
+		return -1;
+	if ((p = dp_pr_for_branch(c, l->branch)) != NULL)
+		return gather_adopt(l, p->number, p->branch, "branch match");
+	if ((p = dp_pr_fixing(c, l->issue)) != NULL)
+		return gather_adopt(l, p->number, p->branch, "body match");
+	if ((p = dp_pr_for_issue(c, l->issue, 1)) != NULL)
+		return gather_adopt(l, p->number, p->branch, "title match");
+	return 0;
+}
+
+/* The prior-art section from a closed, unmerged PR of the issue. */
+static int
+gather_prior_art(struct dev_ctx *c, struct dp_gather *l)
+{
+	const cJSON *list, *pr;
+	const char *diff;
+	char num[32], *cut;
+	long long n = 0;
+	int merged, trunc;
+
+	l->prior = xstrdup("");
+	if (forge_get(c->forge, PRIOR_PATH, cJSON_Array, &list) == -1) {
+		log_msg("cannot read the closed PRs: %s",
+		    forge_error(c->forge));
+		return -1;
+	}
+	cJSON_ArrayForEach (pr, list) {
+		if (json_bool(pr, "merged", &merged) == 0 && merged)
+			continue;
+		if ((dp_title_names(json_str(pr, "title"), l->issue) ||
+			dp_text_fixes(json_str(pr, "body"), l->issue)) &&
+		    json_int(pr, "number", &n) == 0)
+			break;
+		n = 0;
+	}
+	if (n == 0)
+		return 0;
+	log_msg("found closed (unmerged) PR #%lld as prior art", n);
+	if (forge_pull_diff(c->forge, n, PRIOR_BYTES, &diff, &trunc) == -1) {
+		log_msg("cannot read the diff of PR #%lld: %s", n,
+		    forge_error(c->forge));
+		return -1;
+	}
+	if (*diff == '\0')
+		return 0;
+	cut = dp_cut_lines(diff, PRIOR_LINES);
+	while (*cut != '\0' && cut[strlen(cut) - 1] == '\n')
+		cut[strlen(cut) - 1] = '\0';
+	snprintf(num, sizeof(num), "%lld", n);
+	free(l->prior);
+	l->prior = dp_render(c, "dev-prior-art.md",
+	    (struct template_var[]) {{"PR", num}, {"DIFF", cut}}, 2);
+	free(cut);
+	return l->prior != NULL ? 0 : -1;
+}
+
+/* Recovery: the PR's latest comments, each cut short. */
+static int
+gather_pr_notes(struct dev_ctx *c, struct dp_gather *l)
+{
+	const cJSON *list, *cm;
+	const char *who;
+	struct buf b;
+	char *body;
+	int n, i;
+
+	if (forge_comments_list(c->forge, l->pr, &list) == -1) {
+		log_msg("cannot read the comments of PR #%lld: %s", l->pr,
+		    forge_error(c->forge));
+		return -1;
+	}
+	buf_init(&b, 0);
+	n = cJSON_GetArraySize(list);
+	for (i = n > PR_COMMENTS ? n - PR_COMMENTS : 0; i < n; i++) {
+		cm = cJSON_GetArrayItem(list, i);
+		who = json_str_at(cm, "user.login");
+		body = utf8_cut(json_str(cm, "body"), PR_COMMENT_MAX, NULL);
+		buf_printf(&b, "[%s] %s\n", who != NULL ? who : "?", body);
+		free(body);
+	}
+	if (b.len == 0)
+		buf_puts(&b, "(none)\n");
+	l->pr_notes = buf_steal(&b);
+	return 0;
+}
+
+enum dp_gathered
+dp_gather(struct dev_ctx *c, const struct dp_launch_req *req,
+    struct dp_gather *l)
+{
+	const char *state;
+
+	l->issue = req->issue;
+	l->branch = runfiles_branch(req->issue);
+	if ((l->it = req->issue_json) == NULL &&
+	    dp_issue(c, req->issue, &l->it) == -1)
+		return DP_GATHER_FAILED;
+	if ((state = json_str(l->it, "state")) == NULL ||
+	    strcmp(state, "open") != 0) {
+		log_msg("SKIP: issue #%lld is %s", l->issue,
+		    state != NULL ? state : "in an unknown state");
+		return DP_GATHER_BLOCKED;
+	}
+	if (forge_comments_list(c->forge, l->issue, &l->comments) == -1) {
+		log_msg("cannot read the comments of #%lld: %s", l->issue,
+		    forge_error(c->forge));
+		return DP_GATHER_FAILED;
+	}
+	l->crash = req->crash;
+	if (!l->crash) {
+		switch (dp_preflight(c, l->issue, json_str(l->it, "body"),
+		    l->comments)) {
+		case DP_DEPS_OPEN:
+			return DP_GATHER_BLOCKED;
+		case DP_DEPS_UNKNOWN:
+			return DP_GATHER_FAILED;
+		case DP_DEPS_MET:
+			break;
+		}
+	}
+	if (gather_rest(c, l) == -1)
+		return DP_GATHER_FAILED;
+	l->text = dp_issue_text(c, l->it, l->comments, l->login);
+	l->title = dp_title(l->it);
+	l->backlog = dp_backlog_text(c, l->issue);
+	return DP_GATHERED;
+}
+
+/* The token's user, the PR to adopt or prior art, the backlog: 0 or -1. */
+static int
+gather_rest(struct dev_ctx *c, struct dp_gather *l)
+{
+	if (forge_user_login(c->forge, &l->login) == -1) {
+		log_msg("cannot read the token's user: %s",
+		    forge_error(c->forge));
+		return -1;
+	}
+	if (gather_find_pr(c, l) == -1 || dp_backlog_load(c) == -1)
+		return -1;
+	return l->pr > 0 ? gather_pr_notes(c, l) : gather_prior_art(c, l);
+}
+
+void
+dp_gather_free(struct dp_gather *l)
+{
+	free(l->branch);
+	free(l->prior);
+	free(l->pr_notes);
+	free(l->text);
+	free(l->title);
+	free(l->backlog);
+	free(l->remote);
+	free(l->worktree);
+}

@@ -1,0 +1,161 @@
+/*
+ * One issue's session as a phase reaction sees it, and what every
+ * reaction does to it: the notices keyed per phase write (so a repeated
+ * tick repeats nothing), the injections, the issue's open PR, and the
+ * removal of its run files.  Lower than the reactions that use it
+ * (react.h); it calls none of them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "act.h"
+#include "buf.h"
+#include "config.h"
+#include "dev-poll.h"
+#include "file.h"
+#include "log.h"
+#include "react.h"
+#include "runfiles.h"
+#include "xmalloc.h"
+
+static int rx_key_line(struct rx *, const char *, char *, size_t);
+
+int
+dp_phase_issues(struct dev_ctx *c, long long **issues, size_t *n)
+{
+	if (runfiles_phase_issues(c->cfg->project_name, issues, n) == -1) {
+		log_msg("cannot list the phase files in '%s'", c->cfg->run_dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* "kind mtime": the key of a notice for the current phase write. */
+static int
+rx_key_line(struct rx *x, const char *kind, char *out, size_t outsz)
+{
+	return snprintf(out, outsz, "%s %lld\n", kind, (long long)x->sig.mtime);
+}
+
+int
+rx_key_done(struct dev_ctx *c, struct rx *x, const char *kind)
+{
+	char *path = runfiles_phase_notice(c->cfg->project_name, x->issue);
+	char line[128];
+	struct buf b;
+	int found = 0;
+
+	/* Lines are matched whole: "\nkind mtime\n" within "\n" + file. */
+	line[0] = '\n';
+	rx_key_line(x, kind, line + 1, sizeof(line) - 1);
+	buf_init(&b, 0);
+	buf_puts(&b, "\n");
+	if (file_read(path, 4096, &b) == 0)
+		found = strstr(buf_str(&b), line) != NULL;
+	buf_free(&b);
+	free(path);
+	return found;
+}
+
+int
+rx_key_set(struct dev_ctx *c, struct rx *x, const char *kind)
+{
+	char *path = runfiles_phase_notice(c->cfg->project_name, x->issue);
+	char line[128], stamp[40];
+	const char *p, *nl;
+	struct buf old, b;
+	int r;
+
+	buf_init(&old, 0);
+	buf_init(&b, 0);
+	snprintf(stamp, sizeof(stamp), " %lld", (long long)x->sig.mtime);
+	if (file_read(path, 4096, &old) == 0) {
+		/* Keep the keys of this phase write only. */
+		for (p = buf_str(&old); *p != '\0'; p = nl + 1) {
+			if ((nl = strchr(p, '\n')) == NULL)
+				break;
+			if ((size_t)(nl - p) > strlen(stamp) &&
+			    strncmp(nl - strlen(stamp), stamp, strlen(stamp)) ==
+				0)
+				buf_append(&b, p, (size_t)(nl - p) + 1);
+		}
+	}
+	rx_key_line(x, kind, line, sizeof(line));
+	buf_puts(&b, line);
+	r = act_write(&c->act, path, buf_str(&b), 0);
+	buf_free(&b);
+	buf_free(&old);
+	free(path);
+	return r;
+}
+
+enum act_inject
+rx_inject(struct dev_ctx *c, struct rx *x, const char *text)
+{
+	char *idle;
+
+	/* New work for the agent: it is no longer idle at its prompt. */
+	idle = runfiles_idle_marker(x->session);
+	(void)act_remove(&c->act, idle);
+	free(idle);
+	return act_inject(&c->act, x->session, text);
+}
+
+enum act_inject
+rx_notice(struct dev_ctx *c, struct rx *x, const char *kind, const char *text)
+{
+	enum act_inject r;
+
+	if (rx_key_done(c, x, kind))
+		return ACT_INJECTED;
+	if ((r = rx_inject(c, x, text)) != ACT_INJECTED)
+		return r;
+	log_msg("#%lld: %s notice injected", x->issue, kind);
+	return rx_key_set(c, x, kind) == 0 ? ACT_INJECTED : ACT_INJECT_FAILED;
+}
+
+int
+rx_find_pr(struct dev_ctx *c, struct rx *x)
+{
+	struct dp_pr *p;
+
+	if (x->pr_read)
+		return x->pr_read == 1 ? 0 : -1;
+	if (dp_prs_load(c) == -1) {
+		x->pr_read = -1;
+		return -1;
+	}
+	p = dp_pr_for_issue(c, x->issue, 0);
+	if (p == NULL)
+		p = dp_pr_fixing(c, x->issue);
+	x->pr = p != NULL ? p->number : 0;
+	x->head = p != NULL ? p->sha : NULL;
+	x->pr_read = 1;
+	return 0;
+}
+
+void
+rx_clear_files(struct dev_ctx *c, struct rx *x)
+{
+	const char *p = c->cfg->project_name;
+	char *paths[11];
+	size_t i, n = 0;
+
+	paths[n++] = runfiles_phase(p, x->issue);
+	paths[n++] = runfiles_summary(p, x->issue);
+	paths[n++] = runfiles_ci_result(p, x->issue);
+	paths[n++] = runfiles_phase_notice(p, x->issue);
+	paths[n++] = runfiles_idle_ticks(p, x->issue);
+	paths[n++] = runfiles_recoveries(p, x->issue);
+	paths[n++] = runfiles_idle_marker(x->session);
+	paths[n++] = runfiles_exited_marker(x->session);
+	paths[n++] = runfiles_phase_marker(x->session);
+	paths[n++] = runfiles_ready_marker(x->session);
+	if (x->pr > 0)
+		paths[n++] = runfiles_review_injected(p, x->pr);
+	for (i = 0; i < n; i++) {
+		(void)act_remove(&c->act, paths[i]);
+		free(paths[i]);
+	}
+}

@@ -1,0 +1,126 @@
+/*
+ * A dev session of an issue: whether one lives, and its start in an
+ * existing worktree (hooks, stale markers removed, the agent started,
+ * readiness, the prompt delivered), which every launch uses, the phase
+ * loop's crash recovery included.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "act.h"
+#include "agent.h"
+#include "config.h"
+#include "dev-poll.h"
+#include "log.h"
+#include "runfiles.h"
+#include "strv.h"
+#include "xmalloc.h"
+
+/* Seconds the agent may take to show its prompt. */
+#define READY_TIMEOUT 120
+
+static void session_clear_marks(struct dev_ctx *, const char *);
+static int session_run(struct dev_ctx *, const char *, const char *,
+    const char *);
+
+enum dp_busy
+dp_session_busy(struct dev_ctx *c, long long issue)
+{
+	char *session = runfiles_dev_session(c->cfg->project_name, issue);
+	enum dp_busy r = DP_FREE;
+
+	switch (agent_alive(session)) {
+	case 1:
+		log_msg("issue #%lld already has active session %s — skipping",
+		    issue, session);
+		r = DP_BUSY;
+		break;
+	case 0:
+		break;
+	default:
+		log_msg("cannot tell whether session %s lives", session);
+		r = DP_BUSY_UNKNOWN;
+		break;
+	}
+	free(session);
+	return r;
+}
+
+/* Remove the hook markers a previous session of the name left. */
+static void
+session_clear_marks(struct dev_ctx *c, const char *session)
+{
+	char *marks[4];
+	size_t i;
+
+	marks[0] = runfiles_idle_marker(session);
+	marks[1] = runfiles_exited_marker(session);
+	marks[2] = runfiles_phase_marker(session);
+	marks[3] = runfiles_ready_marker(session);
+	for (i = 0; i < 4; i++) {
+		(void)act_remove(&c->act, marks[i]);
+		free(marks[i]);
+	}
+}
+
+/*
+ * Start the agent in worktree, wait until it is ready and deliver prompt;
+ * a session the prompt did not reach is stopped.  0 or -1 (logged).
+ */
+static int
+session_run(struct dev_ctx *c, const char *session, const char *worktree,
+    const char *prompt)
+{
+	char **argv = strv_split(c->cfg->agent_cmd, NULL);
+	char *ready = runfiles_ready_marker(session);
+	struct agent_spec spec = {.session = session,
+	    .workdir = worktree,
+	    .argv = argv,
+	    .ready_pattern = c->cfg->agent_ready_pattern,
+	    .ready_marker = ready,
+	    .ready_timeout_s = READY_TIMEOUT};
+	int r = -1;
+
+	if (argv[0] == NULL) {
+		log_msg("ERROR: the agent command is empty");
+		goto out;
+	}
+	if (!c->act.dry_run)
+		(void)dp_status(c, "creating tmux session: %s", session);
+	if (act_agent_start(&c->act, &spec) == -1)
+		goto out;
+	switch (act_inject(&c->act, session, prompt)) {
+	case ACT_INJECTED:
+		log_msg("initial prompt sent to session %s", session);
+		/* FALLTHROUGH */
+	case ACT_INJECT_DRY:
+		r = 0;
+		break;
+	default:
+		log_msg("ERROR: the prompt did not reach session %s — "
+			"stopping it",
+		    session);
+		(void)act_kill(&c->act, session);
+		break;
+	}
+out:
+	free(ready);
+	strv_free(argv);
+	return r;
+}
+
+int
+dp_session_start(struct dev_ctx *c, long long issue, const char *worktree,
+    const char *prompt)
+{
+	char *session = runfiles_dev_session(c->cfg->project_name, issue);
+	int r = -1;
+
+	if (dp_hooks_install(c, worktree, session, issue) == 0) {
+		session_clear_marks(c, session);
+		r = session_run(c, session, worktree, prompt);
+	}
+	free(session);
+	return r;
+}

@@ -1,0 +1,290 @@
+/*
+ * Step 2: reviews whose agent is through are posted: the comment, unless
+ * an earlier tick posted it, then the formal review; an approval
+ * dismisses this bot's older requests for changes.  Output that is not
+ * the review JSON gives one error comment.  A fault between two writes
+ * is completed on the next tick, never duplicated: each write is looked
+ * for on the forge before it is made.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "act.h"
+#include "buf.h"
+#include "config.h"
+#include "file.h"
+#include "forge.h"
+#include "json.h"
+#include "log.h"
+#include "review-poll.h"
+#include "runfiles.h"
+#include "xmalloc.h"
+
+/* Largest output file read. */
+#define OUTPUT_MAX (1024 * 1024)
+
+static int collect_one(struct rp *, const struct rp_run *);
+static int collect_post_review(struct rp *, const struct rp_run *,
+    const struct rp_verdict *);
+static int collect_post_formal(struct rp *, const struct rp_run *,
+    const struct rp_verdict *, int);
+static int collect_already_formal(const cJSON *, const char *, const char *,
+    const char *);
+static void collect_dismiss_own(struct rp *, long long, const cJSON *,
+    const char *);
+static int collect_post_error(struct rp *, const struct rp_run *, const char *);
+static int collect_finish(struct rp *, const struct rp_run *, int);
+static int collect_retry_later(struct rp *, const struct rp_run *);
+
+int
+rp_collect(struct rp *rp)
+{
+	return rp_runs_each(rp, collect_one);
+}
+
+static int
+collect_one(struct rp *rp, const struct rp_run *run)
+{
+	struct rp_verdict v;
+	struct buf out;
+	char why[160], *path;
+	int valid = 0, r;
+
+	if (!rp_run_collectable(run))
+		return 0;
+	path = runfiles_review_output(rp->cfg->project_name, run->pr);
+	memset(&v, 0, sizeof(v));
+	buf_init(&out, 0);
+	if (!rp_is_sha(run->sha)) {
+		log_msg("pr #%lld: review without a launch record, dropped",
+		    run->pr);
+		rp_run_cleanup(rp, run->pr, 0);
+		r = 0;
+		goto out;
+	}
+	if (!file_exists(path) && run->phase.phase == PHASE_NONE &&
+	    !run->retried) {
+		r = collect_retry_later(rp, run);
+		goto out;
+	}
+	if (file_read(path, OUTPUT_MAX, &out) == -1)
+		snprintf(why, sizeof(why), "no output file; the agent %s",
+		    run->phase.phase == PHASE_NONE ? "exited" : run->phase.raw);
+	else if (rp_verdict_parse(buf_str(&out), out.len, &v, why,
+		     sizeof(why)) == 0)
+		valid = 1;
+	if (valid)
+		log_msg("pr #%lld: review of %.7s: %s", run->pr, run->sha,
+		    v.verdict);
+	else
+		log_msg("pr #%lld: review of %.7s failed: %s", run->pr,
+		    run->sha, why);
+	r = valid ? collect_post_review(rp, run, &v) :
+		    collect_post_error(rp, run, why);
+	if (r == 0)
+		r = collect_finish(rp, run,
+		    valid && rp_verdict_wants_changes(v.verdict));
+out:
+	rp_verdict_free(&v);
+	buf_free(&out);
+	free(path);
+	return r;
+}
+
+/*
+ * The agent went away without a word (a crash, a reboot): mark the
+ * launch record as retried and drop the phase file, so that the review
+ * is started once more; a second such end is reported as an error.
+ */
+static int
+collect_retry_later(struct rp *rp, const struct rp_run *run)
+{
+	char *req = runfiles_review_request(rp->cfg->project_name, run->pr);
+	char *text = rp_run_record(run->sha, run->prev, 1);
+	int r = -1;
+
+	log_msg("pr #%lld: the review agent exited without a review, "
+		"starting it once more",
+	    run->pr);
+	if (act_write(&rp->act, req, text, 0) == 0 &&
+	    act_remove(&rp->act, run->phase_path) == 0)
+		r = 0;
+	free(req);
+	free(text);
+	return r;
+}
+
+/*
+ * The review is posted: keep waiting for the developer's changes, or
+ * remove everything.  The new phase is written before anything else goes.
+ */
+static int
+collect_finish(struct rp *rp, const struct rp_run *run, int wants_changes)
+{
+	const char *p = rp->cfg->project_name;
+	char *text, *wt, *out, *req;
+	int r = 0;
+
+	if (!wants_changes) {
+		rp_run_cleanup(rp, run->pr, 0);
+		return 0;
+	}
+	text = xasprintf("%s\nSHA:%s\n", phase_name(PHASE_AWAITING_CHANGES),
+	    run->sha);
+	if (act_write(&rp->act, run->phase_path, text, 0) == -1)
+		r = -1;
+	free(text);
+	if (r == -1)
+		return -1;
+	wt = runfiles_review_worktree(p, run->pr);
+	out = runfiles_review_output(p, run->pr);
+	req = runfiles_review_request(p, run->pr);
+	(void)act_kill(&rp->act, run->session);
+	(void)rp_worktree_remove(rp, wt);
+	(void)act_remove(&rp->act, out);
+	(void)act_remove(&rp->act, req);
+	free(wt);
+	free(out);
+	free(req);
+	return 0;
+}
+
+/*
+ * The comment, unless an earlier tick posted it already, then the formal
+ * review.  0 when both are on the forge, -1 to try again next tick.
+ */
+static int
+collect_post_review(struct rp *rp, const struct rp_run *run,
+    const struct rp_verdict *v)
+{
+	const cJSON *comments;
+	char *mark = rp_reviewed_marker(run->sha), *body;
+	int round = 0, r = -1;
+
+	if (forge_comments_list(rp->review, run->pr, &comments) == -1) {
+		log_msg("pr #%lld: cannot read the comments: %s", run->pr,
+		    forge_error(rp->review));
+		goto out;
+	}
+	if (run->prev[0] != '\0')
+		round = rp_count_comments_with(comments, RP_REVIEWED_MARK) -
+		    rp_count_comments_with(comments, mark) + 1;
+	if (rp_last_comment_with(comments, mark) == NULL) {
+		body = rp_review_comment(v, run->sha, run->prev, round);
+		r = act_comment(&rp->act, run->pr, body, NULL);
+		free(body);
+		if (r == -1)
+			goto out;
+		log_msg("pr #%lld: review comment for %.7s posted", run->pr,
+		    run->sha);
+	} else
+		log_msg("pr #%lld: review comment for %.7s already posted",
+		    run->pr, run->sha);
+	r = collect_post_formal(rp, run, v, round);
+out:
+	free(mark);
+	return r;
+}
+
+/* A review by login of sha in state event exists already. */
+static int
+collect_already_formal(const cJSON *reviews, const char *login, const char *sha,
+    const char *event)
+{
+	const cJSON *rv;
+	const char *user, *commit, *state;
+
+	cJSON_ArrayForEach (rv, reviews) {
+		user = json_str_at(rv, "user.login");
+		commit = json_str(rv, "commit_id");
+		state = json_str(rv, "state");
+		if (user != NULL && commit != NULL && state != NULL &&
+		    strcmp(user, login) == 0 && strcmp(commit, sha) == 0 &&
+		    strcmp(state, event) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Approval supersedes this bot's own standing requests for changes. */
+static void
+collect_dismiss_own(struct rp *rp, long long pr, const cJSON *reviews,
+    const char *login)
+{
+	const cJSON *rv;
+	const char *user, *state;
+	long long id;
+	int dismissed;
+
+	cJSON_ArrayForEach (rv, reviews) {
+		user = json_str_at(rv, "user.login");
+		state = json_str(rv, "state");
+		if (user == NULL || state == NULL || strcmp(user, login) != 0 ||
+		    strcmp(state, "REQUEST_CHANGES") != 0 ||
+		    json_int(rv, "id", &id) == -1)
+			continue;
+		if (json_bool(rv, "dismissed", &dismissed) == 0 && dismissed)
+			continue;
+		if (act_review_dismiss(&rp->act, pr, id,
+			"Superseded by approval") == 0)
+			log_msg("pr #%lld: dismissed review %lld", pr, id);
+	}
+}
+
+static int
+collect_post_formal(struct rp *rp, const struct rp_run *run,
+    const struct rp_verdict *v, int round)
+{
+	const char *event = rp_verdict_event(v->verdict), *login;
+	const cJSON *reviews;
+	char *body;
+	enum act_review r;
+
+	if (forge_reviews_list(rp->review, run->pr, &reviews) == -1 ||
+	    forge_user_login(rp->review, &login) == -1) {
+		log_msg("pr #%lld: cannot read the reviews: %s", run->pr,
+		    forge_error(rp->review));
+		return -1;
+	}
+	if (collect_already_formal(reviews, login, run->sha, event))
+		return 0;
+	if (strcmp(event, "APPROVED") == 0)
+		collect_dismiss_own(rp, run->pr, reviews, login);
+	if (round > 0)
+		body = xasprintf("AI Re-review (round %d): **%s** — %s", round,
+		    v->verdict, v->reason);
+	else
+		body =
+		    xasprintf("AI Review: **%s** — %s", v->verdict, v->reason);
+	r = act_review_create(&rp->act, run->pr, event, run->sha, body);
+	free(body);
+	if (r == ACT_REVIEW_POSTED && !rp->act.dry_run)
+		log_msg("pr #%lld: formal %s review submitted", run->pr, event);
+	/* A refusal (own PR, no rights) will not change: go on without. */
+	return r == ACT_REVIEW_FAILED ? -1 : 0;
+}
+
+static int
+collect_post_error(struct rp *rp, const struct rp_run *run, const char *why)
+{
+	const cJSON *comments;
+	char *mark = rp_error_marker(run->sha), *body;
+	int r = -1;
+
+	if (forge_comments_list(rp->review, run->pr, &comments) == -1) {
+		log_msg("pr #%lld: cannot read the comments: %s", run->pr,
+		    forge_error(rp->review));
+		goto out;
+	}
+	if (rp_last_comment_with(comments, mark) != NULL) {
+		r = 0;
+		goto out;
+	}
+	body = rp_error_comment(run->sha, why);
+	r = act_comment(&rp->act, run->pr, body, NULL);
+	free(body);
+out:
+	free(mark);
+	return r;
+}

@@ -1,0 +1,144 @@
+/*
+ * Tests for the agent seam (common/agent.c): the calls reach the backend
+ * in use, optional calls of a backend that lacks them fail, the default
+ * backend is chosen by its protocol name and reads phase files.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "buf.h"
+#include "check.h"
+
+static int fake_injected, fake_killed;
+static char fake_signal_of[64];
+
+static int
+fake_start(const struct agent_spec *s, char *err, size_t errsz)
+{
+	snprintf(err, errsz, "no start for %s", s->session);
+	return -1;
+}
+
+static enum agent_delivery
+fake_inject(const char *session, const char *text)
+{
+	(void)session;
+	fake_injected++;
+	return strcmp(text, "late") == 0 ? AGENT_NOT_DELIVERED :
+					   AGENT_DELIVERED;
+}
+
+static int
+fake_alive(const char *session)
+{
+	return strcmp(session, "live") == 0;
+}
+
+static int
+fake_signal(const char *session, const char *path, struct phase_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	snprintf(fake_signal_of, sizeof(fake_signal_of), "%s", session);
+	out->phase = strcmp(path, "done") == 0 ? PHASE_DONE : PHASE_NONE;
+	return 0;
+}
+
+static int
+fake_kill(const char *session)
+{
+	(void)session;
+	fake_killed++;
+	return 0;
+}
+
+static int
+fake_valid(const char *name)
+{
+	return strchr(name, ' ') == NULL;
+}
+
+static const struct agent_backend fake = {.protocol = "fake",
+    .start = fake_start,
+    .inject = fake_inject,
+    .alive = fake_alive,
+    .read_signal = fake_signal,
+    .kill = fake_kill,
+    .valid_name = fake_valid};
+
+static void
+test_dispatch(void)
+{
+	struct agent_spec spec = {.session = "s1"};
+	struct phase_info sig;
+	char err[64];
+
+	agent_set_backend(&fake);
+	CHECK_INT(agent_start(&spec, err, sizeof(err)), -1);
+	CHECK_STR(err, "no start for s1");
+	CHECK_INT(agent_inject("s1", "hello"), AGENT_DELIVERED);
+	CHECK_INT(agent_inject("s1", "late"), AGENT_NOT_DELIVERED);
+	CHECK_INT(fake_injected, 2);
+	CHECK_INT(agent_alive("live"), 1);
+	CHECK_INT(agent_alive("dead"), 0);
+	CHECK_INT(agent_read_signal("s1", "done", &sig), 0);
+	CHECK_INT(sig.phase, PHASE_DONE);
+	CHECK_STR(fake_signal_of, "s1");
+	CHECK_INT(agent_kill("s1"), 0);
+	CHECK_INT(fake_killed, 1);
+	CHECK_INT(agent_valid_name("a b"), 0);
+	CHECK_INT(agent_valid_name("ab"), 1);
+	agent_set_backend(NULL);
+}
+
+/* Capture, listing and activity are optional in a backend. */
+static void
+test_optional(void)
+{
+	char **names = (char **)&fake;
+	struct buf b;
+	size_t n = 9;
+	time_t when;
+
+	agent_set_backend(&fake);
+	buf_init(&b, 0);
+	CHECK_INT(agent_capture("s1", 10, &b), -1);
+	CHECK_INT(b.len, 0);
+	buf_free(&b);
+	CHECK_INT(agent_list("dev-", &names, &n), -1);
+	CHECK(names == NULL);
+	CHECK_INT(n, 0);
+	agent_list_free(names, n);
+	CHECK_INT(agent_activity("s1", &when), -1);
+	agent_set_backend(NULL);
+}
+
+/* The default backend: chosen by name, reads phase files. */
+static void
+test_default_backend(void)
+{
+	struct agent_conf conf = {.protocol = "no-such-protocol"};
+	struct phase_info sig;
+
+	CHECK_INT(agent_use(&conf), -1);
+	conf.protocol = NULL;
+	CHECK_INT(agent_use(&conf), 0);
+	conf.protocol = AGENT_PROTOCOL_DEFAULT;
+	CHECK_INT(agent_use(&conf), 0);
+	CHECK_INT(agent_read_signal("dev-x-1", "/nonexistent/x.phase", &sig),
+	    0);
+	CHECK_INT(sig.phase, PHASE_NONE);
+	CHECK_INT(sig.mtime, 0);
+	CHECK_INT(agent_valid_name("dev-x-1"), 1);
+	CHECK_INT(agent_valid_name("a:b"), 0);
+}
+
+int
+main(void)
+{
+	RUN(test_dispatch);
+	RUN(test_optional);
+	RUN(test_default_backend);
+	return check_main();
+}

@@ -1,0 +1,252 @@
+/*
+ * Unit tests for dev-poll's pure decisions, linked with its archive
+ * (dev-poll/libdevpoll.a): what a PR needs next (merge, fix the review,
+ * fix CI, wait), its reviews, the backlog's launch order and dependency
+ * readiness, the CI-fix budget's rule, and what a phase file calls for.
+ * Until now these were reached only through the simulator and tmux.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "check.h"
+#include "dev-poll.h"
+#include "react.h"
+
+static cJSON *
+parse(const char *text)
+{
+	cJSON *j = cJSON_Parse(text);
+
+	CHECK(j != NULL);
+	return j;
+}
+
+/* A PR evaluated to these facts. */
+static struct dp_pr
+pr_facts(int passed, int failed, int approved, int changes)
+{
+	struct dp_pr p;
+
+	memset(&p, 0, sizeof(p));
+	p.number = 7;
+	p.issue = 3;
+	p.evaluated = 1;
+	p.passed = passed;
+	p.failed = failed;
+	p.approved = approved;
+	p.changes = changes;
+	return p;
+}
+
+static void
+test_pr_decide(void)
+{
+	struct dp_pr p;
+
+	p = pr_facts(1, 0, 1, 0);
+	CHECK_INT(dp_pr_decide(&p), DP_PR_MERGE);
+	/* Approved but CI not passed yet: wait, never merge. */
+	p = pr_facts(0, 0, 1, 0);
+	CHECK_INT(dp_pr_decide(&p), DP_PR_WAIT);
+	/* Changes requested: a session, whether CI passed or still runs. */
+	p = pr_facts(1, 0, 0, 1);
+	CHECK_INT(dp_pr_decide(&p), DP_PR_FIX_REVIEW);
+	p = pr_facts(0, 0, 0, 1);
+	CHECK_INT(dp_pr_decide(&p), DP_PR_FIX_REVIEW);
+	/* CI failed: a CI fix, changes requested or not. */
+	p = pr_facts(0, 1, 0, 0);
+	CHECK_INT(dp_pr_decide(&p), DP_PR_FIX_CI);
+	p = pr_facts(0, 1, 0, 1);
+	CHECK_INT(dp_pr_decide(&p), DP_PR_FIX_CI);
+	p = pr_facts(0, 1, 1, 0);
+	CHECK_INT(dp_pr_decide(&p), DP_PR_FIX_CI);
+	/* Nothing yet. */
+	p = pr_facts(0, 0, 0, 0);
+	CHECK_INT(dp_pr_decide(&p), DP_PR_WAIT);
+	p = pr_facts(1, 0, 0, 0);
+	CHECK_INT(dp_pr_decide(&p), DP_PR_WAIT);
+}
+
+static void
+test_pr_reviews(void)
+{
+	cJSON *list =
+	    parse("[{\"state\": \"APPROVED\", \"stale\": true},"
+		  " {\"state\": \"REQUEST_CHANGES\", \"stale\": false,"
+		  "  \"dismissed\": true},"
+		  " {\"state\": \"COMMENT\", \"stale\": false},"
+		  " {\"state\": \"APPROVED\"},"
+		  " {\"state\": 4, \"stale\": false}]");
+	struct dp_pr p = pr_facts(0, 0, 0, 0);
+
+	/* Stale, dismissed, comments, no "stale" field: none counts. */
+	dp_pr_reviews(&p, list);
+	CHECK_INT(p.approved, 0);
+	CHECK_INT(p.changes, 0);
+	cJSON_Delete(list);
+	list = parse("[{\"state\": \"APPROVED\", \"stale\": false},"
+		     " {\"state\": \"REQUEST_CHANGES\", \"stale\": false,"
+		     "  \"dismissed\": false}]");
+	dp_pr_reviews(&p, list);
+	CHECK_INT(p.approved, 1);
+	CHECK_INT(p.changes, 1);
+	cJSON_Delete(list);
+}
+
+/* Priority issues first, each tier in the order read (oldest first). */
+static void
+test_backlog_order(void)
+{
+	cJSON *list = parse("[{\"number\": 1, \"labels\": []},"
+			    " {\"number\": 2, \"labels\": [{\"name\": "
+			    "\"priority\"}]},"
+			    " {\"number\": 3, \"labels\": [{\"name\": \"x\"}]},"
+			    " {\"number\": 4, \"labels\": [{\"name\": "
+			    "\"priority\"}]}]");
+	const cJSON *items[4], **order;
+	long long want[] = {2, 4, 1, 3};
+	size_t i, count;
+
+	for (i = 0; i < 4; i++)
+		items[i] = cJSON_GetArrayItem(list, (int)i);
+	order = dp_backlog_order(items, 4, &count);
+	CHECK_INT(count, 4);
+	for (i = 0; i < count && i < 4; i++) {
+		CHECK_INT(cJSON_GetObjectItem(order[i], "number")->valueint,
+		    want[i]);
+	}
+	free(order);
+	order = dp_backlog_order(items, 0, &count);
+	CHECK_INT(count, 0);
+	free(order);
+	cJSON_Delete(list);
+}
+
+/*
+ * Readiness without the forge: a dependency listed among the open issues
+ * read this tick is open; no dependency at all is ready.
+ */
+static void
+test_issue_ready(void)
+{
+	cJSON *list = parse("[{\"number\": 5}, {\"number\": 6}]");
+	const cJSON *backlog[2], *inprog[1];
+	struct dev_ctx c;
+
+	memset(&c, 0, sizeof(c));
+	backlog[0] = cJSON_GetArrayItem(list, 0);
+	backlog[1] = cJSON_GetArrayItem(list, 1);
+	inprog[0] = cJSON_GetArrayItem(list, 1);
+	c.backlog = backlog;
+	c.nbacklog = 1;
+	c.inprog = inprog;
+	c.ninprog = 1;
+	CHECK_INT(dp_issue_ready(&c, 9, "No dependencies here."), DP_DEPS_MET);
+	CHECK_INT(dp_issue_ready(&c, 9, NULL), DP_DEPS_MET);
+	CHECK_INT(dp_issue_ready(&c, 9, "## Dependencies\n- #5\n"),
+	    DP_DEPS_OPEN);
+	CHECK_INT(dp_issue_ready(&c, 9, "Blocked by #6 (in progress)."),
+	    DP_DEPS_OPEN);
+	/* Itself, and #N outside the sections and phrases, do not count. */
+	CHECK_INT(dp_issue_ready(&c, 5, "## Depends on\n- #5\n"), DP_DEPS_MET);
+	CHECK_INT(dp_issue_ready(&c, 9, "See #5 for context."), DP_DEPS_MET);
+	cJSON_Delete(list);
+}
+
+/* The budget: DP_CI_FIX_BUDGET attempts, then exactly one first sight. */
+static void
+test_cifix_step(void)
+{
+	long long next;
+	int changed;
+
+	CHECK_INT(dp_cifix_step(0, DP_CIFIX_CHECK, &next, &changed),
+	    DP_CIFIX_LEFT);
+	CHECK_INT(changed, 0);
+	CHECK_INT(dp_cifix_step(0, DP_CIFIX_INCREMENT, &next, &changed),
+	    DP_CIFIX_LEFT);
+	CHECK_INT(next, 1);
+	CHECK_INT(changed, 1);
+	CHECK_INT(dp_cifix_step(DP_CI_FIX_BUDGET - 1, DP_CIFIX_INCREMENT, &next,
+		      &changed),
+	    DP_CIFIX_LEFT);
+	CHECK_INT(next, DP_CI_FIX_BUDGET);
+	/* The budget used: the first check moves it past and says so. */
+	CHECK_INT(
+	    dp_cifix_step(DP_CI_FIX_BUDGET, DP_CIFIX_CHECK, &next, &changed),
+	    DP_CIFIX_FIRST);
+	CHECK_INT(next, DP_CI_FIX_BUDGET + 1);
+	CHECK_INT(changed, 1);
+	CHECK_INT(dp_cifix_step(DP_CI_FIX_BUDGET, DP_CIFIX_INCREMENT, &next,
+		      &changed),
+	    DP_CIFIX_FIRST);
+	CHECK_INT(next, DP_CI_FIX_BUDGET + 1);
+	/* Every later step: spent, nothing written. */
+	CHECK_INT(dp_cifix_step(DP_CI_FIX_BUDGET + 1, DP_CIFIX_CHECK, &next,
+		      &changed),
+	    DP_CIFIX_SPENT);
+	CHECK_INT(changed, 0);
+	CHECK_INT(dp_cifix_step(DP_CI_FIX_BUDGET + 1, DP_CIFIX_INCREMENT, &next,
+		      &changed),
+	    DP_CIFIX_SPENT);
+	CHECK_INT(next, DP_CI_FIX_BUDGET + 1);
+	CHECK_INT(changed, 0);
+	/* Reading changes nothing; a reset forgets. */
+	CHECK_INT(
+	    dp_cifix_step(DP_CI_FIX_BUDGET, DP_CIFIX_READ, &next, &changed),
+	    DP_CIFIX_LEFT);
+	CHECK_INT(changed, 0);
+	CHECK_INT(dp_cifix_step(5, DP_CIFIX_RESET, &next, &changed),
+	    DP_CIFIX_LEFT);
+	CHECK_INT(next, 0);
+	CHECK_INT(changed, 1);
+}
+
+static void
+test_phase_reaction(void)
+{
+	const char *cause;
+	long long t = 7200;
+
+	/* Done and failed are handled even when the session is gone. */
+	CHECK_INT(rx_reaction(PHASE_DONE, 0, 1, 99999, t, &cause), RX_DONE);
+	CHECK_INT(rx_reaction(PHASE_FAILED, -1, 0, 0, t, &cause), RX_FAILED);
+	CHECK_INT(rx_reaction(PHASE_UNKNOWN, 1, 0, 0, t, &cause), RX_IGNORE);
+	/* Cannot tell whether it lives: nothing this tick. */
+	CHECK_INT(rx_reaction(PHASE_AWAITING_CI, -1, 0, 0, t, &cause),
+	    RX_UNSURE);
+	/* Gone, or ended by the hook: recovered before anything else. */
+	CHECK_INT(rx_reaction(PHASE_AWAITING_CI, 0, 0, 0, t, &cause),
+	    RX_RECOVER);
+	CHECK_STR(cause, "the session is gone");
+	CHECK_INT(rx_reaction(PHASE_ESCALATE, 1, 1, 0, t, &cause), RX_RECOVER);
+	CHECK_STR(cause, "the session ended");
+	/* Stuck past CLAUDE_TIMEOUT before a phase or waiting for CI. */
+	CHECK_INT(rx_reaction(PHASE_NONE, 1, 0, t + 1, t, &cause), RX_RECOVER);
+	CHECK(cause != NULL && strstr(cause, "CLAUDE_TIMEOUT") != NULL);
+	CHECK_INT(rx_reaction(PHASE_AWAITING_CI, 1, 0, t + 1, t, &cause),
+	    RX_RECOVER);
+	/* The waiting phases have clocks of their own. */
+	CHECK_INT(rx_reaction(PHASE_AWAITING_REVIEW, 1, 0, t * 10, t, &cause),
+	    RX_IGNORE);
+	CHECK_INT(rx_reaction(PHASE_ESCALATE, 1, 0, t * 10, t, &cause),
+	    RX_IGNORE);
+	CHECK(cause == NULL);
+	/* Alive and within time. */
+	CHECK_INT(rx_reaction(PHASE_NONE, 1, 0, t, t, &cause), RX_IDLE);
+	CHECK_INT(rx_reaction(PHASE_AWAITING_CI, 1, 0, 10, t, &cause), RX_CI);
+}
+
+int
+main(void)
+{
+	RUN(test_pr_decide);
+	RUN(test_pr_reviews);
+	RUN(test_backlog_order);
+	RUN(test_issue_ready);
+	RUN(test_cifix_step);
+	RUN(test_phase_reaction);
+	return check_main();
+}

@@ -1,0 +1,158 @@
+/*
+ * Unit tests for the names of common/runfiles.c: every name a function
+ * makes is read back to its number by the matching parser, and nothing
+ * else is.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "runfiles.h"
+
+static void
+test_names(void)
+{
+	char *s;
+
+	runfiles_init("/run/d", "/factory");
+	s = runfiles_branch(42);
+	CHECK_STR(s, "fix/issue-42");
+	free(s);
+	s = runfiles_dev_session("harb", 7);
+	CHECK_STR(s, "dev-harb-7");
+	free(s);
+	s = runfiles_review_session("harb", 9);
+	CHECK_STR(s, "review-harb-9");
+	free(s);
+	s = runfiles_dev_session_prefix("my-proj");
+	CHECK_STR(s, "dev-my-proj-");
+	free(s);
+	s = runfiles_review_session_prefix("harb");
+	CHECK_STR(s, "review-harb-");
+	free(s);
+	s = runfiles_worktree("harb", 3);
+	CHECK_STR(s, "/run/d/harb-worktree-3");
+	free(s);
+	s = runfiles_phase("harb", 3);
+	CHECK_STR(s, "/run/d/dev-session-harb-3.phase");
+	free(s);
+}
+
+/* name(N) read back gives N, for each name and parser pair. */
+static void
+test_round_trip(void)
+{
+	static const long long nums[] = {1, 9, 10, 12345, 999999999999LL};
+	char *s;
+	size_t i;
+
+	runfiles_init("/run/d", "/factory");
+	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		long long n = nums[i];
+
+		s = runfiles_phase("p-1", n);
+		CHECK_INT(runfiles_phase_issue("p-1", s), n);
+		free(s);
+		s = runfiles_review_phase("p-1", n);
+		CHECK_INT(runfiles_review_phase_pr("p-1", s), n);
+		free(s);
+		s = runfiles_dev_session("p-1", n);
+		CHECK_INT(runfiles_dev_session_issue("p-1", s), n);
+		CHECK_INT(runfiles_dev_session_like(s), 1);
+		free(s);
+		s = runfiles_review_session("p-1", n);
+		CHECK_INT(runfiles_review_session_pr("p-1", s), n);
+		free(s);
+		s = runfiles_worktree("p-1", n);
+		CHECK_INT(runfiles_worktree_issue("p-1", s), n);
+		CHECK_INT(runfiles_review_worktree_pr("p-1", s), -1);
+		free(s);
+		s = runfiles_review_worktree("p-1", n);
+		CHECK_INT(runfiles_review_worktree_pr("p-1", s), n);
+		CHECK_INT(runfiles_worktree_issue("p-1", s), -1);
+		free(s);
+		s = runfiles_branch(n);
+		CHECK_INT(runfiles_branch_issue(s), n);
+		free(s);
+	}
+}
+
+static void
+test_not_names(void)
+{
+	/* Another project, another kind, leading zeros, junk, too long. */
+	CHECK_INT(runfiles_dev_session_issue("harb", "dev-harbx-1"), -1);
+	CHECK_INT(runfiles_dev_session_issue("harb", "review-harb-1"), -1);
+	CHECK_INT(runfiles_dev_session_issue("harb", "dev-harb-01"), -1);
+	CHECK_INT(runfiles_dev_session_issue("harb", "dev-harb-1x"), -1);
+	CHECK_INT(runfiles_dev_session_issue("harb", "dev-harb-"), -1);
+	CHECK_INT(runfiles_dev_session_issue("harb", "x/dev-harb-1"), -1);
+	CHECK_INT(runfiles_dev_session_issue("harb", "dev-harb-1234567890123"),
+	    -1);
+	CHECK_INT(runfiles_review_session_pr("harb", "review-harb-+1"), -1);
+	CHECK_INT(runfiles_phase_issue("harb", "/d/dev-session-harb-3.txt"),
+	    -1);
+	CHECK_INT(runfiles_phase_issue("harb", "/d/dev-session-harb-3.phase"),
+	    3);
+	CHECK_INT(runfiles_branch_issue("fix/issue-"), -1);
+	CHECK_INT(runfiles_branch_issue("fix/issue-4/x"), -1);
+	CHECK_INT(runfiles_branch_issue("feat/fix/issue-4"), -1);
+	CHECK_INT(runfiles_branch_issue("fix/issue-4-more"), -1);
+	CHECK_INT(runfiles_branch_issue("fix/issue-0"), 0);
+	CHECK_INT(runfiles_dev_session_like("dev-x-1"), 1);
+	CHECK_INT(runfiles_dev_session_like("dev-"), 0);
+	CHECK_INT(runfiles_dev_session_like("dev-a b"), 0);
+	CHECK_INT(runfiles_dev_session_like("review-x-1"), 0);
+}
+
+/* The phase files of a project listed by number; anything else left out. */
+static void
+test_listing(void)
+{
+	static const char *const files[] = {"dev-session-p-3.phase",
+	    "dev-session-p-12.phase", "dev-session-p-0.phase",
+	    "dev-session-p-x.phase", "dev-session-q-4.phase",
+	    "review-session-p-5.phase", "dev-session-p-7.txt"};
+	char dir[] = "/tmp/test-runfiles-XXXXXX", path[128];
+	long long *nums, sum = 0;
+	size_t i, n;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	runfiles_init(dir, "/factory");
+	CHECK_INT(runfiles_phase_issues("p", &nums, &n), 0);
+	CHECK_INT(n, 0);
+	free(nums);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		if ((f = fopen(path, "w")) != NULL)
+			fclose(f);
+	}
+	CHECK_INT(runfiles_phase_issues("p", &nums, &n), 0);
+	CHECK_INT(n, 2);
+	for (i = 0; i < n; i++)
+		sum += nums[i];
+	CHECK_INT(sum, 15);
+	free(nums);
+	CHECK_INT(runfiles_review_phase_prs("p", &nums, &n), 0);
+	CHECK_INT(n, 1);
+	CHECK_INT(n > 0 ? nums[0] : 0, 5);
+	free(nums);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+int
+main(void)
+{
+	RUN(test_names);
+	RUN(test_round_trip);
+	RUN(test_not_names);
+	RUN(test_listing);
+	return check_main();
+}
