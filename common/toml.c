@@ -137,12 +137,12 @@ struct tp {
 	int tlineno; /* the file's line at tpos */
 	struct tline *lines;
 	size_t nlines;
-	struct tline cur;      /* the logical line being handed on */
-	size_t rfrom, rto;     /* what is left of it */
-	enum tl_kind rkind;    /* what the next piece of it is */
-	size_t kept;	       /* bytes of the last table name inih was given */
-	int await;	       /* the last line is due at the handler */
-	int stop, refused;     /* an error; inih refused the last line */
+	struct tline cur;   /* the logical line being handed on */
+	size_t rfrom, rto;  /* what is left of it */
+	enum tl_kind rkind; /* what the next piece of it is */
+	size_t kept;	    /* bytes of the last table name inih was given */
+	int await;	    /* the last line is due at the handler */
+	int stop, refused;  /* an error; inih refused the last line */
 	/* The handler's side: the pieces of the logical line, joined. */
 	enum tl_kind jkind;
 	struct key jkey;
@@ -204,8 +204,7 @@ static struct tnode *nest(struct tp *, const char *const *, size_t, int *);
 static int emit(struct tp *, const char **, size_t, const struct toml_value *,
     int);
 static int key_value_rule(struct tp *);
-static int key_value_apply(struct tp *, struct key *, struct toml_value *,
-    int);
+static int key_value_apply(struct tp *, struct key *, struct toml_value *, int);
 static int header_rule(struct tp *);
 static int array_header_rule(struct tp *);
 static int statement(struct tp *);
@@ -215,6 +214,7 @@ static int check_bytes(struct tp *);
 static void tp_source(struct tp *, const char *, size_t, int);
 static int run_lines(struct tp *, const char *, size_t, int);
 static size_t scan_to(const struct tp *, size_t, size_t, int);
+static int triple(const struct tp *, size_t, char);
 static size_t skip_string(const struct tp *, size_t);
 static size_t scan_value(const struct tp *, size_t);
 static size_t put(struct tp *, char *, size_t *, size_t, size_t, size_t,
@@ -1497,22 +1497,28 @@ scan_to(const struct tp *p, size_t from, size_t eol, int c)
 	return eol;
 }
 
+/* 1 when the document has three q at i. */
+static int
+triple(const struct tp *p, size_t i, char q)
+{
+	return p->tlen - i >= 3 && p->text[i] == q && p->text[i + 1] == q &&
+	    p->text[i + 2] == q;
+}
+
 /* Past the string of a value that starts at i, or where it breaks off. */
 static size_t
 skip_string(const struct tp *p, size_t i)
 {
 	const char *t = p->text;
 	char q = t[i];
-	int multi = p->tlen - i >= 3 && t[i + 1] == q && t[i + 2] == q;
+	int multi = triple(p, i, q);
 
 	for (i += multi ? 3 : 1; i < p->tlen; i++) {
 		if (t[i] == '\n' && !multi)
 			return i;
 		if (t[i] == '\\' && q == '"')
 			i++; /* the escaped byte, a newline too, as tomllib */
-		else if (t[i] == q && (!multi ||
-					  (p->tlen - i >= 3 && t[i + 1] == q &&
-					      t[i + 2] == q)))
+		else if (t[i] == q && (!multi || triple(p, i, q)))
 			return i + (multi ? 3 : 1);
 	}
 	return p->tlen;
@@ -1630,8 +1636,8 @@ read_header(struct tp *p, char *out, size_t room, size_t *n)
 		return TL_BAD;
 	}
 	out[(*n)++] = '[';
-	kept = room - 1 < 1 + TOML_SECTION_KEPT ? room - 1 :
-						  1 + TOML_SECTION_KEPT;
+	kept =
+	    room - 1 < 1 + TOML_SECTION_KEPT ? room - 1 : 1 + TOML_SECTION_KEPT;
 	p->rfrom = put(p, out, n, kept, s + 1, close, PROT_TABLE, 0);
 	p->kept = *n - 1;
 	out[(*n)++] = ']';
@@ -1735,7 +1741,8 @@ ini_read(char *out, int num, void *arg)
 	if (p->stop || p->refused)
 		return NULL;
 	if (num < TOML_MIN_LINE) {
-		fail_line(p, p->tlineno, "the line buffer of inih is too small");
+		fail_line(p, p->tlineno,
+		    "the line buffer of inih is too small");
 		p->stop = 1;
 		return NULL;
 	}
