@@ -145,6 +145,7 @@ struct tp {
 	int stop, refused;  /* an error; inih refused the last line */
 	/* The handler's side: the pieces of the logical line, joined. */
 	enum tl_kind jkind;
+	char *jname; /* the name inih gave the first piece */
 	struct key jkey;
 	struct buf joined;
 };
@@ -229,6 +230,10 @@ static char *ini_read(char *, int, void *);
 static void unprotect(struct buf *, const char *);
 static int pair_key(struct tp *, const char *, int);
 static int pair_value(struct tp *, int);
+static int piece_first(struct tp *, const struct tline *, const char *,
+    const char *);
+static int piece_more(struct tp *, const struct tline *, const char *);
+static int line_done(struct tp *, const struct tline *);
 static int ini_line(void *, const char *, const char *, const char *);
 static void diagnose(struct tp *, size_t);
 
@@ -1816,6 +1821,57 @@ pair_value(struct tp *p, int line)
 	return r == -1 ? -1 : 0;
 }
 
+/* The first piece of a logical line, from inih: 0 or -1. */
+static int
+piece_first(struct tp *p, const struct tline *l, const char *section,
+    const char *name)
+{
+	p->jkind = l->kind;
+	buf_reset(&p->joined);
+	key_free(&p->jkey);
+	free(p->jname);
+	p->jname = xstrdup(name);
+	switch (l->kind) {
+	case TL_PAIR:
+		return pair_key(p, name, l->lineno);
+	case TL_REST:
+		if (strlen(section) != p->kept)
+			return fail_line(p, l->lineno,
+			    "inih cut the table name short");
+		buf_puts(&p->joined, "[");
+		unprotect(&p->joined, section);
+		return 0;
+	case TL_WHOLE:
+		return 0;
+	default:
+		return fail_line(p, l->lineno, "inih read a line differently");
+	}
+}
+
+/*
+ * A continuation piece: inih repeats the name it keeps of the line's
+ * first piece (TOML never has a key twice).  0 or -1.
+ */
+static int
+piece_more(struct tp *p, const struct tline *l, const char *name)
+{
+	if (name[0] == '\0' || p->jname == NULL ||
+	    strncmp(p->jname, name, strlen(name)) != 0)
+		return fail_line(p, l->lineno, "inih read a line differently");
+	return 0;
+}
+
+/* The logical line is complete in p->joined: read it.  0 or -1. */
+static int
+line_done(struct tp *p, const struct tline *l)
+{
+	if (l->end < p->tlen)
+		buf_puts(&p->joined, "\n");
+	if (p->jkind == TL_PAIR)
+		return pair_value(p, l->lineno);
+	return run_lines(p, buf_str(&p->joined), p->joined.len, l->lineno);
+}
+
 /*
  * inih's handler: gather the pieces of the logical line and read it once
  * the last one came.  Returns 1, or 0 after an error.
@@ -1825,32 +1881,17 @@ ini_line(void *arg, const char *section, const char *name, const char *value)
 {
 	struct tp *p = arg;
 	const struct tline *l = &p->lines[p->nlines - 1];
-	int r = 0;
+	int r;
 
 	p->await = 0;
-	if (l->kind != TL_MORE) {
-		p->jkind = l->kind;
-		buf_reset(&p->joined);
-		key_free(&p->jkey);
-	}
-	if (l->kind == TL_PAIR)
-		r = pair_key(p, name, l->lineno);
-	else if (l->kind == TL_REST && strlen(section) != p->kept)
-		r = fail_line(p, l->lineno, "inih cut the table name short");
-	else if (l->kind == TL_REST) {
-		buf_puts(&p->joined, "[");
-		unprotect(&p->joined, section);
-	} else if (l->kind != TL_WHOLE && l->kind != TL_MORE)
-		r = fail_line(p, l->lineno, "inih read a line differently");
+	if (l->kind == TL_MORE)
+		r = piece_more(p, l, name);
+	else
+		r = piece_first(p, l, section, name);
 	if (r == 0)
 		unprotect(&p->joined, value);
-	if (r == 0 && p->rfrom == p->rto) {
-		if (l->end < p->tlen)
-			buf_puts(&p->joined, "\n");
-		r = p->jkind == TL_PAIR ?
-		    pair_value(p, l->lineno) :
-		    run_lines(p, buf_str(&p->joined), p->joined.len, l->lineno);
-	}
+	if (r == 0 && p->rfrom == p->rto)
+		r = line_done(p, l);
 	if (r == -1)
 		p->stop = 1;
 	return r == 0;
@@ -1910,6 +1951,7 @@ toml_parse(const char *name, const char *text, size_t len, toml_cb *cb,
 	pending_finalize(&p);
 	key_free(&p.header);
 	key_free(&p.jkey);
+	free(p.jname);
 	node_free(&p.root);
 	flag_free(&p.flags);
 	buf_free(&p.joined);
