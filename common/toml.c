@@ -218,7 +218,7 @@ static size_t scan_to(const struct tp *, size_t, size_t, int);
 static int triple(const struct tp *, size_t, char);
 static size_t skip_string(const struct tp *, size_t);
 static size_t scan_value(const struct tp *, size_t);
-static size_t put(struct tp *, char *, size_t *, size_t, size_t, size_t,
+static size_t put(const struct tp *, char *, size_t *, size_t, size_t, size_t,
     const char *, int);
 static void advance(struct tp *, size_t);
 static enum tl_kind read_comment(struct tp *, char *, size_t, size_t *);
@@ -1566,8 +1566,8 @@ scan_value(const struct tp *p, size_t i)
  * stopped.
  */
 static size_t
-put(struct tp *p, char *out, size_t *n, size_t room, size_t from, size_t to,
-    const char *prot, int how)
+put(const struct tp *p, char *out, size_t *n, size_t room, size_t from,
+    size_t to, const char *prot, int how)
 {
 	size_t i, keep = how & PUT_LAST ? 1 : 0;
 	int c, esc;
