@@ -18,7 +18,7 @@ CC	?= cc
 PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/bin
 PKG_CONFIG ?= pkg-config
-PKGS	= libcurl libcjson libbsd-overlay
+PKGS	= libcurl libcjson inih libbsd-overlay
 
 CFLAGS	?= -O2 -g
 WARN	= -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Wstrict-prototypes \

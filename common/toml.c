@@ -1,17 +1,46 @@
 /*
- * A TOML 1.0 reader that accepts and refuses what Python's tomllib does.
- * The grammar is read by recursive descent over the whole text (after
- * "\r\n" became "\n", as tomllib does first).  Which keys and tables may
- * be defined again follows tomllib's two structures: the document tree
- * (tables, arrays of tables, values) and a tree of flags per key path
- * (FROZEN: an inline table or array, never changed again; EXPLICIT: a
- * table opened by a [header] or by dotted keys, never opened again).
+ * A TOML 1.0 reader that accepts and refuses what Python's tomllib does,
+ * in two layers.
+ *
+ * Lines: inih (ini_parse_stream) reads the document line by line, finds
+ * the [table] lines, splits "key = value" at the '=' and reports the
+ * pieces to a handler.  Its reader callback, ini_read(), turns the TOML
+ * text (after "\r\n" became "\n", as tomllib does first) into lines inih
+ * reads correctly:
+ *   - a line is left-stripped, so an indented key is not taken for the
+ *     continuation of the previous value;
+ *   - a value that spans lines (a multi-line array, string or inline
+ *     table) is joined into one logical line;
+ *   - bytes inih would misread are protected: every ';' (inih's comment),
+ *     '\v' '\f' '\r' (which it strips), '=' and ':' inside a quoted key,
+ *     ']' inside a quoted table name, a leading byte it would skip (a
+ *     blank, '#', a byte-order mark) and a trailing blank.  A protected
+ *     byte becomes TOML_ESC and the byte with its top bit flipped; 0xff
+ *     never occurs in UTF-8, which is checked first;
+ *   - a logical line longer than inih's buffer goes on as continuation
+ *     lines (indented: inih calls the handler again with the same name);
+ *   - inih reports no [table] line and keeps only the first 49 bytes of
+ *     its name, so a carrier line "]=..." follows each one with the rest
+ *     of it; a key that does not fit inih's line travels the same way.
+ * The reader keeps a map from the lines it returns to the lines of the
+ * file, for messages; it stops at the first error, and when inih refused
+ * a line (no handler call came for it) the line is read again below to
+ * say why.
+ *
+ * Grammar: the handler, ini_line(), joins the pieces back and reads them
+ * by recursive descent.  Which keys and tables may be defined again
+ * follows tomllib's two structures: the document tree (tables, arrays of
+ * tables, values) and a tree of flags per key path (FROZEN: an inline
+ * table or array, never changed again; EXPLICIT: a table opened by a
+ * [header] or by dotted keys, never opened again).
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <ini.h>
 
 #include "buf.h"
 #include "file.h"
@@ -24,6 +53,25 @@
 /* Flags of a key path (tomllib's Flags). */
 #define FL_FROZEN 1u
 #define FL_EXPLICIT 2u
+
+/* The first byte of a protected pair in the lines handed to inih. */
+#define TOML_ESC 0xff
+/* How much of a [section] name inih keeps (MAX_SECTION in its ini.c). */
+#define TOML_SECTION_KEPT 49
+/* The least line buffer the reader can work with. */
+#define TOML_MIN_LINE 16
+
+/*
+ * Bytes inih would misread wherever they are (';' starts its comments, it
+ * strips these blanks), in a key (it splits at '=' or ':') and in a table
+ * name (it ends at ']'): each is protected where it could be misread.
+ */
+#define PROT_ANY ";\v\f\r"
+#define PROT_KEY PROT_ANY "=:"
+#define PROT_TABLE PROT_ANY "]"
+/* How put() protects the edges of what it hands on. */
+#define PUT_FIRST 1 /* a first byte inih would skip */
+#define PUT_LAST 2  /* a last byte inih would strip */
 
 /* A key as written: its parts, owned. */
 struct key {
@@ -47,9 +95,30 @@ struct tflag {
 	size_t nkid;
 };
 
+/* What a line handed to inih is. */
+enum tl_kind {
+	TL_BLANK,   /* inih skips it */
+	TL_COMMENT, /* inih skips it */
+	TL_BAD,	    /* inih refuses it: no '=', or no ']' */
+	TL_HEADER,  /* "[name]": inih's section */
+	TL_PAIR,    /* "key=value": a handler call */
+	TL_REST,    /* "]=rest": the rest of the [header] line before */
+	TL_WHOLE,   /* "]=key = value": a key too long for inih's line */
+	TL_MORE	    /* " more": the continuation of one of the three */
+};
+
+/* One line handed to inih, and the logical line of the file it is from. */
+struct tline {
+	size_t start, end; /* the logical line, without its newline */
+	int lineno;	   /* the file's line where it starts */
+	enum tl_kind kind;
+};
+
 struct tp {
+	/* The text the grammar reads now: a logical line, or the document. */
 	const char *src;
 	size_t len, pos;
+	int base;    /* the file's line of src[0] */
 	size_t lpos; /* line_at() cache: line lline starts at or before lpos */
 	int lline;
 	char msg[200];
@@ -62,6 +131,23 @@ struct tp {
 	int in_array;
 	toml_cb *cb;
 	void *arg;
+	/* The reader's side: the document and the lines handed to inih. */
+	const char *text;
+	size_t tlen, tpos;
+	int tlineno; /* the file's line at tpos */
+	struct tline *lines;
+	size_t nlines;
+	struct tline cur;   /* the logical line being handed on */
+	size_t rfrom, rto;  /* what is left of it */
+	enum tl_kind rkind; /* what the next piece of it is */
+	size_t kept;	    /* bytes of the last table name inih was given */
+	int await;	    /* the last line is due at the handler */
+	int stop, refused;  /* an error; inih refused the last line */
+	/* The handler's side: the pieces of the logical line, joined. */
+	enum tl_kind jkind;
+	char *jname; /* the name inih gave the first piece */
+	struct key jkey;
+	struct buf joined;
 };
 
 static int line_at(struct tp *, size_t);
@@ -119,19 +205,45 @@ static struct tnode *nest(struct tp *, const char *const *, size_t, int *);
 static int emit(struct tp *, const char **, size_t, const struct toml_value *,
     int);
 static int key_value_rule(struct tp *);
+static int key_value_apply(struct tp *, struct key *, struct toml_value *, int);
 static int header_rule(struct tp *);
 static int array_header_rule(struct tp *);
 static int statement(struct tp *);
+static int line_end(struct tp *);
 static size_t utf8_bad(const unsigned char *, size_t);
 static int check_bytes(struct tp *);
+static void tp_source(struct tp *, const char *, size_t, int);
+static int run_lines(struct tp *, const char *, size_t, int);
+static size_t scan_to(const struct tp *, size_t, size_t, int);
+static int triple(const struct tp *, size_t, char);
+static size_t skip_string(const struct tp *, size_t);
+static size_t scan_value(const struct tp *, size_t);
+static size_t put(const struct tp *, char *, size_t *, size_t, size_t, size_t,
+    const char *, int);
+static void advance(struct tp *, size_t);
+static enum tl_kind read_comment(struct tp *, char *, size_t, size_t *);
+static enum tl_kind read_header(struct tp *, char *, size_t, size_t *);
+static enum tl_kind read_pair(struct tp *, char *, size_t, size_t *);
+static enum tl_kind read_line(struct tp *, char *, size_t, size_t *);
+static enum tl_kind read_rest(struct tp *, char *, size_t, size_t *);
+static char *ini_read(char *, int, void *);
+static void unprotect(struct buf *, const char *);
+static int pair_key(struct tp *, const char *, int);
+static int pair_value(struct tp *, int);
+static int piece_first(struct tp *, const struct tline *, const char *,
+    const char *);
+static int piece_more(struct tp *, const struct tline *, const char *);
+static int line_done(struct tp *, const struct tline *);
+static int ini_line(void *, const char *, const char *, const char *);
+static void diagnose(struct tp *, size_t);
 
-/* The line of position pos (1-based); positions are asked in order. */
+/* The file's line of position pos; positions are asked in order. */
 static int
 line_at(struct tp *p, size_t pos)
 {
 	if (pos < p->lpos) {
 		p->lpos = 0;
-		p->lline = 1;
+		p->lline = p->base;
 	}
 	for (; p->lpos < pos && p->lpos < p->len; p->lpos++)
 		if (p->src[p->lpos] == '\n')
@@ -1091,22 +1203,34 @@ emit(struct tp *p, const char **path, size_t n, const struct toml_value *v,
 	return 0;
 }
 
-/* tomllib's key_value_rule(). */
+/* tomllib's key_value_rule(), at pos. */
 static int
 key_value_rule(struct tp *p)
 {
-	int line = line_at(p, p->pos), in_array = 0, r = -1;
-	const char **full = NULL;
+	int line = line_at(p, p->pos);
 	struct toml_value v;
-	struct tnode *into;
 	struct key k;
-	size_t i, j, n;
 
 	memset(&v, 0, sizeof(v));
 	if (parse_pair(p, &k, &v) == -1)
 		return -1;
-	for (i = 1; i < k.n; i++) {
-		full = key_join(&p->header, &k, i, &n);
+	return key_value_apply(p, &k, &v, line);
+}
+
+/*
+ * The rule for k = v (both are freed here), the key on line line: the
+ * tables it may go into, then the value to the callback.
+ */
+static int
+key_value_apply(struct tp *p, struct key *k, struct toml_value *v, int line)
+{
+	int in_array = 0, r = -1;
+	const char **full = NULL;
+	struct tnode *into;
+	size_t i, j, n;
+
+	for (i = 1; i < k->n; i++) {
+		full = key_join(&p->header, k, i, &n);
 		if (flag_is(&p->flags, full, n, FL_EXPLICIT)) {
 			fail_line(p, line,
 			    "a dotted key cannot add to a table defined "
@@ -1122,7 +1246,7 @@ key_value_rule(struct tp *p)
 		free(full);
 		full = NULL;
 	}
-	full = key_join(&p->header, &k, k.n, &n);
+	full = key_join(&p->header, k, k->n, &n);
 	if (flag_is(&p->flags, full, n - 1, FL_FROZEN)) {
 		fail_line(p, line, "cannot change an inline table or array");
 		goto out;
@@ -1135,13 +1259,13 @@ key_value_rule(struct tp *p)
 		goto out;
 	}
 	node_add(into, full[n - 1], TN_VALUE);
-	if (v.type == TOML_TABLE || v.type == TOML_ARRAY)
+	if (v->type == TOML_TABLE || v->type == TOML_ARRAY)
 		flag_set(&p->flags, full, n, FL_FROZEN, 1);
-	r = emit(p, full, n, &v, line);
+	r = emit(p, full, n, v, line);
 out:
 	free(full);
-	toml_value_free(&v);
-	key_free(&k);
+	toml_value_free(v);
+	key_free(k);
 	return r;
 }
 
@@ -1256,6 +1380,15 @@ statement(struct tp *p)
 			return -1;
 	} else if (c != '#')
 		return fail(p, p->pos, "invalid statement");
+	return line_end(p);
+}
+
+/* After a statement: blanks, a comment, a newline (0) or the end (1). */
+static int
+line_end(struct tp *p)
+{
+	int c;
+
 	skip_ws(p);
 	if (skip_comment(p) == -1)
 		return -1;
@@ -1320,6 +1453,471 @@ check_bytes(struct tp *p)
 	return 0;
 }
 
+/* Make text (len bytes, from line line of the file) what the grammar reads. */
+static void
+tp_source(struct tp *p, const char *text, size_t len, int line)
+{
+	p->src = text;
+	p->len = len;
+	p->pos = 0;
+	p->base = line;
+	p->lpos = 0;
+	p->lline = line;
+}
+
+/* Read the statements of text (from line line of the file): 0 or -1. */
+static int
+run_lines(struct tp *p, const char *text, size_t len, int line)
+{
+	int r;
+
+	tp_source(p, text, len, line);
+	while ((r = statement(p)) == 0)
+		;
+	return r == -1 ? -1 : 0;
+}
+
+/*
+ * The first byte c of the document's text[from, eol) outside a one-line
+ * quoted string, or eol.
+ */
+static size_t
+scan_to(const struct tp *p, size_t from, size_t eol, int c)
+{
+	const char *t = p->text;
+	size_t i;
+	char q;
+
+	for (i = from; i < eol; i++) {
+		if (t[i] == c)
+			return i;
+		if (t[i] != '"' && t[i] != '\'')
+			continue;
+		for (q = t[i++]; i < eol && t[i] != q; i++)
+			if (q == '"' && t[i] == '\\' && i + 1 < eol)
+				i++;
+		if (i == eol)
+			break;
+	}
+	return eol;
+}
+
+/* 1 when the document has three q at i. */
+static int
+triple(const struct tp *p, size_t i, char q)
+{
+	return p->tlen - i >= 3 && p->text[i] == q && p->text[i + 1] == q &&
+	    p->text[i + 2] == q;
+}
+
+/* Past the string of a value that starts at i, or where it breaks off. */
+static size_t
+skip_string(const struct tp *p, size_t i)
+{
+	const char *t = p->text;
+	char q = t[i];
+	int multi = triple(p, i, q);
+
+	for (i += multi ? 3 : 1; i < p->tlen; i++) {
+		if (t[i] == '\n' && !multi)
+			return i;
+		if (t[i] == '\\' && q == '"')
+			i++; /* the escaped byte, a newline too, as tomllib */
+		else if (t[i] == q && (!multi || triple(p, i, q)))
+			return i + (multi ? 3 : 1);
+	}
+	return p->tlen;
+}
+
+/*
+ * The end of the value that starts at i: the newline after it outside
+ * strings, comments and brackets, or the end of the document.
+ */
+static size_t
+scan_value(const struct tp *p, size_t i)
+{
+	const char *t = p->text, *nl;
+	int depth = 0;
+
+	while (i < p->tlen) {
+		if (t[i] == '\n' && depth == 0)
+			return i;
+		if (t[i] == '#') {
+			nl = memchr(t + i, '\n', p->tlen - i);
+			i = nl != NULL ? (size_t)(nl - t) : p->tlen;
+			continue;
+		}
+		if (t[i] == '"' || t[i] == '\'') {
+			i = skip_string(p, i);
+			continue;
+		}
+		if (t[i] == '[' || t[i] == '{')
+			depth++;
+		else if ((t[i] == ']' || t[i] == '}') && depth > 0)
+			depth--;
+		i++;
+	}
+	return p->tlen;
+}
+
+/*
+ * Hand on text[from, to) into out while *n stays within room, protecting
+ * the bytes of prot and, as how says, the edges.  Returns where it
+ * stopped.
+ */
+static size_t
+put(const struct tp *p, char *out, size_t *n, size_t room, size_t from,
+    size_t to, const char *prot, int how)
+{
+	size_t i, keep = how & PUT_LAST ? 1 : 0;
+	int c, esc;
+
+	for (i = from; i < to; i++) {
+		c = (unsigned char)p->text[i];
+		esc = c != '\0' &&
+		    (strchr(prot, c) != NULL ||
+			(i == from && (how & PUT_FIRST) &&
+			    strchr(" \t\n#\xef", c) != NULL));
+		if (*n + (esc ? 2 : 1) + keep > room)
+			break;
+		if (esc)
+			out[(*n)++] = (char)TOML_ESC;
+		out[(*n)++] = (char)(esc ? c ^ 0x80 : c);
+	}
+	/* A blank that ends the line would be stripped. */
+	if ((how & PUT_LAST) && i > from &&
+	    strchr(" \t\n", out[*n - 1]) != NULL) {
+		out[*n] = (char)(out[*n - 1] ^ 0x80);
+		out[*n - 1] = (char)TOML_ESC;
+		(*n)++;
+	}
+	return i;
+}
+
+/* Move the reader to to, counting the lines passed. */
+static void
+advance(struct tp *p, size_t to)
+{
+	for (; p->tpos < to; p->tpos++)
+		if (p->text[p->tpos] == '\n')
+			p->tlineno++;
+}
+
+/* A comment line: refused with a control character, as in tomllib. */
+static enum tl_kind
+read_comment(struct tp *p, char *out, size_t room, size_t *n)
+{
+	char msg[64];
+	size_t i;
+	int c;
+
+	for (i = p->cur.start; i < p->cur.end; i++) {
+		c = (unsigned char)p->text[i];
+		if (is_ctrl(c) && c != '\t') {
+			snprintf(msg, sizeof(msg),
+			    "control character 0x%02x in a comment", c);
+			fail_line(p, p->cur.lineno, msg);
+			p->stop = 1;
+			break;
+		}
+	}
+	/* inih skips the line: what does not fit can go. */
+	put(p, out, n, room, p->cur.start, p->cur.end, PROT_ANY, 0);
+	return TL_COMMENT;
+}
+
+/*
+ * A [table] or [[array]] line: "[name]" with the first bytes of the name
+ * inih keeps, then (next call) the rest after "]=".
+ */
+static enum tl_kind
+read_header(struct tp *p, char *out, size_t room, size_t *n)
+{
+	size_t s = p->cur.start, eol = p->cur.end;
+	size_t close = scan_to(p, s + 1, eol, ']'), kept;
+
+	if (close == eol) {
+		put(p, out, n, room, s, eol, PROT_TABLE, 0);
+		return TL_BAD;
+	}
+	out[(*n)++] = '[';
+	kept =
+	    room - 1 < 1 + TOML_SECTION_KEPT ? room - 1 : 1 + TOML_SECTION_KEPT;
+	p->rfrom = put(p, out, n, kept, s + 1, close, PROT_TABLE, 0);
+	p->kept = *n - 1;
+	out[(*n)++] = ']';
+	p->rto = eol;
+	p->rkind = TL_REST;
+	return TL_HEADER;
+}
+
+/*
+ * A key = value line, joined with the lines its value spans: "key=" and
+ * as much of the value as fits, the rest in continuation lines.  A line
+ * without '=' is handed on for inih to refuse.
+ */
+static enum tl_kind
+read_pair(struct tp *p, char *out, size_t room, size_t *n)
+{
+	size_t s = p->cur.start, eq = scan_to(p, s, p->cur.end, '=');
+	enum tl_kind kind = TL_PAIR;
+
+	if (eq == p->cur.end) {
+		put(p, out, n, room, s, eq, PROT_KEY, PUT_FIRST);
+		return TL_BAD;
+	}
+	p->cur.end = scan_value(p, eq + 1);
+	if (put(p, out, n, room - 1, s, eq, PROT_KEY, PUT_FIRST) == eq) {
+		out[(*n)++] = '=';
+		p->rfrom = put(p, out, n, room, eq + 1, p->cur.end, PROT_ANY,
+		    PUT_LAST);
+	} else {
+		/* The key does not fit inih's line: the whole line travels. */
+		memcpy(out, "]=", 2);
+		*n = 2;
+		p->rfrom = put(p, out, n, room, s, p->cur.end, PROT_ANY,
+		    PUT_FIRST | PUT_LAST);
+		kind = TL_WHOLE;
+	}
+	p->rto = p->cur.end;
+	p->rkind = TL_MORE;
+	return kind;
+}
+
+/* The next logical line of the document, left-stripped. */
+static enum tl_kind
+read_line(struct tp *p, char *out, size_t room, size_t *n)
+{
+	const char *t = p->text, *nl;
+	size_t s = p->tpos;
+	enum tl_kind kind;
+
+	while (s < p->tlen && (t[s] == ' ' || t[s] == '\t'))
+		s++;
+	nl = memchr(t + s, '\n', p->tlen - s);
+	p->cur.start = s;
+	p->cur.end = nl != NULL ? (size_t)(nl - t) : p->tlen;
+	p->cur.lineno = p->tlineno;
+	if (s == p->cur.end)
+		kind = TL_BLANK;
+	else if (t[s] == '#')
+		kind = read_comment(p, out, room, n);
+	else if (t[s] == '[')
+		kind = read_header(p, out, room, n);
+	else
+		kind = read_pair(p, out, room, n);
+	advance(p, p->cur.end < p->tlen ? p->cur.end + 1 : p->tlen);
+	return kind;
+}
+
+/* The next piece of a line that did not fit, or a header's rest. */
+static enum tl_kind
+read_rest(struct tp *p, char *out, size_t room, size_t *n)
+{
+	enum tl_kind kind = p->rkind;
+
+	if (kind == TL_REST) {
+		memcpy(out, "]=", 2);
+		*n = 2;
+	} else {
+		out[0] = ' ';
+		*n = 1;
+	}
+	p->rfrom = put(p, out, n, room, p->rfrom, p->rto, PROT_ANY,
+	    PUT_FIRST | PUT_LAST);
+	p->rkind = TL_MORE;
+	return kind;
+}
+
+/*
+ * inih's reader (fgets-like): the next line for it in out (num bytes).
+ * Returns out, or NULL at the end, after an error, and once inih refused
+ * a line (the handler call due for it did not come).
+ */
+static char *
+ini_read(char *out, int num, void *arg)
+{
+	struct tp *p = arg;
+	enum tl_kind kind;
+	size_t n = 0;
+
+	if (p->await)
+		p->refused = 1;
+	if (p->stop || p->refused)
+		return NULL;
+	if (num < TOML_MIN_LINE) {
+		fail_line(p, p->tlineno,
+		    "the line buffer of inih is too small");
+		p->stop = 1;
+		return NULL;
+	}
+	if (p->rfrom < p->rto)
+		kind = read_rest(p, out, (size_t)num - 1, &n);
+	else if (p->tpos < p->tlen)
+		kind = read_line(p, out, (size_t)num - 1, &n);
+	else
+		return NULL;
+	if (p->stop)
+		return NULL;
+	out[n] = '\0';
+	p->lines = xreallocarray(p->lines, p->nlines + 1, sizeof(*p->lines));
+	p->lines[p->nlines] = p->cur;
+	p->lines[p->nlines++].kind = kind;
+	p->await = kind != TL_BLANK && kind != TL_COMMENT && kind != TL_HEADER;
+	return out;
+}
+
+/* Append s to b with its protected bytes restored. */
+static void
+unprotect(struct buf *b, const char *s)
+{
+	char c;
+
+	for (; *s != '\0'; s++) {
+		c = *s;
+		if ((unsigned char)c == TOML_ESC && s[1] != '\0')
+			c = (char)(*++s ^ 0x80);
+		buf_append(b, &c, 1);
+	}
+}
+
+/* The key of a key = value line, as inih split it: into p->jkey. */
+static int
+pair_key(struct tp *p, const char *name, int line)
+{
+	struct buf b;
+	int c, r;
+
+	buf_init(&b, 0);
+	unprotect(&b, name);
+	tp_source(p, buf_str(&b), b.len, line);
+	c = peek(p);
+	if (!is_bare(c) && c != '"' && c != '\'')
+		r = fail(p, p->pos, "invalid statement");
+	else if ((r = parse_key(p, &p->jkey)) == 0 && peek(p) != -1)
+		r = fail(p, p->pos, "expected '=' after the key");
+	tp_source(p, NULL, 0, line);
+	buf_free(&b);
+	return r;
+}
+
+/* The value of a key = value line, joined in p->joined: 0 or -1. */
+static int
+pair_value(struct tp *p, int line)
+{
+	struct toml_value v;
+	int r;
+
+	tp_source(p, buf_str(&p->joined), p->joined.len, line);
+	skip_ws(p);
+	if (parse_value(p, &v) == -1) {
+		toml_value_free(&v);
+		return -1;
+	}
+	if ((r = key_value_apply(p, &p->jkey, &v, line)) == 0)
+		r = line_end(p);
+	while (r == 0)
+		r = statement(p);
+	return r == -1 ? -1 : 0;
+}
+
+/* The first piece of a logical line, from inih: 0 or -1. */
+static int
+piece_first(struct tp *p, const struct tline *l, const char *section,
+    const char *name)
+{
+	p->jkind = l->kind;
+	buf_reset(&p->joined);
+	key_free(&p->jkey);
+	free(p->jname);
+	p->jname = xstrdup(name);
+	switch (l->kind) {
+	case TL_PAIR:
+		return pair_key(p, name, l->lineno);
+	case TL_REST:
+		if (strlen(section) != p->kept)
+			return fail_line(p, l->lineno,
+			    "inih cut the table name short");
+		buf_puts(&p->joined, "[");
+		unprotect(&p->joined, section);
+		return 0;
+	case TL_WHOLE:
+		return 0;
+	default:
+		return fail_line(p, l->lineno, "inih read a line differently");
+	}
+}
+
+/*
+ * A continuation piece: inih repeats the name it keeps of the line's
+ * first piece (TOML never has a key twice).  0 or -1.
+ */
+static int
+piece_more(struct tp *p, const struct tline *l, const char *name)
+{
+	if (name[0] == '\0' || p->jname == NULL ||
+	    strncmp(p->jname, name, strlen(name)) != 0)
+		return fail_line(p, l->lineno, "inih read a line differently");
+	return 0;
+}
+
+/* The logical line is complete in p->joined: read it.  0 or -1. */
+static int
+line_done(struct tp *p, const struct tline *l)
+{
+	if (l->end < p->tlen)
+		buf_puts(&p->joined, "\n");
+	if (p->jkind == TL_PAIR)
+		return pair_value(p, l->lineno);
+	return run_lines(p, buf_str(&p->joined), p->joined.len, l->lineno);
+}
+
+/*
+ * inih's handler: gather the pieces of the logical line and read it once
+ * the last one came.  Returns 1, or 0 after an error.
+ */
+static int
+ini_line(void *arg, const char *section, const char *name, const char *value)
+{
+	struct tp *p = arg;
+	const struct tline *l = &p->lines[p->nlines - 1];
+	int r;
+
+	p->await = 0;
+	if (l->kind == TL_MORE)
+		r = piece_more(p, l, name);
+	else
+		r = piece_first(p, l, section, name);
+	if (r == 0)
+		unprotect(&p->joined, value);
+	if (r == 0 && p->rfrom == p->rto)
+		r = line_done(p, l);
+	if (r == -1)
+		p->stop = 1;
+	return r == 0;
+}
+
+/* inih refused line n of those handed to it: read it here to say why. */
+static void
+diagnose(struct tp *p, size_t n)
+{
+	const struct tline *l;
+	struct buf b;
+
+	if (n == 0 || n > p->nlines) {
+		fail_line(p, p->tlineno, "inih cannot read the file");
+		return;
+	}
+	l = &p->lines[n - 1];
+	buf_init(&b, 0);
+	buf_append(&b, p->text + l->start, l->end - l->start);
+	if (l->end < p->tlen)
+		buf_puts(&b, "\n");
+	if (run_lines(p, buf_str(&b), b.len, l->lineno) == 0)
+		fail_line(p, l->lineno, "inih cannot read the line");
+	buf_free(&b);
+}
+
 int
 toml_parse(const char *name, const char *text, size_t len, toml_cb *cb,
     void *arg, char *err, size_t errsz)
@@ -1335,22 +1933,31 @@ toml_parse(const char *name, const char *text, size_t len, toml_cb *cb,
 		if (!(text[i] == '\r' && i + 1 < len && text[i + 1] == '\n'))
 			buf_append(&src, text + i, 1);
 	memset(&p, 0, sizeof(p));
-	p.src = buf_str(&src);
-	p.len = src.len;
-	p.lline = 1;
 	p.cb = cb;
 	p.arg = arg;
-	r = check_bytes(&p);
-	while (r == 0)
-		r = statement(&p);
+	p.text = buf_str(&src);
+	p.tlen = src.len;
+	p.tlineno = 1;
+	buf_init(&p.joined, 0);
+	tp_source(&p, p.text, p.tlen, 1);
+	if (check_bytes(&p) == 0) {
+		r = ini_parse_stream(ini_read, &p, ini_line, &p);
+		if (p.msg[0] == '\0' && (r != 0 || p.refused))
+			diagnose(&p, r > 0 ? (size_t)r : p.nlines);
+	}
+	r = p.msg[0] != '\0' ? -1 : 0;
 	if (r == -1)
 		snprintf(err, errsz, "%s:%d: %s", name, p.msgline, p.msg);
 	pending_finalize(&p);
 	key_free(&p.header);
+	key_free(&p.jkey);
+	free(p.jname);
 	node_free(&p.root);
 	flag_free(&p.flags);
+	buf_free(&p.joined);
+	free(p.lines);
 	buf_free(&src);
-	return r == -1 ? -1 : 0;
+	return r;
 }
 
 int

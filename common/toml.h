@@ -5,7 +5,9 @@
  * dotted and quoted keys, [[arrays of tables]], dates, any number form);
  * a file tomllib refuses is refused with "file:line: message" (a key or
  * table defined twice, invalid UTF-8, a NUL byte, ...).  One exception:
- * the escape \u0000, which no C string can hold, is refused.
+ * the escape \u0000, which no C string can hold, is refused.  inih reads
+ * the lines, [tables] and key names; this module's decoder reads the keys
+ * and values (see toml.c).
  *
  * The parser reports every key whose value is a scalar or an array, in
  * document order, with its full path: the keys of an inline table are

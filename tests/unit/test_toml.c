@@ -165,6 +165,127 @@ test_toml_long_line(void)
 	check_parse(text, want);
 }
 
+/*
+ * What inih would misread is read as tomllib reads it: ';' starts inih's
+ * comments and '#' its comment lines, it splits a key at '=' or ':' and
+ * ends a table name at ']', takes an indented line for the continuation
+ * of the value before and strips blanks at the ends of its lines.
+ */
+static void
+test_toml_protected(void)
+{
+	/* ';' and '#' in strings, and after a value. */
+	check_parse("a = \"x ; y # z\" # c ; d\nb = 'p ;q #r'\n"
+		    "c = \"\"\";\n # ;\"\"\"\nd = 1\n",
+	    "1:a=s<x ; y # z>;2:b=s<p ;q #r>;3:c=s<;\n # ;>;5:d=i<1>;");
+	/* '=' and ':' in quoted keys, ']' in quoted table names. */
+	check_parse("\"a=b\" = 1\n'c:d' = 2\n\"e = f\".g = 3\nx . \"y:z\" = 4\n"
+		    "[\"s=t:u\"]\n\"k;l\" = 5\n",
+	    "1:\"a=b\"=i<1>;2:\"c:d\"=i<2>;3:\"e = f\".g=i<3>;"
+	    "4:x.\"y:z\"=i<4>;6:\"s=t:u\".\"k;l\"=i<5>;");
+	check_parse("[\"a]b\"]\nk = 1\n[[\"c]]d\" . 'e]']]\nk = 2\n",
+	    "2:\"a]b\".k=i<1>;4:@\"c]]d\".\"e]\".k=i<2>;");
+	/* A multi-line array with comments that hold brackets and quotes. */
+	check_parse("a = [ # open [ {\n  1, # one ] \"\n# whole ; line ]\n\n"
+		    "  2 # '\n] # end\nb = 3\n",
+	    "1:a=a<i<1>|i<2>|>;7:b=i<3>;");
+	/* Multi-line strings with blank lines and blanks at the ends. */
+	check_parse("d = \"\"\"\n\nfirst\n\n\n  last  \n\"\"\"\n"
+		    "e = '''\n\n; x\n\n'''\nf = 1\n",
+	    "1:d=s<\nfirst\n\n\n  last  \n>;8:e=s<\n; x\n\n>;13:f=i<1>;");
+	/* CRLF line ends, in a string too. */
+	check_parse("a = [\r\n  1,\r\n]\r\ns = \"\"\"\r\nx\r\n\r\ny\"\"\"\r\n"
+		    "b = 2\r\n",
+	    "1:a=a<i<1>|>;4:s=s<x\n\ny>;8:b=i<2>;");
+	/* Indented keys and tables are not continuations. */
+	check_parse("a = 1\n  b = 2\n\tc = [\n 3 ]\n   [t]\n    d = 4\n",
+	    "1:a=i<1>;2:b=i<2>;3:c=a<i<3>|>;6:t.d=i<4>;");
+}
+
+/* Refused where inih would have read something, at the right line. */
+static void
+test_toml_protected_refused(void)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+	    {"; comment\n", "x.toml:1: invalid statement"},
+	    {"a = \"x\"\n  ; b = 1\n", "x.toml:2: invalid statement"},
+	    {"a = 1 ; c\n",
+		"x.toml:1: expected the end of the line after the statement"},
+	    {"[t] ; c\n",
+		"x.toml:1: expected the end of the line after the statement"},
+	    {"a : 1\n", "x.toml:1: expected '=' after the key"},
+	    {"a\f= 1\n", "x.toml:1: expected '=' after the key"},
+	    {"\xef\xbb\xbf"
+	     "a = 1\n",
+		"x.toml:1: invalid statement"},
+	    {"a = [\n1,\n2,\n]\nb = 1\nb = 2\n",
+		"x.toml:6: a key is defined twice"},
+	    {"d = \"\"\"\n\n\n\"\"\"\nx = ?\n", "x.toml:5: invalid value"},
+	    {"a = 1\r\n\r\nb = [\r\n1]\r\nc = @\r\n",
+		"x.toml:5: invalid value"},
+	    {"a = \"x;y\"\nb = ;\n", "x.toml:2: invalid value"},
+	    {"[\"a]b\"]\n[\"a]b\"]\n",
+		"x.toml:2: table [\"a]b\"] is defined twice"},
+	    /* The first problem is the one told, in a line inih refused. */
+	    {"just text\na = 1\na = 2\n",
+		"x.toml:1: expected '=' after the key"},
+	    {"[t\na = 1\na = 2\n",
+		"x.toml:1: expected ']' at the end of a table header"},
+	};
+	const char *text;
+	struct seen s;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_refused(cases[i].text, strlen(cases[i].text),
+		    cases[i].want);
+	/* Nothing after a refused line reaches the callback. */
+	text = "a = 1\nb\nc = 2\n";
+	CHECK_INT(parse(text, strlen(text), &s, err, sizeof(err)), -1);
+	CHECK_STR(err, "x.toml:2: expected '=' after the key");
+	CHECK_INT(s.count, 1);
+	buf_free(&s.text);
+}
+
+/*
+ * Lines longer than inih's buffer: a value with blanks, '#' and ';'
+ * where it is cut, a long comment, a key that does not fit, a table name
+ * past the 49 bytes inih keeps, a long line in a multi-line string; the
+ * lines after them keep their numbers.
+ */
+static void
+test_toml_long_pieces(void)
+{
+	static const char mix[] = " \t#;a=";
+	struct buf text, want;
+	char run[600];
+	size_t i;
+
+	for (i = 0; i < sizeof(run) - 1; i++)
+		run[i] = mix[(i * 7 + i / 5) % (sizeof(mix) - 1)];
+	memset(run + 190, ' ', 250); /* blanks across a cut */
+	run[sizeof(run) - 1] = '\0';
+	buf_init(&text, 0);
+	buf_init(&want, 0);
+	buf_printf(&text, "x = \"%s\"\n# %s\n", run, run);
+	buf_printf(&want, "1:x=s<%s>;", run);
+	buf_printf(&text, "\"%.300s\" = [\n'%.250s', # %s\n]\n", run, run, run);
+	buf_printf(&want, "3:\"%.300s\"=a<s<%.250s>|>;", run, run);
+	buf_printf(&text, "[\"%.120s\" . t]\ny = 1\n", run);
+	buf_printf(&want, "7:\"%.120s\".t.y=i<1>;", run);
+	buf_printf(&text, "z = \"\"\"\n%s  \n\n\"\"\"   \n", run);
+	buf_printf(&want, "8:\"%.120s\".t.z=s<%s  \n\n>;", run, run);
+	check_parse(buf_str(&text), buf_str(&want));
+	buf_puts(&text, "bad\n");
+	check_refused(buf_str(&text), text.len,
+	    "x.toml:12: expected '=' after the key");
+	buf_free(&text);
+	buf_free(&want);
+}
+
 /* Refused, as tomllib refuses them, with the line of the problem. */
 static void
 test_toml_refused(void)
@@ -254,6 +375,9 @@ main(void)
 	RUN(test_toml_project);
 	RUN(test_toml_beyond_subset);
 	RUN(test_toml_long_line);
+	RUN(test_toml_protected);
+	RUN(test_toml_protected_refused);
+	RUN(test_toml_long_pieces);
 	RUN(test_toml_refused);
 	RUN(test_toml_callback_error);
 	RUN(test_toml_path_str);
