@@ -42,6 +42,12 @@ VERSION_DEFS = -DDISINTO_VERSION='"$(VERSION)"' -DDISINTO_COMMIT='"$(GIT_COMMIT)
 
 .DEFAULT_GOAL := all
 
+HOSTCC	?= $(CC)
+HOSTCFLAGS ?= -O2
+TEMPLATES = $(filter-out formulas/README.md,$(sort $(wildcard formulas/*.md)))
+EMBED	= $(O)/formulas/embed
+TEMPLATE_INC = $(O)/formulas/template_builtin.inc
+
 LIB_SRC	= $(sort $(wildcard common/*.c))
 LIB_OBJ	= $(LIB_SRC:%.c=$(O)/%.o)
 LIB	= $(O)/common/libcommon.a
@@ -84,6 +90,26 @@ $(O)/common/version.stamp: FORCE
 $(O)/common/version.o: common/version.c common/version.h $(O)/common/version.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(VERSION_DEFS) -c -o $@ $<
+
+# The prompt templates are compiled in: formulas/embed, built for the host,
+# turns formulas/*.md into the table common/template.c includes (from
+# $(O)/formulas, never from the source tree, so another build root's copy
+# is never picked up).  The list of files is a stamp of its own, so that a
+# template removed is removed from the table too.
+$(EMBED): formulas/embed.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(WARN) $(HOSTCFLAGS) -o $@ $<
+
+$(O)/formulas/templates.list: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(TEMPLATES)' | cmp -s - $@ || echo '$(TEMPLATES)' >$@
+
+$(TEMPLATE_INC): $(EMBED) $(TEMPLATES) $(O)/formulas/templates.list
+	$(EMBED) $(TEMPLATES) >$@.tmp
+	mv $@.tmp $@
+
+$(O)/common/template.o: $(TEMPLATE_INC)
+$(O)/common/template.o: ALL_CFLAGS += -I$(O)/formulas
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -147,12 +173,13 @@ readme: $(O)/tests/tools/conf-tool
 	rm -f README.table.tmp
 
 format-check:
-	clang-format --dry-run --Werror common/*.[ch] $(foreach p,$(PROGS),$(p)/*.[ch]) \
+	clang-format --dry-run --Werror common/*.[ch] $(foreach p,$(PROGS),$(p)/*.[ch]) formulas/*.c \
 		tests/unit/*.[ch] $(wildcard tests/tools/*.c)
 
 clean:
 	rm -f $(LIB_OBJ) $(LIB) $(BINS) $(PROG_LIBS) $(UNIT_BIN) $(TOOL_BIN) $(O)/common/version.stamp
 	rm -f $(foreach p,$(PROGS),$($(p)_OBJ))
+	rm -f $(EMBED) $(TEMPLATE_INC) $(O)/formulas/templates.list
 	rm -rf build
 
 FORCE:
