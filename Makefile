@@ -238,7 +238,12 @@ install_tracked() {	# BIN REL
 	put "$1" "$store/bin/$prefix$2"
 	filter_on
 	mkdir -p "$gd/info"
-	marked "$2" || echo "/$prefix$2 filter=disinto-c" >>"$attrs"
+	if ! marked "$2"; then
+		# A last line without its newline gets one first.
+		[ ! -s "$attrs" ] || [ -z "$(tail -c 1 "$attrs")" ] ||
+		    echo >>"$attrs"
+		echo "/$prefix$2 filter=disinto-c" >>"$attrs"
+	fi
 	rm -f "$f/$2"
 	git -C "$f" checkout -- "$2"
 }
