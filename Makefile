@@ -8,6 +8,7 @@
 #   make readme     regenerate README.md's configuration table
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make install-factory FACTORY=/home/you/disinto   (drop-in names)
+#   make uninstall-factory FACTORY=/home/you/disinto (the bash scripts back)
 #
 # O names the output root: objects, the library and the executables are
 # built below it (O=. keeps the in-tree layout that FACTORY_ROOT derivation
@@ -41,6 +42,12 @@ GIT_COMMIT := $(shell test -e .git && git describe --always --dirty \
 VERSION_DEFS = -DDISINTO_VERSION='"$(VERSION)"' -DDISINTO_COMMIT='"$(GIT_COMMIT)"'
 
 .DEFAULT_GOAL := all
+
+HOSTCC	?= $(CC)
+HOSTCFLAGS ?= -O2
+TEMPLATES = $(filter-out formulas/README.md,$(sort $(wildcard formulas/*.md)))
+EMBED	= $(O)/formulas/embed
+TEMPLATE_INC = $(O)/formulas/template_builtin.inc
 
 LIB_SRC	= $(sort $(wildcard common/*.c))
 LIB_OBJ	= $(LIB_SRC:%.c=$(O)/%.o)
@@ -85,6 +92,26 @@ $(O)/common/version.o: common/version.c common/version.h $(O)/common/version.sta
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(VERSION_DEFS) -c -o $@ $<
 
+# The prompt templates are compiled in: formulas/embed, built for the host,
+# turns formulas/*.md into the table common/template.c includes (from
+# $(O)/formulas, never from the source tree, so another build root's copy
+# is never picked up).  The list of files is a stamp of its own, so that a
+# template removed is removed from the table too.
+$(EMBED): formulas/embed.c
+	@mkdir -p $(dir $@)
+	$(HOSTCC) $(WARN) $(HOSTCFLAGS) -o $@ $<
+
+$(O)/formulas/templates.list: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(TEMPLATES)' | cmp -s - $@ || echo '$(TEMPLATES)' >$@
+
+$(TEMPLATE_INC): $(EMBED) $(TEMPLATES) $(O)/formulas/templates.list
+	$(EMBED) $(TEMPLATES) >$@.tmp
+	mv $@.tmp $@
+
+$(O)/common/template.o: $(TEMPLATE_INC)
+$(O)/common/template.o: ALL_CFLAGS += -I$(O)/formulas
+
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@
@@ -127,14 +154,167 @@ install: $(BINS)
 	install -d $(DESTDIR)$(BINDIR)
 	for p in $(PROGS); do install -m 0755 $(O)/$$p/$$p $(DESTDIR)$(BINDIR)/$$p; done
 
-# Drop-in for the bash scripts: install the executables under the names
-# the existing crontab lines call, in an existing factory checkout.
+# Drop-in for the bash scripts: the executables under the names the
+# existing crontab lines call, in an existing factory (README.md,
+# "Installing in place of the bash scripts").
+#
+# In a git checkout a replaced script stays tracked and the checkout clean
+# and pullable: the checkout's own attribute file ($GIT_DIR/info/attributes,
+# never committed) gives the path the filter "disinto-c", whose smudge
+# writes the executable (kept in $GIT_DIR/disinto-c/bin/) wherever git
+# writes that file and whose clean says the file holds what the index
+# holds.  So `git status` shows nothing, and `git pull` succeeds even when
+# upstream changed the script: the index takes upstream's new script, the
+# executable stays in the work tree.  The filter is required: if it cannot
+# run, git fails loudly instead of putting the bash script back.
+# Elsewhere (no git, or a script git does not track) the replaced script
+# is kept in .disinto-c/backup/ (in the git directory when there is one).
+# uninstall-factory puts the scripts back: git's own, or the backups.
+FACTORY_NAMES = dev-poll:dev/dev-poll.sh review-poll:review/review-poll.sh \
+	supervisor-poll:supervisor/supervisor-poll.sh
+
+define FACTORY_SH
+set -eu
+action=$1 f=$2 o=$3
+shift 3
+me="make $action-factory"
+if [ -z "$f" ]; then
+	echo "usage: $me FACTORY=/path/to/disinto" >&2
+	exit 2
+fi
+if [ ! -d "$f" ]; then
+	echo "$me: '$f': not a directory" >&2
+	exit 2
+fi
+f=$(cd "$f" && pwd -P)
+gd= prefix= attrs=
+if git -C "$f" rev-parse --show-toplevel >/dev/null 2>&1; then
+	gd=$(cd "$f" && cd "$(git rev-parse --git-common-dir)" && pwd -P)
+	prefix=$(git -C "$f" rev-parse --show-prefix)
+	store=$gd/disinto-c
+	attrs=$gd/info/attributes
+	case $prefix in *[!A-Za-z0-9._/-]*)
+		echo "$me: '$prefix': an unusual directory name in git" >&2
+		exit 2 ;;
+	esac
+else
+	store=$f/.disinto-c
+fi
+
+tracked() {
+	[ -n "$gd" ] && git -C "$f" ls-files --error-unmatch -- "$1" >/dev/null 2>&1
+}
+marked() {
+	[ -n "$gd" ] && [ -f "$attrs" ] &&
+	    grep -qxF "/$prefix$1 filter=disinto-c" "$attrs"
+}
+# put SRC DST: copy SRC to DST (mode 0755) through a temporary name, so
+# that a cron tick never runs half a file.
+put() {
+	mkdir -p "$(dirname "$2")"
+	cp "$1" "$2.tmp.$$"
+	chmod 0755 "$2.tmp.$$"
+	mv -f "$2.tmp.$$" "$2"
+}
+
+filter_on() {
+	q=$(printf '%s' "$store" | sed "s/'/'\\\\''/g")
+	git -C "$f" config filter.disinto-c.smudge "cat '$q/bin/'%f"
+	git -C "$f" config filter.disinto-c.clean "git cat-file blob :%f"
+	git -C "$f" config filter.disinto-c.required true
+}
+filter_off() {
+	if [ -f "$attrs" ] && ! grep -q ' filter=disinto-c$' "$attrs"; then
+		git -C "$f" config --remove-section filter.disinto-c 2>/dev/null || :
+		[ -s "$attrs" ] || rm -f "$attrs"
+	fi
+}
+
+install_tracked() {	# BIN REL
+	if ! marked "$2" && ! git -C "$f" diff --quiet HEAD -- "$2"; then
+		echo "$me: '$f/$2' has local changes: commit, stash or check it out first" >&2
+		exit 1
+	fi
+	put "$1" "$store/bin/$prefix$2"
+	filter_on
+	mkdir -p "$gd/info"
+	if ! marked "$2"; then
+		# A last line without its newline gets one first.
+		[ ! -s "$attrs" ] || [ -z "$(tail -c 1 "$attrs")" ] ||
+		    echo >>"$attrs"
+		echo "/$prefix$2 filter=disinto-c" >>"$attrs"
+	fi
+	rm -f "$f/$2"
+	git -C "$f" checkout -- "$2"
+}
+install_other() {	# BIN REL
+	b=$store/backup/$2
+	if [ ! -e "$b" ] && [ ! -e "$b.absent" ]; then
+		mkdir -p "$(dirname "$b")"
+		if [ -e "$f/$2" ]; then
+			cp -p "$f/$2" "$b"
+		elif [ -d "$(dirname "$f/$2")" ]; then
+			: >"$b.absent"
+		else
+			echo "$(dirname "$2")" >"$b.absent"
+		fi
+	fi
+	put "$1" "$f/$2"
+}
+uninstall_one() {	# REL
+	b=$store/backup/$1
+	if marked "$1"; then
+		grep -vxF "/$prefix$1 filter=disinto-c" "$attrs" >"$attrs.tmp" || :
+		mv -f "$attrs.tmp" "$attrs"
+		rm -f "$store/bin/$prefix$1" "$f/$1"
+		if tracked "$1"; then
+			git -C "$f" checkout -- "$1"
+			echo "restored $f/$1 from git"
+		else
+			echo "removed $f/$1 (git no longer has it)"
+		fi
+	elif [ -e "$b" ]; then
+		mv -f "$b" "$f/$1"
+		echo "restored $f/$1 from $b"
+	elif [ -e "$b.absent" ]; then
+		rm -f "$f/$1"
+		[ ! -s "$b.absent" ] || rmdir "$f/$(cat "$b.absent")" 2>/dev/null || :
+		rm -f "$b.absent"
+		echo "removed $f/$1 (there was none)"
+	else
+		echo "$me: '$f/$1' was not installed: left alone"
+	fi
+}
+
+for pair in "$@"; do
+	prog=${pair%%:*} rel=${pair#*:}
+	case $action in
+	install)
+		bin=$o/$prog/$prog
+		if [ ! -x "$bin" ]; then
+			echo "$me: '$bin' is not built" >&2
+			exit 1
+		fi
+		if tracked "$rel"; then
+			install_tracked "$bin" "$rel"
+		else
+			install_other "$bin" "$rel"
+		fi
+		echo "installed $f/$rel: $("$f/$rel" --version)" ;;
+	uninstall)
+		uninstall_one "$rel" ;;
+	esac
+done
+if [ "$action" = uninstall ]; then
+	[ -z "$gd" ] || filter_off
+	[ ! -d "$store" ] || find "$store" -depth -type d -empty -delete
+fi
+endef
+
 install-factory: $(BINS)
-	@test -n "$(FACTORY)" || { echo "usage: make install-factory FACTORY=/path/to/disinto"; exit 2; }
-	install -d $(FACTORY)/dev $(FACTORY)/review $(FACTORY)/supervisor
-	install -m 0755 $(O)/dev-poll/dev-poll $(FACTORY)/dev/dev-poll.sh
-	install -m 0755 $(O)/review-poll/review-poll $(FACTORY)/review/review-poll.sh
-	install -m 0755 $(O)/supervisor-poll/supervisor-poll $(FACTORY)/supervisor/supervisor-poll.sh
+install-factory uninstall-factory: export FACTORY_SH_TEXT = $(value FACTORY_SH)
+install-factory uninstall-factory:
+	@sh -c "$$FACTORY_SH_TEXT" sh $(@:-factory=) '$(FACTORY)' '$(O)' $(FACTORY_NAMES)
 
 # README.md's configuration table, generated from common/config.c's table.
 readme: $(O)/tests/tools/conf-tool
@@ -147,14 +327,15 @@ readme: $(O)/tests/tools/conf-tool
 	rm -f README.table.tmp
 
 format-check:
-	clang-format --dry-run --Werror common/*.[ch] $(foreach p,$(PROGS),$(p)/*.[ch]) \
+	clang-format --dry-run --Werror common/*.[ch] $(foreach p,$(PROGS),$(p)/*.[ch]) formulas/*.c \
 		tests/unit/*.[ch] $(wildcard tests/tools/*.c)
 
 clean:
 	rm -f $(LIB_OBJ) $(LIB) $(BINS) $(PROG_LIBS) $(UNIT_BIN) $(TOOL_BIN) $(O)/common/version.stamp
 	rm -f $(foreach p,$(PROGS),$($(p)_OBJ))
+	rm -f $(EMBED) $(TEMPLATE_INC) $(O)/formulas/templates.list
 	rm -rf build
 
 FORCE:
 
-.PHONY: all test test-bins check demo bench install install-factory readme format-check clean FORCE
+.PHONY: all test test-bins check demo bench install install-factory uninstall-factory readme format-check clean FORCE

@@ -382,7 +382,8 @@ static const struct setting settings[] = {
 	.type = T_STR,
 	.derive = derive_formulas,
 	.off = F(formulas_dir),
-	.doc = "prompt templates and the factory's formulas",
+	.doc = "the factory's formulas; a template here overrides the "
+	       "compiled-in one",
 	.def_doc = "`$FACTORY_ROOT/formulas`"},
     {.env = "DISINTO_HTTP_TIMEOUT",
 	.type = T_LONG,

@@ -1,5 +1,6 @@
 /*
- * {{NAME}} placeholder substitution for prompt templates.
+ * Prompt templates: the compiled-in ones, a factory's overrides, and
+ * {{NAME}} placeholder substitution.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +14,19 @@
 
 /* Largest template file read. */
 #define TEMPLATE_MAX (256 * 1024)
+
+/* One compiled-in template: formulas/NAME of the source tree. */
+struct template_builtin {
+	const char *name;
+	const char *text;
+};
+
+/*
+ * template_builtins[], ending with a NULL name: generated at build time
+ * by formulas/embed from the .md files of formulas/ (the Makefile puts
+ * the generated file on the include path).
+ */
+#include "template_builtin.inc"
 
 static const char *template_lookup(const struct template_var *, size_t,
     const char *, size_t);
@@ -68,31 +82,76 @@ template_fill(const char *tmpl, const struct template_var *vars, size_t n,
 	return 0;
 }
 
+const char *
+template_builtin(const char *name)
+{
+	const struct template_builtin *t;
+
+	for (t = template_builtins; t->name != NULL; t++)
+		if (strcmp(t->name, name) == 0)
+			return t->text;
+	return NULL;
+}
+
+enum template_source
+template_load(const char *dir, const char *name, struct buf *out, char *err,
+    size_t errsz)
+{
+	enum template_source r = TEMPLATE_FAILED;
+	char *path = NULL;
+	const char *text;
+	int rr;
+
+	if (dir != NULL) {
+		path = xasprintf("%s/%s", dir, name);
+		rr = file_read(path, TEMPLATE_MAX, out);
+		if (rr == 0) {
+			r = TEMPLATE_FILE;
+			goto out;
+		}
+		if (rr == 1 || errno != ENOENT) {
+			snprintf(err, errsz, "cannot read '%s': %s", path,
+			    rr == 1 ? "file too large" : strerror(errno));
+			goto out;
+		}
+	}
+	if ((text = template_builtin(name)) == NULL) {
+		snprintf(err, errsz, "no template '%s'", name);
+		goto out;
+	}
+	buf_puts(out, text);
+	r = TEMPLATE_BUILTIN;
+out:
+	free(path);
+	return r;
+}
+
 int
 template_render(const char *dir, const char *name,
     const struct template_var *vars, size_t n, char **out, char *err,
     size_t errsz)
 {
-	char *path = xasprintf("%s/%s", dir, name), fill_err[160];
+	char fill_err[160];
 	struct buf text;
-	int r = -1, rr;
+	enum template_source src;
+	int r = -1;
 
 	*out = NULL;
 	buf_init(&text, 0);
-	rr = file_read(path, TEMPLATE_MAX, &text);
-	if (rr != 0) {
-		snprintf(err, errsz, "cannot read '%s': %s", path,
-		    rr == 1 ? "file too large" : strerror(errno));
+	src = template_load(dir, name, &text, err, errsz);
+	if (src == TEMPLATE_FAILED)
 		goto out;
-	}
 	if (template_fill(buf_str(&text), vars, n, out, fill_err,
 		sizeof(fill_err)) == -1) {
-		snprintf(err, errsz, "%s: %s", path, fill_err);
+		if (src == TEMPLATE_FILE)
+			snprintf(err, errsz, "%s/%s: %s", dir, name, fill_err);
+		else
+			snprintf(err, errsz, "built-in '%s': %s", name,
+			    fill_err);
 		goto out;
 	}
 	r = 0;
 out:
 	buf_free(&text);
-	free(path);
 	return r;
 }
