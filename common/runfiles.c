@@ -275,10 +275,10 @@ runfiles_project_files(char ***paths, size_t *n)
 	*paths = xcalloc(1, sizeof(**paths));
 	r = glob(pattern, 0, NULL, &g);
 	free(pattern);
-	if (r == GLOB_NOMATCH)
-		return 0;
-	if (r != 0)
-		return -1;
+	if (r != 0) {
+		globfree(&g);
+		return r == GLOB_NOMATCH ? 0 : -1;
+	}
 	*paths = xreallocarray(*paths, g.gl_pathc + 1, sizeof(**paths));
 	for (i = 0; i < g.gl_pathc; i++)
 		(*paths)[(*n)++] = xstrdup(g.gl_pathv[i]);
