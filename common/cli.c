@@ -1,9 +1,11 @@
 /*
  * Start-up shared by the executables.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "agent.h"
 #include "buf.h"
@@ -13,12 +15,79 @@
 #include "http.h"
 #include "log.h"
 #include "runfiles.h"
+#include "status.h"
+#include "strv.h"
 #include "version.h"
 #include "xmalloc.h"
 
 /* The marker of a status line written by cli_fail(). */
 #define FAILING "failing: "
 
+/* What an option sets. */
+enum cli_opt_id {
+	CLI_O_DRY_RUN,
+	CLI_O_VERBOSE,
+	CLI_O_ISSUE,
+	CLI_O_PR,
+	CLI_O_FORCE,
+	CLI_O_PROJECT,
+	CLI_O_STATUS,
+	CLI_O_JSON,
+	CLI_O_HELP,
+	CLI_O_VERSION
+};
+
+/* One row per option (and per tool family when the meaning differs). */
+struct cli_option {
+	enum cli_opt_id id;
+	const char *name;  /* "--dry-run" */
+	const char *alias; /* "-n", or NULL */
+	const char *arg;   /* the value's name ("N"), or NULL: none */
+	unsigned tools;	   /* CLI_OPT_* of the tools taking it; 0: all */
+	const char *help;
+};
+
+static const struct cli_option cli_options[] = {
+    {CLI_O_DRY_RUN, "--dry-run", "-n", NULL, 0,
+	"log every side effect it would take and take none"},
+    {CLI_O_VERBOSE, "--verbose", "-v", NULL, 0,
+	"mirror the log to stderr (and log the project file's keys the "
+	"tools do not use)"},
+    {CLI_O_ISSUE, "--issue", NULL, "N", CLI_OPT_ISSUE,
+	"launch (or recover) the session of issue N now, obeying the agent "
+	"slot, the memory guard and the dependencies, then exit"},
+    {CLI_O_PR, "--pr", NULL, "N", CLI_OPT_PR,
+	"review PR N now: wait until the verdict is posted (at most "
+	"REVIEW_PR_TIMEOUT_SECONDS) and print it"},
+    {CLI_O_FORCE, "--force", NULL, NULL, CLI_OPT_ISSUE,
+	"with --issue: ignore the agent slot, the memory guard and open "
+	"dependencies"},
+    {CLI_O_FORCE, "--force", NULL, NULL, CLI_OPT_PR,
+	"with --pr: review a head that was reviewed already"},
+    {CLI_O_PROJECT, "--project", NULL, "NAME", CLI_OPT_PROJECT,
+	"check only the project called NAME (the host checks still run)"},
+    {CLI_O_STATUS, "--status", NULL, NULL, 0,
+	"print every project's sessions (phase, age, alive), CI-fix counts, "
+	"escalations and last tick, from the run files and logs (one "
+	"`tmux list-sessions`, no forge call), and exit"},
+    {CLI_O_JSON, "--json", NULL, NULL, 0, "with --status: the same as JSON"},
+    {CLI_O_HELP, "--help", "-h", NULL, 0, "print this and the settings"},
+    {CLI_O_VERSION, "--version", "-V", NULL, 0,
+	"print the version and the commit built from"},
+};
+
+#define CLI_NOPTIONS (sizeof(cli_options) / sizeof(cli_options[0]))
+
+static int cli_takes(const struct cli_tool *, const struct cli_option *);
+static const struct cli_option *cli_find(const struct cli_tool *, const char *,
+    const char **);
+static int cli_number(const char *, long long *);
+static int cli_set(const struct cli_option *, const char *, struct cli *,
+    char *, size_t);
+static int cli_option(int, char *[], int *, const struct cli_tool *,
+    struct cli *, char *, size_t);
+static int cli_check(const struct cli_tool *, const struct cli *, char *,
+    size_t);
 static const char *operand(int, char *[], int);
 static int status_failing(const char *);
 static void status_recover(const struct cli_tool *, const struct config *,
@@ -26,46 +95,216 @@ static void status_recover(const struct cli_tool *, const struct config *,
 static int configure(const struct cli_tool *, const char *, const struct cli *,
     struct config *, char *, size_t);
 static int usage_error(const struct cli_tool *, int, char *[], const char *,
-    struct config *, char *, size_t);
+    struct config *, char **);
+static int cli_status_add(struct status *, const char *, const char *,
+    const char *);
+static int cli_status_reply(const struct cli_tool *, const struct cli *,
+    const struct config *, const char *, char **);
 
-enum cli_parsed
-cli_parse(int argc, char *argv[], int takes_project, struct cli *out, char *err,
+/* Whether tool t takes option o. */
+static int
+cli_takes(const struct cli_tool *t, const struct cli_option *o)
+{
+	return o->tools == 0 || (o->tools & t->opts) != 0;
+}
+
+/*
+ * The option of t that arg names ("--pr", "--pr=5", "-n"), with the
+ * value given after '=' in *inline_value (else NULL), or NULL.
+ */
+static const struct cli_option *
+cli_find(const struct cli_tool *t, const char *arg, const char **inline_value)
+{
+	const struct cli_option *o;
+	size_t i, len = strcspn(arg, "=");
+
+	*inline_value = arg[len] == '=' ? arg + len + 1 : NULL;
+	for (i = 0; i < CLI_NOPTIONS; i++) {
+		o = &cli_options[i];
+		if (!cli_takes(t, o))
+			continue;
+		if (strlen(o->name) == len && strncmp(arg, o->name, len) == 0)
+			return o;
+		if (o->alias != NULL && *inline_value == NULL &&
+		    strcmp(arg, o->alias) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+/* A positive decimal number: 0, or -1. */
+static int
+cli_number(const char *s, long long *out)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	return errno != 0 || *end != '\0' || *out <= 0 ? -1 : 0;
+}
+
+/* Apply option o (value: its value, or NULL): 0, or -1 with err set. */
+static int
+cli_set(const struct cli_option *o, const char *value, struct cli *out,
+    char *err, size_t errsz)
+{
+	switch (o->id) {
+	case CLI_O_DRY_RUN:
+		out->dry_run = 1;
+		break;
+	case CLI_O_VERBOSE:
+		out->verbose = 1;
+		break;
+	case CLI_O_ISSUE:
+	case CLI_O_PR:
+		if (cli_number(value,
+			o->id == CLI_O_PR ? &out->pr : &out->issue) == -1) {
+			snprintf(err, errsz, "%s: expected a number, got '%s'",
+			    o->name, value);
+			return -1;
+		}
+		break;
+	case CLI_O_FORCE:
+		out->force = 1;
+		break;
+	case CLI_O_PROJECT:
+		out->project = value;
+		break;
+	case CLI_O_STATUS:
+		out->status = 1;
+		break;
+	case CLI_O_JSON:
+		out->json = 1;
+		break;
+	case CLI_O_HELP:
+	case CLI_O_VERSION:
+		break;
+	}
+	return 0;
+}
+
+/*
+ * The option at argv[*i] (and its value, which may be the next element):
+ * CLI_RUN, CLI_HELP, CLI_VERSION, or CLI_BAD with err set.
+ */
+static int
+cli_option(int argc, char *argv[], int *i, const struct cli_tool *t,
+    struct cli *out, char *err, size_t errsz)
+{
+	const struct cli_option *o;
+	const char *value;
+
+	if ((o = cli_find(t, argv[*i], &value)) == NULL) {
+		snprintf(err, errsz, "unknown option '%s'", argv[*i]);
+		return CLI_BAD;
+	}
+	if (o->arg == NULL && value != NULL) {
+		snprintf(err, errsz, "%s takes no value", o->name);
+		return CLI_BAD;
+	}
+	if (o->arg != NULL && value == NULL) {
+		if (*i + 1 >= argc) {
+			snprintf(err, errsz, "%s needs %s", o->name, o->arg);
+			return CLI_BAD;
+		}
+		value = argv[++*i];
+	}
+	if (o->id == CLI_O_HELP)
+		return CLI_HELP;
+	if (o->id == CLI_O_VERSION)
+		return CLI_VERSION;
+	return cli_set(o, value, out, err, errsz) == -1 ? CLI_BAD : CLI_RUN;
+}
+
+/* Options of t that do not go together: 0, or -1 with err set. */
+static int
+cli_check(const struct cli_tool *t, const struct cli *c, char *err,
     size_t errsz)
 {
-	int i, operands = 0;
+	if (c->json && !c->status)
+		snprintf(err, errsz, "--json goes with --status");
+	else if (c->force && c->issue == 0 && c->pr == 0)
+		snprintf(err, errsz, "--force goes with %s",
+		    t->opts & CLI_OPT_PR ? "--pr" : "--issue");
+	else if (c->status && (c->issue != 0 || c->pr != 0))
+		snprintf(err, errsz, "--status runs nothing: not with %s",
+		    c->issue != 0 ? "--issue" : "--pr");
+	else
+		return 0;
+	return -1;
+}
+
+enum cli_parsed
+cli_parse(int argc, char *argv[], const struct cli_tool *t, struct cli *out,
+    char *err, size_t errsz)
+{
+	int i, r, operands = 0;
 
 	memset(out, 0, sizeof(*out));
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
-		if (strcmp(a, "--dry-run") == 0 || strcmp(a, "-n") == 0)
-			out->dry_run = 1;
-		else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)
-			out->verbose = 1;
-		else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
-			return CLI_HELP;
-		else if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0)
-			return CLI_VERSION;
-		else if (strcmp(a, "--") == 0 && i + 1 < argc && !operands++ &&
-		    takes_project)
+		if (strcmp(a, "--") == 0 && i + 1 < argc && !operands++ &&
+		    t->takes_project)
 			out->project_toml = argv[++i];
 		else if (a[0] == '-') {
-			snprintf(err, errsz, "unknown option '%s'", a);
-			return CLI_BAD;
-		} else if (!takes_project || operands++) {
+			if ((r = cli_option(argc, argv, &i, t, out, err,
+				 errsz)) != CLI_RUN)
+				return r;
+		} else if (!t->takes_project || operands++) {
 			snprintf(err, errsz, "unexpected argument '%s'", a);
 			return CLI_BAD;
 		} else
 			out->project_toml = a;
 	}
-	return CLI_RUN;
+	return cli_check(t, out, err, errsz) == -1 ? CLI_BAD : CLI_RUN;
 }
 
 char *
-cli_usage(const char *prog, int takes_project)
+cli_usage(const struct cli_tool *t)
 {
-	return xasprintf("usage: %s [--dry-run] [-v] [--version]%s", prog,
-	    takes_project ? " [PROJECT_TOML]" : "");
+	const char *p = t->prog,
+		   *toml = t->takes_project ? " [PROJECT_TOML]" : "";
+	const char *proj = t->opts & CLI_OPT_PROJECT ? " [--project NAME]" : "";
+	struct buf b;
+
+	buf_init(&b, 0);
+	buf_printf(&b, "usage: %s [--dry-run] [-v]%s%s\n", p, proj, toml);
+	if (t->opts & CLI_OPT_ISSUE)
+		buf_printf(&b,
+		    "       %s [--dry-run] [-v] --issue N [--force]%s\n", p,
+		    toml);
+	if (t->opts & CLI_OPT_PR)
+		buf_printf(&b,
+		    "       %s [--dry-run] [-v] --pr N [--force]%s\n", p, toml);
+	buf_printf(&b, "       %s --status [--json]%s%s\n", p, proj, toml);
+	buf_printf(&b, "       %s --help | --version", p);
+	return buf_steal(&b);
+}
+
+char *
+cli_options_help(const struct cli_tool *t)
+{
+	const struct cli_option *o;
+	char *usage = cli_usage(t), name[48];
+	struct buf b;
+	size_t i;
+
+	buf_init(&b, 0);
+	buf_printf(&b, "%s\n\noptions:\n", usage);
+	for (i = 0; i < CLI_NOPTIONS; i++) {
+		o = &cli_options[i];
+		if (!cli_takes(t, o))
+			continue;
+		snprintf(name, sizeof(name), "%s%s%s%s%s",
+		    o->alias ? o->alias : "", o->alias ? ", " : "", o->name,
+		    o->arg ? " " : "", o->arg ? o->arg : "");
+		buf_printf(&b, "  %-18s %s\n", name, o->help);
+	}
+	free(usage);
+	return buf_steal(&b);
 }
 
 int
@@ -135,6 +374,114 @@ cli_fail(const struct cli_tool *t, const struct config *cfg, const char *why)
 	return CLI_EXIT_USAGE;
 }
 
+int
+cli_projects_load(const struct config *base, const char *exe, const char *only,
+    struct config **out, size_t *n, char *err, size_t errsz)
+{
+	struct config one;
+	char **files, why[512];
+	size_t i, nfiles;
+	int r = -1, loaded;
+
+	*out = NULL;
+	*n = 0;
+	if (runfiles_project_files(&files, &nfiles) == -1) {
+		snprintf(err, errsz, "cannot list the project files");
+		goto out;
+	}
+	*out = xcalloc(nfiles + 1, sizeof(**out));
+	for (i = 0; i < nfiles; i++) {
+		memset(&one, 0, sizeof(one));
+		loaded = config_load(&one, files[i], exe, why, sizeof(why));
+		if (only != NULL &&
+		    (one.project_name == NULL ||
+			strcmp(one.project_name, only) != 0)) {
+			config_free(&one);
+			continue;
+		}
+		if (loaded == -1) {
+			snprintf(err, errsz, "%s", why);
+			config_free(&one);
+			goto out;
+		}
+		(*out)[(*n)++] = one;
+	}
+	r = 0;
+	if (only != NULL && *n == 0 &&
+	    (nfiles > 0 || strcmp(base->project_name, only) != 0)) {
+		snprintf(err, errsz, "no project called '%s' in '%s/projects'",
+		    only, base->factory_root);
+		r = -1;
+	}
+out:
+	strv_free(files);
+	return r;
+}
+
+/*
+ * One project file into the report (broken or not) when it is the one
+ * asked for (only NULL: any).  1 added, 0 not.
+ */
+static int
+cli_status_add(struct status *st, const char *file, const char *exe,
+    const char *only)
+{
+	struct config cfg;
+	char why[512];
+	int r, added = 0;
+
+	memset(&cfg, 0, sizeof(cfg));
+	r = config_load(&cfg, file, exe, why, sizeof(why));
+	if (only == NULL ||
+	    (cfg.project_name != NULL && strcmp(cfg.project_name, only) == 0)) {
+		if (r == -1)
+			status_add_broken(st, cfg.project_name, file, why);
+		else
+			status_add_project(st, &cfg);
+		added = 1;
+	}
+	config_free(&cfg);
+	return added;
+}
+
+int
+cli_status(const struct cli *cli, const struct config *cfg, const char *exe,
+    char **out, char *err, size_t errsz)
+{
+	struct status *st = status_new(time(NULL), 1);
+	char **files = NULL;
+	size_t i, nfiles = 0, n = 0;
+	int r = CLI_EXIT_OK;
+
+	*out = NULL;
+	if (cli->project_toml != NULL)
+		status_add_project(st, cfg);
+	else if (runfiles_project_files(&files, &nfiles) == -1) {
+		snprintf(err, errsz, "cannot list the project files");
+		r = CLI_EXIT_FAIL;
+		goto out;
+	}
+	for (i = 0; i < nfiles; i++)
+		n += cli_status_add(st, files[i], exe, cli->project);
+	if (cli->project_toml == NULL && nfiles == 0 &&
+	    cfg->forge_repo[0] != '\0' &&
+	    (cli->project == NULL ||
+		strcmp(cfg->project_name, cli->project) == 0)) {
+		status_add_project(st, cfg);
+		n++;
+	}
+	if (cli->project != NULL && n == 0) {
+		snprintf(err, errsz, "no project called '%s'", cli->project);
+		r = CLI_EXIT_USAGE;
+		goto out;
+	}
+	*out = cli->json ? status_json(st) : status_text(st);
+out:
+	strv_free(files);
+	status_free(st);
+	return r;
+}
+
 /* The PROJECT_TOML operand argv seems to give, for logging, or NULL. */
 static const char *
 operand(int argc, char *argv[], int takes_project)
@@ -153,12 +500,12 @@ operand(int argc, char *argv[], int takes_project)
 /* A command line that cannot be run: logged where the project's is. */
 static int
 usage_error(const struct cli_tool *t, int argc, char *argv[], const char *err,
-    struct config *cfg, char *msg, size_t msgsz)
+    struct config *cfg, char **msg)
 {
-	char *usage = cli_usage(t->prog, t->takes_project), ignored[256];
-	char *why = xasprintf("%s (%s)", err, usage);
+	char *usage = cli_usage(t), ignored[256];
+	char *why = xasprintf("%s (see %s --help)", err, t->prog);
 
-	snprintf(msg, msgsz, "%s: %s\n%s\n", t->prog, err, usage);
+	*msg = xasprintf("%s: %s\n%s\n", t->prog, err, usage);
 	/* Only to find the log: this configuration is not used. */
 	(void)config_load(cfg, operand(argc, argv, t->takes_project), argv[0],
 	    ignored, sizeof(ignored));
@@ -175,7 +522,7 @@ configure(const struct cli_tool *t, const char *exe, const struct cli *cli,
 {
 	if (cli_configure(cfg, cli, NULL, exe, err, errsz) == -1)
 		return -1;
-	if (t->takes_project && cfg->forge_repo[0] == '\0') {
+	if (t->takes_project && !cli->status && cfg->forge_repo[0] == '\0') {
 		snprintf(err, errsz,
 		    "no project: give a project file or set FORGE_REPO");
 		return -1;
@@ -209,47 +556,56 @@ status_recover(const struct cli_tool *t, const struct config *cfg,
 	free(status);
 }
 
+/* --status: the report in *msg, and the exit status. */
+static int
+cli_status_reply(const struct cli_tool *t, const struct cli *cli,
+    const struct config *cfg, const char *exe, char **msg)
+{
+	char err[512];
+	int rc;
+
+	if ((rc = cli_status(cli, cfg, exe, msg, err, sizeof(err))) != 0)
+		*msg = xasprintf("%s: %s\n", t->prog, err);
+	return rc;
+}
+
 int
 cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
-    struct config *cfg, char *msg, size_t msgsz)
+    struct config *cfg, char **msg)
 {
-	char err[1024], *usage = cli_usage(t->prog, t->takes_project);
-	char *path = NULL, *help;
+	char err[1024], *path = NULL, *help, *usage;
 	int rc = -1;
 
-	msg[0] = '\0';
+	*msg = NULL;
 	memset(cfg, 0, sizeof(*cfg));
 	(void)config_apply_path();
-	switch (
-	    cli_parse(argc, argv, t->takes_project, cli, err, sizeof(err))) {
+	switch (cli_parse(argc, argv, t, cli, err, sizeof(err))) {
 	case CLI_HELP:
+		usage = cli_options_help(t);
 		help = config_help();
-		snprintf(msg, msgsz, "%s\n\n%s", usage, help);
+		*msg = xasprintf("%s\n%s", usage, help);
+		free(usage);
 		free(help);
-		rc = CLI_EXIT_OK;
-		goto out;
+		return CLI_EXIT_OK;
 	case CLI_VERSION:
-		snprintf(msg, msgsz, "%s %s\n", t->prog, version_string());
-		rc = CLI_EXIT_OK;
-		goto out;
+		*msg = xasprintf("%s %s\n", t->prog, version_string());
+		return CLI_EXIT_OK;
 	case CLI_BAD:
-		rc = usage_error(t, argc, argv, err, cfg, msg, msgsz);
-		goto out;
+		return usage_error(t, argc, argv, err, cfg, msg);
 	case CLI_RUN:
 		break;
 	}
 	if (configure(t, argv[0], cli, cfg, err, sizeof(err)) == -1) {
-		snprintf(msg, msgsz, "%s: %s\n", t->prog, err);
-		rc = cli_fail(t, cfg, err);
-		goto out;
+		*msg = xasprintf("%s: %s\n", t->prog, err);
+		return cli_fail(t, cfg, err);
 	}
+	if (cli->status)
+		return cli_status_reply(t, cli, cfg, argv[0], msg);
 	if ((path = t->log_path(cfg)) != NULL)
 		(void)log_open(path, t->log_prefix, t->rotate_bytes,
 		    cli->verbose);
 	cli_log_warnings(cfg, cli->verbose);
 	status_recover(t, cfg, cli);
-out:
 	free(path);
-	free(usage);
 	return rc;
 }

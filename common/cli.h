@@ -1,11 +1,11 @@
 /*
- * What the three executables share at start-up: the command line
- * `[--dry-run] [-v] [PROJECT_TOML]` (and --help, --version), the PATH of
- * lib/env.sh, loading the configuration, pointing the run files, HTTP
- * and tmux modules at it, and the log: every configuration, usage or
- * start-up error is written to the tool's log file and status file too,
- * because cron throws stderr away.  Printing and exiting stay with each
- * main().
+ * What the three executables share at start-up: the command line (one
+ * table of options, cli.c, drives parsing, the usage lines and --help),
+ * the PATH of lib/env.sh, loading the configuration, pointing the run
+ * files, HTTP and tmux modules at it, the log, and `--status`: every
+ * configuration, usage or start-up error is written to the tool's log
+ * file and status file too, because cron throws stderr away.  Printing
+ * and exiting stay with each main().
  */
 #ifndef CLI_H
 #define CLI_H
@@ -14,10 +14,21 @@
 
 struct config;
 
+/* The options a tool takes beyond the common ones (cli_tool.opts). */
+#define CLI_OPT_ISSUE 0x1   /* dev-poll --issue N [--force] */
+#define CLI_OPT_PR 0x2	    /* review-poll --pr N [--force] */
+#define CLI_OPT_PROJECT 0x4 /* supervisor-poll --project NAME */
+
 struct cli {
 	int dry_run;
 	int verbose;
 	const char *project_toml; /* argv element, or NULL */
+	int status;		  /* --status: print the report, no tick */
+	int json;		  /* --json: the report as JSON */
+	long long issue;	  /* --issue N: that issue now, else 0 */
+	long long pr;		  /* --pr N: that PR now, else 0 */
+	int force;		  /* --force (with --issue or --pr) */
+	const char *project;	  /* --project NAME (argv element), or NULL */
 };
 
 /* What an executable tells cli_start() about itself. */
@@ -30,6 +41,7 @@ struct cli_tool {
 	char *(*status_path)(const struct config *);
 	const char *log_prefix; /* "poll: " or "" */
 	size_t rotate_bytes;	/* the log is rotated past this size */
+	unsigned opts;		/* CLI_OPT_* */
 };
 
 /* Exit statuses shared by every executable (DESIGN section 9). */
@@ -40,19 +52,21 @@ struct cli_tool {
 /* What the command line asks for. */
 enum cli_parsed {
 	CLI_BAD = -1,	/* an error: print it and the usage, exit 2 */
-	CLI_RUN = 0,	/* run a tick */
+	CLI_RUN = 0,	/* run a tick (or a one-shot, or --status) */
 	CLI_HELP = 1,	/* print the usage and the settings, exit 0 */
 	CLI_VERSION = 2 /* print the version, exit 0 */
 };
 
 /*
- * Parse argv.  takes_project says whether a PROJECT_TOML operand is
- * allowed.  err is set for CLI_BAD.
+ * Parse argv for tool t (its PROJECT_TOML operand and opts).  err is set
+ * for CLI_BAD.
  */
-enum cli_parsed cli_parse(int argc, char *argv[], int takes_project,
+enum cli_parsed cli_parse(int argc, char *argv[], const struct cli_tool *t,
     struct cli *out, char *err, size_t errsz);
-/* The usage line for the named program.  Caller frees. */
-char *cli_usage(const char *prog, int takes_project);
+/* The usage lines of tool t.  Caller frees. */
+char *cli_usage(const struct cli_tool *t);
+/* The usage lines and the options of tool t, for --help.  Caller frees. */
+char *cli_options_help(const struct cli_tool *t);
 /*
  * Load the configuration for cli (and project_toml, overriding cli's own
  * when not NULL) and apply it: run files, HTTP timeouts, tmux socket and
@@ -65,13 +79,36 @@ int cli_configure(struct config *cfg, const struct cli *cli,
  * All of the above in one step for main(): put lib/env.sh's PATH into
  * the environment, parse, configure, open the log and log the
  * configuration's warnings (and with -v its notes).  A tool taking a
- * project refuses to run without one (exit 2).  Returns -1 when the tick
- * should go on, else the exit status, with the text to print in msg (to
- * stderr when the status is not 0); a failure is also logged and put in
- * the status file (see cli_fail()).
+ * project refuses to run without one (exit 2), except for --status,
+ * which is answered here: the report of cli_status().  Returns -1 when
+ * the tick (or one-shot) should go on, else the exit status, with the
+ * text to print in *msg (to stdout when the status is 0, else to
+ * stderr; caller frees; NULL when there is none); a failure is also
+ * logged and put in the status file (see cli_fail()).
  */
 int cli_start(int argc, char *argv[], const struct cli_tool *tool,
-    struct cli *cli, struct config *cfg, char *msg, size_t msgsz);
+    struct cli *cli, struct config *cfg, char **msg);
+/*
+ * The `--status` report (common/status.h) of the project cfg was loaded
+ * for when a project file was given, else of every project file (with
+ * cli->project, only the one of that name; without project files, the
+ * environment's project), as text or, with cli->json, JSON.  Returns 0
+ * with *out set, or CLI_EXIT_USAGE with err set (no project of that
+ * name).  Caller frees *out.
+ */
+int cli_status(const struct cli *cli, const struct config *cfg, const char *exe,
+    char **out, char *err, size_t errsz);
+/*
+ * Load the project files of $FACTORY_ROOT/projects (.toml, sorted) for
+ * exe, or with only set the one whose project is called only (a broken
+ * file of another name is then passed over), into *out (*n of them; free
+ * each with config_free(), then the array).  Without project files *n is
+ * 0, and only must then name base's own project.  Returns 0, or -1 with
+ * err set: a file that cannot be loaded (file:line), or no project of
+ * that name.
+ */
+int cli_projects_load(const struct config *base, const char *exe,
+    const char *only, struct config **out, size_t *n, char *err, size_t errsz);
 /*
  * Report a failure to start where the operator looks: the tool's log
  * (opened for it when no log is open yet) and its status file ("failing:

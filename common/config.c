@@ -480,6 +480,15 @@ static const struct setting settings[] = {
 	.max = 3600,
 	.off = F(review.ready_timeout_s),
 	.doc = "how long a review session may take to show its prompt"},
+    {.env = "REVIEW_PR_TIMEOUT_SECONDS",
+	.section = "review",
+	.key = "pr_timeout_seconds",
+	.type = T_LLONG,
+	.def = "1800",
+	.min = 1,
+	.max = 86400,
+	.off = F(review.pr_timeout_s),
+	.doc = "how long `review-poll --pr` waits for the verdict"},
 };
 
 #define NSETTINGS (sizeof(settings) / sizeof(settings[0]))

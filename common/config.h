@@ -35,6 +35,7 @@ struct config_review {
 	long long no_review_s;	    /* awaiting_review without a review */
 	long long min_available_mb; /* memory needed to launch */
 	int ready_timeout_s;	    /* wait for the agent's prompt */
+	long long pr_timeout_s;	    /* review-poll --pr: the verdict's wait */
 };
 
 struct config {

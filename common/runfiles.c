@@ -263,6 +263,30 @@ runfiles_list(const char *pattern,
 	return 0;
 }
 
+int
+runfiles_project_files(char ***paths, size_t *n)
+{
+	char *pattern = xasprintf("%s/projects/*.toml", factory);
+	glob_t g;
+	size_t i;
+	int r;
+
+	*n = 0;
+	*paths = xcalloc(1, sizeof(**paths));
+	r = glob(pattern, 0, NULL, &g);
+	free(pattern);
+	if (r != 0) {
+		globfree(&g);
+		return r == GLOB_NOMATCH ? 0 : -1;
+	}
+	*paths = xreallocarray(*paths, g.gl_pathc + 1, sizeof(**paths));
+	for (i = 0; i < g.gl_pathc; i++)
+		(*paths)[(*n)++] = xstrdup(g.gl_pathv[i]);
+	(*paths)[*n] = NULL;
+	globfree(&g);
+	return 0;
+}
+
 char *
 runfiles_dev_session(const char *p, long long n)
 {

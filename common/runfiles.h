@@ -97,6 +97,12 @@ char *runfiles_review_log(void);
 char *runfiles_supervisor_log(void);
 /* The operator's preamble for the supervisor's fix command. */
 char *runfiles_supervisor_prompt(void);
+/*
+ * The project files (every .toml file in $FACTORY_ROOT/projects), sorted,
+ * as a new NULL-ended vector (free with strv_free(), whatever the
+ * result), *n of them.  0, or -1 when the directory cannot be read.
+ */
+int runfiles_project_files(char ***paths, size_t *n);
 
 /* Write a run file atomically (temp + rename, mode 0644): 0 or -1. */
 int runfiles_write(const char *path, const char *text);

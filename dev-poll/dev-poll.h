@@ -19,6 +19,7 @@
  *   session.c   a dev session: busy, started
  *   legacy.c    the legacy launch of DEV_AGENT_CMD
  *   launch.c    claiming an issue and starting its session
+ *   oneshot.c   dev-poll --issue N: one issue's session, now
  *
  * Side effects go through the effect layer (common/act.c) in c->act.
  */
@@ -140,6 +141,7 @@ struct dp_launch_req {
 	const char *why;	 /* for the log: "recovery", "CI fix", ... */
 	long long ci_fix_pr;	 /* > 0: charge this PR's CI-fix budget */
 	int crash; /* crash recovery: no preflight, the worktree kept */
+	int force; /* dev-poll --issue --force: no preflight */
 };
 
 /* What a launch reads before it changes anything (gather.c). */
@@ -310,6 +312,8 @@ enum dp_step dp_react(struct dev_ctx *);
 /* slot.c */
 /* Step 3: one agent per project: DP_DONE while it is busy. */
 enum dp_step dp_slot(struct dev_ctx *);
+/* The same, with issue except's own session and phase file left out. */
+enum dp_step dp_slot_except(struct dev_ctx *, long long except);
 /* Step 4: DP_DONE when memory is too low to launch. */
 enum dp_step dp_memory(struct dev_ctx *);
 
@@ -400,5 +404,15 @@ enum dp_launch dp_launch(struct dev_ctx *, const struct dp_launch_req *);
  * PR's latest comments.  0 or -1 (logged).
  */
 int dp_relaunch(struct dev_ctx *, long long issue);
+
+/* oneshot.c */
+/*
+ * dev-poll --issue N [--force]: launch the session of issue now, or
+ * start its crashed session again, obeying the agent slot, the memory
+ * guard and the dependencies unless force.  What happened, for the
+ * operator, in *msg (caller frees).  Returns the exit status: 0 started,
+ * running already or refused by a rule (said in *msg), 1 a failure.
+ */
+int dp_oneshot(struct dev_ctx *, long long issue, int force, char **msg);
 
 #endif

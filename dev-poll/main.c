@@ -25,13 +25,14 @@
 #include "runfiles.h"
 #include "spawn.h"
 #include "woodpecker.h"
+#include "xmalloc.h"
 
 /* The log is rotated past this size. */
 #define LOG_ROTATE (5 * 1024 * 1024)
 
 static char *main_log_path(const struct config *);
 static char *main_status_path(const struct config *);
-static int main_tick_lock(const struct config *, int *);
+static int main_tick_lock(const struct config *, int *, int);
 static void main_ctx_open(struct dev_ctx *, const struct config *,
     const struct cli *);
 static void main_ctx_close(struct dev_ctx *);
@@ -40,7 +41,10 @@ static long long main_now_ms(void);
 static void main_summary(long long);
 
 static const struct cli_tool main_tool = {"dev-poll", 1, main_log_path,
-    main_status_path, "poll: ", LOG_ROTATE};
+    main_status_path, "poll: ", LOG_ROTATE, CLI_OPT_ISSUE};
+
+/* dev-poll --issue waits this long for a tick to finish (seconds). */
+#define ONESHOT_LOCK_WAIT 300
 
 /* The project's log and status file (none without a project). */
 static char *
@@ -57,14 +61,18 @@ main_status_path(const struct config *cfg)
 				      NULL;
 }
 
-/* Take the tick lock: 0 taken, 1 held by another tick, -1 error. */
+/*
+ * Take the tick lock, waiting up to wait_s seconds for another tick: 0
+ * taken, 1 held by another tick, -1 error.
+ */
 static int
-main_tick_lock(const struct config *cfg, int *fd)
+main_tick_lock(const struct config *cfg, int *fd, int wait_s)
 {
 	char *path = runfiles_dev_poll_lock(cfg->project_name);
 	int r;
 
-	if ((r = lock_take(path, fd)) == 1)
+	r = wait_s > 0 ? lock_wait(path, fd, wait_s) : lock_take(path, fd);
+	if (r == 1)
 		log_msg("another dev-poll holds '%s' — exiting", path);
 	else if (r == -1)
 		log_msg("cannot lock '%s': %s", path, strerror(errno));
@@ -149,25 +157,29 @@ main(int argc, char *argv[])
 	struct config cfg;
 	struct dev_ctx ctx;
 	struct cli cli;
-	char msg[1024];
+	char *msg = NULL;
 	long long start = main_now_ms();
 	int rc, fd = -1, r;
 
-	rc = cli_start(argc, argv, &main_tool, &cli, &cfg, msg, sizeof(msg));
-	if (rc != -1) {
-		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
+	if ((rc = cli_start(argc, argv, &main_tool, &cli, &cfg, &msg)) != -1)
 		goto out;
-	}
 	rc = CLI_EXIT_OK;
-	if (!cli_agent_active("dev"))
+	/* A one-shot is run by a person: the factory may be paused. */
+	if (cli.issue == 0 && !cli_agent_active("dev"))
 		goto out;
-	if ((r = main_tick_lock(&cfg, &fd)) != 0) {
-		rc = r == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+	if ((r = main_tick_lock(&cfg, &fd,
+		 cli.issue > 0 ? ONESHOT_LOCK_WAIT : 0)) != 0) {
+		rc = r == 1 && cli.issue == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+		if (cli.issue > 0)
+			msg = xasprintf("dev-poll: cannot take the tick lock "
+					"(see the log)\n");
 		goto out;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	main_ctx_open(&ctx, &cfg, &cli);
-	if (main_tick(&ctx) == DP_FAIL)
+	if (cli.issue > 0)
+		rc = dp_oneshot(&ctx, cli.issue, cli.force, &msg);
+	else if (main_tick(&ctx) == DP_FAIL)
 		rc = CLI_EXIT_FAIL;
 	dp_merge_finish(&ctx);
 	main_ctx_close(&ctx);
@@ -176,6 +188,9 @@ main(int argc, char *argv[])
 	if (cli.verbose)
 		main_summary(start);
 out:
+	if (msg != NULL)
+		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
+	free(msg);
 	lock_release(fd);
 	log_close();
 	config_free(&cfg);

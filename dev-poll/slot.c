@@ -23,8 +23,8 @@
 #define MEM_NEEDED_MB 2000
 
 static enum dp_step slot_legacy(struct dev_ctx *);
-static enum dp_step slot_session(struct dev_ctx *);
-static enum dp_step slot_phase(struct dev_ctx *);
+static enum dp_step slot_session(struct dev_ctx *, long long);
+static enum dp_step slot_phase(struct dev_ctx *, long long);
 
 /* Legacy mode: the slot is the PID in dev-agent-P.lock. */
 static enum dp_step
@@ -49,13 +49,17 @@ slot_legacy(struct dev_ctx *c)
 	return s;
 }
 
-/* A live dev-P-N session: DP_DONE (logged), DP_NEXT none, or DP_FAIL. */
+/*
+ * A live dev-P-N session but except's: DP_DONE (logged), DP_NEXT none, or
+ * DP_FAIL.
+ */
 static enum dp_step
-slot_session(struct dev_ctx *c)
+slot_session(struct dev_ctx *c, long long except)
 {
 	const char *p = c->cfg->project_name;
 	char *prefix = runfiles_dev_session_prefix(p), **names;
 	enum dp_step r = DP_NEXT;
+	long long num;
 	size_t n, i;
 
 	if (agent_list(prefix, &names, &n) == -1) {
@@ -64,7 +68,8 @@ slot_session(struct dev_ctx *c)
 		return DP_FAIL;
 	}
 	for (i = 0; i < n && r == DP_NEXT; i++) {
-		if (runfiles_dev_session_issue(p, names[i]) >= 0) {
+		num = runfiles_dev_session_issue(p, names[i]);
+		if (num >= 0 && num != except) {
 			log_msg("agent running (session %s)", names[i]);
 			r = DP_DONE;
 		}
@@ -74,9 +79,9 @@ slot_session(struct dev_ctx *c)
 	return r;
 }
 
-/* A phase file in a phase that is not terminal: DP_DONE (logged). */
+/* A phase file but except's in a phase not terminal: DP_DONE (logged). */
 static enum dp_step
-slot_phase(struct dev_ctx *c)
+slot_phase(struct dev_ctx *c, long long except)
 {
 	const char *p = c->cfg->project_name;
 	struct phase_info sig;
@@ -88,6 +93,8 @@ slot_phase(struct dev_ctx *c)
 	if (dp_phase_issues(c, &issues, &n) == -1)
 		return DP_FAIL;
 	for (i = 0; i < n && r == DP_NEXT; i++) {
+		if (issues[i] == except)
+			continue;
 		path = runfiles_phase(p, issues[i]);
 		session = runfiles_dev_session(p, issues[i]);
 		if (agent_read_signal(session, path, &sig) == -1) {
@@ -108,12 +115,18 @@ slot_phase(struct dev_ctx *c)
 enum dp_step
 dp_slot(struct dev_ctx *c)
 {
+	return dp_slot_except(c, 0);
+}
+
+enum dp_step
+dp_slot_except(struct dev_ctx *c, long long except)
+{
 	enum dp_step s;
 
 	if (c->legacy)
 		return slot_legacy(c);
-	if ((s = slot_session(c)) == DP_NEXT)
-		s = slot_phase(c);
+	if ((s = slot_session(c, except)) == DP_NEXT)
+		s = slot_phase(c, except);
 	return s;
 }
 

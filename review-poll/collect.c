@@ -4,7 +4,9 @@
  * dismisses this bot's older requests for changes.  Output that is not
  * the review JSON gives one error comment.  A fault between two writes
  * is completed on the next tick, never duplicated: each write is looked
- * for on the forge before it is made.
+ * for on the forge before it is made (for a forced review of a head
+ * reviewed before, a review comment newer than the ones there when it
+ * started).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +43,30 @@ int
 rp_collect(struct rp *rp)
 {
 	return rp_runs_each(rp, collect_one);
+}
+
+int
+rp_collect_pr(struct rp *rp, long long pr)
+{
+	struct rp_run *runs;
+	size_t i, n;
+	int r = 0;
+
+	if (rp_runs_list(rp, &runs, &n) == -1)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (runs[i].pr == pr && collect_one(rp, &runs[i]) == -1)
+			r = -1;
+	rp_runs_free(runs, n);
+	return r;
+}
+
+int
+rp_posted(const cJSON *comments, const char *mark, const char *sha, int forced)
+{
+	if (rp_last_comment_with(comments, mark) == NULL)
+		return 0;
+	return forced < 0 || rp_count_comments_with(comments, sha) > forced;
 }
 
 static int
@@ -101,7 +127,7 @@ static int
 collect_retry_later(struct rp *rp, const struct rp_run *run)
 {
 	char *req = runfiles_review_request(rp->cfg->project_name, run->pr);
-	char *text = rp_run_record(run->sha, run->prev, 1);
+	char *text = rp_run_record(run->sha, run->prev, 1, run->forced);
 	int r = -1;
 
 	log_msg("pr #%lld: the review agent exited without a review, "
@@ -170,7 +196,7 @@ collect_post_review(struct rp *rp, const struct rp_run *run,
 	if (run->prev[0] != '\0')
 		round = rp_count_comments_with(comments, RP_REVIEWED_MARK) -
 		    rp_count_comments_with(comments, mark) + 1;
-	if (rp_last_comment_with(comments, mark) == NULL) {
+	if (!rp_posted(comments, mark, run->sha, run->forced)) {
 		body = rp_review_comment(v, run->sha, run->prev, round);
 		r = act_comment(&rp->act, run->pr, body, NULL);
 		free(body);
@@ -277,7 +303,7 @@ collect_post_error(struct rp *rp, const struct rp_run *run, const char *why)
 		    forge_error(rp->review));
 		goto out;
 	}
-	if (rp_last_comment_with(comments, mark) != NULL) {
+	if (rp_posted(comments, mark, run->sha, run->forced)) {
 		r = 0;
 		goto out;
 	}

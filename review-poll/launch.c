@@ -26,13 +26,8 @@
 
 static int launch_is_wip(const char *);
 static int launch_wanted(const struct rp *, const cJSON *);
-static int launch_already_reviewed(struct rp *, long long, const char *);
-static int launch_ci_ready(struct rp *, long long, const char *, char *,
-    size_t);
-static int launch_launch(struct rp *, const cJSON *, const char *,
-    const char *);
 static char **launch_review_argv(const struct rp *);
-static char *launch_record(const char *, const struct rp_prompt *);
+static char *launch_record(struct rp *, const char *, const struct rp_prompt *);
 static int launch_start_agent(struct rp *, const char *, const char *);
 static int launch_start_session(struct rp *, const struct rp_prompt *,
     const char *);
@@ -84,13 +79,8 @@ launch_wanted(const struct rp *rp, const cJSON *pr)
 	    rp_is_sha(sha) && json_str_at(pr, "head.ref") != NULL;
 }
 
-/*
- * 1 when sha of pr has a review already (a formal one other than a
- * comment, a review comment, or an error comment), 0 when not, -1 when
- * that cannot be told.
- */
-static int
-launch_already_reviewed(struct rp *rp, long long pr, const char *sha)
+int
+rp_reviewed(struct rp *rp, long long pr, const char *sha)
 {
 	const cJSON *comments, *reviews, *rv;
 	const char *commit, *state;
@@ -119,13 +109,8 @@ launch_already_reviewed(struct rp *rp, long long pr, const char *sha)
 	return found;
 }
 
-/*
- * 1 when CI let sha of pr through (passed, not configured, or only
- * non-code files changed), with the state for the prompt in note; 0 when
- * it did not; -1 when it cannot be told.
- */
-static int
-launch_ci_ready(struct rp *rp, long long pr, const char *sha, char *note,
+int
+rp_ci_ready(struct rp *rp, long long pr, const char *sha, char *note,
     size_t notesz)
 {
 	int configured = config_ci_configured(rp->cfg);
@@ -173,14 +158,14 @@ rp_review_new(struct rp *rp)
 		    !launch_wanted(rp, pr) || rp_review_busy(rp, n))
 			continue;
 		sha = json_str_at(pr, "head.sha");
-		if ((done = launch_already_reviewed(rp, n, sha)) != 0) {
+		if ((done = rp_reviewed(rp, n, sha)) != 0) {
 			if (done == 1)
 				log_msg("pr #%lld: %.7s reviewed, skip", n,
 				    sha);
 			r = done == -1 ? -1 : r;
 			continue;
 		}
-		switch (launch_ci_ready(rp, n, sha, ci, sizeof(ci))) {
+		switch (rp_ci_ready(rp, n, sha, ci, sizeof(ci))) {
 		case -1:
 			r = -1;
 			/* FALLTHROUGH */
@@ -190,7 +175,7 @@ rp_review_new(struct rp *rp)
 		if (!rp_may_launch(rp))
 			break;
 		log_msg("pr #%lld: needs review (ci=%s, sha=%.7s)", n, ci, sha);
-		if (launch_launch(rp, pr, NULL, ci) == -1)
+		if (rp_launch(rp, pr, NULL, ci) == -1)
 			r = -1;
 	}
 	return r;
@@ -216,15 +201,14 @@ rp_rereview(struct rp *rp)
 		sha = json_str_at(pr, "head.sha");
 		if (strcmp(sha, runs[i].sha) == 0)
 			continue;
-		if ((done = launch_already_reviewed(rp, runs[i].pr, sha)) !=
-		    0) {
+		if ((done = rp_reviewed(rp, runs[i].pr, sha)) != 0) {
 			if (done == 1)
 				rp_run_cleanup(rp, runs[i].pr, 0);
 			r = done == -1 ? -1 : r;
 			continue;
 		}
-		if ((done = launch_ci_ready(rp, runs[i].pr, sha, ci,
-			 sizeof(ci))) != 1) {
+		if ((done = rp_ci_ready(rp, runs[i].pr, sha, ci, sizeof(ci))) !=
+		    1) {
 			r = done == -1 ? -1 : r;
 			continue;
 		}
@@ -232,7 +216,7 @@ rp_rereview(struct rp *rp)
 			break;
 		log_msg("pr #%lld: re-review, new commits (%.7s -> %.7s)",
 		    runs[i].pr, runs[i].sha, sha);
-		if (launch_launch(rp, pr, runs[i].sha, ci) == -1)
+		if (rp_launch(rp, pr, runs[i].sha, ci) == -1)
 			r = -1;
 	}
 	rp_runs_free(runs, n);
@@ -286,24 +270,34 @@ launch_start_agent(struct rp *rp, const char *session, const char *workdir)
 }
 
 /*
- * The launch record at req: "SHA:", "PREV:", and "RETRIED:1" when a
- * review of the same head was started again after a crash.  Caller frees.
+ * The launch record at req: "SHA:", "PREV:", "RETRIED:1" when a review
+ * of the same head was started again after a crash, "FORCED:" for a
+ * forced review (rp->forced_pr), kept when it is started again.  Caller
+ * frees.
  */
 static char *
-launch_record(const char *req, const struct rp_prompt *in)
+launch_record(struct rp *rp, const char *req, const struct rp_prompt *in)
 {
 	char old[72], retried[8];
+	long long forced = -1;
 	struct buf b;
 
 	retried[0] = '\0';
 	buf_init(&b, 0);
 	if (record_load(req, &b) == 0 &&
 	    record_get(buf_str(&b), "SHA:", old, sizeof(old)) == 0 &&
-	    strcmp(old, in->sha) == 0)
+	    strcmp(old, in->sha) == 0) {
 		(void)record_get(buf_str(&b), "RETRIED:", retried,
 		    sizeof(retried));
+		if (record_get_ll(buf_str(&b), "FORCED:", &forced) == -1 ||
+		    forced < 0 || forced >= 1000000)
+			forced = -1;
+	}
 	buf_free(&b);
-	return rp_run_record(in->sha, in->prev_sha, strcmp(retried, "1") == 0);
+	if (rp->forced_pr == in->pr)
+		forced = rp->forced_seen;
+	return rp_run_record(in->sha, in->prev_sha, strcmp(retried, "1") == 0,
+	    (int)forced);
 }
 
 /*
@@ -320,7 +314,7 @@ launch_start_session(struct rp *rp, const struct rp_prompt *in,
 	char *output = runfiles_review_output(p, in->pr);
 	char *req = runfiles_review_request(p, in->pr);
 	char *session = runfiles_review_session(p, in->pr);
-	char *record = launch_record(req, in);
+	char *record = launch_record(rp, req, in);
 	enum act_inject got;
 	int r = -1;
 
@@ -352,10 +346,8 @@ out:
 	return r;
 }
 
-/* Launch a review of the open PR pr (prev_sha: a re-review of it). */
-static int
-launch_launch(struct rp *rp, const cJSON *pr, const char *prev_sha,
-    const char *ci)
+int
+rp_launch(struct rp *rp, const cJSON *pr, const char *prev_sha, const char *ci)
 {
 	struct rp_prompt in;
 	char *prompt = NULL;

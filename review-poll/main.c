@@ -32,7 +32,7 @@ static int main_take_lock(struct rp *, int *);
 static void main_step(struct rp *, int);
 
 static const struct cli_tool main_tool = {"review-poll", 1, main_log_path,
-    main_status_path, "", LOG_ROTATE};
+    main_status_path, "", LOG_ROTATE, CLI_OPT_PR};
 
 static char *
 main_log_path(const struct config *cfg)
@@ -117,20 +117,22 @@ main(int argc, char *argv[])
 	struct config cfg;
 	struct cli cli;
 	struct rp rp;
-	char msg[1024];
+	char *msg = NULL;
 	int rc, lockfd = -1, opened = 0;
 
-	rc = cli_start(argc, argv, &main_tool, &cli, &cfg, msg, sizeof(msg));
-	if (rc != -1) {
-		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
+	if ((rc = cli_start(argc, argv, &main_tool, &cli, &cfg, &msg)) != -1)
 		goto out;
-	}
 	rc = CLI_EXIT_OK;
-	if (!cli_agent_active("reviewer"))
+	/* A one-shot is run by a person: the factory may be paused. */
+	if (cli.pr == 0 && !cli_agent_active("reviewer"))
 		goto out;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	main_rp_open(&rp, &cfg, &cli);
 	opened = 1;
+	if (cli.pr > 0) {
+		rc = rp_oneshot(&rp, cli.pr, cli.force, &msg);
+		goto done;
+	}
 	if ((rc = main_take_lock(&rp, &lockfd)) != 0) {
 		rc = rc == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 		goto done;
@@ -154,6 +156,9 @@ done:
 	http_cleanup();
 	curl_global_cleanup();
 out:
+	if (msg != NULL)
+		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
+	free(msg);
 	log_close();
 	config_free(&cfg);
 	return rc;

@@ -11,6 +11,7 @@
  *   route.c     step 3: verdicts into dev sessions in awaiting_review
  *   prompt.c    a review's prompt
  *   launch.c    steps 4 and 5: choosing PRs, starting review sessions
+ *   oneshot.c   review-poll --pr N: one review, now, waited for
  *
  * Side effects go through the effect layer (common/act.c) in rp->act.
  */
@@ -40,9 +41,11 @@ struct rp {
 	struct woodpecker *wp;	  /* NULL when no CI is configured */
 	struct act act;		  /* side effects, with the review token */
 	time_t now;
-	const cJSON *pulls; /* the open PRs, read once per tick */
-	int launched;	    /* review sessions started this tick */
-	int failed;	    /* a run-time failure: exit 1 */
+	const cJSON *pulls;  /* the open PRs, read once per tick */
+	int launched;	     /* review sessions started this tick */
+	int failed;	     /* a run-time failure: exit 1 */
+	long long forced_pr; /* review-poll --pr --force: that PR, else 0 */
+	int forced_seen;     /* its head's review comments before */
 };
 
 /* What a review agent wrote, checked and normalised. */
@@ -73,6 +76,7 @@ struct rp_run {
 	char sha[64];  /* the reviewed head, from the launch record */
 	char prev[64]; /* the previously reviewed head, or "" */
 	int retried;   /* started again after its agent went away */
+	int forced;    /* forced: the head's review comments before, else -1 */
 };
 
 /* The review text kept from an agent's output. */
@@ -178,10 +182,12 @@ int rp_runs_each(struct rp *, int (*fn)(struct rp *, const struct rp_run *));
 int rp_review_busy(struct rp *, long long pr);
 /*
  * The text of a review's launch record: the head reviewed, the previous
- * review's head (or ""), and whether the review was started again after
- * its agent went away.  Caller frees.
+ * review's head (or ""), whether the review was started again after its
+ * agent went away, and for a forced review of a head reviewed before
+ * (review-poll --pr --force) how many review comments of the head there
+ * were (forced >= 0; -1 for any other review).  Caller frees.
  */
-char *rp_run_record(const char *sha, const char *prev, int retried);
+char *rp_run_record(const char *sha, const char *prev, int retried, int forced);
 /* Remove a review's session, worktree and run files. */
 void rp_run_cleanup(struct rp *, long long pr, int forget_injection);
 /* 1 when the review's agent is through: it said so, or it is gone. */
@@ -194,6 +200,17 @@ int rp_cleanup(struct rp *);
 /* collect.c */
 /* Step 2: post the reviews whose agents finished.  0, or -1 (failed). */
 int rp_collect(struct rp *);
+/*
+ * The same for PR pr alone: 0 (posted, or nothing to post yet), or -1.
+ */
+int rp_collect_pr(struct rp *, long long pr);
+/*
+ * Whether the review of run's head is on the forge in comments: a
+ * comment carrying mark (of the head), and for a forced review one more
+ * review comment of the head than when it started.
+ */
+int rp_posted(const cJSON *comments, const char *mark, const char *sha,
+    int forced);
 
 /* route.c */
 /* Step 3: inject verdicts into dev sessions waiting for a review. */
@@ -207,11 +224,40 @@ char *rp_prompt_render(struct rp *, const struct rp_prompt *in);
 void rp_prompt_free(struct rp_prompt *);
 
 /* launch.c */
+/*
+ * 1 when sha of pr has a review already (a formal one other than a
+ * comment, a review comment, or an error comment), 0 when not, -1 when
+ * that cannot be told.
+ */
+int rp_reviewed(struct rp *, long long pr, const char *sha);
+/*
+ * 1 when CI let sha of pr through (passed, not configured, or only
+ * non-code files changed), with the state for the prompt in note; 0 when
+ * it did not; -1 when it cannot be told.
+ */
+int rp_ci_ready(struct rp *, long long pr, const char *sha, char *note,
+    size_t notesz);
+/*
+ * Launch a review of the open PR pr (prev_sha: a re-review of it), ci
+ * the CI state for the prompt: 0, or -1 (logged, everything removed).
+ */
+int rp_launch(struct rp *, const cJSON *pr, const char *prev_sha,
+    const char *ci);
 /* Step 4: re-review PRs whose review asked for changes and that moved. */
 int rp_rereview(struct rp *);
 /* Step 5: review the open PRs that need one. */
 int rp_review_new(struct rp *);
 /* 1 when launching is allowed (limit and memory); logs why not. */
 int rp_may_launch(struct rp *);
+
+/* oneshot.c */
+/*
+ * review-poll --pr N [--force]: review PR pr now under the review lock,
+ * wait until the verdict is posted (at most the [review] pr_timeout) and
+ * say it in *msg (caller frees).  Returns the exit status: 0 a verdict
+ * (or nothing to review, said in *msg), 1 no verdict (a failure, a
+ * review that failed, the timeout).
+ */
+int rp_oneshot(struct rp *, long long pr, int force, char **msg);
 
 #endif

@@ -2,10 +2,10 @@
  * The reviews in flight, known by their run files: the phase file (empty
  * at launch, PHASE:done from the agent, PHASE:awaiting_changes + SHA:
  * after a review asking for changes), the launch record (SHA:, PREV:,
- * RETRIED:), the agent's output JSON and the worktree.  The phase file is
- * written first and removed first, so a phase file that says done always
- * has its launch record and output.  Every step of a tick works from
- * this list; nothing else reads the run files.
+ * RETRIED:, FORCED:), the agent's output JSON and the worktree.  The phase file
+ * is written first and removed first, so a phase file that says done always has
+ * its launch record and output.  Every step of a tick works from this list;
+ * nothing else reads the run files.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,14 +60,16 @@ rp_runs_list(struct rp *rp, struct rp_run **runs, size_t *n)
 
 /*
  * What the review is about, from its launch record (SHA:, PREV:,
- * RETRIED:) and, once it asked for changes, its phase file (SHA:).
+ * RETRIED:, FORCED:) and, once it asked for changes, its phase file (SHA:).
  */
 static void
 runs_record(const char *p, struct rp_run *run)
 {
 	char *req = runfiles_review_request(p, run->pr), retried[8];
+	long long forced;
 	struct buf b;
 
+	run->forced = -1;
 	buf_init(&b, 0);
 	if (record_load(req, &b) == 0) {
 		(void)record_get(buf_str(&b), "SHA:", run->sha,
@@ -77,6 +79,9 @@ runs_record(const char *p, struct rp_run *run)
 		run->retried = record_get(buf_str(&b), "RETRIED:", retried,
 				   sizeof(retried)) == 0 &&
 		    strcmp(retried, "1") == 0;
+		if (record_get_ll(buf_str(&b), "FORCED:", &forced) == 0 &&
+		    forced >= 0 && forced < 1000000)
+			run->forced = (int)forced;
 	}
 	if (run->phase.phase == PHASE_AWAITING_CHANGES)
 		(void)record_read(run->phase_path, "SHA:", run->sha,
@@ -86,10 +91,14 @@ runs_record(const char *p, struct rp_run *run)
 }
 
 char *
-rp_run_record(const char *sha, const char *prev, int retried)
+rp_run_record(const char *sha, const char *prev, int retried, int forced)
 {
-	return xasprintf("SHA:%s\nPREV:%s\n%s", sha, prev,
-	    retried ? "RETRIED:1\n" : "");
+	char f[32] = "";
+
+	if (forced >= 0)
+		snprintf(f, sizeof(f), "FORCED:%d\n", forced);
+	return xasprintf("SHA:%s\nPREV:%s\n%s%s", sha, prev,
+	    retried ? "RETRIED:1\n" : "", f);
 }
 
 int

@@ -7,7 +7,6 @@
  * remain go to the fix command once at the end.
  */
 #include <errno.h>
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,15 +30,13 @@
 
 static char *main_log_path(const struct config *);
 static char *main_status_path(const struct config *);
-static int main_load_projects(const struct config *, const char *,
-    struct config **, size_t *, char *, size_t);
 static void main_free_projects(struct config *, size_t);
 static int main_take_lock(int *);
 static void main_check_project(struct sup *, const struct config *);
 static void main_check_projects(struct sup *, struct config *, size_t);
 
 static const struct cli_tool main_tool = {"supervisor-poll", 0, main_log_path,
-    main_status_path, "", LOG_ROTATE};
+    main_status_path, "", LOG_ROTATE, CLI_OPT_PROJECT};
 
 static char *
 main_log_path(const struct config *cfg)
@@ -53,46 +50,6 @@ main_status_path(const struct config *cfg)
 {
 	(void)cfg;
 	return runfiles_supervisor_status();
-}
-
-/*
- * Load every project file ($FACTORY_ROOT/projects, *.toml), sorted,
- * before anything is done: one bad file stops the tick with its
- * file:line message.
- */
-static int
-main_load_projects(const struct config *base, const char *exe,
-    struct config **out, size_t *n, char *msg, size_t msgsz)
-{
-	char *pattern = xasprintf("%s/projects/*.toml", base->factory_root);
-	char err[512];
-	glob_t g;
-	size_t i;
-	int r;
-
-	*out = NULL;
-	*n = 0;
-	memset(&g, 0, sizeof(g));
-	r = glob(pattern, 0, NULL, &g);
-	free(pattern);
-	if (r == GLOB_NOMATCH)
-		return 0;
-	if (r != 0) {
-		snprintf(msg, msgsz, "cannot list the project files");
-		return -1;
-	}
-	*out = xcalloc(g.gl_pathc, sizeof(**out));
-	for (i = 0; i < g.gl_pathc; i++) {
-		(*n)++;
-		if (config_load(&(*out)[i], g.gl_pathv[i], exe, err,
-			sizeof(err)) == -1) {
-			snprintf(msg, msgsz, "%s", err);
-			globfree(&g);
-			return -1;
-		}
-	}
-	globfree(&g);
-	return 0;
 }
 
 static void
@@ -173,19 +130,17 @@ main(int argc, char *argv[])
 	struct cli cli;
 	struct sup s;
 	size_t nprojects = 0, i;
-	char msg[1024];
+	char *msg = NULL, err[1024];
 	int rc, lockfd = -1;
 
 	memset(&s, 0, sizeof(s));
-	rc = cli_start(argc, argv, &main_tool, &cli, &cfg, msg, sizeof(msg));
-	if (rc != -1) {
-		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
+	if ((rc = cli_start(argc, argv, &main_tool, &cli, &cfg, &msg)) != -1)
 		goto out;
-	}
-	if (main_load_projects(&cfg, argv[0], &projects, &nprojects, msg,
-		sizeof(msg)) == -1) {
-		fprintf(stderr, "supervisor-poll: %s\n", msg);
-		rc = cli_fail(&main_tool, &cfg, msg);
+	/* Every project file (or only --project's) loads before any check. */
+	if (cli_projects_load(&cfg, argv[0], cli.project, &projects, &nprojects,
+		err, sizeof(err)) == -1) {
+		msg = xasprintf("supervisor-poll: %s\n", err);
+		rc = cli_fail(&main_tool, &cfg, err);
 		goto out;
 	}
 	for (i = 0; i < nprojects; i++)
@@ -204,12 +159,17 @@ main(int argc, char *argv[])
 	metrics_rotate(&s);
 	host_check(&s);
 	main_check_projects(&s, projects, nprojects);
-	replyfile_check(&s);
+	/* Unnamed replies go to the only escalation: of every project. */
+	if (cli.project == NULL)
+		replyfile_check(&s);
 	fixer_run(&s);
 	rc = s.failed || s.act.failed > 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 	http_cleanup();
 	curl_global_cleanup();
 out:
+	if (msg != NULL)
+		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
+	free(msg);
 	lock_release(lockfd);
 	sup_free(&s);
 	main_free_projects(projects, nprojects);

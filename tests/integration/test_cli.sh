@@ -1,4 +1,5 @@
-# The executables' command lines, configuration errors and exit codes.
+# The executables' command lines (every option, --help, README.md's
+# command-line section), configuration errors and exit codes.
 set -u
 O=${O:-.}
 TOP=${TOP:-$(pwd)}
@@ -92,5 +93,59 @@ for ex in "$TOP"/projects/*.toml.example; do
 		echo "not ok - example $(basename "$ex") has no unknown keys"
 	else
 		echo "ok - example $(basename "$ex") has no unknown keys"
+	fi
+done
+
+# The options: each tool's own, combinations that do not go together.
+expect "dev-poll: --pr is review-poll's" 2 "unknown option '--pr'" \
+    "$O/dev-poll/dev-poll" --pr 3
+expect "review-poll: --issue is dev-poll's" 2 "unknown option '--issue'" \
+    "$O/review-poll/review-poll" --issue 3
+expect "supervisor-poll: --force is not its" 2 "unknown option '--force'" \
+    "$O/supervisor-poll/supervisor-poll" --force
+expect "--issue needs a number" 2 "--issue: expected a number, got 'x'" \
+    "$O/dev-poll/dev-poll" --issue x "$T/good.toml"
+expect "--issue=0 is no issue" 2 "--issue: expected a number, got '0'" \
+    "$O/dev-poll/dev-poll" --issue=0 "$T/good.toml"
+expect "--pr needs its value" 2 "--pr needs N" \
+    "$O/review-poll/review-poll" --pr
+expect "--project needs its value" 2 "--project needs NAME" \
+    "$O/supervisor-poll/supervisor-poll" --project
+expect "--force alone" 2 "--force goes with --pr" \
+    "$O/review-poll/review-poll" --force "$T/good.toml"
+expect "--json alone" 2 "--json goes with --status" \
+    "$O/dev-poll/dev-poll" --json
+expect "--status with --issue" 2 "--status runs nothing: not with --issue" \
+    "$O/dev-poll/dev-poll" --status --issue 3
+expect "--dry-run takes no value" 2 "--dry-run takes no value" \
+    "$O/dev-poll/dev-poll" --dry-run=yes
+
+# --help lists every option of the tool, each in README.md's command-line
+# section, and every setting of README.md's table (nothing is cut off).
+sed -n '/^## Command line/,/^## dev-poll/p' "$TOP/README.md" >"$T/readme-cli"
+sed -n 's/^| `\([A-Z_]*\)`.*/\1/p' "$TOP/README.md" >"$T/readme-vars"
+for p in dev-poll review-poll supervisor-poll; do
+	"$O/$p/$p" --help >"$T/help"
+	sed -n '/^options:/,/^$/p' "$T/help" | grep -o -- '--[a-z-]*' |
+	    sort -u >"$T/opts"
+	missing=
+	for o in $(cat "$T/opts"); do
+		grep -q -- "\`$o" "$T/readme-cli" || missing="$missing $o"
+	done
+	if [ -s "$T/opts" ] && [ -z "$missing" ]; then
+		echo "ok - $p --help: its $(wc -l <"$T/opts") options are in README.md"
+	else
+		echo "not ok - $p --help: options missing from README.md:$missing"
+	fi
+	grep -q -- "usage: $p " "$T/help" &&
+	    echo "ok - $p --help: the usage" || echo "not ok - $p --help: the usage"
+	missing=
+	for v in $(cat "$T/readme-vars"); do
+		grep -q "^  $v " "$T/help" || missing="$missing $v"
+	done
+	if [ -s "$T/readme-vars" ] && [ -z "$missing" ]; then
+		echo "ok - $p --help: every setting"
+	else
+		echo "not ok - $p --help: settings missing:$missing"
 	fi
 done

@@ -222,12 +222,13 @@ test_config_review_settings(void)
 	CHECK_INT(c.review.no_review_s, 3 * 3600);
 	CHECK_INT(c.review.min_available_mb, 1500);
 	CHECK_INT(c.review.ready_timeout_s, 120);
+	CHECK_INT(c.review.pr_timeout_s, 1800);
 	config_free(&c);
 	write_file("p.toml",
 	    "repo = \"o/p\"\n[review]\nmodel = 'opus'\nmax_diff_bytes = "
 	    "5000\nmax_reviews_per_tick = 10\nidle_timeout_minutes = 2\n"
 	    "no_review_escalate_minutes = 3\nmin_available_mb = 0\n"
-	    "ready_timeout_seconds = 9\n");
+	    "ready_timeout_seconds = 9\npr_timeout_seconds = 60\n");
 	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
 	CHECK_STR(c.review.model, "opus");
 	CHECK_INT(c.review.max_diff, 5000);
@@ -236,6 +237,7 @@ test_config_review_settings(void)
 	CHECK_INT(c.review.no_review_s, 180);
 	CHECK_INT(c.review.min_available_mb, 0);
 	CHECK_INT(c.review.ready_timeout_s, 9);
+	CHECK_INT(c.review.pr_timeout_s, 60);
 	config_free(&c);
 	write_file("p.toml", "repo = \"o/p\"\n[review]\nmax_diff_bytes = 5\n");
 	check_error("p.toml",

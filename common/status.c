@@ -1,0 +1,814 @@
+/*
+ * The status report of `--status`: gathered from the run files, the
+ * state files and the logs of each project, rendered as text or JSON.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "agent.h"
+#include "buf.h"
+#include "config.h"
+#include "file.h"
+#include "json.h"
+#include "log.h"
+#include "phase.h"
+#include "runfiles.h"
+#include "status.h"
+#include "termsafe.h"
+#include "xmalloc.h"
+
+/* The end of a log read for its last line, and a line's longest form. */
+#define STATUS_TAIL 8192
+#define STATUS_LINE_MAX 1024
+/* The CI-fix tracker and the failure records, read whole up to this. */
+#define STATUS_FILE_MAX (1024 * 1024)
+
+/* A dev or review session, from its phase file and the session list. */
+struct status_session {
+	const char *kind; /* "dev" or "review" */
+	long long number; /* the issue, or the PR */
+	char *name;	  /* the session name */
+	char *phase;	  /* the phase line ("" none yet), NULL: no file */
+	char *reason;	  /* "" when none */
+	time_t since;	  /* when the phase file was written */
+	int alive;	  /* 1, 0, or -1 when not known */
+};
+
+/* A PR's CI-fix count. */
+struct status_cifix {
+	long long pr;
+	long long attempts;
+};
+
+/* A session waiting in PHASE:escalate. */
+struct status_escalation {
+	long long issue;
+	time_t since;
+	char *reason;
+	int notified; /* the notice is on the issue */
+	int reminded; /* the 6-hour reminder was sent */
+	int answered; /* a reply was typed into the session */
+};
+
+/* The last line of supervisor/escalations-P.jsonl, and the count. */
+struct status_failures {
+	long long count;
+	char *ts;
+	long long issue;
+	long long pr;
+	char *reason;
+};
+
+struct status_project {
+	char *name;
+	char *repo;
+	char *file;  /* the project file, or NULL */
+	char *error; /* what could not be read, or NULL */
+	struct status_session *sessions;
+	size_t nsessions;
+	struct status_cifix *cifix;
+	size_t ncifix;
+	struct status_escalation *esc;
+	size_t nesc;
+	struct status_failures failures;
+	char *dev_status;    /* the status lines, NULL: none */
+	char *dev_last;	     /* the dev log's last line */
+	char *review_status; /* P-review-status */
+};
+
+struct status {
+	time_t now;
+	int listed; /* the live sessions were listed */
+	char **live;
+	size_t nlive;
+	struct status_project *projects;
+	size_t nprojects;
+	char *supervisor_status;
+	char *supervisor_last;
+	char *review_last;
+};
+
+static char *status_clean(const char *, size_t);
+static char *status_first_line(const char *);
+static char *status_last_line(const char *);
+static int status_is_live(const struct status *, const char *);
+static struct status_session *status_session_add(struct status_project *,
+    const char *, long long, const char *);
+static void status_session_read(const struct status *, struct status_session *,
+    const char *);
+static int status_dev_sessions(const struct status *, struct status_project *,
+    const char *);
+static int status_review_sessions(const struct status *,
+    struct status_project *, const char *);
+static void status_live_sessions(const struct status *, struct status_project *,
+    const char *);
+static int status_session_cmp(const void *, const void *);
+static void status_escalations(struct status_project *, const char *);
+static int status_cifix_cmp(const void *, const void *);
+static void status_cifix_read(struct status_project *, const char *);
+static void status_failures_read(struct status_project *, const char *);
+static void status_project_free(struct status_project *);
+static void status_text_sessions(const struct status *,
+    const struct status_project *, struct buf *);
+static void status_text_rest(const struct status *,
+    const struct status_project *, struct buf *);
+static void status_text_project(const struct status *,
+    const struct status_project *, struct buf *);
+static void status_json_time(cJSON *, const struct status *, time_t);
+static cJSON *status_json_session(const struct status *,
+    const struct status_session *);
+static cJSON *status_json_escalation(const struct status *,
+    const struct status_escalation *);
+static cJSON *status_json_failures(const struct status_failures *);
+static cJSON *status_json_project(const struct status *,
+    const struct status_project *);
+static void status_json_str(cJSON *, const char *, const char *);
+
+struct status *
+status_new(time_t now, int list_sessions)
+{
+	struct status *st = xcalloc(1, sizeof(*st));
+	char *path;
+
+	st->now = now;
+	if (list_sessions && agent_list("", &st->live, &st->nlive) == 0)
+		st->listed = 1;
+	path = runfiles_supervisor_status();
+	st->supervisor_status = status_first_line(path);
+	free(path);
+	path = runfiles_supervisor_log();
+	st->supervisor_last = status_last_line(path);
+	free(path);
+	path = runfiles_review_log();
+	st->review_last = status_last_line(path);
+	free(path);
+	return st;
+}
+
+static void
+status_project_free(struct status_project *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nsessions; i++) {
+		free(p->sessions[i].name);
+		free(p->sessions[i].phase);
+		free(p->sessions[i].reason);
+	}
+	for (i = 0; i < p->nesc; i++)
+		free(p->esc[i].reason);
+	free(p->sessions);
+	free(p->cifix);
+	free(p->esc);
+	free(p->failures.ts);
+	free(p->failures.reason);
+	free(p->name);
+	free(p->repo);
+	free(p->file);
+	free(p->error);
+	free(p->dev_status);
+	free(p->dev_last);
+	free(p->review_status);
+}
+
+void
+status_free(struct status *st)
+{
+	size_t i;
+
+	if (st == NULL)
+		return;
+	for (i = 0; i < st->nprojects; i++)
+		status_project_free(&st->projects[i]);
+	free(st->projects);
+	if (st->listed)
+		agent_list_free(st->live, st->nlive);
+	free(st->supervisor_status);
+	free(st->supervisor_last);
+	free(st->review_last);
+	free(st);
+}
+
+void
+status_age(long long s, char *out, size_t outsz)
+{
+	if (s < 0)
+		s = 0;
+	if (s < 60)
+		snprintf(out, outsz, "%llds", s);
+	else if (s < 3600)
+		snprintf(out, outsz, "%lldm", s / 60);
+	else if (s < 86400)
+		snprintf(out, outsz, "%lldh%02lldm", s / 3600, s % 3600 / 60);
+	else
+		snprintf(out, outsz, "%lldd%02lldh", s / 86400,
+		    s % 86400 / 3600);
+}
+
+/* len bytes of file text as one printable line.  Caller frees. */
+static char *
+status_clean(const char *text, size_t len)
+{
+	struct buf b;
+
+	buf_init(&b, 0);
+	termsafe_line(text, len, STATUS_LINE_MAX, &b);
+	return buf_steal(&b);
+}
+
+/* The first line of the file at path, printable, or NULL. */
+static char *
+status_first_line(const char *path)
+{
+	struct buf b;
+	char *line = NULL;
+
+	buf_init(&b, 0);
+	if (file_read(path, STATUS_LINE_MAX, &b) != -1 && b.len > 0)
+		line = status_clean(buf_str(&b), strcspn(buf_str(&b), "\n"));
+	buf_free(&b);
+	return line;
+}
+
+/* The last non-empty line of the file at path, printable, or NULL. */
+static char *
+status_last_line(const char *path)
+{
+	char tail[STATUS_TAIL + 1], *line = NULL, *start;
+	struct stat sb;
+	ssize_t n;
+	off_t at;
+	int fd;
+
+	if ((fd = file_open_read(path)) == -1)
+		return NULL;
+	if (fstat(fd, &sb) == 0) {
+		at = sb.st_size > STATUS_TAIL ? sb.st_size - STATUS_TAIL : 0;
+		if ((n = pread(fd, tail, STATUS_TAIL, at)) > 0) {
+			tail[n] = '\0';
+			while (n > 0 &&
+			    (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
+				tail[--n] = '\0';
+			start = strrchr(tail, '\n');
+			start = start != NULL ? start + 1 : tail;
+			if (*start != '\0')
+				line = status_clean(start, strlen(start));
+		}
+	}
+	close(fd);
+	return line;
+}
+
+static int
+status_is_live(const struct status *st, const char *name)
+{
+	size_t i;
+
+	for (i = 0; st->listed && i < st->nlive; i++)
+		if (strcmp(st->live[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* A session of the project, or the one already there of that name. */
+static struct status_session *
+status_session_add(struct status_project *p, const char *kind, long long number,
+    const char *name)
+{
+	struct status_session *s;
+	size_t i;
+
+	for (i = 0; i < p->nsessions; i++)
+		if (strcmp(p->sessions[i].name, name) == 0)
+			return &p->sessions[i];
+	p->sessions =
+	    xreallocarray(p->sessions, p->nsessions + 1, sizeof(*p->sessions));
+	s = &p->sessions[p->nsessions++];
+	memset(s, 0, sizeof(*s));
+	s->kind = kind;
+	s->number = number;
+	s->name = xstrdup(name);
+	s->reason = xstrdup("");
+	return s;
+}
+
+/* The session's signal from the phase file at path. */
+static void
+status_session_read(const struct status *st, struct status_session *s,
+    const char *path)
+{
+	struct phase_info sig;
+
+	s->alive = st->listed ? status_is_live(st, s->name) : -1;
+	if (agent_read_signal(s->name, path, &sig) == -1 || sig.mtime == 0)
+		return;
+	free(s->phase);
+	free(s->reason);
+	s->phase = status_clean(sig.raw, strlen(sig.raw));
+	s->reason = status_clean(sig.reason, strlen(sig.reason));
+	s->since = sig.mtime;
+}
+
+/* The dev sessions of the phase files: 0, or -1 (not listed). */
+static int
+status_dev_sessions(const struct status *st, struct status_project *p,
+    const char *proj)
+{
+	struct status_session *s;
+	long long *nums;
+	size_t i, n;
+	char *name, *path;
+
+	if (runfiles_phase_issues(proj, &nums, &n) == -1)
+		return -1;
+	for (i = 0; i < n; i++) {
+		name = runfiles_dev_session(proj, nums[i]);
+		path = runfiles_phase(proj, nums[i]);
+		s = status_session_add(p, "dev", nums[i], name);
+		status_session_read(st, s, path);
+		free(path);
+		free(name);
+	}
+	free(nums);
+	return 0;
+}
+
+/* The review sessions of the phase files: 0, or -1 (not listed). */
+static int
+status_review_sessions(const struct status *st, struct status_project *p,
+    const char *proj)
+{
+	struct status_session *s;
+	long long *nums;
+	size_t i, n;
+	char *name, *path;
+
+	if (runfiles_review_phase_prs(proj, &nums, &n) == -1)
+		return -1;
+	for (i = 0; i < n; i++) {
+		name = runfiles_review_session(proj, nums[i]);
+		path = runfiles_review_phase(proj, nums[i]);
+		s = status_session_add(p, "review", nums[i], name);
+		status_session_read(st, s, path);
+		free(path);
+		free(name);
+	}
+	free(nums);
+	return 0;
+}
+
+/* Live sessions of the project that have no phase file. */
+static void
+status_live_sessions(const struct status *st, struct status_project *p,
+    const char *proj)
+{
+	struct status_session *s;
+	long long n;
+	size_t i;
+
+	for (i = 0; st->listed && i < st->nlive; i++) {
+		if ((n = runfiles_dev_session_issue(proj, st->live[i])) >= 0)
+			s = status_session_add(p, "dev", n, st->live[i]);
+		else if ((n = runfiles_review_session_pr(proj, st->live[i])) >=
+		    0)
+			s = status_session_add(p, "review", n, st->live[i]);
+		else
+			continue;
+		s->alive = 1;
+	}
+}
+
+/* Dev sessions first, then reviews, each by number. */
+static int
+status_session_cmp(const void *a, const void *b)
+{
+	const struct status_session *x = a, *y = b;
+	int k = strcmp(x->kind, y->kind);
+
+	if (k != 0)
+		return k;
+	return x->number < y->number ? -1 : x->number > y->number;
+}
+
+/* The escalated sessions and how far their escalation went. */
+static void
+status_escalations(struct status_project *p, const char *proj)
+{
+	struct status_escalation *e;
+	const struct status_session *s;
+	char *path;
+	size_t i;
+
+	for (i = 0; i < p->nsessions; i++) {
+		s = &p->sessions[i];
+		if (strcmp(s->kind, "dev") != 0 || s->phase == NULL ||
+		    strcmp(s->phase, phase_name(PHASE_ESCALATE)) != 0)
+			continue;
+		p->esc = xreallocarray(p->esc, p->nesc + 1, sizeof(*p->esc));
+		e = &p->esc[p->nesc++];
+		e->issue = s->number;
+		e->since = s->since;
+		e->reason = xstrdup(s->reason);
+		path = runfiles_escalation_notified(proj, s->number);
+		e->notified = file_exists(path);
+		free(path);
+		path = runfiles_renotify(proj, s->number);
+		e->reminded = file_exists(path);
+		free(path);
+		path = runfiles_escalation_injected(proj, s->number);
+		e->answered = file_exists(path);
+		free(path);
+	}
+}
+
+static int
+status_cifix_cmp(const void *a, const void *b)
+{
+	const struct status_cifix *x = a, *y = b;
+
+	return x->pr < y->pr ? -1 : x->pr > y->pr;
+}
+
+/* dev/ci-fixes-P.json: { "PR": attempts, ... }. */
+static void
+status_cifix_read(struct status_project *p, const char *proj)
+{
+	char *path = runfiles_ci_fixes(proj), err[256], *end;
+	const cJSON *item;
+	cJSON *d;
+	long long pr, n;
+
+	if ((d = json_load_object(path, STATUS_FILE_MAX, err, sizeof(err))) ==
+	    NULL) {
+		free(p->error);
+		p->error = xasprintf("cannot read '%s': %s", path, err);
+		free(path);
+		return;
+	}
+	cJSON_ArrayForEach (item, d) {
+		errno = 0;
+		pr = strtoll(item->string, &end, 10);
+		if (errno != 0 || *end != '\0' || pr <= 0 ||
+		    json_item_int(item, &n) == -1)
+			continue;
+		p->cifix =
+		    xreallocarray(p->cifix, p->ncifix + 1, sizeof(*p->cifix));
+		p->cifix[p->ncifix].pr = pr;
+		p->cifix[p->ncifix++].attempts = n;
+	}
+	if (p->ncifix > 1)
+		qsort(p->cifix, p->ncifix, sizeof(*p->cifix), status_cifix_cmp);
+	cJSON_Delete(d);
+	free(path);
+}
+
+/* supervisor/escalations-P.jsonl: how many, and the last one. */
+static void
+status_failures_read(struct status_project *p, const char *proj)
+{
+	char *path = runfiles_escalations(proj), *line, *next, *last = NULL;
+	struct status_failures *f = &p->failures;
+	const char *ts, *reason;
+	char err[128];
+	cJSON *o;
+	struct buf b;
+
+	buf_init(&b, 0);
+	if (file_read(path, STATUS_FILE_MAX, &b) != -1) {
+		for (line = b.data; line != NULL && *line != '\0';
+		     line = next) {
+			if ((next = strchr(line, '\n')) != NULL)
+				*next++ = '\0';
+			if (*line != '\0') {
+				f->count++;
+				last = line;
+			}
+		}
+	}
+	if (last != NULL &&
+	    (o = json_parse(last, strlen(last), err, sizeof(err))) != NULL) {
+		ts = json_str(o, "ts");
+		reason = json_str(o, "reason");
+		f->ts = status_clean(ts ? ts : "?", strlen(ts ? ts : "?"));
+		f->reason = status_clean(reason ? reason : "",
+		    reason ? strlen(reason) : 0);
+		(void)json_int(o, "issue", &f->issue);
+		(void)json_int(o, "pr", &f->pr);
+		cJSON_Delete(o);
+	}
+	buf_free(&b);
+	free(path);
+}
+
+void
+status_add_project(struct status *st, const struct config *cfg)
+{
+	const char *proj = cfg->project_name;
+	struct status_project *p;
+	char *path;
+
+	st->projects = xreallocarray(st->projects, st->nprojects + 1,
+	    sizeof(*st->projects));
+	p = &st->projects[st->nprojects++];
+	memset(p, 0, sizeof(*p));
+	p->name = xstrdup(proj);
+	p->repo = xstrdup(cfg->forge_repo);
+	p->file = cfg->project_toml ? xstrdup(cfg->project_toml) : NULL;
+	if (status_dev_sessions(st, p, proj) == -1 ||
+	    status_review_sessions(st, p, proj) == -1)
+		p->error = xstrdup("cannot list the run directory");
+	status_live_sessions(st, p, proj);
+	if (p->nsessions > 1)
+		qsort(p->sessions, p->nsessions, sizeof(*p->sessions),
+		    status_session_cmp);
+	status_escalations(p, proj);
+	status_cifix_read(p, proj);
+	status_failures_read(p, proj);
+	path = runfiles_dev_status(proj);
+	p->dev_status = status_first_line(path);
+	free(path);
+	path = runfiles_dev_log(proj);
+	p->dev_last = status_last_line(path);
+	free(path);
+	path = runfiles_review_status(proj);
+	p->review_status = status_first_line(path);
+	free(path);
+}
+
+void
+status_add_broken(struct status *st, const char *name, const char *file,
+    const char *why)
+{
+	struct status_project *p;
+
+	st->projects = xreallocarray(st->projects, st->nprojects + 1,
+	    sizeof(*st->projects));
+	p = &st->projects[st->nprojects++];
+	memset(p, 0, sizeof(*p));
+	p->name = xstrdup(name != NULL ? name : "");
+	p->repo = xstrdup("");
+	p->file = file != NULL ? xstrdup(file) : NULL;
+	p->error = xstrdup(why);
+}
+
+/* The sessions table. */
+static void
+status_text_sessions(const struct status *st, const struct status_project *p,
+    struct buf *b)
+{
+	const struct status_session *s;
+	char age[16];
+	size_t i;
+
+	if (p->nsessions == 0) {
+		buf_puts(b, "  sessions:      none\n");
+		return;
+	}
+	buf_puts(b, "  sessions:\n");
+	for (i = 0; i < p->nsessions; i++) {
+		s = &p->sessions[i];
+		if (s->since != 0)
+			status_age((long long)(st->now - s->since), age,
+			    sizeof(age));
+		else
+			snprintf(age, sizeof(age), "-");
+		buf_printf(b, "    %-24s %-24s %6s  %s", s->name,
+		    s->phase == NULL	  ? "(no phase file)" :
+			*s->phase != '\0' ? s->phase :
+					    "(no phase yet)",
+		    age,
+		    s->alive == 1     ? "alive" :
+			s->alive == 0 ? "gone" :
+					"?");
+		if (*s->reason != '\0')
+			buf_printf(b, "  Reason: %s", s->reason);
+		buf_puts(b, "\n");
+	}
+}
+
+/* CI fixes, escalations, failures. */
+static void
+status_text_rest(const struct status *st, const struct status_project *p,
+    struct buf *b)
+{
+	const struct status_escalation *e;
+	char age[16];
+	size_t i;
+
+	buf_puts(b, "  CI fixes:     ");
+	for (i = 0; i < p->ncifix; i++)
+		buf_printf(b, "%s PR #%lld: %lld", i ? "," : "", p->cifix[i].pr,
+		    p->cifix[i].attempts);
+	buf_puts(b, p->ncifix == 0 ? " none\n" : "\n");
+	buf_puts(b, "  escalations:  ");
+	for (i = 0; i < p->nesc; i++) {
+		e = &p->esc[i];
+		status_age((long long)(st->now - e->since), age, sizeof(age));
+		buf_printf(b, "%s #%lld for %s (%s%s%s)", i ? "," : "",
+		    e->issue, age, e->notified ? "notified" : "not notified",
+		    e->reminded ? ", reminded" : "",
+		    e->answered ? ", answered" : "");
+	}
+	buf_puts(b, p->nesc == 0 ? " none\n" : "\n");
+	if (p->failures.count == 0)
+		buf_puts(b, "  failures:      none recorded\n");
+	else
+		buf_printf(b,
+		    "  failures:      %lld recorded, the last #%lld at %s: %s\n",
+		    p->failures.count, p->failures.issue,
+		    p->failures.ts ? p->failures.ts : "?",
+		    p->failures.reason ? p->failures.reason : "");
+}
+
+static void
+status_text_project(const struct status *st, const struct status_project *p,
+    struct buf *b)
+{
+	buf_printf(b, "project %s", p->name);
+	if (*p->repo != '\0')
+		buf_printf(b, " (%s)", p->repo);
+	buf_puts(b, "\n");
+	if (p->file != NULL)
+		buf_printf(b, "  file:          %s\n", p->file);
+	if (p->error != NULL)
+		buf_printf(b, "  error:         %s\n", p->error);
+	if (*p->repo == '\0')
+		return;
+	buf_printf(b, "  dev-poll:      %s\n",
+	    p->dev_status ? p->dev_status : "(no status file)");
+	buf_printf(b, "  last log line: %s\n",
+	    p->dev_last ? p->dev_last : "(no log)");
+	buf_printf(b, "  review-poll:   %s\n",
+	    p->review_status ? p->review_status : "(no status file)");
+	status_text_sessions(st, p, b);
+	status_text_rest(st, p, b);
+}
+
+char *
+status_text(const struct status *st)
+{
+	struct buf b;
+	size_t i;
+
+	buf_init(&b, 0);
+	if (st->nprojects == 0)
+		buf_puts(&b, "no projects\n");
+	for (i = 0; i < st->nprojects; i++)
+		status_text_project(st, &st->projects[i], &b);
+	buf_printf(&b, "supervisor-poll: %s\n",
+	    st->supervisor_status ? st->supervisor_status : "(no status file)");
+	buf_printf(&b, "  last log line: %s\n",
+	    st->supervisor_last ? st->supervisor_last : "(no log)");
+	buf_printf(&b, "review log:      %s\n",
+	    st->review_last ? st->review_last : "(no log)");
+	if (!st->listed)
+		buf_puts(&b,
+		    "(the sessions could not be listed: liveness "
+		    "unknown)\n");
+	return buf_steal(&b);
+}
+
+/* When something was written ("since") and its age, or nulls (t 0). */
+static void
+status_json_time(cJSON *o, const struct status *st, time_t t)
+{
+	char iso[32];
+
+	if (t == 0) {
+		cJSON_AddNullToObject(o, "since");
+		cJSON_AddNullToObject(o, "age_seconds");
+		return;
+	}
+	log_iso8601(t, iso, sizeof(iso));
+	cJSON_AddStringToObject(o, "since", iso);
+	cJSON_AddNumberToObject(o, "age_seconds",
+	    (double)(st->now > t ? st->now - t : 0));
+}
+
+/* A string member, or null for NULL. */
+static void
+status_json_str(cJSON *o, const char *key, const char *value)
+{
+	if (value == NULL)
+		cJSON_AddNullToObject(o, key);
+	else
+		cJSON_AddStringToObject(o, key, value);
+}
+
+static cJSON *
+status_json_session(const struct status *st, const struct status_session *s)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "session", s->name);
+	cJSON_AddStringToObject(o, "kind", s->kind);
+	cJSON_AddNumberToObject(o, strcmp(s->kind, "dev") == 0 ? "issue" : "pr",
+	    (double)s->number);
+	status_json_str(o, "phase", s->phase);
+	cJSON_AddStringToObject(o, "reason", s->reason);
+	status_json_time(o, st, s->since);
+	if (s->alive == -1)
+		cJSON_AddNullToObject(o, "alive");
+	else
+		cJSON_AddBoolToObject(o, "alive", s->alive);
+	return o;
+}
+
+static cJSON *
+status_json_escalation(const struct status *st,
+    const struct status_escalation *e)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "issue", (double)e->issue);
+	status_json_time(o, st, e->since);
+	cJSON_AddStringToObject(o, "reason", e->reason);
+	cJSON_AddBoolToObject(o, "notified", e->notified);
+	cJSON_AddBoolToObject(o, "reminded", e->reminded);
+	cJSON_AddBoolToObject(o, "answered", e->answered);
+	return o;
+}
+
+static cJSON *
+status_json_failures(const struct status_failures *f)
+{
+	cJSON *o = cJSON_CreateObject(), *last;
+
+	cJSON_AddNumberToObject(o, "count", (double)f->count);
+	if (f->count == 0 || f->ts == NULL) {
+		cJSON_AddNullToObject(o, "last");
+		return o;
+	}
+	last = cJSON_AddObjectToObject(o, "last");
+	cJSON_AddStringToObject(last, "ts", f->ts);
+	cJSON_AddNumberToObject(last, "issue", (double)f->issue);
+	cJSON_AddNumberToObject(last, "pr", (double)f->pr);
+	cJSON_AddStringToObject(last, "reason", f->reason);
+	return o;
+}
+
+static cJSON *
+status_json_project(const struct status *st, const struct status_project *p)
+{
+	cJSON *o = cJSON_CreateObject(), *a, *c;
+	size_t i;
+
+	cJSON_AddStringToObject(o, "name", p->name);
+	cJSON_AddStringToObject(o, "repo", p->repo);
+	status_json_str(o, "file", p->file);
+	status_json_str(o, "error", p->error);
+	status_json_str(o, "dev_status", p->dev_status);
+	status_json_str(o, "dev_last_log", p->dev_last);
+	status_json_str(o, "review_status", p->review_status);
+	a = cJSON_AddArrayToObject(o, "sessions");
+	for (i = 0; i < p->nsessions; i++)
+		cJSON_AddItemToArray(a,
+		    status_json_session(st, &p->sessions[i]));
+	a = cJSON_AddArrayToObject(o, "ci_fixes");
+	for (i = 0; i < p->ncifix; i++) {
+		c = cJSON_CreateObject();
+		cJSON_AddNumberToObject(c, "pr", (double)p->cifix[i].pr);
+		cJSON_AddNumberToObject(c, "attempts",
+		    (double)p->cifix[i].attempts);
+		cJSON_AddItemToArray(a, c);
+	}
+	a = cJSON_AddArrayToObject(o, "escalations");
+	for (i = 0; i < p->nesc; i++)
+		cJSON_AddItemToArray(a, status_json_escalation(st, &p->esc[i]));
+	cJSON_AddItemToObject(o, "failures",
+	    status_json_failures(&p->failures));
+	return o;
+}
+
+char *
+status_json(const struct status *st)
+{
+	cJSON *o = cJSON_CreateObject(), *a, *c;
+	char iso[32], *text, *out;
+	size_t i;
+
+	log_iso8601(st->now, iso, sizeof(iso));
+	cJSON_AddStringToObject(o, "generated_at", iso);
+	cJSON_AddBoolToObject(o, "sessions_listed", st->listed);
+	a = cJSON_AddArrayToObject(o, "projects");
+	for (i = 0; i < st->nprojects; i++)
+		cJSON_AddItemToArray(a,
+		    status_json_project(st, &st->projects[i]));
+	c = cJSON_AddObjectToObject(o, "supervisor");
+	status_json_str(c, "status", st->supervisor_status);
+	status_json_str(c, "last_log", st->supervisor_last);
+	c = cJSON_AddObjectToObject(o, "review");
+	status_json_str(c, "last_log", st->review_last);
+	text = cJSON_Print(o);
+	cJSON_Delete(o);
+	out = xasprintf("%s\n", text);
+	cJSON_free(text);
+	return out;
+}

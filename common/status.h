@@ -1,0 +1,46 @@
+/*
+ * What `--status` shows, the same from every executable: for each
+ * project, its agent sessions (dev and review) with their phase, its age
+ * and whether the session lives, the CI-fix counts, the escalations
+ * waiting for a person, the failures recorded for the supervisor, and
+ * the last tick's result; then the supervisor's and review-poll's last
+ * word.  Everything comes from the run files, the state files and the
+ * logs; the one outside call is one listing of the agent sessions
+ * (agent_list(): `tmux list-sessions`).  Nothing is written, no forge or
+ * CI is asked.  runfiles_init() and agent_use() must have been called.
+ */
+#ifndef STATUS_H
+#define STATUS_H
+
+#include <stddef.h>
+#include <time.h>
+
+struct config;
+struct status;
+
+/*
+ * A new report as of now.  With list_sessions set, the live sessions are
+ * listed once (a failure leaves every session's liveness unknown).  Free
+ * with status_free().
+ */
+struct status *status_new(time_t now, int list_sessions);
+void status_free(struct status *);
+/* Gather the project of cfg into the report (a copy is kept). */
+void status_add_project(struct status *, const struct config *cfg);
+/*
+ * A project whose file could not be loaded: its name (as config_load()
+ * found it), the file, and why.
+ */
+void status_add_broken(struct status *, const char *name, const char *file,
+    const char *why);
+/* The report as text, for a terminal.  Caller frees. */
+char *status_text(const struct status *);
+/* The report as one JSON object (and a newline).  Caller frees. */
+char *status_json(const struct status *);
+/*
+ * An age in seconds, short: "42s", "12m", "3h05m", "2d04h" (negative
+ * ages, a clock step back, read as 0) into out (at least 16 bytes).
+ */
+void status_age(long long seconds, char *out, size_t outsz);
+
+#endif
