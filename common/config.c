@@ -347,9 +347,22 @@ static const struct setting settings[] = {
     {.env = "SUPERVISOR_FIX_CMD",
 	.type = T_STR,
 	.flags = S_EMPTY,
-	.def = "claude -p --model sonnet",
+	.def = "claude -p --model sonnet --dangerously-skip-permissions",
 	.off = F(supervisor_fix_cmd),
 	.doc = "run once per tick with the alerts; empty disables"},
+    {.env = "SUPERVISOR_DROP_CACHES",
+	.type = T_BOOL,
+	.def = "true",
+	.off = F(drop_caches),
+	.doc = "supervisor-poll drops the page cache on a memory crisis (as "
+	       "root, else with `sudo -n`)"},
+    {.env = "SUPERVISOR_DOCKER_PRUNE",
+	.type = T_BOOL,
+	.def = "true",
+	.off = F(docker_prune),
+	.doc = "supervisor-poll runs `docker system prune -f` on disk "
+	       "pressure when docker is installed (with `sudo -n` unless "
+	       "root)"},
     {.env = "DISINTO_TMUX_SOCKET",
 	.type = T_STR,
 	.check = valid_name,

@@ -66,6 +66,8 @@ struct config {
 	char *agent_ready_pattern;
 	char *dev_agent_cmd;	  /* legacy DEV_AGENT_CMD, or NULL */
 	char *supervisor_fix_cmd; /* "" disables */
+	int drop_caches;	  /* SUPERVISOR_DROP_CACHES */
+	int docker_prune;	  /* SUPERVISOR_DOCKER_PRUNE */
 	char *tmux_socket;	  /* -L name, or NULL */
 	char *meminfo_path;
 	char *formulas_dir; /* prompt templates */
