@@ -148,8 +148,9 @@ alerts_fixer_prompt(const struct sup *s)
 		buf_printf(&b, "disk: %d%% used at %s\n", s->disk_pct,
 		    s->base->disk_path);
 	buf_printf(&b, "one-shot agent processes: %zu\n", s->agent_procs);
-	buf_puts(&b, "\nFix what you can. File vault items for what you can't. "
-		     "Read the relevant best-practices file first.\n");
+	buf_puts(&b,
+	    "\nFix what you can. File vault items for what you can't. "
+	    "Read the relevant best-practices file first.\n");
 	buf_free(&pre);
 	free(path);
 	return buf_steal(&b);
