@@ -25,6 +25,29 @@ char *runfiles_escalation_reply(void);
 char *runfiles_dev_poll_lock(const char *project);
 char *runfiles_dev_agent_lock(const char *project);
 char *runfiles_dev_status(const char *project);
+/*
+ * dev-poll's record of its recent ticks, read by supervisor-poll's health
+ * checks: "TICK:" (when the last tick ended), "OUTCOME:" (one of the
+ * words below), "STREAK:" (ticks in a row with that outcome), "SINCE:"
+ * (when that streak began) and "WORKED:" (the last tick that merged,
+ * launched or found an agent at work; the first tick recorded when none
+ * did yet).  Times are seconds since the epoch.
+ */
+char *runfiles_dev_ticks(const char *project);
+/*
+ * The outcomes: a PR was merged; a session was started; an agent holds
+ * the slot; too little memory to start one; in-progress work waits (for
+ * CI, a review); backlog issues wait but none can start; no backlog; the
+ * tick failed.
+ */
+#define RUNFILES_TICK_MERGED "merged"
+#define RUNFILES_TICK_LAUNCHED "launched"
+#define RUNFILES_TICK_BUSY "busy"
+#define RUNFILES_TICK_LOW_MEMORY "low-memory"
+#define RUNFILES_TICK_WAITING "waiting"
+#define RUNFILES_TICK_NOTHING_READY "nothing-ready"
+#define RUNFILES_TICK_NO_BACKLOG "no-backlog"
+#define RUNFILES_TICK_FAILED "failed"
 char *runfiles_idle_marker(const char *session);
 char *runfiles_exited_marker(const char *session);
 char *runfiles_phase_marker(const char *session);
