@@ -488,7 +488,7 @@ escalate_check(struct sup *s)
 	size_t i, n;
 	int stop = 0;
 
-	sup_status(s, "P2: %s: checking escalated sessions", proj);
+	sup_status(s, "P2: %s: checking escalate sessions", proj);
 	if (runfiles_phase_issues(proj, &issues, &n) == -1) {
 		sup_fail(s, "cannot list the phase files of %s", proj);
 		return;
