@@ -30,11 +30,12 @@ struct config_var {
 struct config_review {
 	char *model;		    /* --model of the review agent */
 	size_t max_diff;	    /* diff bytes put into a prompt */
-	int max_reviews;	    /* launches per tick */
+	int max_reviews;	    /* review sessions alive at once */
 	long long idle_timeout_s;   /* a review session's run files age */
 	long long no_review_s;	    /* awaiting_review without a review */
 	long long min_available_mb; /* memory needed to launch */
 	int ready_timeout_s;	    /* wait for the agent's prompt */
+	long long agent_timeout_s;  /* an agent writing no phase */
 };
 
 struct config {

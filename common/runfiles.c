@@ -155,6 +155,12 @@ runfiles_review_request(const char *p, long long r)
 }
 
 char *
+runfiles_review_tries(const char *p, long long r)
+{
+	return xasprintf("%s/%s-review-tries-%lld", run_dir, p, r);
+}
+
+char *
 runfiles_review_lock(const char *p)
 {
 	return xasprintf("%s/%s-review.lock", run_dir, p);
@@ -236,6 +242,16 @@ runfiles_review_phase_prs(const char *p, long long **nums, size_t *n)
 {
 	char *pattern = xasprintf("%s/review-session-%s-*.phase", run_dir, p);
 	int r = runfiles_list(pattern, runfiles_review_phase_pr, p, nums, n);
+
+	free(pattern);
+	return r;
+}
+
+int
+runfiles_review_tries_prs(const char *p, long long **nums, size_t *n)
+{
+	char *pattern = xasprintf("%s/%s-review-tries-*", run_dir, p);
+	int r = runfiles_list(pattern, runfiles_review_tries_pr, p, nums, n);
 
 	free(pattern);
 	return r;
@@ -354,6 +370,12 @@ long long
 runfiles_review_phase_pr(const char *p, const char *path)
 {
 	return runfiles_project_number(path, "review-session-%s-", p, ".phase");
+}
+
+long long
+runfiles_review_tries_pr(const char *p, const char *path)
+{
+	return runfiles_project_number(path, "%s-review-tries-", p, "");
 }
 
 long long

@@ -59,6 +59,8 @@ char *runfiles_review_worktree(const char *project, long long pr);
 char *runfiles_review_output(const char *project, long long pr);
 /* What a running review is about: "SHA:" and "PREV:" lines. */
 char *runfiles_review_request(const char *project, long long pr);
+/* How often the review of one head was tried: "SHA:" and "TRIES:". */
+char *runfiles_review_tries(const char *project, long long pr);
 char *runfiles_review_lock(const char *project);
 char *runfiles_review_status(const char *project);
 /* dev-poll's per-issue tick state: idle ticks, recoveries, the notice
@@ -81,6 +83,7 @@ char *runfiles_infra_retry(long long repo_id, long long pipeline);
  */
 int runfiles_phase_issues(const char *project, long long **nums, size_t *n);
 int runfiles_review_phase_prs(const char *project, long long **nums, size_t *n);
+int runfiles_review_tries_prs(const char *project, long long **nums, size_t *n);
 
 /* Agent session names ("dev-P-N", "review-P-R"). */
 char *runfiles_dev_session(const char *project, long long issue);
@@ -104,6 +107,7 @@ char *runfiles_branch(long long issue);
  */
 long long runfiles_phase_issue(const char *project, const char *path);
 long long runfiles_review_phase_pr(const char *project, const char *path);
+long long runfiles_review_tries_pr(const char *project, const char *path);
 long long runfiles_dev_session_issue(const char *project, const char *name);
 long long runfiles_review_session_pr(const char *project, const char *name);
 long long runfiles_worktree_issue(const char *project, const char *path);

@@ -24,27 +24,33 @@
 #include "woodpecker.h"
 #include "xmalloc.h"
 
+static int launch_alive(struct rp *);
+static int launch_tries(struct rp *, long long, const char *, int *);
 static int launch_is_wip(const char *);
 static int launch_wanted(const struct rp *, const cJSON *);
 static int launch_already_reviewed(struct rp *, long long, const char *);
 static int launch_ci_ready(struct rp *, long long, const char *, char *,
     size_t);
-static int launch_launch(struct rp *, const cJSON *, const char *,
-    const char *);
+static int launch_launch(struct rp *, const cJSON *, const char *, const char *,
+    int);
+static const char *launch_try_name(int);
 static char **launch_review_argv(const struct rp *);
 static char *launch_record(const char *, const struct rp_prompt *);
 static int launch_start_agent(struct rp *, const char *, const char *);
 static int launch_start_session(struct rp *, const struct rp_prompt *,
-    const char *);
+    const char *, int);
 
 int
 rp_may_launch(struct rp *rp)
 {
 	long long mb;
+	int alive;
 
-	if (rp->launched >= rp->set.max_reviews) {
-		log_msg("hit max reviews (%d) for this tick",
-		    rp->set.max_reviews);
+	if ((alive = launch_alive(rp)) == -1)
+		return 0;
+	if (alive + rp->launched >= rp->set.max_reviews) {
+		log_msg("hit max reviews (%d): %d review session(s) running",
+		    rp->set.max_reviews, alive + rp->launched);
 		return 0;
 	}
 	if (meminfo_mb(rp->cfg->meminfo_path, "MemAvailable", &mb) == -1) {
@@ -56,6 +62,70 @@ rp_may_launch(struct rp *rp)
 		log_msg("skip: %lld MB available", mb);
 		return 0;
 	}
+	return 1;
+}
+
+/*
+ * The project's review sessions alive before this tick's launches,
+ * counted once (the ones this tick started are rp->launched): the
+ * number, or -1 when they cannot be listed (logged).
+ */
+static int
+launch_alive(struct rp *rp)
+{
+	char *prefix, **names = NULL;
+	size_t n = 0;
+
+	if (rp->alive >= 0)
+		return rp->alive;
+	prefix = runfiles_review_session_prefix(rp->cfg->project_name);
+	if (agent_list(prefix, &names, &n) == -1) {
+		log_msg("skip: cannot list the review sessions");
+		free(prefix);
+		return -1;
+	}
+	agent_list_free(names, n);
+	free(prefix);
+	return rp->alive = (int)n;
+}
+
+/*
+ * Whether the review of sha of pr may be tried (again): 1 with the try's
+ * number in *try_no (0: the one restart of a review whose agent went
+ * away, which is not a new try), 0 when its tries are used up (logged),
+ * -1 when the count cannot be read.
+ */
+static int
+launch_tries(struct rp *rp, long long pr, const char *sha, int *try_no)
+{
+	char *req = runfiles_review_request(rp->cfg->project_name, pr);
+	char head[72], retried[8];
+	struct buf b;
+	int tries, restart = 0;
+
+	buf_init(&b, 0);
+	if (record_load(req, &b) == 0 &&
+	    record_get(buf_str(&b), "SHA:", head, sizeof(head)) == 0 &&
+	    strcmp(head, sha) == 0 &&
+	    record_get(buf_str(&b), "RETRIED:", retried, sizeof(retried)) ==
+		0 &&
+	    strcmp(retried, "1") == 0)
+		restart = 1;
+	buf_free(&b);
+	free(req);
+	*try_no = 0;
+	if (restart)
+		return 1;
+	if ((tries = rp_tries_get(rp, pr, sha)) == -1)
+		return -1;
+	if (tries >= RP_MAX_TRIES) {
+		log_msg(
+		    "pr #%lld: %.7s tried %d times without a usable review, "
+		    "skip until a new push",
+		    pr, sha, tries);
+		return 0;
+	}
+	*try_no = tries + 1;
 	return 1;
 }
 
@@ -86,15 +156,16 @@ launch_wanted(const struct rp *rp, const cJSON *pr)
 
 /*
  * 1 when sha of pr has a review already (a formal one other than a
- * comment, a review comment, or an error comment), 0 when not, -1 when
- * that cannot be told.
+ * comment, or a review comment), 0 when not, -1 when that cannot be
+ * told.  An error comment is no review: the head is tried again
+ * (tries.c).
  */
 static int
 launch_already_reviewed(struct rp *rp, long long pr, const char *sha)
 {
 	const cJSON *comments, *reviews, *rv;
 	const char *commit, *state;
-	char *mark, *err_mark;
+	char *mark;
 	int found;
 
 	if (forge_reviews_list(rp->review, pr, &reviews) == -1 ||
@@ -111,11 +182,8 @@ launch_already_reviewed(struct rp *rp, long long pr, const char *sha)
 			return 1;
 	}
 	mark = rp_reviewed_marker(sha);
-	err_mark = rp_error_marker(sha);
-	found = rp_last_comment_with(comments, mark) != NULL ||
-	    rp_last_comment_with(comments, err_mark) != NULL;
+	found = rp_last_comment_with(comments, mark) != NULL;
 	free(mark);
-	free(err_mark);
 	return found;
 }
 
@@ -166,7 +234,7 @@ rp_review_new(struct rp *rp)
 	const char *sha;
 	char ci[96];
 	long long n;
-	int r = 0, done;
+	int r = 0, done, try_no;
 
 	cJSON_ArrayForEach (pr, rp->pulls) {
 		if (json_int(pr, "number", &n) == -1 ||
@@ -180,17 +248,15 @@ rp_review_new(struct rp *rp)
 			r = done == -1 ? -1 : r;
 			continue;
 		}
-		switch (launch_ci_ready(rp, n, sha, ci, sizeof(ci))) {
-		case -1:
-			r = -1;
-			/* FALLTHROUGH */
-		case 0:
+		if ((done = launch_ci_ready(rp, n, sha, ci, sizeof(ci))) != 1 ||
+		    (done = launch_tries(rp, n, sha, &try_no)) != 1) {
+			r = done == -1 ? -1 : r;
 			continue;
 		}
 		if (!rp_may_launch(rp))
 			break;
 		log_msg("pr #%lld: needs review (ci=%s, sha=%.7s)", n, ci, sha);
-		if (launch_launch(rp, pr, NULL, ci) == -1)
+		if (launch_launch(rp, pr, NULL, ci, try_no) == -1)
 			r = -1;
 	}
 	return r;
@@ -204,7 +270,7 @@ rp_rereview(struct rp *rp)
 	const char *sha;
 	char ci[96];
 	size_t i, n;
-	int r = 0, done;
+	int r = 0, done, try_no;
 
 	if (rp_runs_list(rp, &runs, &n) == -1)
 		return -1;
@@ -224,7 +290,8 @@ rp_rereview(struct rp *rp)
 			continue;
 		}
 		if ((done = launch_ci_ready(rp, runs[i].pr, sha, ci,
-			 sizeof(ci))) != 1) {
+			 sizeof(ci))) != 1 ||
+		    (done = launch_tries(rp, runs[i].pr, sha, &try_no)) != 1) {
 			r = done == -1 ? -1 : r;
 			continue;
 		}
@@ -232,7 +299,7 @@ rp_rereview(struct rp *rp)
 			break;
 		log_msg("pr #%lld: re-review, new commits (%.7s -> %.7s)",
 		    runs[i].pr, runs[i].sha, sha);
-		if (launch_launch(rp, pr, runs[i].sha, ci) == -1)
+		if (launch_launch(rp, pr, runs[i].sha, ci, try_no) == -1)
 			r = -1;
 	}
 	rp_runs_free(runs, n);
@@ -307,12 +374,13 @@ launch_record(const char *req, const struct rp_prompt *in)
 }
 
 /*
- * Worktree, run files, session, prompt.  On any failure everything is
- * removed again so the next tick starts over.
+ * Worktree, run files, the count of tries (try_no, written before the
+ * agent starts; 0: a restart, not counted), session, prompt.  On any
+ * failure everything is removed again so the next tick starts over.
  */
 static int
 launch_start_session(struct rp *rp, const struct rp_prompt *in,
-    const char *prompt)
+    const char *prompt, int try_no)
 {
 	const char *p = rp->cfg->project_name;
 	char *wt = runfiles_review_worktree(p, in->pr);
@@ -324,11 +392,13 @@ launch_start_session(struct rp *rp, const struct rp_prompt *in,
 	enum act_inject got;
 	int r = -1;
 
+	rp_status(rp, in->pr, "preparing review session");
+	rp_run_kill(rp, in->pr);
 	if (rp_worktree_add(rp, wt, in->sha) == -1 ||
 	    act_remove(&rp->act, output) == -1 ||
 	    act_write(&rp->act, req, record, 0) == -1 ||
 	    act_write(&rp->act, phase, "", 0) == -1 ||
-	    act_kill(&rp->act, session) == -1 ||
+	    (try_no > 0 && rp_tries_set(rp, in->pr, in->sha, try_no) == -1) ||
 	    launch_start_agent(rp, session, wt) == -1)
 		goto out;
 	got = act_inject(&rp->act, session, prompt);
@@ -336,9 +406,10 @@ launch_start_session(struct rp *rp, const struct rp_prompt *in,
 		goto out;
 	if (!rp->act.dry_run)
 		log_msg("pr #%lld: review session %s started (%zu bytes of "
-			"prompt, re-review: %s)",
+			"prompt, re-review: %s, %s)",
 		    in->pr, session, strlen(prompt),
-		    in->prev_sha[0] ? "yes" : "no");
+		    in->prev_sha[0] ? "yes" : "no", launch_try_name(try_no));
+	rp_status(rp, in->pr, "waiting for review");
 	r = 0;
 out:
 	if (r == -1)
@@ -352,10 +423,25 @@ out:
 	return r;
 }
 
-/* Launch a review of the open PR pr (prev_sha: a re-review of it). */
+/* "try 2 of 3", or "restart" for try_no 0.  Valid until the next call. */
+static const char *
+launch_try_name(int try_no)
+{
+	static char name[32];
+
+	if (try_no == 0)
+		return "restart after its agent went away";
+	snprintf(name, sizeof(name), "try %d of %d", try_no, RP_MAX_TRIES);
+	return name;
+}
+
+/*
+ * Launch a review of the open PR pr (prev_sha: a re-review of it) as try
+ * try_no of its head (launch_tries()).
+ */
 static int
 launch_launch(struct rp *rp, const cJSON *pr, const char *prev_sha,
-    const char *ci)
+    const char *ci, int try_no)
 {
 	struct rp_prompt in;
 	char *prompt = NULL;
@@ -369,14 +455,16 @@ launch_launch(struct rp *rp, const cJSON *pr, const char *prev_sha,
 	in.title = json_str(pr, "title");
 	in.body = json_str(pr, "body") ? json_str(pr, "body") : "";
 	snprintf(in.ci, sizeof(in.ci), "%s", ci);
+	rp_status(rp, in.pr, "fetching metadata");
 	/* The clone needs the PR's commits for the diff since last time. */
-	if (rp_git_fetch(rp, in.head) == -1 ||
-	    rp_prompt_gather(rp, &in, prev_sha) == -1)
+	if (rp_git_fetch(rp, in.head) == -1)
 		goto out;
-	if ((prompt = rp_prompt_render(rp, &in)) == NULL)
+	rp_status(rp, in.pr, "fetching diff");
+	if (rp_prompt_gather(rp, &in, prev_sha) == -1 ||
+	    (prompt = rp_prompt_render(rp, &in)) == NULL)
 		goto out;
 	rp->launched++;
-	r = launch_start_session(rp, &in, prompt);
+	r = launch_start_session(rp, &in, prompt, try_no);
 out:
 	free(prompt);
 	rp_prompt_free(&in);
