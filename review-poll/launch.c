@@ -37,8 +37,8 @@ static const char *launch_try_name(int);
 static char **launch_review_argv(const struct rp *);
 static char *launch_record(const char *, const struct rp_prompt *);
 static int launch_start_agent(struct rp *, const char *, const char *);
-static int launch_start_session(struct rp *, const struct rp_prompt *,
-    const char *, int);
+static int launch_prepare(struct rp *, const struct rp_prompt *);
+static int launch_try(struct rp *, const struct rp_prompt *, const char *, int);
 
 int
 rp_may_launch(struct rp *rp)
@@ -373,33 +373,55 @@ launch_record(const char *req, const struct rp_prompt *in)
 	return rp_run_record(in->sha, in->prev_sha, strcmp(retried, "1") == 0);
 }
 
-/*
- * Worktree, run files, the count of tries (try_no, written before the
- * agent starts; 0: a restart, not counted), session, prompt.  On any
- * failure everything is removed again so the next tick starts over.
- */
+/* The worktree and the run files of a launch: 0, or -1. */
 static int
-launch_start_session(struct rp *rp, const struct rp_prompt *in,
-    const char *prompt, int try_no)
+launch_prepare(struct rp *rp, const struct rp_prompt *in)
 {
 	const char *p = rp->cfg->project_name;
 	char *wt = runfiles_review_worktree(p, in->pr);
 	char *phase = runfiles_review_phase(p, in->pr);
 	char *output = runfiles_review_output(p, in->pr);
 	char *req = runfiles_review_request(p, in->pr);
-	char *session = runfiles_review_session(p, in->pr);
 	char *record = launch_record(req, in);
-	enum act_inject got;
 	int r = -1;
 
 	rp_status(rp, in->pr, "preparing review session");
 	rp_run_kill(rp, in->pr);
-	if (rp_worktree_add(rp, wt, in->sha) == -1 ||
-	    act_remove(&rp->act, output) == -1 ||
-	    act_write(&rp->act, req, record, 0) == -1 ||
-	    act_write(&rp->act, phase, "", 0) == -1 ||
-	    (try_no > 0 && rp_tries_set(rp, in->pr, in->sha, try_no) == -1) ||
-	    launch_start_agent(rp, session, wt) == -1)
+	if (rp_worktree_add(rp, wt, in->sha) == 0 &&
+	    act_remove(&rp->act, output) == 0 &&
+	    act_write(&rp->act, req, record, 0) == 0 &&
+	    act_write(&rp->act, phase, "", 0) == 0)
+		r = 0;
+	free(wt);
+	free(phase);
+	free(output);
+	free(req);
+	free(record);
+	return r;
+}
+
+/*
+ * The try: counted (try_no, synced; 0 a restart, not counted) before the
+ * agent starts, then the agent and its prompt.  An agent that never
+ * started or never got the prompt made no try: the count goes back (a
+ * crash in between leaves it counted, which never grants an extra try).
+ */
+static int
+launch_try(struct rp *rp, const struct rp_prompt *in, const char *prompt,
+    int try_no)
+{
+	const char *p = rp->cfg->project_name;
+	char *session = runfiles_review_session(p, in->pr);
+	char *wt = runfiles_review_worktree(p, in->pr);
+	enum act_inject got;
+	int counted = 0, r = -1;
+
+	if (try_no > 0) {
+		if (rp_tries_set(rp, in->pr, in->sha, try_no) == -1)
+			goto out;
+		counted = 1;
+	}
+	if (launch_start_agent(rp, session, wt) == -1)
 		goto out;
 	got = act_inject(&rp->act, session, prompt);
 	if (got != ACT_INJECTED && got != ACT_INJECT_DRY)
@@ -412,14 +434,10 @@ launch_start_session(struct rp *rp, const struct rp_prompt *in,
 	rp_status(rp, in->pr, "waiting for review");
 	r = 0;
 out:
-	if (r == -1)
-		rp_run_cleanup(rp, in->pr, 0);
-	free(wt);
-	free(phase);
-	free(output);
-	free(req);
+	if (r == -1 && counted)
+		(void)rp_tries_set(rp, in->pr, in->sha, try_no - 1);
 	free(session);
-	free(record);
+	free(wt);
 	return r;
 }
 
@@ -464,7 +482,11 @@ launch_launch(struct rp *rp, const cJSON *pr, const char *prev_sha,
 	    (prompt = rp_prompt_render(rp, &in)) == NULL)
 		goto out;
 	rp->launched++;
-	r = launch_start_session(rp, &in, prompt, try_no);
+	if ((r = launch_prepare(rp, &in)) == 0)
+		r = launch_try(rp, &in, prompt, try_no);
+	/* On any failure everything goes, so the next tick starts over. */
+	if (r == -1)
+		rp_run_cleanup(rp, in.pr, 0);
 out:
 	free(prompt);
 	rp_prompt_free(&in);
