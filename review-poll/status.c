@@ -12,6 +12,7 @@
 #include "act.h"
 #include "buf.h"
 #include "config.h"
+#include "log.h"
 #include "review-poll.h"
 #include "runfiles.h"
 #include "xmalloc.h"
@@ -20,14 +21,17 @@ void
 rp_status(struct rp *rp, long long pr, const char *fmt, ...)
 {
 	char *path = runfiles_review_status(rp->cfg->project_name), *msg;
-	char who[40];
+	char ts[32], *line;
 	va_list ap;
 
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	snprintf(who, sizeof(who), "PR #%lld", pr);
-	(void)act_status(&rp->act, path, who, "%s", msg);
+	log_msg("pr #%lld: %s", pr, msg);
+	log_timestamp(ts, sizeof(ts));
+	line = xasprintf("[%s] PR #%lld: %s\n", ts, pr, msg);
+	(void)act_write(&rp->act, path, line, 0);
+	free(line);
 	free(msg);
 	free(path);
 }
