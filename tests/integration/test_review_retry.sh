@@ -47,8 +47,11 @@ check_eq "try 1 of both: counted before the agents ran" \
     "$(tries 11) / $(tries 12)" "$(short "$S1") 1 / $(short "$S2") 1"
 rv_wait_done 11 12
 rv_tick
-check_has "the failure: one error comment" "$(rv_comments 11)" \
-    "<!-- review-error: $S1 -->"
+check_has "the failure: one error comment, upstream's heading, marker, words" \
+    "$(rv_comments 11 | pyjson 'd[0]')" \
+    "## AI Review — Error
+<!-- review-error: $S1 -->
+Review failed."
 check_eq "no review of #11 yet" "$(rv_reviews 11)" ""
 check "the failed head is tried again (the marker used to stop it)" \
     grep -q "pr #11: review session review-$P-11 started (.*try 2 of 3)" "$LOG"
