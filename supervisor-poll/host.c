@@ -1,7 +1,10 @@
 /*
  * The host layer, once per tick: memory crisis, disk pressure, stale
  * one-shot agent runs, log rotation and the "infra" metric.  It touches
- * only this user's one-shot agent processes and this toolkit's logs.
+ * only this user's one-shot agent processes and this toolkit's logs, and,
+ * as upstream did (each switchable), the page cache on a memory crisis and
+ * docker's unused data on disk pressure.  After the fix command, memory
+ * and disk are read again (host_recheck()).
  */
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -145,9 +148,9 @@ host_last_line(const struct buf *out, char *line, size_t linesz)
 
 /*
  * Run argv with root's rights as upstream did: through "sudo -n" (never
- * asking for a password) when sudo is installed, else as it is.  A
- * refusal, a failure or a missing sudo is one log line naming what was
- * skipped.  0 when it ran and exited 0, -1 otherwise.
+ * asking for a password) when sudo is installed, else as it is (root, or
+ * a user the program lets in).  A refusal or a failure is one log line
+ * naming what was skipped.  0 when it ran and exited 0, -1 otherwise.
  */
 static int
 host_privileged(struct sup *s, const char *const *argv, int timeout_s,
