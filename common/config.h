@@ -30,12 +30,13 @@ struct config_var {
 struct config_review {
 	char *model;		    /* --model of the review agent */
 	size_t max_diff;	    /* diff bytes put into a prompt */
-	int max_reviews;	    /* launches per tick */
+	int max_reviews;	    /* review sessions alive at once */
 	long long idle_timeout_s;   /* a review session's run files age */
 	long long no_review_s;	    /* awaiting_review without a review */
 	long long min_available_mb; /* memory needed to launch */
 	int ready_timeout_s;	    /* wait for the agent's prompt */
 	long long pr_timeout_s;	    /* review-poll --pr: the verdict's wait */
+	long long agent_timeout_s;  /* an agent writing no phase */
 };
 
 struct config {
@@ -67,6 +68,8 @@ struct config {
 	char *agent_ready_pattern;
 	char *dev_agent_cmd;	  /* legacy DEV_AGENT_CMD, or NULL */
 	char *supervisor_fix_cmd; /* "" disables */
+	int drop_caches;	  /* SUPERVISOR_DROP_CACHES */
+	int docker_prune;	  /* SUPERVISOR_DOCKER_PRUNE */
 	char *tmux_socket;	  /* -L name, or NULL */
 	char *meminfo_path;
 	char *formulas_dir; /* prompt templates */

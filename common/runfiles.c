@@ -89,6 +89,12 @@ runfiles_dev_status(const char *p)
 }
 
 char *
+runfiles_dev_ticks(const char *p)
+{
+	return xasprintf("%s/dev-poll-ticks-%s", run_dir, p);
+}
+
+char *
 runfiles_idle_marker(const char *s)
 {
 	return xasprintf("%s/claude-idle-%s.ts", run_dir, s);
@@ -146,6 +152,12 @@ char *
 runfiles_review_request(const char *p, long long r)
 {
 	return xasprintf("%s/%s-review-request-%lld", run_dir, p, r);
+}
+
+char *
+runfiles_review_tries(const char *p, long long r)
+{
+	return xasprintf("%s/%s-review-tries-%lld", run_dir, p, r);
 }
 
 char *
@@ -230,6 +242,16 @@ runfiles_review_phase_prs(const char *p, long long **nums, size_t *n)
 {
 	char *pattern = xasprintf("%s/review-session-%s-*.phase", run_dir, p);
 	int r = runfiles_list(pattern, runfiles_review_phase_pr, p, nums, n);
+
+	free(pattern);
+	return r;
+}
+
+int
+runfiles_review_tries_prs(const char *p, long long **nums, size_t *n)
+{
+	char *pattern = xasprintf("%s/%s-review-tries-*", run_dir, p);
+	int r = runfiles_list(pattern, runfiles_review_tries_pr, p, nums, n);
 
 	free(pattern);
 	return r;
@@ -372,6 +394,12 @@ long long
 runfiles_review_phase_pr(const char *p, const char *path)
 {
 	return runfiles_project_number(path, "review-session-%s-", p, ".phase");
+}
+
+long long
+runfiles_review_tries_pr(const char *p, const char *path)
+{
+	return runfiles_project_number(path, "%s-review-tries-", p, "");
 }
 
 long long

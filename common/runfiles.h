@@ -25,6 +25,29 @@ char *runfiles_escalation_reply(void);
 char *runfiles_dev_poll_lock(const char *project);
 char *runfiles_dev_agent_lock(const char *project);
 char *runfiles_dev_status(const char *project);
+/*
+ * dev-poll's record of its recent ticks, read by supervisor-poll's health
+ * checks: "TICK:" (when the last tick ended), "OUTCOME:" (one of the
+ * words below), "STREAK:" (ticks in a row with that outcome), "SINCE:"
+ * (when that streak began) and "WORKED:" (the last tick that merged,
+ * launched or found an agent at work; the first tick recorded when none
+ * did yet).  Times are seconds since the epoch.
+ */
+char *runfiles_dev_ticks(const char *project);
+/*
+ * The outcomes: a PR was merged; a session was started; an agent holds
+ * the slot; too little memory to start one; in-progress work waits (for
+ * CI, a review); backlog issues wait but none can start; no backlog; the
+ * tick failed.
+ */
+#define RUNFILES_TICK_MERGED "merged"
+#define RUNFILES_TICK_LAUNCHED "launched"
+#define RUNFILES_TICK_BUSY "busy"
+#define RUNFILES_TICK_LOW_MEMORY "low-memory"
+#define RUNFILES_TICK_WAITING "waiting"
+#define RUNFILES_TICK_NOTHING_READY "nothing-ready"
+#define RUNFILES_TICK_NO_BACKLOG "no-backlog"
+#define RUNFILES_TICK_FAILED "failed"
 char *runfiles_idle_marker(const char *session);
 char *runfiles_exited_marker(const char *session);
 char *runfiles_phase_marker(const char *session);
@@ -36,6 +59,8 @@ char *runfiles_review_worktree(const char *project, long long pr);
 char *runfiles_review_output(const char *project, long long pr);
 /* What a running review is about: "SHA:" and "PREV:" lines. */
 char *runfiles_review_request(const char *project, long long pr);
+/* How often the review of one head was tried: "SHA:" and "TRIES:". */
+char *runfiles_review_tries(const char *project, long long pr);
 char *runfiles_review_lock(const char *project);
 char *runfiles_review_status(const char *project);
 /* dev-poll's per-issue tick state: idle ticks, recoveries, the notice
@@ -58,6 +83,7 @@ char *runfiles_infra_retry(long long repo_id, long long pipeline);
  */
 int runfiles_phase_issues(const char *project, long long **nums, size_t *n);
 int runfiles_review_phase_prs(const char *project, long long **nums, size_t *n);
+int runfiles_review_tries_prs(const char *project, long long **nums, size_t *n);
 
 /* Agent session names ("dev-P-N", "review-P-R"). */
 char *runfiles_dev_session(const char *project, long long issue);
@@ -81,6 +107,7 @@ char *runfiles_branch(long long issue);
  */
 long long runfiles_phase_issue(const char *project, const char *path);
 long long runfiles_review_phase_pr(const char *project, const char *path);
+long long runfiles_review_tries_pr(const char *project, const char *path);
 long long runfiles_dev_session_issue(const char *project, const char *name);
 long long runfiles_review_session_pr(const char *project, const char *name);
 long long runfiles_worktree_issue(const char *project, const char *path);

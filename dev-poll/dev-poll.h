@@ -122,7 +122,8 @@ struct dev_ctx {
 	int backlog_read;
 	const cJSON **inprog; /* in-progress issues, newest first */
 	size_t ninprog;
-	int merged; /* PRs merged this tick */
+	int merged;	       /* PRs merged this tick */
+	unsigned status_steps; /* status lines written: a launch went on */
 };
 
 /* What dp_launch() did. */
@@ -190,6 +191,12 @@ int dp_worktree_recover(struct dev_ctx *, const char *remote, const char *wt,
 /* Replace the operators' status line (dev-agent-status-P) and log it. */
 int dp_status(struct dev_ctx *, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/*
+ * Record what the tick came to in dev-poll-ticks-P (runfiles.h): s as
+ * the steps returned it, ended the outcome of the step that ended it
+ * (a RUNFILES_TICK_ word), refined by what the tick did.
+ */
+void dp_tick_record(struct dev_ctx *, enum dp_step s, const char *ended);
 
 /* prs.c */
 /* Read the open PRs into the context, once.  0 or -1 (logged). */

@@ -36,7 +36,7 @@ static int main_tick_lock(const struct config *, int *, int);
 static void main_ctx_open(struct dev_ctx *, const struct config *,
     const struct cli *);
 static void main_ctx_close(struct dev_ctx *);
-static enum dp_step main_tick(struct dev_ctx *);
+static enum dp_step main_tick(struct dev_ctx *, const char **);
 static long long main_now_ms(void);
 static void main_summary(long long);
 
@@ -108,24 +108,32 @@ main_ctx_close(struct dev_ctx *c)
 	forge_close(c->forge);
 }
 
-/* The steps of DESIGN section 5; each may end the tick. */
+/*
+ * The steps of DESIGN section 5; each may end the tick.  *ended says
+ * what the step that ended it stands for (dp_tick_record()).
+ */
 static enum dp_step
-main_tick(struct dev_ctx *c)
+main_tick(struct dev_ctx *c, const char **ended)
 {
 	enum dp_step s;
 
+	*ended = RUNFILES_TICK_WAITING;
 	if ((s = dp_merge_prelock(c)) != DP_NEXT)
 		return s;
 	if ((s = dp_react(c)) != DP_NEXT)
 		return s;
+	*ended = RUNFILES_TICK_BUSY;
 	if ((s = dp_slot(c)) != DP_NEXT)
 		return s;
+	*ended = RUNFILES_TICK_LOW_MEMORY;
 	if ((s = dp_memory(c)) != DP_NEXT)
 		return s;
+	*ended = RUNFILES_TICK_WAITING;
 	if ((s = dp_orphans(c)) != DP_NEXT)
 		return s;
 	if ((s = dp_stuck(c)) != DP_NEXT)
 		return s;
+	*ended = RUNFILES_TICK_NOTHING_READY;
 	return dp_backlog(c);
 }
 
@@ -158,7 +166,9 @@ main(int argc, char *argv[])
 	struct dev_ctx ctx;
 	struct cli cli;
 	char *msg = NULL;
+	const char *ended = NULL;
 	long long start = main_now_ms();
+	enum dp_step s = DP_NEXT;
 	int rc, fd = -1, r;
 
 	if ((rc = cli_start(argc, argv, &main_tool, &cli, &cfg, &msg)) != -1)
@@ -179,9 +189,11 @@ main(int argc, char *argv[])
 	main_ctx_open(&ctx, &cfg, &cli);
 	if (cli.issue > 0)
 		rc = dp_oneshot(&ctx, cli.issue, cli.force, &msg);
-	else if (main_tick(&ctx) == DP_FAIL)
+	else if ((s = main_tick(&ctx, &ended)) == DP_FAIL)
 		rc = CLI_EXIT_FAIL;
 	dp_merge_finish(&ctx);
+	if (cli.issue == 0)
+		dp_tick_record(&ctx, s, ended);
 	main_ctx_close(&ctx);
 	http_cleanup();
 	curl_global_cleanup();

@@ -1,7 +1,8 @@
 /*
  * Step 1: reviews that no longer matter go with their session, worktree
  * and run files: their PR closed, their phase unknown, idle too long; and
- * review sessions without run files whose PR closed or that sat idle.
+ * review sessions without run files whose PR closed or that sat idle;
+ * and the try counts of PRs no longer open.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,7 +78,7 @@ rp_cleanup(struct rp *rp)
 {
 	int r = rp_runs_each(rp, cleanup_one);
 
-	if (cleanup_orphans(rp) == -1)
+	if (cleanup_orphans(rp) == -1 || rp_tries_sweep(rp) == -1)
 		r = -1;
 	return r;
 }

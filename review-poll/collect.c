@@ -1,8 +1,12 @@
 /*
- * Step 2: reviews whose agent is through are posted: the comment, unless
- * an earlier tick posted it, then the formal review; an approval
- * dismisses this bot's older requests for changes.  Output that is not
- * the review JSON gives one error comment.  A fault between two writes
+ * Step 2: reviews whose agent is through (it wrote its phase, it is back
+ * at its prompt without one, it wrote none within the agent timeout, or
+ * it is gone) are posted: the comment, unless an earlier tick posted it,
+ * then the formal review; an approval dismisses this bot's older requests
+ * for changes.  Output that is not the review JSON gives one error
+ * comment per head, and the review is tried again on a later tick (at
+ * most RP_MAX_TRIES tries per head, tries.c); an agent that went away
+ * without a word is started once more first.  A fault between two writes
  * is completed on the next tick, never duplicated: each write is looked
  * for on the forge before it is made (for a forced review of a head
  * reviewed before, a review comment newer than the ones there when it
@@ -36,8 +40,10 @@ static int collect_already_formal(const cJSON *, const char *, const char *,
 static void collect_dismiss_own(struct rp *, long long, const cJSON *,
     const char *);
 static int collect_post_error(struct rp *, const struct rp_run *, const char *);
-static int collect_finish(struct rp *, const struct rp_run *, int);
+static int collect_finish(struct rp *, const struct rp_run *, int, int);
 static int collect_retry_later(struct rp *, const struct rp_run *);
+static void collect_why(const struct rp *, const struct rp_run *, char *,
+    size_t);
 
 int
 rp_collect(struct rp *rp)
@@ -74,7 +80,7 @@ collect_one(struct rp *rp, const struct rp_run *run)
 {
 	struct rp_verdict v;
 	struct buf out;
-	char why[160], *path;
+	char why[200], *path;
 	int valid = 0, r;
 
 	if (!rp_run_collectable(run))
@@ -89,14 +95,17 @@ collect_one(struct rp *rp, const struct rp_run *run)
 		r = 0;
 		goto out;
 	}
-	if (!file_exists(path) && run->phase.phase == PHASE_NONE &&
-	    !run->retried) {
+	if (run->state == RP_RUN_GONE && !file_exists(path) && !run->retried) {
 		r = collect_retry_later(rp, run);
 		goto out;
 	}
+	if (run->state == RP_RUN_IDLE || run->state == RP_RUN_TIMEOUT) {
+		log_msg("pr #%lld: the review agent is %s: stopped", run->pr,
+		    rp_run_state_name(run->state));
+		rp_run_kill(rp, run->pr);
+	}
 	if (file_read(path, OUTPUT_MAX, &out) == -1)
-		snprintf(why, sizeof(why), "no output file; the agent %s",
-		    run->phase.phase == PHASE_NONE ? "exited" : run->phase.raw);
+		collect_why(rp, run, why, sizeof(why));
 	else if (rp_verdict_parse(buf_str(&out), out.len, &v, why,
 		     sizeof(why)) == 0)
 		valid = 1;
@@ -106,10 +115,11 @@ collect_one(struct rp *rp, const struct rp_run *run)
 	else
 		log_msg("pr #%lld: review of %.7s failed: %s", run->pr,
 		    run->sha, why);
+	rp_status(rp, run->pr, "posting review");
 	r = valid ? collect_post_review(rp, run, &v) :
 		    collect_post_error(rp, run, why);
 	if (r == 0)
-		r = collect_finish(rp, run,
+		r = collect_finish(rp, run, valid,
 		    valid && rp_verdict_wants_changes(v.verdict));
 out:
 	rp_verdict_free(&v);
@@ -118,10 +128,35 @@ out:
 	return r;
 }
 
+/* Why a review left no output file, as review-pr.sh's monitor ended. */
+static void
+collect_why(const struct rp *rp, const struct rp_run *run, char *why,
+    size_t whysz)
+{
+	switch (run->state) {
+	case RP_RUN_IDLE:
+		snprintf(why, whysz,
+		    "no output file; the agent stopped at its prompt without "
+		    "writing PHASE:done (idle_prompt)");
+		break;
+	case RP_RUN_TIMEOUT:
+		snprintf(why, whysz,
+		    "no output file; no PHASE:done within %lld s "
+		    "(idle_timeout)",
+		    rp->set.agent_timeout_s);
+		break;
+	default:
+		snprintf(why, whysz, "no output file; the agent %s",
+		    run->phase.phase == PHASE_NONE ? "exited" : run->phase.raw);
+	}
+}
+
 /*
  * The agent went away without a word (a crash, a reboot): mark the
  * launch record as retried and drop the phase file, so that the review
- * is started once more; a second such end is reported as an error.
+ * is started once more (this tick, when a review may start, else a later
+ * one) without counting a new try, as review-pr.sh restarted a crashed
+ * session once; a second such end is reported as an error.
  */
 static int
 collect_retry_later(struct rp *rp, const struct rp_run *run)
@@ -133,6 +168,7 @@ collect_retry_later(struct rp *rp, const struct rp_run *run)
 	log_msg("pr #%lld: the review agent exited without a review, "
 		"starting it once more",
 	    run->pr);
+	rp_run_kill(rp, run->pr);
 	if (act_write(&rp->act, req, text, 0) == 0 &&
 	    act_remove(&rp->act, run->phase_path) == 0)
 		r = 0;
@@ -144,14 +180,21 @@ collect_retry_later(struct rp *rp, const struct rp_run *run)
 /*
  * The review is posted: keep waiting for the developer's changes, or
  * remove everything.  The new phase is written before anything else goes.
+ * A review (valid) settles the head's tries; an error comment leaves
+ * them for the next try.
  */
 static int
-collect_finish(struct rp *rp, const struct rp_run *run, int wants_changes)
+collect_finish(struct rp *rp, const struct rp_run *run, int valid,
+    int wants_changes)
 {
 	const char *p = rp->cfg->project_name;
 	char *text, *wt, *out, *req;
 	int r = 0;
 
+	if (valid) {
+		rp->posted++;
+		rp_tries_forget(rp, run->pr);
+	}
 	if (!wants_changes) {
 		rp_run_cleanup(rp, run->pr, 0);
 		return 0;
@@ -166,7 +209,7 @@ collect_finish(struct rp *rp, const struct rp_run *run, int wants_changes)
 	wt = runfiles_review_worktree(p, run->pr);
 	out = runfiles_review_output(p, run->pr);
 	req = runfiles_review_request(p, run->pr);
-	(void)act_kill(&rp->act, run->session);
+	rp_run_kill(rp, run->pr);
 	(void)rp_worktree_remove(rp, wt);
 	(void)act_remove(&rp->act, out);
 	(void)act_remove(&rp->act, req);

@@ -24,22 +24,27 @@
 #include "woodpecker.h"
 #include "xmalloc.h"
 
+static int launch_alive(struct rp *);
 static int launch_is_wip(const char *);
 static int launch_wanted(const struct rp *, const cJSON *);
+static const char *launch_try_name(int);
 static char **launch_review_argv(const struct rp *);
 static char *launch_record(struct rp *, const char *, const struct rp_prompt *);
 static int launch_start_agent(struct rp *, const char *, const char *);
-static int launch_start_session(struct rp *, const struct rp_prompt *,
-    const char *);
+static int launch_prepare(struct rp *, const struct rp_prompt *);
+static int launch_try(struct rp *, const struct rp_prompt *, const char *, int);
 
 int
 rp_may_launch(struct rp *rp)
 {
 	long long mb;
+	int alive;
 
-	if (rp->launched >= rp->set.max_reviews) {
-		log_msg("hit max reviews (%d) for this tick",
-		    rp->set.max_reviews);
+	if ((alive = launch_alive(rp)) == -1)
+		return 0;
+	if (alive + rp->launched >= rp->set.max_reviews) {
+		log_msg("hit max reviews (%d): %d review session(s) running",
+		    rp->set.max_reviews, alive + rp->launched);
 		return 0;
 	}
 	if (meminfo_mb(rp->cfg->meminfo_path, "MemAvailable", &mb) == -1) {
@@ -51,6 +56,64 @@ rp_may_launch(struct rp *rp)
 		log_msg("skip: %lld MB available", mb);
 		return 0;
 	}
+	return 1;
+}
+
+/*
+ * The project's review sessions alive before this tick's launches,
+ * counted once (the ones this tick started are rp->launched): the
+ * number, or -1 when they cannot be listed (logged).
+ */
+static int
+launch_alive(struct rp *rp)
+{
+	char *prefix, **names = NULL;
+	size_t n = 0;
+
+	if (rp->alive >= 0)
+		return rp->alive;
+	prefix = runfiles_review_session_prefix(rp->cfg->project_name);
+	if (agent_list(prefix, &names, &n) == -1) {
+		log_msg("skip: cannot list the review sessions");
+		free(prefix);
+		return -1;
+	}
+	agent_list_free(names, n);
+	free(prefix);
+	return rp->alive = (int)n;
+}
+
+int
+rp_launch_tries(struct rp *rp, long long pr, const char *sha, int *try_no)
+{
+	char *req = runfiles_review_request(rp->cfg->project_name, pr);
+	char head[72], retried[8];
+	struct buf b;
+	int tries, restart = 0;
+
+	buf_init(&b, 0);
+	if (record_load(req, &b) == 0 &&
+	    record_get(buf_str(&b), "SHA:", head, sizeof(head)) == 0 &&
+	    strcmp(head, sha) == 0 &&
+	    record_get(buf_str(&b), "RETRIED:", retried, sizeof(retried)) ==
+		0 &&
+	    strcmp(retried, "1") == 0)
+		restart = 1;
+	buf_free(&b);
+	free(req);
+	*try_no = 0;
+	if (restart)
+		return 1;
+	if ((tries = rp_tries_get(rp, pr, sha)) == -1)
+		return -1;
+	if (tries >= RP_MAX_TRIES) {
+		log_msg(
+		    "pr #%lld: %.7s tried %d times without a usable review, "
+		    "skip until a new push",
+		    pr, sha, tries);
+		return 0;
+	}
+	*try_no = tries + 1;
 	return 1;
 }
 
@@ -84,7 +147,7 @@ rp_reviewed(struct rp *rp, long long pr, const char *sha)
 {
 	const cJSON *comments, *reviews, *rv;
 	const char *commit, *state;
-	char *mark, *err_mark;
+	char *mark;
 	int found;
 
 	if (forge_reviews_list(rp->review, pr, &reviews) == -1 ||
@@ -101,11 +164,8 @@ rp_reviewed(struct rp *rp, long long pr, const char *sha)
 			return 1;
 	}
 	mark = rp_reviewed_marker(sha);
-	err_mark = rp_error_marker(sha);
-	found = rp_last_comment_with(comments, mark) != NULL ||
-	    rp_last_comment_with(comments, err_mark) != NULL;
+	found = rp_last_comment_with(comments, mark) != NULL;
 	free(mark);
-	free(err_mark);
 	return found;
 }
 
@@ -151,7 +211,7 @@ rp_review_new(struct rp *rp)
 	const char *sha;
 	char ci[96];
 	long long n;
-	int r = 0, done;
+	int r = 0, done, try_no;
 
 	cJSON_ArrayForEach (pr, rp->pulls) {
 		if (json_int(pr, "number", &n) == -1 ||
@@ -165,17 +225,15 @@ rp_review_new(struct rp *rp)
 			r = done == -1 ? -1 : r;
 			continue;
 		}
-		switch (rp_ci_ready(rp, n, sha, ci, sizeof(ci))) {
-		case -1:
-			r = -1;
-			/* FALLTHROUGH */
-		case 0:
+		if ((done = rp_ci_ready(rp, n, sha, ci, sizeof(ci))) != 1 ||
+		    (done = rp_launch_tries(rp, n, sha, &try_no)) != 1) {
+			r = done == -1 ? -1 : r;
 			continue;
 		}
 		if (!rp_may_launch(rp))
 			break;
 		log_msg("pr #%lld: needs review (ci=%s, sha=%.7s)", n, ci, sha);
-		if (rp_launch(rp, pr, NULL, ci) == -1)
+		if (rp_launch(rp, pr, NULL, ci, try_no) == -1)
 			r = -1;
 	}
 	return r;
@@ -189,7 +247,7 @@ rp_rereview(struct rp *rp)
 	const char *sha;
 	char ci[96];
 	size_t i, n;
-	int r = 0, done;
+	int r = 0, done, try_no;
 
 	if (rp_runs_list(rp, &runs, &n) == -1)
 		return -1;
@@ -208,7 +266,9 @@ rp_rereview(struct rp *rp)
 			continue;
 		}
 		if ((done = rp_ci_ready(rp, runs[i].pr, sha, ci, sizeof(ci))) !=
-		    1) {
+			1 ||
+		    (done = rp_launch_tries(rp, runs[i].pr, sha, &try_no)) !=
+			1) {
 			r = done == -1 ? -1 : r;
 			continue;
 		}
@@ -216,7 +276,7 @@ rp_rereview(struct rp *rp)
 			break;
 		log_msg("pr #%lld: re-review, new commits (%.7s -> %.7s)",
 		    runs[i].pr, runs[i].sha, sha);
-		if (rp_launch(rp, pr, runs[i].sha, ci) == -1)
+		if (rp_launch(rp, pr, runs[i].sha, ci, try_no) == -1)
 			r = -1;
 	}
 	rp_runs_free(runs, n);
@@ -300,54 +360,89 @@ launch_record(struct rp *rp, const char *req, const struct rp_prompt *in)
 	    (int)forced);
 }
 
-/*
- * Worktree, run files, session, prompt.  On any failure everything is
- * removed again so the next tick starts over.
- */
+/* The worktree and the run files of a launch: 0, or -1. */
 static int
-launch_start_session(struct rp *rp, const struct rp_prompt *in,
-    const char *prompt)
+launch_prepare(struct rp *rp, const struct rp_prompt *in)
 {
 	const char *p = rp->cfg->project_name;
 	char *wt = runfiles_review_worktree(p, in->pr);
 	char *phase = runfiles_review_phase(p, in->pr);
 	char *output = runfiles_review_output(p, in->pr);
 	char *req = runfiles_review_request(p, in->pr);
-	char *session = runfiles_review_session(p, in->pr);
 	char *record = launch_record(rp, req, in);
-	enum act_inject got;
 	int r = -1;
 
-	if (rp_worktree_add(rp, wt, in->sha) == -1 ||
-	    act_remove(&rp->act, output) == -1 ||
-	    act_write(&rp->act, req, record, 0) == -1 ||
-	    act_write(&rp->act, phase, "", 0) == -1 ||
-	    act_kill(&rp->act, session) == -1 ||
-	    launch_start_agent(rp, session, wt) == -1)
+	rp_status(rp, in->pr, "preparing review session");
+	rp_run_kill(rp, in->pr);
+	if (rp_worktree_add(rp, wt, in->sha) == 0 &&
+	    act_remove(&rp->act, output) == 0 &&
+	    act_write(&rp->act, req, record, 0) == 0 &&
+	    act_write(&rp->act, phase, "", 0) == 0)
+		r = 0;
+	free(wt);
+	free(phase);
+	free(output);
+	free(req);
+	free(record);
+	return r;
+}
+
+/*
+ * The try: counted (try_no, synced; 0 a restart, not counted) before the
+ * agent starts, then the agent and its prompt.  An agent that never
+ * started or never got the prompt made no try: the count goes back (a
+ * crash in between leaves it counted, which never grants an extra try).
+ */
+static int
+launch_try(struct rp *rp, const struct rp_prompt *in, const char *prompt,
+    int try_no)
+{
+	const char *p = rp->cfg->project_name;
+	char *session = runfiles_review_session(p, in->pr);
+	char *wt = runfiles_review_worktree(p, in->pr);
+	enum act_inject got;
+	int counted = 0, r = -1;
+
+	if (try_no > 0) {
+		if (rp_tries_set(rp, in->pr, in->sha, try_no) == -1)
+			goto out;
+		counted = 1;
+	}
+	if (launch_start_agent(rp, session, wt) == -1)
 		goto out;
 	got = act_inject(&rp->act, session, prompt);
 	if (got != ACT_INJECTED && got != ACT_INJECT_DRY)
 		goto out;
 	if (!rp->act.dry_run)
 		log_msg("pr #%lld: review session %s started (%zu bytes of "
-			"prompt, re-review: %s)",
+			"prompt, re-review: %s, %s)",
 		    in->pr, session, strlen(prompt),
-		    in->prev_sha[0] ? "yes" : "no");
+		    in->prev_sha[0] ? "yes" : "no", launch_try_name(try_no));
+	rp_status(rp, in->pr, "waiting for review");
 	r = 0;
 out:
-	if (r == -1)
-		rp_run_cleanup(rp, in->pr, 0);
-	free(wt);
-	free(phase);
-	free(output);
-	free(req);
+	if (r == -1 && counted)
+		(void)rp_tries_set(rp, in->pr, in->sha, try_no - 1);
 	free(session);
-	free(record);
+	free(wt);
 	return r;
 }
 
+/* "try 2 of 3", or "restart" for try_no 0.  Valid until the next call. */
+static const char *
+launch_try_name(int try_no)
+{
+	static char name[32];
+
+	if (try_no == 0)
+		return "restart after its agent went away";
+	snprintf(name, sizeof(name), "try %d of %d", try_no, RP_MAX_TRIES);
+	return name;
+}
+
 int
-rp_launch(struct rp *rp, const cJSON *pr, const char *prev_sha, const char *ci)
+rp_launch(struct rp *rp, const cJSON *pr, const char *prev_sha, const char *ci,
+    int try_no)
 {
 	struct rp_prompt in;
 	char *prompt = NULL;
@@ -361,14 +456,20 @@ rp_launch(struct rp *rp, const cJSON *pr, const char *prev_sha, const char *ci)
 	in.title = json_str(pr, "title");
 	in.body = json_str(pr, "body") ? json_str(pr, "body") : "";
 	snprintf(in.ci, sizeof(in.ci), "%s", ci);
+	rp_status(rp, in.pr, "fetching metadata");
 	/* The clone needs the PR's commits for the diff since last time. */
-	if (rp_git_fetch(rp, in.head) == -1 ||
-	    rp_prompt_gather(rp, &in, prev_sha) == -1)
+	if (rp_git_fetch(rp, in.head) == -1)
 		goto out;
-	if ((prompt = rp_prompt_render(rp, &in)) == NULL)
+	rp_status(rp, in.pr, "fetching diff");
+	if (rp_prompt_gather(rp, &in, prev_sha) == -1 ||
+	    (prompt = rp_prompt_render(rp, &in)) == NULL)
 		goto out;
 	rp->launched++;
-	r = launch_start_session(rp, &in, prompt);
+	if ((r = launch_prepare(rp, &in)) == 0)
+		r = launch_try(rp, &in, prompt, try_no);
+	/* On any failure everything goes, so the next tick starts over. */
+	if (r == -1)
+		rp_run_cleanup(rp, in.pr, 0);
 out:
 	free(prompt);
 	rp_prompt_free(&in);

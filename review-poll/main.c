@@ -56,6 +56,7 @@ main_rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli)
 	const char *token = cfg->forge_review_token;
 
 	memset(rp, 0, sizeof(*rp));
+	rp->alive = -1;
 	rp->cfg = cfg;
 	rp->set = cfg->review;
 	rp->act.dry_run = cli->dry_run;
@@ -147,6 +148,7 @@ main(int argc, char *argv[])
 	main_step(&rp, rp_route(&rp));
 	main_step(&rp, rp_rereview(&rp));
 	main_step(&rp, rp_review_new(&rp));
+	rp_status_tick(&rp);
 	log_msg("--- poll done: %d review(s) started ---", rp.launched);
 	rc = rp.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 done:

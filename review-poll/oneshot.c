@@ -248,10 +248,21 @@ oneshot_find(struct rp *rp, long long pr, struct oneshot_run *run)
 static enum oneshot_state
 oneshot_launch(struct rp *rp, struct oneshot *o)
 {
+	int tries = 0;
+
 	if (o->launched >= 2)
 		return oneshot_say(o, ONESHOT_FAILED,
 		    "the review agent went away twice without a review");
-	if (rp_launch(rp, o->pull, o->prev[0] ? o->prev : NULL, o->ci) == -1)
+	/*
+	 * A person asked for this review: it counts as a try of the head but
+	 * is not refused when the tick's tries are used up; starting it again
+	 * after its agent went away is no new try.
+	 */
+	if (o->launched == 0 && (tries = rp_tries_get(rp, o->pr, o->sha)) == -1)
+		return oneshot_say(o, ONESHOT_FAILED,
+		    "cannot read the review's tries (see the log)");
+	if (rp_launch(rp, o->pull, o->prev[0] ? o->prev : NULL, o->ci,
+		o->launched == 0 ? tries + 1 : 0) == -1)
 		return oneshot_say(o, ONESHOT_FAILED,
 		    "the review could not be started (see the log)");
 	o->launched++;

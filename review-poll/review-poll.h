@@ -6,6 +6,8 @@
  *   repo.c      fetch, detached worktrees, incremental diffs
  *   verdict.c   the review output file, review comments and their markers
  *   runs.c      the reviews in flight, from their run files
+ *   tries.c     how often the review of a head was tried
+ *   status.c    the operators' status file, P-review-status
  *   cleanup.c   step 1: reviews that no longer matter
  *   collect.c   step 2: posting finished reviews
  *   route.c     step 3: verdicts into dev sessions in awaiting_review
@@ -43,6 +45,8 @@ struct rp {
 	time_t now;
 	const cJSON *pulls;  /* the open PRs, read once per tick */
 	int launched;	     /* review sessions started this tick */
+	int alive;	     /* review sessions alive before launching; -1 */
+	int posted;	     /* reviews posted this tick */
 	int failed;	     /* a run-time failure: exit 1 */
 	long long forced_pr; /* review-poll --pr --force: that PR, else 0 */
 	int forced_seen;     /* its head's review comments before */
@@ -67,17 +71,34 @@ struct rp_prompt {
 	char *previous; /* owned: the re-review section, or "" */
 };
 
+/* Where a review in flight stands (rp_runs_list()). */
+enum rp_run_state {
+	RP_RUN_WORKING,	 /* its agent is at it */
+	RP_RUN_FINISHED, /* its agent said so: done (or failed, escalate) */
+	RP_RUN_GONE,	 /* its agent went away without a word */
+	RP_RUN_IDLE,	 /* back at its prompt without a phase (Stop hook) */
+	RP_RUN_TIMEOUT,	 /* no phase within the agent timeout */
+	RP_RUN_WAITING,	 /* PHASE:awaiting_changes: no agent, a later head */
+	RP_RUN_UNSURE	 /* whether its session lives cannot be told */
+};
+
 /* A review in flight, from its run files. */
 struct rp_run {
 	long long pr;
 	char *session;
 	char *phase_path;
 	struct phase_info phase;
+	enum rp_run_state state;
 	char sha[64];  /* the reviewed head, from the launch record */
 	char prev[64]; /* the previously reviewed head, or "" */
 	int retried;   /* started again after its agent went away */
 	int forced;    /* forced: the head's review comments before, else -1 */
 };
+
+/* Tries of the review of one head before it is left to a new push. */
+#define RP_MAX_TRIES 3
+/* A Stop-hook marker this old, with no phase, means the agent stopped. */
+#define RP_IDLE_GRACE_S 30
 
 /* The review text kept from an agent's output. */
 #define RP_MARKDOWN_MAX (60 * 1024)
@@ -188,10 +209,38 @@ int rp_review_busy(struct rp *, long long pr);
  * were (forced >= 0; -1 for any other review).  Caller frees.
  */
 char *rp_run_record(const char *sha, const char *prev, int retried, int forced);
-/* Remove a review's session, worktree and run files. */
-void rp_run_cleanup(struct rp *, long long pr, int forget_injection);
-/* 1 when the review's agent is through: it said so, or it is gone. */
+/*
+ * Remove a review's session (and its hooks' markers), worktree and run
+ * files; with forget set (the PR closed) also its injection record and
+ * its count of tries.
+ */
+void rp_run_cleanup(struct rp *, long long pr, int forget);
+/* Stop a review's session and remove its hooks' markers. */
+void rp_run_kill(struct rp *, long long pr);
+/* 1 when the review's agent is through: it said so, stopped, or is gone. */
 int rp_run_collectable(const struct rp_run *);
+/* What a state is called in the log. */
+const char *rp_run_state_name(enum rp_run_state);
+
+/* status.c */
+/* Replace the status file with "PR #pr: message" (logged too). */
+void rp_status(struct rp *, long long pr, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* At the end of a tick: the reviews in flight, or none. */
+void rp_status_tick(struct rp *);
+
+/* tries.c */
+/*
+ * The tries of the review of sha of PR pr so far (0 when the count is of
+ * another head), or -1 when the count cannot be read.
+ */
+int rp_tries_get(struct rp *, long long pr, const char *sha);
+/* Persist tries as the count of sha, before the try: 0 or -1. */
+int rp_tries_set(struct rp *, long long pr, const char *sha, int tries);
+/* Forget PR pr's count (its review was posted, or it closed). */
+void rp_tries_forget(struct rp *, long long pr);
+/* Forget the counts of PRs no longer open: 0, or -1 (unknown). */
+int rp_tries_sweep(struct rp *);
 
 /* cleanup.c */
 /* Step 1: clean up reviews of closed PRs, idle ones, unknown phases. */
@@ -239,10 +288,18 @@ int rp_ci_ready(struct rp *, long long pr, const char *sha, char *note,
     size_t notesz);
 /*
  * Launch a review of the open PR pr (prev_sha: a re-review of it), ci
- * the CI state for the prompt: 0, or -1 (logged, everything removed).
+ * the CI state for the prompt, as try try_no of its head (0: the one
+ * restart of a review whose agent went away, not counted): 0, or -1
+ * (logged, everything removed).
  */
 int rp_launch(struct rp *, const cJSON *pr, const char *prev_sha,
-    const char *ci);
+    const char *ci, int try_no);
+/*
+ * Whether the review of sha of pr may be tried (again): 1 with the try's
+ * number in *try_no, 0 when its tries are used up (logged), -1 when the
+ * count cannot be read.
+ */
+int rp_launch_tries(struct rp *, long long pr, const char *sha, int *try_no);
 /* Step 4: re-review PRs whose review asked for changes and that moved. */
 int rp_rereview(struct rp *);
 /* Step 5: review the open PRs that need one. */

@@ -23,6 +23,8 @@
 #include "xmalloc.h"
 
 static void runs_record(const char *, struct rp_run *);
+static enum rp_run_state runs_state(const struct rp *, const struct rp_run *);
+static int runs_marker_age(const char *, time_t, time_t, long long *);
 
 int
 rp_runs_list(struct rp *rp, struct rp_run **runs, size_t *n)
@@ -51,6 +53,7 @@ rp_runs_list(struct rp *rp, struct rp_run **runs, size_t *n)
 			continue;
 		}
 		runs_record(p, run);
+		run->state = runs_state(rp, run);
 		(*n)++;
 	}
 	free(prs);
@@ -88,6 +91,74 @@ runs_record(const char *p, struct rp_run *run)
 		    sizeof(run->sha));
 	buf_free(&b);
 	free(req);
+}
+
+/*
+ * The age of the hook marker at path, in *age, when it was made since the
+ * launch (since): 1, or 0 when there is no such marker.
+ */
+static int
+runs_marker_age(const char *path, time_t since, time_t now, long long *age)
+{
+	time_t t;
+
+	if (file_mtime(path, &t) == -1 || t < since)
+		return 0;
+	*age = now > t ? (long long)(now - t) : 0;
+	return 1;
+}
+
+/*
+ * Where the review stands, as review-pr.sh's monitor saw it: the agent's
+ * phase, then (no phase yet) its session gone or its SessionEnd hook's
+ * marker there, its Stop hook's marker there for a while (it is back at
+ * its prompt without having written one), or no phase within the agent
+ * timeout since the launch wrote the empty phase file.
+ */
+static enum rp_run_state
+runs_state(const struct rp *rp, const struct rp_run *run)
+{
+	char *exited, *idle;
+	long long age;
+	int alive = 1, gone, stopped;
+
+	switch (run->phase.phase) {
+	case PHASE_DONE:
+	case PHASE_FAILED:
+	case PHASE_ESCALATE:
+		return RP_RUN_FINISHED;
+	case PHASE_AWAITING_CHANGES:
+		return RP_RUN_WAITING;
+	case PHASE_NONE:
+		break;
+	default:
+		return RP_RUN_WORKING; /* cleanup.c removes it */
+	}
+	exited = runfiles_exited_marker(run->session);
+	idle = runfiles_idle_marker(run->session);
+	gone = runs_marker_age(exited, run->phase.mtime, rp->now, &age);
+	stopped = runs_marker_age(idle, run->phase.mtime, rp->now, &age) &&
+	    age >= RP_IDLE_GRACE_S;
+	free(exited);
+	free(idle);
+	if (gone || (alive = agent_alive(run->session)) == 0)
+		return RP_RUN_GONE;
+	if (alive == -1)
+		return RP_RUN_UNSURE;
+	if (stopped)
+		return RP_RUN_IDLE;
+	if (rp->now - run->phase.mtime >= rp->set.agent_timeout_s)
+		return RP_RUN_TIMEOUT;
+	return RP_RUN_WORKING;
+}
+
+const char *
+rp_run_state_name(enum rp_run_state st)
+{
+	static const char *const names[] = {"working", "finished", "gone",
+	    "idle at its prompt", "timed out", "waiting for changes", "unsure"};
+
+	return (size_t)st < sizeof(names) / sizeof(names[0]) ? names[st] : "?";
 }
 
 char *
@@ -142,24 +213,42 @@ rp_review_busy(struct rp *rp, long long pr)
 }
 
 void
-rp_run_cleanup(struct rp *rp, long long pr, int forget_injection)
+rp_run_kill(struct rp *rp, long long pr)
+{
+	char *session = runfiles_review_session(rp->cfg->project_name, pr);
+	char *markers[3];
+	size_t i;
+
+	markers[0] = runfiles_idle_marker(session);
+	markers[1] = runfiles_exited_marker(session);
+	markers[2] = runfiles_phase_marker(session);
+	(void)act_kill(&rp->act, session);
+	for (i = 0; i < 3; i++) {
+		(void)act_remove(&rp->act, markers[i]);
+		free(markers[i]);
+	}
+	free(session);
+}
+
+void
+rp_run_cleanup(struct rp *rp, long long pr, int forget)
 {
 	const char *p = rp->cfg->project_name;
-	char *session = runfiles_review_session(p, pr);
 	char *wt = runfiles_review_worktree(p, pr);
 	char *phase = runfiles_review_phase(p, pr);
 	char *output = runfiles_review_output(p, pr);
 	char *req = runfiles_review_request(p, pr);
 	char *inj = runfiles_review_injected(p, pr);
 
-	(void)act_kill(&rp->act, session);
+	rp_run_kill(rp, pr);
 	(void)rp_worktree_remove(rp, wt);
 	(void)act_remove(&rp->act, phase);
 	(void)act_remove(&rp->act, output);
 	(void)act_remove(&rp->act, req);
-	if (forget_injection)
+	if (forget) {
 		(void)act_remove(&rp->act, inj);
-	free(session);
+		rp_tries_forget(rp, pr);
+	}
 	free(wt);
 	free(phase);
 	free(output);
@@ -167,17 +256,16 @@ rp_run_cleanup(struct rp *rp, long long pr, int forget_injection)
 	free(inj);
 }
 
-/* The agent is through: it said so, or its session is gone. */
+/* The agent is through: it said so, stopped, or its session is gone. */
 int
 rp_run_collectable(const struct rp_run *run)
 {
-	switch (run->phase.phase) {
-	case PHASE_DONE:
-	case PHASE_FAILED:
-	case PHASE_ESCALATE:
+	switch (run->state) {
+	case RP_RUN_FINISHED:
+	case RP_RUN_GONE:
+	case RP_RUN_IDLE:
+	case RP_RUN_TIMEOUT:
 		return 1;
-	case PHASE_NONE:
-		return agent_alive(run->session) == 0;
 	default:
 		return 0;
 	}

@@ -302,7 +302,7 @@ rp_review_comment(const struct rp_verdict *v, const char *sha,
 	buf_printf(&b, "*Reviewed at `%.7s`", sha);
 	if (prev_sha != NULL && prev_sha[0] != '\0')
 		buf_printf(&b, " | Previous: `%.7s`", prev_sha);
-	buf_puts(&b, "*\n");
+	buf_puts(&b, " | [AGENTS.md](AGENTS.md)*\n");
 	return buf_steal(&b);
 }
 
@@ -311,11 +311,13 @@ rp_error_comment(const char *sha, const char *why)
 {
 	char *clean = verdict_clean_text(why, 300, 1), *s;
 
-	s = xasprintf("## AI Review — Error\n%s%s -->\n\n"
-		      "The review agent left no usable review (%s). This "
-		      "commit is not reviewed again automatically; a new "
-		      "push starts a new review.\n\n---\n*At `%.7s`*\n",
-	    RP_ERROR_MARK, sha, clean, sha);
+	s = xasprintf("## AI Review — Error\n%s%s -->\nReview failed.\n\n"
+		      "The review agent left no usable review (%s). The "
+		      "review is tried again on later ticks, at most %d "
+		      "times for this commit (this comment is posted "
+		      "once); a new push starts a new review.\n\n---\n"
+		      "*%.7s*\n",
+	    RP_ERROR_MARK, sha, clean, RP_MAX_TRIES, sha);
 	free(clean);
 	return s;
 }

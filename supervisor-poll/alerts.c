@@ -27,7 +27,8 @@
 
 static char *alerts_fixer_prompt(const struct sup *);
 static void alerts_log_tail(const char *, size_t);
-static void alerts_fixer_exec(struct sup *, char *const *);
+static int alerts_fixer_exec(struct sup *, char *const *);
+static void alerts_fixer_after(struct sup *, size_t, int);
 
 void
 sup_alert(struct sup *s, int prio, const char *fmt, ...)
@@ -40,8 +41,20 @@ sup_alert(struct sup *s, int prio, const char *fmt, ...)
 	va_end(ap);
 	log_msg("P%d: %s", prio, msg);
 	buf_printf(&s->alerts[prio], "- [P%d] %s\n", prio, msg);
+	s->nprio[prio]++;
 	s->nalerts++;
 	free(msg);
+}
+
+size_t
+sup_alert_clear(struct sup *s, int prio)
+{
+	size_t n = s->nprio[prio];
+
+	buf_reset(&s->alerts[prio]);
+	s->nalerts -= n;
+	s->nprio[prio] = 0;
+	return n;
 }
 
 void
@@ -119,16 +132,13 @@ alerts_fixer_prompt(const struct sup *s)
 		buf_printf(&b, "%s\n", buf_str(&pre));
 	else
 		buf_puts(&b,
-		    "You supervise an autonomous dev factory. The "
-		    "checks below found problems they could not "
-		    "settle on their own. Fix what you safely can "
-		    "and say what needs a person.\n");
-	buf_puts(&b, "\n## Alerts\n");
+		    "You are a supervisor agent. Fix the issue below.\n");
+	buf_puts(&b, "\n## Current Alerts\n");
 	for (i = 0; i < NPRIO; i++)
 		buf_puts(&b, buf_str(&s->alerts[i]));
-	buf_printf(&b, "\n## Fixes already applied\n%s",
-	    s->fixes.len ? buf_str(&s->fixes) : "none\n");
-	buf_puts(&b, "\n## System\n");
+	buf_printf(&b, "\n## Auto-fixes already applied\n%s",
+	    s->fixes.len ? buf_str(&s->fixes) : "None\n");
+	buf_puts(&b, "\n## System State\n");
 	if (s->have_mem)
 		buf_printf(&b,
 		    "memory: %lld MB available of %lld MB, swap used %lld "
@@ -138,6 +148,9 @@ alerts_fixer_prompt(const struct sup *s)
 		buf_printf(&b, "disk: %d%% used at %s\n", s->disk_pct,
 		    s->base->disk_path);
 	buf_printf(&b, "one-shot agent processes: %zu\n", s->agent_procs);
+	buf_puts(&b,
+	    "\nFix what you can. File vault items for what you can't. "
+	    "Read the relevant best-practices file first.\n");
 	buf_free(&pre);
 	free(path);
 	return buf_steal(&b);
@@ -162,15 +175,18 @@ alerts_log_tail(const char *text, size_t lines)
 	free(masked);
 }
 
-/* Run the fix command argv (its last word the prompt) and log the end. */
-static void
+/*
+ * Run the fix command argv (its last word the prompt) and log the end.
+ * Its exit status, or -1 when it did not run to an end (or dry-run).
+ */
+static int
 alerts_fixer_exec(struct sup *s, char *const *argv)
 {
 	struct spawn_opts opts;
 	struct buf out;
 	char *what = xasprintf("the fix command '%s' with %zu alert(s)",
 	    s->base->supervisor_fix_cmd, s->nalerts);
-	int status = 0, r;
+	int status = -1, r;
 
 	buf_init(&out, FIX_OUTPUT_MAX);
 	if (!s->act.dry_run)
@@ -179,25 +195,50 @@ alerts_fixer_exec(struct sup *s, char *const *argv)
 	opts.cwd = s->base->factory_root;
 	opts.timeout_s = FIX_TIMEOUT_S;
 	r = act_run(&s->act, argv, &opts, &out, &status, what);
-	if (s->act.dry_run)
+	if (s->act.dry_run) {
+		status = -1;
 		goto out;
+	}
 	if (r == -1 && errno == ETIMEDOUT)
 		log_msg("fix command timed out after %d s", FIX_TIMEOUT_S);
 	else if (r == -1)
 		log_msg("cannot run the fix command: %s", strerror(errno));
 	alerts_log_tail(buf_str(&out), FIX_TAIL_LINES);
-	sup_status(s, "fix command ran for %zu alert(s) (exit %d)", s->nalerts,
-	    status);
 out:
 	buf_free(&out);
 	free(what);
+	return status;
+}
+
+/*
+ * What the fix command left: the P0/P1 alerts it was given are checked
+ * again and those it resolved cleared, so that nothing more is done
+ * about them; the status file says what remains.
+ */
+static void
+alerts_fixer_after(struct sup *s, size_t given, int status)
+{
+	size_t cleared = host_recheck(s);
+
+	if (s->nalerts == 0)
+		sup_status(s, "all clear after the fix command (exit %d)",
+		    status);
+	else if (cleared > 0)
+		sup_status(s,
+		    "fix command ran for %zu alert(s) (exit %d); %zu cleared "
+		    "by it, %zu remain",
+		    given, status, cleared, s->nalerts);
+	else
+		sup_status(s, "fix command ran for %zu alert(s) (exit %d)",
+		    given, status);
 }
 
 void
 fixer_run(struct sup *s)
 {
 	char **argv = NULL, *prompt = NULL;
-	size_t n;
+	size_t n, given = s->nalerts;
+	int status;
 
 	if (s->nalerts == 0) {
 		sup_status(s, "all clear%s",
@@ -214,8 +255,10 @@ fixer_run(struct sup *s)
 	argv = xreallocarray(argv, n + 2, sizeof(*argv));
 	argv[n] = prompt;
 	argv[n + 1] = NULL;
-	alerts_fixer_exec(s, argv);
+	status = alerts_fixer_exec(s, argv);
 	argv[n] = NULL;
+	if (!s->act.dry_run)
+		alerts_fixer_after(s, given, status);
 out:
 	strv_free(argv);
 	free(prompt);

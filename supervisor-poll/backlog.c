@@ -193,7 +193,7 @@ backlog_check(struct sup *s)
 	const cJSON *list;
 	struct graph g;
 
-	sup_status(s, "P3: %s: checking for dependency cycles",
+	sup_status(s, "P3: %s: checking for circular dependencies",
 	    s->cfg->project_name);
 	if (backlog_list(s, "backlog", &list) == -1)
 		return;

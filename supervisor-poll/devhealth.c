@@ -1,7 +1,10 @@
 /*
  * Is the project's dev factory moving?  The legacy dev-agent lock and its
- * status file, the local clone (mid-rebase, off the primary branch), a
- * stalled backlog, and a dev-poll that keeps finding nothing ready.
+ * status file, a dev session with no sign of work for 30 minutes, the
+ * local clone (mid-rebase, off the primary branch), a stalled backlog,
+ * and a dev-poll that keeps finding nothing ready.  The last two read
+ * dev-poll's record of its ticks (dev-poll-ticks-P), which moves only
+ * when work moves; dev-poll's log is written on every tick.
  */
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -13,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "buf.h"
 #include "config.h"
 #include "file.h"
@@ -21,6 +25,8 @@
 #include "json.h"
 #include "lock.h"
 #include "log.h"
+#include "phase.h"
+#include "record.h"
 #include "runfiles.h"
 #include "supervisor-poll.h"
 #include "xmalloc.h"
@@ -28,11 +34,20 @@
 #define STATUS_STALE_S (30 * 60)
 #define STALL_S (20 * 60)
 #define POLL_WINDOW 6
-#define LOG_TAIL_BYTES (64 * 1024)
-#define LOG_TAIL_LINES 100
 
-static int devhealth_log_tail(const char *, size_t, struct buf *);
+/* dev-poll's record of its ticks (runfiles_dev_ticks()). */
+struct ticks {
+	long long tick;	  /* the last tick */
+	char outcome[32]; /* RUNFILES_TICK_... */
+	long long streak; /* ticks in a row with that outcome */
+	long long worked; /* the last tick that found work moving */
+};
+
+static int devhealth_ticks(const struct sup *, struct ticks *);
 static void devhealth_dev_lock(struct sup *);
+static long long devhealth_last_sign(struct sup *, const char *,
+    const struct phase_info *);
+static void devhealth_sessions(struct sup *);
 static int devhealth_is_dir(const char *);
 static void devhealth_git_repo(struct sup *);
 static int devhealth_labelled_count(struct sup *, const char *, const char *,
@@ -40,41 +55,25 @@ static int devhealth_labelled_count(struct sup *, const char *, const char *,
 static void devhealth_stall(struct sup *);
 static void devhealth_productivity(struct sup *);
 
-/*
- * Append the last max bytes of path (from a line start when the file is
- * longer) to out.  0, or -1 with errno set (ENOENT when missing).
- */
+/* Read dev-poll's tick record: 0, or -1 when there is none (yet). */
 static int
-devhealth_log_tail(const char *path, size_t max, struct buf *out)
+devhealth_ticks(const struct sup *s, struct ticks *t)
 {
-	struct stat st;
-	char *data;
-	ssize_t n;
-	off_t from;
-	size_t got = 0;
-	int fd, r = -1;
-	const char *start;
+	char *path = runfiles_dev_ticks(s->cfg->project_name);
+	struct buf b;
+	int r = -1;
 
-	if ((fd = file_open_read(path)) == -1)
-		return -1;
-	if (fstat(fd, &st) == -1)
-		goto out;
-	from = st.st_size > (off_t)max ? st.st_size - (off_t)max : 0;
-	data = xmalloc(max + 1);
-	while (got < max &&
-	    (n = pread(fd, data + got, max - got, from + (off_t)got)) > 0)
-		got += (size_t)n;
-	data[got] = '\0';
-	start = data;
-	if (from > 0 && (start = memchr(data, '\n', got)) != NULL)
-		start++;
-	else if (from > 0)
-		start = data + got;
-	buf_append(out, start, got - (size_t)(start - data));
-	free(data);
-	r = 0;
-out:
-	close(fd);
+	memset(t, 0, sizeof(*t));
+	buf_init(&b, 0);
+	if (record_load(path, &b) == 0 &&
+	    record_get_ll(buf_str(&b), "TICK:", &t->tick) == 0 &&
+	    record_get(buf_str(&b), "OUTCOME:", t->outcome,
+		sizeof(t->outcome)) == 0 &&
+	    record_get_ll(buf_str(&b), "STREAK:", &t->streak) == 0 &&
+	    record_get_ll(buf_str(&b), "WORKED:", &t->worked) == 0)
+		r = 0;
+	buf_free(&b);
+	free(path);
 	return r;
 }
 
@@ -104,7 +103,7 @@ devhealth_dev_lock(struct sup *s)
 		sup_alert(s, P2, "%s: dev agent %ld runs without a status file",
 		    proj, (long)pid);
 	} else if (age > STATUS_STALE_S) {
-		sup_alert(s, P2, "%s: dev agent status unchanged for %lld min",
+		sup_alert(s, P2, "%s: Dev-agent: status unchanged for %lldmin",
 		    proj, age / 60);
 	}
 out:
@@ -192,80 +191,127 @@ devhealth_labelled_count(struct sup *s, const char *label, const char *type,
 	return 0;
 }
 
-/* Backlog waiting, nothing in progress, and dev-poll silent for 20 min. */
+/*
+ * Backlog waiting, nothing in progress, and no agent at work for 20 min:
+ * dev-poll's ticks launched, merged or found an agent running none of
+ * that time (its log is no sign: it is written on every tick).
+ */
 static void
 devhealth_stall(struct sup *s)
 {
 	const char *proj = s->cfg->project_name;
-	char *log = runfiles_dev_log(proj);
-	long long backlog, busy, age;
+	long long backlog, busy;
+	struct ticks t;
 
-	sup_status(s, "P2: %s: checking for a stalled backlog", proj);
+	sup_status(s, "P2: %s: checking pipeline stall", proj);
 	if (devhealth_labelled_count(s, "backlog", "issues", &backlog) == -1 ||
 	    devhealth_labelled_count(s, "in-progress", "issues", &busy) == -1 ||
 	    backlog == 0 || busy > 0)
-		goto out;
-	if (runfiles_age(log, s->now, &age) == -1)
+		return;
+	if (devhealth_ticks(s, &t) == -1)
 		sup_alert(s, P2,
-		    "%s: backlog stalled: %lld issue(s) waiting, no dev-poll "
-		    "log at all",
+		    "%s: Pipeline stalled: %lld backlog issue(s), no dev-poll "
+		    "tick recorded",
 		    proj, backlog);
-	else if (age > STALL_S)
+	else if (s->now - t.worked > STALL_S)
 		sup_alert(s, P2,
-		    "%s: backlog stalled: %lld issue(s) waiting, no dev "
-		    "activity for %lld min",
-		    proj, backlog, age / 60);
-out:
-	free(log);
+		    "%s: Pipeline stalled: %lld backlog issue(s), no agent ran "
+		    "for %lldmin (last dev-poll tick %lldmin ago: %s)",
+		    proj, backlog, (s->now - t.worked) / 60,
+		    (s->now - t.tick) / 60, t.outcome);
 }
 
-/* The last 6 dev-poll ticks all found no ready issue. */
+/*
+ * dev-poll's last 6 ticks in a row found backlog issues and none it could
+ * start (their dependencies open, or open PRs holding new work).
+ */
 static void
 devhealth_productivity(struct sup *s)
 {
 	const char *proj = s->cfg->project_name;
-	char *log = runfiles_dev_log(proj), *text;
-	const char *lines[LOG_TAIL_LINES], *p;
-	struct buf tail;
-	size_t n = 0, i, polls = 0, idle = 0;
+	struct ticks t;
 
-	sup_status(s, "P2: %s: checking dev-poll productivity", proj);
-	buf_init(&tail, 0);
-	if (devhealth_log_tail(log, LOG_TAIL_BYTES, &tail) == -1)
-		goto out;
-	text = tail.data != NULL ? tail.data : (char *)"";
-	/* The last LOG_TAIL_LINES lines, newest first. */
-	for (p = text + strlen(text); p > text;) {
-		const char *end = p;
+	sup_status(s, "P2: %s: checking dev-agent productivity", proj);
+	if (devhealth_ticks(s, &t) == -1 ||
+	    strcmp(t.outcome, RUNFILES_TICK_NOTHING_READY) != 0 ||
+	    t.streak < POLL_WINDOW)
+		return;
+	sup_alert(s, P2,
+	    "%s: Dev-agent blocked: last %lld polls all report 'no ready "
+	    "issues'",
+	    proj, t.streak);
+}
 
-		while (p > text && p[-1] != '\n')
-			p--;
-		if (end > p && n < LOG_TAIL_LINES)
-			lines[n++] = p;
-		if (p > text)
-			*(char *)--p = '\0';
+/*
+ * The newest sign of work of a dev session: dev-poll's status line, the
+ * phase file (written empty at the launch), the agent's Stop-hook and
+ * phase-write markers.  Seconds since the epoch, or 0 when there is none.
+ */
+static long long
+devhealth_last_sign(struct sup *s, const char *session,
+    const struct phase_info *sig)
+{
+	char *paths[3];
+	time_t t, last = sig->mtime;
+	size_t i;
+
+	paths[0] = runfiles_dev_status(s->cfg->project_name);
+	paths[1] = runfiles_idle_marker(session);
+	paths[2] = runfiles_phase_marker(session);
+	for (i = 0; i < 3; i++) {
+		if (file_mtime(paths[i], &t) == 0 && t > last)
+			last = t;
+		free(paths[i]);
 	}
-	for (i = 0; i < n && polls < POLL_WINDOW; i++) {
-		if (strstr(lines[i], "poll:") == NULL)
+	return (long long)last;
+}
+
+/*
+ * Every mode's status-age check: a live dev session that has written no
+ * phase yet (it is meant to be working) with no sign of work for 30 min.
+ * The waiting phases have clocks of their own (CI timeout, review,
+ * escalation).
+ */
+static void
+devhealth_sessions(struct sup *s)
+{
+	const char *proj = s->cfg->project_name;
+	char *prefix = runfiles_dev_session_prefix(proj), **names, *phase;
+	struct phase_info sig;
+	long long issue, last;
+	size_t n, i;
+
+	sup_status(s, "P2: %s: checking dev-agent status", proj);
+	if (agent_list(prefix, &names, &n) == -1) {
+		sup_fail(s, "%s: cannot list the agent sessions", proj);
+		free(prefix);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if ((issue = runfiles_dev_session_issue(proj, names[i])) < 1)
 			continue;
-		polls++;
-		idle += strstr(lines[i], "no ready issues") != NULL;
+		phase = runfiles_phase(proj, issue);
+		if (agent_read_signal(names[i], phase, &sig) == 0 &&
+		    (sig.phase == PHASE_NONE || sig.phase == PHASE_UNKNOWN) &&
+		    (last = devhealth_last_sign(s, names[i], &sig)) > 0 &&
+		    s->now - last > STATUS_STALE_S)
+			sup_alert(s, P2,
+			    "%s: Dev-agent: status unchanged for %lldmin "
+			    "(%s, no phase written)",
+			    proj, (s->now - last) / 60, names[i]);
+		free(phase);
 	}
-	if (polls == POLL_WINDOW && idle == polls)
-		sup_alert(s, P2,
-		    "%s: dev-poll blocked: its last %d ticks found no ready "
-		    "issues",
-		    proj, POLL_WINDOW);
-out:
-	buf_free(&tail);
-	free(log);
+	agent_list_free(names, n);
+	free(prefix);
 }
 
 void
 devhealth_check(struct sup *s)
 {
-	if (s->cfg->check_dev_agent)
+	if (s->cfg->check_dev_agent) {
 		devhealth_dev_lock(s);
+		devhealth_sessions(s);
+	}
 	devhealth_git_repo(s);
 	if (s->cfg->check_pipeline_stall)
 		devhealth_stall(s);

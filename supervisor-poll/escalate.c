@@ -324,7 +324,8 @@ escalate_forget(struct sup *s, const struct esc *e)
 }
 
 /*
- * 24 hours without an answer: blocked label, diagnostic, session stopped,
+ * 24 hours without an answer: blocked label, diagnostic (under the
+ * heading and table of upstream's blocked diagnostic), session stopped,
  * in-progress dropped, and the phase file removed so that no one revives
  * the session.  Each step is idempotent; a failed one stops the rest
  * until the next tick.
@@ -333,7 +334,7 @@ static void
 escalate_timeout(struct sup *s, const struct esc *e)
 {
 	const cJSON *issue;
-	char *text;
+	char ts[32], *text;
 	long long id;
 	int r;
 
@@ -345,13 +346,17 @@ escalate_timeout(struct sup *s, const struct esc *e)
 	if (!json_has_label(issue, "blocked") &&
 	    act_label_add(&s->act, e->issue, "blocked") == -1)
 		return;
-	text = xasprintf("### Escalation timed out\n\n"
+	log_iso8601((time_t)s->now, ts, sizeof(ts));
+	text = xasprintf("### Session failure diagnostic\n\n"
+			 "| Field | Value |\n|---|---|\n"
+			 "| Exit reason | `escalate_timeout (24h)` |\n"
+			 "| Timestamp | `%s` |\n\n"
 			 "No one answered the agent's question within 24 "
 			 "hours, so its session `%s` was stopped and this "
 			 "issue is labelled `blocked`.\n\n**Reason given:** "
 			 "%s\n\nTo try again: answer the question here, then "
 			 "remove `blocked` and add `backlog`.\n",
-	    e->session, *e->reason ? e->reason : "(none given)");
+	    ts, e->session, *e->reason ? e->reason : "(none given)");
 	r = escalate_comment(s, e, "escalation-timeout", NULL, text, &id);
 	free(text);
 	if (r == ESCALATE_POST_FAILED)
@@ -488,7 +493,7 @@ escalate_check(struct sup *s)
 	size_t i, n;
 	int stop = 0;
 
-	sup_status(s, "P2: %s: checking escalated sessions", proj);
+	sup_status(s, "P2: %s: checking escalate sessions", proj);
 	if (runfiles_phase_issues(proj, &issues, &n) == -1) {
 		sup_fail(s, "cannot list the phase files of %s", proj);
 		return;

@@ -1,7 +1,10 @@
 /*
  * The host layer, once per tick: memory crisis, disk pressure, stale
  * one-shot agent runs, log rotation and the "infra" metric.  It touches
- * only this user's one-shot agent processes and this toolkit's logs.
+ * only this user's one-shot agent processes and this toolkit's logs, and,
+ * as upstream did (each switchable), the page cache on a memory crisis and
+ * docker's unused data on disk pressure.  After the fix command, memory
+ * and disk are read again (host_recheck()).
  */
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -19,6 +22,7 @@
 #include "log.h"
 #include "meminfo.h"
 #include "runfiles.h"
+#include "spawn.h"
 #include "strv.h"
 #include "supervisor-poll.h"
 #include "xmalloc.h"
@@ -30,11 +34,21 @@
 #define STALE_AGENT_S (3 * 3600)
 #define LOG_TRUNCATE_BYTES (10LL * 1024 * 1024)
 #define LOG_ROTATE_BYTES (5LL * 1024 * 1024)
-#define DROP_CACHES "/proc/sys/vm/drop_caches"
+/* Under the proc directory: the kernel's switch for dropping caches. */
+#define DROP_CACHES "sys/vm/drop_caches"
+/* docker system prune may take a while on a full disk. */
+#define PRUNE_TIMEOUT_S 300
+#define SUDO_TIMEOUT_S 60
 
 static int host_mem_read(struct sup *);
 static void host_mem_check(struct sup *);
+static int host_mem_critical(const struct sup *);
+static int host_in_path(const char *);
+static void host_last_line(const struct buf *, char *, size_t);
+static int host_privileged(struct sup *, const char *const *, int,
+    const char *);
 static void host_drop_caches(struct sup *);
+static void host_docker_prune(struct sup *);
 static void host_reap_stale(struct sup *);
 static int host_disk_read(struct sup *);
 static void host_disk_check(struct sup *);
@@ -80,7 +94,7 @@ host_mem_check(struct sup *s)
 	host_drop_caches(s);
 	if (host_mem_read(s) == -1)
 		return;
-	if (s->mem_avail_mb < MEM_CRIT_MB || s->swap_used_mb > SWAP_HIGH_MB)
+	if (host_mem_critical(s))
 		sup_alert(s, P0,
 		    "memory still critical after the fixes: %lld MB "
 		    "available, %lld MB swap used",
@@ -91,20 +105,143 @@ host_mem_check(struct sup *s)
 		    s->mem_avail_mb, s->swap_used_mb);
 }
 
+/* Still critical once the fixes ran (upstream's re-check). */
+static int
+host_mem_critical(const struct sup *s)
+{
+	return s->mem_avail_mb < MEM_CRIT_MB || s->swap_used_mb > SWAP_HIGH_MB;
+}
+
+/* 1 when an executable name is on PATH, else 0. */
+static int
+host_in_path(const char *name)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char *full;
+	int found = 0;
+
+	for (p = path != NULL ? path : ""; *p != '\0' && !found; p = end) {
+		end = strchr(p, ':');
+		if (end == NULL)
+			end = p + strlen(p);
+		full = xasprintf("%.*s/%s", (int)(end - p), p, name);
+		found = end > p && access(full, X_OK) == 0;
+		free(full);
+		if (*end == ':')
+			end++;
+	}
+	return found;
+}
+
+/* The last non-empty line of a command's output, for one log line. */
+static void
+host_last_line(const struct buf *out, char *line, size_t linesz)
+{
+	const char *text = buf_str(out), *end = text + strlen(text), *p;
+
+	while (end > text && (end[-1] == '\n' || end[-1] == ' '))
+		end--;
+	for (p = end; p > text && p[-1] != '\n'; p--)
+		;
+	snprintf(line, linesz, "%.*s", (int)(end - p), p);
+}
+
 /*
- * Only on the real host (the proc directory is /proc, not a test's) and
- * only where this user may write the kernel's switch.
+ * Run argv with root's rights as upstream did: through "sudo -n" (never
+ * asking for a password) when sudo is installed, else as it is (root, or
+ * a user the program lets in).  A refusal or a failure is one log line
+ * naming what was skipped.  0 when it ran and exited 0, -1 otherwise.
+ */
+static int
+host_privileged(struct sup *s, const char *const *argv, int timeout_s,
+    const char *what)
+{
+	const char *args[16];
+	struct spawn_opts opts;
+	struct buf out;
+	char line[200];
+	size_t i, n = 0;
+	int status = 0, r;
+
+	if (host_in_path("sudo")) {
+		args[n++] = "sudo";
+		args[n++] = "-n";
+	}
+	for (i = 0; argv[i] != NULL && n < 15; i++)
+		args[n++] = argv[i];
+	args[n] = NULL;
+	memset(&opts, 0, sizeof(opts));
+	opts.timeout_s = timeout_s;
+	buf_init(&out, 64 * 1024);
+	r = act_run(&s->act, (char *const *)args, &opts, &out, &status, what);
+	if (r == 0 && status == 0) {
+		buf_free(&out);
+		return 0;
+	}
+	host_last_line(&out, line, sizeof(line));
+	if (r == -1 && errno == ETIMEDOUT)
+		log_msg("%s skipped: no end after %d s", what, timeout_s);
+	else
+		log_msg("%s skipped: not permitted or failed (exit %d): %s",
+		    what, status, line[0] ? line : "no output");
+	buf_free(&out);
+	return -1;
+}
+
+/*
+ * Drop the page cache, as upstream did on a memory crisis: "sudo -n
+ * sysctl" when sudo is installed, else root writes the kernel's switch
+ * itself; anyone else skips it.
  */
 static void
 host_drop_caches(struct sup *s)
 {
-	if (strcmp(s->base->proc_dir, "/proc") != 0 ||
-	    access(DROP_CACHES, W_OK) == -1)
+	static const char *const sysctl[] = {"sysctl", "-q", "-w",
+	    "vm.drop_caches=3", NULL};
+	char *path;
+
+	if (!s->base->drop_caches) {
+		log_msg("not dropping the caches: SUPERVISOR_DROP_CACHES is "
+			"off");
 		return;
+	}
+	path = xasprintf("%s/%s", s->base->proc_dir, DROP_CACHES);
 	if (!s->act.dry_run)
 		sync();
-	if (act_write_in_place(&s->act, DROP_CACHES, "3\n") == 0)
+	if (host_in_path("sudo")) {
+		if (host_privileged(s, sysctl, SUDO_TIMEOUT_S,
+			"dropping the caches (sudo -n sysctl)") == 0)
+			sup_fixed(s, "dropped the filesystem caches");
+	} else if (geteuid() != 0)
+		log_msg("dropping the caches skipped: not root and no sudo");
+	else if (access(path, W_OK) == -1)
+		log_msg("dropping the caches skipped: cannot write '%s': %s",
+		    path, strerror(errno));
+	else if (act_write_in_place(&s->act, path, "3\n") == 0)
 		sup_fixed(s, "dropped the filesystem caches");
+	free(path);
+}
+
+/*
+ * On disk pressure, as upstream: "docker system prune -f" (it keeps
+ * images in use and volumes) when docker is installed.
+ */
+static void
+host_docker_prune(struct sup *s)
+{
+	static const char *const prune[] = {"docker", "system", "prune", "-f",
+	    NULL};
+
+	if (!s->base->docker_prune) {
+		log_msg("not pruning docker: SUPERVISOR_DOCKER_PRUNE is off");
+		return;
+	}
+	if (!host_in_path("docker")) {
+		log_msg("docker prune skipped: docker is not installed");
+		return;
+	}
+	if (host_privileged(s, prune, PRUNE_TIMEOUT_S, "docker prune") == 0)
+		sup_fixed(s, "docker prune (docker system prune -f)");
 }
 
 /* Stop this user's one-shot agent runs older than 3 hours. */
@@ -169,6 +306,7 @@ host_disk_check(struct sup *s)
 	if (host_disk_read(s) == -1 || s->disk_pct <= DISK_HIGH_PCT)
 		return;
 	log_msg("disk pressure: %d%% used — cleaning", s->disk_pct);
+	host_docker_prune(s);
 	host_truncate_logs(s);
 	if (host_disk_read(s) == -1)
 		return;
@@ -278,6 +416,28 @@ host_infra_metric(struct sup *s)
 	if (s->have_disk)
 		cJSON_AddNumberToObject(m, "disk_used_pct", s->disk_pct);
 	metrics_emit(s, m);
+}
+
+size_t
+host_recheck(struct sup *s)
+{
+	size_t cleared = 0;
+
+	if (s->nprio[P0] > 0 && host_mem_read(s) == 0 &&
+	    !host_mem_critical(s)) {
+		log_msg("P0 cleared: memory recovered after the fix command: "
+			"%lld MB available, %lld MB swap used",
+		    s->mem_avail_mb, s->swap_used_mb);
+		cleared += sup_alert_clear(s, P0);
+	}
+	if (s->nprio[P1] > 0 && host_disk_read(s) == 0 &&
+	    s->disk_pct <= DISK_HIGH_PCT) {
+		log_msg("P1 cleared: disk recovered after the fix command: "
+			"%d%% used",
+		    s->disk_pct);
+		cleared += sup_alert_clear(s, P1);
+	}
+	return cleared;
 }
 
 void

@@ -284,7 +284,7 @@ pipelines_check(struct sup *s)
 
 	if (s->wp == NULL)
 		return;
-	sup_status(s, "P2: %s: checking pipelines", s->cfg->project_name);
+	sup_status(s, "P2: %s: checking pipeline", s->cfg->project_name);
 	if (woodpecker_pipelines(s->wp, &list) == -1) {
 		sup_fail(s, "%s: cannot read pipelines: %s",
 		    s->cfg->project_name, woodpecker_error(s->wp));

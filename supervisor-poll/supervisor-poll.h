@@ -42,6 +42,7 @@ struct sup {
 	int failed; /* some check could not be completed */
 
 	struct buf alerts[NPRIO];
+	size_t nprio[NPRIO]; /* alerts of each priority */
 	size_t nalerts;
 	struct buf fixes;
 
@@ -62,6 +63,8 @@ struct sup {
 /* Log an alert of priority prio and keep it for the fix command. */
 void sup_alert(struct sup *, int prio, const char *, ...)
     __attribute__((format(printf, 3, 4)));
+/* Drop the alerts of priority prio (resolved since): how many went. */
+size_t sup_alert_clear(struct sup *, int prio);
 /* Log a fix that was applied and keep it for the fix command. */
 void sup_fixed(struct sup *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
@@ -91,6 +94,12 @@ void metrics_rotate(struct sup *);
 /* host.c */
 /* Memory, disk, stale one-shot runs, log rotation, the "infra" metric. */
 void host_check(struct sup *);
+/*
+ * After the fix command: read memory and disk again and clear the P0
+ * (memory) and P1 (disk) alerts that are no longer true.  Returns how
+ * many alerts were cleared.
+ */
+size_t host_recheck(struct sup *);
 
 /* procs.c */
 struct proc_hit {

@@ -2,7 +2,11 @@
  * Leftovers of dev work: sessions whose issue was closed, whose PR was
  * closed or merged, or that sat idle without a PR for 30 minutes; and
  * worktrees older than 2 hours that nothing uses.  A session waiting in
- * escalate, awaiting_ci or awaiting_review is never touched.
+ * escalate, awaiting_ci or awaiting_review is never touched: dev-poll
+ * ends it when its PR is merged or closed.  When its issue or PR closed
+ * and dev-poll has had its ticks since without ending it, the session
+ * holds the project's slot for nothing, and that is reported (P4, the
+ * priority of upstream's orphan sweep).
  */
 #include <sys/stat.h>
 
@@ -26,11 +30,33 @@
 
 #define IDLE_S (30 * 60)
 #define WORKTREE_STALE_S (2 * 3600)
+/* Two dev-poll ticks: how long dev-poll has to end a session whose issue
+ * or PR closed before the supervisor reports it. */
+#define STUCK_GRACE_S (20 * 60)
+
+/* Where an issue's work stands on the forge (sweep_work()). */
+enum sweep_work {
+	SWEEP_UNKNOWN = -1, /* a read failed (logged) */
+	SWEEP_ISSUE_CLOSED,
+	SWEEP_PR_OPEN,
+	SWEEP_PR_CLOSED, /* closed or merged, none open */
+	SWEEP_NO_PR
+};
+
+/* A PR of an issue's branch. */
+struct sweep_pr {
+	long long number;
+	int merged;
+	time_t closed; /* when it was merged or closed; 0 unknown */
+};
 
 static int sweep_protected_phase(enum phase);
 static int sweep_pr_on_branch(struct sup *, const char *, long long,
-    long long *);
+    struct sweep_pr *);
+static enum sweep_work sweep_work(struct sup *, long long, struct sweep_pr *);
 static char *sweep_why_orphaned(struct sup *, long long, const char *);
+static void sweep_report_stuck(struct sup *, long long, const char *,
+    const struct phase_info *);
 static void sweep_clean_session(struct sup *, long long, const char *,
     const char *);
 static void sweep_remove_worktree(struct sup *, const char *, long long);
@@ -49,22 +75,59 @@ sweep_protected_phase(enum phase ph)
  */
 static int
 sweep_pr_on_branch(struct sup *s, const char *state, long long issue,
-    long long *pr)
+    struct sweep_pr *pr)
 {
 	const cJSON *list, *it;
 	const char *ref;
 
+	memset(pr, 0, sizeof(*pr));
 	if (forge_pulls_list(s->forge, state, &list) == -1) {
 		sup_fail(s, "%s: cannot list %s PRs: %s", s->cfg->project_name,
 		    state, forge_error(s->forge));
 		return -1;
 	}
-	cJSON_ArrayForEach (it, list)
-		if ((ref = json_str_at(it, "head.ref")) != NULL &&
-		    runfiles_branch_issue(ref) == issue &&
-		    json_int(it, "number", pr) == 0)
-			return 1;
+	cJSON_ArrayForEach (it, list) {
+		if ((ref = json_str_at(it, "head.ref")) == NULL ||
+		    runfiles_branch_issue(ref) != issue ||
+		    json_int(it, "number", &pr->number) == -1)
+			continue;
+		(void)json_bool(it, "merged", &pr->merged);
+		if (json_time(it, pr->merged ? "merged_at" : "closed_at",
+			&pr->closed) == -1)
+			pr->closed = 0;
+		return 1;
+	}
 	return 0;
+}
+
+/*
+ * Where the work of issue stands on the forge: its issue closed, else
+ * its PR open, closed (or merged; *pr says which and when), or none.
+ */
+static enum sweep_work
+sweep_work(struct sup *s, long long issue, struct sweep_pr *pr)
+{
+	const char *state;
+	const cJSON *it;
+	int r;
+
+	memset(pr, 0, sizeof(*pr));
+	if (forge_issue_get(s->forge, issue, &it) == -1) {
+		sup_fail(s, "%s: cannot read #%lld: %s", s->cfg->project_name,
+		    issue, forge_error(s->forge));
+		return SWEEP_UNKNOWN;
+	}
+	if ((state = json_str(it, "state")) != NULL &&
+	    strcmp(state, "closed") == 0) {
+		if (json_time(it, "closed_at", &pr->closed) == -1)
+			pr->closed = 0;
+		return SWEEP_ISSUE_CLOSED;
+	}
+	if ((r = sweep_pr_on_branch(s, "open", issue, pr)) != 0)
+		return r == 1 ? SWEEP_PR_OPEN : SWEEP_UNKNOWN;
+	if ((r = sweep_pr_on_branch(s, "closed", issue, pr)) != 0)
+		return r == 1 ? SWEEP_PR_CLOSED : SWEEP_UNKNOWN;
+	return SWEEP_NO_PR;
 }
 
 /*
@@ -74,30 +137,22 @@ sweep_pr_on_branch(struct sup *s, const char *state, long long issue,
 static char *
 sweep_why_orphaned(struct sup *s, long long issue, const char *session)
 {
-	const char *proj = s->cfg->project_name, *state;
+	const char *proj = s->cfg->project_name;
 	char *idle = runfiles_idle_marker(session);
 	char *phase = runfiles_phase(proj, issue), *why = NULL;
-	const cJSON *it;
+	struct sweep_pr pr;
 	time_t since = 0, t;
-	long long pr;
-	int r;
 
-	if (forge_issue_get(s->forge, issue, &it) == -1) {
-		sup_fail(s, "%s: cannot read #%lld: %s", proj, issue,
-		    forge_error(s->forge));
-		goto out;
-	}
-	if ((state = json_str(it, "state")) != NULL &&
-	    strcmp(state, "closed") == 0) {
+	switch (sweep_work(s, issue, &pr)) {
+	case SWEEP_ISSUE_CLOSED:
 		why = xasprintf("issue #%lld is closed", issue);
 		goto out;
-	}
-	if ((r = sweep_pr_on_branch(s, "open", issue, &pr)) != 0)
+	case SWEEP_PR_CLOSED:
+		why = xasprintf("its PR #%lld is closed or merged", pr.number);
 		goto out;
-	if ((r = sweep_pr_on_branch(s, "closed", issue, &pr)) == -1)
-		goto out;
-	if (r == 1) {
-		why = xasprintf("its PR #%lld is closed or merged", pr);
+	case SWEEP_NO_PR:
+		break;
+	default:
 		goto out;
 	}
 	/*
@@ -119,6 +174,46 @@ out:
 	free(idle);
 	free(phase);
 	return why;
+}
+
+/*
+ * A session waiting in a protected phase whose issue or PR closed: left
+ * to dev-poll, reported when it is still there STUCK_GRACE_S after the
+ * close (or when the close time is not known).
+ */
+static void
+sweep_report_stuck(struct sup *s, long long issue, const char *session,
+    const struct phase_info *sig)
+{
+	const char *proj = s->cfg->project_name;
+	enum sweep_work w;
+	struct sweep_pr pr;
+	char *what;
+	long long age;
+
+	if ((w = sweep_work(s, issue, &pr)) == SWEEP_ISSUE_CLOSED)
+		what = xasprintf("issue #%lld was closed", issue);
+	else if (w == SWEEP_PR_CLOSED)
+		what = xasprintf("its PR #%lld was %s", pr.number,
+		    pr.merged ? "merged" : "closed unmerged");
+	else
+		return;
+	age = pr.closed > 0 ? (long long)(s->now - pr.closed) : -1;
+	if (age >= 0 && age < STUCK_GRACE_S)
+		log_msg("%s: %s waits in %s and %s %lld min ago: left to "
+			"dev-poll",
+		    proj, session, sig->raw, what, age / 60);
+	else if (age >= 0)
+		sup_alert(s, P4,
+		    "%s: %s still waits in %s although %s %lld min ago "
+		    "(dev-poll has not ended it)",
+		    proj, session, sig->raw, what, age / 60);
+	else
+		sup_alert(s, P4,
+		    "%s: %s still waits in %s although %s (dev-poll has not "
+		    "ended it)",
+		    proj, session, sig->raw, what);
+	free(what);
 }
 
 /* Remove a dev worktree through git (never by hand). */
@@ -182,8 +277,10 @@ sweep_sessions(struct sup *s)
 		phase = runfiles_phase(proj, issue);
 		if (agent_read_signal(names[i], phase, &sig) == -1)
 			sup_fail(s, "cannot read '%s'", phase);
-		else if (!sweep_protected_phase(sig.phase) &&
-		    (why = sweep_why_orphaned(s, issue, names[i])) != NULL) {
+		else if (sweep_protected_phase(sig.phase))
+			sweep_report_stuck(s, issue, names[i], &sig);
+		else if ((why = sweep_why_orphaned(s, issue, names[i])) !=
+		    NULL) {
 			sweep_clean_session(s, issue, names[i], why);
 			free(why);
 		}

@@ -1,8 +1,9 @@
 # review-poll against the simulator with the fake agent as reviewer: first
 # reviews that approve, request changes and discuss; output in a fence;
-# garbage output; the 3-per-tick cap; WIP, draft, foreign-base and
-# CI-pending PRs skipped while a docs-only PR with pending CI is reviewed;
-# every tick repeated on an unchanged world without a second side effect.
+# garbage output (one error comment, 3 tries); at most 3 review sessions;
+# WIP, draft, foreign-base and CI-pending PRs skipped while a docs-only PR
+# with pending CI is reviewed; every tick repeated on an unchanged world
+# without a second side effect.
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/review.sh"
 rv_setup
@@ -97,17 +98,22 @@ check "the docs-only prompt says CI is not required" \
     grep -q "CI: pending (not required: no code files)" "$T/prompts/pr-18.txt"
 check_eq "nothing posted in tick 1" "$(comments_posted)" 0
 
-# Tick 2: collect 13, 14, 18; launch 11 and 12.
+# Tick 2: collect 13, 14, 18; launch 11, 12 and #14's second try.
 rv_tick
 check_eq "tick 2 exits 0" "$RV_RC" 0
 check_eq "sessions after tick 2 (finished ones killed)" "$(sessions)" \
-    "review-harb-11 review-harb-12 "
-rv_wait_done 11 12
+    "review-harb-11 review-harb-12 review-harb-14 "
+rv_wait_done 11 12 14
 check_eq "the discussed review awaits changes" \
     "$(cat "$DISINTO_RUN_DIR/review-session-harb-13.phase" | tr '\n' ' ')" \
     "PHASE:awaiting_changes SHA:$S3 "
+# Tick 3: collect 11, 12 and #14 (failed again); #14's third try.
 rv_tick
 check_eq "tick 3 exits 0" "$RV_RC" 0
+check_eq "the garbage review's third try" "$(sessions)" "review-harb-14 "
+rv_wait_done 14
+rv_tick
+check_eq "tick 4 exits 0" "$RV_RC" 0
 check_eq "only the awaiting_changes reviews stay" \
     "$(cd "$DISINTO_RUN_DIR" && ls review-session-* | tr '\n' ' ')" \
     "review-session-harb-12.phase review-session-harb-13.phase "
@@ -129,7 +135,7 @@ Looks right.
 **APPROVE** — small and right
 
 ---
-*Reviewed at \`$(printf %.7s "$S1")\`*"
+*Reviewed at \`$(printf %.7s "$S1")\` | [AGENTS.md](AGENTS.md)*"
 check_eq "approve formal review" "$(rv_reviews 11)" \
     "review-bot APPROVED $S1 False"
 check_has "request changes comment" "$(rv_comments 12 | pyjson 'd[0]')" \
@@ -145,7 +151,11 @@ check_has "garbage output gives an error comment" "$C14" \
     "## AI Review — Error"
 check_has "the error comment carries its marker" "$C14" \
     "<!-- review-error: $S4 -->"
-check_eq "garbage output: one comment" "$(rv_comments 14 | pyjson 'len(d)')" 1
+check_eq "garbage output, 3 tries: one comment" \
+    "$(rv_comments 14 | pyjson 'len(d)')" 1
+check_eq "garbage output: tried 3 times" \
+    "$(grep -c 'pr #14: review of .* failed: no JSON object found' \
+	"$FACTORY_ROOT/review/review.log")" 3
 check_eq "garbage output: no formal review" "$(rv_reviews 14)" ""
 check_eq "docs-only PR reviewed with pending CI" "$(rv_reviews 18)" \
     "review-bot APPROVED $S8 False"

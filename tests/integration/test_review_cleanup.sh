@@ -1,8 +1,10 @@
 # review-poll's guards and housekeeping: the active flag, broken review
 # settings in the project file, --dry-run (every side effect logged, none taken), the
-# tick lock, the memory guard (no launch, collection still done), and the
-# cleanup of review sessions whose PR closed, that sat idle past 4 hours
-# or whose phase is unknown, and of sessions without run files.
+# tick lock, the memory guard (no launch, collection still done), the cap
+# on review sessions alive (an orphan session counts), the cleanup of
+# review sessions whose PR closed, that waited for changes past 4 hours
+# or whose phase is unknown, and of sessions without run files; an agent
+# that goes away without a review is started once more per try, 3 tries.
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/review.sh"
 rv_setup
@@ -30,8 +32,10 @@ rv_scenario "$T/scenario.json"
 sim_start "$T/scenario.json" --git-dir "$T/origin.git" ||
     { fail "simulator starts"; exit 1; }
 
-run_files() {
-	(cd "$DISINTO_RUN_DIR" && ls | grep -v '\.lock$' | tr '\n' ' ')
+run_files() {	# the run files of reviews (not locks, status or try counts)
+	(cd "$DISINTO_RUN_DIR" && ls |
+	    grep -v -e '\.lock$' -e -review-status -e -review-tries- |
+	    tr '\n' ' ')
 }
 
 # Orphans: sessions without run files, #14's PR closed, #15's open.
@@ -119,21 +123,31 @@ check_eq "low memory: its run files are gone" \
 check_eq "orphan of a closed PR killed, live one kept" "$(sessions)" \
     "review-harb-15 "
 
-# Memory back: three reviews start; #15 has a live session already.
+# Memory back: #15 has a live session already, and it counts: two
+# reviews start, the third waits (at most 3 review sessions alive).
 printf 'MemAvailable: 4096000 kB\n' >"$T/meminfo"
 rv_tick
 check_eq "launch tick: exit 0" "$RV_RC" 0
-check_eq "three reviews running, the orphan kept" "$(sessions)" \
+check_eq "two reviews start beside the orphan" "$(sessions)" \
+    "review-harb-12 review-harb-13 review-harb-15 "
+check "the cap is logged" grep -q \
+    "hit max reviews (3): 3 review session(s) running" \
+    "$FACTORY_ROOT/review/review.log"
+REVIEW_MAX_REVIEWS_PER_TICK=4 rv_tick
+check_eq "with room for four: the third starts" "$(sessions)" \
     "review-harb-11 review-harb-12 review-harb-13 review-harb-15 "
 
-# Now #11 closes, #12 idles past 4 h, #13's phase file says something
-# unknown; #12 and #13 got a human's approval meanwhile.
+# Now #11 closes, #12 asked for changes and no push came for over 4 h,
+# #13's phase file says something unknown; #12 and #13 got a human's
+# approval meanwhile.
 sim_post /_admin/item '{"number": 11, "state": "closed"}' >/dev/null
 for n in 12 13; do
 	SIM_TOKEN=alice-token sim_post "/api/v1/repos/johba/harb/pulls/$n/reviews" \
 	    '{"event": "APPROVED", "body": "fine"}' >/dev/null
 done
 echo review-harb-11 >"$DISINTO_RUN_DIR/review-injected-$P-11"
+printf 'PHASE:awaiting_changes\nSHA:%s\n' "$S2" \
+    >"$DISINTO_RUN_DIR/review-session-$P-12.phase"
 touch -d '4 hours ago 1 minute ago' "$DISINTO_RUN_DIR/review-session-$P-12.phase"
 echo PHASE:review_complete >"$DISINTO_RUN_DIR/review-session-$P-13.phase"
 rv_tick
@@ -178,6 +192,18 @@ rv_tick
 C8=$(rv_comments "$N8")
 check_has "second crash: error comment" "$C8" "<!-- review-error: $S8 -->"
 check_has "second crash: says why" "$C8" "no output file; the agent exited"
-rv_tick
-check_eq "second crash: no third launch, one comment" \
+check_eq "second crash: the next try (2 of 3) starts at once" \
+    "$(sed -n 's/^TRIES: //p' "$DISINTO_RUN_DIR/$P-review-tries-$N8")" 2
+# Each later tick is one more try (crash, restart, crash), until 3.
+for i in 1 2 3 4 5 6; do
+	gone
+	rv_tick
+done
+check_eq "crashing agent: 3 tries, each started once more" \
+    "$(grep -c "pr #$N8: the review agent exited without a review" \
+	"$FACTORY_ROOT/review/review.log")" 3
+check "then left until a new push" grep -q \
+    "pr #$N8: $(printf %.7s "$S8") tried 3 times without a usable review" \
+    "$FACTORY_ROOT/review/review.log"
+check_eq "one error comment in all, no session left" \
     "$(rv_comments "$N8" | pyjson 'len(d)') $(sessions)" "1 review-harb-15 "

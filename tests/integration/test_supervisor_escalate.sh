@@ -89,6 +89,9 @@ check_eq "24 h: labelled blocked, in-progress dropped" "$(labels 8)" blocked
 check_eq "24 h: diagnostic posted" \
     "$(comments 8 "'<!-- escalation-timeout: harb-8 -->' in c['body'] and
     'need creds' in c['body']")" 1
+check_eq "24 h: under upstream's diagnostic heading and table" \
+    "$(comments 8 "'### Session failure diagnostic\\n\\n| Field | Value |' in c['body'] and
+    '| Exit reason | \`escalate_timeout (24h)\` |' in c['body']")" 1
 check "24 h: session stopped" sh -c "! tmux -L $(tmux_sock) has-session -t dev-harb-8 2>/dev/null"
 check "24 h: phase file removed" test ! -e "$RUN/dev-session-harb-8.phase"
 n8=$(sim_log_count '*' '/issues/8/(comments|labels)')

@@ -110,3 +110,16 @@ check "dry run: no metric written" \
 check "dry run: no status file" test ! -e "$DISINTO_RUN_DIR/supervisor-status"
 check "dry run: the would-be actions are logged" \
     sup_log_has "dry-run: would run 'git -C $REPO checkout master'"
+
+# --- the status file, step by step -------------------------------------------
+# supervisor-status is replaced at each step, in supervisor-poll.sh's words
+# ("[time] supervisor: STEP"); each step is also a log line.
+: >"$SUP_LOG"
+sup_run
+check "status steps in upstream's words and order" sh -c "grep -oE \
+    '(P[0-9]e?: (harb: )?(checking|sweeping|infra)[A-Za-z -]*|checking projects)' \
+    '$SUP_LOG' | tr '\n' '|' | grep -q \
+    'P0: checking memory|P1: checking disk|P4: infra housekeeping|checking projects|P2: harb: checking pipeline|P2e: harb: checking infra failures|P2: harb: checking dev-agent status|P2: harb: checking pipeline stall|P2: harb: checking dev-agent productivity|P3: harb: checking PRs|P3: harb: checking for circular dependencies|P3: harb: checking for stale dependencies|P2: harb: checking escalate sessions|P4: harb: sweeping orphaned dev sessions|'"
+check "the last step is the tick's end" grep -qE \
+    '^\[[0-9-]{10} [0-9:]{8} UTC\] supervisor: (all clear|fix command ran)' \
+    "$DISINTO_RUN_DIR/supervisor-status"

@@ -126,7 +126,10 @@ test_config_env_layers(void)
 	CHECK_INT(config_is_bot(&c, "bot2"), 1);
 	CHECK_INT(config_is_bot(&c, "bot"), 0);
 	CHECK_STR(c.agent_cmd, "claude --dangerously-skip-permissions");
-	CHECK_STR(c.supervisor_fix_cmd, "claude -p --model sonnet");
+	CHECK_STR(c.supervisor_fix_cmd,
+	    "claude -p --model sonnet --dangerously-skip-permissions");
+	CHECK_INT(c.drop_caches, 1);
+	CHECK_INT(c.docker_prune, 1);
 	CHECK_INT(c.http_timeout_ms, 30000);
 	CHECK_INT(c.nenv_vars, 7);
 	config_free(&c);

@@ -140,7 +140,7 @@ test_comments(void)
 	    "## AI Review\n<!-- reviewed: 1234567890abcdef -->\n\n"
 	    "- **high** `a.c:1`: bug\n\n### Verdict\n"
 	    "**REQUEST_CHANGES** — off by one\n\n---\n"
-	    "*Reviewed at `1234567`*\n");
+	    "*Reviewed at `1234567` | [AGENTS.md](AGENTS.md)*\n");
 	CHECK_INT(rp_comment_verdict(c, verdict, sizeof(verdict)), 0);
 	CHECK_STR(verdict, "REQUEST_CHANGES");
 	CHECK_INT(rp_comment_reviewed_sha(c, sha, sizeof(sha)), 0);
@@ -148,7 +148,8 @@ test_comments(void)
 	free(c);
 	c = rp_review_comment(&v, "1234567890abcdef", "fedcba9876", 3);
 	CHECK(strncmp(c, "## AI Re-review (round 3)\n", 26) == 0);
-	CHECK(strstr(c, "| Previous: `fedcba9`*") != NULL);
+	CHECK(strstr(c, "| Previous: `fedcba9` | [AGENTS.md](AGENTS.md)*") !=
+	    NULL);
 	free(c);
 	/* The verdict section wins over words in the review text. */
 	CHECK_INT(rp_comment_verdict("x **APPROVE** y\n### Verdict\n"
@@ -166,11 +167,14 @@ test_comments(void)
 	    rp_comment_reviewed_sha("<!-- reviewed: xyz -->", sha, sizeof(sha)),
 	    -1);
 	c = rp_error_comment("1234567890abcdef", "no <!-- x\nfile");
+	/* Upstream's heading, marker and words first, then ours. */
 	CHECK(strncmp(c,
 		  "## AI Review — Error\n<!-- review-error: "
-		  "1234567890abcdef -->\n",
-		  62) == 0);
+		  "1234567890abcdef -->\nReview failed.\n",
+		  78) == 0);
 	CHECK(strstr(c, "(no &lt;!-- x file)") != NULL);
+	CHECK(strstr(c, "at most 3 times") != NULL);
+	CHECK(strstr(c, "---\n*1234567*\n") != NULL);
 	free(c);
 }
 

@@ -10,7 +10,8 @@
 #
 # t_setup makes $T (removed on exit, with the simulator and the private tmux
 # server), exports DISINTO_RUN_DIR=$T/run, FACTORY_ROOT=$T/factory and
-# DISINTO_TMUX_SOCKET.  sim_start exports SIM_URL, FORGE_URL and
+# DISINTO_TMUX_SOCKET, and turns supervisor-poll's docker prune and cache
+# dropping off (SUPERVISOR_DOCKER_PRUNE, SUPERVISOR_DROP_CACHES).  sim_start exports SIM_URL, FORGE_URL and
 # WOODPECKER_SERVER.  Binaries live under $O (exported by tests/run; "."
 # means the repository top $TOP), e.g. "$O/dev-poll/dev-poll".
 
@@ -90,6 +91,10 @@ t_setup() {
 	FACTORY_ROOT=$T/factory
 	mkdir -p "$DISINTO_RUN_DIR" "$FACTORY_ROOT"
 	export DISINTO_RUN_DIR FACTORY_ROOT
+	# The host's own clean-up (docker prune, dropping caches) stays off
+	# unless a test turns it on with fakes in $HOME/.local/bin.
+	SUPERVISOR_DOCKER_PRUNE=false SUPERVISOR_DROP_CACHES=false
+	export SUPERVISOR_DOCKER_PRUNE SUPERVISOR_DROP_CACHES
 	tmux_sock >/dev/null
 }
 
