@@ -7,6 +7,7 @@
 #   make bench      run the benchmarks
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make install-factory FACTORY=/home/you/disinto   (drop-in names)
+#   make install-systemd  the units of contrib/systemd into SYSTEMDDIR
 #
 # O names the output root: objects, the library and the executables are
 # built below it (O=. keeps the in-tree layout that FACTORY_ROOT derivation
@@ -16,6 +17,7 @@ O	?= .
 CC	?= cc
 PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/bin
+SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 PKG_CONFIG ?= pkg-config
 PKGS	= libcurl libcjson inih libbsd-overlay
 
@@ -100,6 +102,16 @@ install-factory: $(BINS)
 	install -m 0755 $(O)/review-poll/review-poll $(FACTORY)/review/review-poll.sh
 	install -m 0755 $(O)/supervisor-poll/supervisor-poll $(FACTORY)/supervisor/supervisor-poll.sh
 
+# The systemd units, with the executables' directory put into ExecStart.
+UNIT_FILES = $(sort $(wildcard contrib/systemd/*.service contrib/systemd/*.timer))
+
+install-systemd:
+	install -d $(DESTDIR)$(SYSTEMDDIR)
+	for u in $(UNIT_FILES); do \
+		d=$(DESTDIR)$(SYSTEMDDIR)/$${u##*/}; \
+		sed 's|@BINDIR@|$(BINDIR)|g' $$u >$$d && chmod 0644 $$d || exit 1; \
+	done
+
 format-check:
 	clang-format --dry-run --Werror common/*.[ch] $(foreach p,$(PROGS),$(p)/*.[ch]) \
 		tests/unit/*.[ch] $(wildcard tests/tools/*.c)
@@ -110,3 +122,4 @@ clean:
 	rm -rf build
 
 .PHONY: all test test-bins check demo bench install install-factory format-check clean
+.PHONY: install-systemd
