@@ -2,13 +2,17 @@
 #
 #   make            build common/libcommon.a and the executables
 #   make test       build and run every test (unit + integration)
-#   make check      the same tests under AddressSanitizer + UBSan
+#   make check      the same tests under AddressSanitizer + UBSan, and the
+#                   unit tests under valgrind
 #   make demo       run the end-to-end demo against the forge simulator
 #   make bench      run the benchmarks
 #   make readme     regenerate README.md's configuration table
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make install-factory FACTORY=/home/you/disinto   (drop-in names)
 #   make uninstall-factory FACTORY=/home/you/disinto (the bash scripts back)
+#   make fuzz       build the libFuzzer harnesses of tests/fuzz into build/fuzz
+#   make fuzz-long  run each harness for FUZZ_RUNS (10 million) executions
+#   make install-systemd  the units of contrib/systemd into SYSTEMDDIR
 #
 # O names the output root: objects, the library and the executables are
 # built below it (O=. keeps the in-tree layout that FACTORY_ROOT derivation
@@ -18,6 +22,7 @@ O	?= .
 CC	?= cc
 PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/bin
+SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 PKG_CONFIG ?= pkg-config
 PKGS	= libcurl libcjson inih libbsd-overlay
 
@@ -138,11 +143,22 @@ $(O)/tests/tools/%: tests/tools/%.c $(LIB)
 
 test-bins: $(BINS) $(UNIT_BIN) $(TOOL_BIN)
 
-test: test-bins
+test: test-bins fuzz-if-clang
 	O=$(O) tests/run
 
 check:
 	$(MAKE) O=build/san CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" test
+	$(MAKE) valgrind
+
+# The unit test programs of the plain build under valgrind's memcheck
+# (valgrind cannot run the sanitizer build).  Forked children are left
+# alone: those that exec report nothing of their own, and the code they
+# run before exec is checked by the sanitizer build.
+VALGRIND = valgrind -q --error-exitcode=1 --leak-check=full \
+	   --errors-for-leak-kinds=definite,indirect,possible \
+	   --child-silent-after-fork=yes
+valgrind: $(UNIT_BIN)
+	O=$(O) TEST_WRAP="$(VALGRIND)" tests/run unit/
 
 demo: $(BINS) $(TOOL_BIN)
 	O=$(O) tests/demo
@@ -326,9 +342,59 @@ readme: $(O)/tests/tools/conf-tool
 	mv README.md.tmp README.md
 	rm -f README.table.tmp
 
+# The systemd units, with the executables' directory put into ExecStart.
+UNIT_FILES = $(sort $(wildcard contrib/systemd/*.service contrib/systemd/*.timer))
+
+install-systemd:
+	install -d $(DESTDIR)$(SYSTEMDDIR)
+	for u in $(UNIT_FILES); do \
+		d=$(DESTDIR)$(SYSTEMDDIR)/$${u##*/}; \
+		sed 's|@BINDIR@|$(BINDIR)|g' $$u >$$d && chmod 0644 $$d || exit 1; \
+	done
+
+# libFuzzer harnesses: every tests/fuzz/fuzz_<target>.c, seeds in
+# tests/fuzz/corpus/<target>/.  The library is built again with clang's
+# coverage instrumentation and the sanitizers, below build/fuzz.
+# make test builds them when clang has libFuzzer, and
+# tests/integration/test_fuzz.sh runs each for a few seconds.
+FUZZ_CC	?= clang
+FUZZ_O	= build/fuzz
+FUZZ_CFLAGS = -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
+	      -fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZ_LDFLAGS = -fsanitize=address,undefined
+FUZZ_RUNS ?= 10000000
+FUZZ_SRC = $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN = $(FUZZ_SRC:tests/fuzz/%.c=$(O)/%)
+
+fuzz:
+	$(MAKE) O=$(FUZZ_O) CC=$(FUZZ_CC) CFLAGS="$(FUZZ_CFLAGS)" \
+		LDFLAGS="$(FUZZ_LDFLAGS)" fuzz-bins
+
+fuzz-bins: $(FUZZ_BIN)
+
+$(O)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/fuzz $(LDFLAGS) -fsanitize=fuzzer -o $@ $< \
+		$(LIB) $(LDLIBS)
+
+fuzz-if-clang:
+	@mkdir -p $(FUZZ_O)
+	@if echo 'int LLVMFuzzerTestOneInput(const char *d, long n);' \
+	    'int LLVMFuzzerTestOneInput(const char *d, long n)' \
+	    '{ (void)d; (void)n; return 0; }' | $(FUZZ_CC) -x c \
+	    -fsanitize=fuzzer -o $(FUZZ_O)/probe - >/dev/null 2>&1; then \
+		$(MAKE) fuzz; \
+	else \
+		echo "# $(FUZZ_CC) has no libFuzzer: fuzz harnesses not built"; \
+	fi
+
+fuzz-long: fuzz
+	tests/fuzz/long $(FUZZ_RUNS) $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_O)/%)
+
 format-check:
 	clang-format --dry-run --Werror common/*.[ch] $(foreach p,$(PROGS),$(p)/*.[ch]) formulas/*.c \
-		tests/unit/*.[ch] $(wildcard tests/tools/*.c)
+		tests/unit/*.[ch] $(wildcard tests/tools/*.c) \
+		$(wildcard tests/fuzz/*.[ch])
 
 clean:
 	rm -f $(LIB_OBJ) $(LIB) $(BINS) $(PROG_LIBS) $(UNIT_BIN) $(TOOL_BIN) $(O)/common/version.stamp
@@ -339,3 +405,4 @@ clean:
 FORCE:
 
 .PHONY: all test test-bins check demo bench install install-factory uninstall-factory readme format-check clean FORCE
+.PHONY: install-systemd fuzz fuzz-bins fuzz-if-clang fuzz-long valgrind

@@ -1,0 +1,32 @@
+/*
+ * The phase reader: any bytes give a known phase, NONE or UNKNOWN, with
+ * the squeezed first line and the reason as bounded strings.
+ */
+#include <ctype.h>
+
+#include "fuzz.h"
+#include "phase.h"
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct phase_info pi;
+	size_t i, n;
+
+	phase_parse((const char *)data, size, &pi);
+	FUZZ_ASSERT(pi.phase >= PHASE_NONE && pi.phase <= PHASE_UNKNOWN);
+	FUZZ_ASSERT(memchr(pi.raw, '\0', sizeof(pi.raw)) != NULL);
+	FUZZ_ASSERT(memchr(pi.reason, '\0', sizeof(pi.reason)) != NULL);
+	n = strlen(pi.raw);
+	for (i = 0; i < n; i++)
+		FUZZ_ASSERT(!isspace((unsigned char)pi.raw[i]));
+	if (pi.phase == PHASE_NONE)
+		FUZZ_ASSERT(n == 0);
+	else if (pi.phase != PHASE_UNKNOWN) {
+		FUZZ_ASSERT(strcmp(pi.raw, phase_name(pi.phase)) == 0);
+		FUZZ_ASSERT(pi.raw[0] == 'P');
+	}
+	FUZZ_ASSERT(phase_is_terminal(pi.phase) ==
+	    (pi.phase == PHASE_DONE || pi.phase == PHASE_FAILED));
+	return 0;
+}

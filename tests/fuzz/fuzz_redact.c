@@ -1,0 +1,88 @@
+/*
+ * The redactor: any text gives a string in which no AWS key, no 0x key,
+ * no "Bearer" token and no long hex run in a URL is left, and every run
+ * of 32 or more hex digits kept (a variable or a commit SHA) was in the
+ * input.  (Redacting twice is not always the same as once: a later rule
+ * may replace the "commit " before a SHA that an earlier rule kept.)
+ */
+#include <ctype.h>
+
+#include "fuzz.h"
+#include "redact.h"
+
+static size_t
+fuzz_span(const char *s, int (*pred)(int))
+{
+	size_t n = 0;
+
+	while (s[n] != '\0' && pred((unsigned char)s[n]))
+		n++;
+	return n;
+}
+
+static int
+fuzz_upper_digit(int c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+static int
+fuzz_bearer_char(int c)
+{
+	return isalnum(c) || c == '_' || c == '/' || c == '+' || c == '=' ||
+	    c == '-';
+}
+
+/* No URL in out holds a run of 20 or more hex digits. */
+static void
+fuzz_urls(const char *out)
+{
+	const char *p;
+
+	for (p = out; *p != '\0'; p++) {
+		if (strncmp(p, "http://", 7) != 0 &&
+		    strncmp(p, "https://", 8) != 0)
+			continue;
+		for (; *p != '\0' && !isspace((unsigned char)*p); p++)
+			FUZZ_ASSERT(fuzz_span(p, isxdigit) < 20);
+		if (*p == '\0')
+			break;
+	}
+}
+
+static void
+fuzz_check(const char *in, const char *out)
+{
+	const char *p;
+	size_t n;
+	char *run;
+
+	for (p = out; *p != '\0'; p++) {
+		if (strncmp(p, "AKIA", 4) == 0)
+			FUZZ_ASSERT(fuzz_span(p + 4, fuzz_upper_digit) < 16);
+		if (strncmp(p, "0x", 2) == 0)
+			FUZZ_ASSERT(fuzz_span(p + 2, isxdigit) < 64);
+		if (strncmp(p, "Bearer ", 7) == 0)
+			FUZZ_ASSERT(fuzz_span(p + 7, fuzz_bearer_char) < 20);
+		if ((p == out || !isxdigit((unsigned char)p[-1])) &&
+		    (n = fuzz_span(p, isxdigit)) >= 32) {
+			run = fuzz_cstr((const uint8_t *)p, n);
+			FUZZ_ASSERT(strstr(in, run) != NULL);
+			free(run);
+		}
+	}
+	fuzz_urls(out);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = fuzz_cstr(data, size), *once;
+
+	once = redact_secrets(text);
+	FUZZ_ASSERT(once != NULL);
+	fuzz_check(text, once);
+	free(once);
+	free(text);
+	return 0;
+}
