@@ -1,20 +1,34 @@
 /*
  * The default agent backend, protocol "phase": the agent runs in a tmux
- * session, is ready when its pane shows the prompt glyph (or a ready
- * marker appears), takes text as a paste, and signals through the phase
- * file it was told to write (seeds/000-002).
+ * session, under its wrapper (agent_exec.h: the agent's variables, the
+ * Claude session lock), is ready when its pane shows the prompt glyph
+ * (or a ready marker appears), takes text as a paste, and signals
+ * through the phase file it was told to write (seeds/000-002).
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "agent.h"
+#include "agent_exec.h"
+#include "agent_lock.h"
 #include "buf.h"
+#include "file.h"
 #include "log.h"
 #include "phase.h"
+#include "runfiles.h"
 #include "screen.h"
+#include "strv.h"
 #include "tmux.h"
 
 static int agent_tmux_init(const struct agent_conf *);
+static int agent_tmux_wrap(const struct agent_spec *, const char *,
+    const char *, char ***, char **, char *, size_t);
+static int agent_tmux_launch(const struct agent_spec *, const char *, char *,
+    size_t);
+static int agent_tmux_ready(const struct agent_spec *, char *, size_t);
 static int agent_tmux_start(const struct agent_spec *, char *, size_t);
 static void agent_tmux_dialog(const struct agent_spec *, const char *, char *,
     size_t);
@@ -45,33 +59,138 @@ agent_tmux_init(const struct agent_conf *conf)
 	return 0;
 }
 
+/*
+ * The command tmux runs: the wrapper, with the agent's variables in a
+ * private file (*envfile, which the caller removes when the wrapper did
+ * not) and, when one is configured, the lock.  0, or -1 with err set.
+ */
 static int
-agent_tmux_start(const struct agent_spec *s, char *err, size_t errsz)
+agent_tmux_wrap(const struct agent_spec *s, const char *state,
+    const char *request, char ***argv, char **envfile, char *err,
+    size_t errsz)
+{
+	struct agent_exec x = {0};
+	char exe[PATH_MAX], *tmpl;
+	int r;
+
+	if (agent_exec_self(exe, sizeof(exe)) == -1) {
+		snprintf(err, errsz, "cannot tell the running executable");
+		return -1;
+	}
+	if (s->env != NULL) {
+		tmpl = runfiles_agent_env(s->session);
+		r = agent_exec_env_write(tmpl, s->env, envfile);
+		free(tmpl);
+		if (r == -1) {
+			snprintf(err, errsz,
+			    "cannot write the variables of session '%s': %s",
+			    s->session, strerror(errno));
+			return -1;
+		}
+		x.env_file = *envfile;
+	}
+	if ((x.lock = agent_lock_path()) != NULL) {
+		x.wait_s = agent_lock_wait();
+		x.state = state;
+		x.request = request;
+		x.watch = s->signal_path;
+	}
+	*argv = agent_exec_argv(exe, &x, s->argv);
+	return 0;
+}
+
+/*
+ * Start the session under its wrapper and, with a lock, wait until the
+ * wrapper holds it (a lock this tick reserved is handed over).  0, or -1
+ * with err set (a session that started is killed again).
+ */
+static int
+agent_tmux_launch(const struct agent_spec *s, const char *state, char *err,
+    size_t errsz)
+{
+	char *request = runfiles_lock_request(s->session);
+	char **argv = NULL, *envfile = NULL;
+	int r = -1;
+
+	(void)file_remove(state);
+	(void)file_remove(request);
+	if (agent_tmux_wrap(s, state, request, &argv, &envfile, err, errsz) ==
+	    -1)
+		goto out;
+	if (tmux_new_session(s->session, s->workdir, argv, NULL) == -1) {
+		snprintf(err, errsz, "cannot start tmux session '%s'",
+		    s->session);
+		goto out;
+	}
+	agent_lock_unreserve();
+	switch (agent_lock_await_start(state, s->session, tmux_has_session)) {
+	case 0:
+		r = 0;
+		break;
+	case 1:
+		snprintf(err, errsz,
+		    "the Claude session lock '%s' stayed busy for %d s",
+		    agent_lock_path(), agent_lock_wait());
+		break;
+	default:
+		snprintf(err, errsz,
+		    "session '%s' never took the Claude session lock '%s'",
+		    s->session, agent_lock_path());
+		break;
+	}
+	if (r == -1)
+		(void)tmux_kill_session(s->session);
+out:
+	if (envfile != NULL)
+		(void)file_remove(envfile);
+	free(envfile);
+	strv_free(argv);
+	free(request);
+	return r;
+}
+
+/* Wait until the agent shows its input box.  0, or -1 with err set. */
+static int
+agent_tmux_ready(const struct agent_spec *s, char *err, size_t errsz)
 {
 	struct buf screen;
 	int r;
 
-	if (tmux_new_session(s->session, s->workdir, s->argv, s->env) == -1) {
-		snprintf(err, errsz, "cannot start tmux session '%s'",
-		    s->session);
-		return -1;
-	}
 	buf_init(&screen, 0);
 	r = tmux_wait_ready(s->session, s->ready_pattern, s->ready_marker,
 	    s->ready_timeout_s, &screen);
-	if (r == 0) {
-		buf_free(&screen);
-		return 0;
-	}
 	if (r == TMUX_DIALOG)
 		agent_tmux_dialog(s, buf_str(&screen), err, errsz);
-	else
+	else if (r != 0)
 		snprintf(err, errsz, "session '%s' %s", s->session,
 		    r == TMUX_NOT_READY ? "never showed its input box" :
 					  "exited before it was ready");
 	buf_free(&screen);
-	(void)tmux_kill_session(s->session);
-	return -1;
+	return r == 0 ? 0 : -1;
+}
+
+static int
+agent_tmux_start(const struct agent_spec *s, char *err, size_t errsz)
+{
+	char *state = runfiles_lock_state(s->session);
+	int r = -1;
+
+	if (agent_lock_reserve() == -1) {
+		snprintf(err, errsz, "cannot take the Claude session lock "
+				     "'%s': %s",
+		    agent_lock_path(), strerror(errno));
+		goto out;
+	}
+	if (agent_tmux_launch(s, state, err, errsz) == -1)
+		goto out;
+	if (agent_tmux_ready(s, err, errsz) == -1) {
+		(void)tmux_kill_session(s->session);
+		goto out;
+	}
+	r = 0;
+out:
+	free(state);
+	return r;
 }
 
 /*
@@ -94,9 +213,25 @@ agent_tmux_dialog(const struct agent_spec *s, const char *screen, char *err,
 	free(text);
 }
 
+/* The session holds the lock again first (agent_lock.h). */
 static enum agent_delivery
 agent_tmux_inject(const char *session, const char *text)
 {
+	char *state = runfiles_lock_state(session);
+	char *request = runfiles_lock_request(session);
+	int r = agent_lock_for_inject(state, request, session,
+	    tmux_has_session);
+
+	free(state);
+	free(request);
+	if (r == 1) {
+		log_msg("the Claude session lock '%s' stayed busy for %d s — "
+			"not typing into %s this tick",
+		    agent_lock_path(), agent_lock_wait(), session);
+		return AGENT_NOT_DELIVERED;
+	}
+	if (r == -1)
+		return AGENT_INJECT_ERROR;
 	switch (tmux_inject(session, text)) {
 	case 0:
 		return AGENT_DELIVERED;

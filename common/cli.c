@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "agent.h"
+#include "agent_exec.h"
+#include "agent_hooks.h"
 #include "buf.h"
 #include "cli.h"
 #include "config.h"
@@ -25,6 +27,7 @@ static void status_recover(const struct cli_tool *, const struct config *,
     const struct cli *);
 static int configure(const struct cli_tool *, const char *, const struct cli *,
     struct config *, char *, size_t);
+static int cli_mode(const struct cli_tool *, int, char *[], char *, size_t);
 static int usage_error(const struct cli_tool *, int, char *[], const char *,
     struct config *, char *, size_t);
 
@@ -85,7 +88,9 @@ cli_configure(struct config *cfg, const struct cli *cli,
 	ho.backoff_ms = cfg->http_backoff_ms;
 	http_set_opts(&ho);
 	(void)agent_use(&(struct agent_conf) {.state_dir = cfg->run_dir,
-	    .tmux_socket = cfg->tmux_socket});
+	    .tmux_socket = cfg->tmux_socket,
+	    .session_lock = cfg->session_lock,
+	    .session_lock_wait_s = cfg->session_lock_wait_s});
 	return 0;
 }
 
@@ -209,16 +214,53 @@ status_recover(const struct cli_tool *t, const struct config *cfg,
 	free(status);
 }
 
+/*
+ * The modes agent sessions run the executables in, chosen by the first
+ * argument before anything else is done: the wrapper of an agent
+ * (agent_exec.h) and its hooks (agent_hooks.h).  Their exit status, or -1
+ * when argv asks for neither; what to print in msg.
+ */
+static int
+cli_mode(const struct cli_tool *t, int argc, char *argv[], char *msg,
+    size_t msgsz)
+{
+	char why[1024];
+	int rc;
+
+	why[0] = '\0';
+	if (argc < 2)
+		return -1;
+	if (strcmp(argv[1], AGENT_EXEC_MODE) == 0) {
+		rc = agent_exec_main(argc - 1, argv + 1, why, sizeof(why));
+		if (why[0] != '\0')
+			snprintf(msg, msgsz, "%s: %s\n", t->prog, why);
+		return rc;
+	}
+	if (strcmp(argv[1], AGENT_HOOKS_MODE) == 0) {
+		/* A refusal's reason goes to stderr as it is: the agent reads
+		 * it. */
+		rc = agent_hooks_main(argc - 1, argv + 1, stdout, why,
+		    sizeof(why));
+		if (why[0] != '\0')
+			snprintf(msg, msgsz, "%s\n", why);
+		return rc;
+	}
+	return -1;
+}
+
 int
 cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
     struct config *cfg, char *msg, size_t msgsz)
 {
-	char err[1024], *usage = cli_usage(t->prog, t->takes_project);
+	char err[1024], *usage = NULL;
 	char *path = NULL, *help;
 	int rc = -1;
 
 	msg[0] = '\0';
 	memset(cfg, 0, sizeof(*cfg));
+	if ((rc = cli_mode(t, argc, argv, msg, msgsz)) != -1)
+		return rc;
+	usage = cli_usage(t->prog, t->takes_project);
 	(void)config_apply_path();
 	switch (
 	    cli_parse(argc, argv, t->takes_project, cli, err, sizeof(err))) {

@@ -68,7 +68,10 @@ int cli_configure(struct config *cfg, const struct cli *cli,
  * project refuses to run without one (exit 2).  Returns -1 when the tick
  * should go on, else the exit status, with the text to print in msg (to
  * stderr when the status is not 0); a failure is also logged and put in
- * the status file (see cli_fail()).
+ * the status file (see cli_fail()).  Before anything else, a first
+ * argument naming a mode of agent sessions (AGENT_EXEC_MODE, the
+ * wrapper of an agent; AGENT_HOOKS_MODE, its hooks) runs that mode,
+ * whose exit status is returned with nothing loaded.
  */
 int cli_start(int argc, char *argv[], const struct cli_tool *tool,
     struct cli *cli, struct config *cfg, char *msg, size_t msgsz);

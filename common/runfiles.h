@@ -29,6 +29,17 @@ char *runfiles_idle_marker(const char *session);
 char *runfiles_exited_marker(const char *session);
 char *runfiles_phase_marker(const char *session);
 char *runfiles_ready_marker(const char *session);
+/*
+ * A session's side of the Claude session lock (agent_lock.h): the state
+ * its wrapper writes, the request a tick makes before typing into it.
+ */
+char *runfiles_lock_state(const char *session);
+char *runfiles_lock_request(const char *session);
+/*
+ * The template (mkostemp(3), "XXXXXX" at its end) of the private file
+ * that hands a session's variables to its wrapper.
+ */
+char *runfiles_agent_env(const char *session);
 char *runfiles_review_phase(const char *project, long long pr);
 char *runfiles_review_injected(const char *project, long long pr);
 char *runfiles_worktree(const char *project, long long issue);

@@ -1,14 +1,18 @@
 /*
  * Launching a dev session for an issue, in-process: read everything the
- * launch needs first (gather.c), then charge the CI-fix budget, claim
- * the issue, prepare the worktree, build the prompt (prompt.c) and start
- * the session (session.c).  Any failure after the claim gives the issue
- * back.  In legacy mode DEV_AGENT_CMD is started instead (legacy.c).
+ * launch needs first (gather.c), take the Claude session lock for the
+ * session to come, then charge the CI-fix budget, claim the issue,
+ * prepare the worktree, build the prompt (prompt.c) and start the session
+ * (session.c), which takes the lock over.  A lock that stays busy skips
+ * the launch before anything is changed; any failure after the claim
+ * gives the issue back.  In legacy mode DEV_AGENT_CMD is started instead
+ * (legacy.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "act.h"
+#include "agent.h"
 #include "config.h"
 #include "dev-poll.h"
 #include "file.h"
@@ -24,6 +28,7 @@ static void launch_clear_files(struct dev_ctx *, const struct dp_gather *);
 static int launch_keeps_worktree(const struct dp_gather *);
 static void launch_mark_started(struct dev_ctx *, const struct dp_gather *,
     int);
+static int launch_reserve(struct dev_ctx *, long long, enum dp_launch *);
 static int launch_charge(struct dev_ctx *, const struct dp_launch_req *,
     enum dp_launch *);
 static enum dp_launch launch_session(struct dev_ctx *,
@@ -121,6 +126,32 @@ dp_relaunch(struct dev_ctx *c, long long issue)
 }
 
 /*
+ * Take the Claude session lock for the session to come, unless this is a
+ * dry run: 0 to go on, or -1 with *stop saying why not (a lock that
+ * stayed busy skips the launch this tick, with one line).
+ */
+static int
+launch_reserve(struct dev_ctx *c, long long issue, enum dp_launch *stop)
+{
+	char err[512];
+
+	if (c->act.dry_run)
+		return 0;
+	switch (agent_reserve(err, sizeof(err))) {
+	case 0:
+		return 0;
+	case 1:
+		log_msg("%s — not launching #%lld this tick", err, issue);
+		*stop = DP_LOCK_BUSY;
+		return -1;
+	default:
+		log_msg("ERROR: %s", err);
+		*stop = DP_LAUNCH_FAILED;
+		return -1;
+	}
+}
+
+/*
  * Charge the CI-fix budget the launch pays for, if any: 0 to go on, or
  * -1 with *stop saying why not.
  */
@@ -156,7 +187,8 @@ launch_session(struct dev_ctx *c, const struct dp_launch_req *req,
 	char *prompt = NULL;
 	int r;
 
-	if (launch_charge(c, req, &stop) == -1)
+	if (launch_reserve(c, l->issue, &stop) == -1 ||
+	    launch_charge(c, req, &stop) == -1)
 		return stop;
 	if (l->pr > 0)
 		log_msg("RECOVERY MODE: adopting PR #%lld on branch %s", l->pr,
@@ -220,6 +252,7 @@ dp_launch(struct dev_ctx *c, const struct dp_launch_req *req)
 	switch (dp_gather(c, req, &l)) {
 	case DP_GATHERED:
 		res = launch_session(c, req, &l);
+		agent_unreserve();
 		break;
 	case DP_GATHER_BLOCKED:
 		res = DP_BLOCKED;

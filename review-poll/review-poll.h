@@ -42,6 +42,7 @@ struct rp {
 	time_t now;
 	const cJSON *pulls; /* the open PRs, read once per tick */
 	int launched;	    /* review sessions started this tick */
+	int lock_busy;	    /* the Claude session lock stayed busy */
 	int failed;	    /* a run-time failure: exit 1 */
 };
 
@@ -211,7 +212,10 @@ void rp_prompt_free(struct rp_prompt *);
 int rp_rereview(struct rp *);
 /* Step 5: review the open PRs that need one. */
 int rp_review_new(struct rp *);
-/* 1 when launching is allowed (limit and memory); logs why not. */
+/*
+ * 1 when launching is allowed (limit, memory, and the Claude session
+ * lock, taken for the launch that follows); logs why not.
+ */
 int rp_may_launch(struct rp *);
 
 #endif

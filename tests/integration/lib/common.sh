@@ -9,8 +9,9 @@
 #   check_eq "issue count" "$(sim_state_get 'len(d["issues"])')" 2
 #
 # t_setup makes $T (removed on exit, with the simulator and the private tmux
-# server), exports DISINTO_RUN_DIR=$T/run, FACTORY_ROOT=$T/factory and
-# DISINTO_TMUX_SOCKET.  sim_start exports SIM_URL, FORGE_URL and
+# server), exports DISINTO_RUN_DIR=$T/run, FACTORY_ROOT=$T/factory,
+# DISINTO_TMUX_SOCKET and the Claude session lock CLAUDE_SESSION_LOCK
+# (in $T; CLAUDE_SESSION_LOCK_WAIT 5 s unless set).  sim_start exports SIM_URL, FORGE_URL and
 # WOODPECKER_SERVER.  Binaries live under $O (exported by tests/run; "."
 # means the repository top $TOP), e.g. "$O/dev-poll/dev-poll".
 
@@ -90,6 +91,10 @@ t_setup() {
 	FACTORY_ROOT=$T/factory
 	mkdir -p "$DISINTO_RUN_DIR" "$FACTORY_ROOT"
 	export DISINTO_RUN_DIR FACTORY_ROOT
+	# The Claude session lock of this test alone, not the machine's.
+	CLAUDE_SESSION_LOCK=$T/claude-session.lock
+	CLAUDE_SESSION_LOCK_WAIT=${CLAUDE_SESSION_LOCK_WAIT:-5}
+	export CLAUDE_SESSION_LOCK CLAUDE_SESSION_LOCK_WAIT
 	tmux_sock >/dev/null
 }
 
