@@ -55,6 +55,8 @@ static int agent_exec_stop(void *);
 static int agent_exec_status(int);
 static int agent_exec_supervise(const struct agent_exec *, char *const *,
     char *, size_t);
+static int agent_exec_run(const struct agent_exec *, char *const *, char *,
+    size_t);
 
 int
 agent_exec_self(char *buf, size_t bufsz)
@@ -129,14 +131,16 @@ agent_exec_argv(const char *exe, const struct agent_exec *x, char *const *cmd)
 		agent_exec_push(&v, &n, "--env");
 		agent_exec_push(&v, &n, x->env_file);
 	}
+	if (x->state != NULL) {
+		agent_exec_push(&v, &n, "--state");
+		agent_exec_push(&v, &n, x->state);
+	}
 	if (x->lock != NULL) {
 		snprintf(wait, sizeof(wait), "%d", x->wait_s);
 		agent_exec_push(&v, &n, "--lock");
 		agent_exec_push(&v, &n, x->lock);
 		agent_exec_push(&v, &n, "--wait");
 		agent_exec_push(&v, &n, wait);
-		agent_exec_push(&v, &n, "--state");
-		agent_exec_push(&v, &n, x->state);
 		agent_exec_push(&v, &n, "--request");
 		agent_exec_push(&v, &n, x->request);
 		if (x->watch != NULL) {
@@ -187,8 +191,9 @@ agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
 	if (*cmd == NULL || (x->lock != NULL &&
 				(x->state == NULL || x->request == NULL))) {
 		snprintf(err, errsz,
-		    "usage: %s [--env FILE] [--lock PATH --wait SECONDS "
-		    "--state FILE --request FILE [--watch FILE]] -- COMMAND...",
+		    "usage: %s [--env FILE] [--state FILE] [--lock PATH "
+		    "--wait SECONDS --request FILE [--watch FILE]] -- "
+		    "COMMAND...",
 		    AGENT_EXEC_MODE);
 		return -1;
 	}
@@ -416,30 +421,45 @@ agent_exec_supervise(const struct agent_exec *x, char *const *cmd, char *err,
 	return agent_exec_status(c.status);
 }
 
-int
-agent_exec_main(int argc, char *argv[], char *err, size_t errsz)
+/* The variables, then the agent (supervised or exec'd). */
+static int
+agent_exec_run(const struct agent_exec *x, char *const *cmd, char *err,
+    size_t errsz)
 {
-	struct agent_exec x;
 	struct buf env;
-	char **cmd;
 	int r;
 
-	err[0] = '\0';
-	if (agent_exec_parse(argc, argv, &x, &cmd, err, errsz) == -1)
-		return 2;
 	buf_init(&env, AGENT_EXEC_ENV_MAX);
-	if (x.env_file != NULL && agent_exec_env_read(x.env_file, &env) == -1) {
-		snprintf(err, errsz, "cannot read '%s': %s", x.env_file,
+	if (x->env_file != NULL &&
+	    agent_exec_env_read(x->env_file, &env) == -1) {
+		snprintf(err, errsz, "cannot read '%s': %s", x->env_file,
 		    strerror(errno));
 		buf_free(&env);
 		return 1;
 	}
 	agent_exec_env_apply(&env);
 	buf_free(&env);
-	if (x.lock != NULL)
-		return agent_exec_supervise(&x, cmd, err, errsz);
+	if (x->lock != NULL)
+		return agent_exec_supervise(x, cmd, err, errsz);
 	execvp(cmd[0], cmd);
 	r = errno;
 	snprintf(err, errsz, "cannot run '%s': %s", cmd[0], strerror(r));
 	return 127;
+}
+
+int
+agent_exec_main(int argc, char *argv[], char *err, size_t errsz)
+{
+	struct agent_exec x;
+	char **cmd;
+	int r;
+
+	err[0] = '\0';
+	if (agent_exec_parse(argc, argv, &x, &cmd, err, errsz) == -1)
+		return 2;
+	r = agent_exec_run(&x, cmd, err, errsz);
+	/* The tick that started the session reads why it ended at once. */
+	if (err[0] != '\0' && r != AGENT_EXEC_BUSY && x.state != NULL)
+		agent_lock_state_failed(x.state, err);
+	return r;
 }

@@ -2,13 +2,14 @@
  * The wrapper an agent runs under: a mode of the executables themselves,
  * chosen by their first argument before any configuration is read:
  *
- *   EXE --agent-exec [--env FILE] [--lock PATH --wait SECONDS
- *       --state FILE --request FILE [--watch PHASE_FILE]] -- COMMAND...
+ *   EXE --agent-exec [--env FILE] [--state FILE] [--lock PATH
+ *       --wait SECONDS --request FILE [--watch PHASE_FILE]] -- COMMAND...
  *
  * FILE holds the variables the agent gets (agent_exec_env_write(): a
  * private file, never a command line, where any local user could read
  * the tokens); the wrapper reads and removes it and runs COMMAND with
- * them added to its environment, found on the PATH they give.  Without
+ * them added to its environment, found on the PATH they give; why it
+ * could not is written to the state file (agent_lock.h).  Without
  * --lock it becomes COMMAND (exec).  With --lock it holds the factory's
  * Claude session lock for the session (agent_lock.h): it takes it before
  * the agent starts (busy after SECONDS: the agent never starts), runs

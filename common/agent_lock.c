@@ -137,7 +137,7 @@ agent_lock_state_read(const char *state)
 	size_t i;
 
 	buf_init(&b, 0);
-	if (file_read(state, 64, &b) != -1)
+	if (file_read(state, 1024, &b) != -1)
 		for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 			if (strncmp(buf_str(&b), words[i].word,
 				strlen(words[i].word)) == 0)
@@ -149,10 +149,37 @@ agent_lock_state_read(const char *state)
 static void
 agent_lock_state_write(const char *state, const char *word)
 {
-	char line[16];
+	char line[1100];
 
 	snprintf(line, sizeof(line), "%s\n", word);
 	(void)file_write_atomic(state, line, strlen(line), 0644, 0);
+}
+
+void
+agent_lock_state_failed(const char *state, const char *why)
+{
+	char line[1024];
+
+	snprintf(line, sizeof(line), "error: %s", why);
+	agent_lock_state_write(state, line);
+}
+
+int
+agent_lock_state_why(const char *state, char *why, size_t whysz)
+{
+	struct buf b;
+	const char *text;
+	int r = 0;
+
+	buf_init(&b, 0);
+	if (file_read(state, 1024, &b) != -1 &&
+	    strncmp(text = buf_str(&b), "error: ", 7) == 0) {
+		snprintf(why, whysz, "%.*s", (int)strcspn(text + 7, "\n"),
+		    text + 7);
+		r = 1;
+	}
+	buf_free(&b);
+	return r;
 }
 
 int
@@ -174,7 +201,6 @@ agent_lock_await_start(const char *state, const char *session,
 			(void)file_remove(state);
 			return 1;
 		case AGENT_LOCK_ERROR:
-			(void)file_remove(state);
 			return -1;
 		default:
 			break;
@@ -256,8 +282,8 @@ agent_lock_hold_start(struct agent_lock_holder *h, int (*stop)(void *),
 	else
 		r = agent_lock_take(h, stop, arg);
 	saved = errno;
-	agent_lock_state_write(h->state,
-	    r == 0 ? "held" : r == 1 ? "busy" : "error");
+	if (r != -1)
+		agent_lock_state_write(h->state, r == 0 ? "held" : "busy");
 	errno = saved;
 	return r;
 }

@@ -5,10 +5,11 @@
  * OAuth token).  It is held by the wrapper of a session (agent_exec.h),
  * a process that lives exactly as long as the session, never by a tick
  * that exits.  A tick and a wrapper talk through two run files of the
- * session (runfiles_lock_state(), runfiles_lock_request()):
+ * session (runfiles_agent_state(), runfiles_lock_request()):
  * - the state file, which the wrapper writes: "held" while it holds the
  *   lock, "free" while it does not, "busy" when it could not take the
- *   lock to start the agent (and gave up);
+ *   lock to start the agent (and gave up), "error: WHY" when it could
+ *   not start the agent (with or without a lock);
  * - the request marker, which a tick creates before it types into the
  *   session; the wrapper takes the lock (waiting as long as the
  *   configuration says), writes the state and removes the marker.
@@ -60,7 +61,15 @@ int agent_lock_await_start(const char *state, const char *session,
 int agent_lock_for_inject(const char *state, const char *request,
     const char *session, int (*alive)(const char *));
 
+/*
+ * The state file says the wrapper failed: 1 with its words in why, else
+ * 0.
+ */
+int agent_lock_state_why(const char *state, char *why, size_t whysz);
+
 /* The wrapper's side. */
+/* The agent could not be started, for why. */
+void agent_lock_state_failed(const char *state, const char *why);
 struct agent_lock_holder {
 	const char *path;    /* the lock file */
 	int wait_s;	     /* the longest wait for it */
@@ -74,7 +83,8 @@ struct agent_lock_holder {
 /*
  * Set h up and take the lock for the agent's start, waiting at most
  * h->wait_s seconds while stop(arg) says 0.  Returns 0 held ("held"
- * written), 1 busy ("busy" written), -1 on error (errno set).
+ * written), 1 busy ("busy" written), -1 on error (errno set; nothing
+ * written).
  */
 int agent_lock_hold_start(struct agent_lock_holder *h, int (*stop)(void *),
     void *arg);

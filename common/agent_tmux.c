@@ -26,9 +26,10 @@
 static int agent_tmux_init(const struct agent_conf *);
 static int agent_tmux_wrap(const struct agent_spec *, const char *,
     const char *, char ***, char **, char *, size_t);
-static int agent_tmux_launch(const struct agent_spec *, const char *, char *,
+static int agent_tmux_launch(const struct agent_spec *, const char *, char **,
+    char *, size_t);
+static int agent_tmux_ready(const struct agent_spec *, const char *, char *,
     size_t);
-static int agent_tmux_ready(const struct agent_spec *, char *, size_t);
 static int agent_tmux_start(const struct agent_spec *, char *, size_t);
 static void agent_tmux_dialog(const struct agent_spec *, const char *, char *,
     size_t);
@@ -62,7 +63,8 @@ agent_tmux_init(const struct agent_conf *conf)
 /*
  * The command tmux runs: the wrapper, with the agent's variables in a
  * private file (*envfile, which the caller removes when the wrapper did
- * not) and, when one is configured, the lock.  0, or -1 with err set.
+ * not), the state file and, when one is configured, the lock.  0, or -1
+ * with err set.
  */
 static int
 agent_tmux_wrap(const struct agent_spec *s, const char *state,
@@ -89,9 +91,9 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
 		}
 		x.env_file = *envfile;
 	}
+	x.state = state;
 	if ((x.lock = agent_lock_path()) != NULL) {
 		x.wait_s = agent_lock_wait();
-		x.state = state;
 		x.request = request;
 		x.watch = s->signal_path;
 	}
@@ -102,19 +104,20 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
 /*
  * Start the session under its wrapper and, with a lock, wait until the
  * wrapper holds it (a lock this tick reserved is handed over).  0, or -1
- * with err set (a session that started is killed again).
+ * with err set (a session that started is killed again).  The variables
+ * file is named in *envfile.
  */
 static int
-agent_tmux_launch(const struct agent_spec *s, const char *state, char *err,
-    size_t errsz)
+agent_tmux_launch(const struct agent_spec *s, const char *state,
+    char **envfile, char *err, size_t errsz)
 {
-	char *request = runfiles_lock_request(s->session);
-	char **argv = NULL, *envfile = NULL;
+	char *request = runfiles_lock_request(s->session), why[512];
+	char **argv = NULL;
 	int r = -1;
 
 	(void)file_remove(state);
 	(void)file_remove(request);
-	if (agent_tmux_wrap(s, state, request, &argv, &envfile, err, errsz) ==
+	if (agent_tmux_wrap(s, state, request, &argv, envfile, err, errsz) ==
 	    -1)
 		goto out;
 	if (tmux_new_session(s->session, s->workdir, argv, NULL) == -1) {
@@ -133,27 +136,34 @@ agent_tmux_launch(const struct agent_spec *s, const char *state, char *err,
 		    agent_lock_path(), agent_lock_wait());
 		break;
 	default:
-		snprintf(err, errsz,
-		    "session '%s' never took the Claude session lock '%s'",
-		    s->session, agent_lock_path());
+		if (agent_lock_state_why(state, why, sizeof(why)))
+			snprintf(err, errsz, "session '%s' did not start: %s",
+			    s->session, why);
+		else
+			snprintf(err, errsz,
+			    "session '%s' never took the Claude session lock "
+			    "'%s'",
+			    s->session, agent_lock_path());
 		break;
 	}
 	if (r == -1)
 		(void)tmux_kill_session(s->session);
 out:
-	if (envfile != NULL)
-		(void)file_remove(envfile);
-	free(envfile);
 	strv_free(argv);
 	free(request);
 	return r;
 }
 
-/* Wait until the agent shows its input box.  0, or -1 with err set. */
+/*
+ * Wait until the agent shows its input box.  0, or -1 with err set (with
+ * the wrapper's words when it could not start the agent).
+ */
 static int
-agent_tmux_ready(const struct agent_spec *s, char *err, size_t errsz)
+agent_tmux_ready(const struct agent_spec *s, const char *state, char *err,
+    size_t errsz)
 {
 	struct buf screen;
+	char why[512];
 	int r;
 
 	buf_init(&screen, 0);
@@ -161,6 +171,9 @@ agent_tmux_ready(const struct agent_spec *s, char *err, size_t errsz)
 	    s->ready_timeout_s, &screen);
 	if (r == TMUX_DIALOG)
 		agent_tmux_dialog(s, buf_str(&screen), err, errsz);
+	else if (r != 0 && agent_lock_state_why(state, why, sizeof(why)))
+		snprintf(err, errsz, "session '%s' did not start: %s",
+		    s->session, why);
 	else if (r != 0)
 		snprintf(err, errsz, "session '%s' %s", s->session,
 		    r == TMUX_NOT_READY ? "never showed its input box" :
@@ -169,10 +182,15 @@ agent_tmux_ready(const struct agent_spec *s, char *err, size_t errsz)
 	return r == 0 ? 0 : -1;
 }
 
+/*
+ * Start the session and wait until it is ready.  The variables file is
+ * gone by then: read by the wrapper of a session that started, removed
+ * here when it did not.
+ */
 static int
 agent_tmux_start(const struct agent_spec *s, char *err, size_t errsz)
 {
-	char *state = runfiles_lock_state(s->session);
+	char *state = runfiles_agent_state(s->session), *envfile = NULL;
 	int r = -1;
 
 	if (agent_lock_reserve() == -1) {
@@ -181,14 +199,17 @@ agent_tmux_start(const struct agent_spec *s, char *err, size_t errsz)
 		    agent_lock_path(), strerror(errno));
 		goto out;
 	}
-	if (agent_tmux_launch(s, state, err, errsz) == -1)
+	if (agent_tmux_launch(s, state, &envfile, err, errsz) == -1)
 		goto out;
-	if (agent_tmux_ready(s, err, errsz) == -1) {
+	if (agent_tmux_ready(s, state, err, errsz) == -1) {
 		(void)tmux_kill_session(s->session);
 		goto out;
 	}
 	r = 0;
 out:
+	if (envfile != NULL)
+		(void)file_remove(envfile);
+	free(envfile);
 	free(state);
 	return r;
 }
@@ -217,7 +238,7 @@ agent_tmux_dialog(const struct agent_spec *s, const char *screen, char *err,
 static enum agent_delivery
 agent_tmux_inject(const char *session, const char *text)
 {
-	char *state = runfiles_lock_state(session);
+	char *state = runfiles_agent_state(session);
 	char *request = runfiles_lock_request(session);
 	int r = agent_lock_for_inject(state, request, session,
 	    tmux_has_session);

@@ -113,15 +113,15 @@ runfiles_ready_marker(const char *s)
 }
 
 char *
-runfiles_lock_state(const char *s)
+runfiles_agent_state(const char *s)
 {
-	return xasprintf("%s/claude-lock-%s.state", run_dir, s);
+	return xasprintf("%s/agent-%s.state", run_dir, s);
 }
 
 char *
 runfiles_lock_request(const char *s)
 {
-	return xasprintf("%s/claude-lock-%s.request", run_dir, s);
+	return xasprintf("%s/agent-%s.lock-request", run_dir, s);
 }
 
 char *

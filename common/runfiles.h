@@ -30,10 +30,11 @@ char *runfiles_exited_marker(const char *session);
 char *runfiles_phase_marker(const char *session);
 char *runfiles_ready_marker(const char *session);
 /*
- * A session's side of the Claude session lock (agent_lock.h): the state
- * its wrapper writes, the request a tick makes before typing into it.
+ * A session's wrapper (agent_exec.h, agent_lock.h): the state it
+ * writes (the Claude session lock held or not, or why it failed), and
+ * the request for the lock a tick makes before typing into the session.
  */
-char *runfiles_lock_state(const char *session);
+char *runfiles_agent_state(const char *session);
 char *runfiles_lock_request(const char *session);
 /*
  * The template (mkostemp(3), "XXXXXX" at its end) of the private file
