@@ -22,8 +22,12 @@
 #define AGENT_LOCK_POLL_MS 100
 /* Polls between asking whether the session still lives. */
 #define AGENT_LOCK_ALIVE_EVERY 10
-/* What a tick gives a wrapper beyond the lock's own wait. */
-#define AGENT_LOCK_SLACK_S 10
+/*
+ * What a tick gives a wrapper beyond the lock's own wait: to start (the
+ * session's programs loading) and to answer a request.
+ */
+#define AGENT_LOCK_START_SLACK_S 10
+#define AGENT_LOCK_ANSWER_SLACK_S 3
 
 /* What a state file says. */
 enum agent_lock_state {
@@ -192,7 +196,7 @@ agent_lock_await_start(const char *state, const char *session,
 	if (agent_lock_file == NULL)
 		return 0;
 	deadline = agent_lock_now_ms() +
-	    (agent_lock_wait_s + AGENT_LOCK_SLACK_S) * 1000LL;
+	    (agent_lock_wait_s + AGENT_LOCK_START_SLACK_S) * 1000LL;
 	for (polls = 1;; polls++) {
 		switch (agent_lock_state_read(state)) {
 		case AGENT_LOCK_HELD:
@@ -224,7 +228,7 @@ agent_lock_for_inject(const char *state, const char *request,
 	if (file_create_excl(request, NULL, 0644) == -1)
 		return -1;
 	deadline = agent_lock_now_ms() +
-	    (agent_lock_wait_s + AGENT_LOCK_SLACK_S) * 1000LL;
+	    (agent_lock_wait_s + AGENT_LOCK_ANSWER_SLACK_S) * 1000LL;
 	for (polls = 1; agent_lock_now_ms() < deadline; polls++) {
 		if (!file_exists(request)) {
 			switch (agent_lock_state_read(state)) {
