@@ -54,8 +54,9 @@ agent_reserve(char *err, size_t errsz)
 		    "the Claude session lock '%s' stayed busy for %d s",
 		    agent_lock_path(), agent_lock_wait());
 	else if (r == -1)
-		snprintf(err, errsz, "cannot take the Claude session lock "
-				     "'%s': %s",
+		snprintf(err, errsz,
+		    "cannot take the Claude session lock "
+		    "'%s': %s",
 		    agent_lock_path(), strerror(errno));
 	return r;
 }

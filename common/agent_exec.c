@@ -179,8 +179,7 @@ agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
 		}
 		if (fields[k] != NULL)
 			*fields[k] = argv[i + 1];
-		else if ((x->wait_s = (int)strtol(argv[i + 1], &end, 10)) <
-			0 ||
+		else if ((x->wait_s = (int)strtol(argv[i + 1], &end, 10)) < 0 ||
 		    *end != '\0') {
 			snprintf(err, errsz, "%s: bad --wait '%s'",
 			    AGENT_EXEC_MODE, argv[i + 1]);
@@ -188,8 +187,8 @@ agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
 		}
 	}
 	*cmd = i + 1 < argc ? argv + i + 1 : NULL;
-	if (*cmd == NULL || (x->lock != NULL &&
-				(x->state == NULL || x->request == NULL))) {
+	if (*cmd == NULL ||
+	    (x->lock != NULL && (x->state == NULL || x->request == NULL))) {
 		snprintf(err, errsz,
 		    "usage: %s [--env FILE] [--state FILE] [--lock PATH "
 		    "--wait SECONDS --request FILE [--watch FILE]] -- "

@@ -122,8 +122,7 @@ hooks_command(const char *exe, const char *name, ...)
 
 /* The session's hooks into e (HOOKS_NHOOKS).  0, or -1 (logged). */
 static int
-hooks_build(const struct agent_hooks *h, const char *exe,
-    struct hooks_entry *e)
+hooks_build(const struct agent_hooks *h, const char *exe, struct hooks_entry *e)
 {
 	struct hooks_marks m;
 	size_t i, n = 0;
@@ -140,11 +139,11 @@ hooks_build(const struct agent_hooks *h, const char *exe,
 		h->run_dir != NULL ? h->run_dir : "", NULL)};
 	if (h->phase_file != NULL) {
 		e[n++] = (struct hooks_entry) {"PostToolUse", "Bash|Write",
-		    hooks_command(exe, "phase-change", h->phase_file,
-			m.changed, NULL)};
+		    hooks_command(exe, "phase-change", h->phase_file, m.changed,
+			NULL)};
 		e[n++] = (struct hooks_entry) {"StopFailure", HOOKS_API_ERRORS,
-		    hooks_command(exe, "stop-failure", h->phase_file,
-			m.changed, NULL)};
+		    hooks_command(exe, "stop-failure", h->phase_file, m.changed,
+			NULL)};
 	}
 	for (i = 0; i < n; i++)
 		if (e[i].command == NULL)
@@ -280,8 +279,7 @@ hooks_clean(const char *s, char *out, size_t outsz)
 {
 	size_t n = 0;
 
-	for (; s != NULL && *s != '\0' && n + 1 < outsz &&
-	     n < HOOKS_REASON_MAX;
+	for (; s != NULL && *s != '\0' && n + 1 < outsz && n < HOOKS_REASON_MAX;
 	     s++)
 		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
 		    (*s >= '0' && *s <= '9') || strchr("_.:/ -", *s) != NULL)
@@ -364,8 +362,8 @@ hooks_run_phase_change(int argc, char *argv[], const cJSON *in)
 static int
 hooks_run_stop_failure(int argc, char *argv[], const cJSON *in)
 {
-	static const char *const keys[] = {"error_type", "error",
-	    "stop_reason", "matched_hook", "reason", "type", NULL};
+	static const char *const keys[] = {"error_type", "error", "stop_reason",
+	    "matched_hook", "reason", "type", NULL};
 	char reason[HOOKS_REASON_MAX + 1], *text;
 	struct phase_info pi;
 
@@ -436,8 +434,8 @@ agent_hooks_main(int argc, char *argv[], FILE *out, char *msg, size_t msgsz)
 	else if (strcmp(name, "pretooluse") == 0)
 		r = hooks_run_pretooluse(argc, argv, in, out, msg, msgsz);
 	else {
-		snprintf(msg, msgsz, "%s: unknown hook '%s'",
-		    AGENT_HOOKS_MODE, name);
+		snprintf(msg, msgsz, "%s: unknown hook '%s'", AGENT_HOOKS_MODE,
+		    name);
 		r = 1;
 	}
 	cJSON_Delete(in);

@@ -47,8 +47,7 @@ static void agent_lock_sleep_ms(int);
 static int agent_lock_mkdir(const char *);
 static enum agent_lock_state agent_lock_state_read(const char *);
 static void agent_lock_state_write(const char *, const char *);
-static int agent_lock_take(struct agent_lock_holder *, int (*)(void *),
-    void *);
+static int agent_lock_take(struct agent_lock_holder *, int (*)(void *), void *);
 static int agent_lock_phase_changed(struct agent_lock_holder *);
 static int agent_lock_waiting(const char *);
 
@@ -114,8 +113,7 @@ agent_lock_reserve(void)
 		return 0;
 	if (agent_lock_mkdir(agent_lock_file) == -1)
 		return -1;
-	r = lock_wait(agent_lock_file, &agent_lock_reserved,
-	    agent_lock_wait_s);
+	r = lock_wait(agent_lock_file, &agent_lock_reserved, agent_lock_wait_s);
 	if (r != 0)
 		agent_lock_reserved = -1;
 	return r;
@@ -210,7 +208,8 @@ agent_lock_await_start(const char *state, const char *session,
 			break;
 		}
 		if (agent_lock_now_ms() >= deadline ||
-		    (polls % AGENT_LOCK_ALIVE_EVERY == 0 && alive(session) == 0))
+		    (polls % AGENT_LOCK_ALIVE_EVERY == 0 &&
+			alive(session) == 0))
 			return -1;
 		agent_lock_sleep_ms(AGENT_LOCK_POLL_MS);
 	}

@@ -68,8 +68,7 @@ agent_tmux_init(const struct agent_conf *conf)
  */
 static int
 agent_tmux_wrap(const struct agent_spec *s, const char *state,
-    const char *request, char ***argv, char **envfile, char *err,
-    size_t errsz)
+    const char *request, char ***argv, char **envfile, char *err, size_t errsz)
 {
 	struct agent_exec x = {0};
 	char exe[PATH_MAX], *tmpl;
@@ -108,8 +107,8 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
  * file is named in *envfile.
  */
 static int
-agent_tmux_launch(const struct agent_spec *s, const char *state,
-    char **envfile, char *err, size_t errsz)
+agent_tmux_launch(const struct agent_spec *s, const char *state, char **envfile,
+    char *err, size_t errsz)
 {
 	char *request = runfiles_lock_request(s->session), why[512];
 	char **argv = NULL;
@@ -194,8 +193,9 @@ agent_tmux_start(const struct agent_spec *s, char *err, size_t errsz)
 	int r = -1;
 
 	if (agent_lock_reserve() == -1) {
-		snprintf(err, errsz, "cannot take the Claude session lock "
-				     "'%s': %s",
+		snprintf(err, errsz,
+		    "cannot take the Claude session lock "
+		    "'%s': %s",
 		    agent_lock_path(), strerror(errno));
 		goto out;
 	}
@@ -240,8 +240,8 @@ agent_tmux_inject(const char *session, const char *text)
 {
 	char *state = runfiles_agent_state(session);
 	char *request = runfiles_lock_request(session);
-	int r = agent_lock_for_inject(state, request, session,
-	    tmux_has_session);
+	int r =
+	    agent_lock_for_inject(state, request, session, tmux_has_session);
 
 	free(state);
 	free(request);

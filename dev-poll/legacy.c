@@ -24,8 +24,7 @@
 #include "xmalloc.h"
 
 static char **legacy_cmd(const struct dev_ctx *, long long);
-static int legacy_wrap(struct dev_ctx *, long long, char **, char ***,
-    char **);
+static int legacy_wrap(struct dev_ctx *, long long, char **, char ***, char **);
 
 /* DEV_AGENT_CMD's words and the issue number.  Free with strv_free(). */
 static char **

@@ -35,8 +35,7 @@ static int launch_launch(struct rp *, const cJSON *, const char *,
     const char *);
 static int launch_reserve(struct rp *);
 static char **launch_review_argv(const struct rp *);
-static int launch_hooks(struct rp *, const char *, const char *,
-    const char *);
+static int launch_hooks(struct rp *, const char *, const char *, const char *);
 static char *launch_record(const char *, const struct rp_prompt *);
 static int launch_start_agent(struct rp *, const char *, const char *,
     const char *);
