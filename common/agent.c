@@ -55,8 +55,7 @@ agent_reserve(char *err, size_t errsz)
 		    agent_lock_path(), agent_lock_wait());
 	else if (r == -1)
 		snprintf(err, errsz,
-		    "cannot take the Claude session lock "
-		    "'%s': %s",
+		    "cannot take the Claude session lock '%s': %s",
 		    agent_lock_path(), strerror(errno));
 	return r;
 }

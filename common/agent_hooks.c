@@ -357,7 +357,8 @@ hooks_run_phase_change(int argc, char *argv[], const cJSON *in)
 /*
  * The agent's turn ended on an API error: the phase says failed (unless
  * the agent finished or escalated first), and the marker tells the next
- * tick at once.
+ * tick at once.  Claude Code 2.1 names the error in "error" (the
+ * matcher's value); "error_type" is the documented name.
  */
 static int
 hooks_run_stop_failure(int argc, char *argv[], const cJSON *in)

@@ -194,8 +194,7 @@ agent_tmux_start(const struct agent_spec *s, char *err, size_t errsz)
 
 	if (agent_lock_reserve() == -1) {
 		snprintf(err, errsz,
-		    "cannot take the Claude session lock "
-		    "'%s': %s",
+		    "cannot take the Claude session lock '%s': %s",
 		    agent_lock_path(), strerror(errno));
 		goto out;
 	}
