@@ -28,6 +28,8 @@
  */
 #define AGENT_LOCK_START_SLACK_S 10
 #define AGENT_LOCK_ANSWER_SLACK_S 3
+/* A stopped session's wrapper ends within its agent's grace period. */
+#define AGENT_LOCK_END_WAIT_MS 8000
 
 /* What a state file says. */
 enum agent_lock_state {
@@ -47,6 +49,7 @@ static void agent_lock_sleep_ms(int);
 static int agent_lock_mkdir(const char *);
 static enum agent_lock_state agent_lock_state_read(const char *);
 static void agent_lock_state_write(const char *, const char *);
+static void agent_lock_state_mine(struct agent_lock_holder *, const char *);
 static int agent_lock_take(struct agent_lock_holder *, int (*)(void *), void *);
 static int agent_lock_phase_changed(struct agent_lock_holder *);
 static int agent_lock_waiting(const char *);
@@ -155,6 +158,20 @@ agent_lock_state_write(const char *state, const char *word)
 
 	snprintf(line, sizeof(line), "%s\n", word);
 	(void)file_write_atomic(state, line, strlen(line), 0644, 0);
+}
+
+/*
+ * The wrapper writes its state, and remembers the file it wrote: a
+ * wrapper ending late (its session was killed and started again) must
+ * not remove its successor's.
+ */
+static void
+agent_lock_state_mine(struct agent_lock_holder *h, const char *word)
+{
+	struct stat st;
+
+	agent_lock_state_write(h->state, word);
+	h->state_ino = lstat(h->state, &st) == 0 ? st.st_ino : 0;
 }
 
 void
@@ -286,7 +303,7 @@ agent_lock_hold_start(struct agent_lock_holder *h, int (*stop)(void *),
 		r = agent_lock_take(h, stop, arg);
 	saved = errno;
 	if (r != -1)
-		agent_lock_state_write(h->state, r == 0 ? "held" : "busy");
+		agent_lock_state_mine(h, r == 0 ? "held" : "busy");
 	errno = saved;
 	return r;
 }
@@ -341,21 +358,42 @@ agent_lock_serve(struct agent_lock_holder *h, int (*stop)(void *), void *arg)
 	    agent_lock_waiting(h->watch)) {
 		lock_release(h->fd);
 		h->fd = -1;
-		agent_lock_state_write(h->state, "free");
+		agent_lock_state_mine(h, "free");
 	}
 	if (!file_exists(h->request))
 		return;
 	if (h->fd == -1)
 		(void)agent_lock_take(h, stop, arg);
-	agent_lock_state_write(h->state, h->fd != -1 ? "held" : "free");
+	agent_lock_state_mine(h, h->fd != -1 ? "held" : "free");
 	(void)file_remove(h->request);
 }
 
 void
 agent_lock_hold_end(struct agent_lock_holder *h)
 {
+	struct stat st;
+
 	lock_release(h->fd);
 	h->fd = -1;
-	(void)file_remove(h->state);
-	(void)file_remove(h->request);
+	if (lstat(h->state, &st) == 0 && st.st_ino == h->state_ino)
+		(void)file_remove(h->state);
+}
+
+int
+agent_lock_await_end(const char *state)
+{
+	long long deadline;
+
+	deadline = agent_lock_now_ms() + AGENT_LOCK_END_WAIT_MS;
+	while (agent_lock_now_ms() < deadline) {
+		switch (agent_lock_state_read(state)) {
+		case AGENT_LOCK_HELD:
+		case AGENT_LOCK_FREE:
+			agent_lock_sleep_ms(AGENT_LOCK_POLL_MS);
+			continue;
+		default:
+			return 0;
+		}
+	}
+	return -1;
 }

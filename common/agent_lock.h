@@ -26,6 +26,7 @@
 #define AGENT_LOCK_H
 
 #include <sys/stat.h>
+#include <sys/types.h>
 
 /* The lock file and the longest wait for it; NULL or "": no lock. */
 void agent_lock_configure(const char *path, int wait_s);
@@ -66,6 +67,13 @@ int agent_lock_for_inject(const char *state, const char *request,
  * 0.
  */
 int agent_lock_state_why(const char *state, char *why, size_t whysz);
+/*
+ * After a session was stopped: wait (a few seconds at most) until its
+ * wrapper is gone, having let go of the lock and removed its state, so
+ * that a session started again under the name starts clean.  0, or -1
+ * when it is still there.
+ */
+int agent_lock_await_end(const char *state);
 
 /* The wrapper's side. */
 /* The agent could not be started, for why. */
@@ -79,6 +87,7 @@ struct agent_lock_holder {
 	int fd;		     /* the lock while held, else -1 */
 	struct stat seen;    /* the phase file as last looked at */
 	int seen_valid;
+	ino_t state_ino; /* the state file last written */
 };
 /*
  * Set h up and take the lock for the agent's start, waiting at most
@@ -95,7 +104,10 @@ int agent_lock_hold_start(struct agent_lock_holder *h, int (*stop)(void *),
  */
 void agent_lock_serve(struct agent_lock_holder *h, int (*stop)(void *),
     void *arg);
-/* The session ends: release the lock, remove the state and request. */
+/*
+ * The session ends: release the lock, remove the state file (when it is
+ * still the one h wrote).
+ */
 void agent_lock_hold_end(struct agent_lock_holder *h);
 
 #endif

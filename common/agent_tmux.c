@@ -34,6 +34,7 @@ static int agent_tmux_start(const struct agent_spec *, char *, size_t);
 static void agent_tmux_dialog(const struct agent_spec *, const char *, char *,
     size_t);
 static enum agent_delivery agent_tmux_inject(const char *, const char *);
+static int agent_tmux_kill(const char *);
 static int agent_tmux_signal(const char *, const char *, struct phase_info *);
 
 const struct agent_backend agent_tmux_backend = {
@@ -43,7 +44,7 @@ const struct agent_backend agent_tmux_backend = {
     .inject = agent_tmux_inject,
     .alive = tmux_has_session,
     .read_signal = agent_tmux_signal,
-    .kill = tmux_kill_session,
+    .kill = agent_tmux_kill,
     .valid_name = tmux_valid_name,
     .capture = tmux_capture,
     .list = tmux_list_sessions,
@@ -260,6 +261,27 @@ agent_tmux_inject(const char *session, const char *text)
 	default:
 		return AGENT_INJECT_ERROR;
 	}
+}
+
+/*
+ * Kill the session, and let its wrapper end (its agent gets SIGHUP, then
+ * SIGKILL after a grace period): the lock is free and the state file
+ * gone when this returns, for a session started again under the name.
+ */
+static int
+agent_tmux_kill(const char *session)
+{
+	int was = tmux_has_session(session) == 1, r;
+	char *state;
+
+	if ((r = tmux_kill_session(session)) == 0 && was) {
+		state = runfiles_agent_state(session);
+		if (agent_lock_await_end(state) == -1)
+			log_msg("the wrapper of session %s did not end",
+			    session);
+		free(state);
+	}
+	return r;
 }
 
 /* The phase file is the signal; the session name is not needed. */

@@ -388,6 +388,12 @@ int dp_session_start(struct dev_ctx *, long long issue, const char *worktree,
 enum dp_launch dp_launch_legacy(struct dev_ctx *, const struct dp_launch_req *);
 
 /* launch.c */
+/*
+ * Take the Claude session lock for a session about to start (nothing
+ * under dry-run); dp_launch() hands it over or lets go of it.  0 taken;
+ * 1 busy after the wait, -1 an error, each logged.
+ */
+int dp_launch_reserve(struct dev_ctx *, long long issue);
 /* Start work on an issue (see enum dp_launch). */
 enum dp_launch dp_launch(struct dev_ctx *, const struct dp_launch_req *);
 /*

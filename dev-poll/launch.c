@@ -28,7 +28,6 @@ static void launch_clear_files(struct dev_ctx *, const struct dp_gather *);
 static int launch_keeps_worktree(const struct dp_gather *);
 static void launch_mark_started(struct dev_ctx *, const struct dp_gather *,
     int);
-static int launch_reserve(struct dev_ctx *, long long, enum dp_launch *);
 static int launch_charge(struct dev_ctx *, const struct dp_launch_req *,
     enum dp_launch *);
 static enum dp_launch launch_session(struct dev_ctx *,
@@ -125,30 +124,19 @@ dp_relaunch(struct dev_ctx *c, long long issue)
 	return dp_launch(c, &req) == DP_LAUNCHED ? 0 : -1;
 }
 
-/*
- * Take the Claude session lock for the session to come, unless this is a
- * dry run: 0 to go on, or -1 with *stop saying why not (a lock that
- * stayed busy skips the launch this tick, with one line).
- */
-static int
-launch_reserve(struct dev_ctx *c, long long issue, enum dp_launch *stop)
+int
+dp_launch_reserve(struct dev_ctx *c, long long issue)
 {
 	char err[512];
+	int r;
 
 	if (c->act.dry_run)
 		return 0;
-	switch (agent_reserve(err, sizeof(err))) {
-	case 0:
-		return 0;
-	case 1:
+	if ((r = agent_reserve(err, sizeof(err))) == 1)
 		log_msg("%s — not launching #%lld this tick", err, issue);
-		*stop = DP_LOCK_BUSY;
-		return -1;
-	default:
+	else if (r == -1)
 		log_msg("ERROR: %s", err);
-		*stop = DP_LAUNCH_FAILED;
-		return -1;
-	}
+	return r;
 }
 
 /*
@@ -187,8 +175,13 @@ launch_session(struct dev_ctx *c, const struct dp_launch_req *req,
 	char *prompt = NULL;
 	int r;
 
-	if (launch_reserve(c, l->issue, &stop) == -1 ||
-	    launch_charge(c, req, &stop) == -1)
+	switch (dp_launch_reserve(c, l->issue)) {
+	case 1:
+		return DP_LOCK_BUSY;
+	case -1:
+		return DP_LAUNCH_FAILED;
+	}
+	if (launch_charge(c, req, &stop) == -1)
 		return stop;
 	if (l->pr > 0)
 		log_msg("RECOVERY MODE: adopting PR #%lld on branch %s", l->pr,
@@ -239,20 +232,21 @@ dp_launch(struct dev_ctx *c, const struct dp_launch_req *req)
 
 	switch (dp_session_busy(c, req->issue)) {
 	case DP_BUSY:
-		return DP_SKIPPED;
+		res = DP_SKIPPED;
+		goto out;
 	case DP_BUSY_UNKNOWN:
-		return DP_LAUNCH_FAILED;
+		goto out;
 	case DP_FREE:
 		break;
 	}
-	if (c->legacy)
-		return launch_charge(c, req, &res) == 0 ?
-		    dp_launch_legacy(c, req) :
-		    res;
+	if (c->legacy) {
+		if (launch_charge(c, req, &res) == 0)
+			res = dp_launch_legacy(c, req);
+		goto out;
+	}
 	switch (dp_gather(c, req, &l)) {
 	case DP_GATHERED:
 		res = launch_session(c, req, &l);
-		agent_unreserve();
 		break;
 	case DP_GATHER_BLOCKED:
 		res = DP_BLOCKED;
@@ -261,5 +255,8 @@ dp_launch(struct dev_ctx *c, const struct dp_launch_req *req)
 		break;
 	}
 	dp_gather_free(&l);
+out:
+	/* Handed to the session, or not needed after all. */
+	agent_unreserve();
 	return res;
 }
