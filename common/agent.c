@@ -2,10 +2,13 @@
  * The agent seam: the table of backends, the one in use, and the calls
  * that go to it.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent.h"
+#include "agent_lock.h"
 
 /* Each backend's row, from its own file. */
 extern const struct agent_backend agent_tmux_backend;
@@ -24,6 +27,7 @@ agent_use(const struct agent_conf *conf)
 	    AGENT_PROTOCOL_DEFAULT;
 	size_t i;
 
+	agent_lock_configure(conf->session_lock, conf->session_lock_wait_s);
 	for (i = 0; i < sizeof(agent_backends) / sizeof(agent_backends[0]);
 	     i++) {
 		if (strcmp(agent_backends[i]->protocol, want) != 0)
@@ -41,9 +45,35 @@ agent_set_backend(const struct agent_backend *b)
 }
 
 int
+agent_reserve(char *err, size_t errsz)
+{
+	int r = agent_lock_reserve();
+
+	if (r == 1)
+		snprintf(err, errsz,
+		    "the Claude session lock '%s' stayed busy for %d s",
+		    agent_lock_path(), agent_lock_wait());
+	else if (r == -1)
+		snprintf(err, errsz,
+		    "cannot take the Claude session lock '%s': %s",
+		    agent_lock_path(), strerror(errno));
+	return r;
+}
+
+void
+agent_unreserve(void)
+{
+	agent_lock_unreserve();
+}
+
+int
 agent_start(const struct agent_spec *s, char *err, size_t errsz)
 {
-	return agent_cur->start(s, err, errsz);
+	int r = agent_cur->start(s, err, errsz);
+
+	/* Handed over, or not needed any more. */
+	agent_lock_unreserve();
+	return r;
 }
 
 enum agent_delivery

@@ -29,14 +29,22 @@ struct agent_conf {
 	const char *protocol;	 /* backend name; NULL: the default */
 	const char *state_dir;	 /* per-session state (the run dir) */
 	const char *tmux_socket; /* -L of the tmux server, or NULL */
+	/* The factory's Claude session lock (agent_lock.h); NULL: none. */
+	const char *session_lock;
+	int session_lock_wait_s;
 };
 
-/* What a poller asks for when it starts an agent. */
+/*
+ * What a poller asks for when it starts an agent.  The agent's variables
+ * reach it through a private file its wrapper reads (agent_exec.h), never
+ * a command line.
+ */
 struct agent_spec {
 	const char *session; /* session name */
 	const char *workdir;
 	char *const *argv;	   /* the agent command */
 	const char *const *env;	   /* "K=V", NULL-ended, or NULL */
+	const char *signal_path;   /* the phase file, or NULL */
 	const char *ready_pattern; /* pane text meaning ready */
 	const char *ready_marker;  /* or this file appearing */
 	int ready_timeout_s;
@@ -80,12 +88,27 @@ int agent_use(const struct agent_conf *conf);
 void agent_set_backend(const struct agent_backend *);
 
 /*
- * Start the agent and wait until it is ready for a prompt.  Returns 0, or
- * -1 with err set; a session that started but never became ready is
- * killed before returning -1.
+ * Before an agent_start(): take the factory's Claude session lock for
+ * the session to come, waiting at most the configured time, so that
+ * nothing is claimed for it while another agent works.  agent_start()
+ * hands the lock to the session; agent_unreserve() lets go of it when
+ * no start follows.  Returns 0 (also when no lock is configured), 1 when
+ * the lock stayed busy, -1 on error, with why in err for 1 and -1.
+ */
+int agent_reserve(char *err, size_t errsz);
+void agent_unreserve(void);
+/*
+ * Start the agent and wait until it is ready for a prompt.  The session
+ * holds the Claude session lock while its agent works (taken first when
+ * agent_reserve() did not).  Returns 0, or -1 with err set; a session
+ * that started but never became ready is killed before returning -1.
  */
 int agent_start(const struct agent_spec *, char *err, size_t errsz);
-/* Deliver text as one prompt. */
+/*
+ * Deliver text as one prompt, once the session holds the Claude session
+ * lock again (a waiting agent gave it up): AGENT_NOT_DELIVERED when it
+ * stayed busy.
+ */
 enum agent_delivery agent_inject(const char *session, const char *text);
 /* 1 alive, 0 gone, -1 cannot tell. */
 int agent_alive(const char *session);

@@ -8,6 +8,8 @@
 #include <time.h>
 
 #include "agent.h"
+#include "agent_exec.h"
+#include "agent_hooks.h"
 #include "buf.h"
 #include "cli.h"
 #include "config.h"
@@ -94,6 +96,7 @@ static void status_recover(const struct cli_tool *, const struct config *,
     const struct cli *);
 static int configure(const struct cli_tool *, const char *, const struct cli *,
     struct config *, char *, size_t);
+static int cli_mode(const struct cli_tool *, int, char *[], char **);
 static int usage_error(const struct cli_tool *, int, char *[], const char *,
     struct config *, char **);
 static int cli_status_add(struct status *, const char *, const char *,
@@ -324,7 +327,9 @@ cli_configure(struct config *cfg, const struct cli *cli,
 	ho.backoff_ms = cfg->http_backoff_ms;
 	http_set_opts(&ho);
 	(void)agent_use(&(struct agent_conf) {.state_dir = cfg->run_dir,
-	    .tmux_socket = cfg->tmux_socket});
+	    .tmux_socket = cfg->tmux_socket,
+	    .session_lock = cfg->session_lock,
+	    .session_lock_wait_s = cfg->session_lock_wait_s});
 	return 0;
 }
 
@@ -569,6 +574,39 @@ cli_status_reply(const struct cli_tool *t, const struct cli *cli,
 	return rc;
 }
 
+/*
+ * The modes agent sessions run the executables in, chosen by the first
+ * argument before anything else is done: the wrapper of an agent
+ * (agent_exec.h) and its hooks (agent_hooks.h).  Their exit status, or -1
+ * when argv asks for neither; what to print in msg.
+ */
+static int
+cli_mode(const struct cli_tool *t, int argc, char *argv[], char **msg)
+{
+	char why[1024];
+	int rc;
+
+	why[0] = '\0';
+	if (argc < 2)
+		return -1;
+	if (strcmp(argv[1], AGENT_EXEC_MODE) == 0) {
+		rc = agent_exec_main(argc - 1, argv + 1, why, sizeof(why));
+		if (why[0] != '\0')
+			*msg = xasprintf("%s: %s\n", t->prog, why);
+		return rc;
+	}
+	if (strcmp(argv[1], AGENT_HOOKS_MODE) == 0) {
+		/* A refusal's reason goes to stderr as it is: the agent reads
+		 * it. */
+		rc = agent_hooks_main(argc - 1, argv + 1, stdout, why,
+		    sizeof(why));
+		if (why[0] != '\0')
+			*msg = xasprintf("%s\n", why);
+		return rc;
+	}
+	return -1;
+}
+
 int
 cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
     struct config *cfg, char **msg)
@@ -578,6 +616,8 @@ cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
 
 	*msg = NULL;
 	memset(cfg, 0, sizeof(*cfg));
+	if ((rc = cli_mode(t, argc, argv, msg)) != -1)
+		return rc;
 	(void)config_apply_path();
 	switch (cli_parse(argc, argv, t, cli, err, sizeof(err))) {
 	case CLI_HELP:

@@ -84,7 +84,11 @@ int cli_configure(struct config *cfg, const struct cli *cli,
  * the tick (or one-shot) should go on, else the exit status, with the
  * text to print in *msg (to stdout when the status is 0, else to
  * stderr; caller frees; NULL when there is none); a failure is also
- * logged and put in the status file (see cli_fail()).
+ * logged and put in the status file (see cli_fail()).  Before anything
+ * else, a first argument naming a mode of agent sessions
+ * (AGENT_EXEC_MODE, the wrapper of an agent; AGENT_HOOKS_MODE, its
+ * hooks) runs that mode, whose exit status is returned with nothing
+ * loaded.
  */
 int cli_start(int argc, char *argv[], const struct cli_tool *tool,
     struct cli *cli, struct config *cfg, char **msg);

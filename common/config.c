@@ -94,6 +94,7 @@ static char *derive_web(const struct load *);
 static char *derive_name(const struct load *);
 static char *derive_repo_root(const struct load *);
 static char *derive_agent_cmd(const struct load *);
+static char *derive_session_lock(const struct load *);
 static char *derive_review_poll(const struct load *);
 static char *derive_formulas(const struct load *);
 static const char *check_word(const char *);
@@ -339,6 +340,22 @@ static const struct setting settings[] = {
 	.doc = "the prompt glyph of the agent's input box (a line "
 	       "starting with it between two horizontal rules); a "
 	       "first-run dialog is never taken for it"},
+    {.env = "CLAUDE_SESSION_LOCK",
+	.type = T_STR,
+	.flags = S_EMPTY,
+	.derive = derive_session_lock,
+	.off = F(session_lock),
+	.doc = "the lock (`flock`) agent sessions share with the factory's "
+	       "other Claude sessions: held while an agent works; empty: "
+	       "none",
+	.def_doc = "`$HOME/.claude/session.lock`"},
+    {.env = "CLAUDE_SESSION_LOCK_WAIT",
+	.type = T_INT,
+	.def = "300",
+	.min = 0,
+	.max = 86400,
+	.off = F(session_lock_wait_s),
+	.doc = "seconds a launch or an injection waits for that lock"},
     {.env = "DEV_AGENT_CMD",
 	.type = T_STR,
 	.off = F(dev_agent_cmd),
@@ -858,6 +875,17 @@ derive_agent_cmd(const struct load *l)
 				 "--model %s",
 		    l->cfg->claude_model);
 	return xstrdup("claude --dangerously-skip-permissions");
+}
+
+/* upstream's lock of Claude sessions, in the home directory. */
+static char *
+derive_session_lock(const struct load *l)
+{
+	const struct var *home = vars_get(l, "HOME");
+
+	if (home == NULL || home->value[0] == '\0')
+		return xstrdup("");
+	return xasprintf("%s/.claude/session.lock", home->value);
 }
 
 /*

@@ -66,6 +66,8 @@ struct config {
 	char *claude_model;	  /* or NULL */
 	char *agent_cmd;	  /* the agent command line */
 	char *agent_ready_pattern;
+	char *session_lock;	  /* the Claude session lock; "" none */
+	int session_lock_wait_s;  /* its longest wait */
 	char *dev_agent_cmd;	  /* legacy DEV_AGENT_CMD, or NULL */
 	char *supervisor_fix_cmd; /* "" disables */
 	int drop_caches;	  /* SUPERVISOR_DROP_CACHES */

@@ -119,6 +119,24 @@ runfiles_ready_marker(const char *s)
 }
 
 char *
+runfiles_agent_state(const char *s)
+{
+	return xasprintf("%s/agent-%s.state", run_dir, s);
+}
+
+char *
+runfiles_lock_request(const char *s)
+{
+	return xasprintf("%s/agent-%s.lock-request", run_dir, s);
+}
+
+char *
+runfiles_agent_env(const char *s)
+{
+	return xasprintf("%s/agent-env-%s.XXXXXX", run_dir, s);
+}
+
+char *
 runfiles_review_phase(const char *p, long long r)
 {
 	return xasprintf("%s/review-session-%s-%lld.phase", run_dir, p, r);

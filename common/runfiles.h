@@ -52,6 +52,18 @@ char *runfiles_idle_marker(const char *session);
 char *runfiles_exited_marker(const char *session);
 char *runfiles_phase_marker(const char *session);
 char *runfiles_ready_marker(const char *session);
+/*
+ * A session's wrapper (agent_exec.h, agent_lock.h): the state it
+ * writes (the Claude session lock held or not, or why it failed), and
+ * the request for the lock a tick makes before typing into the session.
+ */
+char *runfiles_agent_state(const char *session);
+char *runfiles_lock_request(const char *session);
+/*
+ * The template (mkostemp(3), "XXXXXX" at its end) of the private file
+ * that hands a session's variables to its wrapper.
+ */
+char *runfiles_agent_env(const char *session);
 char *runfiles_review_phase(const char *project, long long pr);
 char *runfiles_review_injected(const char *project, long long pr);
 char *runfiles_worktree(const char *project, long long issue);

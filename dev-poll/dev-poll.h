@@ -15,8 +15,8 @@
  *   preflight.c the dependency preflight and its comment
  *   gather.c    what a launch reads before it changes anything
  *   prompt.c    the first prompt, from the formulas/ templates
- *   hooks.c     the agent hooks in .claude/settings.json
- *   session.c   a dev session: busy, started
+ *   session.c   a dev session: busy, started (its hooks, environment
+ *               and lock through common/agent*.c)
  *   legacy.c    the legacy launch of DEV_AGENT_CMD
  *   launch.c    claiming an issue and starting its session
  *   oneshot.c   dev-poll --issue N: one issue's session, now
@@ -132,6 +132,7 @@ enum dp_launch {
 	DP_SKIPPED,   /* its session already exists */
 	DP_BLOCKED,   /* closed, or unmet dependencies: nothing claimed */
 	DP_EXHAUSTED, /* the CI-fix budget ran out before the launch */
+	DP_LOCK_BUSY, /* the Claude session lock stayed busy: nothing claimed */
 	DP_LAUNCH_FAILED
 };
 
@@ -377,18 +378,14 @@ char *dp_cut_lines(const char *text, size_t max);
  */
 char *dp_launch_prompt(struct dev_ctx *, struct dp_gather *);
 
-/* hooks.c */
-/* Install the session's hooks in worktree/.claude/settings.json.  0/-1. */
-int dp_hooks_install(struct dev_ctx *, const char *worktree,
-    const char *session, long long issue);
-
 /* session.c */
 /* Whether the issue's session lives. */
 enum dp_busy dp_session_busy(struct dev_ctx *, long long issue);
 /*
  * Start the issue's session in an existing worktree and deliver prompt:
- * hooks, stale markers removed, agent started, readiness, injection (the
- * session is killed if the prompt does not arrive).  Used by every
+ * hooks (agent_hooks.h), stale markers removed, agent started with the
+ * dev role's environment, readiness, injection (the session is killed if
+ * the prompt does not arrive).  Used by every
  * launch, including the phase loop's crash recovery.  0 or -1 (logged).
  */
 int dp_session_start(struct dev_ctx *, long long issue, const char *worktree,
@@ -402,6 +399,12 @@ int dp_session_start(struct dev_ctx *, long long issue, const char *worktree,
 enum dp_launch dp_launch_legacy(struct dev_ctx *, const struct dp_launch_req *);
 
 /* launch.c */
+/*
+ * Take the Claude session lock for a session about to start (nothing
+ * under dry-run); dp_launch() hands it over or lets go of it.  0 taken;
+ * 1 busy after the wait, -1 an error, each logged.
+ */
+int dp_launch_reserve(struct dev_ctx *, long long issue);
 /* Start work on an issue (see enum dp_launch). */
 enum dp_launch dp_launch(struct dev_ctx *, const struct dp_launch_req *);
 /*

@@ -1,14 +1,18 @@
 /*
  * Launching a dev session for an issue, in-process: read everything the
- * launch needs first (gather.c), then charge the CI-fix budget, claim
- * the issue, prepare the worktree, build the prompt (prompt.c) and start
- * the session (session.c).  Any failure after the claim gives the issue
- * back.  In legacy mode DEV_AGENT_CMD is started instead (legacy.c).
+ * launch needs first (gather.c), take the Claude session lock for the
+ * session to come, then charge the CI-fix budget, claim the issue,
+ * prepare the worktree, build the prompt (prompt.c) and start the session
+ * (session.c), which takes the lock over.  A lock that stays busy skips
+ * the launch before anything is changed; any failure after the claim
+ * gives the issue back.  In legacy mode DEV_AGENT_CMD is started instead
+ * (legacy.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "act.h"
+#include "agent.h"
 #include "config.h"
 #include "dev-poll.h"
 #include "file.h"
@@ -120,6 +124,21 @@ dp_relaunch(struct dev_ctx *c, long long issue)
 	return dp_launch(c, &req) == DP_LAUNCHED ? 0 : -1;
 }
 
+int
+dp_launch_reserve(struct dev_ctx *c, long long issue)
+{
+	char err[512];
+	int r;
+
+	if (c->act.dry_run)
+		return 0;
+	if ((r = agent_reserve(err, sizeof(err))) == 1)
+		log_msg("%s — not launching #%lld this tick", err, issue);
+	else if (r == -1)
+		log_msg("ERROR: %s", err);
+	return r;
+}
+
 /*
  * Charge the CI-fix budget the launch pays for, if any: 0 to go on, or
  * -1 with *stop saying why not.
@@ -156,6 +175,12 @@ launch_session(struct dev_ctx *c, const struct dp_launch_req *req,
 	char *prompt = NULL;
 	int r;
 
+	switch (dp_launch_reserve(c, l->issue)) {
+	case 1:
+		return DP_LOCK_BUSY;
+	case -1:
+		return DP_LAUNCH_FAILED;
+	}
 	if (launch_charge(c, req, &stop) == -1)
 		return stop;
 	if (l->pr > 0)
@@ -207,16 +232,18 @@ dp_launch(struct dev_ctx *c, const struct dp_launch_req *req)
 
 	switch (dp_session_busy(c, req->issue)) {
 	case DP_BUSY:
-		return DP_SKIPPED;
+		res = DP_SKIPPED;
+		goto out;
 	case DP_BUSY_UNKNOWN:
-		return DP_LAUNCH_FAILED;
+		goto out;
 	case DP_FREE:
 		break;
 	}
-	if (c->legacy)
-		return launch_charge(c, req, &res) == 0 ?
-		    dp_launch_legacy(c, req) :
-		    res;
+	if (c->legacy) {
+		if (launch_charge(c, req, &res) == 0)
+			res = dp_launch_legacy(c, req);
+		goto out;
+	}
 	switch (dp_gather(c, req, &l)) {
 	case DP_GATHERED:
 		res = launch_session(c, req, &l);
@@ -228,5 +255,8 @@ dp_launch(struct dev_ctx *c, const struct dp_launch_req *req)
 		break;
 	}
 	dp_gather_free(&l);
+out:
+	/* Handed to the session, or not needed after all. */
+	agent_unreserve();
 	return res;
 }

@@ -103,6 +103,12 @@ oneshot_result(struct dev_ctx *c, long long issue, enum dp_launch r,
 				 "open (see '%s'; --force overrides)\n",
 		    issue, logp);
 		break;
+	case DP_LOCK_BUSY:
+		*msg = xasprintf("issue #%lld: not started: the Claude session "
+				 "lock stayed busy (see '%s')\n",
+		    issue, logp);
+		rc = 1;
+		break;
 	case DP_EXHAUSTED:
 	case DP_LAUNCH_FAILED:
 		*msg = xasprintf("issue #%lld: the launch failed (see '%s')\n",

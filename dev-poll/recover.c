@@ -22,6 +22,8 @@
 
 static long long recover_count_read(const char *);
 static int recover_count_write(struct dev_ctx *, const char *, long long);
+static int recover_relaunch(struct dev_ctx *, struct rx *, const char *,
+    long long);
 
 /* The number in a counter file, 0 when missing or garbage. */
 static long long
@@ -46,6 +48,23 @@ recover_count_write(struct dev_ctx *c, const char *path, long long n)
 	return act_write(&c->act, path, text, 1);
 }
 
+/*
+ * Charge recovery n + 1 and start it, with the Claude session lock taken
+ * (so that no recovery is charged while another agent works).
+ */
+static int
+recover_relaunch(struct dev_ctx *c, struct rx *x, const char *path, long long n)
+{
+	int r = 0;
+
+	if (recover_count_write(c, path, n + 1) == -1)
+		r = -1;
+	else if (dp_relaunch(c, x->issue) == -1)
+		log_msg("#%lld: recovery did not start — next tick", x->issue);
+	agent_unreserve();
+	return r;
+}
+
 int
 rx_recover(struct dev_ctx *c, struct rx *x, const char *cause)
 {
@@ -63,10 +82,8 @@ rx_recover(struct dev_ctx *c, struct rx *x, const char *cause)
 	x->alive = 0;
 	if (n >= RX_MAX_RECOVERIES)
 		r = rx_failed(c, x, "crashed");
-	else if (recover_count_write(c, path, n + 1) == -1)
-		r = -1;
-	else if (dp_relaunch(c, x->issue) == -1)
-		log_msg("#%lld: recovery did not start — next tick", x->issue);
+	else if (dp_launch_reserve(c, x->issue) == 0)
+		r = recover_relaunch(c, x, path, n);
 	free(path);
 	return r;
 }

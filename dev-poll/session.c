@@ -1,8 +1,8 @@
 /*
  * A dev session of an issue: whether one lives, and its start in an
- * existing worktree (hooks, stale markers removed, the agent started,
- * readiness, the prompt delivered), which every launch uses, the phase
- * loop's crash recovery included.
+ * existing worktree (hooks, stale markers removed, the agent started
+ * with the dev role's environment, readiness, the prompt delivered),
+ * which every launch uses, the phase loop's crash recovery included.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +10,7 @@
 
 #include "act.h"
 #include "agent.h"
+#include "agent_hooks.h"
 #include "config.h"
 #include "dev-poll.h"
 #include "log.h"
@@ -20,9 +21,10 @@
 /* Seconds the agent may take to show its prompt. */
 #define READY_TIMEOUT 120
 
-static void session_clear_marks(struct dev_ctx *, const char *);
+static int session_hooks(struct dev_ctx *, const char *, const char *,
+    long long);
 static int session_run(struct dev_ctx *, const char *, const char *,
-    const char *);
+    const char *, long long);
 
 enum dp_busy
 dp_session_busy(struct dev_ctx *c, long long issue)
@@ -47,21 +49,29 @@ dp_session_busy(struct dev_ctx *c, long long issue)
 	return r;
 }
 
-/* Remove the hook markers a previous session of the name left. */
-static void
-session_clear_marks(struct dev_ctx *c, const char *session)
+/*
+ * The session's hooks, and no ready marker of a previous session of the
+ * name (the hooks' own markers go with their installation).
+ */
+static int
+session_hooks(struct dev_ctx *c, const char *session, const char *worktree,
+    long long issue)
 {
-	char *marks[4];
-	size_t i;
+	char *phase = runfiles_phase(c->cfg->project_name, issue);
+	char *ready = runfiles_ready_marker(session);
+	struct agent_hooks h = {.session = session,
+	    .workdir = worktree,
+	    .phase_file = phase,
+	    .primary_branch = c->cfg->primary_branch,
+	    .factory_root = c->cfg->factory_root,
+	    .run_dir = c->cfg->run_dir};
+	int r;
 
-	marks[0] = runfiles_idle_marker(session);
-	marks[1] = runfiles_exited_marker(session);
-	marks[2] = runfiles_phase_marker(session);
-	marks[3] = runfiles_ready_marker(session);
-	for (i = 0; i < 4; i++) {
-		(void)act_remove(&c->act, marks[i]);
-		free(marks[i]);
-	}
+	if ((r = agent_hooks_install(&c->act, &h)) == 0)
+		(void)act_remove(&c->act, ready);
+	free(ready);
+	free(phase);
+	return r;
 }
 
 /*
@@ -70,13 +80,17 @@ session_clear_marks(struct dev_ctx *c, const char *session)
  */
 static int
 session_run(struct dev_ctx *c, const char *session, const char *worktree,
-    const char *prompt)
+    const char *prompt, long long issue)
 {
 	char **argv = strv_split(c->cfg->agent_cmd, NULL);
+	char **env = config_agent_env(c->cfg, CONFIG_ROLE_DEV);
 	char *ready = runfiles_ready_marker(session);
+	char *phase = runfiles_phase(c->cfg->project_name, issue);
 	struct agent_spec spec = {.session = session,
 	    .workdir = worktree,
 	    .argv = argv,
+	    .env = (const char *const *)env,
+	    .signal_path = phase,
 	    .ready_pattern = c->cfg->agent_ready_pattern,
 	    .ready_marker = ready,
 	    .ready_timeout_s = READY_TIMEOUT};
@@ -105,7 +119,9 @@ session_run(struct dev_ctx *c, const char *session, const char *worktree,
 		break;
 	}
 out:
+	free(phase);
 	free(ready);
+	config_env_free(env);
 	strv_free(argv);
 	return r;
 }
@@ -117,10 +133,8 @@ dp_session_start(struct dev_ctx *c, long long issue, const char *worktree,
 	char *session = runfiles_dev_session(c->cfg->project_name, issue);
 	int r = -1;
 
-	if (dp_hooks_install(c, worktree, session, issue) == 0) {
-		session_clear_marks(c, session);
-		r = session_run(c, session, worktree, prompt);
-	}
+	if (session_hooks(c, session, worktree, issue) == 0)
+		r = session_run(c, session, worktree, prompt, issue);
 	free(session);
 	return r;
 }

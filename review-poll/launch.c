@@ -1,7 +1,8 @@
 /*
  * Starting reviews: which open PRs need one (steps 4 and 5 of a tick),
- * and the launch itself: a detached worktree of the PR head, a review
- * agent session in it, and its prompt (prompt.c).
+ * and the launch itself: the Claude session lock, a detached worktree of
+ * the PR head, the agent hooks, a review agent session in it with the
+ * review role's environment, and its prompt (prompt.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "act.h"
 #include "agent.h"
+#include "agent_hooks.h"
 #include "buf.h"
 #include "ci.h"
 #include "config.h"
@@ -30,7 +32,10 @@ static int launch_wanted(const struct rp *, const cJSON *);
 static const char *launch_try_name(int);
 static char **launch_review_argv(const struct rp *);
 static char *launch_record(struct rp *, const char *, const struct rp_prompt *);
-static int launch_start_agent(struct rp *, const char *, const char *);
+static int launch_reserve(struct rp *);
+static int launch_hooks(struct rp *, const char *, const char *, const char *);
+static int launch_start_agent(struct rp *, const char *, const char *,
+    const char *);
 static int launch_prepare(struct rp *, const struct rp_prompt *);
 static int launch_try(struct rp *, const struct rp_prompt *, const char *, int);
 
@@ -56,7 +61,34 @@ rp_may_launch(struct rp *rp)
 		log_msg("skip: %lld MB available", mb);
 		return 0;
 	}
-	return 1;
+	return launch_reserve(rp);
+}
+
+/*
+ * Take the Claude session lock for the review to come (unless this is a
+ * dry run), which its session takes over: 1 taken; 0 when it stayed busy
+ * (no more reviews start this tick) or cannot be taken.
+ */
+static int
+launch_reserve(struct rp *rp)
+{
+	char err[512];
+
+	if (rp->act.dry_run || rp->lock_busy)
+		return !rp->lock_busy;
+	switch (agent_reserve(err, sizeof(err))) {
+	case 0:
+		return 1;
+	case 1:
+		log_msg("skip: %s", err);
+		break;
+	default:
+		log_msg("ERROR: %s", err);
+		rp->failed = 1;
+		break;
+	}
+	rp->lock_busy = 1;
+	return 0;
 }
 
 /*
@@ -311,20 +343,46 @@ launch_review_argv(const struct rp *rp)
 	return argv;
 }
 
-/* Start the review agent in workdir and wait until it is ready. */
+/*
+ * The agent hooks of the review session, as a dev session has them (idle,
+ * exit and phase markers, the guard, the API failure): 0 or -1.
+ */
 static int
-launch_start_agent(struct rp *rp, const char *session, const char *workdir)
+launch_hooks(struct rp *rp, const char *session, const char *workdir,
+    const char *phase)
+{
+	struct agent_hooks h = {.session = session,
+	    .workdir = workdir,
+	    .phase_file = phase,
+	    .primary_branch = rp->cfg->primary_branch,
+	    .factory_root = rp->cfg->factory_root,
+	    .run_dir = rp->cfg->run_dir};
+
+	return agent_hooks_install(&rp->act, &h);
+}
+
+/*
+ * Start the review agent in workdir, with the review role's environment,
+ * and wait until it is ready.
+ */
+static int
+launch_start_agent(struct rp *rp, const char *session, const char *workdir,
+    const char *phase)
 {
 	char **argv = launch_review_argv(rp);
+	char **env = config_agent_env(rp->cfg, CONFIG_ROLE_REVIEW);
 	struct agent_spec spec = {.session = session,
 	    .workdir = workdir,
 	    .argv = argv,
+	    .env = (const char *const *)env,
+	    .signal_path = phase,
 	    .ready_pattern = rp->cfg->agent_ready_pattern,
 	    .ready_timeout_s = rp->set.ready_timeout_s};
 	int r;
 
 	if ((r = act_agent_start(&rp->act, &spec)) == 0 && !rp->act.dry_run)
 		log_msg("%s: started (model %s)", session, rp->set.model);
+	config_env_free(env);
 	strv_free(argv);
 	return r;
 }
@@ -400,6 +458,7 @@ launch_try(struct rp *rp, const struct rp_prompt *in, const char *prompt,
 	const char *p = rp->cfg->project_name;
 	char *session = runfiles_review_session(p, in->pr);
 	char *wt = runfiles_review_worktree(p, in->pr);
+	char *phase = runfiles_review_phase(p, in->pr);
 	enum act_inject got;
 	int counted = 0, r = -1;
 
@@ -408,7 +467,8 @@ launch_try(struct rp *rp, const struct rp_prompt *in, const char *prompt,
 			goto out;
 		counted = 1;
 	}
-	if (launch_start_agent(rp, session, wt) == -1)
+	if (launch_hooks(rp, session, wt, phase) == -1 ||
+	    launch_start_agent(rp, session, wt, phase) == -1)
 		goto out;
 	got = act_inject(&rp->act, session, prompt);
 	if (got != ACT_INJECTED && got != ACT_INJECT_DRY)
@@ -425,6 +485,7 @@ out:
 		(void)rp_tries_set(rp, in->pr, in->sha, try_no - 1);
 	free(session);
 	free(wt);
+	free(phase);
 	return r;
 }
 
@@ -471,6 +532,7 @@ rp_launch(struct rp *rp, const cJSON *pr, const char *prev_sha, const char *ci,
 	if (r == -1)
 		rp_run_cleanup(rp, in.pr, 0);
 out:
+	agent_unreserve();
 	free(prompt);
 	rp_prompt_free(&in);
 	return r;

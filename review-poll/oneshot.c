@@ -310,7 +310,8 @@ oneshot_start(struct rp *rp, struct oneshot *o, int force)
 	}
 	if (!rp_may_launch(rp))
 		return oneshot_say(o, ONESHOT_FAILED,
-		    "not started: too little memory or no review allowed (see "
+		    "not started: too little memory, no review allowed or the "
+		    "Claude session lock busy (see "
 		    "the log)");
 	if (force) {
 		if (forge_comments_list(rp->review, o->pr, &comments) == -1)

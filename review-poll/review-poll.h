@@ -47,6 +47,7 @@ struct rp {
 	int launched;	     /* review sessions started this tick */
 	int alive;	     /* review sessions alive before launching; -1 */
 	int posted;	     /* reviews posted this tick */
+	int lock_busy;	     /* the Claude session lock stayed busy */
 	int failed;	     /* a run-time failure: exit 1 */
 	long long forced_pr; /* review-poll --pr --force: that PR, else 0 */
 	int forced_seen;     /* its head's review comments before */
@@ -304,7 +305,10 @@ int rp_launch_tries(struct rp *, long long pr, const char *sha, int *try_no);
 int rp_rereview(struct rp *);
 /* Step 5: review the open PRs that need one. */
 int rp_review_new(struct rp *);
-/* 1 when launching is allowed (limit and memory); logs why not. */
+/*
+ * 1 when launching is allowed (limit, memory, and the Claude session
+ * lock, taken for the launch that follows); logs why not.
+ */
 int rp_may_launch(struct rp *);
 
 /* oneshot.c */

@@ -10,9 +10,11 @@
 rv_setup
 TT="$O/tests/tools/tmux-tool -L $(tmux_sock) -T $T"
 LOG=$FACTORY_ROOT/review/review.log
-# Review agents that never finish.
+# Review agents that never finish; three of them work at once, so no
+# Claude session lock is shared between them.
 echo '[[{"say": "reviewing"}]]' >"$T/idle-agent.json"
 export AGENT_CMD="$FAKE_AGENT --script $T/idle-agent.json"
+export CLAUDE_SESSION_LOCK=
 
 for n in 1 2 3 4 5 7; do
 	eval "S$n=\$(rv_branch fix/issue-$n f$n.c 'f$n')"

@@ -11,7 +11,9 @@
 # t_setup makes $T (removed on exit, with the simulator and the private tmux
 # server), exports DISINTO_RUN_DIR=$T/run, FACTORY_ROOT=$T/factory and
 # DISINTO_TMUX_SOCKET, and turns supervisor-poll's docker prune and cache
-# dropping off (SUPERVISOR_DOCKER_PRUNE, SUPERVISOR_DROP_CACHES).  sim_start exports SIM_URL, FORGE_URL and
+# dropping off (SUPERVISOR_DOCKER_PRUNE, SUPERVISOR_DROP_CACHES), and
+# exports the Claude session lock CLAUDE_SESSION_LOCK (in $T;
+# CLAUDE_SESSION_LOCK_WAIT 5 s unless set).  sim_start exports SIM_URL, FORGE_URL and
 # WOODPECKER_SERVER.  Binaries live under $O (exported by tests/run; "."
 # means the repository top $TOP), e.g. "$O/dev-poll/dev-poll".
 
@@ -95,6 +97,10 @@ t_setup() {
 	# unless a test turns it on with fakes in $HOME/.local/bin.
 	SUPERVISOR_DOCKER_PRUNE=false SUPERVISOR_DROP_CACHES=false
 	export SUPERVISOR_DOCKER_PRUNE SUPERVISOR_DROP_CACHES
+	# The Claude session lock of this test alone, not the machine's.
+	CLAUDE_SESSION_LOCK=$T/claude-session.lock
+	CLAUDE_SESSION_LOCK_WAIT=${CLAUDE_SESSION_LOCK_WAIT:-5}
+	export CLAUDE_SESSION_LOCK CLAUDE_SESSION_LOCK_WAIT
 	tmux_sock >/dev/null
 }
 

@@ -1,0 +1,464 @@
+/*
+ * The wrapper an agent runs under (see agent_exec.h): its command line,
+ * the private file of the agent's variables, and the process that holds
+ * the session lock while the agent runs as its child.
+ */
+/* mkostemp(3) and pipe2(2) are GNU extensions in glibc. */
+#define _GNU_SOURCE
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent_exec.h"
+#include "agent_lock.h"
+#include "buf.h"
+#include "file.h"
+#include "xmalloc.h"
+
+/* The largest variables file a wrapper reads. */
+#define AGENT_EXEC_ENV_MAX (1024 * 1024)
+#define AGENT_EXEC_POLL_MS 100
+/* From SIGTERM or SIGHUP passed on to SIGKILL. */
+#define AGENT_EXEC_GRACE_MS 5000
+
+/* The agent, as the wrapper watches it. */
+struct agent_exec_child {
+	pid_t pid;
+	int status;
+	int done;
+	long long signaled_ms; /* when a signal was passed on, or 0 */
+};
+
+static volatile sig_atomic_t agent_exec_signal;
+
+static void agent_exec_push(char ***, size_t *, const char *);
+static int agent_exec_parse(int, char *[], struct agent_exec *, char ***,
+    char *, size_t);
+static int agent_exec_env_read(const char *, struct buf *);
+static void agent_exec_env_apply(struct buf *);
+static void agent_exec_on_signal(int);
+static void agent_exec_signals(int);
+static pid_t agent_exec_spawn(char *const *);
+static long long agent_exec_now_ms(void);
+static void agent_exec_poll(struct agent_exec_child *);
+static int agent_exec_stop(void *);
+static int agent_exec_status(int);
+static int agent_exec_supervise(const struct agent_exec *, char *const *,
+    char *, size_t);
+static int agent_exec_run(const struct agent_exec *, char *const *, char *,
+    size_t);
+
+int
+agent_exec_self(char *buf, size_t bufsz)
+{
+	ssize_t n;
+
+	if (bufsz < 2 ||
+	    (n = readlink("/proc/self/exe", buf, bufsz - 1)) <= 0 ||
+	    (size_t)n >= bufsz - 1 || buf[0] != '/')
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+int
+agent_exec_env_write(const char *template_path, const char *const *env,
+    char **path)
+{
+	struct buf b;
+	size_t i, off = 0, len;
+	ssize_t n;
+	int fd, saved;
+
+	*path = xstrdup(template_path);
+	if ((fd = mkostemp(*path, O_CLOEXEC)) == -1)
+		goto fail;
+	buf_init(&b, 0);
+	for (i = 0; env != NULL && env[i] != NULL; i++)
+		buf_append(&b, env[i], strlen(env[i]) + 1);
+	len = b.len;
+	while (off < len) {
+		if ((n = write(fd, b.data + off, len - off)) == -1) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		off += (size_t)n;
+	}
+	if (b.data != NULL)
+		explicit_bzero(b.data, b.len);
+	buf_free(&b);
+	if (close(fd) == 0 && off == len)
+		return 0;
+	saved = errno;
+	(void)unlink(*path);
+	errno = saved;
+fail:
+	saved = errno;
+	free(*path);
+	*path = NULL;
+	errno = saved;
+	return -1;
+}
+
+static void
+agent_exec_push(char ***v, size_t *n, const char *s)
+{
+	*v = xreallocarray(*v, *n + 2, sizeof(**v));
+	(*v)[(*n)++] = xstrdup(s);
+	(*v)[*n] = NULL;
+}
+
+char **
+agent_exec_argv(const char *exe, const struct agent_exec *x, char *const *cmd)
+{
+	char **v = NULL, wait[32];
+	size_t n = 0, i;
+
+	agent_exec_push(&v, &n, exe);
+	agent_exec_push(&v, &n, AGENT_EXEC_MODE);
+	if (x->env_file != NULL) {
+		agent_exec_push(&v, &n, "--env");
+		agent_exec_push(&v, &n, x->env_file);
+	}
+	if (x->state != NULL) {
+		agent_exec_push(&v, &n, "--state");
+		agent_exec_push(&v, &n, x->state);
+	}
+	if (x->lock != NULL) {
+		snprintf(wait, sizeof(wait), "%d", x->wait_s);
+		agent_exec_push(&v, &n, "--lock");
+		agent_exec_push(&v, &n, x->lock);
+		agent_exec_push(&v, &n, "--wait");
+		agent_exec_push(&v, &n, wait);
+		agent_exec_push(&v, &n, "--request");
+		agent_exec_push(&v, &n, x->request);
+		if (x->watch != NULL) {
+			agent_exec_push(&v, &n, "--watch");
+			agent_exec_push(&v, &n, x->watch);
+		}
+	}
+	agent_exec_push(&v, &n, "--");
+	for (i = 0; cmd[i] != NULL; i++)
+		agent_exec_push(&v, &n, cmd[i]);
+	return v;
+}
+
+/* The wrapper's options into x, the command into *cmd: 0 or -1. */
+static int
+agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
+    char *err, size_t errsz)
+{
+	static const char *const names[] = {"--env", "--lock", "--wait",
+	    "--state", "--request", "--watch"};
+	const char **fields[] = {&x->env_file, &x->lock, NULL, &x->state,
+	    &x->request, &x->watch};
+	char *end;
+	size_t k;
+	int i;
+
+	memset(x, 0, sizeof(*x));
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i += 2) {
+		for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+			if (strcmp(argv[i], names[k]) == 0)
+				break;
+		if (k == sizeof(names) / sizeof(names[0]) || i + 1 >= argc) {
+			snprintf(err, errsz, "%s: bad argument '%s'",
+			    AGENT_EXEC_MODE, argv[i]);
+			return -1;
+		}
+		if (fields[k] != NULL)
+			*fields[k] = argv[i + 1];
+		else if ((x->wait_s = (int)strtol(argv[i + 1], &end, 10)) < 0 ||
+		    *end != '\0') {
+			snprintf(err, errsz, "%s: bad --wait '%s'",
+			    AGENT_EXEC_MODE, argv[i + 1]);
+			return -1;
+		}
+	}
+	*cmd = i + 1 < argc ? argv + i + 1 : NULL;
+	if (*cmd == NULL ||
+	    (x->lock != NULL && (x->state == NULL || x->request == NULL))) {
+		snprintf(err, errsz,
+		    "usage: %s [--env FILE] [--state FILE] [--lock PATH "
+		    "--wait SECONDS --request FILE [--watch FILE]] -- "
+		    "COMMAND...",
+		    AGENT_EXEC_MODE);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Read the variables file (a regular file of this user that no one else
+ * may read) into b, and remove it.  0, or -1 with errno set.
+ */
+static int
+agent_exec_env_read(const char *path, struct buf *b)
+{
+	struct stat st;
+	char chunk[4096];
+	ssize_t n;
+	int fd, r = -1;
+
+	if ((fd = file_open_read(path)) == -1)
+		return -1;
+	(void)unlink(path);
+	if (fstat(fd, &st) == -1)
+		goto out;
+	if (st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+		errno = EPERM;
+		goto out;
+	}
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 || buf_append(b, chunk, (size_t)n) == -1)
+			goto out;
+	}
+	r = 0;
+out:
+	explicit_bzero(chunk, sizeof(chunk));
+	(void)close(fd);
+	return r;
+}
+
+/* Put every "K=V" of the file's text into the environment, then wipe it. */
+static void
+agent_exec_env_apply(struct buf *b)
+{
+	char *p = b->data, *end = b->data + b->len, *eq;
+
+	while (p != NULL && p < end) {
+		if ((eq = strchr(p, '=')) != NULL && eq != p) {
+			*eq = '\0';
+			(void)setenv(p, eq + 1, 1);
+			*eq = '=';
+		}
+		p += strlen(p) + 1;
+	}
+	if (b->data != NULL)
+		explicit_bzero(b->data, b->len);
+}
+
+static void
+agent_exec_on_signal(int sig)
+{
+	agent_exec_signal = sig;
+}
+
+/*
+ * The wrapper's signals (on): SIGHUP and SIGTERM are caught to be passed
+ * on, the terminal's interrupt keys are the agent's alone.  off: all back
+ * to their defaults, for the agent.
+ */
+static void
+agent_exec_signals(int on)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on ? agent_exec_on_signal : SIG_DFL;
+	(void)sigaction(SIGHUP, &sa, NULL);
+	(void)sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on ? SIG_IGN : SIG_DFL;
+	(void)sigaction(SIGINT, &sa, NULL);
+	(void)sigaction(SIGQUIT, &sa, NULL);
+	(void)sigaction(SIGTSTP, &sa, NULL);
+}
+
+/*
+ * Start the agent as a child in this process group (the terminal's).
+ * Its PID, or -1 with errno set (from execvp(3) when that failed).
+ */
+static pid_t
+agent_exec_spawn(char *const *cmd)
+{
+	int p[2], e = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) == -1)
+		return -1;
+	if ((pid = fork()) == 0) {
+		(void)close(p[0]);
+		agent_exec_signals(0);
+		execvp(cmd[0], cmd);
+		e = errno;
+		(void)write(p[1], &e, sizeof(e));
+		_exit(127);
+	}
+	e = errno;
+	(void)close(p[1]);
+	if (pid == -1) {
+		(void)close(p[0]);
+		errno = e;
+		return -1;
+	}
+	while ((n = read(p[0], &e, sizeof(e))) == -1 && errno == EINTR)
+		;
+	(void)close(p[0]);
+	if (n == (ssize_t)sizeof(e)) {
+		(void)waitpid(pid, NULL, 0);
+		errno = e;
+		return -1;
+	}
+	return pid;
+}
+
+static long long
+agent_exec_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Has the agent ended?  A signal the wrapper got is passed on to it; one
+ * that outlives the grace period after it gets SIGKILL.
+ */
+static void
+agent_exec_poll(struct agent_exec_child *c)
+{
+	pid_t r;
+
+	if (c->done)
+		return;
+	r = waitpid(c->pid, &c->status, WNOHANG);
+	if (r == c->pid || (r == -1 && errno == ECHILD)) {
+		c->done = 1;
+		return;
+	}
+	if (agent_exec_signal != 0) {
+		(void)kill(c->pid, agent_exec_signal);
+		agent_exec_signal = 0;
+		c->signaled_ms = agent_exec_now_ms();
+	} else if (c->signaled_ms != 0 &&
+	    agent_exec_now_ms() - c->signaled_ms > AGENT_EXEC_GRACE_MS)
+		(void)kill(c->pid, SIGKILL);
+}
+
+/* For the lock's waits: stop waiting once the agent ends or is told to. */
+static int
+agent_exec_stop(void *arg)
+{
+	struct agent_exec_child *c = arg;
+
+	agent_exec_poll(c);
+	return c->done || c->signaled_ms != 0;
+}
+
+/* A wait status as an exit status. */
+static int
+agent_exec_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+/*
+ * Hold the lock, run the agent, serve the lock until the agent ends.
+ * Returns the exit status.
+ */
+static int
+agent_exec_supervise(const struct agent_exec *x, char *const *cmd, char *err,
+    size_t errsz)
+{
+	struct agent_lock_holder h = {.path = x->lock,
+	    .wait_s = x->wait_s,
+	    .state = x->state,
+	    .request = x->request,
+	    .watch = x->watch};
+	struct agent_exec_child c = {0};
+
+	agent_exec_signals(1);
+	switch (agent_lock_hold_start(&h, NULL, NULL)) {
+	case 1:
+		snprintf(err, errsz,
+		    "the Claude session lock '%s' stayed busy for %d s",
+		    x->lock, x->wait_s);
+		return AGENT_EXEC_BUSY;
+	case -1:
+		snprintf(err, errsz, "cannot take the lock '%s': %s", x->lock,
+		    strerror(errno));
+		return 1;
+	}
+	if ((c.pid = agent_exec_spawn(cmd)) == -1) {
+		snprintf(err, errsz, "cannot run '%s': %s", cmd[0],
+		    strerror(errno));
+		agent_lock_hold_end(&h);
+		return 127;
+	}
+	for (;;) {
+		agent_exec_poll(&c);
+		if (c.done)
+			break;
+		agent_lock_serve(&h, agent_exec_stop, &c);
+		if (!c.done) {
+			struct timespec ts = {0, AGENT_EXEC_POLL_MS * 1000000L};
+
+			(void)nanosleep(&ts, NULL);
+		}
+	}
+	agent_lock_hold_end(&h);
+	return agent_exec_status(c.status);
+}
+
+/* The variables, then the agent (supervised or exec'd). */
+static int
+agent_exec_run(const struct agent_exec *x, char *const *cmd, char *err,
+    size_t errsz)
+{
+	struct buf env;
+	int r;
+
+	buf_init(&env, AGENT_EXEC_ENV_MAX);
+	if (x->env_file != NULL &&
+	    agent_exec_env_read(x->env_file, &env) == -1) {
+		snprintf(err, errsz, "cannot read '%s': %s", x->env_file,
+		    strerror(errno));
+		buf_free(&env);
+		return 1;
+	}
+	agent_exec_env_apply(&env);
+	buf_free(&env);
+	if (x->lock != NULL)
+		return agent_exec_supervise(x, cmd, err, errsz);
+	execvp(cmd[0], cmd);
+	r = errno;
+	snprintf(err, errsz, "cannot run '%s': %s", cmd[0], strerror(r));
+	return 127;
+}
+
+int
+agent_exec_main(int argc, char *argv[], char *err, size_t errsz)
+{
+	struct agent_exec x;
+	char **cmd;
+	int r;
+
+	err[0] = '\0';
+	if (agent_exec_parse(argc, argv, &x, &cmd, err, errsz) == -1)
+		return 2;
+	r = agent_exec_run(&x, cmd, err, errsz);
+	/* The tick that started the session reads why it ended at once. */
+	if (err[0] != '\0' && r != AGENT_EXEC_BUSY && x.state != NULL)
+		agent_lock_state_failed(x.state, err);
+	return r;
+}

@@ -1,0 +1,68 @@
+/*
+ * The wrapper an agent runs under: a mode of the executables themselves,
+ * chosen by their first argument before any configuration is read:
+ *
+ *   EXE --agent-exec [--env FILE] [--state FILE] [--lock PATH
+ *       --wait SECONDS --request FILE [--watch PHASE_FILE]] -- COMMAND...
+ *
+ * FILE holds the variables the agent gets (agent_exec_env_write(): a
+ * private file, never a command line, where any local user could read
+ * the tokens); the wrapper reads and removes it and runs COMMAND with
+ * them added to its environment, found on the PATH they give; why it
+ * could not is written to the state file (agent_lock.h).  Without
+ * --lock it becomes COMMAND (exec).  With --lock it holds the factory's
+ * Claude session lock for the session (agent_lock.h): it takes it before
+ * the agent starts (busy after SECONDS: the agent never starts), runs
+ * COMMAND as its child in the same process group (the terminal's), gives
+ * the lock up and takes it again as the phase file and the ticks' requests
+ * say, passes SIGHUP and SIGTERM on, and exits with the agent's status.
+ */
+#ifndef AGENT_EXEC_H
+#define AGENT_EXEC_H
+
+#include <stddef.h>
+
+/* The first argument that selects the wrapper. */
+#define AGENT_EXEC_MODE "--agent-exec"
+/* The wrapper's exit status when the lock stayed busy (EX_TEMPFAIL). */
+#define AGENT_EXEC_BUSY 75
+
+/* What a wrapper is told; NULL members are left out. */
+struct agent_exec {
+	const char *env_file;
+	const char *lock;
+	int wait_s;
+	const char *state;
+	const char *request;
+	const char *watch;
+};
+
+/*
+ * The absolute path of the running executable (the one that serves
+ * --agent-exec and --hook) into buf.  0, or -1 when it cannot be told.
+ */
+int agent_exec_self(char *buf, size_t bufsz);
+/*
+ * Write env ("K=V", NULL-ended) to a new file made from template (its
+ * last six characters "XXXXXX"), readable by this user only; its name
+ * into *path (the caller frees it, and removes the file when no wrapper
+ * will).  0, or -1 with errno set.
+ */
+int agent_exec_env_write(const char *template_path, const char *const *env,
+    char **path);
+/*
+ * The wrapper's command line: exe AGENT_EXEC_MODE, the options of x,
+ * "--", then cmd.  Free with strv_free().
+ */
+char **agent_exec_argv(const char *exe, const struct agent_exec *x,
+    char *const *cmd);
+/*
+ * Run as the wrapper: argv[0] is AGENT_EXEC_MODE.  Returns an exit
+ * status: the agent's (128 + the signal when one ended it), 127 when it
+ * could not be run, AGENT_EXEC_BUSY, 1 on another failure or 2 for a bad
+ * command line, with what went wrong in err.  Without --lock it does not
+ * return once COMMAND runs.
+ */
+int agent_exec_main(int argc, char *argv[], char *err, size_t errsz);
+
+#endif

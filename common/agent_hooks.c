@@ -1,0 +1,445 @@
+/*
+ * The hooks of an agent session (see agent_hooks.h): their installation
+ * into the session's .claude/settings.json, and the hook commands, run
+ * by the agent CLI through its shell as
+ *   'EXE' --hook NAME 'ARG'...
+ * where every argument is a path or name the tools made, single-quoted.
+ */
+#include <sys/types.h>
+
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "act.h"
+#include "agent_exec.h"
+#include "agent_guard.h"
+#include "agent_hooks.h"
+#include "buf.h"
+#include "file.h"
+#include "json.h"
+#include "log.h"
+#include "phase.h"
+#include "runfiles.h"
+#include "xmalloc.h"
+
+#define HOOKS_SETTINGS_MAX (1024 * 1024)
+/* The most of a hook's input read; the rest is read and dropped. */
+#define HOOKS_INPUT_MAX (1024 * 1024)
+/* A reason written into a file, at most. */
+#define HOOKS_REASON_MAX 120
+#define HOOKS_NHOOKS 5
+
+/* What StopFailure reacts to, as upstream's hook. */
+#define HOOKS_API_ERRORS \
+	"rate_limit|server_error|authentication_failed|billing_error"
+
+/* One hook to install. */
+struct hooks_entry {
+	const char *event;
+	const char *matcher;
+	char *command;
+};
+
+/* The markers of a session, by the hook that writes them. */
+struct hooks_marks {
+	char *idle;
+	char *exited;
+	char *changed;
+};
+
+static void hooks_marks_get(const char *, struct hooks_marks *);
+static void hooks_marks_free(struct hooks_marks *);
+static char *hooks_command(const char *, const char *, ...);
+static int hooks_build(const struct agent_hooks *, const char *,
+    struct hooks_entry *);
+static int hooks_settings_load(const char *, cJSON **);
+static int hooks_present(const cJSON *, const char *);
+static int hooks_add(cJSON *, const struct hooks_entry *);
+static void hooks_read_input(struct buf *);
+static void hooks_clean(const char *, char *, size_t);
+static const char *hooks_first_str(const cJSON *, const char *const *);
+static int hooks_stamp(const char *, const char *);
+static int hooks_run_stop(int, char *[], const cJSON *);
+static int hooks_run_session_end(int, char *[], const cJSON *);
+static int hooks_run_phase_change(int, char *[], const cJSON *);
+static int hooks_run_stop_failure(int, char *[], const cJSON *);
+static int hooks_run_pretooluse(int, char *[], const cJSON *, FILE *, char *,
+    size_t);
+
+static void
+hooks_marks_get(const char *session, struct hooks_marks *m)
+{
+	m->idle = runfiles_idle_marker(session);
+	m->exited = runfiles_exited_marker(session);
+	m->changed = runfiles_phase_marker(session);
+}
+
+static void
+hooks_marks_free(struct hooks_marks *m)
+{
+	free(m->idle);
+	free(m->exited);
+	free(m->changed);
+}
+
+/*
+ * "'EXE' --hook NAME 'ARG'..." (NULL-ended arguments), or NULL when an
+ * argument cannot be single-quoted (a quote or a line break in it).
+ * Caller frees.
+ */
+static char *
+hooks_command(const char *exe, const char *name, ...)
+{
+	struct buf b;
+	const char *arg = exe;
+	va_list ap;
+	int ok = 1;
+
+	buf_init(&b, 0);
+	va_start(ap, name);
+	for (; arg != NULL; arg = va_arg(ap, const char *)) {
+		ok &= strpbrk(arg, "'\n\r") == NULL;
+		buf_printf(&b, "'%s' ", arg);
+		if (arg == exe)
+			buf_printf(&b, "%s %s ", AGENT_HOOKS_MODE, name);
+	}
+	va_end(ap);
+	if (!ok) {
+		buf_free(&b);
+		return NULL;
+	}
+	b.data[--b.len] = '\0';
+	return buf_steal(&b);
+}
+
+/* The session's hooks into e (HOOKS_NHOOKS).  0, or -1 (logged). */
+static int
+hooks_build(const struct agent_hooks *h, const char *exe, struct hooks_entry *e)
+{
+	struct hooks_marks m;
+	size_t i, n = 0;
+	int r = 0;
+
+	hooks_marks_get(h->session, &m);
+	e[n++] = (struct hooks_entry) {"Stop", "",
+	    hooks_command(exe, "stop", m.idle, NULL)};
+	e[n++] = (struct hooks_entry) {"SessionEnd", "",
+	    hooks_command(exe, "session-end", m.exited, NULL)};
+	e[n++] = (struct hooks_entry) {"PreToolUse", "Bash",
+	    hooks_command(exe, "pretooluse", h->primary_branch, h->workdir,
+		h->factory_root != NULL ? h->factory_root : "",
+		h->run_dir != NULL ? h->run_dir : "", NULL)};
+	if (h->phase_file != NULL) {
+		e[n++] = (struct hooks_entry) {"PostToolUse", "Bash|Write",
+		    hooks_command(exe, "phase-change", h->phase_file, m.changed,
+			NULL)};
+		e[n++] = (struct hooks_entry) {"StopFailure", HOOKS_API_ERRORS,
+		    hooks_command(exe, "stop-failure", h->phase_file, m.changed,
+			NULL)};
+	}
+	for (i = 0; i < n; i++)
+		if (e[i].command == NULL)
+			r = -1;
+	if (r == -1)
+		log_msg("cannot quote the paths of session %s in a hook "
+			"command",
+		    h->session);
+	hooks_marks_free(&m);
+	return r;
+}
+
+/* The settings object at path, or a new one when there is none. */
+static int
+hooks_settings_load(const char *path, cJSON **out)
+{
+	char err[128];
+
+	if ((*out = json_load_object(path, HOOKS_SETTINGS_MAX, err,
+		 sizeof(err))) == NULL) {
+		log_msg("cannot use '%s': %s", path, err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether an entry of the event's array already runs command. */
+static int
+hooks_present(const cJSON *entries, const char *command)
+{
+	const cJSON *e, *h;
+	const char *cmd;
+
+	cJSON_ArrayForEach (e, entries) {
+		cJSON_ArrayForEach (h, json_arr(e, "hooks")) {
+			cmd = json_str(h, "command");
+			if (cmd != NULL && strcmp(cmd, command) == 0)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* Add the hook under settings.hooks.<event> unless it is there. */
+static int
+hooks_add(cJSON *settings, const struct hooks_entry *h)
+{
+	cJSON *hooks, *entries, *e, *list, *cmd;
+
+	hooks = cJSON_GetObjectItemCaseSensitive(settings, "hooks");
+	if (hooks == NULL)
+		hooks = cJSON_AddObjectToObject(settings, "hooks");
+	if (!cJSON_IsObject(hooks))
+		return -1;
+	entries = cJSON_GetObjectItemCaseSensitive(hooks, h->event);
+	if (entries == NULL)
+		entries = cJSON_AddArrayToObject(hooks, h->event);
+	if (!cJSON_IsArray(entries))
+		return -1;
+	if (hooks_present(entries, h->command))
+		return 0;
+	if ((e = cJSON_CreateObject()) == NULL ||
+	    !cJSON_AddItemToArray(entries, e) ||
+	    cJSON_AddStringToObject(e, "matcher", h->matcher) == NULL ||
+	    (list = cJSON_AddArrayToObject(e, "hooks")) == NULL ||
+	    (cmd = cJSON_CreateObject()) == NULL ||
+	    !cJSON_AddItemToArray(list, cmd) ||
+	    cJSON_AddStringToObject(cmd, "type", "command") == NULL ||
+	    cJSON_AddStringToObject(cmd, "command", h->command) == NULL)
+		abort();
+	return 0;
+}
+
+int
+agent_hooks_install(struct act *a, const struct agent_hooks *h)
+{
+	struct hooks_entry e[HOOKS_NHOOKS];
+	struct hooks_marks m;
+	char exe[PATH_MAX];
+	char *dir = xasprintf("%s/.claude", h->workdir);
+	char *path = xasprintf("%s/settings.json", dir), *text = NULL;
+	cJSON *settings = NULL;
+	size_t i;
+	int r = -1;
+
+	memset(e, 0, sizeof(e));
+	if (agent_exec_self(exe, sizeof(exe)) == -1) {
+		log_msg("cannot tell the running executable for the hooks");
+		goto out;
+	}
+	if (hooks_build(h, exe, e) == -1 || act_mkdir(a, dir) == -1 ||
+	    hooks_settings_load(path, &settings) == -1)
+		goto out;
+	for (i = 0; i < HOOKS_NHOOKS && e[i].event != NULL; i++)
+		if (hooks_add(settings, &e[i]) == -1) {
+			log_msg("cannot use '%s': 'hooks.%s' is not a list",
+			    path, e[i].event);
+			goto out;
+		}
+	if ((text = cJSON_Print(settings)) == NULL)
+		abort();
+	if ((r = act_write(a, path, text, 0)) == 0) {
+		hooks_marks_get(h->session, &m);
+		(void)act_remove(a, m.idle);
+		(void)act_remove(a, m.exited);
+		(void)act_remove(a, m.changed);
+		hooks_marks_free(&m);
+	}
+out:
+	for (i = 0; i < HOOKS_NHOOKS; i++)
+		free(e[i].command);
+	cJSON_free(text);
+	cJSON_Delete(settings);
+	free(path);
+	free(dir);
+	return r;
+}
+
+/* The hook's input: all of stdin, the first HOOKS_INPUT_MAX bytes kept. */
+static void
+hooks_read_input(struct buf *in)
+{
+	char chunk[8192];
+	size_t n;
+
+	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
+		(void)buf_append(in, chunk, n);
+}
+
+/* A reason for a file: printable ASCII of a short list, bounded. */
+static void
+hooks_clean(const char *s, char *out, size_t outsz)
+{
+	size_t n = 0;
+
+	for (; s != NULL && *s != '\0' && n + 1 < outsz && n < HOOKS_REASON_MAX;
+	     s++)
+		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9') || strchr("_.:/ -", *s) != NULL)
+			out[n++] = *s;
+	out[n] = '\0';
+	if (n == 0)
+		snprintf(out, outsz, "unknown");
+}
+
+/* The first of keys that the input has as a non-empty string, or NULL. */
+static const char *
+hooks_first_str(const cJSON *in, const char *const *keys)
+{
+	const char *v;
+
+	for (; *keys != NULL; keys++)
+		if ((v = json_str(in, *keys)) != NULL && *v != '\0')
+			return v;
+	return NULL;
+}
+
+/* Write "TIME[ what]" into the marker path.  0 or -1. */
+static int
+hooks_stamp(const char *path, const char *what)
+{
+	char line[HOOKS_REASON_MAX + 64];
+
+	snprintf(line, sizeof(line), "%lld%s%s\n", (long long)time(NULL),
+	    what != NULL ? " " : "", what != NULL ? what : "");
+	return file_write_atomic(path, line, strlen(line), 0644, 0);
+}
+
+static int
+hooks_run_stop(int argc, char *argv[], const cJSON *in)
+{
+	(void)in;
+	if (argc >= 3)
+		(void)hooks_stamp(argv[2], NULL);
+	return 0;
+}
+
+static int
+hooks_run_session_end(int argc, char *argv[], const cJSON *in)
+{
+	static const char *const keys[] = {"reason", "matched_hook", "type",
+	    NULL};
+	char reason[HOOKS_REASON_MAX + 1];
+
+	hooks_clean(hooks_first_str(in, keys), reason, sizeof(reason));
+	if (argc >= 3)
+		(void)hooks_stamp(argv[2], reason);
+	return 0;
+}
+
+/* A write of the phase file: the Write tool's file, or a Bash redirect. */
+static int
+hooks_run_phase_change(int argc, char *argv[], const cJSON *in)
+{
+	const char *tool = json_str(in, "tool_name");
+	const char *file = json_str_at(in, "tool_input.file_path");
+	const char *cmd = json_str_at(in, "tool_input.command");
+	int wrote;
+
+	if (argc < 4)
+		return 0;
+	wrote = (file != NULL && strcmp(file, argv[2]) == 0) ||
+	    (tool != NULL && strcmp(tool, "Bash") == 0 && cmd != NULL &&
+		strstr(cmd, argv[2]) != NULL &&
+		(strchr(cmd, '>') != NULL || strstr(cmd, "tee") != NULL));
+	if (wrote)
+		(void)hooks_stamp(argv[3], NULL);
+	return 0;
+}
+
+/*
+ * The agent's turn ended on an API error: the phase says failed (unless
+ * the agent finished or escalated first), and the marker tells the next
+ * tick at once.  Claude Code 2.1 names the error in "error" (the
+ * matcher's value); "error_type" is the documented name.
+ */
+static int
+hooks_run_stop_failure(int argc, char *argv[], const cJSON *in)
+{
+	static const char *const keys[] = {"error_type", "error", "stop_reason",
+	    "matched_hook", "reason", "type", NULL};
+	char reason[HOOKS_REASON_MAX + 1], *text;
+	struct phase_info pi;
+
+	if (argc < 3)
+		return 0;
+	if (phase_read(argv[2], &pi) == 0 &&
+	    (strcmp(pi.raw, "PHASE:done") == 0 ||
+		strcmp(pi.raw, "PHASE:merged") == 0 ||
+		strcmp(pi.raw, "PHASE:escalate") == 0))
+		return 0;
+	hooks_clean(hooks_first_str(in, keys), reason, sizeof(reason));
+	text = xasprintf("PHASE:failed\nReason: api_error: %s\n", reason);
+	(void)file_write_atomic(argv[2], text, strlen(text), 0644, 0);
+	free(text);
+	if (argc >= 4)
+		(void)hooks_stamp(argv[3], NULL);
+	return 0;
+}
+
+/* The guard on a Bash command: exit 2 with the reason to refuse it. */
+static int
+hooks_run_pretooluse(int argc, char *argv[], const cJSON *in, FILE *out,
+    char *msg, size_t msgsz)
+{
+	const char *tool = json_str(in, "tool_name");
+	const char *cmd = json_str_at(in, "tool_input.command");
+	const struct passwd *pw = getpwuid(geteuid());
+	struct agent_guard g = {0};
+
+	if (argc < 6 || cmd == NULL ||
+	    (tool != NULL && strcmp(tool, "Bash") != 0))
+		return 0;
+	g.primary_branch = argv[2];
+	g.worktree = argv[3];
+	g.factory_root = argv[4];
+	g.run_dir = argv[5];
+	g.home = pw != NULL ? pw->pw_dir : NULL;
+	g.cwd = json_str(in, "cwd");
+	if (agent_guard_check(&g, cmd, msg, msgsz) == 0)
+		return 0;
+	/* Upstream's hook answered on stdout; the CLI reads stderr. */
+	fprintf(out, "%s\n", msg);
+	fflush(out);
+	return 2;
+}
+
+int
+agent_hooks_main(int argc, char *argv[], FILE *out, char *msg, size_t msgsz)
+{
+	struct buf input;
+	cJSON *in;
+	char err[128];
+	const char *name = argc >= 2 ? argv[1] : "";
+	int r = 0;
+
+	msg[0] = '\0';
+	buf_init(&input, HOOKS_INPUT_MAX);
+	hooks_read_input(&input);
+	in = json_parse(buf_str(&input), input.len, err, sizeof(err));
+	if (strcmp(name, "stop") == 0)
+		r = hooks_run_stop(argc, argv, in);
+	else if (strcmp(name, "session-end") == 0)
+		r = hooks_run_session_end(argc, argv, in);
+	else if (strcmp(name, "phase-change") == 0)
+		r = hooks_run_phase_change(argc, argv, in);
+	else if (strcmp(name, "stop-failure") == 0)
+		r = hooks_run_stop_failure(argc, argv, in);
+	else if (strcmp(name, "pretooluse") == 0)
+		r = hooks_run_pretooluse(argc, argv, in, out, msg, msgsz);
+	else {
+		snprintf(msg, msgsz, "%s: unknown hook '%s'", AGENT_HOOKS_MODE,
+		    name);
+		r = 1;
+	}
+	cJSON_Delete(in);
+	buf_free(&input);
+	return r;
+}

@@ -1,0 +1,399 @@
+/*
+ * The factory's Claude session lock, both sides of it: the ticks that
+ * start sessions and type into them, and the wrapper that holds the
+ * lock for a session (see agent_lock.h).
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent_lock.h"
+#include "buf.h"
+#include "file.h"
+#include "lock.h"
+#include "phase.h"
+#include "xmalloc.h"
+
+/* How often the files are looked at. */
+#define AGENT_LOCK_POLL_MS 100
+/* Polls between asking whether the session still lives. */
+#define AGENT_LOCK_ALIVE_EVERY 10
+/*
+ * What a tick gives a wrapper beyond the lock's own wait: to start (the
+ * session's programs loading) and to answer a request.
+ */
+#define AGENT_LOCK_START_SLACK_S 10
+#define AGENT_LOCK_ANSWER_SLACK_S 3
+/* A stopped session's wrapper ends within its agent's grace period. */
+#define AGENT_LOCK_END_WAIT_MS 8000
+
+/* What a state file says. */
+enum agent_lock_state {
+	AGENT_LOCK_NONE, /* no file (no wrapper, or it ended) */
+	AGENT_LOCK_HELD,
+	AGENT_LOCK_FREE,
+	AGENT_LOCK_BUSY,
+	AGENT_LOCK_ERROR
+};
+
+static char *agent_lock_file;
+static int agent_lock_wait_s = 300;
+static int agent_lock_reserved = -1;
+
+static long long agent_lock_now_ms(void);
+static void agent_lock_sleep_ms(int);
+static int agent_lock_mkdir(const char *);
+static enum agent_lock_state agent_lock_state_read(const char *);
+static void agent_lock_state_write(const char *, const char *);
+static void agent_lock_state_mine(struct agent_lock_holder *, const char *);
+static int agent_lock_take(struct agent_lock_holder *, int (*)(void *), void *);
+static int agent_lock_phase_changed(struct agent_lock_holder *);
+static int agent_lock_waiting(const char *);
+
+void
+agent_lock_configure(const char *path, int wait_s)
+{
+	free(agent_lock_file);
+	agent_lock_file = path != NULL && *path != '\0' ? xstrdup(path) : NULL;
+	agent_lock_wait_s = wait_s > 0 ? wait_s : 0;
+}
+
+const char *
+agent_lock_path(void)
+{
+	return agent_lock_file;
+}
+
+int
+agent_lock_wait(void)
+{
+	return agent_lock_wait_s;
+}
+
+static long long
+agent_lock_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static void
+agent_lock_sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	(void)nanosleep(&ts, NULL);
+}
+
+/* The lock's directory (~/.claude), made private when it is new. */
+static int
+agent_lock_mkdir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int r;
+
+	if (slash == NULL || slash == path)
+		return 0;
+	dir = xstrndup(path, (size_t)(slash - path));
+	r = file_mkdirs(dir, 0700);
+	free(dir);
+	return r;
+}
+
+int
+agent_lock_reserve(void)
+{
+	int r;
+
+	if (agent_lock_file == NULL || agent_lock_reserved != -1)
+		return 0;
+	if (agent_lock_mkdir(agent_lock_file) == -1)
+		return -1;
+	r = lock_wait(agent_lock_file, &agent_lock_reserved, agent_lock_wait_s);
+	if (r != 0)
+		agent_lock_reserved = -1;
+	return r;
+}
+
+void
+agent_lock_unreserve(void)
+{
+	lock_release(agent_lock_reserved);
+	agent_lock_reserved = -1;
+}
+
+static enum agent_lock_state
+agent_lock_state_read(const char *state)
+{
+	static const struct {
+		const char *word;
+		enum agent_lock_state st;
+	} words[] = {{"held", AGENT_LOCK_HELD}, {"free", AGENT_LOCK_FREE},
+	    {"busy", AGENT_LOCK_BUSY}, {"error", AGENT_LOCK_ERROR}};
+	enum agent_lock_state st = AGENT_LOCK_NONE;
+	struct buf b;
+	size_t i;
+
+	buf_init(&b, 0);
+	if (file_read(state, 1024, &b) != -1)
+		for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+			if (strncmp(buf_str(&b), words[i].word,
+				strlen(words[i].word)) == 0)
+				st = words[i].st;
+	buf_free(&b);
+	return st;
+}
+
+static void
+agent_lock_state_write(const char *state, const char *word)
+{
+	char line[1100];
+
+	snprintf(line, sizeof(line), "%s\n", word);
+	(void)file_write_atomic(state, line, strlen(line), 0644, 0);
+}
+
+/*
+ * The wrapper writes its state, and remembers the file it wrote: a
+ * wrapper ending late (its session was killed and started again) must
+ * not remove its successor's.
+ */
+static void
+agent_lock_state_mine(struct agent_lock_holder *h, const char *word)
+{
+	struct stat st;
+
+	agent_lock_state_write(h->state, word);
+	h->state_ino = lstat(h->state, &st) == 0 ? st.st_ino : 0;
+}
+
+void
+agent_lock_state_failed(const char *state, const char *why)
+{
+	char line[1024];
+
+	snprintf(line, sizeof(line), "error: %s", why);
+	agent_lock_state_write(state, line);
+}
+
+int
+agent_lock_state_why(const char *state, char *why, size_t whysz)
+{
+	struct buf b;
+	const char *text;
+	int r = 0;
+
+	buf_init(&b, 0);
+	if (file_read(state, 1024, &b) != -1 &&
+	    strncmp(text = buf_str(&b), "error: ", 7) == 0) {
+		snprintf(why, whysz, "%.*s", (int)strcspn(text + 7, "\n"),
+		    text + 7);
+		r = 1;
+	}
+	buf_free(&b);
+	return r;
+}
+
+int
+agent_lock_await_start(const char *state, const char *session,
+    int (*alive)(const char *))
+{
+	long long deadline;
+	int polls;
+
+	if (agent_lock_file == NULL)
+		return 0;
+	deadline = agent_lock_now_ms() +
+	    (agent_lock_wait_s + AGENT_LOCK_START_SLACK_S) * 1000LL;
+	for (polls = 1;; polls++) {
+		switch (agent_lock_state_read(state)) {
+		case AGENT_LOCK_HELD:
+			return 0;
+		case AGENT_LOCK_BUSY:
+			(void)file_remove(state);
+			return 1;
+		case AGENT_LOCK_ERROR:
+			return -1;
+		default:
+			break;
+		}
+		if (agent_lock_now_ms() >= deadline ||
+		    (polls % AGENT_LOCK_ALIVE_EVERY == 0 &&
+			alive(session) == 0))
+			return -1;
+		agent_lock_sleep_ms(AGENT_LOCK_POLL_MS);
+	}
+}
+
+int
+agent_lock_for_inject(const char *state, const char *request,
+    const char *session, int (*alive)(const char *))
+{
+	long long deadline;
+	int polls;
+
+	if (agent_lock_file == NULL || !file_exists(state))
+		return 0;
+	if (file_create_excl(request, NULL, 0644) == -1)
+		return -1;
+	deadline = agent_lock_now_ms() +
+	    (agent_lock_wait_s + AGENT_LOCK_ANSWER_SLACK_S) * 1000LL;
+	for (polls = 1; agent_lock_now_ms() < deadline; polls++) {
+		if (!file_exists(request)) {
+			switch (agent_lock_state_read(state)) {
+			case AGENT_LOCK_HELD:
+				return 0;
+			case AGENT_LOCK_NONE:
+				return -1;
+			default:
+				return 1;
+			}
+		}
+		if (polls % AGENT_LOCK_ALIVE_EVERY == 0 && alive(session) == 0)
+			break;
+		agent_lock_sleep_ms(AGENT_LOCK_POLL_MS);
+	}
+	(void)file_remove(request);
+	return agent_lock_now_ms() < deadline ? -1 : 1;
+}
+
+/*
+ * Take the lock for h, trying until the wait is over or stop(arg) says
+ * to give up.  0 taken, 1 not, -1 error.
+ */
+static int
+agent_lock_take(struct agent_lock_holder *h, int (*stop)(void *), void *arg)
+{
+	long long deadline = agent_lock_now_ms() + h->wait_s * 1000LL;
+	int r;
+
+	for (;;) {
+		if ((r = lock_take(h->path, &h->fd)) != 1) {
+			if (r == -1)
+				h->fd = -1;
+			return r;
+		}
+		h->fd = -1;
+		if (agent_lock_now_ms() >= deadline ||
+		    (stop != NULL && stop(arg)))
+			return 1;
+		agent_lock_sleep_ms(AGENT_LOCK_POLL_MS);
+	}
+}
+
+int
+agent_lock_hold_start(struct agent_lock_holder *h, int (*stop)(void *),
+    void *arg)
+{
+	int r, saved;
+
+	h->fd = -1;
+	h->seen_valid = 0;
+	(void)agent_lock_phase_changed(h);
+	if (agent_lock_mkdir(h->path) == -1)
+		r = -1;
+	else
+		r = agent_lock_take(h, stop, arg);
+	saved = errno;
+	if (r != -1)
+		agent_lock_state_mine(h, r == 0 ? "held" : "busy");
+	errno = saved;
+	return r;
+}
+
+/* Whether the phase file changed since the last look (now remembered). */
+static int
+agent_lock_phase_changed(struct agent_lock_holder *h)
+{
+	struct stat st;
+	int changed;
+
+	if (h->watch == NULL)
+		return 0;
+	if (lstat(h->watch, &st) == -1) {
+		h->seen_valid = 0;
+		return 0;
+	}
+	changed = !h->seen_valid || st.st_ino != h->seen.st_ino ||
+	    st.st_size != h->seen.st_size ||
+	    st.st_mtim.tv_sec != h->seen.st_mtim.tv_sec ||
+	    st.st_mtim.tv_nsec != h->seen.st_mtim.tv_nsec;
+	h->seen = st;
+	h->seen_valid = 1;
+	return changed;
+}
+
+/* Whether the phase file at path says the agent waits. */
+static int
+agent_lock_waiting(const char *path)
+{
+	struct phase_info pi;
+
+	if (phase_read(path, &pi) == -1)
+		return 0;
+	switch (pi.phase) {
+	case PHASE_AWAITING_CI:
+	case PHASE_AWAITING_REVIEW:
+	case PHASE_AWAITING_CHANGES:
+	case PHASE_ESCALATE:
+	case PHASE_DONE:
+	case PHASE_FAILED:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+void
+agent_lock_serve(struct agent_lock_holder *h, int (*stop)(void *), void *arg)
+{
+	if (agent_lock_phase_changed(h) && h->fd != -1 &&
+	    agent_lock_waiting(h->watch)) {
+		lock_release(h->fd);
+		h->fd = -1;
+		agent_lock_state_mine(h, "free");
+	}
+	if (!file_exists(h->request))
+		return;
+	if (h->fd == -1)
+		(void)agent_lock_take(h, stop, arg);
+	agent_lock_state_mine(h, h->fd != -1 ? "held" : "free");
+	(void)file_remove(h->request);
+}
+
+void
+agent_lock_hold_end(struct agent_lock_holder *h)
+{
+	struct stat st;
+
+	lock_release(h->fd);
+	h->fd = -1;
+	if (lstat(h->state, &st) == 0 && st.st_ino == h->state_ino)
+		(void)file_remove(h->state);
+}
+
+int
+agent_lock_await_end(const char *state)
+{
+	long long deadline;
+
+	deadline = agent_lock_now_ms() + AGENT_LOCK_END_WAIT_MS;
+	while (agent_lock_now_ms() < deadline) {
+		switch (agent_lock_state_read(state)) {
+		case AGENT_LOCK_HELD:
+		case AGENT_LOCK_FREE:
+			agent_lock_sleep_ms(AGENT_LOCK_POLL_MS);
+			continue;
+		default:
+			return 0;
+		}
+	}
+	return -1;
+}

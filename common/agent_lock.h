@@ -1,0 +1,113 @@
+/*
+ * The factory's Claude session lock: flock(2) on one file (by default
+ * ~/.claude/session.lock), shared with upstream's bash agents, so that
+ * one agent session works at a time (they would race refreshing the same
+ * OAuth token).  It is held by the wrapper of a session (agent_exec.h),
+ * a process that lives exactly as long as the session, never by a tick
+ * that exits.  A tick and a wrapper talk through two run files of the
+ * session (runfiles_agent_state(), runfiles_lock_request()):
+ * - the state file, which the wrapper writes: "held" while it holds the
+ *   lock, "free" while it does not, "busy" when it could not take the
+ *   lock to start the agent (and gave up), "error: WHY" when it could
+ *   not start the agent (with or without a lock);
+ * - the request marker, which a tick creates before it types into the
+ *   session; the wrapper takes the lock (waiting as long as the
+ *   configuration says), writes the state and removes the marker.
+ * The wrapper gives the lock up when the phase file turns to a phase in
+ * which the agent waits (awaiting_ci, awaiting_review, awaiting_changes,
+ * escalate, done, failed).
+ *
+ * A tick about to start a session takes the lock itself first
+ * (agent_lock_reserve(): an issue is not claimed while another agent
+ * works) and lets go of it once the session's wrapper is there to take
+ * it over (agent_lock_unreserve()).
+ */
+#ifndef AGENT_LOCK_H
+#define AGENT_LOCK_H
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+/* The lock file and the longest wait for it; NULL or "": no lock. */
+void agent_lock_configure(const char *path, int wait_s);
+/* The configured lock file, or NULL when there is none. */
+const char *agent_lock_path(void);
+/* The configured wait, in seconds. */
+int agent_lock_wait(void);
+
+/* The tick's side. */
+/*
+ * Take the lock in this process, waiting at most the configured time.
+ * Returns 0 when taken (or when no lock is configured, or it is held
+ * already), 1 when it stayed busy, -1 on error (errno set).
+ */
+int agent_lock_reserve(void);
+/* Let go of a lock agent_lock_reserve() took; nothing when none. */
+void agent_lock_unreserve(void);
+/*
+ * After a session's wrapper was started: wait until its state file
+ * says whether it holds the lock.  alive(session) is asked now and then
+ * whether the session still lives.  Returns 0 held, 1 busy (the wrapper
+ * gave up and the session ends), -1 when the session went away or never
+ * answered.
+ */
+int agent_lock_await_start(const char *state, const char *session,
+    int (*alive)(const char *));
+/*
+ * Before text is typed into a session: ask its wrapper to hold the lock
+ * and wait for the answer.  A session without a state file has no
+ * wrapper (started otherwise): 0 at once.  Returns 0 held, 1 busy after
+ * the configured wait, -1 when the session went away.
+ */
+int agent_lock_for_inject(const char *state, const char *request,
+    const char *session, int (*alive)(const char *));
+
+/*
+ * The state file says the wrapper failed: 1 with its words in why, else
+ * 0.
+ */
+int agent_lock_state_why(const char *state, char *why, size_t whysz);
+/*
+ * After a session was stopped: wait (a few seconds at most) until its
+ * wrapper is gone, having let go of the lock and removed its state, so
+ * that a session started again under the name starts clean.  0, or -1
+ * when it is still there.
+ */
+int agent_lock_await_end(const char *state);
+
+/* The wrapper's side. */
+/* The agent could not be started, for why. */
+void agent_lock_state_failed(const char *state, const char *why);
+struct agent_lock_holder {
+	const char *path;    /* the lock file */
+	int wait_s;	     /* the longest wait for it */
+	const char *state;   /* the session's state file */
+	const char *request; /* the session's request marker */
+	const char *watch;   /* the phase file, or NULL */
+	int fd;		     /* the lock while held, else -1 */
+	struct stat seen;    /* the phase file as last looked at */
+	int seen_valid;
+	ino_t state_ino; /* the state file last written */
+};
+/*
+ * Set h up and take the lock for the agent's start, waiting at most
+ * h->wait_s seconds while stop(arg) says 0.  Returns 0 held ("held"
+ * written), 1 busy ("busy" written), -1 on error (errno set; nothing
+ * written).
+ */
+int agent_lock_hold_start(struct agent_lock_holder *h, int (*stop)(void *),
+    void *arg);
+/*
+ * One look at the session: release the lock when the phase file turned
+ * to a waiting phase since the last look, then serve a request (taking
+ * the lock, waiting while stop(arg) says 0).
+ */
+void agent_lock_serve(struct agent_lock_holder *h, int (*stop)(void *),
+    void *arg);
+/*
+ * The session ends: release the lock, remove the state file (when it is
+ * still the one h wrote).
+ */
+void agent_lock_hold_end(struct agent_lock_holder *h);
+
+#endif

@@ -1,0 +1,126 @@
+# The hooks an agent session gets (dev and review alike), run as the
+# agent CLI runs them: the installed command through sh -c, the JSON of
+# the event on stdin.  The fake agent uses them as the real one does: a
+# force push to the primary branch is refused before it runs (PreToolUse,
+# exit 2, the reason on stdout and stderr) while other commands run, and
+# an API error ends the turn (StopFailure): the phase says failed with
+# the reason, the phase-changed marker is touched, and the next tick
+# handles the failure at once.  Then each hook mode with the inputs that
+# matter: the guard's refusals (cwd from the input), StopFailure leaving
+# a finished phase alone, PostToolUse telling writes from reads, the
+# idle and exit markers.
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/dev.sh"
+dev_init git
+scen '[{"number": 1, "title": "Add a parser", "labels": ["backlog"]}]' '[]' \
+    >"$T/case.json"
+case_start
+cat >"$T/script.json" <<'JSON'
+[[{"tool": {"name": "Bash", "input": {"command": "git push --force origin master"}}},
+  {"tool": {"name": "Bash", "input": {"command": "echo ran > {workdir}/allowed.txt"}}},
+  {"tool": {"name": "Bash", "input": {"command": "rm -rf /etc/x"}}},
+  {"api_error": "rate_limit"}]]
+JSON
+S=dev-$PROJ-1
+PHASE=$RUN/dev-session-$PROJ-1.phase
+WT=$RUN/$PROJ-worktree-1
+dp
+rc_is "launch" 0
+wait_for 'grep -q "hook StopFailure" "$T/agentlog/events.log"' 10
+EV=$(cat "$T/agentlog/events.log")
+check "the force push was refused" grep -q \
+    "tool Bash refused: BLOCKED: force-pushing to the primary branch 'master'" \
+    "$T/agentlog/events.log"
+check_eq "the force push never ran" \
+    "$(git --git-dir="$T/origin.git" rev-parse master)" \
+    "$(git -C "$T/repo" rev-parse master)"
+check "other commands ran" test -f "$WT/allowed.txt"
+check "rm -rf outside the worktree refused" grep -q \
+    "tool Bash refused: BLOCKED: 'rm -r /etc/x'" "$T/agentlog/events.log"
+check_eq "an API error: the phase says failed" "$(cat "$PHASE")" \
+    "PHASE:failed
+Reason: api_error: rate_limit"
+check "an API error: the phase-changed marker" test -s \
+    "$RUN/phase-changed-$S.marker"
+# The failure's handling removes the worktree: its hooks are kept here.
+cp "$WT/.claude/settings.json" "$T/settings.json"
+dp
+lhas "the next tick handles the failure" \
+    "#1: session failed: api_error: rate_limit"
+check "the failed session is ended" sh -c "! tmux -L $(tmux_sock) has-session -t =$S 2>/dev/null"
+
+# The installed commands, one by one.
+SET=$T/settings.json
+hookcmd() {
+	pyjson "[h['command'] for e in d['hooks']['$1'] for h in e['hooks']][-1]" <"$SET"
+}
+check_eq "StopFailure matches the API errors" \
+    "$(pyjson "d['hooks']['StopFailure'][0]['matcher']" <"$SET")" \
+    'rate_limit|server_error|authentication_failed|billing_error'
+check_eq "PreToolUse matches Bash" \
+    "$(pyjson "d['hooks']['PreToolUse'][0]['matcher']" <"$SET")" Bash
+GUARD=$(hookcmd PreToolUse)
+# pre JSON: run the guard; its exit status in $PRE_RC, output in files.
+pre() {
+	printf '%s' "$1" | sh -c "$GUARD" >"$T/pre.out" 2>"$T/pre.err"
+	PRE_RC=$?
+}
+pre '{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "git status"}}'
+check_eq "guard: allowed, exit 0" "$PRE_RC" 0
+check_eq "guard: allowed, silent" "$(cat "$T/pre.out" "$T/pre.err")" ""
+pre '{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "git checkout master"}}'
+check_eq "guard: refused, exit 2" "$PRE_RC" 2
+check "guard: the reason on stdout" grep -q "^BLOCKED: switching to the primary branch 'master'" "$T/pre.out"
+check "guard: the reason on stderr" grep -q "^BLOCKED: switching to the primary branch 'master'" "$T/pre.err"
+pre "{\"tool_name\": \"Bash\", \"cwd\": \"$WT/src\", \"tool_input\": {\"command\": \"rm -rf ../../$PROJ-worktree-2\"}}"
+check_eq "guard: a relative path from the input's cwd" "$PRE_RC" 2
+pre "{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"cat $FACTORY_ROOT/.env\"}}"
+check_eq "guard: the factory's files" "$PRE_RC" 2
+check "guard: names the factory" grep -q "factory's own directory '$FACTORY_ROOT'" "$T/pre.out"
+pre "{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"curl -X POST \$FORGE_API/pulls/3/merge\"}}"
+check_eq "guard: merges through the API" "$PRE_RC" 2
+pre '{"tool_name": "Bash", "tool_input": {"command": "tmux kill-server"}}'
+check_eq "guard: the orchestrator's tmux" "$PRE_RC" 2
+pre '{"tool_name": "Write", "tool_input": {"file_path": "/etc/x"}}'
+check_eq "guard: other tools pass" "$PRE_RC" 0
+pre 'not json'
+check_eq "guard: input it cannot read passes" "$PRE_RC" 0
+
+FAIL=$(hookcmd StopFailure)
+MARK=$RUN/phase-changed-$S.marker
+for done in PHASE:done PHASE:merged PHASE:escalate; do
+	printf '%s\nReason: x\n' "$done" >"$PHASE"
+	rm -f "$MARK"
+	echo '{"hook_event_name": "StopFailure", "error_type": "server_error"}' |
+	    sh -c "$FAIL"
+	check_eq "StopFailure leaves $done alone" "$(head -1 "$PHASE")" "$done"
+	check "StopFailure: no marker after $done" test ! -e "$MARK"
+done
+echo PHASE:awaiting_ci >"$PHASE"
+printf '%s' '{"hook_event_name": "StopFailure", "error_type": "billing_error;\nrm -rf /"}' |
+    sh -c "$FAIL"
+check_eq "StopFailure: the reason made safe" "$(cat "$PHASE")" \
+    "PHASE:failed
+Reason: api_error: billing_errorrm -rf /"
+check "StopFailure: the marker" test -s "$MARK"
+
+CHANGE=$(hookcmd PostToolUse)
+rm -f "$MARK"
+printf '{"tool_name": "Bash", "tool_input": {"command": "cat %s"}}' "$PHASE" |
+    sh -c "$CHANGE"
+check "PostToolUse: a read is no change" test ! -e "$MARK"
+printf '{"tool_name": "Write", "tool_input": {"file_path": "%s"}}' "$PHASE" |
+    sh -c "$CHANGE"
+check "PostToolUse: the Write tool's change" test -s "$MARK"
+
+rm -f "$RUN/claude-idle-$S.ts" "$RUN/claude-exited-$S.ts"
+echo '{"hook_event_name": "Stop"}' | sh -c "$(hookcmd Stop)"
+check "Stop: the idle marker holds the time" \
+    grep -qE '^[0-9]{10}$' "$RUN/claude-idle-$S.ts"
+echo '{"hook_event_name": "SessionEnd", "reason": "logout"}' |
+    sh -c "$(hookcmd SessionEnd)"
+check "SessionEnd: the time and the reason" \
+    grep -qE '^[0-9]{10} logout$' "$RUN/claude-exited-$S.ts"
+"$O/dev-poll/dev-poll" --hook nonsense </dev/null >/dev/null 2>"$T/err"
+check_eq "an unknown hook: exit 1" "$?" 1
+check "an unknown hook: says so" grep -q "unknown hook 'nonsense'" "$T/err"
