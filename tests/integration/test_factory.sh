@@ -369,17 +369,16 @@ check_eq "no git: uninstall-factory" "$?" 0
 check_eq "no git: installing twice, then uninstalling leaves it as it was" \
     "$(snapshot)" "$before"
 
-# The agent environment (the agents' side of this factory; pending the
-# environment file the sessions read): a dev session sees the project,
+# The agent environment (the agents' side of this factory): a dev session sees the project,
 # the exported .env variables (one that only .env sets) and its token.
 for want in "FORGE_TOKEN=dev-token" \
     "FORGE_API=$SIM_URL/api/v1/repos/johba/demo" "PROJECT_NAME=$P" \
     "PROJECT_TOML=$F/projects/$P.toml" "FACTORY_ROOT=$F" \
     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1" \
     "DEMO_DOTENV_ONLY=from .env: review-bot at $H"; do
-	check_eq "[agent environment, pending] the dev agent sees ${want%%=*}" \
+	check_eq "[agent environment] the dev agent sees ${want%%=*}" \
 	    "$(grep "^${want%%=*}=" "$T/agent/env-dev" | head -1)" "$want"
 done
 want=FORGE_REVIEW_TOKEN=review-token
-check_eq "[agent environment, pending] the review agent sees ${want%%=*}" \
+check_eq "[agent environment] the review agent sees ${want%%=*}" \
     "$(grep "^${want%%=*}=" "$T/agent/env-review" | head -1)" "$want"
