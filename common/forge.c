@@ -708,10 +708,6 @@ forge_issue_remove_label(struct forge *f, long long number, long long id)
 
 	url = forge_url(f, "/issues/%lld/labels/%lld", number, id);
 	r = forge_write(f, "DELETE", url, NULL, 0, NULL);
-	/* Gitea answers 422 for a label ID the repository does not have. */
-	if (r == -1 &&
-	    (forge_last_status(f) == 404 || forge_last_status(f) == 422))
-		r = 0;
 	free(url);
 	return r;
 }

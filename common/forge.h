@@ -113,14 +113,19 @@ enum forge_res forge_label_id(struct forge *f, const char *name, int create,
 int forge_issue_add_labels(struct forge *f, long long number,
     const long long *ids, size_t n);
 /*
- * Remove one label by ID; a label the issue does not carry, or that does
- * not exist (404, 422), counts as removed.
+ * Remove one label by ID.  Gitea answers 204 when the issue does not
+ * carry it; a 404 or 422 (a label ID the repository does not have) is an
+ * error here, with its status in forge_last_status(): only the issue's
+ * labels, read back, can say the label is absent (act_labels()).
  */
 int forge_issue_remove_label(struct forge *f, long long number, long long id);
 /* Add the label called name, creating it in the repository if needed. */
 int forge_issue_add_label_name(struct forge *f, long long number,
     const char *name);
-/* Remove the label called name; no such label anywhere is success. */
+/*
+ * Remove the label called name; no label of that name in the repository
+ * (so none on the issue) is success.
+ */
 int forge_issue_remove_label_name(struct forge *f, long long number,
     const char *name);
 

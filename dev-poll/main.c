@@ -15,6 +15,7 @@
 
 #include <curl/curl.h>
 
+#include "act.h"
 #include "cli.h"
 #include "config.h"
 #include "dev-poll.h"
@@ -149,7 +150,7 @@ main(int argc, char *argv[])
 	struct config cfg;
 	struct dev_ctx ctx;
 	struct cli cli;
-	char msg[1024];
+	char msg[1024], *status;
 	long long start = main_now_ms();
 	int rc, fd = -1, r;
 
@@ -170,6 +171,11 @@ main(int argc, char *argv[])
 	if (main_tick(&ctx) == DP_FAIL)
 		rc = CLI_EXIT_FAIL;
 	dp_merge_finish(&ctx);
+	/* A write that failed fails the tick, wherever it was. */
+	status = main_status_path(&cfg);
+	if (act_tick_failed(&ctx.act, status, main_tool.prog))
+		rc = CLI_EXIT_FAIL;
+	free(status);
 	main_ctx_close(&ctx);
 	http_cleanup();
 	curl_global_cleanup();
