@@ -182,7 +182,10 @@ act_comment_post(struct act *a, long long number, const char *key,
 	long long found = 0;
 	int r = 0;
 
-	full = xasprintf("%s\n\n%s\n", body, marker);
+	/* One blank line between the text and the marker. */
+	full = xasprintf("%s%s\n%s\n", body,
+	    *body != '\0' && body[strlen(body) - 1] == '\n' ? "" : "\n",
+	    marker);
 	if (forge_comment_create(a->forge, number, full, id) == 0)
 		goto out;
 	snprintf(why, sizeof(why), "%s", forge_error(a->forge));
@@ -620,15 +623,19 @@ out:
 int
 act_tick_failed(struct act *a, const char *path, const char *who)
 {
+	char *msg;
+
 	if (a->failed == 0)
 		return 0;
-	log_msg("tick failed: %u write(s) failed; the first: %s", a->failed,
-	    a->first_fail);
-	if (path != NULL && !a->dry_run &&
-	    log_status(path, who, "tick failed: %u write(s) failed; the "
-				  "first: %s",
-		a->failed, a->first_fail) == -1)
+	/* What failed first; why was logged with it. */
+	msg = xasprintf("tick failed: %u write%s failed, the first: %.*s",
+	    a->failed, a->failed == 1 ? "" : "s",
+	    (int)strcspn(a->first_fail, ":"), a->first_fail);
+	if (path == NULL || a->dry_run)
+		log_msg("%s", msg);
+	else if (log_status(path, who, "%s", msg) == -1)
 		log_msg("cannot write '%s': %s", path, strerror(errno));
+	free(msg);
 	return 1;
 }
 

@@ -177,9 +177,11 @@ int act_run(struct act *, char *const *argv, const struct spawn_opts *opts,
 int act_git(struct act *, const char *dir, const char *const *args);
 
 /*
- * The end of a tick: when effects failed, log how many and put the first
- * into the status file at path (NULL: none) as "who: tick failed: ...".
- * Returns 1 when any effect failed (the tick exits 1), else 0.
+ * The end of a tick: when effects failed, log how many and what failed
+ * first (the start of its log line, up to the reason), also into the
+ * status file at path (NULL: none): "who: tick failed: 2 writes failed,
+ * the first: cannot comment on #3".  Returns 1 when any effect failed
+ * (the tick exits 1), else 0.
  */
 int act_tick_failed(struct act *, const char *path, const char *who);
 
