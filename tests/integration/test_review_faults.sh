@@ -77,6 +77,9 @@ fault '{"method": "GET", "path": "/issues/15/comments", "mode": "500", "count": 
 fault '{"method": "POST", "path": "/pulls/16/reviews/900/dismissals", "mode": "500", "count": 0}'
 rv_tick
 check_eq "faults while posting: exit 1" "$RV_RC" 1
+check "faults while posting: said in the status file" grep -qE \
+    "review-poll: tick failed: [0-9]+ writes failed, the first: cannot (comment on|submit the APPROVED review of) #1[1-6]$" \
+    "$DISINTO_RUN_DIR/$P-review-status"
 wait_for '[ "$(n_comments 13)" = 1 ]' 5
 check_eq "comment refused: nothing posted" \
     "$(n_comments 11) $(n_reviews 11 APPROVED)" "0 0"
