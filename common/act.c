@@ -45,10 +45,9 @@ static int act_would(const struct act *, const char *, ...)
 static int act_rm_entry(const char *, const struct stat *, int, struct FTW *);
 static int act_lost(const struct forge *);
 static char *act_marker(const char *);
-static int act_comment_find(struct act *, long long, const char *,
-    long long *);
-static int act_comment_post(struct act *, long long, const char *,
-    const char *, const char *, long long *);
+static int act_comment_find(struct act *, long long, const char *, long long *);
+static int act_comment_post(struct act *, long long, const char *, const char *,
+    const char *, long long *);
 static int act_labels_send(struct act *, long long, const char *const *,
     const char *const *, const cJSON *, char *, size_t);
 static int act_labels_as_meant(const cJSON *, const char *const *,
@@ -143,8 +142,8 @@ act_comment_find(struct act *a, long long number, const char *marker,
 }
 
 int
-act_comment(struct act *a, long long number, const char *key,
-    const char *body, long long *id)
+act_comment(struct act *a, long long number, const char *key, const char *body,
+    long long *id)
 {
 	char *marker = act_marker(key);
 	long long found = 0;
@@ -286,9 +285,8 @@ act_labels(struct act *a, long long number, const char *const *on,
 		return 0;
 	for (round = 0; round < 2; round++) {
 		if (forge_issue_get(a->forge, number, &issue) == -1)
-			return act_fail(a, "%s; and cannot read the labels back: "
-					   "%s",
-			    why, forge_error(a->forge));
+			return act_fail(a, "%s; no read-back: %s", why,
+			    forge_error(a->forge));
 		if (act_labels_as_meant(issue, on, off)) {
 			log_msg("#%lld: labels as intended after all (read "
 				"back after: %s)",

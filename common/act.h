@@ -29,7 +29,7 @@ struct act {
 	struct forge *forge;   /* forge writes go here (its token) */
 	struct woodpecker *wp; /* pipeline restarts; NULL without CI */
 	int dry_run;
-	unsigned failed;	/* effects that failed this tick */
+	unsigned failed;      /* effects that failed this tick */
 	char first_fail[256]; /* the log line of the first of them */
 };
 

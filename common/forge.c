@@ -183,8 +183,7 @@ static int forge_list_kind(struct forge *, const char *,
     const struct forge_kind *, const cJSON **);
 static int forge_check_one(cJSON *, void *, char *, size_t);
 static int forge_check_list(cJSON *, void *, char *, size_t);
-static void forge_skip(struct forge_check *, const cJSON *, int,
-    const char *);
+static void forge_skip(struct forge_check *, const cJSON *, int, const char *);
 
 struct forge *
 forge_open(const char *api_base, const char *token)
@@ -366,8 +365,8 @@ forge_skip(struct forge_check *fc, const cJSON *el, int pos, const char *why)
 		line = xasprintf("skipping %s %s%lld of '%s': %s", k->name,
 		    k->id_mark, id, fc->path, why);
 	else
-		line = xasprintf("skipping %s %d of '%s': %s", k->name,
-		    pos + 1, fc->path, why);
+		line = xasprintf("skipping %s %d of '%s': %s", k->name, pos + 1,
+		    fc->path, why);
 	for (i = 0; i < f->nskipped; i++) {
 		if (strcmp(f->skipped[i], line) == 0) {
 			free(line);

@@ -31,8 +31,8 @@ static int json_check_field(const cJSON *, const struct json_field *,
     const char *, char *, size_t);
 static int json_check_each(const cJSON *, const struct json_field *,
     const char *, char *, size_t);
-static int json_check_in(const cJSON *, const struct json_field *,
-    const char *, char *, size_t);
+static int json_check_in(const cJSON *, const struct json_field *, const char *,
+    char *, size_t);
 
 cJSON *
 json_parse(const char *text, size_t len, char *err, size_t errsz)

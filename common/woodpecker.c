@@ -155,8 +155,7 @@ woodpecker_check_one(cJSON *root, void *arg, char *err, size_t errsz)
 
 /* Log, once per handle, that a pipeline of the list was left out. */
 static void
-woodpecker_skip(struct woodpecker *w, const cJSON *el, int pos,
-    const char *why)
+woodpecker_skip(struct woodpecker *w, const cJSON *el, int pos, const char *why)
 {
 	long long n;
 	char *line;

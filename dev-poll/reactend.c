@@ -30,8 +30,8 @@
 #define PANE_LINES 50
 
 static int reactend_has_marker(struct dev_ctx *, long long, const char *);
-static int reactend_comment_once(struct dev_ctx *, long long,
-    const char *key, const char *marker, const char *body);
+static int reactend_comment_once(struct dev_ctx *, long long, const char *key,
+    const char *marker, const char *body);
 static int reactend_finish(struct dev_ctx *, struct rx *, int keep_worktree);
 static int reactend_merged_pr(struct dev_ctx *, long long, long long *);
 static cJSON *reactend_refusal_read(struct dev_ctx *, long long);

@@ -260,15 +260,13 @@ test_load_object(void)
 	rmdir(dir);
 }
 
-static const struct json_field test_label_schema[] = {
-    {"id", JSON_INT, 1, NULL}, {"name", JSON_STRING, 1, NULL},
-    {NULL, JSON_STRING, 0, NULL}};
+static const struct json_field test_label_schema[] = {{"id", JSON_INT, 1, NULL},
+    {"name", JSON_STRING, 1, NULL}, {NULL, JSON_STRING, 0, NULL}};
 static const struct json_field test_pr_schema[] = {
     {"number", JSON_INT, 1, NULL}, {"title", JSON_STRING, 1, NULL},
     {"head.sha", JSON_STRING, 1, NULL}, {"merged", JSON_BOOL, 0, NULL},
     {"body", JSON_STRING, 0, NULL}, {"base", JSON_OBJECT, 0, NULL},
-    {"labels", JSON_ARRAY, 0, test_label_schema},
-    {NULL, JSON_STRING, 0, NULL}};
+    {"labels", JSON_ARRAY, 0, test_label_schema}, {NULL, JSON_STRING, 0, NULL}};
 
 /* The fault json_check() finds in text, or "" when there is none. */
 static const char *
@@ -293,10 +291,11 @@ test_check_good(void)
 			     "\"head\": {\"sha\": \"abc\"}}"),
 	    "");
 	/* Optional fields may be absent or null. */
-	CHECK_STR(check_text("{\"number\": 3, \"title\": \"\", \"head\": "
-			     "{\"sha\": \"a\"}, \"body\": null, \"merged\": "
-			     "true, \"labels\": [{\"id\": 1, \"name\": \"x\"}], "
-			     "\"base\": null}"),
+	CHECK_STR(check_text(
+		      "{\"number\": 3, \"title\": \"\", \"head\": "
+		      "{\"sha\": \"a\"}, \"body\": null, \"merged\": "
+		      "true, \"labels\": [{\"id\": 1, \"name\": \"x\"}], "
+		      "\"base\": null}"),
 	    "");
 }
 
@@ -325,8 +324,9 @@ test_check_bad(void)
 	CHECK_STR(check_text("{\"number\": 3, \"title\": \"t\", "
 			     "\"head\": null}"),
 	    "no 'head.sha'");
-	CHECK_STR(check_text("{\"number\": 3, \"title\": \"t\", "
-			     "\"head\": {\"sha\": \"a\"}, \"merged\": \"false\"}"),
+	CHECK_STR(check_text(
+		      "{\"number\": 3, \"title\": \"t\", "
+		      "\"head\": {\"sha\": \"a\"}, \"merged\": \"false\"}"),
 	    "'merged' is a string, not a boolean");
 	CHECK_STR(check_text("{\"number\": 3, \"title\": \"t\", "
 			     "\"head\": {\"sha\": \"a\"}, \"labels\": {}}"),
