@@ -313,16 +313,25 @@ woodpecker_log_text(const cJSON *entries, size_t max_bytes, size_t max_lines)
 	return out;
 }
 
-/* One entry as a line: its data decoded, NULs made spaces, '\n' ended. */
+/*
+ * One entry as a line: its data decoded, NULs made spaces, '\n' ended.
+ * No data (absent or null) is an empty line; an entry that is not an
+ * object, or whose data is not a string, is left out.
+ */
 static void
 woodpecker_wp_append_entry(struct buf *b, const cJSON *e)
 {
-	const char *data;
+	const cJSON *item;
+	const char *data = "";
 	char *dec;
 	size_t n, i, start = b->len;
 
-	if ((data = json_str(e, "data")) == NULL)
-		data = "";
+	if (!cJSON_IsObject(e))
+		return;
+	item = cJSON_GetObjectItemCaseSensitive(e, "data");
+	if (item != NULL && !cJSON_IsNull(item) &&
+	    (data = cJSON_GetStringValue(item)) == NULL)
+		return;
 	if ((dec = woodpecker_wp_b64_decode(data, &n)) != NULL) {
 		buf_append(b, dec, n);
 		free(dec);
