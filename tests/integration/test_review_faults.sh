@@ -57,6 +57,20 @@ check_has "unreadable PR list: logged" \
     "$(cat "$FACTORY_ROOT/review/review.log")" "cannot list the open prs"
 faults_clear
 
+# One PR of the list has no string head.sha: it is skipped with one log
+# line, the others would be reviewed (a dry run).
+fault '{"method": "GET", "path": "/pulls\\?", "mode": "wrongtype",
+    "field": "head.sha", "item": 11, "count": 0}'
+rv_tick --dry-run
+faults_clear
+RVLOG=$(cat "$FACTORY_ROOT/review/review.log")
+check_has "a bad PR among good ones: skipped" "$RVLOG" \
+    "skipping PR #11 of '/pulls?state=open': 'head.sha' is an array, not a string"
+check_lacks "a bad PR among good ones: not reviewed" "$RVLOG" \
+    "would start session review-$P-11 "
+check_has "a bad PR among good ones: the others would be" "$RVLOG" \
+    "would start session review-$P-12 "
+
 # One diff cannot be read: that review waits, the others start.
 fault '{"method": "GET", "path": "/pulls/17\\.diff", "mode": "truncate", "count": 0}'
 rv_tick
