@@ -48,6 +48,8 @@ static char *act_marker(const char *);
 static int act_comment_find(struct act *, long long, const char *, long long *);
 static int act_comment_post(struct act *, long long, const char *, const char *,
     const char *, long long *);
+static int act_label_change(struct act *, long long, const char *, int, int *,
+    char *, size_t);
 static int act_labels_send(struct act *, long long, const char *const *,
     const char *const *, const cJSON *, char *, size_t);
 static int act_labels_as_meant(const cJSON *, const char *const *,
@@ -236,6 +238,24 @@ act_labels_as_meant(const cJSON *issue, const char *const *on,
 }
 
 /*
+ * Add (add set) or remove the label name: 0, or -1 with the reason in
+ * why unless an earlier change of the same round failed (*r is -1).
+ */
+static int
+act_label_change(struct act *a, long long number, const char *name, int add,
+    int *r, char *why, size_t whysz)
+{
+	if ((add ? forge_issue_add_label_name(a->forge, number, name) :
+		   forge_issue_remove_label_name(a->forge, number, name)) == 0)
+		return 0;
+	if (*r == 0)
+		snprintf(why, whysz, "cannot %s label '%s' %s #%lld: %s",
+		    add ? "add" : "remove", name, add ? "to" : "from", number,
+		    forge_error(a->forge));
+	return *r = -1;
+}
+
+/*
  * Send the label changes; with have (the issue as read back), only those
  * it does not show yet.  0 when every answer confirmed its change, else
  * -1 with the first failure in why.
@@ -247,27 +267,14 @@ act_labels_send(struct act *a, long long number, const char *const *on,
 	size_t i;
 	int r = 0;
 
-	for (i = 0; on != NULL && on[i] != NULL; i++) {
-		if (have != NULL && json_has_label(have, on[i]))
-			continue;
-		if (forge_issue_add_label_name(a->forge, number, on[i]) == 0 ||
-		    r == -1)
-			continue;
-		snprintf(why, whysz, "cannot add label '%s' to #%lld: %s",
-		    on[i], number, forge_error(a->forge));
-		r = -1;
-	}
-	for (i = 0; off != NULL && off[i] != NULL; i++) {
-		if (have != NULL && !json_has_label(have, off[i]))
-			continue;
-		if (forge_issue_remove_label_name(a->forge, number, off[i]) ==
-			0 ||
-		    r == -1)
-			continue;
-		snprintf(why, whysz, "cannot remove label '%s' from #%lld: %s",
-		    off[i], number, forge_error(a->forge));
-		r = -1;
-	}
+	for (i = 0; on != NULL && on[i] != NULL; i++)
+		if (have == NULL || !json_has_label(have, on[i]))
+			(void)act_label_change(a, number, on[i], 1, &r, why,
+			    whysz);
+	for (i = 0; off != NULL && off[i] != NULL; i++)
+		if (have == NULL || json_has_label(have, off[i]))
+			(void)act_label_change(a, number, off[i], 0, &r, why,
+			    whysz);
 	return r;
 }
 
