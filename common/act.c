@@ -17,12 +17,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "act.h"
 #include "agent.h"
 #include "buf.h"
 #include "file.h"
 #include "forge.h"
 #include "git.h"
+#include "json.h"
 #include "log.h"
 #include "runfiles.h"
 #include "spawn.h"
@@ -31,12 +34,28 @@
 
 /* Output of a git command kept for the log. */
 #define ACT_GIT_OUTPUT_MAX (16 * 1024)
+/* The hidden marker every comment of the tools ends with. */
+#define ACT_MARK_FMT "<!-- disinto: %s -->"
+#define ACT_KEY_MAX 200
 
 static int act_fail(struct act *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 static int act_would(const struct act *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 static int act_rm_entry(const char *, const struct stat *, int, struct FTW *);
+static int act_lost(const struct forge *);
+static char *act_marker(const char *);
+static int act_comment_find(struct act *, long long, const char *, long long *);
+static int act_comment_post(struct act *, long long, const char *, const char *,
+    const char *, long long *);
+static int act_label_change(struct act *, long long, const char *, int, int *,
+    char *, size_t);
+static int act_labels_send(struct act *, long long, const char *const *,
+    const char *const *, const cJSON *, char *, size_t);
+static int act_labels_as_meant(const cJSON *, const char *const *,
+    const char *const *);
+static int act_labels_dry(const struct act *, long long, const char *const *,
+    const char *const *);
 
 /* Log a failed effect and count it.  Always -1. */
 static int
@@ -49,6 +68,8 @@ act_fail(struct act *a, const char *fmt, ...)
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	log_msg("%s", msg);
+	if (a->failed == 0)
+		snprintf(a->first_fail, sizeof(a->first_fail), "%s", msg);
 	free(msg);
 	a->failed++;
 	return -1;
@@ -71,39 +92,235 @@ act_would(const struct act *a, const char *fmt, ...)
 	return 1;
 }
 
-int
-act_comment(struct act *a, long long number, const char *body, long long *id)
+/*
+ * Whether the last call's answer was lost, so that the write may have
+ * been applied: no answer, a cut-off or unreadable one, or a 5xx.
+ */
+static int
+act_lost(const struct forge *f)
 {
+	long status = forge_last_status(f);
+
+	return status == 0 || status >= 500;
+}
+
+/* "<!-- disinto: KEY -->", key made safe for an HTML comment.  Caller frees. */
+static char *
+act_marker(const char *key)
+{
+	char safe[ACT_KEY_MAX + 1];
+	size_t i;
+
+	for (i = 0; key[i] != '\0' && i < ACT_KEY_MAX; i++) {
+		safe[i] = key[i];
+		if (strchr("<>!\\", key[i]) != NULL ||
+		    (unsigned char)key[i] < 0x20 || key[i] == 0x7f ||
+		    (key[i] == '-' && i > 0 && safe[i - 1] == '-'))
+			safe[i] = '_';
+	}
+	safe[i] = '\0';
+	return xasprintf(ACT_MARK_FMT, safe);
+}
+
+/*
+ * Look marker up among the comments of number: 1 found (its ID in *id),
+ * 0 not there, -1 when they cannot be read.
+ */
+static int
+act_comment_find(struct act *a, long long number, const char *marker,
+    long long *id)
+{
+	const cJSON *list, *c;
+	const char *body;
+
+	if (forge_comments_list(a->forge, number, &list) == -1)
+		return -1;
+	cJSON_ArrayForEach (c, list) {
+		if ((body = json_str(c, "body")) != NULL &&
+		    strstr(body, marker) != NULL && json_int(c, "id", id) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int
+act_comment(struct act *a, long long number, const char *key, const char *body,
+    long long *id)
+{
+	char *marker = act_marker(key);
+	long long found = 0;
+	int r = 0;
+
 	if (id != NULL)
 		*id = 0;
-	if (act_would(a, "comment on #%lld (%zu bytes)", number, strlen(body)))
+	switch (act_comment_find(a, number, marker, &found)) {
+	case -1:
+		r = act_fail(a,
+		    "cannot comment on #%lld: cannot read its comments: %s",
+		    number, forge_error(a->forge));
+		break;
+	case 1:
+		log_msg("#%lld has the comment '%s' already", number, key);
+		if (id != NULL)
+			*id = found;
+		break;
+	default:
+		if (!act_would(a, "comment on #%lld (%zu bytes)", number,
+			strlen(body)))
+			r = act_comment_post(a, number, key, marker, body, id);
+		break;
+	}
+	free(marker);
+	return r;
+}
+
+/* Post body with marker; after a lost answer, look for it.  0 or -1. */
+static int
+act_comment_post(struct act *a, long long number, const char *key,
+    const char *marker, const char *body, long long *id)
+{
+	char *full, why[512];
+	long long found = 0;
+	int r = 0;
+
+	/* One blank line between the text and the marker. */
+	full = xasprintf("%s%s\n%s\n", body,
+	    *body != '\0' && body[strlen(body) - 1] == '\n' ? "" : "\n",
+	    marker);
+	if (forge_comment_create(a->forge, number, full, id) == 0)
+		goto out;
+	snprintf(why, sizeof(why), "%s", forge_error(a->forge));
+	if (act_lost(a->forge) &&
+	    act_comment_find(a, number, marker, &found) == 1) {
+		log_msg("#%lld: the answer to the comment '%s' was lost, "
+			"but the comment is there",
+		    number, key);
+		if (id != NULL)
+			*id = found;
+		goto out;
+	}
+	r = act_fail(a, "cannot comment on #%lld: %s", number, why);
+out:
+	free(full);
+	return r;
+}
+
+/* Under dry-run, log each label change: 1.  Otherwise 0. */
+static int
+act_labels_dry(const struct act *a, long long number, const char *const *on,
+    const char *const *off)
+{
+	size_t i;
+
+	if (!a->dry_run)
 		return 0;
-	if (forge_comment_create(a->forge, number, body, id) == -1)
-		return act_fail(a, "cannot comment on #%lld: %s", number,
+	for (i = 0; on != NULL && on[i] != NULL; i++)
+		act_would(a, "add label '%s' to #%lld", on[i], number);
+	for (i = 0; off != NULL && off[i] != NULL; i++)
+		act_would(a, "remove label '%s' from #%lld", off[i], number);
+	return 1;
+}
+
+/* Whether the issue object has every label of on and none of off. */
+static int
+act_labels_as_meant(const cJSON *issue, const char *const *on,
+    const char *const *off)
+{
+	size_t i;
+
+	for (i = 0; on != NULL && on[i] != NULL; i++)
+		if (!json_has_label(issue, on[i]))
+			return 0;
+	for (i = 0; off != NULL && off[i] != NULL; i++)
+		if (json_has_label(issue, off[i]))
+			return 0;
+	return 1;
+}
+
+/*
+ * Add (add set) or remove the label name: 0, or -1 with the reason in
+ * why unless an earlier change of the same round failed (*r is -1).
+ */
+static int
+act_label_change(struct act *a, long long number, const char *name, int add,
+    int *r, char *why, size_t whysz)
+{
+	if ((add ? forge_issue_add_label_name(a->forge, number, name) :
+		   forge_issue_remove_label_name(a->forge, number, name)) == 0)
+		return 0;
+	if (*r == 0)
+		snprintf(why, whysz, "cannot %s label '%s' %s #%lld: %s",
+		    add ? "add" : "remove", name, add ? "to" : "from", number,
 		    forge_error(a->forge));
-	return 0;
+	return *r = -1;
+}
+
+/*
+ * Send the label changes; with have (the issue as read back), only those
+ * it does not show yet.  0 when every answer confirmed its change, else
+ * -1 with the first failure in why.
+ */
+static int
+act_labels_send(struct act *a, long long number, const char *const *on,
+    const char *const *off, const cJSON *have, char *why, size_t whysz)
+{
+	size_t i;
+	int r = 0;
+
+	for (i = 0; on != NULL && on[i] != NULL; i++)
+		if (have == NULL || !json_has_label(have, on[i]))
+			(void)act_label_change(a, number, on[i], 1, &r, why,
+			    whysz);
+	for (i = 0; off != NULL && off[i] != NULL; i++)
+		if (have == NULL || json_has_label(have, off[i]))
+			(void)act_label_change(a, number, off[i], 0, &r, why,
+			    whysz);
+	return r;
+}
+
+int
+act_labels(struct act *a, long long number, const char *const *on,
+    const char *const *off)
+{
+	const cJSON *issue;
+	char why[512];
+	int round;
+
+	if (act_labels_dry(a, number, on, off))
+		return 0;
+	if (act_labels_send(a, number, on, off, NULL, why, sizeof(why)) == 0)
+		return 0;
+	for (round = 0; round < 2; round++) {
+		if (forge_issue_get(a->forge, number, &issue) == -1)
+			return act_fail(a, "%s; no read-back: %s", why,
+			    forge_error(a->forge));
+		if (act_labels_as_meant(issue, on, off)) {
+			log_msg("#%lld: labels as intended after all (read "
+				"back after: %s)",
+			    number, why);
+			return 0;
+		}
+		if (round == 0)
+			(void)act_labels_send(a, number, on, off, issue, why,
+			    sizeof(why));
+	}
+	return act_fail(a, "%s", why);
 }
 
 int
 act_label_add(struct act *a, long long number, const char *name)
 {
-	if (act_would(a, "add label '%s' to #%lld", name, number))
-		return 0;
-	if (forge_issue_add_label_name(a->forge, number, name) == -1)
-		return act_fail(a, "cannot add label '%s' to #%lld: %s", name,
-		    number, forge_error(a->forge));
-	return 0;
+	const char *const on[] = {name, NULL};
+
+	return act_labels(a, number, on, NULL);
 }
 
 int
 act_label_remove(struct act *a, long long number, const char *name)
 {
-	if (act_would(a, "remove label '%s' from #%lld", name, number))
-		return 0;
-	if (forge_issue_remove_label_name(a->forge, number, name) == -1)
-		return act_fail(a, "cannot remove label '%s' from #%lld: %s",
-		    name, number, forge_error(a->forge));
-	return 0;
+	const char *const off[] = {name, NULL};
+
+	return act_labels(a, number, NULL, off);
 }
 
 int
@@ -406,6 +623,25 @@ out:
 	buf_free(&out);
 	free(cmd);
 	return r;
+}
+
+int
+act_tick_failed(struct act *a, const char *path, const char *who)
+{
+	char *msg;
+
+	if (a->failed == 0)
+		return 0;
+	/* What failed first; why was logged with it. */
+	msg = xasprintf("tick failed: %u write%s failed, the first: %.*s",
+	    a->failed, a->failed == 1 ? "" : "s",
+	    (int)strcspn(a->first_fail, ":"), a->first_fail);
+	if (path == NULL || a->dry_run)
+		log_msg("%s", msg);
+	else if (log_status(path, who, "%s", msg) == -1)
+		log_msg("cannot write '%s': %s", path, strerror(errno));
+	free(msg);
+	return 1;
 }
 
 int

@@ -29,7 +29,8 @@ struct act {
 	struct forge *forge;   /* forge writes go here (its token) */
 	struct woodpecker *wp; /* pipeline restarts; NULL without CI */
 	int dry_run;
-	unsigned failed; /* effects that failed this tick */
+	unsigned failed;      /* effects that failed this tick */
+	char first_fail[256]; /* the log line of the first of them */
 };
 
 /* What act_pull_create() did. */
@@ -63,13 +64,37 @@ enum act_inject {
 	ACT_INJECT_FAILED
 };
 
-/* Forge writes, with the token of a->forge. */
-/* Comment on an issue or PR; the new comment's ID in *id (may be NULL). */
-int act_comment(struct act *, long long number, const char *body,
-    long long *id);
-/* Add a label by name (created in the repository when missing). */
+/*
+ * Forge writes, with the token of a->forge.  A write whose answer is lost
+ * (a timeout, a cut-off or malformed answer, a 5xx after the retries) may
+ * have been applied: comments and labels are read back before such a
+ * write counts as failed.
+ */
+/*
+ * Comment on issue or PR number, once.  key names the comment (what kind,
+ * about what: "ci-exhausted #42", "review 42 SHA"); the body is posted
+ * with the hidden marker "<!-- disinto: KEY -->" after it, and when a
+ * comment of the issue carries that marker already (an earlier tick's,
+ * whose answer was lost), nothing is posted.  The comment's ID in *id
+ * (may be NULL; 0 under dry-run).  Characters of key that cannot stand in
+ * an HTML comment become '_'.
+ */
+int act_comment(struct act *, long long number, const char *key,
+    const char *body, long long *id);
+/*
+ * Make the labels of issue or PR number include every name of on and
+ * none of off (NULL-ended lists; either may be NULL).  Labels missing
+ * from the repository are created.  When a change is not confirmed by its
+ * answer, the labels are read back: what is still not as intended is sent
+ * once more and read back again, and only a read-back that shows a change
+ * undone (or no read-back at all) counts as a failure.  So a 404 on a
+ * removal is "already absent" only when the read-back says so.
+ */
+int act_labels(struct act *, long long number, const char *const *on,
+    const char *const *off);
+/* act_labels() for one label to add. */
 int act_label_add(struct act *, long long number, const char *name);
-/* Remove a label by name; one not there counts as removed. */
+/* act_labels() for one label to remove. */
 int act_label_remove(struct act *, long long number, const char *name);
 /* Close an issue. */
 int act_issue_close(struct act *, long long number);
@@ -150,6 +175,15 @@ int act_run(struct act *, char *const *argv, const struct spawn_opts *opts,
  * design (removing a worktree git no longer knows).
  */
 int act_git(struct act *, const char *dir, const char *const *args);
+
+/*
+ * The end of a tick: when effects failed, log how many and what failed
+ * first (the start of its log line, up to the reason), also into the
+ * status file at path (NULL: none): "who: tick failed: 2 writes failed,
+ * the first: cannot comment on #3".  Returns 1 when any effect failed
+ * (the tick exits 1), else 0.
+ */
+int act_tick_failed(struct act *, const char *path, const char *who);
 
 /* Agent sessions (the agent seam). */
 /* Start a session and wait until it is ready for a prompt. */

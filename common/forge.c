@@ -15,11 +15,131 @@
 #include "http.h"
 #include "http_client.h"
 #include "json.h"
+#include "log.h"
 #include "xmalloc.h"
 
 #define FORGE_PAGE 50
 #define FORGE_MAX_PAGES 1000 /* 50 000 items: beyond it, give up */
 #define FORGE_GREY "#c5c8cc"
+
+/*
+ * The fields of each kind of object the forge hands out that the tools
+ * read, with their types.  An object is only handed out when it passes
+ * its table: a required field is there with its type, an optional one
+ * has its type or is absent (or null).
+ */
+static const struct json_field forge_f_label[] = {
+    {"id", JSON_INT, 1, NULL},
+    {"name", JSON_STRING, 1, NULL},
+    {NULL, JSON_STRING, 0, NULL},
+};
+
+static const struct json_field forge_f_item_label[] = {
+    {"id", JSON_INT, 0, NULL},
+    {"name", JSON_STRING, 1, NULL},
+    {NULL, JSON_STRING, 0, NULL},
+};
+
+static const struct json_field forge_f_issue[] = {
+    {"number", JSON_INT, 1, NULL},
+    {"title", JSON_STRING, 1, NULL},
+    {"state", JSON_STRING, 1, NULL},
+    {"body", JSON_STRING, 0, NULL},
+    {"labels", JSON_ARRAY, 0, forge_f_item_label},
+    {"user.login", JSON_STRING, 0, NULL},
+    {"pull_request", JSON_OBJECT, 0, NULL},
+    {"created_at", JSON_STRING, 0, NULL},
+    {"updated_at", JSON_STRING, 0, NULL},
+    {NULL, JSON_STRING, 0, NULL},
+};
+
+static const struct json_field forge_f_pull[] = {
+    {"number", JSON_INT, 1, NULL},
+    {"title", JSON_STRING, 1, NULL},
+    {"state", JSON_STRING, 1, NULL},
+    {"head.ref", JSON_STRING, 1, NULL},
+    {"head.sha", JSON_STRING, 1, NULL},
+    {"base.ref", JSON_STRING, 1, NULL},
+    {"body", JSON_STRING, 0, NULL},
+    {"merged", JSON_BOOL, 0, NULL},
+    {"mergeable", JSON_BOOL, 0, NULL},
+    {"draft", JSON_BOOL, 0, NULL},
+    {"labels", JSON_ARRAY, 0, forge_f_item_label},
+    {"user.login", JSON_STRING, 0, NULL},
+    {"created_at", JSON_STRING, 0, NULL},
+    {"updated_at", JSON_STRING, 0, NULL},
+    {"merged_at", JSON_STRING, 0, NULL},
+    {NULL, JSON_STRING, 0, NULL},
+};
+
+static const struct json_field forge_f_comment[] = {
+    {"id", JSON_INT, 1, NULL},
+    {"body", JSON_STRING, 1, NULL},
+    {"user.login", JSON_STRING, 1, NULL},
+    {"created_at", JSON_STRING, 0, NULL},
+    {"updated_at", JSON_STRING, 0, NULL},
+    {NULL, JSON_STRING, 0, NULL},
+};
+
+static const struct json_field forge_f_review[] = {
+    {"id", JSON_INT, 1, NULL},
+    {"state", JSON_STRING, 1, NULL},
+    {"user.login", JSON_STRING, 1, NULL},
+    {"commit_id", JSON_STRING, 0, NULL},
+    {"body", JSON_STRING, 0, NULL},
+    {"stale", JSON_BOOL, 0, NULL},
+    {"dismissed", JSON_BOOL, 0, NULL},
+    {"submitted_at", JSON_STRING, 0, NULL},
+    {NULL, JSON_STRING, 0, NULL},
+};
+
+static const struct json_field forge_f_file[] = {
+    {"filename", JSON_STRING, 1, NULL},
+    {NULL, JSON_STRING, 0, NULL},
+};
+
+static const struct json_field forge_f_status_item[] = {
+    {"status", JSON_STRING, 0, NULL},
+    {"context", JSON_STRING, 0, NULL},
+    {"target_url", JSON_STRING, 0, NULL},
+    {NULL, JSON_STRING, 0, NULL},
+};
+
+static const struct json_field forge_f_status[] = {
+    {"state", JSON_STRING, 1, NULL},
+    {"statuses", JSON_ARRAY, 0, forge_f_status_item},
+    {NULL, JSON_STRING, 0, NULL},
+};
+
+/* A kind of object: its name in messages, the key naming one, fields. */
+struct forge_kind {
+	const char *name;
+	const char *id_key;
+	const char *id_mark; /* "#" before a number, "" before an ID */
+	const struct json_field *fields;
+};
+
+static const struct forge_kind forge_k_issue = {"issue", "number", "#",
+    forge_f_issue};
+static const struct forge_kind forge_k_pull = {"PR", "number", "#",
+    forge_f_pull};
+static const struct forge_kind forge_k_comment = {"comment", "id", "",
+    forge_f_comment};
+static const struct forge_kind forge_k_review = {"review", "id", "",
+    forge_f_review};
+static const struct forge_kind forge_k_label = {"label", "id", "",
+    forge_f_label};
+static const struct forge_kind forge_k_file = {"changed file", NULL, "",
+    forge_f_file};
+static const struct forge_kind forge_k_status = {"commit status", NULL, "",
+    forge_f_status};
+
+/* What a check of a result needs: the handle, the kind, the path. */
+struct forge_check {
+	struct forge *f;
+	const struct forge_kind *kind;
+	const char *path;
+};
 
 /* A label name seen or created, with its ID. */
 struct forge_label {
@@ -34,6 +154,8 @@ struct forge {
 	struct forge_label *labels;
 	size_t nlabels;
 	char *login;
+	char **skipped; /* the log lines of objects skipped, each said once */
+	size_t nskipped;
 };
 
 static char *forge_url(const struct forge *, const char *, ...)
@@ -55,6 +177,13 @@ static void forge_label_remember(struct forge *, const char *, long long);
 static enum forge_res forge_label_create(struct forge *, const char *,
     long long *);
 static int forge_merge_check(struct forge *, long long, struct forge_merge *);
+static int forge_get_kind(struct forge *, const char *,
+    const struct forge_kind *, int, const cJSON **);
+static int forge_list_kind(struct forge *, const char *,
+    const struct forge_kind *, const cJSON **);
+static int forge_check_one(cJSON *, void *, char *, size_t);
+static int forge_check_list(cJSON *, void *, char *, size_t);
+static void forge_skip(struct forge_check *, const cJSON *, int, const char *);
 
 struct forge *
 forge_open(const char *api_base, const char *token)
@@ -92,6 +221,9 @@ forge_close(struct forge *f)
 	for (i = 0; i < f->nlabels; i++)
 		free(f->labels[i].name);
 	free(f->labels);
+	for (i = 0; i < f->nskipped; i++)
+		free(f->skipped[i]);
+	free(f->skipped);
 	free(f->login);
 	free(f->base);
 	free(f->root);
@@ -151,7 +283,7 @@ forge_get(struct forge *f, const char *path, int type, const cJSON **out)
 	int r;
 
 	url = forge_url(f, "%s", path);
-	r = http_client_get(f->client, url, type, out);
+	r = http_client_get(f->client, url, type, NULL, out);
 	free(url);
 	return r;
 }
@@ -159,12 +291,110 @@ forge_get(struct forge *f, const char *path, int type, const cJSON **out)
 int
 forge_get_list(struct forge *f, const char *path, const cJSON **out)
 {
+	return forge_list_kind(f, path, NULL, out);
+}
+
+/*
+ * Read the object (type cJSON_Object) or the one-page list (cJSON_Array)
+ * of kind k at path: an object that fails k's table is an error, an
+ * element of a list that does is left out.
+ */
+static int
+forge_get_kind(struct forge *f, const char *path, const struct forge_kind *k,
+    int type, const cJSON **out)
+{
+	struct forge_check fc = {f, k, path};
+	struct http_check check = {
+	    type == cJSON_Array ? forge_check_list : forge_check_one, &fc};
+	char *url;
+	int r;
+
+	url = forge_url(f, "%s", path);
+	r = http_client_get(f->client, url, type, &check, out);
+	free(url);
+	return r;
+}
+
+/* A whole object checked against its kind's table: 0 or -1. */
+static int
+forge_check_one(cJSON *root, void *arg, char *err, size_t errsz)
+{
+	const struct forge_check *fc = arg;
+	char why[256];
+
+	if (json_check(root, fc->kind->fields, why, sizeof(why)) == 0)
+		return 0;
+	snprintf(err, errsz, "%s: %s", fc->kind->name, why);
+	return -1;
+}
+
+/* Drop every element of the list that fails its kind's table.  0. */
+static int
+forge_check_list(cJSON *root, void *arg, char *err, size_t errsz)
+{
+	struct forge_check *fc = arg;
+	char why[256];
+	cJSON *el;
+	int i = 0, pos = 0;
+
+	(void)err;
+	(void)errsz;
+	while ((el = cJSON_GetArrayItem(root, i)) != NULL) {
+		if (json_check(el, fc->kind->fields, why, sizeof(why)) == 0) {
+			i++;
+			pos++;
+			continue;
+		}
+		forge_skip(fc, el, pos++, why);
+		cJSON_DeleteItemFromArray(root, i);
+	}
+	return 0;
+}
+
+/* Log, once per handle, that an element of a list was left out. */
+static void
+forge_skip(struct forge_check *fc, const cJSON *el, int pos, const char *why)
+{
+	const struct forge_kind *k = fc->kind;
+	struct forge *f = fc->f;
+	long long id;
+	char *line;
+	size_t i;
+
+	if (k->id_key != NULL && json_int(el, k->id_key, &id) == 0)
+		line = xasprintf("skipping %s %s%lld of '%s': %s", k->name,
+		    k->id_mark, id, fc->path, why);
+	else
+		line = xasprintf("skipping %s %d of '%s': %s", k->name, pos + 1,
+		    fc->path, why);
+	for (i = 0; i < f->nskipped; i++) {
+		if (strcmp(f->skipped[i], line) == 0) {
+			free(line);
+			return;
+		}
+	}
+	log_msg("%s", line);
+	f->skipped =
+	    xreallocarray(f->skipped, f->nskipped + 1, sizeof(*f->skipped));
+	f->skipped[f->nskipped++] = line;
+}
+
+/*
+ * Read every page of the list at path; with k, every element that fails
+ * k's table is left out (and logged).
+ */
+static int
+forge_list_kind(struct forge *f, const char *path, const struct forge_kind *k,
+    const cJSON **out)
+{
+	struct forge_check fc = {f, k, path};
+	struct http_check check = {forge_check_list, &fc};
 	char *url;
 	int complete, r;
 
 	url = forge_url(f, "%s", path);
 	r = http_client_get_pages(f->client, url, "limit", FORGE_PAGE,
-	    FORGE_MAX_PAGES, out, &complete);
+	    FORGE_MAX_PAGES, k != NULL ? &check : NULL, out, &complete);
 	if (r == 0 && !complete) {
 		http_client_fail(f->client, 0, "more than %d pages at '%s'",
 		    FORGE_MAX_PAGES, path);
@@ -265,7 +495,7 @@ forge_issues_list(struct forge *f, const char *state, const char *labels,
 	forge_query(&q, "labels", labels);
 	forge_query(&q, "type", type);
 	forge_query(&q, "sort", sort);
-	r = forge_get_list(f, buf_str(&q), out);
+	r = forge_list_kind(f, buf_str(&q), &forge_k_issue, out);
 	buf_free(&q);
 	return r;
 }
@@ -276,7 +506,7 @@ forge_issue_get(struct forge *f, long long number, const cJSON **out)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/issues/%lld", number);
-	return forge_get(f, path, cJSON_Object, out);
+	return forge_get_kind(f, path, &forge_k_issue, cJSON_Object, out);
 }
 
 int
@@ -302,7 +532,7 @@ forge_comments_list(struct forge *f, long long number, const cJSON **out)
 
 	/* Gitea ignores page and limit here: one GET returns them all. */
 	snprintf(path, sizeof(path), "/issues/%lld/comments", number);
-	return forge_get(f, path, cJSON_Array, out);
+	return forge_get_kind(f, path, &forge_k_comment, cJSON_Array, out);
 }
 
 int
@@ -343,7 +573,7 @@ forge_comment_edit(struct forge *f, long long comment_id, const char *body)
 int
 forge_labels_list(struct forge *f, const cJSON **out)
 {
-	return forge_get_list(f, "/labels", out);
+	return forge_list_kind(f, "/labels", &forge_k_label, out);
 }
 
 static const char *
@@ -477,10 +707,6 @@ forge_issue_remove_label(struct forge *f, long long number, long long id)
 
 	url = forge_url(f, "/issues/%lld/labels/%lld", number, id);
 	r = forge_write(f, "DELETE", url, NULL, 0, NULL);
-	/* Gitea answers 422 for a label ID the repository does not have. */
-	if (r == -1 &&
-	    (forge_last_status(f) == 404 || forge_last_status(f) == 422))
-		r = 0;
 	free(url);
 	return r;
 }
@@ -516,7 +742,25 @@ forge_pulls_list(struct forge *f, const char *state, const cJSON **out)
 	buf_init(&q, 0);
 	buf_puts(&q, "/pulls");
 	forge_query(&q, "state", state);
-	r = forge_get_list(f, buf_str(&q), out);
+	r = forge_list_kind(f, buf_str(&q), &forge_k_pull, out);
+	buf_free(&q);
+	return r;
+}
+
+int
+forge_pulls_recent(struct forge *f, const char *state, int limit,
+    const cJSON **out)
+{
+	struct buf q;
+	char n[32];
+	int r;
+
+	snprintf(n, sizeof(n), "%d", limit);
+	buf_init(&q, 0);
+	buf_puts(&q, "/pulls");
+	forge_query(&q, "state", state);
+	forge_query(&q, "limit", n);
+	r = forge_get_kind(f, buf_str(&q), &forge_k_pull, cJSON_Array, out);
 	buf_free(&q);
 	return r;
 }
@@ -527,7 +771,7 @@ forge_pull_get(struct forge *f, long long number, const cJSON **out)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/pulls/%lld", number);
-	return forge_get(f, path, cJSON_Object, out);
+	return forge_get_kind(f, path, &forge_k_pull, cJSON_Object, out);
 }
 
 enum forge_res
@@ -578,7 +822,7 @@ forge_pull_files(struct forge *f, long long number, const cJSON **out)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/pulls/%lld/files", number);
-	return forge_get_list(f, path, out);
+	return forge_list_kind(f, path, &forge_k_file, out);
 }
 
 int
@@ -648,7 +892,7 @@ forge_reviews_list(struct forge *f, long long number, const cJSON **out)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/pulls/%lld/reviews", number);
-	return forge_get_list(f, path, out);
+	return forge_list_kind(f, path, &forge_k_review, out);
 }
 
 int
@@ -699,7 +943,7 @@ forge_commit_status(struct forge *f, const char *sha, const cJSON **out)
 
 	esc = http_escape(sha, 0);
 	path = xasprintf("/commits/%s/status", esc);
-	r = forge_get(f, path, cJSON_Object, out);
+	r = forge_get_kind(f, path, &forge_k_status, cJSON_Object, out);
 	free(path);
 	free(esc);
 	return r;
@@ -718,7 +962,7 @@ forge_user_login(struct forge *f, const char **login)
 		return 0;
 	}
 	url = xasprintf("%s/user", f->root);
-	if (http_client_get(f->client, url, cJSON_Object, &user) == -1)
+	if (http_client_get(f->client, url, cJSON_Object, NULL, &user) == -1)
 		goto out;
 	if ((s = json_str(user, "login")) == NULL || *s == '\0') {
 		http_client_fail(f->client, 0, "no 'login' in '/user'");

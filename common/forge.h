@@ -13,6 +13,26 @@
  * outcome, clears the cache so that later reads see its effect, while
  * results handed out before stay valid.  Label IDs and the login of the
  * token's user are kept per handle across writes.
+ *
+ * Every object handed out by the typed calls below passed its kind's
+ * table of fields (forge.c): these fields are there with their types, so
+ * json_str() and json_int() on them cannot miss; the others, when there,
+ * have their types too (absent or null otherwise):
+ *   issue:   number, title, state; body, labels[].name, user.login,
+ *            pull_request (object), created_at, updated_at
+ *   PR:      number, title, state, head.ref, head.sha, base.ref; body,
+ *            merged, mergeable, draft, labels[].name, user.login,
+ *            created_at, updated_at, merged_at
+ *   comment: id, body, user.login; created_at, updated_at
+ *   review:  id, state, user.login; commit_id, body, stale, dismissed,
+ *            submitted_at
+ *   label:   id, name
+ *   file:    filename
+ *   commit status: state; statuses[] (status, context, target_url)
+ * A single object that fails its table fails the call (the field and the
+ * fault in forge_error()); an element of a list that does is left out,
+ * with one log line per handle ("skipping PR #3 of '/pulls?state=open':
+ * 'head.sha' is an array, not a string").
  */
 #ifndef FORGE_H
 #define FORGE_H
@@ -55,10 +75,11 @@ long forge_last_status(const struct forge *f);
 /*
  * Read path (relative to api_base, e.g. "/issues/3") as a JSON object or
  * array (type cJSON_Object, cJSON_Array, or 0 for either); *out is
- * borrowed from the cache.
+ * borrowed from the cache.  Raw: its fields are not checked (for tools
+ * that print what the forge says; the executables use the typed calls).
  */
 int forge_get(struct forge *f, const char *path, int type, const cJSON **out);
-/* Read every page of the list at path (which may carry a query). */
+/* Read every page of the list at path (which may carry a query); raw. */
 int forge_get_list(struct forge *f, const char *path, const cJSON **out);
 
 /*
@@ -92,19 +113,27 @@ enum forge_res forge_label_id(struct forge *f, const char *name, int create,
 int forge_issue_add_labels(struct forge *f, long long number,
     const long long *ids, size_t n);
 /*
- * Remove one label by ID; a label the issue does not carry, or that does
- * not exist (404, 422), counts as removed.
+ * Remove one label by ID.  Gitea answers 204 when the issue does not
+ * carry it; a 404 or 422 (a label ID the repository does not have) is an
+ * error here, with its status in forge_last_status(): only the issue's
+ * labels, read back, can say the label is absent (act_labels()).
  */
 int forge_issue_remove_label(struct forge *f, long long number, long long id);
 /* Add the label called name, creating it in the repository if needed. */
 int forge_issue_add_label_name(struct forge *f, long long number,
     const char *name);
-/* Remove the label called name; no such label anywhere is success. */
+/*
+ * Remove the label called name; no label of that name in the repository
+ * (so none on the issue) is success.
+ */
 int forge_issue_remove_label_name(struct forge *f, long long number,
     const char *name);
 
 /* Pull requests.  state "open", "closed" or "all". */
 int forge_pulls_list(struct forge *f, const char *state, const cJSON **out);
+/* The first page (at most limit, newest first) of the PRs in state. */
+int forge_pulls_recent(struct forge *f, const char *state, int limit,
+    const cJSON **out);
 int forge_pull_get(struct forge *f, long long number, const cJSON **out);
 /*
  * Open a PR from head into base; its number in *number.  Returns

@@ -47,6 +47,8 @@ static void http_client_clear(struct http_client *);
 static void http_client_entries_free(struct http_client_entry *);
 static int http_client_fetch(struct http_client *, const char *, int, cJSON **);
 static int http_client_merge_page(cJSON *, cJSON *);
+static int http_client_checked(struct http_client *, const char *,
+    const struct http_check *, cJSON *);
 
 /* The part of url after scheme and authority: "/api/v1/...". */
 static const char *
@@ -213,9 +215,27 @@ out:
 	return r;
 }
 
+/*
+ * Run check on root, a result of 'GET url' just fetched.  Returns 0, or
+ * -1 with the failure recorded and root freed.
+ */
+static int
+http_client_checked(struct http_client *c, const char *url,
+    const struct http_check *check, cJSON *root)
+{
+	char err[256];
+
+	if (check == NULL || check->fn(root, check->arg, err, sizeof(err)) == 0)
+		return 0;
+	http_client_fail(c, 0, "%s from 'GET %s'", err,
+	    http_client_endpoint(url));
+	cJSON_Delete(root);
+	return -1;
+}
+
 int
 http_client_get(struct http_client *c, const char *url, int type,
-    const cJSON **out)
+    const struct http_check *check, const cJSON **out)
 {
 	struct http_client_entry *e;
 	cJSON *root;
@@ -235,7 +255,8 @@ http_client_get(struct http_client *c, const char *url, int type,
 		*out = e->json;
 		return 0;
 	}
-	if (http_client_fetch(c, url, type, &root) == -1)
+	if (http_client_fetch(c, url, type, &root) == -1 ||
+	    http_client_checked(c, url, check, root) == -1)
 		return -1;
 	e = http_client_add(c, url);
 	e->json = root;
@@ -260,8 +281,8 @@ http_client_merge_page(cJSON *all, cJSON *page)
 
 int
 http_client_get_pages(struct http_client *c, const char *url,
-    const char *size_param, int per_page, int max_pages, const cJSON **out,
-    int *complete)
+    const char *size_param, int per_page, int max_pages,
+    const struct http_check *check, const cJSON **out, int *complete)
 {
 	struct http_client_entry *e;
 	cJSON *all = NULL, *page;
@@ -289,6 +310,11 @@ http_client_get_pages(struct http_client *c, const char *url,
 			goto out;
 		if ((n = http_client_merge_page(all, page)) < per_page)
 			break;
+	}
+	r = http_client_checked(c, url, check, all);
+	if (r == -1) {
+		all = NULL;
+		goto out;
 	}
 	e = http_client_add(c, key);
 	e->json = all;

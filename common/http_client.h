@@ -23,6 +23,17 @@ struct http_response;
  */
 struct http_client;
 
+/*
+ * A check of a result just fetched, run once before it is cached: fn may
+ * change the tree (drop the elements of a list that are not what it
+ * wants) and returns 0 to keep it, or -1 to reject it, with the reason
+ * in err.  A rejected result fails the call and is not cached.
+ */
+struct http_check {
+	int (*fn)(cJSON *root, void *arg, char *err, size_t errsz);
+	void *arg;
+};
+
 /* auth is the Authorization value or NULL.  Free with http_client_free(). */
 struct http_client *http_client_new(const char *auth);
 void http_client_free(struct http_client *);
@@ -38,21 +49,23 @@ void http_client_fail(struct http_client *, long status, const char *, ...)
     __attribute__((format(printf, 3, 4)));
 /*
  * GET url and parse the body (status must be 2xx).  type is cJSON_Array,
- * cJSON_Object or 0 for any; another type is an error.  *out is owned by
- * the client, valid until http_client_free().  Returns 0 or -1.
+ * cJSON_Object or 0 for any; another type is an error.  check (may be
+ * NULL) runs on a result just fetched.  *out is owned by the client,
+ * valid until http_client_free().  Returns 0 or -1.
  */
 int http_client_get(struct http_client *, const char *url, int type,
-    const cJSON **out);
+    const struct http_check *check, const cJSON **out);
 /*
  * GET every page of a list: url plus "<size_param>=per_page&page=N" for
  * N = 1 .. max_pages, until a page shorter than per_page.  Each page must
  * be an array.  *out is one merged array owned by the client; *complete
  * (may be NULL) is 0 when max_pages full pages were read and more may
- * exist.  Returns 0 or -1 (never a partial list).
+ * exist.  check (may be NULL) runs once on the merged list just fetched.
+ * Returns 0 or -1 (never a partial list).
  */
 int http_client_get_pages(struct http_client *, const char *url,
-    const char *size_param, int per_page, int max_pages, const cJSON **out,
-    int *complete);
+    const char *size_param, int per_page, int max_pages,
+    const struct http_check *check, const cJSON **out, int *complete);
 /*
  * GET url as text, keeping at most max bytes (*truncated says whether
  * more existed).  *text is owned by the client.  Returns 0 or -1.

@@ -23,6 +23,16 @@
 
 static const cJSON *json_field(const cJSON *, const char *);
 static int json_digits(const char **, int, int *);
+static const char *json_type_of(const cJSON *);
+static const char *json_type_want(enum json_type);
+static int json_is(const cJSON *, enum json_type);
+static int json_walk(const cJSON *, const char *, const cJSON **, size_t *);
+static int json_check_field(const cJSON *, const struct json_field *,
+    const char *, char *, size_t);
+static int json_check_each(const cJSON *, const struct json_field *,
+    const char *, char *, size_t);
+static int json_check_in(const cJSON *, const struct json_field *, const char *,
+    char *, size_t);
 
 cJSON *
 json_parse(const char *text, size_t len, char *err, size_t errsz)
@@ -291,4 +301,172 @@ json_time(const cJSON *obj, const char *key, time_t *out)
 	tm.tm_sec = sec;
 	*out = timegm(&tm) - sign * (oh * 3600 + om * 60);
 	return 0;
+}
+
+/* What item is, for a message: "a string", "an array", ... */
+static const char *
+json_type_of(const cJSON *item)
+{
+	if (cJSON_IsString(item))
+		return "a string";
+	if (cJSON_IsNumber(item))
+		return "a number";
+	if (cJSON_IsBool(item))
+		return "a boolean";
+	if (cJSON_IsObject(item))
+		return "an object";
+	if (cJSON_IsArray(item))
+		return "an array";
+	return "null";
+}
+
+static const char *
+json_type_want(enum json_type t)
+{
+	switch (t) {
+	case JSON_STRING:
+		return "a string";
+	case JSON_INT:
+		return "an integer";
+	case JSON_BOOL:
+		return "a boolean";
+	case JSON_OBJECT:
+		return "an object";
+	default:
+		return "an array";
+	}
+}
+
+static int
+json_is(const cJSON *item, enum json_type t)
+{
+	long long v;
+
+	switch (t) {
+	case JSON_STRING:
+		return cJSON_IsString(item) && item->valuestring != NULL;
+	case JSON_INT:
+		return json_item_int(item, &v) == 0;
+	case JSON_BOOL:
+		return cJSON_IsBool(item);
+	case JSON_OBJECT:
+		return cJSON_IsObject(item);
+	default:
+		return cJSON_IsArray(item);
+	}
+}
+
+/*
+ * Follow the dotted path from obj: 1 with the item in *out, 0 when a
+ * step is absent or null, -1 when a step before the last is neither an
+ * object nor null (*out that step, *len the length of path up to it).
+ */
+static int
+json_walk(const cJSON *obj, const char *path, const cJSON **out, size_t *len)
+{
+	char key[JSON_KEY_MAX];
+	const char *p = path;
+	const cJSON *item;
+	size_t n;
+
+	for (;;) {
+		n = strcspn(p, ".");
+		if (n == 0 || n >= sizeof(key))
+			return 0;
+		memcpy(key, p, n);
+		key[n] = '\0';
+		item = json_field(obj, key);
+		if (item == NULL || cJSON_IsNull(item))
+			return 0;
+		*out = item;
+		*len = (size_t)(p - path) + n;
+		if (p[n] == '\0')
+			return 1;
+		if (!cJSON_IsObject(item))
+			return -1;
+		obj = item;
+		p += n + 1;
+	}
+}
+
+/* One row of a schema, for obj whose own path is prefix. */
+static int
+json_check_field(const cJSON *obj, const struct json_field *f,
+    const char *prefix, char *err, size_t errsz)
+{
+	const cJSON *item = NULL;
+	size_t len = 0;
+
+	switch (json_walk(obj, f->path, &item, &len)) {
+	case -1:
+		snprintf(err, errsz, "'%s%.*s' is %s, not an object", prefix,
+		    (int)len, f->path, json_type_of(item));
+		return -1;
+	case 0:
+		if (!f->required)
+			return 0;
+		snprintf(err, errsz, "no '%s%s'", prefix, f->path);
+		return -1;
+	default:
+		break;
+	}
+	if (!json_is(item, f->type)) {
+		snprintf(err, errsz, "'%s%s' is %s, not %s", prefix, f->path,
+		    json_type_of(item), json_type_want(f->type));
+		return -1;
+	}
+	if (f->type == JSON_ARRAY && f->each != NULL)
+		return json_check_each(item, f, prefix, err, errsz);
+	return 0;
+}
+
+/* Every element of the array item (the field f) against f->each. */
+static int
+json_check_each(const cJSON *item, const struct json_field *f,
+    const char *prefix, char *err, size_t errsz)
+{
+	const cJSON *el;
+	char *sub;
+	int i = 0, r = 0;
+
+	cJSON_ArrayForEach (el, item) {
+		sub = xasprintf("%s%s[%d]", prefix, f->path, i++);
+		if (!cJSON_IsObject(el)) {
+			snprintf(err, errsz, "'%s' is %s, not an object", sub,
+			    json_type_of(el));
+			r = -1;
+		} else
+			r = json_check_in(el, f->each, sub, err, errsz);
+		free(sub);
+		if (r == -1)
+			break;
+	}
+	return r;
+}
+
+/* The rows of schema for obj, whose path ("" at the top) is prefix. */
+static int
+json_check_in(const cJSON *obj, const struct json_field *schema,
+    const char *prefix, char *err, size_t errsz)
+{
+	const struct json_field *f;
+	char *dot;
+	int r = 0;
+
+	dot = xasprintf("%s%s", prefix, *prefix != '\0' ? "." : "");
+	for (f = schema; f->path != NULL && r == 0; f++)
+		r = json_check_field(obj, f, dot, err, errsz);
+	free(dot);
+	return r;
+}
+
+int
+json_check(const cJSON *obj, const struct json_field *schema, char *err,
+    size_t errsz)
+{
+	if (!cJSON_IsObject(obj)) {
+		snprintf(err, errsz, "%s, not an object", json_type_of(obj));
+		return -1;
+	}
+	return json_check_in(obj, schema, "", err, errsz);
 }

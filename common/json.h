@@ -68,4 +68,34 @@ int json_time(const cJSON *obj, const char *key, time_t *out);
  */
 int json_has_label(const cJSON *issue, const char *name);
 
+/* The types a field of a schema may be required to have. */
+enum json_type {
+	JSON_STRING,
+	JSON_INT, /* a number holding an integer that fits a long long */
+	JSON_BOOL,
+	JSON_OBJECT,
+	JSON_ARRAY
+};
+
+/*
+ * One row of an object's schema; a table of them ends with a NULL path.
+ * A field present with another type is always an error (null counts as
+ * absent); an absent one only when it is required.  For an array, each
+ * (may be NULL) is the schema every element must be an object of.
+ */
+struct json_field {
+	const char *path; /* a dotted path, as json_at() takes */
+	enum json_type type;
+	int required;
+	const struct json_field *each;
+};
+
+/*
+ * Check obj (an object) against schema.  Returns 0, or -1 with the first
+ * fault in err: "no 'head.sha'", "'title' is an array, not a string",
+ * "'labels[2].name' is a number, not a string".
+ */
+int json_check(const cJSON *obj, const struct json_field *schema, char *err,
+    size_t errsz);
+
 #endif

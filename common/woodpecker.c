@@ -12,6 +12,7 @@
 #include "http.h"
 #include "http_client.h"
 #include "json.h"
+#include "log.h"
 #include "utf8.h"
 #include "woodpecker.h"
 #include "xmalloc.h"
@@ -19,15 +20,52 @@
 #define WP_PAGE 50
 #define WP_MAX_PAGES 3
 
+/*
+ * The fields the tools read from pipelines and their steps, with their
+ * types (json_check()): a pipeline that fails its table is left out of
+ * a list (logged once) or fails the call that read it alone.
+ */
+static const struct json_field woodpecker_f_step[] = {
+    {"id", JSON_INT, 1, NULL},
+    {"name", JSON_STRING, 1, NULL},
+    {"state", JSON_STRING, 1, NULL},
+    {"exit_code", JSON_INT, 0, NULL},
+    {"pid", JSON_INT, 0, NULL},
+    {NULL, JSON_STRING, 0, NULL},
+};
+
+static const struct json_field woodpecker_f_workflow[] = {
+    {"children", JSON_ARRAY, 0, woodpecker_f_step},
+    {NULL, JSON_STRING, 0, NULL},
+};
+
+static const struct json_field woodpecker_f_pipeline[] = {
+    {"number", JSON_INT, 1, NULL},
+    {"commit", JSON_STRING, 1, NULL},
+    {"status", JSON_STRING, 1, NULL},
+    {"created", JSON_INT, 0, NULL},
+    {"started", JSON_INT, 0, NULL},
+    {"finished", JSON_INT, 0, NULL},
+    {"branch", JSON_STRING, 0, NULL},
+    {"workflows", JSON_ARRAY, 0, woodpecker_f_workflow},
+    {NULL, JSON_STRING, 0, NULL},
+};
+
 struct woodpecker {
 	struct http_client *client;
-	char *api; /* .../api/repos/ID */
+	char *api;	/* .../api/repos/ID */
+	char **skipped; /* the log lines of pipelines left out, each once */
+	size_t nskipped;
 };
 
 static int woodpecker_wp_b64_value(int);
 static char *woodpecker_wp_b64_decode(const char *, size_t *);
 static void woodpecker_wp_append_entry(struct buf *, const cJSON *);
 static const char *woodpecker_wp_tail(const char *, size_t, size_t, size_t);
+static int woodpecker_check_list(cJSON *, void *, char *, size_t);
+static int woodpecker_check_one(cJSON *, void *, char *, size_t);
+static void woodpecker_skip(struct woodpecker *, const cJSON *, int,
+    const char *);
 
 struct woodpecker *
 woodpecker_open(const char *server, const char *token, long long repo_id)
@@ -54,8 +92,13 @@ woodpecker_open(const char *server, const char *token, long long repo_id)
 void
 woodpecker_close(struct woodpecker *w)
 {
+	size_t i;
+
 	if (w == NULL)
 		return;
+	for (i = 0; i < w->nskipped; i++)
+		free(w->skipped[i]);
+	free(w->skipped);
 	http_client_free(w->client);
 	free(w->api);
 	free(w);
@@ -73,15 +116,78 @@ woodpecker_last_status(const struct woodpecker *w)
 	return http_client_status(w->client);
 }
 
+/* Leave out every pipeline of the list that fails its table.  0. */
+static int
+woodpecker_check_list(cJSON *root, void *arg, char *err, size_t errsz)
+{
+	struct woodpecker *w = arg;
+	char why[256];
+	cJSON *el;
+	int i = 0, pos = 0;
+
+	(void)err;
+	(void)errsz;
+	while ((el = cJSON_GetArrayItem(root, i)) != NULL) {
+		if (json_check(el, woodpecker_f_pipeline, why, sizeof(why)) ==
+		    0) {
+			i++;
+			pos++;
+			continue;
+		}
+		woodpecker_skip(w, el, pos++, why);
+		cJSON_DeleteItemFromArray(root, i);
+	}
+	return 0;
+}
+
+/* One pipeline against its table: 0, or -1 with the fault in err. */
+static int
+woodpecker_check_one(cJSON *root, void *arg, char *err, size_t errsz)
+{
+	char why[256];
+
+	(void)arg;
+	if (json_check(root, woodpecker_f_pipeline, why, sizeof(why)) == 0)
+		return 0;
+	snprintf(err, errsz, "pipeline: %s", why);
+	return -1;
+}
+
+/* Log, once per handle, that a pipeline of the list was left out. */
+static void
+woodpecker_skip(struct woodpecker *w, const cJSON *el, int pos, const char *why)
+{
+	long long n;
+	char *line;
+	size_t i;
+
+	if (json_int(el, "number", &n) == 0)
+		line = xasprintf("skipping pipeline #%lld: %s", n, why);
+	else
+		line = xasprintf("skipping pipeline %d of the list: %s",
+		    pos + 1, why);
+	for (i = 0; i < w->nskipped; i++) {
+		if (strcmp(w->skipped[i], line) == 0) {
+			free(line);
+			return;
+		}
+	}
+	log_msg("%s", line);
+	w->skipped =
+	    xreallocarray(w->skipped, w->nskipped + 1, sizeof(*w->skipped));
+	w->skipped[w->nskipped++] = line;
+}
+
 int
 woodpecker_pipelines(struct woodpecker *w, const cJSON **out)
 {
+	struct http_check check = {woodpecker_check_list, w};
 	char *url;
 	int r;
 
 	url = xasprintf("%s/pipelines", w->api);
 	r = http_client_get_pages(w->client, url, "perPage", WP_PAGE,
-	    WP_MAX_PAGES, out, NULL);
+	    WP_MAX_PAGES, &check, out, NULL);
 	free(url);
 	return r;
 }
@@ -111,11 +217,12 @@ woodpecker_latest_for_commit(struct woodpecker *w, const char *sha,
 int
 woodpecker_pipeline(struct woodpecker *w, long long number, const cJSON **out)
 {
+	struct http_check check = {woodpecker_check_one, NULL};
 	char *url;
 	int r;
 
 	url = xasprintf("%s/pipelines/%lld", w->api, number);
-	r = http_client_get(w->client, url, cJSON_Object, out);
+	r = http_client_get(w->client, url, cJSON_Object, &check, out);
 	free(url);
 	return r;
 }
@@ -206,16 +313,25 @@ woodpecker_log_text(const cJSON *entries, size_t max_bytes, size_t max_lines)
 	return out;
 }
 
-/* One entry as a line: its data decoded, NULs made spaces, '\n' ended. */
+/*
+ * One entry as a line: its data decoded, NULs made spaces, '\n' ended.
+ * No data (absent or null) is an empty line; an entry that is not an
+ * object, or whose data is not a string, is left out.
+ */
 static void
 woodpecker_wp_append_entry(struct buf *b, const cJSON *e)
 {
-	const char *data;
+	const cJSON *item;
+	const char *data = "";
 	char *dec;
 	size_t n, i, start = b->len;
 
-	if ((data = json_str(e, "data")) == NULL)
-		data = "";
+	if (!cJSON_IsObject(e))
+		return;
+	item = cJSON_GetObjectItemCaseSensitive(e, "data");
+	if (item != NULL && !cJSON_IsNull(item) &&
+	    (data = cJSON_GetStringValue(item)) == NULL)
+		return;
 	if ((dec = woodpecker_wp_b64_decode(data, &n)) != NULL) {
 		buf_append(b, dec, n);
 		free(dec);

@@ -64,7 +64,8 @@ int woodpecker_step_log(struct woodpecker *, long long number,
  * Decode an array of Woodpecker log entries (their "data" is base64 of
  * the line's bytes; data that is not valid base64 is taken as it is) into
  * text, one entry a line, and keep its tail as woodpecker_step_log()
- * does.  Caller frees.
+ * does.  An entry without data is an empty line; one that is not an
+ * object, or whose data is not a string, is left out.  Caller frees.
  */
 char *woodpecker_log_text(const cJSON *entries, size_t max_bytes,
     size_t max_lines);

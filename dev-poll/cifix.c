@@ -153,7 +153,7 @@ static void
 cifix_post_blocked(struct dev_ctx *c, long long issue, long long pr,
     long long attempts)
 {
-	char ts[32], *body;
+	char ts[32], key[64], *body;
 
 	log_iso8601(c->now, ts, sizeof(ts));
 	body = xasprintf("### CI fix budget used up\n\n"
@@ -165,7 +165,8 @@ cifix_post_blocked(struct dev_ctx *c, long long issue, long long pr,
 			 "| PR | #%lld |\n"
 			 "| Time | `%s` |\n",
 	    attempts, pr, attempts, pr, ts);
-	(void)act_comment(&c->act, issue, body, NULL);
+	snprintf(key, sizeof(key), "ci-exhausted #%lld", pr);
+	(void)act_comment(&c->act, issue, key, body, NULL);
 	(void)act_label_add(&c->act, issue, "blocked");
 	free(body);
 }

@@ -23,7 +23,7 @@
 #include "xmalloc.h"
 
 /* Prior art: the newest closed PRs looked at, and the diff kept. */
-#define PRIOR_PATH "/pulls?state=closed&limit=50"
+#define PRIOR_PRS 50 /* closed PRs looked at, newest first */
 #define PRIOR_BYTES (64 * 1024)
 #define PRIOR_LINES 500
 /* Recovery context: the PR's latest comments, each cut short. */
@@ -132,7 +132,7 @@ gather_prior_art(struct dev_ctx *c, struct dp_gather *l)
 	int merged, trunc;
 
 	l->prior = xstrdup("");
-	if (forge_get(c->forge, PRIOR_PATH, cJSON_Array, &list) == -1) {
+	if (forge_pulls_recent(c->forge, "closed", PRIOR_PRS, &list) == -1) {
 		log_msg("cannot read the closed PRs: %s",
 		    forge_error(c->forge));
 		return -1;

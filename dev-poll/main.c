@@ -15,6 +15,7 @@
 
 #include <curl/curl.h>
 
+#include "act.h"
 #include "cli.h"
 #include "config.h"
 #include "dev-poll.h"
@@ -165,7 +166,7 @@ main(int argc, char *argv[])
 	struct config cfg;
 	struct dev_ctx ctx;
 	struct cli cli;
-	char *msg = NULL;
+	char *msg = NULL, *status;
 	const char *ended = NULL;
 	long long start = main_now_ms();
 	enum dp_step s = DP_NEXT;
@@ -194,6 +195,11 @@ main(int argc, char *argv[])
 	dp_merge_finish(&ctx);
 	if (cli.issue == 0)
 		dp_tick_record(&ctx, s, ended);
+	/* A write that failed fails the tick, wherever it was. */
+	status = main_status_path(&cfg);
+	if (act_tick_failed(&ctx.act, status, main_tool.prog))
+		rc = CLI_EXIT_FAIL;
+	free(status);
 	main_ctx_close(&ctx);
 	http_cleanup();
 	curl_global_cleanup();

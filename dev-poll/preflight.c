@@ -25,8 +25,8 @@
 static int preflight_blocker_ready(struct dev_ctx *, long long);
 static long long preflight_suggest(struct dev_ctx *, const long long *, size_t);
 static int preflight_last_is_notice(const cJSON *);
-static int preflight_notify(struct dev_ctx *, long long, const long long *,
-    size_t, long long);
+static int preflight_notify(struct dev_ctx *, long long, const cJSON *,
+    const long long *, size_t, long long);
 
 /* An open blocker whose own dependencies are all closed: 1, 0, -1. */
 static int
@@ -86,17 +86,28 @@ preflight_last_is_notice(const cJSON *comments)
 	return body != NULL && strstr(body, UNMET_MARK) != NULL;
 }
 
-/* Post the notice.  Returns 0 or -1. */
+/*
+ * Post the notice.  Its key names the comment it follows, so a notice is
+ * posted again only after someone else spoke.  Returns 0 or -1.
+ */
 static int
-preflight_notify(struct dev_ctx *c, long long issue, const long long *blockers,
-    size_t n, long long suggestion)
+preflight_notify(struct dev_ctx *c, long long issue, const cJSON *comments,
+    const long long *blockers, size_t n, long long suggestion)
 {
+	const cJSON *last;
+	long long after = 0;
 	struct buf b;
-	char ts[32];
+	char ts[32], key[96];
 	time_t now = c->now;
 	struct tm tm;
 	size_t i;
 	int r;
+
+	last = cJSON_GetArrayItem(comments, cJSON_GetArraySize(comments) - 1);
+	if (last == NULL || json_int(last, "id", &after) == -1)
+		after = 0;
+	snprintf(key, sizeof(key), "unmet-dependency #%lld after %lld", issue,
+	    after);
 
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M UTC", &tm);
@@ -112,7 +123,7 @@ preflight_notify(struct dev_ctx *c, long long issue, const long long *blockers,
 		buf_printf(&b, "\n**Suggestion:** work on #%lld first.\n",
 		    suggestion);
 	buf_printf(&b, "\n---\n*dev-poll dependency check, %s*\n", ts);
-	r = act_comment(&c->act, issue, buf_str(&b), NULL);
+	r = act_comment(&c->act, issue, key, buf_str(&b), NULL);
 	buf_free(&b);
 	return r;
 }
@@ -146,7 +157,7 @@ dp_preflight(struct dev_ctx *c, long long issue, const char *body,
 		goto out;
 	if (preflight_last_is_notice(comments))
 		log_msg("skipping duplicate dependency comment");
-	else if (preflight_notify(c, issue, open, nopen, sug) == -1)
+	else if (preflight_notify(c, issue, comments, open, nopen, sug) == -1)
 		goto out;
 	buf_init(&b, 0);
 	for (i = 0; i < nopen; i++)

@@ -30,7 +30,7 @@
 #define PANE_LINES 50
 
 static int reactend_has_marker(struct dev_ctx *, long long, const char *);
-static int reactend_comment_once(struct dev_ctx *, long long,
+static int reactend_comment_once(struct dev_ctx *, long long, const char *key,
     const char *marker, const char *body);
 static int reactend_finish(struct dev_ctx *, struct rx *, int keep_worktree);
 static int reactend_merged_pr(struct dev_ctx *, long long, long long *);
@@ -61,8 +61,8 @@ reactend_has_marker(struct dev_ctx *c, long long issue, const char *marker)
 }
 
 static int
-reactend_comment_once(struct dev_ctx *c, long long issue, const char *marker,
-    const char *body)
+reactend_comment_once(struct dev_ctx *c, long long issue, const char *key,
+    const char *marker, const char *body)
 {
 	char *full;
 	int r;
@@ -70,7 +70,7 @@ reactend_comment_once(struct dev_ctx *c, long long issue, const char *marker,
 	if ((r = reactend_has_marker(c, issue, marker)) != 0)
 		return r == 1 ? 0 : -1;
 	full = xasprintf("%s\n\n%s\n", body, marker);
-	r = act_comment(&c->act, issue, full, NULL);
+	r = act_comment(&c->act, issue, key, full, NULL);
 	free(full);
 	return r;
 }
@@ -214,11 +214,12 @@ reactend_refusal(struct dev_ctx *c, struct rx *x, const cJSON *j)
 {
 	const char *status = json_str(j, "status"),
 		   *why = json_str(j, "reason");
-	char *text = NULL, *marker, *body;
+	char *text = NULL, *marker, *key, *body;
 	long long sugg = 0;
 	int r = -1;
 
 	marker = xasprintf("<!-- dev-refusal: %s -->", status);
+	key = xasprintf("dev-refusal %s", status);
 	log_msg("#%lld: the agent refused: %s", x->issue, status);
 	if (strcmp(status, "unmet_dependency") == 0) {
 		text = reactend_blocked_by_text(j);
@@ -242,7 +243,7 @@ reactend_refusal(struct dev_ctx *c, struct rx *x, const cJSON *j)
 				 "status dev-poll does not know; the issue "
 				 "goes back to the backlog.",
 		    status);
-	if (reactend_comment_once(c, x->issue, marker, body) == -1 ||
+	if (reactend_comment_once(c, x->issue, key, marker, body) == -1 ||
 	    act_label_remove(&c->act, x->issue, "in-progress") == -1)
 		goto out;
 	if (strcmp(status, "too_large") == 0)
@@ -259,6 +260,7 @@ reactend_refusal(struct dev_ctx *c, struct rx *x, const cJSON *j)
 out:
 	free(body);
 	free(text);
+	free(key);
 	free(marker);
 	return r;
 }
@@ -304,7 +306,7 @@ reactend_record(struct dev_ctx *c, struct rx *x, const char *reason)
 static int
 reactend_diagnostic(struct dev_ctx *c, struct rx *x, const char *reason)
 {
-	char ts[32], *pane, *marker, *body, pr[64] = "";
+	char ts[32], *pane, *marker, *key, *body, pr[64] = "";
 	int r = -1;
 
 	log_iso8601(c->now, ts, sizeof(ts));
@@ -313,6 +315,8 @@ reactend_diagnostic(struct dev_ctx *c, struct rx *x, const char *reason)
 	pane = reactend_pane_tail(x);
 	marker = xasprintf("<!-- dev-diagnostic: %s-%lld-%lld -->",
 	    c->cfg->project_name, x->issue, (long long)x->sig.mtime);
+	key = xasprintf("dev-diagnostic %s-%lld-%lld", c->cfg->project_name,
+	    x->issue, (long long)x->sig.mtime);
 	body =
 	    xasprintf("### Session failure diagnostic\n\n| | |\n|---|---|\n"
 		      "| Exit reason | `%.200s` |\n| Time | `%s` |\n%s%s%s%s",
@@ -322,7 +326,7 @@ reactend_diagnostic(struct dev_ctx *c, struct rx *x, const char *reason)
 		       "",
 		pane ? pane : "", pane ? "\n```\n</details>" : "");
 	log_msg("#%lld: session failed: %s", x->issue, reason);
-	if (reactend_comment_once(c, x->issue, marker, body) == 0 &&
+	if (reactend_comment_once(c, x->issue, key, marker, body) == 0 &&
 	    act_label_remove(&c->act, x->issue, "in-progress") == 0 &&
 	    act_label_add(&c->act, x->issue, "blocked") == 0 &&
 	    (rx_key_done(c, x, "recorded") ||
@@ -330,6 +334,7 @@ reactend_diagnostic(struct dev_ctx *c, struct rx *x, const char *reason)
 		    rx_key_set(c, x, "recorded") == 0)))
 		r = reactend_finish(c, x, x->pr > 0);
 	free(body);
+	free(key);
 	free(marker);
 	free(pane);
 	return r;

@@ -228,7 +228,7 @@ collect_post_review(struct rp *rp, const struct rp_run *run,
     const struct rp_verdict *v)
 {
 	const cJSON *comments;
-	char *mark = rp_reviewed_marker(run->sha), *body;
+	char *mark = rp_reviewed_marker(run->sha), *body, key[96];
 	int round = 0, r = -1;
 
 	if (forge_comments_list(rp->review, run->pr, &comments) == -1) {
@@ -241,7 +241,9 @@ collect_post_review(struct rp *rp, const struct rp_run *run,
 		    rp_count_comments_with(comments, mark) + 1;
 	if (!rp_posted(comments, mark, run->sha, run->forced)) {
 		body = rp_review_comment(v, run->sha, run->prev, round);
-		r = act_comment(&rp->act, run->pr, body, NULL);
+		snprintf(key, sizeof(key), "review #%lld %s", run->pr,
+		    run->sha);
+		r = act_comment(&rp->act, run->pr, key, body, NULL);
 		free(body);
 		if (r == -1)
 			goto out;
@@ -338,7 +340,7 @@ static int
 collect_post_error(struct rp *rp, const struct rp_run *run, const char *why)
 {
 	const cJSON *comments;
-	char *mark = rp_error_marker(run->sha), *body;
+	char *mark = rp_error_marker(run->sha), *body, key[96];
 	int r = -1;
 
 	if (forge_comments_list(rp->review, run->pr, &comments) == -1) {
@@ -351,7 +353,8 @@ collect_post_error(struct rp *rp, const struct rp_run *run, const char *why)
 		goto out;
 	}
 	body = rp_error_comment(run->sha, why);
-	r = act_comment(&rp->act, run->pr, body, NULL);
+	snprintf(key, sizeof(key), "review-error #%lld %s", run->pr, run->sha);
+	r = act_comment(&rp->act, run->pr, key, body, NULL);
 	free(body);
 out:
 	free(mark);

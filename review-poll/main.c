@@ -10,6 +10,7 @@
 
 #include <curl/curl.h>
 
+#include "act.h"
 #include "cli.h"
 #include "config.h"
 #include "forge.h"
@@ -118,7 +119,7 @@ main(int argc, char *argv[])
 	struct config cfg;
 	struct cli cli;
 	struct rp rp;
-	char *msg = NULL;
+	char *msg = NULL, *status;
 	int rc, lockfd = -1, opened = 0;
 
 	if ((rc = cli_start(argc, argv, &main_tool, &cli, &cfg, &msg)) != -1)
@@ -151,6 +152,11 @@ main(int argc, char *argv[])
 	rp_status_tick(&rp);
 	log_msg("--- poll done: %d review(s) started ---", rp.launched);
 	rc = rp.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	/* A write that failed fails the tick, wherever it was. */
+	status = main_status_path(&cfg);
+	if (act_tick_failed(&rp.act, status, main_tool.prog))
+		rc = CLI_EXIT_FAIL;
+	free(status);
 done:
 	lock_release(lockfd);
 	if (opened)

@@ -154,7 +154,7 @@ escalate_comment(struct sup *s, const struct esc *e, const char *kind,
     const char *state, const char *text, long long *id)
 {
 	long long at;
-	char *mark, *body;
+	char *mark, *body, *key;
 	int r;
 
 	if (state != NULL && escalate_state_load(state, id, &at) == 0 &&
@@ -165,7 +165,10 @@ escalate_comment(struct sup *s, const struct esc *e, const char *kind,
 	if (r == 0) {
 		mark = escalate_marker(e, kind);
 		body = xasprintf("%s\n%s", mark, text);
-		r = act_comment(&s->act, e->issue, body, id);
+		key = xasprintf("%s %s-%lld %lld", kind, e->project, e->issue,
+		    e->since);
+		r = act_comment(&s->act, e->issue, key, body, id);
+		free(key);
 		free(mark);
 		free(body);
 		if (r == -1)

@@ -14,6 +14,7 @@
 
 #include <curl/curl.h>
 
+#include "act.h"
 #include "cli.h"
 #include "config.h"
 #include "forge.h"
@@ -130,7 +131,7 @@ main(int argc, char *argv[])
 	struct cli cli;
 	struct sup s;
 	size_t nprojects = 0, i;
-	char *msg = NULL, err[1024];
+	char *msg = NULL, err[1024], *status;
 	int rc, lockfd = -1;
 
 	memset(&s, 0, sizeof(s));
@@ -163,7 +164,12 @@ main(int argc, char *argv[])
 	if (cli.project == NULL)
 		replyfile_check(&s);
 	fixer_run(&s);
-	rc = s.failed || s.act.failed > 0 ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	rc = s.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	/* A write that failed fails the tick, wherever it was. */
+	status = main_status_path(&cfg);
+	if (act_tick_failed(&s.act, status, main_tool.prog))
+		rc = CLI_EXIT_FAIL;
+	free(status);
 	http_cleanup();
 	curl_global_cleanup();
 out:

@@ -664,6 +664,48 @@ def wrong_type(value):
     return 42
 
 
+def wrong_value(v):
+    """One value made another JSON type."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return str(v)
+    if isinstance(v, list):
+        return {"items": v}
+    if isinstance(v, dict):
+        return [v]
+    if v is None:
+        return 0
+    return [v]
+
+
+def wrong_field(payload, fault):
+    """The fault mode "wrongtype" with a "field" (a dotted path): only that
+    field changes, in the items whose "number" (else "id") is "item" (every
+    item without one); to "value" when given, else to another type
+    (wrong_value); with "remove" true it goes."""
+    items = payload if isinstance(payload, list) else [payload]
+    keys = str(fault["field"]).split(".")
+    for it in items:
+        if not isinstance(it, dict):
+            continue
+        if "item" in fault and it.get("number", it.get("id")) != fault["item"]:
+            continue
+        obj = it
+        for k in keys[:-1]:
+            obj = obj.get(k) if isinstance(obj, dict) else None
+        if not isinstance(obj, dict):
+            continue
+        last = keys[-1]
+        if fault.get("remove"):
+            obj.pop(last, None)
+        elif "value" in fault:
+            obj[last] = fault["value"]
+        elif last in obj:
+            obj[last] = wrong_value(obj[last])
+    return payload
+
+
 # ---------------------------------------------------------------------------
 # HTTP handler
 # ---------------------------------------------------------------------------
@@ -864,6 +906,9 @@ class Handler(BaseHTTPRequestHandler):
         status, payload, text, ctype = self.handle_api()
         entry["status"] = status
         sim.record(entry)
+        if mode == "wrongtype" and "field" in fault:
+            payload = wrong_field(copy.deepcopy(payload), fault)
+            mode = None
         if mode == "badjson":
             status = 200 if status >= 400 else status
         self.try_send(status, payload, text, ctype,
@@ -1600,6 +1645,9 @@ class Handler(BaseHTTPRequestHandler):
         f = {"method": body.get("method", "*"), "path": body.get("path", ""),
              "mode": mode, "count": count, "left": count,
              "delay": float(body.get("delay", 5))}
+        for key in ("field", "item", "value", "remove"):
+            if key in body:
+                f[key] = body[key]
         self.sim.faults.append(f)
         return 200, f
 

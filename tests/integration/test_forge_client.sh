@@ -271,12 +271,43 @@ reset_log
 fault '{"method":"GET","path":"/issues\\?.*page=2","mode":"500","count":20}'
 expect_fail "second page lost" "page=2" "$API" "$TOKEN" issues open - - -
 
+# A field of the wrong type is an error for its object, never an empty
+# string or 0: a single object fails the call, naming the field; an
+# element of a list is left out and the others are there.
 reset_log
 fault '{"method":"GET","path":"/issues/13$","mode":"wrongtype","count":1}'
-fault '{"method":"GET","path":"/pulls/200$","mode":"wrongtype","count":1}'
-probe "$API" "$TOKEN" issue 13 + pull 200
-check_eq "wrong field types read as missing" "$(cat "$T/out")" \
-    "$(printf '\t\n\tmerged 0\t')"
+expect_fail "issue with wrong types" "issue: 'number' is a string, not an integer" \
+    "$API" "$TOKEN" issue 13
+fault '{"method":"GET","path":"/issues/13$","mode":"wrongtype","field":"title"}'
+expect_fail "issue title an array" "issue: 'title' is an array, not a string" \
+    "$API" "$TOKEN" issue 13
+fault '{"method":"GET","path":"/pulls/200$","mode":"wrongtype","field":"head.sha"}'
+expect_fail "PR head.sha an array" "PR: 'head.sha' is an array, not a string" \
+    "$API" "$TOKEN" pull 200
+fault '{"method":"GET","path":"/pulls/200$","mode":"wrongtype","field":"number","value":200.5}'
+expect_fail "PR number not an integer" "PR: 'number' is a number, not an integer" \
+    "$API" "$TOKEN" pull 200
+probe "$API" "$TOKEN" issues open - - -
+before=$(sed -n 1p "$T/out")
+fault '{"method":"GET","path":"/issues\\?","mode":"wrongtype","field":"title","item":14,"count":0}'
+probe "$API" "$TOKEN" issues open - - -
+faults_clear
+check_eq "one bad issue among good ones: left out" \
+    "$before $(sed -n 1p "$T/out") $(grep -c "^14	" "$T/out") $(grep -c "^15	issue 15$" "$T/out")" \
+    "count 122 count 121 0 1"
+probe "$API" "$TOKEN" pulls open
+before=$(cut -f1 "$T/out" | tr '\n' ' ')
+fault '{"method":"GET","path":"/pulls\\?","mode":"wrongtype","field":"head.sha","item":202}'
+probe "$API" "$TOKEN" pulls open
+check_eq "one bad PR among good ones: left out" \
+    "$before/ $(cut -f1 "$T/out" | tr '\n' ' ')" "count 3 203 202 201 / count 2 203 201 "
+fault '{"method":"GET","path":"/api/repos/1/pipelines\\?","mode":"wrongtype","field":"commit","item":6}'
+probe "$API" "$TOKEN" ci "$(printf 'a%.0s' $(seq 40))"
+check_eq "one bad pipeline among good ones: left out" "$(cat "$T/out")" \
+    "state failure pipeline 5"
+fault '{"method":"GET","path":"/api/repos/1/pipelines/5$","mode":"wrongtype","field":"workflows"}'
+expect_fail "pipeline with a bad workflow list" \
+    "pipeline: 'workflows' is an object, not an array" "$API" "$TOKEN" pipeline 5
 
 "$PROBE" -m 1000 "$API" "$TOKEN" issues open - - - >"$T/out" 2>"$T/err"
 check_eq "body over the cap fails" "$?" 1

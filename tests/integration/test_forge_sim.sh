@@ -299,6 +299,23 @@ fault '{"method":"*","path":".","mode":"500","count":0}'
 sim_post /_admin/faults/clear '{}' >/dev/null
 check_eq "faults clear" "$(sim_status GET "$API/issues/1")" 200
 
+# wrongtype on one field of one item; the other items are as they were.
+fault '{"method":"GET","path":"/issues\\?","mode":"wrongtype","field":"title","item":2}'
+check_eq "fault wrongtype: one field of one item" "$(sim_get "$API/issues?type=issues" |
+    pyjson '[type(i["title"]).__name__ for i in sorted(d, key=lambda i: i["number"])]')" \
+    '["str", "list"]'
+fault '{"method":"GET","path":"/pulls/3$","mode":"wrongtype","field":"head.sha"}'
+check_eq "fault wrongtype: a nested field" "$(sim_get "$API/pulls/3" |
+    pyjson '[type(d["head"]["sha"]).__name__, type(d["head"]["ref"]).__name__]')" \
+    '["list", "str"]'
+fault '{"method":"GET","path":"/pulls/3$","mode":"wrongtype","field":"head.sha","remove":true}'
+check_eq "fault wrongtype: a field left out" "$(sim_get "$API/pulls/3" |
+    pyjson '"sha" in d["head"]')" false
+fault '{"method":"GET","path":"/issues/1$","mode":"wrongtype","field":"number","value":1.5}'
+check_eq "fault wrongtype: a given value" "$(sim_get "$API/issues/1" |
+    pyjson 'd["number"]')" 1.5
+check_eq "fault wrongtype: used up" "$(sim_get "$API/issues/1" | pyjson 'd["number"]')" 1
+
 # Keep-alive: three requests on one connection, each fully read.
 check_eq "keep-alive connection reuse" "$(python3 - "$SIM_PORT" "$API" <<'EOF'
 import http.client, sys

@@ -135,7 +135,9 @@ Looks right.
 **APPROVE** — small and right
 
 ---
-*Reviewed at \`$(printf %.7s "$S1")\` | [AGENTS.md](AGENTS.md)*"
+*Reviewed at \`$(printf %.7s "$S1")\` | [AGENTS.md](AGENTS.md)*
+
+<!-- disinto: review #11 $S1 -->"
 check_eq "approve formal review" "$(rv_reviews 11)" \
     "review-bot APPROVED $S1 False"
 check_has "request changes comment" "$(rv_comments 12 | pyjson 'd[0]')" \

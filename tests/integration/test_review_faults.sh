@@ -57,6 +57,20 @@ check_has "unreadable PR list: logged" \
     "$(cat "$FACTORY_ROOT/review/review.log")" "cannot list the open prs"
 faults_clear
 
+# One PR of the list has no string head.sha: it is skipped with one log
+# line, the others would be reviewed (a dry run).
+fault '{"method": "GET", "path": "/pulls\\?", "mode": "wrongtype",
+    "field": "head.sha", "item": 11, "count": 0}'
+rv_tick --dry-run
+faults_clear
+RVLOG=$(cat "$FACTORY_ROOT/review/review.log")
+check_has "a bad PR among good ones: skipped" "$RVLOG" \
+    "skipping PR #11 of '/pulls?state=open': 'head.sha' is an array, not a string"
+check_lacks "a bad PR among good ones: not reviewed" "$RVLOG" \
+    "would start session review-$P-11 "
+check_has "a bad PR among good ones: the others would be" "$RVLOG" \
+    "would start session review-$P-12 "
+
 # One diff cannot be read: that review waits, the others start.
 fault '{"method": "GET", "path": "/pulls/17\\.diff", "mode": "truncate", "count": 0}'
 rv_tick
@@ -77,6 +91,9 @@ fault '{"method": "GET", "path": "/issues/15/comments", "mode": "500", "count": 
 fault '{"method": "POST", "path": "/pulls/16/reviews/900/dismissals", "mode": "500", "count": 0}'
 rv_tick
 check_eq "faults while posting: exit 1" "$RV_RC" 1
+check "faults while posting: said in the status file" grep -qE \
+    "review-poll: tick failed: [0-9]+ writes failed, the first: cannot (comment on|submit the APPROVED review of) #1[1-6]$" \
+    "$DISINTO_RUN_DIR/$P-review-status"
 wait_for '[ "$(n_comments 13)" = 1 ]' 5
 check_eq "comment refused: nothing posted" \
     "$(n_comments 11) $(n_reviews 11 APPROVED)" "0 0"
@@ -84,8 +101,8 @@ check_eq "formal review refused: comment only" \
     "$(n_comments 12) $(n_reviews 12 REQUEST_CHANGES)" "1 0"
 check_eq "slow comment (done by the forge): no formal review yet" \
     "$(n_comments 13) $(n_reviews 13 APPROVED)" "1 0"
-check_eq "broken answer to the comment: no formal review yet" \
-    "$(n_comments 14) $(n_reviews 14 APPROVED)" "1 0"
+check_eq "broken answer to the comment: read back, the review goes in" \
+    "$(n_comments 14) $(n_reviews 14 APPROVED)" "1 1"
 check_eq "comments unreadable: nothing posted" \
     "$(n_comments 15) $(n_reviews 15 APPROVED)" "0 0"
 check_eq "dismissal refused: the approval still goes in" \
@@ -93,7 +110,7 @@ check_eq "dismissal refused: the approval still goes in" \
 check_eq "dismissal refused: the old review stays" \
     "$(rv_reviews 16 | grep REQUEST_CHANGES)" \
     "review-bot REQUEST_CHANGES 0000000000000000000000000000000000000000 False"
-for n in 11 12 13 14 15; do
+for n in 11 12 13 15; do
 	check_eq "#$n is still to be posted" \
 	    "$(head -1 "$DISINTO_RUN_DIR/review-session-$P-$n.phase")" \
 	    PHASE:done

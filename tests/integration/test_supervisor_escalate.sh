@@ -114,3 +114,16 @@ check "dry run: session 9 lives" t_tmux has-session -t dev-harb-9
 check "dry run: no run file written" \
     test ! -e "$RUN/dev-escalation-notified-harb-9"
 check "dry run: phase file kept" test -e "$RUN/dev-session-harb-9.phase"
+
+# --- a refused notice fails the tick, named in supervisor-status -------------
+fault POST '/issues/9/comments$' 500
+sup_run
+check_eq "notice refused: exit 1" "$SUP_RC" 1
+check "notice refused: said in supervisor-status" grep -q \
+    'supervisor-poll: tick failed: 1 write failed, the first: cannot comment on #9$' \
+    "$RUN/supervisor-status"
+faults_clear
+sup_run
+check_eq "notice posted then: exit 0" "$SUP_RC" 0
+check_eq "notice posted then: once, with its marker" \
+    "$(comments 9 "'<!-- disinto: escalation harb-9 ' in c['body']")" 1

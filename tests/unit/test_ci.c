@@ -239,6 +239,20 @@ test_log_decode(void)
 }
 
 static void
+test_log_wrong_types(void)
+{
+	/* Data that is not a string is no line at all, not an empty one. */
+	cJSON *e = parse("[{\"data\":\"aGVsbG8=\"},{\"data\":42},"
+			 "{\"data\":[\"x\"]},7,{\"data\":\"d29ybGQ=\"}]");
+	char *t;
+
+	t = woodpecker_log_text(e, 0, 0);
+	CHECK_STR(t, "hello\nworld\n");
+	free(t);
+	cJSON_Delete(e);
+}
+
+static void
 test_log_decode_nul_and_padding(void)
 {
 	/* "a\0b" (NUL made a space), "ab" with one "=", "abc" with none. */
@@ -308,6 +322,7 @@ main(void)
 	RUN(test_infra_cases);
 	RUN(test_infra_non_cases);
 	RUN(test_log_decode);
+	RUN(test_log_wrong_types);
 	RUN(test_log_decode_nul_and_padding);
 	RUN(test_log_tail_bytes);
 	RUN(test_failure_free);

@@ -142,7 +142,7 @@ test_get_json_failure(void)
 	char url[128];
 
 	snprintf(url, sizeof(url), "%s/issues/1", base_url);
-	CHECK_INT(http_client_get(c, url, cJSON_Object, &out), -1);
+	CHECK_INT(http_client_get(c, url, cJSON_Object, NULL, &out), -1);
 	CHECK(out == NULL);
 	CHECK(*http_client_error(c) != '\0');
 	CHECK_INT(http_client_status(c), 0);

@@ -260,6 +260,89 @@ test_load_object(void)
 	rmdir(dir);
 }
 
+static const struct json_field test_label_schema[] = {{"id", JSON_INT, 1, NULL},
+    {"name", JSON_STRING, 1, NULL}, {NULL, JSON_STRING, 0, NULL}};
+static const struct json_field test_pr_schema[] = {
+    {"number", JSON_INT, 1, NULL}, {"title", JSON_STRING, 1, NULL},
+    {"head.sha", JSON_STRING, 1, NULL}, {"merged", JSON_BOOL, 0, NULL},
+    {"body", JSON_STRING, 0, NULL}, {"base", JSON_OBJECT, 0, NULL},
+    {"labels", JSON_ARRAY, 0, test_label_schema}, {NULL, JSON_STRING, 0, NULL}};
+
+/* The fault json_check() finds in text, or "" when there is none. */
+static const char *
+check_text(const char *text)
+{
+	static char err[256];
+	cJSON *j = parse(text);
+
+	err[0] = '\0';
+	if (j == NULL)
+		return "unparsed";
+	if (json_check(j, test_pr_schema, err, sizeof(err)) == -1)
+		CHECK(err[0] != '\0');
+	cJSON_Delete(j);
+	return err;
+}
+
+static void
+test_check_good(void)
+{
+	CHECK_STR(check_text("{\"number\": 3, \"title\": \"t\", "
+			     "\"head\": {\"sha\": \"abc\"}}"),
+	    "");
+	/* Optional fields may be absent or null. */
+	CHECK_STR(check_text(
+		      "{\"number\": 3, \"title\": \"\", \"head\": "
+		      "{\"sha\": \"a\"}, \"body\": null, \"merged\": "
+		      "true, \"labels\": [{\"id\": 1, \"name\": \"x\"}], "
+		      "\"base\": null}"),
+	    "");
+}
+
+static void
+test_check_bad(void)
+{
+	CHECK_STR(check_text("{\"title\": \"t\", \"head\": {\"sha\": "
+			     "\"a\"}}"),
+	    "no 'number'");
+	CHECK_STR(check_text("{\"number\": \"3\", \"title\": \"t\"}"),
+	    "'number' is a string, not an integer");
+	CHECK_STR(check_text("{\"number\": 3.5, \"title\": \"t\"}"),
+	    "'number' is a number, not an integer");
+	CHECK_STR(check_text("{\"number\": 3, \"title\": [\"t\"], "
+			     "\"head\": {\"sha\": \"a\"}}"),
+	    "'title' is an array, not a string");
+	CHECK_STR(check_text("{\"number\": 3, \"title\": \"t\", "
+			     "\"head\": {\"sha\": 7}}"),
+	    "'head.sha' is a number, not a string");
+	CHECK_STR(check_text("{\"number\": 3, \"title\": \"t\", "
+			     "\"head\": {}}"),
+	    "no 'head.sha'");
+	CHECK_STR(check_text("{\"number\": 3, \"title\": \"t\", "
+			     "\"head\": \"x\"}"),
+	    "'head' is a string, not an object");
+	CHECK_STR(check_text("{\"number\": 3, \"title\": \"t\", "
+			     "\"head\": null}"),
+	    "no 'head.sha'");
+	CHECK_STR(check_text(
+		      "{\"number\": 3, \"title\": \"t\", "
+		      "\"head\": {\"sha\": \"a\"}, \"merged\": \"false\"}"),
+	    "'merged' is a string, not a boolean");
+	CHECK_STR(check_text("{\"number\": 3, \"title\": \"t\", "
+			     "\"head\": {\"sha\": \"a\"}, \"labels\": {}}"),
+	    "'labels' is an object, not an array");
+	CHECK_STR(check_text("{\"number\": 3, \"title\": \"t\", "
+			     "\"head\": {\"sha\": \"a\"}, \"labels\": "
+			     "[{\"id\": 1, \"name\": \"a\"}, 5]}"),
+	    "'labels[1]' is a number, not an object");
+	CHECK_STR(check_text("{\"number\": 3, \"title\": \"t\", "
+			     "\"head\": {\"sha\": \"a\"}, \"labels\": "
+			     "[{\"id\": 1, \"name\": \"a\"}, {\"id\": 2, "
+			     "\"name\": [\"b\"]}]}"),
+	    "'labels[1].name' is an array, not a string");
+	CHECK_STR(check_text("[1]"), "an array, not an object");
+}
+
 int
 main(void)
 {
@@ -275,5 +358,7 @@ main(void)
 	RUN(test_print);
 	RUN(test_time);
 	RUN(test_load_object);
+	RUN(test_check_good);
+	RUN(test_check_bad);
 	return check_main();
 }
