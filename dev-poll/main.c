@@ -36,6 +36,7 @@ static void main_ctx_open(struct dev_ctx *, const struct config *,
     const struct cli *);
 static void main_ctx_close(struct dev_ctx *);
 static enum dp_step main_tick(struct dev_ctx *);
+static int main_exit(const struct dev_ctx *, enum dp_step);
 static long long main_now_ms(void);
 static void main_summary(long long);
 
@@ -83,7 +84,7 @@ main_ctx_open(struct dev_ctx *c, const struct config *cfg,
 	c->legacy = cfg->dev_agent_cmd != NULL && *cfg->dev_agent_cmd != '\0';
 	c->now = time(NULL);
 	c->forge = forge_open(cfg->forge_api, cfg->forge_token);
-	if (config_ci_configured(cfg))
+	if (config_woodpecker_configured(cfg))
 		c->wp = woodpecker_open(cfg->woodpecker_server,
 		    cfg->woodpecker_token, cfg->woodpecker_repo_id);
 	c->act.forge = c->forge;
@@ -100,16 +101,19 @@ main_ctx_close(struct dev_ctx *c)
 	forge_close(c->forge);
 }
 
-/* The steps of DESIGN section 5; each may end the tick. */
+/*
+ * The steps of DESIGN section 5; each may end the tick.  The merges and
+ * the phase reactions are each over their own items: one whose data did
+ * not arrive is passed over and the rest of the tick runs.
+ */
 static enum dp_step
 main_tick(struct dev_ctx *c)
 {
 	enum dp_step s;
 
-	if ((s = dp_merge_prelock(c)) != DP_NEXT)
-		return s;
-	if ((s = dp_react(c)) != DP_NEXT)
-		return s;
+	if (dp_merge_prelock(c) == DP_DONE)
+		return DP_DONE;
+	(void)dp_react(c);
 	if ((s = dp_slot(c)) != DP_NEXT)
 		return s;
 	if ((s = dp_memory(c)) != DP_NEXT)
@@ -119,6 +123,22 @@ main_tick(struct dev_ctx *c)
 	if ((s = dp_stuck(c)) != DP_NEXT)
 		return s;
 	return dp_backlog(c);
+}
+
+/*
+ * The exit status: 1 when a write failed (a later tick retries it), or
+ * when a read failed and the tick could do nothing at all; else 0.
+ */
+static int
+main_exit(const struct dev_ctx *c, enum dp_step s)
+{
+	if (c->act.failed > 0) {
+		log_msg("tick: %u write(s) failed", c->act.failed);
+		return CLI_EXIT_FAIL;
+	}
+	if ((s == DP_FAIL || c->skipped > 0) && c->acted == 0)
+		return CLI_EXIT_FAIL;
+	return CLI_EXIT_OK;
 }
 
 static long long
@@ -149,6 +169,7 @@ main(int argc, char *argv[])
 	struct config cfg;
 	struct dev_ctx ctx;
 	struct cli cli;
+	enum dp_step s;
 	char msg[1024];
 	long long start = main_now_ms();
 	int rc, fd = -1, r;
@@ -167,9 +188,9 @@ main(int argc, char *argv[])
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	main_ctx_open(&ctx, &cfg, &cli);
-	if (main_tick(&ctx) == DP_FAIL)
-		rc = CLI_EXIT_FAIL;
+	s = main_tick(&ctx);
 	dp_merge_finish(&ctx);
+	rc = main_exit(&ctx, s);
 	main_ctx_close(&ctx);
 	http_cleanup();
 	curl_global_cleanup();
