@@ -62,7 +62,6 @@ int
 rx_done(struct dev_ctx *c, struct rx *x)
 {
 	const cJSON *issue;
-	const char *state;
 	int r;
 
 	if (rx_find_pr(c, x) == -1)
@@ -84,10 +83,11 @@ rx_done(struct dev_ctx *c, struct rx *x)
 		free(text);
 		return r;
 	}
-	if (dp_issue(c, x->issue, &issue) == -1)
+	/* Closed, or gone altogether: nothing is left to do on it. */
+	switch (dp_issue_state(c, x->issue, &issue)) {
+	case DP_ISSUE_UNKNOWN:
 		return -1;
-	state = json_str(issue, "state");
-	if (state == NULL || strcmp(state, "closed") != 0) {
+	case DP_ISSUE_OPEN:
 		if ((r = reactend_merged(c, x)) == -1)
 			return -1;
 		if (r == 0) {
@@ -100,6 +100,9 @@ rx_done(struct dev_ctx *c, struct rx *x)
 			    -1 :
 			    0;
 		}
+		break;
+	default:
+		break;
 	}
 	log_msg("#%lld: done — cleaning up", x->issue);
 	return rx_end_session(c, x, 0);
