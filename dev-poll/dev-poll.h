@@ -147,6 +147,7 @@ struct dev_ctx {
 	int landed;  /* merges whose after-merge steps ran this tick */
 	int skipped; /* items left for a later tick: a read failed */
 	int acted;   /* items handled: merges, reactions, launches */
+	int failed;  /* launches that did not start (act counts writes) */
 };
 
 /* What dp_launch() did. */

@@ -126,14 +126,16 @@ main_tick(struct dev_ctx *c)
 }
 
 /*
- * The exit status: 1 when a write failed (a later tick retries it), or
- * when a read failed and the tick could do nothing at all; else 0.
+ * The exit status: 1 when a write or a launch failed (a later tick tries
+ * again), or when a read failed and the tick could do nothing at all;
+ * else 0.
  */
 static int
 main_exit(const struct dev_ctx *c, enum dp_step s)
 {
-	if (c->act.failed > 0) {
-		log_msg("tick: %u write(s) failed", c->act.failed);
+	if (c->act.failed > 0 || c->failed > 0) {
+		log_msg("tick: %u write(s) and %d launch(es) failed",
+		    c->act.failed, c->failed);
 		return CLI_EXIT_FAIL;
 	}
 	if ((s == DP_FAIL || c->skipped > 0) && c->acted == 0)

@@ -58,7 +58,10 @@ schedule_after(struct dev_ctx *c, enum dp_launch r)
 {
 	if (r == DP_LAUNCHED)
 		c->acted++;
-	return r == DP_LAUNCH_FAILED ? DP_FAIL : DP_DONE;
+	if (r != DP_LAUNCH_FAILED)
+		return DP_DONE;
+	c->failed++;
+	return DP_FAIL;
 }
 
 static enum dp_launch
