@@ -123,7 +123,6 @@ int runfiles_claim(const char *path, size_t max, struct buf *out);
  */
 char *runfiles_dev_state(const char *project, long long issue);
 long long runfiles_dev_state_issue(const char *project, const char *path);
-int runfiles_dev_state_issues(const char *project, long long **nums,
-    size_t *n);
+int runfiles_dev_state_issues(const char *project, long long **nums, size_t *n);
 
 #endif

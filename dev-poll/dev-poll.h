@@ -114,14 +114,13 @@ struct dp_pr {
  * state.c).  All empty: nothing.
  */
 struct dp_state {
-	long long pr;	      /* the issue's PR, 0 when none is known */
-	char merge[64];	      /* a merge was asked (head SHA) and its */
-			      /* after-merge steps are not all done */
-	char refused[64];     /* the head SHA whose merge was refused */
-	long status;	      /* the refusal's HTTP status */
-	long long refused_at; /* the phase file's mtime at the refusal */
-	char answer[256];     /* the forge's words on the refusal */
-	char rebase[64];      /* the head SHA a rebase was asked for */
+	long long pr;		     /* the issue's PR, 0 when none is known */
+	char merge[64];		     /* a merge asked, its steps not all done */
+	char refused[64];	     /* the head SHA whose merge was refused */
+	long status;		     /* the refusal's HTTP status */
+	long long refused_at;	     /* the phase file's mtime at the refusal */
+	char answer[256];	     /* the forge's words on the refusal */
+	char rebase[64];	     /* the head SHA a rebase was asked for */
 	char unknown[PHASE_RAW_MAX]; /* the last unknown phase logged */
 };
 
@@ -136,8 +135,8 @@ struct dev_ctx {
 	time_t now;
 	struct dp_pr *prs; /* the open PRs, read once */
 	size_t nprs;
-	int prs_read;	   /* 1 read, -1 the read failed (logged), 0 not yet */
-	int wp_down;	   /* Woodpecker failed: the forge's status only */
+	int prs_read; /* 1 read, -1 the read failed (logged), 0 not yet */
+	int wp_down;  /* Woodpecker failed: the forge's status only */
 	const cJSON **backlog; /* backlog issues, oldest first */
 	size_t nbacklog;
 	int backlog_read;
@@ -353,8 +352,7 @@ enum dp_merge dp_merge(struct dev_ctx *, struct dp_pr *);
  * state keeps the merge until every step succeeded, so that a later tick
  * (dp_reconcile()) finishes them.  0 or -1.
  */
-int dp_merged(struct dev_ctx *, long long issue, long long pr,
-    const char *sha);
+int dp_merged(struct dev_ctx *, long long issue, long long pr, const char *sha);
 /* Step 1: merge every approved, green PR with an issue reference. */
 enum dp_step dp_merge_prelock(struct dev_ctx *);
 /*

@@ -50,6 +50,10 @@ static enum dp_merge merge_refused(struct dev_ctx *, const struct dp_pr *,
     struct dp_state *);
 static int merge_remember(struct dev_ctx *, const struct dp_pr *,
     struct dp_state *);
+static enum dp_merge merge_refusal(struct dev_ctx *, struct dp_pr *,
+    struct dp_state *, const struct forge_merge *);
+static enum dp_merge merge_prepare(struct dev_ctx *, struct dp_pr *,
+    struct dp_state *);
 
 /* The mtime of the issue's phase file, 0 when there is none. */
 static long long
@@ -289,36 +293,70 @@ merge_remember(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
 	return dp_state_write(c, p->issue, st);
 }
 
+/*
+ * The forge said no: remembered for this head (an issue's PR), then
+ * handled as merge_refused() says.
+ */
+static enum dp_merge
+merge_refusal(struct dev_ctx *c, struct dp_pr *p, struct dp_state *st,
+    const struct forge_merge *m)
+{
+	log_msg("PR #%lld direct merge failed (HTTP %ld) — falling back to "
+		"dev-agent",
+	    p->number, m->status);
+	p->merge_refused = 1;
+	if (p->issue <= 0)
+		return DP_MERGE_REFUSED;
+	st->merge[0] = '\0';
+	snprintf(st->refused, sizeof(st->refused), "%s", p->sha);
+	st->status = m->status;
+	st->refused_at = merge_phase_mtime(c, p->issue);
+	merge_answer(m, st->answer, sizeof(st->answer));
+	(void)dp_state_write(c, p->issue, st);
+	return merge_refused(c, p, st);
+}
+
+/*
+ * Before a merge of an issue's PR: its state read into *st.  Returns
+ * DP_MERGED to go on (the merge remembered), DP_MERGE_REFUSED when it
+ * was refused before at this head, DP_MERGE_UNKNOWN when the state could
+ * not be read or written.
+ */
+static enum dp_merge
+merge_prepare(struct dev_ctx *c, struct dp_pr *p, struct dp_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (p->issue <= 0)
+		return DP_MERGED;
+	if (dp_state_read(c, p->issue, st) == -1) {
+		c->skipped++;
+		return DP_MERGE_UNKNOWN;
+	}
+	if (merge_held(c, p, st)) {
+		log_msg("PR #%lld: its merge was refused at %.7s (HTTP %ld) — "
+			"not asked again",
+		    p->number, p->sha, st->status);
+		return DP_MERGE_REFUSED;
+	}
+	return merge_remember(c, p, st) == 0 ? DP_MERGED : DP_MERGE_UNKNOWN;
+}
+
 enum dp_merge
 dp_merge(struct dev_ctx *c, struct dp_pr *p)
 {
 	struct forge_merge m;
 	struct dp_state st;
+	enum dp_merge r;
 
 	if (p->merge_refused)
 		return DP_MERGE_REFUSED;
-	memset(&st, 0, sizeof(st));
-	if (p->issue > 0) {
-		if (dp_state_read(c, p->issue, &st) == -1) {
-			p->merge_refused = 1;
-			c->skipped++;
-			return DP_MERGE_UNKNOWN;
-		}
-		if (merge_held(c, p, &st)) {
-			log_msg("PR #%lld: its merge was refused at %.7s (HTTP "
-				"%ld) — not asked again",
-			    p->number, p->sha, st.status);
-			p->merge_refused = 1;
-			return merge_refused(c, p, &st);
-		}
+	if ((r = merge_prepare(c, p, &st)) != DP_MERGED) {
+		p->merge_refused = 1;
+		return r == DP_MERGE_REFUSED ? merge_refused(c, p, &st) : r;
 	}
 	log_msg("PR #%lld (issue #%lld) approved + CI green → attempting "
 		"direct merge",
 	    p->number, p->issue);
-	if (p->issue > 0 && merge_remember(c, p, &st) == -1) {
-		p->merge_refused = 1;
-		return DP_MERGE_UNKNOWN;
-	}
 	switch (act_pull_merge(&c->act, p->number, p->sha, &m)) {
 	case ACT_MERGE_FAILED:
 		log_msg("PR #%lld: no answer to the merge — a later tick finds "
@@ -328,19 +366,7 @@ dp_merge(struct dev_ctx *c, struct dp_pr *p)
 		c->merged++;
 		return DP_MERGE_FAILED;
 	case ACT_MERGE_REFUSED:
-		log_msg("PR #%lld direct merge failed (HTTP %ld) — falling "
-			"back to dev-agent",
-		    p->number, m.status);
-		p->merge_refused = 1;
-		if (p->issue <= 0)
-			return DP_MERGE_REFUSED;
-		st.merge[0] = '\0';
-		snprintf(st.refused, sizeof(st.refused), "%s", p->sha);
-		st.status = m.status;
-		st.refused_at = merge_phase_mtime(c, p->issue);
-		merge_answer(&m, st.answer, sizeof(st.answer));
-		(void)dp_state_write(c, p->issue, &st);
-		return merge_refused(c, p, &st);
+		return merge_refusal(c, p, &st, &m);
 	case ACT_MERGED:
 		log_msg("PR #%lld merged successfully", p->number);
 		break;

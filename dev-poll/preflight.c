@@ -102,16 +102,16 @@ preflight_notify(struct dev_ctx *c, long long issue, const long long *blockers,
 	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M UTC", &tm);
 	buf_init(&b, 0);
 	/* dev-agent.sh's words. */
-	buf_puts(&b, "🚧 **Dev-agent: " UNMET_MARK "**\n\n### Blocked by open issues\n\n"
-		     "This issue depends on ");
+	buf_puts(&b,
+	    "🚧 **Dev-agent: " UNMET_MARK "**\n\n### Blocked by open issues\n\n"
+	    "This issue depends on ");
 	for (i = 0; i < n; i++)
 		buf_printf(&b, "%s#%lld", i ? ", " : "", blockers[i]);
 	buf_printf(&b, ", which %s not yet closed.\n", n == 1 ? "is" : "are");
 	if (suggestion > 0)
 		buf_printf(&b, "\n**Suggestion:** Work on #%lld first.\n",
 		    suggestion);
-	buf_printf(&b, "\n---\n*Automated assessment by dev-agent · %s*\n",
-	    ts);
+	buf_printf(&b, "\n---\n*Automated assessment by dev-agent · %s*\n", ts);
 	r = act_comment(&c->act, issue, buf_str(&b), NULL);
 	buf_free(&b);
 	return r;

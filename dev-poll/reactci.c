@@ -422,8 +422,8 @@ rx_awaiting_ci(struct dev_ctx *c, struct rx *x)
 	if (!config_ci_configured(c->cfg))
 		return reactci_on_success(c, x, 0, 1);
 	if (dp_ci_state(c, x->head, &st, &pipeline) == -1) {
-		log_msg("#%lld: cannot read the CI state of %.7s: %s",
-		    x->issue, x->head, forge_error(c->forge));
+		log_msg("#%lld: cannot read the CI state of %.7s: %s", x->issue,
+		    x->head, forge_error(c->forge));
 		return -1;
 	}
 	if (st == CI_SUCCESS)

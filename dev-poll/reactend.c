@@ -182,7 +182,7 @@ reactend_refusal_body(struct dev_ctx *c, const cJSON *j, const char *status)
 		(void)json_int(j, "suggestion", &sugg);
 		cut = sugg > 0 ? xasprintf("\n\n**Suggestion:** Work on "
 					   "#%lld first.",
-					 sugg) :
+				     sugg) :
 				 xstrdup("");
 		body = xasprintf("🚧 **Dev-agent: Unmet dependency**\n\n"
 				 "### Blocked by unmet dependency\n\n%s%s",

@@ -107,8 +107,9 @@ reactpr_one(struct dev_ctx *c, long long issue)
 
 	if (dp_state_read(c, issue, &st) == -1)
 		return -1;
-	if (st.pr <= 0 || (c->prs_read == 1 && reactpr_is_open(c, st.pr) &&
-			      st.merge[0] == '\0'))
+	if (st.pr <= 0 ||
+	    (c->prs_read == 1 && reactpr_is_open(c, st.pr) &&
+		st.merge[0] == '\0'))
 		return 0;
 	switch (reactpr_read(c, issue, &st)) {
 	case 1:

@@ -77,8 +77,8 @@ rx_key_done(struct dev_ctx *c, struct rx *x, const char *kind)
 		found = strstr(buf_str(&b), line) != NULL;
 	else if (errno != ENOENT) {
 		/* Unknown, not absent: sending it again could repeat it. */
-		log_msg("#%lld: cannot read '%s' — %s notice skipped",
-		    x->issue, path, kind);
+		log_msg("#%lld: cannot read '%s' — %s notice skipped", x->issue,
+		    path, kind);
 		found = -1;
 	}
 	buf_free(&b);

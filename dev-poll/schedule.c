@@ -42,8 +42,7 @@ static enum dp_step schedule_ci_fix(struct dev_ctx *, long long, const cJSON *,
     struct dp_pr *);
 static enum dp_step schedule_orphan_pr(struct dev_ctx *, const cJSON *,
     long long, struct dp_pr *);
-static enum dp_step schedule_orphan(struct dev_ctx *, const cJSON *,
-    long long);
+static enum dp_step schedule_orphan(struct dev_ctx *, const cJSON *, long long);
 static enum dp_step schedule_stuck_one(struct dev_ctx *, struct dp_pr *);
 static enum schedule_pick schedule_backlog_pr(struct dev_ctx *, long long,
     struct dp_pr *, struct buf *, long long *);
@@ -101,7 +100,8 @@ schedule_merge(struct dev_ctx *c, struct dp_pr *p, long long issue,
 		return DP_NEXT;
 	}
 	log_msg("falling back to dev-agent for PR #%lld merge", p->number);
-	return schedule_after(c, schedule_launch(c, issue, it, "agent-merge", 0));
+	return schedule_after(c,
+	    schedule_launch(c, issue, it, "agent-merge", 0));
 }
 
 /*
@@ -162,7 +162,8 @@ schedule_ci_fix(struct dev_ctx *c, long long num, const cJSON *it,
 		return stop;
 	log_msg("issue #%lld PR #%lld CI failed — spawning agent to fix", num,
 	    p->number);
-	return schedule_after(c, schedule_launch(c, num, it, "CI fix", p->number));
+	return schedule_after(c,
+	    schedule_launch(c, num, it, "CI fix", p->number));
 }
 
 /* Priority 1 with an open PR on fix/issue-N. */
@@ -343,8 +344,8 @@ schedule_backlog_pr(struct dev_ctx *c, long long num, struct dp_pr *p,
 	/* Unknown: it may be waiting, so it holds new work like one. */
 	if (dp_pr_evaluate(c, p) == -1) {
 		c->skipped++;
-		buf_printf(waiting, "%s#%lld (unknown)", waiting->len ? ", " : "",
-		    p->number);
+		buf_printf(waiting, "%s#%lld (unknown)",
+		    waiting->len ? ", " : "", p->number);
 		return SCHEDULE_NEXT;
 	}
 	/* As upstream, the backlog scan takes requested changes first. */

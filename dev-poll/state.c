@@ -64,9 +64,8 @@ dp_state_read(struct dev_ctx *c, long long issue, struct dp_state *st)
 static int
 state_empty(const struct dp_state *st)
 {
-	return st->pr == 0 && st->merge[0] == '\0' &&
-	    st->refused[0] == '\0' && st->rebase[0] == '\0' &&
-	    st->unknown[0] == '\0';
+	return st->pr == 0 && st->merge[0] == '\0' && st->refused[0] == '\0' &&
+	    st->rebase[0] == '\0' && st->unknown[0] == '\0';
 }
 
 int
