@@ -80,15 +80,18 @@ static void
 react_unknown(struct dev_ctx *c, const struct rx *x)
 {
 	struct dp_state st;
+	int known;
 
-	if (dp_state_read(c, x->issue, &st) == 0 &&
+	if ((known = dp_state_read(c, x->issue, &st) == 0) &&
 	    strcmp(st.unknown, x->sig.raw) == 0)
 		return;
 	log_msg("#%lld: unknown phase '%s' — no phase yet for the crash and "
 		"idle clocks",
 	    x->issue, x->sig.raw);
 	snprintf(st.unknown, sizeof(st.unknown), "%s", x->sig.raw);
-	(void)dp_state_write(c, x->issue, &st);
+	/* A state that could not be read is not written over. */
+	if (known)
+		(void)dp_state_write(c, x->issue, &st);
 }
 
 /* Run the reaction: 0, or -1 when something failed. */

@@ -39,7 +39,7 @@ recover_count_read(const char *path, long long *n)
 
 	*n = 0;
 	buf_init(&b, 0);
-	if (file_read(path, 64, &b) == 0)
+	if (file_read(path, 64, &b) != -1)
 		*n = strtoll(buf_str(&b), NULL, 10);
 	else if (errno != ENOENT) {
 		log_msg("cannot read '%s' — the check waits", path);
