@@ -90,17 +90,28 @@ int
 ci_commit_state(struct forge *f, struct woodpecker *w, const char *sha,
     enum ci_state *out, long long *pipeline)
 {
+	return ci_commit_read(f, w, sha, out, pipeline, NULL);
+}
+
+int
+ci_commit_read(struct forge *f, struct woodpecker *w, const char *sha,
+    enum ci_state *out, long long *pipeline, int *wp_failed)
+{
 	long long num = 0;
 	int r;
 
 	*out = CI_UNKNOWN;
 	if (pipeline != NULL)
 		*pipeline = 0;
-	if (w != NULL) {
-		if ((r = ci_woodpecker_state(w, sha, out, &num)) == -1)
-			return -1;
+	if (wp_failed != NULL)
+		*wp_failed = 0;
+	/* Woodpecker's trouble is not the forge's: its status stands in. */
+	if (w != NULL && (r = ci_woodpecker_state(w, sha, out, &num)) != 1) {
 		if (r == 0)
 			goto out;
+		if (wp_failed != NULL)
+			*wp_failed = 1;
+		num = 0;
 	}
 	if (ci_forge_state(f, sha, out, num == 0 ? &num : NULL) == -1) {
 		*out = CI_UNKNOWN;

@@ -50,13 +50,22 @@ enum ci_state ci_state_from_forge(const char *state);
 /*
  * The CI state of commit sha in *out, and the pipeline number behind it in
  * *pipeline (may be NULL; 0 when unknown): the newest Woodpecker pipeline
- * for the commit when w is given and has one with a known status, else the
- * forge's combined status (pipeline number from a status target_url
- * ".../pipeline/N").  Returns 0, or -1 with *out CI_UNKNOWN when a read
- * failed (the message is in forge_error() or woodpecker_error()).
+ * for the commit when w is given and has one with a known status, else
+ * (no such pipeline, or Woodpecker could not be read, as bash's
+ * ci_commit_status fell back) the forge's combined status (pipeline
+ * number from a status target_url ".../pipeline/N").  Returns 0, or -1
+ * with *out CI_UNKNOWN when the forge's status could not be read
+ * (forge_error() says why).
  */
 int ci_commit_state(struct forge *f, struct woodpecker *w, const char *sha,
     enum ci_state *out, long long *pipeline);
+/*
+ * ci_commit_state(), and in *wp_failed (may be NULL) whether Woodpecker
+ * failed to answer (woodpecker_error() says why), so that a caller can
+ * say so once and leave Woodpecker alone for the rest of its run.
+ */
+int ci_commit_read(struct forge *f, struct woodpecker *w, const char *sha,
+    enum ci_state *out, long long *pipeline, int *wp_failed);
 /*
  * 1 when CI counts as passed: success, or no CI configured and the
  * state none or pending.  Else 0.

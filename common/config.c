@@ -260,11 +260,12 @@ static const struct setting settings[] = {
 	.section = "ci",
 	.key = "woodpecker_repo_id",
 	.type = T_LLONG,
-	.def = "0",
 	.min = 0,
 	.max = LLONG_MAX,
 	.off = F(woodpecker_repo_id),
-	.doc = "Woodpecker repository ID; `0`: no CI configured"},
+	.doc = "Woodpecker repository ID; `0`: no CI configured",
+	.def_doc = "unset: CI required, read from the forge's commit "
+		   "status"},
     {.env = "CI_STALE_MINUTES",
 	.section = "ci",
 	.key = "stale_minutes",
@@ -1260,6 +1261,8 @@ config_load(struct config *cfg, const char *project_toml, const char *exe,
 
 	memset(cfg, 0, sizeof(*cfg));
 	memset(&l, 0, sizeof(l));
+	/* Unset unless a source sets it (bash: ${WOODPECKER_REPO_ID:-2}). */
+	cfg->woodpecker_repo_id = CONFIG_REPO_ID_UNSET;
 	l.cfg = cfg;
 	l.exe = exe;
 	cfg->project_toml = project_toml != NULL ? xstrdup(project_toml) : NULL;
@@ -1346,6 +1349,12 @@ int
 config_ci_configured(const struct config *c)
 {
 	return c->woodpecker_repo_id != 0;
+}
+
+int
+config_woodpecker_configured(const struct config *c)
+{
+	return c->woodpecker_repo_id > 0;
 }
 
 /*

@@ -15,6 +15,9 @@
 
 #include <stddef.h>
 
+/* woodpecker_repo_id when WOODPECKER_REPO_ID is set nowhere. */
+#define CONFIG_REPO_ID_UNSET (-1)
+
 struct mirror {
 	char *name;
 	char *url;
@@ -59,7 +62,8 @@ struct config {
 
 	char *woodpecker_server;
 	char *woodpecker_token;
-	long long woodpecker_repo_id; /* 0 = no CI configured */
+	/* 0: no CI; CONFIG_REPO_ID_UNSET: CI from the forge's status only */
+	long long woodpecker_repo_id;
 	long long ci_stale_minutes;
 
 	long long claude_timeout; /* seconds */
@@ -131,8 +135,14 @@ int config_load(struct config *cfg, const char *project_toml, const char *exe,
 void config_free(struct config *);
 /* 1 when login is one of FORGE_BOT_USERNAMES. */
 int config_is_bot(const struct config *, const char *login);
-/* 1 when a CI system is configured (WOODPECKER_REPO_ID not 0). */
+/*
+ * 1 when CI is required (WOODPECKER_REPO_ID unset or not 0): a PR needs
+ * a successful commit status; unset, as bash's ${WOODPECKER_REPO_ID:-2}
+ * did, CI is read from the forge's commit status alone.
+ */
 int config_ci_configured(const struct config *);
+/* 1 when the Woodpecker API is asked (WOODPECKER_REPO_ID set above 0). */
+int config_woodpecker_configured(const struct config *);
 
 /*
  * The PATH lib/env.sh gave the tools and their agents: home's

@@ -98,6 +98,9 @@ phase_parse(const char *text, size_t len, struct phase_info *out)
 	for (p = PHASE_AWAITING_CI; p < PHASE_UNKNOWN; p++)
 		if (strcmp(out->raw, names[p]) == 0)
 			out->phase = (enum phase)p;
+	/* agent-session.sh ends a session on PHASE:merged as on done. */
+	if (strcmp(out->raw, "PHASE:merged") == 0)
+		out->phase = PHASE_DONE;
 }
 
 int

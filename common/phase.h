@@ -1,8 +1,9 @@
 /*
  * The phase protocol: what an agent's phase file says.  The first line,
  * with every white-space character removed, names the phase; an optional
- * second line "Reason: ..." says why.  Anything else is PHASE_UNKNOWN,
- * logged by the caller and never acted on.
+ * second line "Reason: ..." says why ("PHASE:merged" is PHASE_DONE, as
+ * agent-session.sh read it).  Anything else is PHASE_UNKNOWN, logged by
+ * the caller and never acted on.
  */
 #ifndef PHASE_H
 #define PHASE_H

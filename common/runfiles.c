@@ -546,3 +546,25 @@ out:
 	free(mine);
 	return r;
 }
+
+char *
+runfiles_dev_state(const char *p, long long n)
+{
+	return xasprintf("%s/dev-state-%s-%lld", run_dir, p, n);
+}
+
+long long
+runfiles_dev_state_issue(const char *p, const char *path)
+{
+	return runfiles_project_number(path, "dev-state-%s-", p, "");
+}
+
+int
+runfiles_dev_state_issues(const char *p, long long **nums, size_t *n)
+{
+	char *pattern = xasprintf("%s/dev-state-%s-*", run_dir, p);
+	int r = runfiles_list(pattern, runfiles_dev_state_issue, p, nums, n);
+
+	free(pattern);
+	return r;
+}

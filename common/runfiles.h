@@ -160,4 +160,14 @@ int runfiles_age(const char *path, time_t now, long long *age);
  */
 int runfiles_claim(const char *path, size_t max, struct buf *out);
 
+/*
+ * dev-poll's memory of an issue across ticks ("KEY: value" lines): its
+ * PR, a merge whose after-merge steps are not all done, a refused merge,
+ * the last unknown phase logged.  Its name read back, and the issues of
+ * the project that have one (as runfiles_phase_issues()).
+ */
+char *runfiles_dev_state(const char *project, long long issue);
+long long runfiles_dev_state_issue(const char *project, const char *path);
+int runfiles_dev_state_issues(const char *project, long long **nums, size_t *n);
+
 #endif

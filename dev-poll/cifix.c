@@ -156,15 +156,17 @@ cifix_post_blocked(struct dev_ctx *c, long long issue, long long pr,
 	char ts[32], key[64], *body;
 
 	log_iso8601(c->now, ts, sizeof(ts));
-	body = xasprintf("### CI fix budget used up\n\n"
-			 "Agent sessions tried %lld times to make CI pass "
-			 "on PR #%lld; dev-poll stops here and marks this "
-			 "issue `blocked` for a human to look at.\n\n"
-			 "| | |\n|---|---|\n"
-			 "| Reason | `ci_exhausted_poll (%lld attempts)` |\n"
-			 "| PR | #%lld |\n"
-			 "| Time | `%s` |\n",
-	    attempts, pr, attempts, pr, ts);
+	/* dev-poll.sh's table, then what happened in our words. */
+	body =
+	    xasprintf("### Session failure diagnostic\n\n"
+		      "| Field | Value |\n|---|---|\n"
+		      "| Exit reason | `ci_exhausted_poll (%lld attempts)` |\n"
+		      "| Timestamp | `%s` |\n"
+		      "| PR | #%lld |\n\n"
+		      "Agent sessions tried %lld times to make CI pass on "
+		      "PR #%lld; dev-poll stops here and marks this issue "
+		      "`blocked` for a human to look at.\n",
+		attempts, ts, pr, attempts, pr);
 	snprintf(key, sizeof(key), "ci-exhausted #%lld", pr);
 	(void)act_comment(&c->act, issue, key, body, NULL);
 	(void)act_label_add(&c->act, issue, "blocked");

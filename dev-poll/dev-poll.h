@@ -8,8 +8,11 @@
  *   prs.c       the open PRs, their issue, CI state and reviews
  *   issues.c    issue lists, dependency states, skip labels
  *   cifix.c     the CI-fix budget in dev/ci-fixes-P.json
- *   merge.c     direct merges and the pre-lock merge step
- *   react.c     step 2, phase reactions (react.h: rx*.c, recover.c)
+ *   state.c     what dev-poll remembers of an issue between ticks
+ *   merge.c     direct merges, refusals, the after-merge steps and the
+ *               pre-lock merge step
+ *   react.c     step 2, phase reactions (react.h: rx*.c, recover.c,
+ *               reactpr.c: PRs merged or closed behind a tick's back)
  *   slot.c      the agent slot and the memory guard
  *   schedule.c  priorities 1, 1.5 and 2
  *   preflight.c the dependency preflight and its comment
@@ -34,6 +37,7 @@
 #include "act.h"
 #include "ci.h"
 #include "forge.h"
+#include "phase.h"
 
 struct buf;
 struct config;
@@ -69,8 +73,9 @@ enum dp_deps {
 /* What dp_merge() did. */
 enum dp_merge {
 	DP_MERGED,	  /* merged now, or found merged */
-	DP_MERGE_REFUSED, /* noted in the PR: not tried again this tick */
-	DP_MERGE_FAILED	  /* no answer */
+	DP_MERGE_REFUSED, /* refused (now or before, for this head) */
+	DP_MERGE_FAILED,  /* no answer: a later tick finds out */
+	DP_MERGE_UNKNOWN  /* not tried: the issue's state is unreadable */
 };
 
 /* What the CI-fix budget says (dp_cifix()). */
@@ -105,6 +110,21 @@ struct dp_pr {
 	int merge_refused; /* a direct merge was refused this tick */
 };
 
+/*
+ * What dev-poll remembers of an issue between ticks (dev-state-P-N;
+ * state.c).  All empty: nothing.
+ */
+struct dp_state {
+	long long pr;		     /* the issue's PR, 0 when none is known */
+	char merge[64];		     /* a merge asked, its steps not all done */
+	char refused[64];	     /* the head SHA whose merge was refused */
+	long status;		     /* the refusal's HTTP status */
+	long long refused_at;	     /* the phase file's mtime at the refusal */
+	char answer[256];	     /* the forge's words on the refusal */
+	char rebase[64];	     /* the head SHA a rebase was asked for */
+	char unknown[PHASE_RAW_MAX]; /* the last unknown phase logged */
+};
+
 /* One tick. */
 struct dev_ctx {
 	const struct config *cfg;
@@ -116,13 +136,18 @@ struct dev_ctx {
 	time_t now;
 	struct dp_pr *prs; /* the open PRs, read once */
 	size_t nprs;
-	int prs_read;
+	int prs_read; /* 1 read, -1 the read failed (logged), 0 not yet */
+	int wp_down;  /* Woodpecker failed: the forge's status only */
 	const cJSON **backlog; /* backlog issues, oldest first */
 	size_t nbacklog;
 	int backlog_read;
 	const cJSON **inprog; /* in-progress issues, newest first */
 	size_t ninprog;
-	int merged;	       /* PRs merged this tick */
+	int merged;  /* PRs merged (or their merge asked) this tick */
+	int landed;  /* merges whose after-merge steps ran this tick */
+	int skipped; /* items left for a later tick: a read failed */
+	int acted;   /* items handled: merges, reactions, launches */
+	int failed;  /* launches that did not start (act counts writes) */
 	unsigned status_steps; /* status lines written: a launch went on */
 };
 
@@ -218,6 +243,19 @@ enum dp_pr_action dp_pr_decide(const struct dp_pr *);
  * false) and was not dismissed.
  */
 void dp_pr_reviews(struct dp_pr *, const cJSON *reviews);
+/*
+ * The CI state of commit sha (and its pipeline, may be NULL): Woodpecker
+ * first, the forge's commit status when Woodpecker has no pipeline for
+ * it or fails (said once a tick; Woodpecker is not asked again that
+ * tick).  0, or -1 when the forge's status could not be read either.
+ */
+int dp_ci_state(struct dev_ctx *, const char *sha, enum ci_state *,
+    long long *pipeline);
+/*
+ * A merged PR on fix/issue-N among the closed ones: 1 (its number in
+ * *pr), 0 none, -1 the closed PRs could not be read (logged).
+ */
+int dp_pr_merged(struct dev_ctx *, long long issue, long long *pr);
 /* The CI state of an evaluated PR for the log ("success" if non-code). */
 const char *dp_pr_ci_name(const struct dp_pr *);
 /* Whether title names #N (not followed by another digit). */
@@ -291,12 +329,40 @@ enum dp_cifix_res dp_cifix_step(long long count, enum dp_cifix_op op,
 /* Forget pr's count (after its merge).  0 or -1. */
 int dp_cifix_reset(struct dev_ctx *, long long pr);
 
+/* state.c */
+/*
+ * Read the issue's state into *st (all empty when there is none).  0, or
+ * -1 (logged) when the file is there but cannot be read.
+ */
+int dp_state_read(struct dev_ctx *, long long issue, struct dp_state *st);
+/* Replace the issue's state (all empty: remove it).  0 or -1. */
+int dp_state_write(struct dev_ctx *, long long issue,
+    const struct dp_state *st);
+/* Remember pr as the issue's PR (nothing for issue 0).  0 or -1. */
+int dp_state_note_pr(struct dev_ctx *, long long issue, long long pr);
+/* Forget everything about the issue.  0 or -1. */
+int dp_state_forget(struct dev_ctx *, long long issue);
+
 /* merge.c */
 /*
  * Merge an approved, green PR at the SHA that was checked, and do what a
- * merge entails.
+ * merge entails.  The merge is remembered in the issue's state before it
+ * is asked; a refusal is remembered per head SHA and not asked again: 405
+ * (the forge's merge requirements) escalates a live session, anything
+ * else (a conflict) has it rebase, once per head.  Without a live session
+ * the caller starts one.
  */
 enum dp_merge dp_merge(struct dev_ctx *, struct dp_pr *);
+/*
+ * The after-merge steps of PR pr of issue (0: a chore PR), each
+ * idempotent: the issue closed and out of in-progress, PHASE:done for a
+ * session still on it (its reactions clean up) or else its phase and
+ * summary files removed, the PR's CI-fix count forgotten; the primary
+ * branch and the mirrors follow at the end of the tick.  The issue's
+ * state keeps the merge until every step succeeded, so that a later tick
+ * (dp_reconcile()) finishes them.  0 or -1.
+ */
+int dp_merged(struct dev_ctx *, long long issue, long long pr, const char *sha);
 /* Step 1: merge every approved, green PR with an issue reference. */
 enum dp_step dp_merge_prelock(struct dev_ctx *);
 /*
@@ -308,6 +374,14 @@ void dp_merge_finish(struct dev_ctx *);
 /* rx.c */
 /* The issue numbers of the project's phase files.  Caller frees. */
 int dp_phase_issues(struct dev_ctx *, long long **issues, size_t *n);
+
+/* reactpr.c */
+/*
+ * Step 1, first: every issue's remembered PR checked against the forge.
+ * Merged (dev-poll's merge whose answer was lost, or a person's): the
+ * after-merge steps.  Closed unmerged: the session ends.
+ */
+void dp_reconcile(struct dev_ctx *);
 
 /* react.c */
 /*

@@ -38,6 +38,7 @@ static void main_ctx_open(struct dev_ctx *, const struct config *,
     const struct cli *);
 static void main_ctx_close(struct dev_ctx *);
 static enum dp_step main_tick(struct dev_ctx *, const char **);
+static int main_exit(const struct dev_ctx *, enum dp_step);
 static long long main_now_ms(void);
 static void main_summary(long long);
 
@@ -92,7 +93,7 @@ main_ctx_open(struct dev_ctx *c, const struct config *cfg,
 	c->legacy = cfg->dev_agent_cmd != NULL && *cfg->dev_agent_cmd != '\0';
 	c->now = time(NULL);
 	c->forge = forge_open(cfg->forge_api, cfg->forge_token);
-	if (config_ci_configured(cfg))
+	if (config_woodpecker_configured(cfg))
 		c->wp = woodpecker_open(cfg->woodpecker_server,
 		    cfg->woodpecker_token, cfg->woodpecker_repo_id);
 	c->act.forge = c->forge;
@@ -112,6 +113,8 @@ main_ctx_close(struct dev_ctx *c)
 /*
  * The steps of DESIGN section 5; each may end the tick.  *ended says
  * what the step that ended it stands for (dp_tick_record()).
+ * The merges and the phase reactions are each over their own items: one
+ * whose data did not arrive is passed over and the rest of the tick runs.
  */
 static enum dp_step
 main_tick(struct dev_ctx *c, const char **ended)
@@ -119,10 +122,9 @@ main_tick(struct dev_ctx *c, const char **ended)
 	enum dp_step s;
 
 	*ended = RUNFILES_TICK_WAITING;
-	if ((s = dp_merge_prelock(c)) != DP_NEXT)
-		return s;
-	if ((s = dp_react(c)) != DP_NEXT)
-		return s;
+	if (dp_merge_prelock(c) == DP_DONE)
+		return DP_DONE;
+	(void)dp_react(c);
 	*ended = RUNFILES_TICK_BUSY;
 	if ((s = dp_slot(c)) != DP_NEXT)
 		return s;
@@ -136,6 +138,24 @@ main_tick(struct dev_ctx *c, const char **ended)
 		return s;
 	*ended = RUNFILES_TICK_NOTHING_READY;
 	return dp_backlog(c);
+}
+
+/*
+ * The exit status: 1 when a write or a launch failed (a later tick tries
+ * again), or when a read failed and the tick could do nothing at all;
+ * else 0.
+ */
+static int
+main_exit(const struct dev_ctx *c, enum dp_step s)
+{
+	/* Failed writes: act_tick_failed(). */
+	if (c->failed > 0) {
+		log_msg("tick: %d launch(es) failed", c->failed);
+		return CLI_EXIT_FAIL;
+	}
+	if ((s == DP_FAIL || c->skipped > 0) && c->acted == 0)
+		return CLI_EXIT_FAIL;
+	return CLI_EXIT_OK;
 }
 
 static long long
@@ -190,11 +210,13 @@ main(int argc, char *argv[])
 	main_ctx_open(&ctx, &cfg, &cli);
 	if (cli.issue > 0)
 		rc = dp_oneshot(&ctx, cli.issue, cli.force, &msg);
-	else if ((s = main_tick(&ctx, &ended)) == DP_FAIL)
-		rc = CLI_EXIT_FAIL;
+	else
+		s = main_tick(&ctx, &ended);
 	dp_merge_finish(&ctx);
-	if (cli.issue == 0)
+	if (cli.issue == 0) {
+		rc = main_exit(&ctx, s);
 		dp_tick_record(&ctx, s, ended);
+	}
 	/* A write that failed fails the tick, wherever it was. */
 	status = main_status_path(&cfg);
 	if (act_tick_failed(&ctx.act, status, main_tool.prog))

@@ -5,79 +5,376 @@
  * in repo_root, mirrors pushed in the background, the CI-fix count reset.
  * The pre-lock step merges every such PR before the agent slot is looked
  * at, so approved work lands even while an agent is busy.
+ *
+ * The merge is written into the issue's state before it is asked, and
+ * stays there until every after-merge step succeeded: a merge whose
+ * answer was lost, or whose close or label removal failed, is finished by
+ * a later tick (reactpr.c).  A refusal is remembered per head SHA, so the
+ * merge is not asked again every tick (a 405 again once the phase file
+ * changed: someone answered the escalation): as phase-handler.sh's
+ * do_merge did, 405 (the forge's merge requirements) escalates a live
+ * session, anything else (a conflict) asks it to rebase, once per head.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "agent.h"
 #include "config.h"
 #include "dev-poll.h"
+#include "file.h"
 #include "forge.h"
 #include "log.h"
 #include "runfiles.h"
+#include "template.h"
+#include "utf8.h"
+#include "xmalloc.h"
 
-static void merge_after(struct dev_ctx *, const struct dp_pr *);
+/* The forge's answer quoted in an escalation, as do_merge did. */
+#define ANSWER_MAX 200
+
+static long long merge_phase_mtime(struct dev_ctx *, long long);
+static int merge_phase_done(struct dev_ctx *, long long);
+static int merge_steps(struct dev_ctx *, long long, long long);
+static int merge_held(struct dev_ctx *, const struct dp_pr *,
+    const struct dp_state *);
+static void merge_answer(const struct forge_merge *, char *, size_t);
+static int merge_escalate(struct dev_ctx *, const struct dp_pr *,
+    struct dp_state *);
+static char *merge_rebase_text(struct dev_ctx *, const struct dp_pr *,
+    const struct dp_state *);
+static int merge_rebase(struct dev_ctx *, const struct dp_pr *,
+    struct dp_state *);
+static enum dp_merge merge_refused(struct dev_ctx *, const struct dp_pr *,
+    struct dp_state *);
+static int merge_remember(struct dev_ctx *, const struct dp_pr *,
+    struct dp_state *);
+static enum dp_merge merge_refusal(struct dev_ctx *, struct dp_pr *,
+    struct dp_state *, const struct forge_merge *);
+static enum dp_merge merge_prepare(struct dev_ctx *, struct dp_pr *,
+    struct dp_state *);
+
+/* The mtime of the issue's phase file, 0 when there is none. */
+static long long
+merge_phase_mtime(struct dev_ctx *c, long long issue)
+{
+	char *path = runfiles_phase(c->cfg->project_name, issue);
+	time_t t = 0;
+
+	if (file_mtime(path, &t) == -1)
+		t = 0;
+	free(path);
+	return (long long)t;
+}
 
 /*
- * The follow-ups of a merge for its issue; each failure is logged and
- * passed over.  The primary branch and the mirrors are brought up to
- * date once, after all of the tick's merges (dp_merge_finish()).
+ * A session still working on the issue is told PHASE:done, and its
+ * reactions end it (session, worktree, run files); without one the phase
+ * and summary files go.  0 or -1.
  */
-static void
-merge_after(struct dev_ctx *c, const struct dp_pr *p)
+static int
+merge_phase_done(struct dev_ctx *c, long long issue)
 {
 	const char *proj = c->cfg->project_name;
-	char *path, *session;
+	char *path = runfiles_phase(proj, issue), *summary = NULL;
+	char *session = runfiles_dev_session(proj, issue);
+	struct phase_info sig;
+	int r = 0;
 
-	if (p->issue > 0) {
-		(void)act_issue_close(&c->act, p->issue);
-		(void)act_label_remove(&c->act, p->issue, "in-progress");
-		path = runfiles_phase(proj, p->issue);
-		session = runfiles_dev_session(proj, p->issue);
-		/*
-		 * A session still working on the issue is ended by the next
-		 * tick's phase reactions (session, worktree, run files).
-		 */
-		if (agent_alive(session) == 1)
-			(void)act_write(&c->act, path, "PHASE:done\n", 0);
-		else
-			(void)act_remove(&c->act, path);
-		free(session);
-		free(path);
-		path = runfiles_summary(proj, p->issue);
-		(void)act_remove(&c->act, path);
-		free(path);
+	switch (agent_alive(session)) {
+	case 1:
+		if (agent_read_signal(session, path, &sig) == 0 &&
+		    sig.phase == PHASE_DONE)
+			break;
+		r = act_write(&c->act, path, "PHASE:done\n", 0);
+		break;
+	case 0:
+		summary = runfiles_summary(proj, issue);
+		if (act_remove(&c->act, path) == -1 ||
+		    act_remove(&c->act, summary) == -1)
+			r = -1;
+		break;
+	default:
+		break; /* the reactions look again */
 	}
-	(void)dp_cifix_reset(c, p->number);
-	c->merged++;
+	free(summary);
+	free(session);
+	free(path);
+	return r;
+}
+
+/* Every after-merge step of the issue, each tried: 0, or -1 if one failed. */
+static int
+merge_steps(struct dev_ctx *c, long long issue, long long pr)
+{
+	int r = 0;
+
+	if (act_issue_close(&c->act, issue) == -1)
+		r = -1;
+	if (act_label_remove(&c->act, issue, "in-progress") == -1)
+		r = -1;
+	if (merge_phase_done(c, issue) == -1)
+		r = -1;
+	if (dp_cifix_reset(c, pr) == -1)
+		r = -1;
+	return r;
+}
+
+int
+dp_merged(struct dev_ctx *c, long long issue, long long pr, const char *sha)
+{
+	struct dp_state st;
+
+	c->landed++;
+	c->acted++;
+	if (issue <= 0)
+		return dp_cifix_reset(c, pr);
+	if (dp_state_read(c, issue, &st) == -1)
+		return -1;
+	st.pr = pr;
+	if (st.merge[0] == '\0')
+		snprintf(st.merge, sizeof(st.merge), "%s",
+		    sha != NULL ? sha : "merged");
+	/* Remembered first: a failed step is found again by a later tick. */
+	if (dp_state_write(c, issue, &st) == -1)
+		return -1;
+	if (merge_steps(c, issue, pr) == -1) {
+		log_msg("#%lld: the after-merge steps of PR #%lld are not all "
+			"done — a later tick finishes them",
+		    issue, pr);
+		return -1;
+	}
+	return dp_state_forget(c, issue);
+}
+
+/*
+ * Whether the merge of p was refused before and must not be asked again:
+ * the same head, and for a 405 the phase file unchanged since.
+ */
+static int
+merge_held(struct dev_ctx *c, const struct dp_pr *p, const struct dp_state *st)
+{
+	if (st->refused[0] == '\0' || strcmp(st->refused, p->sha) != 0)
+		return 0;
+	return st->status != 405 ||
+	    st->refused_at == merge_phase_mtime(c, p->issue);
+}
+
+/*
+ * The forge's own words on a refusal (its message, not the endpoint the
+ * client names first), cut to ANSWER_MAX bytes.
+ */
+static void
+merge_answer(const struct forge_merge *m, char *out, size_t outsz)
+{
+	const char *s = strstr(m->message, "': ");
+	char *cut;
+
+	s = s != NULL ? s + 3 : m->message;
+	cut = utf8_cut(s, ANSWER_MAX, NULL);
+	snprintf(out, outsz, "%s", cut);
+	free(cut);
+}
+
+/*
+ * 405, not merged: the session escalates to a human, as do_merge wrote.
+ * The phase file's new mtime is kept with the refusal.  0 or -1.
+ */
+static int
+merge_escalate(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
+{
+	char *path = runfiles_phase(c->cfg->project_name, p->issue), *text;
+	char *session = runfiles_dev_session(c->cfg->project_name, p->issue);
+	struct phase_info sig;
+	int r = 0;
+
+	if (agent_read_signal(session, path, &sig) == 0 &&
+	    sig.phase == PHASE_ESCALATE)
+		goto out;
+	log_msg("PR #%lld blocked — merge requirements not met (HTTP %ld) — "
+		"escalating #%lld",
+	    p->number, st->status, p->issue);
+	text = xasprintf("PHASE:escalate\nReason: PR #%lld merge blocked — "
+			 "merge requirements not met (HTTP %ld): %s\n",
+	    p->number, st->status, st->answer);
+	r = act_write(&c->act, path, text, 0);
+	free(text);
+	if (r == 0) {
+		st->refused_at = merge_phase_mtime(c, p->issue);
+		r = dp_state_write(c, p->issue, st);
+	}
+out:
+	free(session);
+	free(path);
+	return r;
+}
+
+/* The rebase instructions (formulas/dev-merge-rebase.md).  Caller frees. */
+static char *
+merge_rebase_text(struct dev_ctx *c, const struct dp_pr *p,
+    const struct dp_state *st)
+{
+	char *remote = dp_forge_remote(c), *phase, *text;
+	char pr[32], status[32];
+
+	phase = runfiles_phase(c->cfg->project_name, p->issue);
+	snprintf(pr, sizeof(pr), "%lld", p->number);
+	snprintf(status, sizeof(status), "%ld", st->status);
+	text = dp_render(c, "dev-merge-rebase.md",
+	    (struct template_var[]) {{"PR", pr},
+		{"PRIMARY_BRANCH", c->cfg->primary_branch}, {"REMOTE", remote},
+		{"BRANCH", p->branch != NULL ? p->branch : ""},
+		{"PHASE_FILE", phase}, {"STATUS", status},
+		{"ANSWER", st->answer}},
+	    7);
+	free(phase);
+	free(remote);
+	return text;
+}
+
+/*
+ * Any other refusal (a conflict): the session rebases and pushes, told
+ * once per head SHA.  0 or -1.
+ */
+static int
+merge_rebase(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
+{
+	char *session, *idle, *text;
+	enum act_inject r;
+
+	if (strcmp(st->rebase, p->sha) == 0)
+		return 0;
+	if ((text = merge_rebase_text(c, p, st)) == NULL)
+		return -1;
+	session = runfiles_dev_session(c->cfg->project_name, p->issue);
+	idle = runfiles_idle_marker(session);
+	(void)act_remove(&c->act, idle);
+	if ((r = act_inject(&c->act, session, text)) == ACT_INJECTED) {
+		log_msg("#%lld: rebase onto %s asked for PR #%lld", p->issue,
+		    c->cfg->primary_branch, p->number);
+		snprintf(st->rebase, sizeof(st->rebase), "%s", p->sha);
+		if (dp_state_write(c, p->issue, st) == -1)
+			r = ACT_INJECT_FAILED;
+	}
+	free(idle);
+	free(session);
+	free(text);
+	return r == ACT_INJECT_FAILED ? -1 : 0;
+}
+
+/*
+ * A refused merge (now or before, at this head): a live session is
+ * escalated (405) or asked to rebase; without one the caller starts a
+ * session for it.
+ */
+static enum dp_merge
+merge_refused(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
+{
+	char *session = runfiles_dev_session(c->cfg->project_name, p->issue);
+	int alive = agent_alive(session);
+
+	free(session);
+	if (alive == 1) {
+		if (st->status == 405)
+			(void)merge_escalate(c, p, st);
+		else
+			(void)merge_rebase(c, p, st);
+	}
+	return DP_MERGE_REFUSED;
+}
+
+/* The merge about to be asked, in the issue's state.  0 or -1. */
+static int
+merge_remember(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
+{
+	st->pr = p->number;
+	snprintf(st->merge, sizeof(st->merge), "%s", p->sha);
+	return dp_state_write(c, p->issue, st);
+}
+
+/*
+ * The forge said no: remembered for this head (an issue's PR), then
+ * handled as merge_refused() says.
+ */
+static enum dp_merge
+merge_refusal(struct dev_ctx *c, struct dp_pr *p, struct dp_state *st,
+    const struct forge_merge *m)
+{
+	log_msg("PR #%lld direct merge failed (HTTP %ld) — falling back to "
+		"dev-agent",
+	    p->number, m->status);
+	p->merge_refused = 1;
+	if (p->issue <= 0)
+		return DP_MERGE_REFUSED;
+	st->merge[0] = '\0';
+	snprintf(st->refused, sizeof(st->refused), "%s", p->sha);
+	st->status = m->status;
+	st->refused_at = merge_phase_mtime(c, p->issue);
+	merge_answer(m, st->answer, sizeof(st->answer));
+	(void)dp_state_write(c, p->issue, st);
+	return merge_refused(c, p, st);
+}
+
+/*
+ * Before a merge of an issue's PR: its state read into *st.  Returns
+ * DP_MERGED to go on (the merge remembered), DP_MERGE_REFUSED when it
+ * was refused before at this head, DP_MERGE_UNKNOWN when the state could
+ * not be read or written.
+ */
+static enum dp_merge
+merge_prepare(struct dev_ctx *c, struct dp_pr *p, struct dp_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (p->issue <= 0)
+		return DP_MERGED;
+	if (dp_state_read(c, p->issue, st) == -1) {
+		c->skipped++;
+		return DP_MERGE_UNKNOWN;
+	}
+	if (merge_held(c, p, st)) {
+		log_msg("PR #%lld: its merge was refused at %.7s (HTTP %ld) — "
+			"not asked again",
+		    p->number, p->sha, st->status);
+		return DP_MERGE_REFUSED;
+	}
+	return merge_remember(c, p, st) == 0 ? DP_MERGED : DP_MERGE_UNKNOWN;
 }
 
 enum dp_merge
 dp_merge(struct dev_ctx *c, struct dp_pr *p)
 {
 	struct forge_merge m;
+	struct dp_state st;
+	enum dp_merge r;
 
 	if (p->merge_refused)
 		return DP_MERGE_REFUSED;
+	if ((r = merge_prepare(c, p, &st)) != DP_MERGED) {
+		p->merge_refused = 1;
+		return r == DP_MERGE_REFUSED ? merge_refused(c, p, &st) : r;
+	}
 	log_msg("PR #%lld (issue #%lld) approved + CI green → attempting "
 		"direct merge",
 	    p->number, p->issue);
 	switch (act_pull_merge(&c->act, p->number, p->sha, &m)) {
 	case ACT_MERGE_FAILED:
+		log_msg("PR #%lld: no answer to the merge — a later tick finds "
+			"out whether it happened",
+		    p->number);
+		p->merge_refused = 1;
+		c->merged++;
 		return DP_MERGE_FAILED;
 	case ACT_MERGE_REFUSED:
-		log_msg("PR #%lld direct merge failed (HTTP %ld) — falling "
-			"back to dev-agent",
-		    p->number, m.status);
-		p->merge_refused = 1;
-		return DP_MERGE_REFUSED;
+		return merge_refusal(c, p, &st, &m);
 	case ACT_MERGED:
 		log_msg("PR #%lld merged successfully", p->number);
 		break;
 	case ACT_MERGE_DRY:
 		break;
 	}
-	merge_after(c, p);
+	c->merged++;
+	(void)dp_merged(c, p->issue, p->number, p->sha);
 	return DP_MERGED;
 }
 
@@ -85,18 +382,20 @@ enum dp_step
 dp_merge_prelock(struct dev_ctx *c)
 {
 	struct dp_pr *p;
-	int merged = 0, failed = 0;
+	int merged = 0, lost = 0;
 	size_t i;
 
 	log_msg("pre-lock: scanning for mergeable PRs");
-	if (dp_prs_load(c) == -1)
+	(void)dp_prs_load(c);
+	dp_reconcile(c);
+	if (c->prs_read != 1)
 		return DP_FAIL;
 	for (i = 0; i < c->nprs; i++) {
 		p = &c->prs[i];
 		if (p->issue < 0)
 			continue;
 		if (dp_pr_evaluate(c, p) == -1) {
-			failed = 1;
+			c->skipped++;
 			continue;
 		}
 		if (!p->passed || !p->approved)
@@ -106,16 +405,19 @@ dp_merge_prelock(struct dev_ctx *c)
 			merged = 1;
 			break;
 		case DP_MERGE_FAILED:
-			failed = 1;
+			lost = 1;
 			break;
 		case DP_MERGE_REFUSED:
+		case DP_MERGE_UNKNOWN:
 			break;
 		}
 	}
 	if (merged)
 		log_msg("pre-lock: merged PR(s) successfully — exiting");
-	if (merged || failed)
-		return failed ? DP_FAIL : DP_DONE;
+	else if (lost)
+		log_msg("pre-lock: a merge went unanswered — exiting");
+	if (merged || lost)
+		return DP_DONE;
 	log_msg("pre-lock: no PRs merged, checking agent lock");
 	return DP_NEXT;
 }
@@ -123,7 +425,7 @@ dp_merge_prelock(struct dev_ctx *c)
 void
 dp_merge_finish(struct dev_ctx *c)
 {
-	if (c->merged == 0)
+	if (c->landed == 0)
 		return;
 	(void)dp_git_ff_primary(c);
 	dp_mirror_push(c);

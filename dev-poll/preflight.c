@@ -112,17 +112,17 @@ preflight_notify(struct dev_ctx *c, long long issue, const cJSON *comments,
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M UTC", &tm);
 	buf_init(&b, 0);
-	buf_puts(&b, "🚧 **" UNMET_MARK "**\n\nThis issue depends on ");
+	/* dev-agent.sh's words. */
+	buf_puts(&b,
+	    "🚧 **Dev-agent: " UNMET_MARK "**\n\n### Blocked by open issues\n\n"
+	    "This issue depends on ");
 	for (i = 0; i < n; i++)
 		buf_printf(&b, "%s#%lld", i ? ", " : "", blockers[i]);
-	buf_printf(&b,
-	    ", which %s still open, so the dev agent will not "
-	    "start on it yet.\n",
-	    n == 1 ? "is" : "are");
+	buf_printf(&b, ", which %s not yet closed.\n", n == 1 ? "is" : "are");
 	if (suggestion > 0)
-		buf_printf(&b, "\n**Suggestion:** work on #%lld first.\n",
+		buf_printf(&b, "\n**Suggestion:** Work on #%lld first.\n",
 		    suggestion);
-	buf_printf(&b, "\n---\n*dev-poll dependency check, %s*\n", ts);
+	buf_printf(&b, "\n---\n*Automated assessment by dev-agent · %s*\n", ts);
 	r = act_comment(&c->act, issue, key, buf_str(&b), NULL);
 	buf_free(&b);
 	return r;

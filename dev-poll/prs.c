@@ -35,10 +35,12 @@ dp_prs_load(struct dev_ctx *c)
 	struct dp_pr *p;
 	long long n;
 
-	if (c->prs_read)
-		return 0;
+	/* A failed read is said once and not tried again this tick. */
+	if (c->prs_read != 0)
+		return c->prs_read == 1 ? 0 : -1;
 	if (forge_pulls_list(c->forge, "open", &list) == -1) {
 		log_msg("cannot read the open PRs: %s", forge_error(c->forge));
+		c->prs_read = -1;
 		return -1;
 	}
 	c->prs = xcalloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(*c->prs));
@@ -57,22 +59,35 @@ dp_prs_load(struct dev_ctx *c)
 	return 0;
 }
 
+int
+dp_ci_state(struct dev_ctx *c, const char *sha, enum ci_state *st,
+    long long *pipeline)
+{
+	int wp_failed, r;
+
+	r = ci_commit_read(c->forge, c->wp_down ? NULL : c->wp, sha, st,
+	    pipeline, &wp_failed);
+	if (wp_failed) {
+		log_msg("Woodpecker: %s — the forge's commit status stands in "
+			"for the rest of this tick",
+		    woodpecker_error(c->wp));
+		c->wp_down = 1;
+	}
+	return r;
+}
+
 /* The CI state of the PR's head. */
 static int
 prs_ci(struct dev_ctx *c, struct dp_pr *p)
 {
-	const char *why;
-
 	if (p->sha == NULL || *p->sha == '\0') {
 		log_msg("PR #%lld has no head SHA", p->number);
 		return -1;
 	}
-	if (ci_commit_state(c->forge, c->wp, p->sha, &p->ci, NULL) == 0)
+	if (dp_ci_state(c, p->sha, &p->ci, NULL) == 0)
 		return 0;
-	why = c->wp != NULL && *woodpecker_error(c->wp) != '\0' ?
-	    woodpecker_error(c->wp) :
-	    forge_error(c->forge);
-	log_msg("cannot read the CI state of PR #%lld: %s", p->number, why);
+	log_msg("cannot read the CI state of PR #%lld: %s", p->number,
+	    forge_error(c->forge));
 	return -1;
 }
 
@@ -240,6 +255,31 @@ dp_title_names(const char *title, long long issue)
 		if (prs_number_at(t + 1, issue))
 			return 1;
 	return 0;
+}
+
+int
+dp_pr_merged(struct dev_ctx *c, long long issue, long long *pr)
+{
+	const cJSON *list, *it;
+	const char *ref;
+	long long n;
+	int merged;
+
+	*pr = 0;
+	if (forge_pulls_list(c->forge, "closed", &list) == -1) {
+		log_msg("cannot read the closed PRs: %s",
+		    forge_error(c->forge));
+		return -1;
+	}
+	/* The newest one, should the branch have been merged twice. */
+	cJSON_ArrayForEach (it, list) {
+		ref = json_str_at(it, "head.ref");
+		if (ref != NULL && runfiles_branch_issue(ref) == issue &&
+		    json_bool(it, "merged", &merged) == 0 && merged &&
+		    json_int(it, "number", &n) == 0 && n > *pr)
+			*pr = n;
+	}
+	return *pr > 0;
 }
 
 const char *

@@ -5,8 +5,11 @@
  * recovered first and gets no injection, a session without a phase gets
  * the idle check), then the reaction runs (rx*.c, recover.c).
  * PHASE:awaiting_review and PHASE:escalate belong to review-poll and
- * supervisor-poll.  Every reaction is keyed so that a repeated tick
- * repeats nothing.
+ * supervisor-poll; their PR is still remembered, so that a merge or a
+ * close behind the session's back is found (reactpr.c).  A phase this
+ * tool does not know is logged once per value and counts as no phase
+ * yet, so the crash and idle clocks end it.  Every reaction is keyed so
+ * that a repeated tick repeats nothing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +24,10 @@
 #include "runfiles.h"
 #include "xmalloc.h"
 
-static void react_init(struct dev_ctx *, struct rx *, long long);
-static void react_free(struct rx *);
 static int react_exited(const struct rx *);
+static void react_unknown(struct dev_ctx *, const struct rx *);
+static int react_run(struct dev_ctx *, struct rx *, enum rx_reaction,
+    const char *);
 static int react_one(struct dev_ctx *, long long);
 
 enum rx_reaction
@@ -37,7 +41,8 @@ rx_reaction(enum phase ph, int alive, int exited, long long age,
 	case PHASE_FAILED:
 		return RX_FAILED;
 	case PHASE_UNKNOWN:
-		return RX_IGNORE;
+		ph = PHASE_NONE; /* no phase yet, for the clocks */
+		break;
 	default:
 		break;
 	}
@@ -56,22 +61,6 @@ rx_reaction(enum phase ph, int alive, int exited, long long age,
 	return ph == PHASE_AWAITING_CI ? RX_CI : RX_IGNORE;
 }
 
-static void
-react_init(struct dev_ctx *c, struct rx *x, long long issue)
-{
-	memset(x, 0, sizeof(*x));
-	x->issue = issue;
-	x->session = runfiles_dev_session(c->cfg->project_name, issue);
-	x->phase_path = runfiles_phase(c->cfg->project_name, issue);
-}
-
-static void
-react_free(struct rx *x)
-{
-	free(x->session);
-	free(x->phase_path);
-}
-
 /* Whether the SessionEnd hook said the session ended. */
 static int
 react_exited(const struct rx *x)
@@ -83,15 +72,66 @@ react_exited(const struct rx *x)
 	return gone;
 }
 
+/*
+ * An unknown phase: logged once per value (the last one logged is kept
+ * in the issue's state), with no other effect.
+ */
+static void
+react_unknown(struct dev_ctx *c, const struct rx *x)
+{
+	struct dp_state st;
+	int known;
+
+	if ((known = dp_state_read(c, x->issue, &st) == 0) &&
+	    strcmp(st.unknown, x->sig.raw) == 0)
+		return;
+	log_msg("#%lld: unknown phase '%s' — no phase yet for the crash and "
+		"idle clocks",
+	    x->issue, x->sig.raw);
+	snprintf(st.unknown, sizeof(st.unknown), "%s", x->sig.raw);
+	/* A state that could not be read is not written over. */
+	if (known)
+		(void)dp_state_write(c, x->issue, &st);
+}
+
+/* Run the reaction: 0, or -1 when something failed. */
+static int
+react_run(struct dev_ctx *c, struct rx *x, enum rx_reaction what,
+    const char *cause)
+{
+	switch (what) {
+	case RX_IGNORE:
+		/* review-poll's and supervisor-poll's: its PR is noted. */
+		(void)rx_find_pr(c, x);
+		return 0;
+	case RX_UNSURE:
+		log_msg("#%lld: cannot tell whether %s lives — skipped",
+		    x->issue, x->session);
+		return -1;
+	case RX_RECOVER:
+		return rx_recover(c, x, cause);
+	case RX_IDLE:
+		return rx_idle(c, x);
+	case RX_CI:
+		return rx_awaiting_ci(c, x);
+	case RX_DONE:
+		return rx_done(c, x);
+	case RX_FAILED:
+		return rx_failed(c, x, NULL);
+	}
+	return -1;
+}
+
 /* React to one issue's phase file.  0, or -1 when something failed. */
 static int
 react_one(struct dev_ctx *c, long long issue)
 {
+	enum rx_reaction what;
 	const char *cause;
 	struct rx x;
 	int r = 0;
 
-	react_init(c, &x, issue);
+	rx_init(c, &x, issue);
 	if (agent_read_signal(x.session, x.phase_path, &x.sig) == -1) {
 		log_msg("cannot read '%s'", x.phase_path);
 		r = -1;
@@ -100,37 +140,16 @@ react_one(struct dev_ctx *c, long long issue)
 	if (x.sig.mtime == 0)
 		goto out; /* removed since the listing */
 	x.age = c->now > x.sig.mtime ? (long long)(c->now - x.sig.mtime) : 0;
-	x.alive = x.sig.phase != PHASE_UNKNOWN ? agent_alive(x.session) : 0;
-	switch (rx_reaction(x.sig.phase, x.alive,
+	x.alive = agent_alive(x.session);
+	if (x.sig.phase == PHASE_UNKNOWN)
+		react_unknown(c, &x);
+	what = rx_reaction(x.sig.phase, x.alive,
 	    !phase_is_terminal(x.sig.phase) && react_exited(&x), x.age,
-	    c->cfg->claude_timeout, &cause)) {
-	case RX_IGNORE:
-		if (x.sig.phase == PHASE_UNKNOWN)
-			log_msg("#%lld: unknown phase '%s' — ignored", issue,
-			    x.sig.raw);
-		break; /* or review-poll's and supervisor-poll's phases */
-	case RX_UNSURE:
-		log_msg("#%lld: cannot tell whether %s lives — skipped",
-		    x.issue, x.session);
-		break;
-	case RX_RECOVER:
-		r = rx_recover(c, &x, cause);
-		break;
-	case RX_IDLE:
-		r = rx_idle(c, &x);
-		break;
-	case RX_CI:
-		r = rx_awaiting_ci(c, &x);
-		break;
-	case RX_DONE:
-		r = rx_done(c, &x);
-		break;
-	case RX_FAILED:
-		r = rx_failed(c, &x, NULL);
-		break;
-	}
+	    c->cfg->claude_timeout, &cause);
+	if ((r = react_run(c, &x, what, cause)) == 0)
+		c->acted++;
 out:
-	react_free(&x);
+	rx_free(&x);
 	return r < 0 ? -1 : 0;
 }
 
@@ -155,6 +174,7 @@ dp_react(struct dev_ctx *c)
 	for (i = 0; i < n; i++)
 		if (react_one(c, issues[i]) == -1)
 			failed++;
+	c->skipped += failed;
 	if (failed > 0)
 		log_msg("phase reactions: %d of %zu issue(s) left for the next "
 			"tick",

@@ -4,10 +4,12 @@
  * the reaction of each topic file.
  *
  *   react.c     the dispatcher: what each phase file calls for
- *   rx.c        what every reaction uses: keyed notices, the PR, run files
+ *   rx.c        what every reaction uses: keyed notices, the PR, comments
+ *               posted once, the end of a session and its run files
  *   reactci.c   PHASE:awaiting_ci: the PR, CI results, retriggers
  *   reactend.c  PHASE:done and PHASE:failed (refusals, diagnostics)
  *   recover.c   crash and timeout recovery, idle detection
+ *   reactpr.c   the issue's PR merged or closed behind the tick's back
  *
  * The reactions call down into rx.c, never back into react.c.
  */
@@ -43,7 +45,7 @@ struct rx {
 
 /* What a phase file calls for this tick. */
 enum rx_reaction {
-	RX_IGNORE,  /* an unknown phase, or another tool's */
+	RX_IGNORE,  /* another tool's phase */
 	RX_UNSURE,  /* whether the session lives cannot be told: next tick */
 	RX_RECOVER, /* crashed or stuck: start it again, or give up */
 	RX_IDLE,    /* no phase yet: the idle check */
@@ -58,12 +60,16 @@ enum rx_reaction {
  * says, exited when the SessionEnd hook's marker is there, age the
  * seconds since the phase was written, timeout CLAUDE_TIMEOUT.  A dead
  * or stuck session is recovered before any other reaction (*cause says
- * why); done and failed sessions are not.
+ * why); done and failed sessions are not.  An unknown phase counts as no
+ * phase yet.
  */
 enum rx_reaction rx_reaction(enum phase, int alive, int exited, long long age,
     long long timeout, const char **cause);
 
 /* rx.c */
+/* The issue's session, its names set (free with rx_free()). */
+void rx_init(struct dev_ctx *, struct rx *, long long issue);
+void rx_free(struct rx *);
 /*
  * Inject text into the issue's session once per phase write: kind names
  * the notice ("done", "pr-error", ...).  ACT_INJECTED when it was sent
@@ -72,17 +78,36 @@ enum rx_reaction rx_reaction(enum phase, int alive, int exited, long long age,
  */
 enum act_inject rx_notice(struct dev_ctx *, struct rx *, const char *kind,
     const char *text);
-/* Whether the key kind was set for the current phase write: 1 or 0. */
+/*
+ * Whether the key kind was set for the current phase write: 1 or 0, or
+ * -1 (logged) when the notice file is there but cannot be read (unknown:
+ * the notice is not sent).
+ */
 int rx_key_done(struct dev_ctx *, struct rx *, const char *kind);
 /* Set the key kind for the current phase write.  0 or -1. */
 int rx_key_set(struct dev_ctx *, struct rx *, const char *kind);
 /* Inject text (the idle marker goes: the agent has work again). */
 enum act_inject rx_inject(struct dev_ctx *, struct rx *, const char *text);
-/* Find the issue's open PR into rx->pr and rx->head.  0 or -1. */
+/*
+ * Find the issue's open PR into rx->pr and rx->head (and remember it in
+ * the issue's state).  0 or -1.
+ */
 int rx_find_pr(struct dev_ctx *, struct rx *);
 /*
+ * Post body on the issue with marker below it, unless a comment carries
+ * the marker already (act_comment() adds key's own marker, and looks it
+ * up too).  0 or -1.
+ */
+int rx_comment_once(struct dev_ctx *, long long issue, const char *key,
+    const char *marker, const char *body);
+/*
+ * The session is over: killed, the issue out of in-progress, the
+ * worktree removed (unless keep_worktree), the run files gone.  0 or -1.
+ */
+int rx_end_session(struct dev_ctx *, struct rx *, int keep_worktree);
+/*
  * Remove every run file of the issue (phase, summary, CI result, notice,
- * counters, hook markers, the PR's review-injected file).
+ * counters, hook markers, its state, the PR's review-injected file).
  */
 void rx_clear_files(struct dev_ctx *, struct rx *);
 

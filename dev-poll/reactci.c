@@ -4,6 +4,7 @@
  * the ci-result file: "SHA:", "STATE:", "PIPELINE:", "STEP:", "EXIT:" and
  * "ATTEMPT:" header lines, then the text that was injected.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,7 @@ struct cirec {
 	long long attempt;
 };
 
-static void reactci_rec_read(const char *, struct cirec *);
+static int reactci_rec_read(const char *, struct cirec *);
 static int reactci_rec_write(struct dev_ctx *, struct rx *, const char *state,
     long long pipeline, const struct ci_failure *, long long attempt,
     const char *text);
@@ -68,11 +69,16 @@ static int reactci_escalate_exhausted(struct dev_ctx *, struct rx *,
 static int reactci_on_failure(struct dev_ctx *, struct rx *,
     const struct cirec *, long long);
 
-/* The record of the last outcome; all empty when there is none. */
-static void
+/*
+ * The record of the last outcome; all empty when there is none.  -1
+ * (logged) when the file is there but cannot be read: unknown, not
+ * absent, or the last outcome would be told again every tick.
+ */
+static int
 reactci_rec_read(const char *path, struct cirec *r)
 {
 	struct buf b;
+	int rc = 0;
 
 	memset(r, 0, sizeof(*r));
 	buf_init(&b, 0);
@@ -81,8 +87,12 @@ reactci_rec_read(const char *path, struct cirec *r)
 		(void)record_get(buf_str(&b), "STATE:", r->state,
 		    sizeof(r->state));
 		(void)record_get_ll(buf_str(&b), "ATTEMPT:", &r->attempt);
+	} else if (errno != ENOENT) {
+		log_msg("cannot read '%s' — the CI reaction waits", path);
+		rc = -1;
 	}
 	buf_free(&b);
+	return rc;
 }
 
 static int
@@ -170,6 +180,7 @@ reactci_pr_open(struct dev_ctx *c, struct rx *x, const cJSON *issue,
 			x->pr = number;
 			x->head = json_str_at(pr, "head.sha");
 			x->pr_read = 1;
+			(void)dp_state_note_pr(c, x->issue, number);
 			log_msg("PR #%lld for #%lld on %s", number, x->issue,
 			    branch);
 		} else
@@ -345,11 +356,15 @@ reactci_on_failure(struct dev_ctx *c, struct rx *x, const struct cirec *rec,
 	int r = -1;
 
 	memset(&f, 0, sizeof(f));
-	if (c->wp != NULL && pipeline > 0 &&
+	/* Without Woodpecker's details the failure is told all the same. */
+	if (c->wp != NULL && !c->wp_down && pipeline > 0 &&
 	    ci_classify_pipeline(c->wp, pipeline, &f) == -1) {
-		log_msg("cannot read pipeline #%lld: %s", pipeline,
-		    woodpecker_error(c->wp));
-		goto out;
+		log_msg("Woodpecker: cannot read pipeline #%lld: %s — the "
+			"failure is told without its step",
+		    pipeline, woodpecker_error(c->wp));
+		c->wp_down = 1;
+		ci_failure_free(&f);
+		memset(&f, 0, sizeof(f));
 	}
 	if (f.infra &&
 	    !(strcmp(rec->sha, x->head) == 0 &&
@@ -387,7 +402,10 @@ rx_awaiting_ci(struct dev_ctx *c, struct rx *x)
 	long long pipeline = 0;
 	struct cirec rec;
 
-	reactci_rec_read(path, &rec);
+	if (reactci_rec_read(path, &rec) == -1) {
+		free(path);
+		return -1;
+	}
 	free(path);
 	switch (reactci_ensure_pr(c, x)) {
 	case REACTCI_PR_THERE:
@@ -401,12 +419,11 @@ rx_awaiting_ci(struct dev_ctx *c, struct rx *x)
 	    (strcmp(rec.state, "success") == 0 ||
 		strcmp(rec.state, "failure") == 0))
 		return 0;
-	if (c->wp == NULL && !config_ci_configured(c->cfg))
+	if (!config_ci_configured(c->cfg))
 		return reactci_on_success(c, x, 0, 1);
-	if (ci_commit_state(c->forge, c->wp, x->head, &st, &pipeline) == -1) {
-		log_msg("#%lld: cannot read the CI state of %.7s: %s%s",
-		    x->issue, x->head, forge_error(c->forge),
-		    c->wp != NULL ? woodpecker_error(c->wp) : "");
+	if (dp_ci_state(c, x->head, &st, &pipeline) == -1) {
+		log_msg("#%lld: cannot read the CI state of %.7s: %s", x->issue,
+		    x->head, forge_error(c->forge));
 		return -1;
 	}
 	if (st == CI_SUCCESS)

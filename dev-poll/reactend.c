@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "agent.h"
 #include "buf.h"
@@ -21,7 +22,7 @@
 #include "react.h"
 #include "redact.h"
 #include "runfiles.h"
-#include "worktree.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 /* The refusal JSON is read up to this size. */
@@ -29,99 +30,38 @@
 /* Pane lines quoted in a diagnostic. */
 #define PANE_LINES 50
 
-static int reactend_has_marker(struct dev_ctx *, long long, const char *);
-static int reactend_comment_once(struct dev_ctx *, long long, const char *key,
-    const char *marker, const char *body);
-static int reactend_finish(struct dev_ctx *, struct rx *, int keep_worktree);
-static int reactend_merged_pr(struct dev_ctx *, long long, long long *);
-static cJSON *reactend_refusal_read(struct dev_ctx *, long long);
+static int reactend_merged(struct dev_ctx *, struct rx *);
+static int reactend_refusal_read(struct dev_ctx *, long long, cJSON **);
 static char *reactend_blocked_by_text(const cJSON *);
+static char *reactend_refusal_body(struct dev_ctx *, const cJSON *,
+    const char *);
 static int reactend_refusal(struct dev_ctx *, struct rx *, const cJSON *);
 static char *reactend_pane_tail(struct rx *);
 static int reactend_record(struct dev_ctx *, struct rx *, const char *);
 static int reactend_diagnostic(struct dev_ctx *, struct rx *, const char *);
 
-/* Whether a comment on the issue carries marker: 1, 0, -1. */
+/*
+ * PHASE:done and the issue still open: a merged PR of the branch ends it
+ * as a merge does (1), none means the work is not done (0).  -1: unknown.
+ */
 static int
-reactend_has_marker(struct dev_ctx *c, long long issue, const char *marker)
+reactend_merged(struct dev_ctx *c, struct rx *x)
 {
-	const cJSON *list, *it;
-	const char *body;
-
-	if (forge_comments_list(c->forge, issue, &list) == -1) {
-		log_msg("cannot read the comments of #%lld: %s", issue,
-		    forge_error(c->forge));
-		return -1;
-	}
-	cJSON_ArrayForEach (it, list)
-		if ((body = json_str(it, "body")) != NULL &&
-		    strstr(body, marker) != NULL)
-			return 1;
-	return 0;
-}
-
-static int
-reactend_comment_once(struct dev_ctx *c, long long issue, const char *key,
-    const char *marker, const char *body)
-{
-	char *full;
+	long long pr;
 	int r;
 
-	if ((r = reactend_has_marker(c, issue, marker)) != 0)
-		return r == 1 ? 0 : -1;
-	full = xasprintf("%s\n\n%s\n", body, marker);
-	r = act_comment(&c->act, issue, key, full, NULL);
-	free(full);
-	return r;
-}
-
-/* Session, labels, worktree and run files: the issue is off the slot. */
-static int
-reactend_finish(struct dev_ctx *c, struct rx *x, int keep_worktree)
-{
-	char *wt = runfiles_worktree(c->cfg->project_name, x->issue);
-	int r = 0;
-
-	if (act_kill(&c->act, x->session) == -1 ||
-	    act_label_remove(&c->act, x->issue, "in-progress") == -1)
-		r = -1;
-	if (r == 0 && !keep_worktree && file_exists(wt))
-		r = worktree_remove(&c->act, c->cfg->project_repo_root, wt);
-	if (r == 0)
-		rx_clear_files(c, x);
-	free(wt);
-	return r;
-}
-
-/* A merged PR on fix/issue-N among the closed ones: 1 (*pr), 0, -1. */
-static int
-reactend_merged_pr(struct dev_ctx *c, long long issue, long long *pr)
-{
-	const cJSON *list, *it;
-	const char *ref;
-	int merged;
-
-	if (forge_pulls_list(c->forge, "closed", &list) == -1) {
-		log_msg("cannot read the closed PRs: %s",
-		    forge_error(c->forge));
-		return -1;
-	}
-	cJSON_ArrayForEach (it, list) {
-		ref = json_str_at(it, "head.ref");
-		if (ref != NULL && runfiles_branch_issue(ref) == issue &&
-		    json_bool(it, "merged", &merged) == 0 && merged &&
-		    json_int(it, "number", pr) == 0)
-			return 1;
-	}
-	return 0;
+	if ((r = dp_pr_merged(c, x->issue, &pr)) != 1)
+		return r;
+	log_msg("#%lld: PR #%lld was merged — finishing its after-merge steps",
+	    x->issue, pr);
+	x->pr = pr;
+	return dp_merged(c, x->issue, pr, NULL) == 0 ? 1 : -1;
 }
 
 int
 rx_done(struct dev_ctx *c, struct rx *x)
 {
 	const cJSON *issue;
-	const char *state;
-	long long pr = 0;
 	int r;
 
 	if (rx_find_pr(c, x) == -1)
@@ -143,11 +83,12 @@ rx_done(struct dev_ctx *c, struct rx *x)
 		free(text);
 		return r;
 	}
-	if (dp_issue(c, x->issue, &issue) == -1)
+	/* Closed, or gone altogether: nothing is left to do on it. */
+	switch (dp_issue_state(c, x->issue, &issue)) {
+	case DP_ISSUE_UNKNOWN:
 		return -1;
-	state = json_str(issue, "state");
-	if (state == NULL || strcmp(state, "closed") != 0) {
-		if ((r = reactend_merged_pr(c, x->issue, &pr)) == -1)
+	case DP_ISSUE_OPEN:
+		if ((r = reactend_merged(c, x)) == -1)
 			return -1;
 		if (r == 0) {
 			return rx_notice(c, x, "done",
@@ -159,26 +100,35 @@ rx_done(struct dev_ctx *c, struct rx *x)
 			    -1 :
 			    0;
 		}
-		if (act_issue_close(&c->act, x->issue) == -1)
-			return -1;
+		break;
+	default:
+		break;
 	}
-	x->pr = pr;
 	log_msg("#%lld: done — cleaning up", x->issue);
-	return reactend_finish(c, x, 0);
+	return rx_end_session(c, x, 0);
 }
 
-/* The refusal JSON object in the summary file, or NULL.  Caller frees. */
-static cJSON *
-reactend_refusal_read(struct dev_ctx *c, long long issue)
+/*
+ * The refusal JSON object in the summary file into *out (caller frees),
+ * NULL when it holds none.  -1 (logged) when the file is there but
+ * cannot be read: unknown, so nothing is decided on it.
+ */
+static int
+reactend_refusal_read(struct dev_ctx *c, long long issue, cJSON **out)
 {
 	char *path = runfiles_summary(c->cfg->project_name, issue);
 	struct buf b;
-	cJSON *j;
+	cJSON *j = NULL;
+	int r = 0;
 
 	buf_init(&b, 0);
-	j = file_read(path, REFUSAL_MAX, &b) == 0 ?
-	    cJSON_ParseWithLength(buf_str(&b), b.len) :
-	    NULL;
+	if (file_read(path, REFUSAL_MAX, &b) == 0)
+		j = cJSON_ParseWithLength(buf_str(&b), b.len);
+	else if (errno != ENOENT) {
+		log_msg("#%lld: cannot read '%s' — the failure waits", issue,
+		    path);
+		r = -1;
+	}
 	if (j != NULL &&
 	    (!cJSON_IsObject(j) || json_str(j, "status") == NULL)) {
 		cJSON_Delete(j);
@@ -186,7 +136,8 @@ reactend_refusal_read(struct dev_ctx *c, long long issue)
 	}
 	buf_free(&b);
 	free(path);
-	return j;
+	*out = j;
+	return r;
 }
 
 /* The "blocked_by" of an unmet dependency: text or a list of issues. */
@@ -205,45 +156,80 @@ reactend_blocked_by_text(const cJSON *j)
 				buf_printf(&b, "%s#%lld", b.len ? ", " : "",
 				    (long long)it->valuedouble);
 	if (b.len == 0)
-		buf_puts(&b, "(not said)");
+		buf_puts(&b, "unknown");
 	return buf_steal(&b);
+}
+
+/*
+ * The refusal comment in post_refusal_comment's words (emoji, "Dev-agent:
+ * TITLE", the assessment, the signature line).  Caller frees.
+ */
+static char *
+reactend_refusal_body(struct dev_ctx *c, const cJSON *j, const char *status)
+{
+	const char *why = json_str(j, "reason");
+	char ts[32], *text = NULL, *raw = NULL, *cut = NULL, *body;
+	long long sugg = 0;
+	struct tm tm;
+	time_t now = c->now;
+
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M UTC", &tm);
+	if (why == NULL)
+		why = "unspecified";
+	if (strcmp(status, "unmet_dependency") == 0) {
+		text = reactend_blocked_by_text(j);
+		(void)json_int(j, "suggestion", &sugg);
+		cut = sugg > 0 ? xasprintf("\n\n**Suggestion:** Work on "
+					   "#%lld first.",
+				     sugg) :
+				 xstrdup("");
+		body = xasprintf("🚧 **Dev-agent: Unmet dependency**\n\n"
+				 "### Blocked by unmet dependency\n\n%s%s",
+		    text, cut);
+	} else if (strcmp(status, "too_large") == 0)
+		body = xasprintf("📏 **Dev-agent: Too large for single "
+				 "session**\n\n### Why this can't be "
+				 "implemented as-is\n\n%s\n\n### Next steps\n"
+				 "A maintainer should split this issue or add "
+				 "more detail to the spec.",
+		    why);
+	else if (strcmp(status, "already_done") == 0)
+		body = xasprintf("✅ **Dev-agent: Already implemented**\n\n"
+				 "### Existing implementation\n\n%s\n\n"
+				 "Closing as already implemented.",
+		    why);
+	else {
+		raw = cJSON_Print(j);
+		cut = utf8_cut(raw, 2000, NULL);
+		body = xasprintf("❓ **Dev-agent: Unable to proceed**\n\n"
+				 "The dev-agent could not process this issue."
+				 "\n\nRaw response:\n```json\n%s\n```\n\n"
+				 "The issue goes back to the backlog.",
+		    cut);
+	}
+	free(text);
+	free(raw);
+	free(cut);
+	text = xasprintf("%s\n\n---\n*Automated assessment by dev-agent · "
+			 "%s*",
+	    body, ts);
+	free(body);
+	return text;
 }
 
 static int
 reactend_refusal(struct dev_ctx *c, struct rx *x, const cJSON *j)
 {
-	const char *status = json_str(j, "status"),
-		   *why = json_str(j, "reason");
-	char *text = NULL, *marker, *key, *body;
-	long long sugg = 0;
+	const char *status = json_str(j, "status");
+	char *marker, *key, *body;
 	int r = -1;
 
-	marker = xasprintf("<!-- dev-refusal: %s -->", status);
-	key = xasprintf("dev-refusal %s", status);
+	marker = xasprintf("<!-- dev-refusal: %.60s -->", status);
+	key = xasprintf("dev-refusal %.60s", status);
 	log_msg("#%lld: the agent refused: %s", x->issue, status);
-	if (strcmp(status, "unmet_dependency") == 0) {
-		text = reactend_blocked_by_text(j);
-		(void)json_int(j, "suggestion", &sugg);
-		body = sugg > 0 ?
-		    xasprintf("### Refused: unmet dependency\n\n%s\n\n"
-			      "Suggestion: work on #%lld first.",
-			text, sugg) :
-		    xasprintf("### Refused: unmet dependency\n\n%s", text);
-	} else if (strcmp(status, "too_large") == 0)
-		body = xasprintf("### Refused: too large for one session\n\n%s"
-				 "\n\nA maintainer should split this issue or "
-				 "make its specification more precise.",
-		    why != NULL ? why : "(no reason given)");
-	else if (strcmp(status, "already_done") == 0)
-		body = xasprintf("### Refused: already implemented\n\n%s\n\n"
-				 "Closing the issue.",
-		    why != NULL ? why : "(no reason given)");
-	else
-		body = xasprintf("### Refused: `%.60s`\n\nThe agent gave a "
-				 "status dev-poll does not know; the issue "
-				 "goes back to the backlog.",
-		    status);
-	if (reactend_comment_once(c, x->issue, key, marker, body) == -1 ||
+	body = reactend_refusal_body(c, j, status);
+	if (rx_comment_once(c, x->issue, key, marker, body) == -1 ||
 	    act_label_remove(&c->act, x->issue, "in-progress") == -1)
 		goto out;
 	if (strcmp(status, "too_large") == 0)
@@ -256,10 +242,9 @@ reactend_refusal(struct dev_ctx *c, struct rx *x, const cJSON *j)
 	else
 		r = act_label_add(&c->act, x->issue, "backlog");
 	if (r == 0)
-		r = reactend_finish(c, x, 0);
+		r = rx_end_session(c, x, 0);
 out:
 	free(body);
-	free(text);
 	free(key);
 	free(marker);
 	return r;
@@ -317,22 +302,24 @@ reactend_diagnostic(struct dev_ctx *c, struct rx *x, const char *reason)
 	    c->cfg->project_name, x->issue, (long long)x->sig.mtime);
 	key = xasprintf("dev-diagnostic %s-%lld-%lld", c->cfg->project_name,
 	    x->issue, (long long)x->sig.mtime);
-	body =
-	    xasprintf("### Session failure diagnostic\n\n| | |\n|---|---|\n"
-		      "| Exit reason | `%.200s` |\n| Time | `%s` |\n%s%s%s%s",
-		reason, ts, pr,
-		pane ? "\n<details><summary>Last lines of the session</summary>"
-		       "\n\n```\n" :
-		       "",
-		pane ? pane : "", pane ? "\n```\n</details>" : "");
+	/* post_blocked_diagnostic's table and words. */
+	body = xasprintf("### Session failure diagnostic\n\n"
+			 "| Field | Value |\n|---|---|\n"
+			 "| Exit reason | `%.200s` |\n| Timestamp | `%s` |\n%s"
+			 "%s%s%s",
+	    reason, ts, pr,
+	    pane ? "\n<details><summary>Last 50 lines from tmux pane"
+		   "</summary>\n\n```\n" :
+		   "",
+	    pane ? pane : "", pane ? "\n```\n</details>" : "");
 	log_msg("#%lld: session failed: %s", x->issue, reason);
-	if (reactend_comment_once(c, x->issue, key, marker, body) == 0 &&
+	if (rx_comment_once(c, x->issue, key, marker, body) == 0 &&
 	    act_label_remove(&c->act, x->issue, "in-progress") == 0 &&
 	    act_label_add(&c->act, x->issue, "blocked") == 0 &&
 	    (rx_key_done(c, x, "recorded") ||
 		(reactend_record(c, x, reason) == 0 &&
 		    rx_key_set(c, x, "recorded") == 0)))
-		r = reactend_finish(c, x, x->pr > 0);
+		r = rx_end_session(c, x, x->pr > 0);
 	free(body);
 	free(key);
 	free(marker);
@@ -350,8 +337,9 @@ rx_failed(struct dev_ctx *c, struct rx *x, const char *reason)
 		return -1;
 	if (reason == NULL) {
 		reason = *x->sig.reason != '\0' ? x->sig.reason : "unspecified";
-		if (strcmp(reason, "refused") == 0)
-			j = reactend_refusal_read(c, x->issue);
+		if (strcmp(reason, "refused") == 0 &&
+		    reactend_refusal_read(c, x->issue, &j) == -1)
+			return -1;
 	}
 	r = j != NULL ? reactend_refusal(c, x, j) :
 			reactend_diagnostic(c, x, reason);

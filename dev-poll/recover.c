@@ -4,8 +4,11 @@
  * failed, stuck before a phase or in PHASE:awaiting_ci for longer than
  * CLAUDE_TIMEOUT, or idle at the prompt with no phase for RX_IDLE_TICKS
  * ticks.  Git is the checkpoint: a crashed session is started again in
- * its worktree, at most RX_MAX_RECOVERIES times, then given up as failed.
+ * its worktree, at most RX_MAX_RECOVERIES times, then given up as failed;
+ * never when the issue's branch was merged meanwhile (then the merge is
+ * finished instead).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,22 +23,34 @@
 #include "runfiles.h"
 #include "xmalloc.h"
 
-static long long recover_count_read(const char *);
+static int recover_count_read(const char *, long long *);
 static int recover_count_write(struct dev_ctx *, const char *, long long);
 static int recover_relaunch(struct dev_ctx *, struct rx *, const char *,
     long long);
+static int recover_merged(struct dev_ctx *, struct rx *);
 
-/* The number in a counter file, 0 when missing or garbage. */
-static long long
-recover_count_read(const char *path)
+/*
+ * The number in a counter file into *n, 0 when missing or garbage.  -1
+ * (logged) when it is there but cannot be read: unknown.
+ */
+static int
+recover_count_read(const char *path, long long *n)
 {
 	struct buf b;
-	long long n;
+	int r = 0;
 
+	*n = 0;
 	buf_init(&b, 0);
-	n = file_read(path, 64, &b) == 0 ? strtoll(buf_str(&b), NULL, 10) : 0;
+	if (file_read(path, 64, &b) != -1)
+		*n = strtoll(buf_str(&b), NULL, 10);
+	else if (errno != ENOENT) {
+		log_msg("cannot read '%s' — the check waits", path);
+		r = -1;
+	}
 	buf_free(&b);
-	return n > 0 ? n : 0;
+	if (*n < 0)
+		*n = 0;
+	return r;
 }
 
 /* Counters are synced before the action they count. */
@@ -65,6 +80,35 @@ recover_relaunch(struct dev_ctx *c, struct rx *x, const char *path, long long n)
 	return r;
 }
 
+/*
+ * No open PR, and the branch merged: the work is done, a new session
+ * would start on merged work.  1 (finished as a merge), 0, -1 unknown.
+ */
+static int
+recover_merged(struct dev_ctx *c, struct rx *x)
+{
+	long long pr;
+	int r;
+
+	if (rx_find_pr(c, x) == -1)
+		return -1;
+	if (x->pr > 0 || (r = dp_pr_merged(c, x->issue, &pr)) == 0)
+		return 0;
+	if (r == -1)
+		return -1;
+	log_msg("#%lld: PR #%lld was merged — no new session, finishing the "
+		"merge",
+	    x->issue, pr);
+	x->pr = pr;
+	if (x->alive == 1)
+		(void)act_kill(&c->act, x->session);
+	x->alive = 0;
+	if (dp_merged(c, x->issue, pr, NULL) == -1 ||
+	    rx_end_session(c, x, 0) == -1)
+		return -1;
+	return 1;
+}
+
 int
 rx_recover(struct dev_ctx *c, struct rx *x, const char *cause)
 {
@@ -72,8 +116,13 @@ rx_recover(struct dev_ctx *c, struct rx *x, const char *cause)
 	long long n;
 	int r = 0;
 
+	if ((r = recover_merged(c, x)) != 0)
+		return r == 1 ? 0 : -1;
 	path = runfiles_recoveries(c->cfg->project_name, x->issue);
-	n = recover_count_read(path);
+	if (recover_count_read(path, &n) == -1) {
+		free(path);
+		return -1;
+	}
 	log_msg("#%lld: %s (%s, recovery %lld/%d)", x->issue, cause,
 	    *x->sig.raw ? x->sig.raw : "no phase yet", n + 1,
 	    RX_MAX_RECOVERIES);
@@ -100,7 +149,11 @@ rx_idle(struct dev_ctx *c, struct rx *x)
 		(void)act_remove(&c->act, path);
 		goto out;
 	}
-	n = recover_count_read(path) + 1;
+	if (recover_count_read(path, &n) == -1) {
+		r = -1;
+		goto out;
+	}
+	n++;
 	log_msg("#%lld: idle at the prompt with no phase (%lld/%d)", x->issue,
 	    n, RX_IDLE_TICKS);
 	if (n < RX_IDLE_TICKS)

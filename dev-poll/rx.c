@@ -1,10 +1,12 @@
 /*
  * One issue's session as a phase reaction sees it, and what every
  * reaction does to it: the notices keyed per phase write (so a repeated
- * tick repeats nothing), the injections, the issue's open PR, and the
- * removal of its run files.  Lower than the reactions that use it
- * (react.h); it calls none of them.
+ * tick repeats nothing), the injections, the issue's open PR, comments
+ * posted once, and the end of a session with the removal of its run
+ * files.  Lower than the reactions that use it (react.h); it calls none
+ * of them.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,12 +16,16 @@
 #include "config.h"
 #include "dev-poll.h"
 #include "file.h"
+#include "forge.h"
+#include "json.h"
 #include "log.h"
 #include "react.h"
 #include "runfiles.h"
+#include "worktree.h"
 #include "xmalloc.h"
 
 static int rx_key_line(struct rx *, const char *, char *, size_t);
+static int rx_has_marker(struct dev_ctx *, long long, const char *);
 
 int
 dp_phase_issues(struct dev_ctx *c, long long **issues, size_t *n)
@@ -38,6 +44,22 @@ rx_key_line(struct rx *x, const char *kind, char *out, size_t outsz)
 	return snprintf(out, outsz, "%s %lld\n", kind, (long long)x->sig.mtime);
 }
 
+void
+rx_init(struct dev_ctx *c, struct rx *x, long long issue)
+{
+	memset(x, 0, sizeof(*x));
+	x->issue = issue;
+	x->session = runfiles_dev_session(c->cfg->project_name, issue);
+	x->phase_path = runfiles_phase(c->cfg->project_name, issue);
+}
+
+void
+rx_free(struct rx *x)
+{
+	free(x->session);
+	free(x->phase_path);
+}
+
 int
 rx_key_done(struct dev_ctx *c, struct rx *x, const char *kind)
 {
@@ -51,8 +73,14 @@ rx_key_done(struct dev_ctx *c, struct rx *x, const char *kind)
 	rx_key_line(x, kind, line + 1, sizeof(line) - 1);
 	buf_init(&b, 0);
 	buf_puts(&b, "\n");
-	if (file_read(path, 4096, &b) == 0)
+	if (file_read(path, 4096, &b) != -1)
 		found = strstr(buf_str(&b), line) != NULL;
+	else if (errno != ENOENT) {
+		/* Unknown, not absent: sending it again could repeat it. */
+		log_msg("#%lld: cannot read '%s' — %s notice skipped", x->issue,
+		    path, kind);
+		found = -1;
+	}
 	buf_free(&b);
 	free(path);
 	return found;
@@ -106,9 +134,10 @@ enum act_inject
 rx_notice(struct dev_ctx *c, struct rx *x, const char *kind, const char *text)
 {
 	enum act_inject r;
+	int done;
 
-	if (rx_key_done(c, x, kind))
-		return ACT_INJECTED;
+	if ((done = rx_key_done(c, x, kind)) != 0)
+		return done == 1 ? ACT_INJECTED : ACT_INJECT_FAILED;
 	if ((r = rx_inject(c, x, text)) != ACT_INJECTED)
 		return r;
 	log_msg("#%lld: %s notice injected", x->issue, kind);
@@ -132,14 +161,68 @@ rx_find_pr(struct dev_ctx *c, struct rx *x)
 	x->pr = p != NULL ? p->number : 0;
 	x->head = p != NULL ? p->sha : NULL;
 	x->pr_read = 1;
+	/* Remembered, so that a tick finds it merged or closed later. */
+	if (x->pr > 0)
+		(void)dp_state_note_pr(c, x->issue, x->pr);
 	return 0;
+}
+
+/* Whether a comment on the issue carries marker: 1, 0, -1. */
+static int
+rx_has_marker(struct dev_ctx *c, long long issue, const char *marker)
+{
+	const cJSON *list, *it;
+	const char *body;
+
+	if (forge_comments_list(c->forge, issue, &list) == -1) {
+		log_msg("cannot read the comments of #%lld: %s", issue,
+		    forge_error(c->forge));
+		return -1;
+	}
+	cJSON_ArrayForEach (it, list)
+		if ((body = json_str(it, "body")) != NULL &&
+		    strstr(body, marker) != NULL)
+			return 1;
+	return 0;
+}
+
+int
+rx_comment_once(struct dev_ctx *c, long long issue, const char *key,
+    const char *marker, const char *body)
+{
+	char *full;
+	int r;
+
+	if ((r = rx_has_marker(c, issue, marker)) != 0)
+		return r == 1 ? 0 : -1;
+	full = xasprintf("%s\n\n%s\n", body, marker);
+	r = act_comment(&c->act, issue, key, full, NULL);
+	free(full);
+	return r;
+}
+
+int
+rx_end_session(struct dev_ctx *c, struct rx *x, int keep_worktree)
+{
+	char *wt = runfiles_worktree(c->cfg->project_name, x->issue);
+	int r = 0;
+
+	if (act_kill(&c->act, x->session) == -1 ||
+	    act_label_remove(&c->act, x->issue, "in-progress") == -1)
+		r = -1;
+	if (r == 0 && !keep_worktree && file_exists(wt))
+		r = worktree_remove(&c->act, c->cfg->project_repo_root, wt);
+	if (r == 0)
+		rx_clear_files(c, x);
+	free(wt);
+	return r;
 }
 
 void
 rx_clear_files(struct dev_ctx *c, struct rx *x)
 {
 	const char *p = c->cfg->project_name;
-	char *paths[11];
+	char *paths[12];
 	size_t i, n = 0;
 
 	paths[n++] = runfiles_phase(p, x->issue);
@@ -152,6 +235,7 @@ rx_clear_files(struct dev_ctx *c, struct rx *x)
 	paths[n++] = runfiles_exited_marker(x->session);
 	paths[n++] = runfiles_phase_marker(x->session);
 	paths[n++] = runfiles_ready_marker(x->session);
+	paths[n++] = runfiles_dev_state(p, x->issue);
 	if (x->pr > 0)
 		paths[n++] = runfiles_review_injected(p, x->pr);
 	for (i = 0; i < n; i++) {

@@ -4,6 +4,9 @@
  * failure (priority 1.5), then the backlog (priority 2: the priority tier
  * first, oldest first, dependencies closed, and no new work while other
  * PRs wait for CI or review).  Every branch ends the tick once it acted.
+ * A PR or an issue whose data did not arrive is passed over (counted in
+ * c->skipped), the others are still looked at; an orphan whose branch
+ * was merged is finished as a merge, never started again.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +29,7 @@ enum schedule_pick {
 	SCHEDULE_FAIL  /* a read failed */
 };
 
-static enum dp_step schedule_after(enum dp_launch);
+static enum dp_step schedule_after(struct dev_ctx *, enum dp_launch);
 static enum dp_launch schedule_launch(struct dev_ctx *, long long,
     const cJSON *, const char *, long long);
 static enum dp_step schedule_merge(struct dev_ctx *, struct dp_pr *, long long,
@@ -39,6 +42,7 @@ static enum dp_step schedule_ci_fix(struct dev_ctx *, long long, const cJSON *,
     struct dp_pr *);
 static enum dp_step schedule_orphan_pr(struct dev_ctx *, const cJSON *,
     long long, struct dp_pr *);
+static enum dp_step schedule_orphan(struct dev_ctx *, const cJSON *, long long);
 static enum dp_step schedule_stuck_one(struct dev_ctx *, struct dp_pr *);
 static enum schedule_pick schedule_backlog_pr(struct dev_ctx *, long long,
     struct dp_pr *, struct buf *, long long *);
@@ -49,9 +53,14 @@ static enum dp_step schedule_backlog_decide(struct dev_ctx *, const cJSON *,
 
 /* The tick ends after any launch attempt; only a failure is an error. */
 static enum dp_step
-schedule_after(enum dp_launch r)
+schedule_after(struct dev_ctx *c, enum dp_launch r)
 {
-	return r == DP_LAUNCH_FAILED ? DP_FAIL : DP_DONE;
+	if (r == DP_LAUNCHED)
+		c->acted++;
+	if (r != DP_LAUNCH_FAILED)
+		return DP_DONE;
+	c->failed++;
+	return DP_FAIL;
 }
 
 static enum dp_launch
@@ -77,9 +86,10 @@ schedule_merge(struct dev_ctx *c, struct dp_pr *p, long long issue,
 {
 	switch (dp_merge(c, p)) {
 	case DP_MERGED:
+	case DP_MERGE_FAILED: /* unanswered: a later tick finds out */
 		return DP_DONE;
-	case DP_MERGE_FAILED:
-		return DP_FAIL;
+	case DP_MERGE_UNKNOWN:
+		return DP_NEXT;
 	case DP_MERGE_REFUSED:
 		break;
 	}
@@ -90,7 +100,8 @@ schedule_merge(struct dev_ctx *c, struct dp_pr *p, long long issue,
 		return DP_NEXT;
 	}
 	log_msg("falling back to dev-agent for PR #%lld merge", p->number);
-	return schedule_after(schedule_launch(c, issue, it, "agent-merge", 0));
+	return schedule_after(c,
+	    schedule_launch(c, issue, it, "agent-merge", 0));
 }
 
 /*
@@ -151,7 +162,8 @@ schedule_ci_fix(struct dev_ctx *c, long long num, const cJSON *it,
 		return stop;
 	log_msg("issue #%lld PR #%lld CI failed — spawning agent to fix", num,
 	    p->number);
-	return schedule_after(schedule_launch(c, num, it, "CI fix", p->number));
+	return schedule_after(c,
+	    schedule_launch(c, num, it, "CI fix", p->number));
 }
 
 /* Priority 1 with an open PR on fix/issue-N. */
@@ -159,8 +171,14 @@ static enum dp_step
 schedule_orphan_pr(struct dev_ctx *c, const cJSON *it, long long num,
     struct dp_pr *p)
 {
-	if (dp_pr_evaluate(c, p) == -1)
-		return DP_FAIL;
+	(void)dp_state_note_pr(c, num, p->number);
+	if (dp_pr_evaluate(c, p) == -1) {
+		log_msg("issue #%lld PR #%lld: its state is unknown — passed "
+			"over this tick",
+		    num, p->number);
+		c->skipped++;
+		return DP_NEXT;
+	}
 	switch (dp_pr_decide(p)) {
 	case DP_PR_MERGE:
 		return schedule_merge(c, p, num, it);
@@ -168,7 +186,7 @@ schedule_orphan_pr(struct dev_ctx *c, const cJSON *it, long long num,
 		log_msg("issue #%lld PR #%lld has REQUEST_CHANGES — spawning "
 			"agent",
 		    num, p->number);
-		return schedule_after(
+		return schedule_after(c,
 		    schedule_launch(c, num, it, "review fix", 0));
 	case DP_PR_FIX_CI:
 		return schedule_ci_fix(c, num, it, p);
@@ -201,16 +219,40 @@ dp_orphans(struct dev_ctx *c)
 		log_msg("issue #%lld has '%s' label — removing in-progress, "
 			"skipping",
 		    num, skip);
-		return act_label_remove(&c->act, num, "in-progress") == 0 ?
-		    DP_DONE :
-		    DP_FAIL;
+		if (act_label_remove(&c->act, num, "in-progress") == -1)
+			return DP_FAIL;
+		c->acted++;
+		return DP_DONE;
 	}
 	if (dp_prs_load(c) == -1)
 		return DP_FAIL;
 	if ((p = dp_pr_for_issue(c, num, 0)) != NULL)
 		return schedule_orphan_pr(c, it, num, p);
+	return schedule_orphan(c, it, num);
+}
+
+/*
+ * Priority 1 without an open PR: a merged one means the work is done
+ * (its after-merge steps are finished), else a recovery session.
+ */
+static enum dp_step
+schedule_orphan(struct dev_ctx *c, const cJSON *it, long long num)
+{
+	long long pr;
+
+	switch (dp_pr_merged(c, num, &pr)) {
+	case 1:
+		log_msg("issue #%lld: PR #%lld was merged — finishing its "
+			"after-merge steps, no new session",
+		    num, pr);
+		return dp_merged(c, num, pr, NULL) == 0 ? DP_DONE : DP_FAIL;
+	case -1:
+		return DP_FAIL;
+	default:
+		break;
+	}
 	log_msg("recovering orphaned issue #%lld (no PR found)", num);
-	return schedule_after(schedule_launch(c, num, it, "recovery", 0));
+	return schedule_after(c, schedule_launch(c, num, it, "recovery", 0));
 }
 
 /* Priority 1.5 for one PR: DP_NEXT to look at the next one. */
@@ -221,8 +263,10 @@ schedule_stuck_one(struct dev_ctx *c, struct dp_pr *p)
 	enum dp_step stop;
 	enum dp_launch l;
 
-	if (dp_pr_evaluate(c, p) == -1)
-		return DP_FAIL;
+	if (dp_pr_evaluate(c, p) == -1) {
+		c->skipped++;
+		return DP_NEXT;
+	}
 	if ((act = dp_pr_decide(p)) == DP_PR_MERGE)
 		return schedule_merge(c, p, p->issue, NULL);
 	if (p->issue == 0 || act == DP_PR_WAIT)
@@ -243,7 +287,7 @@ schedule_stuck_one(struct dev_ctx *c, struct dp_pr *p)
 	}
 	if (l == DP_SKIPPED || l == DP_EXHAUSTED)
 		return DP_NEXT;
-	return schedule_after(l);
+	return schedule_after(c, l);
 }
 
 enum dp_step
@@ -297,16 +341,28 @@ schedule_backlog_pr(struct dev_ctx *c, long long num, struct dp_pr *p,
 	enum dp_pr_action act;
 	long long attempts;
 
-	if (dp_pr_evaluate(c, p) == -1)
-		return SCHEDULE_FAIL;
+	/* Unknown: it may be waiting, so it holds new work like one. */
+	if (dp_pr_evaluate(c, p) == -1) {
+		c->skipped++;
+		buf_printf(waiting, "%s#%lld (unknown)",
+		    waiting->len ? ", " : "", p->number);
+		return SCHEDULE_NEXT;
+	}
 	/* As upstream, the backlog scan takes requested changes first. */
 	if ((act = dp_pr_decide(p)) == DP_PR_FIX_CI && p->changes)
 		act = DP_PR_FIX_REVIEW;
 	switch (act) {
 	case DP_PR_MERGE:
-		return schedule_merge(c, p, num, NULL) == DP_FAIL ?
-		    SCHEDULE_FAIL :
-		    SCHEDULE_OVER;
+		switch (schedule_merge(c, p, num, NULL)) {
+		case DP_FAIL:
+			return SCHEDULE_FAIL;
+		case DP_NEXT: /* not tried: it still holds new work */
+			buf_printf(waiting, "%s#%lld", waiting->len ? ", " : "",
+			    p->number);
+			return SCHEDULE_NEXT;
+		default:
+			return SCHEDULE_OVER;
+		}
 	case DP_PR_FIX_REVIEW:
 		log_msg("#%lld PR #%lld has REQUEST_CHANGES — picking up", num,
 		    p->number);
@@ -352,7 +408,11 @@ schedule_backlog_one(struct dev_ctx *c, const cJSON *it, long long num,
 	case DP_DEPS_OPEN:
 		return SCHEDULE_NEXT;
 	case DP_DEPS_UNKNOWN:
-		return SCHEDULE_FAIL;
+		log_msg("#%lld: its dependencies are unknown — passed over "
+			"this tick",
+		    num);
+		c->skipped++;
+		return SCHEDULE_NEXT;
 	case DP_DEPS_MET:
 		break;
 	}
@@ -378,7 +438,7 @@ schedule_backlog_decide(struct dev_ctx *c, const cJSON *ready, long long num,
 		return DP_DONE;
 	}
 	log_msg("launching dev-agent for #%lld", num);
-	return schedule_after(
+	return schedule_after(c,
 	    schedule_launch(c, num, ready, "backlog", fix_pr));
 }
 

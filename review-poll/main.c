@@ -68,7 +68,7 @@ main_rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli)
 	}
 	rp->forge = forge_open(cfg->forge_api, cfg->forge_token);
 	rp->review = forge_open(cfg->forge_api, token);
-	if (config_ci_configured(cfg))
+	if (config_woodpecker_configured(cfg))
 		rp->wp = woodpecker_open(cfg->woodpecker_server,
 		    cfg->woodpecker_token, cfg->woodpecker_repo_id);
 	rp->act.forge = rp->review;

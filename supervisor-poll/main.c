@@ -88,7 +88,7 @@ main_check_project(struct sup *s, const struct config *cfg)
 		return;
 	}
 	s->forge = forge_open(cfg->forge_api, cfg->forge_token);
-	if (config_ci_configured(cfg))
+	if (config_woodpecker_configured(cfg))
 		s->wp = woodpecker_open(cfg->woodpecker_server,
 		    cfg->woodpecker_token, cfg->woodpecker_repo_id);
 	s->act.forge = s->forge;

@@ -895,12 +895,12 @@ class Handler(BaseHTTPRequestHandler):
             entry["fault"] = mode
         if mode == "delay":
             time.sleep(float(fault.get("delay", 5)))
-        if mode in ("500", "404"):
+        if mode in ("500", "404", "409"):
             status = int(mode)
             entry["status"] = status
             sim.record(entry)
-            msg = ("simulated internal error" if status == 500
-                   else NOT_FOUND_MSG)
+            msg = {500: "simulated internal error", 404: NOT_FOUND_MSG,
+                   409: "simulated conflict"}[status]
             self.try_send(status, {"message": msg, "url": self.base})
             return
         status, payload, text, ctype = self.handle_api()
@@ -1635,7 +1635,7 @@ class Handler(BaseHTTPRequestHandler):
         body = self.json_body()
         mode = str(body.get("mode", ""))
         if mode not in ("500", "delay", "truncate", "badjson", "wrongtype",
-                        "404"):
+                        "404", "409"):
             raise HTTPError(422, "unknown fault mode")
         try:
             re.compile(body.get("path", ""))

@@ -82,10 +82,15 @@ check_eq "racing ticks: one injection" "$(ls "$T/al2" | grep -c '^prompt-')" 1
 check_eq "racing ticks: one PR" "$(sim_log_count POST '/pulls$' 201)" 1
 
 # Junk and CRLF phase files; a symlinked one is never written through.
+# An unknown phase of a live session is no phase yet: logged once, left
+# alone while the session works.
+t_tmux new-session -d -s "dev-$PROJ-3" sleep 60
 echo "PHASE:bogus" >"$RUN/dev-session-$PROJ-3.phase"
 dp
 lhas "an unknown phase is logged" "#3: unknown phase 'PHASE:bogus'"
 check "and left alone" grep -q bogus "$RUN/dev-session-$PROJ-3.phase"
+dp
+lnot "an unknown phase is logged once" "unknown phase"
 printf 'PHASE:failed  \r\nReason: broken build\r\n' >"$RUN/dev-session-$PROJ-3.phase"
 echo "keep me" >"$T/target"
 ln -sf "$T/target" "$RUN/dev-impl-summary-$PROJ-3.txt"

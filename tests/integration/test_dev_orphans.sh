@@ -120,7 +120,7 @@ lhas "unmet dependency: logged" 'BLOCKED: unmet dependencies: #7 #9, suggest #9'
 check_eq "unmet dependency: one comment" "$(comments 5)" 1
 BODY=$(sim_state_get 'd["issues"][0]["comments"][0]["body"]')
 case $BODY in
-*"Unmet dependency"*"#7, #9, which are still open"*"work on #9 first"*)
+*"Dev-agent: Unmet dependency"*"### Blocked by open issues"*"#7, #9, which are not yet closed"*"Work on #9 first"*"Automated assessment by dev-agent"*)
 	ok "unmet dependency: the notice names blockers and suggestion" ;;
 *)	fail "unmet dependency: the notice names blockers and suggestion" "$BODY" ;;
 esac

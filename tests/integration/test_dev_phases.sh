@@ -134,7 +134,10 @@ agent 4
 printf '{"status": "too_large", "reason": "needs three subsystems"}' >"$RUN/dev-impl-summary-$PROJ-4.txt"
 phase 4 'PHASE:failed\nReason: refused\n'
 dp
-check_eq "too_large: one comment" "$(comments_with 4 'too large')" 1
+check_eq "too_large: one comment, in post_refusal_comment's words" \
+    "$(comments_with 4 '📏 **Dev-agent: Too large for single session**')" 1
+check_eq "too_large: the headings" \
+    "$(comments_with 4 '### Why this can')" 1
 check "too_large: the reason is quoted" test "$(comments_with 4 'needs three subsystems')" = 1
 check_eq "too_large: underspecified, not backlog, not in-progress" "$(labels 4)" underspecified
 check "too_large: session killed" sh -c "! t_tmux has-session -t dev-$PROJ-4 2>/dev/null"
@@ -146,7 +149,7 @@ printf '{"status": "unmet_dependency", "blocked_by": "the lexer of #4", "suggest
 phase 5 'PHASE:failed\nReason: refused\n'
 dp
 check_eq "unmet_dependency: backlog restored" "$(labels 5)" backlog
-check_eq "unmet_dependency: the suggestion" "$(comments_with 5 'work on #4 first')" 1
+check_eq "unmet_dependency: the suggestion" "$(comments_with 5 '**Suggestion:** Work on #4 first.')" 1
 check_eq "never blocked" "$(sim_state_get "len([i for i in d['issues'] if i['number'] in (4, 5) and 'blocked' in str(i['labels'])])")" 0
 
 printf '{"status": "already_done", "reason": "see src/x.c"}' >"$RUN/dev-impl-summary-$PROJ-6.txt"

@@ -121,8 +121,10 @@ test_config_env_layers(void)
 	CHECK_STR(c.run_dir, "/run/here");
 	CHECK(strncmp(c.project_repo_root, tmpdir, strlen(tmpdir)) == 0);
 	CHECK_STR(c.primary_branch, "master");
-	CHECK_INT(c.woodpecker_repo_id, 0);
-	CHECK_INT(config_ci_configured(&c), 0);
+	/* Unset: CI required, from the forge's status; no Woodpecker. */
+	CHECK_INT(c.woodpecker_repo_id, CONFIG_REPO_ID_UNSET);
+	CHECK_INT(config_ci_configured(&c), 1);
+	CHECK_INT(config_woodpecker_configured(&c), 0);
 	CHECK_INT(config_is_bot(&c, "bot2"), 1);
 	CHECK_INT(config_is_bot(&c, "bot"), 0);
 	CHECK_STR(c.agent_cmd, "claude --dangerously-skip-permissions");
@@ -180,6 +182,8 @@ test_config_project_layer(void)
 	CHECK_STR(c.project_repo_root, "/home/op/harb");
 	CHECK_STR(c.primary_branch, "main");
 	CHECK_INT(c.woodpecker_repo_id, 7);
+	CHECK_INT(config_ci_configured(&c), 1);
+	CHECK_INT(config_woodpecker_configured(&c), 1);
 	CHECK_INT(c.ncontainers, 2);
 	CHECK_STR(c.ncontainers == 2 ? c.containers[1] : NULL, "b");
 	CHECK_INT(c.check_prs, 0);
@@ -207,6 +211,48 @@ test_config_project_layer(void)
 	CHECK_STR(c.project_name, "harb");
 	CHECK_STR(c.forge_url, "http://from-env");
 	config_free(&c);
+}
+
+/*
+ * WOODPECKER_REPO_ID as bash's ${WOODPECKER_REPO_ID:-2} read it: unset or
+ * empty, CI is required (from the forge's status); only 0 means no CI.
+ */
+static void
+test_config_ci_id(void)
+{
+	static const struct {
+		const char *env; /* NULL: unset */
+		long long id;
+		int ci, wp;
+	} t[] = {
+	    {NULL, CONFIG_REPO_ID_UNSET, 1, 0},
+	    {"", CONFIG_REPO_ID_UNSET, 1, 0},
+	    {"0", 0, 0, 0},
+	    {"3", 3, 1, 1},
+	};
+	struct config c;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		clear_env();
+		if (t[i].env != NULL)
+			setenv("WOODPECKER_REPO_ID", t[i].env, 1);
+		CHECK_INT(load(&c, NULL, err, sizeof(err)), 0);
+		CHECK_INT(c.woodpecker_repo_id, t[i].id);
+		CHECK_INT(config_ci_configured(&c), t[i].ci);
+		CHECK_INT(config_woodpecker_configured(&c), t[i].wp);
+		config_free(&c);
+	}
+	clear_env();
+	write_file("p.toml", "repo = 'o/p'\n[ci]\nwoodpecker_repo_id = 0\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	CHECK_INT(config_ci_configured(&c), 0);
+	config_free(&c);
+	write_file("p.toml", "repo = 'o/p'\n[ci]\nwoodpecker_repo_id = -1\n");
+	check_error("p.toml",
+	    "T/p.toml:3: [ci] woodpecker_repo_id: expected a whole number >= "
+	    "0, got '-1'");
 }
 
 static void
@@ -469,6 +515,7 @@ main(void)
 		return 1;
 	RUN(test_config_env_layers);
 	RUN(test_config_project_layer);
+	RUN(test_config_ci_id);
 	RUN(test_config_review_settings);
 	RUN(test_config_refused);
 	RUN(test_config_locate);

@@ -213,7 +213,11 @@ test_phase_reaction(void)
 	/* Done and failed are handled even when the session is gone. */
 	CHECK_INT(rx_reaction(PHASE_DONE, 0, 1, 99999, t, &cause), RX_DONE);
 	CHECK_INT(rx_reaction(PHASE_FAILED, -1, 0, 0, t, &cause), RX_FAILED);
-	CHECK_INT(rx_reaction(PHASE_UNKNOWN, 1, 0, 0, t, &cause), RX_IGNORE);
+	/* An unknown phase is no phase yet for the clocks. */
+	CHECK_INT(rx_reaction(PHASE_UNKNOWN, 1, 0, 0, t, &cause), RX_IDLE);
+	CHECK_INT(rx_reaction(PHASE_UNKNOWN, 1, 0, t + 1, t, &cause),
+	    RX_RECOVER);
+	CHECK_INT(rx_reaction(PHASE_UNKNOWN, 0, 0, 0, t, &cause), RX_RECOVER);
 	/* Cannot tell whether it lives: nothing this tick. */
 	CHECK_INT(rx_reaction(PHASE_AWAITING_CI, -1, 0, 0, t, &cause),
 	    RX_UNSURE);

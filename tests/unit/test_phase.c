@@ -42,6 +42,9 @@ test_phase_values(void)
 	    PHASE_AWAITING_CHANGES);
 	CHECK_STR(pi.reason, "");
 	CHECK_INT(parse("\xef\xbb\xbfPHASE:done\n", &pi), PHASE_DONE);
+	/* As agent-session.sh: merged is done. */
+	CHECK_INT(parse("PHASE:merged\n", &pi), PHASE_DONE);
+	CHECK_STR(pi.raw, "PHASE:merged");
 }
 
 static void

@@ -1,0 +1,106 @@
+# An approved PR the forge will not merge (issue 11, item 3), as
+# phase-handler.sh's do_merge handled it: a 405 of a PR that is not
+# merged already escalates the live session (PHASE:escalate with the
+# reason and the forge's words); any other refusal (a conflict, 409) has
+# the live session rebase, told once per head SHA; without a live
+# session one is started in recovery mode and then told.  The merge is
+# not asked again every tick: only once the head moves, or, after a 405,
+# once the phase file changed (someone answered the escalation).
+. "$(dirname "$0")/lib/common.sh"
+. "$TOP/tests/integration/lib/dev.sh"
+dev_init git
+SHA1=$(git_branch fix/issue-1 a.c)
+SHA2=$(git_branch fix/issue-2 b.c)
+SHA3=$(git_branch fix/issue-3 c.c)
+review() {	# SHA
+	echo "[{\"user\": \"review-bot\", \"state\": \"APPROVED\", \"commit_id\": \"$1\"}]"
+}
+dev_sim - '[ci]' 'woodpecker_repo_id = 0' <<JSON
+{"repo": "johba/harb",
+ "users": [{"login": "dev-bot", "token": "dev-token", "admin": true},
+           {"login": "review-bot", "token": "review-token", "admin": true}],
+ "labels": [{"id": 1, "name": "backlog"}, {"id": 2, "name": "in-progress"}],
+ "issues": [{"number": 1, "title": "One", "labels": ["in-progress"]},
+            {"number": 2, "title": "Two", "labels": ["in-progress"]}],
+ "pulls": [{"number": 11, "title": "fix: One (#1)", "body": "Fixes #1",
+            "mergeable": false, "head": {"ref": "fix/issue-1", "sha": "$SHA1"},
+            "reviews": $(review "$SHA1")},
+           {"number": 12, "title": "fix: Two (#2)", "body": "Fixes #2",
+            "head": {"ref": "fix/issue-2", "sha": "$SHA2"},
+            "reviews": $(review "$SHA2")}]}
+JSON
+
+agent() {	# N PHASE
+	mkdir -p "$T/al-$1"
+	t_tmux new-session -d -s "dev-$PROJ-$1" -x 200 -y 50 \
+	    "env FAKE_AGENT_LOG=$T/al-$1 $FAKE_AGENT"
+	wait_for "t_tmux capture-pane -p -t dev-$PROJ-$1 | grep -q '❯'" 10
+	echo "$2" >"$RUN/dev-session-$PROJ-$1.phase"
+}
+merges() {	# PR: merge requests so far
+	requests "/pulls/$1/merge$"
+}
+agent 1 PHASE:awaiting_review
+agent 2 PHASE:awaiting_review
+fault POST '/pulls/12/merge' 409
+
+# The stall on the code before: both merges were asked again every tick
+# while the sessions, told to stop and wait, waited for good.
+dp
+lhas "405: said" 'PR #11 blocked — merge requirements not met \(HTTP 405\) — escalating #1'
+check_eq "405: the phase is escalate" \
+    "$(sed -n 1p "$RUN/dev-session-$PROJ-1.phase")" PHASE:escalate
+check_eq "405: the reason, as do_merge wrote it" \
+    "$(sed -n 2p "$RUN/dev-session-$PROJ-1.phase")" \
+    "Reason: PR #11 merge blocked — merge requirements not met (HTTP 405): Please try again later"
+wait_for '[ -f "$T/al-2/prompt-1.txt" ]' 10
+check "409: the rebase asked" grep -q 'Rebase onto master and push' "$T/al-2/prompt-1.txt"
+check "409: with the commands" \
+    grep -q 'git push --force-with-lease origin fix/issue-2' "$T/al-2/prompt-1.txt"
+check "409: and the way back to CI" \
+    grep -q "echo \"PHASE:awaiting_ci\" > \"$RUN/dev-session-$PROJ-2.phase\"" \
+    "$T/al-2/prompt-1.txt"
+check "409: the forge's answer quoted" grep -q 'HTTP 409' "$T/al-2/prompt-1.txt"
+MTIME=$(stat -c %Y "$RUN/dev-session-$PROJ-1.phase")
+dp
+dp
+sleep 0.5
+check_eq "405: the merge is not asked again" "$(merges 11)" 1
+check_eq "409: the merge is not asked again" "$(merges 12)" 1
+check_eq "409: the rebase asked once" "$(prompts "$T/al-2")" 1
+check_eq "405: the escalation is not written again" \
+    "$(stat -c %Y "$RUN/dev-session-$PROJ-1.phase")" "$MTIME"
+
+# Someone answered the escalation: the session moved on; the merge is
+# asked once more.
+sleep 1
+echo PHASE:awaiting_review >"$RUN/dev-session-$PROJ-1.phase"
+dp
+check_eq "405: asked again once the phase changed" "$(merges 11)" 2
+check_eq "405: escalated again" \
+    "$(sed -n 1p "$RUN/dev-session-$PROJ-1.phase")" PHASE:escalate
+
+# A conflict with no live session: one is started in recovery mode for
+# the rebase, then told.
+t_tmux kill-server 2>/dev/null
+faults_clear
+scen '[{"number": 3, "title": "Three", "labels": ["in-progress"]}]' \
+    "[{\"number\": 13, \"title\": \"fix: Three (#3)\", \"body\": \"Fixes #3\",
+       \"head\": {\"ref\": \"fix/issue-3\", \"sha\": \"$SHA3\"},
+       \"reviews\": $(review "$SHA3")}]" >"$T/case.json"
+case_start "$T/case.json" '[ci]' 'woodpecker_repo_id = 0'
+rm -f "$RUN"/dev-state-*
+fault POST '/pulls/13/merge' 409
+dp
+lhas "no session: started for the merge" 'falling back to dev-agent for PR #13 merge'
+lhas "no session: in recovery mode" 'RECOVERY MODE: adopting PR #13'
+check "no session: it lives" t_tmux has-session -t "dev-$PROJ-3"
+check_eq "no session: the merge asked once" "$(merges 13)" 1
+dp
+wait_for '[ -f "$T/agentlog/prompt-2.txt" ]' 10
+check "no session: then the rebase is asked" \
+    grep -q 'Rebase onto master and push' "$T/agentlog/prompt-2.txt"
+check_eq "no session: the merge not asked again" "$(merges 13)" 1
+dp
+sleep 0.5
+check_eq "no session: the rebase asked once" "$(prompts "$T/agentlog")" 2
