@@ -853,22 +853,49 @@ class Handler(BaseHTTPRequestHandler):
             entry["fault"] = mode
         if mode == "delay":
             time.sleep(float(fault.get("delay", 5)))
-        if mode in ("500", "404"):
-            status = int(mode)
+        if mode == "502once" and not self.first_of_key(fault):
+            mode = None
+            del entry["fault"]
+        if mode == "hang":
+            self.hang(entry, fault)
+            return
+        if mode in ("500", "404", "502once"):
+            status = 502 if mode == "502once" else int(mode)
             entry["status"] = status
             sim.record(entry)
-            msg = ("simulated internal error" if status == 500
+            msg = ("simulated internal error" if status != 404
                    else NOT_FOUND_MSG)
             self.try_send(status, {"message": msg, "url": self.base})
             return
         status, payload, text, ctype = self.handle_api()
         entry["status"] = status
         sim.record(entry)
+        if mode == "stall":
+            time.sleep(float(fault.get("delay", 5)))
+            self.close_connection = True
         if mode == "badjson":
             status = 200 if status >= 400 else status
         self.try_send(status, payload, text, ctype,
                       mode if mode in ("truncate", "badjson", "wrongtype")
                       else None)
+
+    def first_of_key(self, fault):
+        """The fault mode "502once": true for the first request of its
+        key (method and path with query) under this fault."""
+        key = self.command + " " + self.path
+        with self.sim.lock:
+            if key in fault["seen"]:
+                return False
+            fault["seen"].add(key)
+            return True
+
+    def hang(self, entry, fault):
+        """The fault mode "hang": no answer, the request not handled; the
+        connection is dropped after the delay."""
+        entry["status"] = 0
+        self.sim.record(entry)
+        time.sleep(float(fault.get("delay", 5)))
+        self.close_connection = True
 
     def try_send(self, *args):
         try:
@@ -1590,7 +1617,7 @@ class Handler(BaseHTTPRequestHandler):
         body = self.json_body()
         mode = str(body.get("mode", ""))
         if mode not in ("500", "delay", "truncate", "badjson", "wrongtype",
-                        "404"):
+                        "404", "502once", "hang", "stall"):
             raise HTTPError(422, "unknown fault mode")
         try:
             re.compile(body.get("path", ""))
@@ -1599,9 +1626,9 @@ class Handler(BaseHTTPRequestHandler):
         count = int(body.get("count", 1))
         f = {"method": body.get("method", "*"), "path": body.get("path", ""),
              "mode": mode, "count": count, "left": count,
-             "delay": float(body.get("delay", 5))}
+             "delay": float(body.get("delay", 5)), "seen": set()}
         self.sim.faults.append(f)
-        return 200, f
+        return 200, {k: v for k, v in f.items() if k != "seen"}
 
     @route("POST", r"/_admin/faults/clear")
     def admin_faults_clear(self):
