@@ -111,6 +111,7 @@ class Sim:
         self.log = []
         self.seq = 0
         self.faults = []
+        self.scenario = copy.deepcopy(scenario)
         self.state = self.normalise(scenario)
 
     # -- loading ------------------------------------------------------------
@@ -1629,6 +1630,16 @@ class Handler(BaseHTTPRequestHandler):
              "delay": float(body.get("delay", 5)), "seen": set()}
         self.sim.faults.append(f)
         return 200, {k: v for k, v in f.items() if k != "seen"}
+
+    @route("POST", r"/_admin/reset")
+    def admin_reset(self):
+        """The state of the scenario the simulator started with, an empty
+        log (seq restarts at 1) and no fault."""
+        self.sim.state = self.sim.normalise(self.sim.scenario)
+        self.sim.log = []
+        self.sim.seq = 0
+        self.sim.faults = []
+        return 200, {"ok": True}
 
     @route("POST", r"/_admin/faults/clear")
     def admin_faults_clear(self):

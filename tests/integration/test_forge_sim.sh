@@ -340,6 +340,17 @@ check_eq "stall: a patient client gets the answer" \
       sim_status GET "$API/issues/2")" 200
 faults_clear
 
+# Reset: the scenario's state, an empty log, no fault.
+sim_req PATCH "$API/issues/2" '{"title": "changed"}' >/dev/null
+fault '{"method":"*","path":".","mode":"500","count":0}'
+sim_post /_admin/reset '{}' >/dev/null
+check_eq "reset: the scenario's state again" \
+    "$(sim_get "$API/issues/2" | pyjson 'd["title"]') $(ncom 1)" \
+    "Fix the parser 1"
+check_eq "reset: no fault, the log restarts" \
+    "$(sim_get /_admin/log | pyjson '[(e["seq"], e["status"]) for e in d]')" \
+    '[[1, 200]]'
+
 # Keep-alive: three requests on one connection, each fully read.
 check_eq "keep-alive connection reuse" "$(python3 - "$SIM_PORT" "$API" <<'EOF'
 import http.client, sys
