@@ -3,6 +3,7 @@
 #   make            build common/libcommon.a and the executables
 #   make test       build and run every test (unit + integration)
 #   make check      the same tests under AddressSanitizer + UBSan
+#   make faults     run the whole fault matrix (make test runs a sample)
 #   make demo       run the end-to-end demo against the forge simulator
 #   make bench      run the benchmarks
 #   make readme     regenerate README.md's configuration table
@@ -117,6 +118,12 @@ test: test-bins
 check:
 	$(MAKE) O=build/san CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" test
 
+# Every endpoint of every world of tests/integration/faults x every fault
+# (test_faults.sh runs a sample of it in make test).  FM_JOBS worlds at
+# once.
+faults: test-bins
+	O=$(O) tests/integration/faults/run --all
+
 demo: $(BINS) $(TOOL_BIN)
 	O=$(O) tests/demo
 
@@ -158,3 +165,4 @@ clean:
 FORCE:
 
 .PHONY: all test test-bins check demo bench install install-factory readme format-check clean FORCE
+.PHONY: faults

@@ -1633,12 +1633,18 @@ class Handler(BaseHTTPRequestHandler):
 
     @route("POST", r"/_admin/reset")
     def admin_reset(self):
-        """The state of the scenario the simulator started with, an empty
-        log (seq restarts at 1) and no fault."""
+        """The state of the scenario the simulator started with (or of the
+        last checkpoint), an empty log (seq restarts at 1) and no fault."""
         self.sim.state = self.sim.normalise(self.sim.scenario)
         self.sim.log = []
         self.sim.seq = 0
         self.sim.faults = []
+        return 200, {"ok": True}
+
+    @route("POST", r"/_admin/checkpoint")
+    def admin_checkpoint(self):
+        """The state now is what later resets go back to."""
+        self.sim.scenario = copy.deepcopy(self.sim.state)
         return 200, {"ok": True}
 
     @route("POST", r"/_admin/faults/clear")

@@ -350,6 +350,13 @@ check_eq "reset: the scenario's state again" \
 check_eq "reset: no fault, the log restarts" \
     "$(sim_get /_admin/log | pyjson '[(e["seq"], e["status"]) for e in d]')" \
     '[[1, 200]]'
+sim_req PATCH "$API/issues/2" '{"title": "kept"}' >/dev/null
+sim_post /_admin/checkpoint '{}' >/dev/null
+sim_req PATCH "$API/issues/2" '{"title": "lost"}' >/dev/null
+sim_post /_admin/reset '{}' >/dev/null
+check_eq "reset after a checkpoint: the checkpoint's state" \
+    "$(sim_state_get '[i["title"] for i in d["issues"] if i["number"] == 2][0]')" \
+    kept
 
 # Keep-alive: three requests on one connection, each fully read.
 check_eq "keep-alive connection reuse" "$(python3 - "$SIM_PORT" "$API" <<'EOF'

@@ -12,7 +12,10 @@
         "ok", "not hit" or what went wrong, one line: the world now
         (saved as DIR/g3.json) against DIR/b3.json, the run without a
         fault, and the first tick's (DIR/g1.json, DIR/log.json) against
-        DIR/b1.json
+        DIR/b1.json; DIR/b0.json is the world before the first tick,
+        DIR/g2.json after the second
+    fm.py pick SEED N WORLD             N of the cells on stdin ("ENDPOINT
+                                        <tab> FAULT" lines), by the seed
     fm.py table RESULTS [FAULTS...]     the endpoint x fault table
 
 AGENTS is "SESSION=LOGDIR ..." (the prompts a fake agent received are
@@ -30,6 +33,7 @@ did the same things.
 
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -108,6 +112,7 @@ def snap(url, socket, spec, out, log_out=None):
     d = dump(admin(url, "/_admin/state"), agents(socket, spec))
     with open(out, "w") as f:
         json.dump(d, f, indent=1, sort_keys=True, ensure_ascii=False)
+        f.write("\n")
 
 
 def norm_text(text):
@@ -216,19 +221,20 @@ def duplicates(base, got):
     return out
 
 
-def merged_work(base, got):
-    """Sessions started or typed into for an issue whose PR was merged."""
+def merged_work(before, after):
+    """Sessions started or typed into, in one tick, for an issue whose PR
+    was merged before the tick began."""
     out = []
-    merged = {p["head"] for p in got["pulls"] if p["merged"]}
-    for s in got["sessions"]:
+    merged = {p["head"] for p in before["pulls"] if p["merged"]}
+    for s in after["sessions"]:
         m = re.match(r"dev-.*-(\d+)$", s)
         if m and "fix/issue-" + m.group(1) in merged and \
-                s not in base["sessions"]:
+                s not in before["sessions"]:
             out.append("session %s started on merged work" % s)
-    for s, n in got["prompts"].items():
+    for s, n in after["prompts"].items():
         m = re.match(r"dev-.*-(\d+)$", s)
         if m and "fix/issue-" + m.group(1) in merged and \
-                n > base["prompts"].get(s, 0):
+                n > before["prompts"].get(s, 0):
             out.append("%s typed into on merged work" % s)
     return out
 
@@ -252,8 +258,9 @@ def rc_rule(key, fault, same1, rc1):
 def verdict(args):
     url, socket, spec, d = args[:4]
     snap(url, socket, spec, d + "/g3.json")
-    (b1, b3, g1, g3, log) = [json.load(open("%s/%s.json" % (d, n)))
-                             for n in ("b1", "b3", "g1", "g3", "log")]
+    (b0, b1, b3, g1, g2, g3, log) = [
+        json.load(open("%s/%s.json" % (d, n)))
+        for n in ("b0", "b1", "b3", "g1", "g2", "g3", "log")]
     fault, key = args[4], args[5]
     rc1, rc2, rc3, brc1, brc3 = args[6:11]
     if not [e for e in log if e.get("fault")]:
@@ -275,7 +282,10 @@ def verdict(args):
     if rc3 != brc3 and rc3 in ("0", "1"):
         reasons.append("last tick's exit status %s, want %s" % (rc3, brc3))
     reasons += duplicates(b3, g3)
-    reasons += merged_work(b3, g3)
+    for before, after in ((b0, g1), (g1, g2), (g2, g3)):
+        for r in merged_work(before, after):
+            if r not in reasons:
+                reasons.append(r)
     if b3 != g3:
         reasons.append("final state differs: " +
                        "; ".join(first_diffs(b3, g3)))
@@ -292,8 +302,8 @@ def table(path, faults):
             order.append((world, key))
         rows[(world, key)][fault] = result
     w = max([len("%s: %s" % r) for r in order] + [8])
-    out = ["%-*s %s" % (w, "endpoint", " ".join("%-8s" % f[:8]
-                                                  for f in faults))]
+    out = [("%-*s %s" % (w, "endpoint", " ".join("%-8s" % f[:8]
+                                                   for f in faults))).rstrip()]
     for r in order:
         cells = []
         for f in faults:
@@ -301,7 +311,7 @@ def table(path, faults):
             cells.append("%-8s" % ("." if res is None else
                                    "ok" if res == "ok" else
                                    "-" if res == "not hit" else "FAIL"))
-        out.append("%-*s %s" % (w, "%s: %s" % r, " ".join(cells)).rstrip())
+        out.append(("%-*s %s" % (w, "%s: %s" % r, " ".join(cells))).rstrip())
     return "\n".join(out)
 
 
@@ -317,6 +327,12 @@ def main(argv):
         snap(*argv[1:])
     elif cmd == "verdict":
         print(verdict(argv[1:]))
+    elif cmd == "pick":
+        cells = sys.stdin.read().splitlines()
+        rng = random.Random("%s %s" % (argv[1], argv[3]))
+        keep = set(rng.sample(range(len(cells)), min(int(argv[2]),
+                                                      len(cells))))
+        print("\n".join(c for i, c in enumerate(cells) if i in keep))
     elif cmd == "table":
         print(table(argv[1], argv[2:]))
     else:

@@ -10,7 +10,7 @@
 #              inside one), and W_AGENTS, "SESSION=LOGDIR ...": the fake
 #              agents whose prompts count
 #   w_start    per run, on the world's files restored and the simulator
-#              reset to its scenario: the agents' tmux sessions
+#              reset to the state w_init left: the agents' tmux sessions
 # then calls fm_main.  The world runs once without a fault (three ticks;
 # the endpoints of the first tick's requests, from the simulator's log,
 # are the rows of the matrix), then once per cell: every request to the
@@ -21,9 +21,10 @@
 # the README gives (fm.py's verdict says which).
 #
 # Environment: FM_RESULTS (file the cells are appended to, tab-separated),
-# FM_MODE (all: every cell; sample: one fault per endpoint, rotating with
-# FM_SEED), FM_FILTER (only cells whose "world endpoint fault" contains
-# it), FM_LIMIT (seconds a tick may take, 60).
+# FM_MODE (all: every cell; sample: FM_SAMPLE cells of the world, picked
+# with the seed FM_SEED), FM_FILTER (only cells whose "world endpoint
+# fault" contains it), FM_LIMIT (seconds a tick may take, 60), FM_SHOW (print the run
+# without a fault: its dumps and output).
 
 FM_DIR=$TOP/tests/integration/faults
 FMPY="python3 $FM_DIR/fm.py"
@@ -68,6 +69,21 @@ fm_restore() {
 	    fail "$W_NAME: the simulator is reset${1:+ with the fault $1 x $2}"
 }
 
+# fm_agents SESSION=LOGDIR...: a fake agent in each tmux session (its
+# prompts saved in LOGDIR), started together, each waited for until it
+# shows its prompt.
+fm_agents() {
+	for _a in "$@"; do
+		mkdir -p "${_a#*=}"
+		t_tmux new-session -d -s "${_a%%=*}" -x 200 -y 50 -c "$T" \
+		    "env FAKE_AGENT_LOG=${_a#*=} $FAKE_AGENT"
+	done
+	for _a in "$@"; do
+		wait_for "t_tmux capture-pane -p -t '${_a%%=*}' | grep -q '❯'" 10 ||
+		    fail "$W_NAME: agent ${_a%%=*} ready"
+	done
+}
+
 # fm_tick N: one tick of the tool under a time limit; its status in
 # $FM_RC; a hang or a sanitizer report is noted in $FM_WHY.
 fm_tick() {
@@ -95,6 +111,7 @@ fm_baseline() {
 	FM_WHY=
 	fm_restore
 	w_start
+	fm_state b0
 	fm_tick 1
 	BRC1=$FM_RC
 	fm_state b1 log1
@@ -103,6 +120,11 @@ fm_baseline() {
 	BRC3=$FM_RC
 	fm_state b3
 	$FMPY endpoints "$FM/log1.json" >"$FM/endpoints"
+	if [ -n "${FM_SHOW:-}" ]; then
+		sed 's/^/# b1 /' "$FM/b1.json"
+		sed 's/^/# b3 /' "$FM/b3.json"
+		sed 's/^/# out /' "$FM/out.1" "$FM/out.2" "$FM/out.3"
+	fi
 	if [ -n "$FM_WHY" ] || [ "$BRC1" -ne 0 ] || [ "$BRC3" -ne 0 ]; then
 		fail "$W_NAME: the world works without faults" \
 		    "exit $BRC1, then $BRC3; ${FM_WHY}$(tail -3 "$FM/out.1" | tr '\n' '|')"
@@ -123,6 +145,7 @@ fm_cell() {
 	fm_state g1 log
 	fm_tick 2
 	_rc2=$FM_RC
+	fm_state g2
 	fm_tick 3
 	_rc3=$FM_RC
 	_v=$($FMPY verdict "$SIM_URL" "$DISINTO_TMUX_SOCKET" "$W_AGENTS" \
@@ -136,29 +159,34 @@ fm_cell() {
 	esac
 }
 
-# fm_selected INDEX FAULT_INDEX: whether the cell runs in this mode.
-fm_selected() {
-	[ "${FM_MODE:-all}" = all ] && return 0
-	[ $((($1 + ${FM_SEED:-0}) % 8)) -eq "$2" ]
+# fm_cells: the cells of this run, "ENDPOINT<tab>FAULT" a line.
+fm_cells() {
+	while IFS= read -r _ep; do
+		for _f in $FM_FAULTS; do
+			case "$W_NAME $_ep $_f" in
+			*"${FM_FILTER:-}"*) printf '%s\t%s\n' "$_ep" "$_f" ;;
+			esac
+		done
+	done <"$FM/endpoints" >"$FM/cells"
+	if [ "${FM_MODE:-all}" = sample ]; then
+		$FMPY pick "${FM_SEED:-0}" "${FM_SAMPLE:-1}" "$W_NAME" \
+		    <"$FM/cells"
+	else
+		cat "$FM/cells"
+	fi
 }
 
 fm_main() {
 	: "${FM_RESULTS:=/dev/null}"
 	w_init
 	fm_setup
+	sim_post /_admin/checkpoint '{}' >/dev/null ||
+	    fail "$W_NAME: the simulator keeps the prepared state"
 	fm_snapshot
 	fm_baseline || return 0
-	_i=0
-	while IFS= read -r _ep; do
-		_j=0
-		for _f in $FM_FAULTS; do
-			if fm_selected "$_i" "$_j"; then
-				case "$W_NAME $_ep $_f" in
-				*"${FM_FILTER:-}"*) fm_cell "$_ep" "$_f" </dev/null ;;
-				esac
-			fi
-			_j=$((_j + 1))
-		done
-		_i=$((_i + 1))
-	done <"$FM/endpoints"
+	fm_cells >"$FM/run"
+	_tab=$(printf '\t')
+	while IFS=$_tab read -r _ep _f; do
+		fm_cell "$_ep" "$_f" </dev/null
+	done <"$FM/run"
 }
