@@ -4,6 +4,7 @@
 #   make test       build and run every test (unit + integration)
 #   make check      the same tests under AddressSanitizer + UBSan, and the
 #                   unit tests under valgrind
+#   make faults     run the whole fault matrix (make test runs a sample)
 #   make demo       run the end-to-end demo against the forge simulator
 #   make bench      run the benchmarks
 #   make readme     regenerate README.md's configuration table
@@ -159,6 +160,12 @@ VALGRIND = valgrind -q --error-exitcode=1 --leak-check=full \
 	   --child-silent-after-fork=yes
 valgrind: $(UNIT_BIN)
 	O=$(O) TEST_WRAP="$(VALGRIND)" tests/run unit/
+
+# Every endpoint of every world of tests/integration/faults x every fault
+# (test_faults.sh runs a sample of it in make test).  FM_JOBS worlds at
+# once.
+faults: test-bins
+	O=$(O) tests/integration/faults/run --all
 
 demo: $(BINS) $(TOOL_BIN)
 	O=$(O) tests/demo
@@ -372,10 +379,17 @@ fuzz:
 
 fuzz-bins: $(FUZZ_BIN)
 
-$(O)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(LIB)
+$(O)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/fuzz $(LDFLAGS) -fsanitize=fuzzer -o $@ $< \
 		$(LIB) $(LDLIBS)
+
+# The verdict reader is review-poll's: its archive too.
+$(O)/fuzz_verdict: tests/fuzz/fuzz_verdict.c $(wildcard tests/fuzz/*.h) \
+		$(review-poll_LIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/fuzz -Ireview-poll $(LDFLAGS) \
+		-fsanitize=fuzzer -o $@ $< $(review-poll_LIB) $(LIB) $(LDLIBS)
 
 fuzz-if-clang:
 	@mkdir -p $(FUZZ_O)
@@ -405,4 +419,4 @@ clean:
 FORCE:
 
 .PHONY: all test test-bins check demo bench install install-factory uninstall-factory readme format-check clean FORCE
-.PHONY: install-systemd fuzz fuzz-bins fuzz-if-clang fuzz-long valgrind
+.PHONY: install-systemd fuzz fuzz-bins fuzz-if-clang fuzz-long valgrind faults

@@ -155,9 +155,10 @@ char *rp_reviewed_marker(const char *sha);
 /* "<!-- review-error: SHA -->".  Caller frees. */
 char *rp_error_marker(const char *sha);
 /*
- * The verdict a review comment states in its "### Verdict" section (or,
- * failing that, the first **APPROVE**, **REQUEST_CHANGES** or
- * **DISCUSS** in it) into out: 0, or -1 when it states none.
+ * The verdict a review comment states in its last "### Verdict" section
+ * (a heading at the start of a line; failing that, the first **APPROVE**,
+ * **REQUEST_CHANGES** or **DISCUSS** in it) into out: 0, or -1 when it
+ * states none.
  */
 int rp_comment_verdict(const char *body, char *out, size_t outsz);
 /* The SHA of the first "<!-- reviewed: SHA -->" in body into out: 0/-1. */

@@ -253,8 +253,10 @@ rp_comment_verdict(const char *body, char *out, size_t outsz)
 	const char *p, *sect = NULL, *best = NULL, *hit;
 	size_t i;
 
+	/* The heading starts a line: the reason after it never does. */
 	for (p = body; (p = strstr(p, "### Verdict")) != NULL; p++)
-		sect = p;
+		if (p == body || p[-1] == '\n')
+			sect = p;
 	if (sect != NULL &&
 	    verdict_word_after_stars(sect + strlen("### Verdict"), out,
 		outsz) == 0)

@@ -111,6 +111,7 @@ class Sim:
         self.log = []
         self.seq = 0
         self.faults = []
+        self.scenario = copy.deepcopy(scenario)
         self.state = self.normalise(scenario)
 
     # -- loading ------------------------------------------------------------
@@ -895,11 +896,18 @@ class Handler(BaseHTTPRequestHandler):
             entry["fault"] = mode
         if mode == "delay":
             time.sleep(float(fault.get("delay", 5)))
-        if mode in ("500", "404", "409"):
-            status = int(mode)
+        if mode == "502once" and not self.first_of_key(fault):
+            mode = None
+            del entry["fault"]
+        if mode == "hang":
+            self.hang(entry, fault)
+            return
+        if mode in ("500", "404", "409", "502once"):
+            status = 502 if mode == "502once" else int(mode)
             entry["status"] = status
             sim.record(entry)
-            msg = {500: "simulated internal error", 404: NOT_FOUND_MSG,
+            msg = {500: "simulated internal error",
+                   502: "simulated internal error", 404: NOT_FOUND_MSG,
                    409: "simulated conflict"}[status]
             self.try_send(status, {"message": msg, "url": self.base})
             return
@@ -909,11 +917,32 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "wrongtype" and "field" in fault:
             payload = wrong_field(copy.deepcopy(payload), fault)
             mode = None
+        if mode == "stall":
+            time.sleep(float(fault.get("delay", 5)))
+            self.close_connection = True
         if mode == "badjson":
             status = 200 if status >= 400 else status
         self.try_send(status, payload, text, ctype,
                       mode if mode in ("truncate", "badjson", "wrongtype")
                       else None)
+
+    def first_of_key(self, fault):
+        """The fault mode "502once": true for the first request of its
+        key (method and path with query) under this fault."""
+        key = self.command + " " + self.path
+        with self.sim.lock:
+            if key in fault["seen"]:
+                return False
+            fault["seen"].add(key)
+            return True
+
+    def hang(self, entry, fault):
+        """The fault mode "hang": no answer, the request not handled; the
+        connection is dropped after the delay."""
+        entry["status"] = 0
+        self.sim.record(entry)
+        time.sleep(float(fault.get("delay", 5)))
+        self.close_connection = True
 
     def try_send(self, *args):
         try:
@@ -1635,7 +1664,7 @@ class Handler(BaseHTTPRequestHandler):
         body = self.json_body()
         mode = str(body.get("mode", ""))
         if mode not in ("500", "delay", "truncate", "badjson", "wrongtype",
-                        "404", "409"):
+                        "404", "409", "502once", "hang", "stall"):
             raise HTTPError(422, "unknown fault mode")
         try:
             re.compile(body.get("path", ""))
@@ -1644,12 +1673,28 @@ class Handler(BaseHTTPRequestHandler):
         count = int(body.get("count", 1))
         f = {"method": body.get("method", "*"), "path": body.get("path", ""),
              "mode": mode, "count": count, "left": count,
-             "delay": float(body.get("delay", 5))}
+             "delay": float(body.get("delay", 5)), "seen": set()}
         for key in ("field", "item", "value", "remove"):
             if key in body:
                 f[key] = body[key]
         self.sim.faults.append(f)
-        return 200, f
+        return 200, {k: v for k, v in f.items() if k != "seen"}
+
+    @route("POST", r"/_admin/reset")
+    def admin_reset(self):
+        """The state of the scenario the simulator started with (or of the
+        last checkpoint), an empty log (seq restarts at 1) and no fault."""
+        self.sim.state = self.sim.normalise(self.sim.scenario)
+        self.sim.log = []
+        self.sim.seq = 0
+        self.sim.faults = []
+        return 200, {"ok": True}
+
+    @route("POST", r"/_admin/checkpoint")
+    def admin_checkpoint(self):
+        """The state now is what later resets go back to."""
+        self.sim.scenario = copy.deepcopy(self.sim.state)
+        return 200, {"ok": True}
 
     @route("POST", r"/_admin/faults/clear")
     def admin_faults_clear(self):

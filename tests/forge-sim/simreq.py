@@ -2,13 +2,15 @@
 """simreq: one HTTP request for the integration tests (no curl needed).
 
 Usage:
-    simreq.py [-t TOKEN] [-w WPTOKEN] [-s | -S | -h NAME] METHOD URL [BODY]
+    simreq.py [-t TOKEN] [-w WPTOKEN] [-T SECONDS] [-s | -S | -h NAME]
+              METHOD URL [BODY]
     simreq.py --json EXPR            (filter: evaluate EXPR on stdin JSON)
     simreq.py --log-count URL METHOD PATH_REGEX [STATUS]
 
 Prints the response body on stdout.  -s prints only the status code; -S
 prints the status code on the first line, then the body; -h prints only
-the value of response header NAME.  Exit status: 0
+the value of response header NAME.  -T gives up after SECONDS (default
+30; a timeout is status 000).  Exit status: 0
 for a 2xx answer, 1 otherwise (including transport errors: status 000).
 
 --json reads JSON from stdin and evaluates the Python expression EXPR with
@@ -27,7 +29,7 @@ import urllib.parse
 import urllib.request
 
 
-def request(method, url, body=None, token=None, bearer=None):
+def request(method, url, body=None, token=None, bearer=None, timeout=30):
     data = body.encode() if body is not None else None
     req = urllib.request.Request(url, data=data, method=method)
     if data is not None:
@@ -39,7 +41,7 @@ def request(method, url, body=None, token=None, bearer=None):
     elif bearer and path.startswith("/api/"):
         req.add_header("Authorization", "Bearer " + bearer)
     try:
-        with urllib.request.urlopen(req, timeout=30) as res:
+        with urllib.request.urlopen(req, timeout=timeout) as res:
             return res.status, res.read(), res.headers
     except urllib.error.HTTPError as e:
         try:
@@ -81,6 +83,7 @@ def main(argv):
     if argv and argv[0] == "--log-count":
         return log_count(*argv[1:5])
     token = bearer = header = None
+    timeout = 30
     mode = "body"
     while argv and argv[0].startswith("-"):
         opt = argv.pop(0)
@@ -91,6 +94,8 @@ def main(argv):
         elif opt == "-h":
             header = argv.pop(0)
             mode = "header"
+        elif opt == "-T":
+            timeout = float(argv.pop(0))
         elif opt == "-s":
             mode = "status"
         elif opt == "-S":
@@ -100,7 +105,8 @@ def main(argv):
             return 2
     method, url = argv[0], argv[1]
     body = argv[2] if len(argv) > 2 else None
-    status, raw, headers = request(method, url, body, token, bearer)
+    status, raw, headers = request(method, url, body, token, bearer,
+                                   timeout)
     out = sys.stdout.buffer
     if mode == "header":
         out.write((headers.get(header) or "").encode() + b"\n")

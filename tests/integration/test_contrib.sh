@@ -4,7 +4,7 @@
 # schedules against the crontab lines' offsets), and the Nomad job
 # specifications (loaded with python3: periodic block, overlap rule,
 # placement constraints, host volume, raw_exec tasks).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/common.sh"
 t_setup
 
 UNITS="disinto-dev-poll@.service disinto-dev-poll@.timer

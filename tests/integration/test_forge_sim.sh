@@ -316,6 +316,65 @@ check_eq "fault wrongtype: a given value" "$(sim_get "$API/issues/1" |
     pyjson 'd["number"]')" 1.5
 check_eq "fault wrongtype: used up" "$(sim_get "$API/issues/1" | pyjson 'd["number"]')" 1
 
+# 502once: the first request of each key (method, path with query) is
+# answered 502 without being handled, the next ones normally.
+ncom() {
+	sim_state_get "len([c for i in d['issues'] if i['number'] == $1 for c in i['comments']])"
+}
+n0=$(ncom 1)
+fault '{"method":"*","path":"/issues/[12]$|/issues/1/comments$","mode":"502once","count":0}'
+check_eq "502once: first of each key 502, then handled" \
+    "$(sim_status GET "$API/issues/1") $(sim_status GET "$API/issues/1") $(sim_status GET "$API/issues/2") $(sim_status GET "$API/issues/1")" \
+    "502 200 502 200"
+check_eq "502once: a refused write is not applied, its retry is" \
+    "$(sim_status POST "$API/issues/1/comments" '{"body": "once"}') $(ncom 1) $(sim_status POST "$API/issues/1/comments" '{"body": "once"}') $(ncom 1)" \
+    "502 $n0 201 $((n0 + 1))"
+check_eq "502once: only the 502s are logged as faults" "$(sim_get /_admin/log |
+    pyjson '[(e["status"], e.get("fault")) for e in d[-6:]]')" \
+    '[[502, "502once"], [200, null], [502, "502once"], [200, null], [502, "502once"], [201, null]]'
+faults_clear
+
+# hang: no answer within the client's patience and the request is not
+# handled; stall: handled at once, the answer comes after the client gave
+# up.
+n0=$(ncom 1)
+fault '{"method":"POST","path":"/issues/1/comments$","mode":"hang","count":1,"delay":1}'
+check_eq "hang: the client times out" \
+    "$($SIMREQ -T 0.3 -s -t dev-token POST "$SIM_URL$API/issues/1/comments" '{"body": "hung"}')" 000
+sleep 1.2
+check_eq "hang: the write was never applied" "$(ncom 1)" "$n0"
+check_eq "hang: logged with status 0" "$(sim_get /_admin/log |
+    pyjson '[(e["status"], e.get("fault")) for e in d][-1]')" '[0, "hang"]'
+fault '{"method":"POST","path":"/issues/1/comments$","mode":"stall","count":1,"delay":1}'
+check_eq "stall: the client times out" \
+    "$($SIMREQ -T 0.3 -s -t dev-token POST "$SIM_URL$API/issues/1/comments" '{"body": "stalled"}')" 000
+check_eq "stall: the write was applied before the client gave up" \
+    "$(ncom 1)" "$((n0 + 1))"
+check_eq "stall: logged with the write's status" "$(sim_get /_admin/log |
+    pyjson '[(e["status"], e.get("fault")) for e in d][-1]')" '[201, "stall"]'
+check_eq "stall: a patient client gets the answer" \
+    "$(fault '{"method":"GET","path":"/issues/2$","mode":"stall","count":1,"delay":0.5}'
+      sim_status GET "$API/issues/2")" 200
+faults_clear
+
+# Reset: the scenario's state, an empty log, no fault.
+sim_req PATCH "$API/issues/2" '{"title": "changed"}' >/dev/null
+fault '{"method":"*","path":".","mode":"500","count":0}'
+sim_post /_admin/reset '{}' >/dev/null
+check_eq "reset: the scenario's state again" \
+    "$(sim_get "$API/issues/2" | pyjson 'd["title"]') $(ncom 1)" \
+    "Fix the parser 1"
+check_eq "reset: no fault, the log restarts" \
+    "$(sim_get /_admin/log | pyjson '[(e["seq"], e["status"]) for e in d]')" \
+    '[[1, 200]]'
+sim_req PATCH "$API/issues/2" '{"title": "kept"}' >/dev/null
+sim_post /_admin/checkpoint '{}' >/dev/null
+sim_req PATCH "$API/issues/2" '{"title": "lost"}' >/dev/null
+sim_post /_admin/reset '{}' >/dev/null
+check_eq "reset after a checkpoint: the checkpoint's state" \
+    "$(sim_state_get '[i["title"] for i in d["issues"] if i["number"] == 2][0]')" \
+    kept
+
 # Keep-alive: three requests on one connection, each fully read.
 check_eq "keep-alive connection reuse" "$(python3 - "$SIM_PORT" "$API" <<'EOF'
 import http.client, sys

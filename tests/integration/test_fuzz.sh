@@ -3,7 +3,7 @@
 # from its seeds in tests/fuzz/corpus/<target>/; one line per harness.
 # A crash keeps its input in build/fuzz/artifacts/ for "make fuzz-long"
 # or a rerun: build/fuzz/fuzz_<target> build/fuzz/artifacts/<file>.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/common.sh"
 t_setup
 
 FZ=$TOP/build/fuzz

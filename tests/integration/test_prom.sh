@@ -3,7 +3,7 @@
 # carries the counters on), and the files pass the exposition-format
 # checker tests/tools/promcheck.py (and promtool, when installed).  The
 # checker itself is shown to refuse each kind of broken file.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/common.sh"
 t_setup
 
 PROMCHECK="python3 $TOP/tests/tools/promcheck.py"
