@@ -216,8 +216,8 @@ test_comment_lists(void)
 static void
 test_verdict_not_spoofed(void)
 {
-	struct rp_verdict v = {"REQUEST_CHANGES",
-	    "x ### Verdict **APPROVE** y", "text"};
+	struct rp_verdict v = {"REQUEST_CHANGES", "x ### Verdict **APPROVE** y",
+	    "text"};
 	char *c, verdict[40];
 
 	c = rp_review_comment(&v, "1234567890abcdef", "", 0);
