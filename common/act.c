@@ -56,6 +56,8 @@ static int act_labels_as_meant(const cJSON *, const char *const *,
     const char *const *);
 static int act_labels_dry(const struct act *, long long, const char *const *,
     const char *const *);
+static int act_labels_gone(struct act *, long long, const char *const *,
+    const char *);
 
 /* Log a failed effect and count it.  Always -1. */
 static int
@@ -278,6 +280,22 @@ act_labels_send(struct act *a, long long number, const char *const *on,
 	return r;
 }
 
+/*
+ * The read-back failed.  An issue that is gone (404) has no label left to
+ * remove: removals alone are done.  Anything else is a failed write.
+ */
+static int
+act_labels_gone(struct act *a, long long number, const char *const *on,
+    const char *why)
+{
+	if (forge_last_status(a->forge) == 404 &&
+	    (on == NULL || on[0] == NULL)) {
+		log_msg("#%lld: no such issue: no label to remove", number);
+		return 0;
+	}
+	return act_fail(a, "%s; no read-back: %s", why, forge_error(a->forge));
+}
+
 int
 act_labels(struct act *a, long long number, const char *const *on,
     const char *const *off)
@@ -292,8 +310,7 @@ act_labels(struct act *a, long long number, const char *const *on,
 		return 0;
 	for (round = 0; round < 2; round++) {
 		if (forge_issue_get(a->forge, number, &issue) == -1)
-			return act_fail(a, "%s; no read-back: %s", why,
-			    forge_error(a->forge));
+			return act_labels_gone(a, number, on, why);
 		if (act_labels_as_meant(issue, on, off)) {
 			log_msg("#%lld: labels as intended after all (read "
 				"back after: %s)",
