@@ -409,7 +409,15 @@ agent_exec_supervise(const struct agent_exec *x, char *const *cmd, char *err,
 		agent_exec_poll(&c);
 		if (c.done)
 			break;
-		agent_lock_serve(&h, agent_exec_stop, &c);
+		/*
+		 * Told to end: the lock goes now and no request is served,
+		 * since a session started again under the same name sends
+		 * its requests to its own wrapper.
+		 */
+		if (c.signaled_ms != 0)
+			agent_lock_hold_end(&h);
+		else
+			agent_lock_serve(&h, agent_exec_stop, &c);
 		if (!c.done) {
 			struct timespec ts = {0, AGENT_EXEC_POLL_MS * 1000000L};
 

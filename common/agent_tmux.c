@@ -139,6 +139,10 @@ agent_tmux_launch(const struct agent_spec *s, const char *state, char **envfile,
 		if (agent_lock_state_why(state, why, sizeof(why)))
 			snprintf(err, errsz, "session '%s' did not start: %s",
 			    s->session, why);
+		else if (tmux_has_session(s->session) == 0)
+			snprintf(err, errsz,
+			    "session '%s' exited before it was ready",
+			    s->session);
 		else
 			snprintf(err, errsz,
 			    "session '%s' never took the Claude session lock "

@@ -100,7 +100,10 @@ check "crashed session: the worktree is kept" \
 check "crashed session: the crash prompt" grep -q 'stopped before it reported' \
     "$T/agent-b/prompt-1.txt"
 
-# --force: past the slot (dev-P-3 lives) and the open dependency.
+# --force: past the slot (dev-P-3 lives) and the open dependency.  Not
+# past the Claude session lock: dev-P-3 waits for CI first, so its
+# wrapper lets go of the lock.
+echo 'PHASE:awaiting_ci' >"$RUN/dev-session-$PROJ-3.phase"
 agent c
 dp --issue 2 --force
 rc_is "--force" 0

@@ -18,6 +18,9 @@ dev_sim - '[ci]' 'woodpecker_repo_id = 0' <<'JSON'
             {"number": 4, "title": "Four"}]}
 JSON
 export CLAUDE_TIMEOUT=600
+# Two sessions work at once here: no Claude session lock (test_agent_lock
+# has it).
+export CLAUDE_SESSION_LOCK=
 
 agent() {	# N PHASE
 	mkdir -p "$T/al-$1"
