@@ -356,14 +356,25 @@ reactci_on_failure(struct dev_ctx *c, struct rx *x, const struct cirec *rec,
 	int r = -1;
 
 	memset(&f, 0, sizeof(f));
-	/* Without Woodpecker's details the failure is told all the same. */
+	/*
+	 * A read that failed is unknown: the next tick reads again (once per
+	 * phase write).  Without Woodpecker's details after that, or with
+	 * Woodpecker down this tick, the failure is told all the same.
+	 */
 	if (c->wp != NULL && !c->wp_down && pipeline > 0 &&
 	    ci_classify_pipeline(c->wp, pipeline, &f) == -1) {
+		ci_failure_free(&f);
+		if (!rx_key_done(c, x, "ci-details-wait")) {
+			log_msg("Woodpecker: cannot read pipeline #%lld: %s — "
+				"read again next tick",
+			    pipeline, woodpecker_error(c->wp));
+			c->skipped++;
+			return rx_key_set(c, x, "ci-details-wait");
+		}
 		log_msg("Woodpecker: cannot read pipeline #%lld: %s — the "
 			"failure is told without its step",
 		    pipeline, woodpecker_error(c->wp));
 		c->wp_down = 1;
-		ci_failure_free(&f);
 		memset(&f, 0, sizeof(f));
 	}
 	if (f.infra &&
