@@ -30,6 +30,7 @@
 /* Largest output file read. */
 #define OUTPUT_MAX (1024 * 1024)
 
+static void collect_key(char *, size_t, const char *, const struct rp_run *);
 static int collect_one(struct rp *, const struct rp_run *);
 static int collect_post_review(struct rp *, const struct rp_run *,
     const struct rp_verdict *);
@@ -220,6 +221,20 @@ collect_finish(struct rp *rp, const struct rp_run *run, int valid,
 }
 
 /*
+ * The marker key of a comment of kind about run's head: a forced review
+ * (review-poll --pr N --force) is a new comment, with a key of its own.
+ */
+static void
+collect_key(char *key, size_t keysz, const char *kind, const struct rp_run *run)
+{
+	if (run->forced >= 0)
+		snprintf(key, keysz, "%s #%lld %s forced %d", kind, run->pr,
+		    run->sha, run->forced + 1);
+	else
+		snprintf(key, keysz, "%s #%lld %s", kind, run->pr, run->sha);
+}
+
+/*
  * The comment, unless an earlier tick posted it already, then the formal
  * review.  0 when both are on the forge, -1 to try again next tick.
  */
@@ -241,8 +256,7 @@ collect_post_review(struct rp *rp, const struct rp_run *run,
 		    rp_count_comments_with(comments, mark) + 1;
 	if (!rp_posted(comments, mark, run->sha, run->forced)) {
 		body = rp_review_comment(v, run->sha, run->prev, round);
-		snprintf(key, sizeof(key), "review #%lld %s", run->pr,
-		    run->sha);
+		collect_key(key, sizeof(key), "review", run);
 		r = act_comment(&rp->act, run->pr, key, body, NULL);
 		free(body);
 		if (r == -1)
@@ -353,7 +367,7 @@ collect_post_error(struct rp *rp, const struct rp_run *run, const char *why)
 		goto out;
 	}
 	body = rp_error_comment(run->sha, why);
-	snprintf(key, sizeof(key), "review-error #%lld %s", run->pr, run->sha);
+	collect_key(key, sizeof(key), "review-error", run);
 	r = act_comment(&rp->act, run->pr, key, body, NULL);
 	free(body);
 out:

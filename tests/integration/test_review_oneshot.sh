@@ -9,6 +9,9 @@
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/review.sh"
 rv_setup
+# Reviews here work at once: no Claude session lock (test_agent_lock has
+# it).
+export CLAUDE_SESSION_LOCK=
 
 S1=$(rv_branch fix/issue-1 one.c "one")
 S2=$(rv_branch fix/issue-2 two.c "two")

@@ -10,6 +10,9 @@
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/review.sh"
 rv_setup
+# Reviews here work at once: no Claude session lock (test_agent_lock has
+# it).
+export CLAUDE_SESSION_LOCK=
 LOG=$FACTORY_ROOT/review/review.log
 GOOD='OUTPUT<<{"verdict": "APPROVE", "verdict_reason": "fine now", "review_markdown": "ok"}>>OUTPUT'
 
@@ -114,4 +117,4 @@ AGENT_CMD=$T/no-such-agent rv_tick
 AGENT_CMD=$T/no-such-agent rv_tick
 check_eq "#13: a start that failed is no try" "$(tries 13)" "$(short "$S3") 1"
 check_eq "#13: tried to start again on the next tick" \
-    "$(grep -c "cannot start session review-$P-13" "$LOG")" 2
+    "$(grep -c "cannot start session review-$P-13: " "$LOG")" 2

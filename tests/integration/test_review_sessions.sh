@@ -11,6 +11,9 @@
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/review.sh"
 rv_setup
+# Reviews here work at once: no Claude session lock (test_agent_lock has
+# it).
+export CLAUDE_SESSION_LOCK=
 LOG=$FACTORY_ROOT/review/review.log
 RUN=$DISINTO_RUN_DIR
 STATUS=$RUN/$P-review-status
