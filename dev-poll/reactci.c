@@ -357,25 +357,27 @@ reactci_on_failure(struct dev_ctx *c, struct rx *x, const struct cirec *rec,
 
 	memset(&f, 0, sizeof(f));
 	/*
-	 * A read that failed is unknown: the next tick reads again (once per
-	 * phase write).  Without Woodpecker's details after that, or with
-	 * Woodpecker down this tick, the failure is told all the same.
+	 * Details that could not be read (Woodpecker down this tick, or this
+	 * read failed) are unknown: the next tick reads again, once per
+	 * phase write; after that the failure is told without them.
 	 */
-	if (c->wp != NULL && !c->wp_down && pipeline > 0 &&
-	    ci_classify_pipeline(c->wp, pipeline, &f) == -1) {
+	if (c->wp != NULL && pipeline > 0 &&
+	    (c->wp_down || ci_classify_pipeline(c->wp, pipeline, &f) == -1)) {
 		ci_failure_free(&f);
-		if (!rx_key_done(c, x, "ci-details-wait")) {
-			log_msg("Woodpecker: cannot read pipeline #%lld: %s — "
-				"read again next tick",
+		memset(&f, 0, sizeof(f));
+		if (!c->wp_down)
+			log_msg("Woodpecker: cannot read pipeline #%lld: %s",
 			    pipeline, woodpecker_error(c->wp));
+		c->wp_down = 1;
+		if (!rx_key_done(c, x, "ci-details-wait")) {
+			log_msg("#%lld: CI failed; its details are read again "
+				"next tick",
+			    x->issue);
 			c->skipped++;
 			return rx_key_set(c, x, "ci-details-wait");
 		}
-		log_msg("Woodpecker: cannot read pipeline #%lld: %s — the "
-			"failure is told without its step",
-		    pipeline, woodpecker_error(c->wp));
-		c->wp_down = 1;
-		memset(&f, 0, sizeof(f));
+		log_msg("#%lld: CI failed; told without Woodpecker's details",
+		    x->issue);
 	}
 	if (f.infra &&
 	    !(strcmp(rec->sha, x->head) == 0 &&
