@@ -361,8 +361,10 @@ reactci_on_failure(struct dev_ctx *c, struct rx *x, const struct cirec *rec,
 	 * read failed) are unknown: the next tick reads again, once per
 	 * phase write; after that the failure is told without them.
 	 */
-	if (c->wp != NULL && pipeline > 0 &&
-	    (c->wp_down || ci_classify_pipeline(c->wp, pipeline, &f) == -1)) {
+	if (c->wp != NULL &&
+	    (c->wp_down ||
+		(pipeline > 0 &&
+		    ci_classify_pipeline(c->wp, pipeline, &f) == -1))) {
 		ci_failure_free(&f);
 		memset(&f, 0, sizeof(f));
 		if (!c->wp_down)
