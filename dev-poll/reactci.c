@@ -34,7 +34,7 @@
 /* Whether the issue's PR is there for the CI reaction. */
 enum reactci_pr {
 	REACTCI_PR_THERE,   /* x->pr and x->head are set */
-	REACTCI_PR_NOT_YET, /* it could not be opened: the agent was told */
+	REACTCI_PR_NOT_YET, /* not opened: a later tick, or the agent, again */
 	REACTCI_PR_FAILED
 };
 
@@ -236,7 +236,18 @@ reactci_ensure_pr(struct dev_ctx *c, struct rx *x)
 	case ACT_PULL_DRY:
 		break;
 	default:
-		if (reactci_pr_error(c, x, branch) == ACT_INJECT_FAILED)
+		/*
+		 * Tried again by the next tick first (once per phase write):
+		 * a lost answer may have opened it, and a forge error may
+		 * pass.  Then the agent is told.
+		 */
+		if (!rx_key_done(c, x, "pr-retry")) {
+			log_msg("#%lld: the PR could not be opened (%s) — the "
+				"next tick looks again",
+			    x->issue, forge_error(c->forge));
+			if (rx_key_set(c, x, "pr-retry") == -1)
+				r = REACTCI_PR_FAILED;
+		} else if (reactci_pr_error(c, x, branch) == ACT_INJECT_FAILED)
 			r = REACTCI_PR_FAILED;
 		break;
 	}

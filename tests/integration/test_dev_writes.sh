@@ -134,6 +134,14 @@ dp
 rc_is "POST /pulls refused" 1
 status_has "POST /pulls refused: in the status file" \
     "tick failed: 1 write failed, the first: cannot open a PR from fix/issue-1$"
+check_eq "POST /pulls refused: the next tick tries first, the agent is not told" \
+    "$(prompts "$T/al-1")" 0
+dp
+rc_is "POST /pulls refused twice" 1
+check_eq "POST /pulls refused twice: the agent is told once" \
+    "$(prompts "$T/al-1")" 1
+check "POST /pulls refused twice: how to try again" \
+    grep -q 'could not be created' "$T/al-1/prompt-1.txt"
 faults_clear
 
 printf 'PHASE:failed\nReason: tests do not pass\n' \
