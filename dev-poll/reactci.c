@@ -398,13 +398,19 @@ reactci_on_failure(struct dev_ctx *c, struct rx *x, const struct cirec *rec,
 		log_msg("#%lld: infra failure (%s) — retriggering pipeline "
 			"#%lld",
 		    x->issue, f.reason, pipeline);
+		/*
+		 * Recorded once the restart is there: a restart the forge did
+		 * not take is tried again by the next tick, and one whose
+		 * answer was lost has a newer pipeline that the next tick
+		 * sees instead of this one.
+		 */
+		if (act_pipeline_restart(&c->act, pipeline, &next) == -1)
+			goto out;
 		r = reactci_rec_write(c, x, "retried", pipeline, &f,
 		    rec->attempt, "(infrastructure failure retriggered)");
-		if (r == 0) {
-			(void)act_pipeline_restart(&c->act, pipeline, &next);
-			/* The CI timeout counts from the retrigger. */
+		/* The CI timeout counts from the retrigger. */
+		if (r == 0)
 			(void)act_touch(&c->act, x->phase_path);
-		}
 		goto out;
 	}
 	attempt = rec->attempt + 1;

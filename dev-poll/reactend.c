@@ -101,7 +101,16 @@ rx_done(struct dev_ctx *c, struct rx *x)
 			    0;
 		}
 		break;
-	default:
+	case DP_ISSUE_MISSING:
+		/* Gone on two ticks (once per phase write) before it counts. */
+		if (!rx_key_done(c, x, "gone-wait")) {
+			log_msg("#%lld: done, but the issue is not there — "
+				"looked at again next tick",
+			    x->issue);
+			return rx_key_set(c, x, "gone-wait");
+		}
+		break;
+	case DP_ISSUE_CLOSED:
 		break;
 	}
 	log_msg("#%lld: done — cleaning up", x->issue);

@@ -71,6 +71,16 @@ lnot "a finished phase does not" "agent running"
 rc_is "low memory" 0
 lhas "low memory: logged as upstream" 'SKIP: only 1500MB available \(need 2000MB\)'
 check_eq "low memory: nothing scheduled" "$(requests 'labels=')" 0
+# #9 is no issue of the forge: a 404 could be a passing fault, so the
+# session ends on the second tick that finds it gone.
+lhas "done, no such issue: looked at again" \
+    "#9: done, but the issue is not there — looked at again next tick"
+check "done, no such issue: the phase file stays" \
+    test -e "$RUN/dev-session-$PROJ-9.phase"
+dp
+lhas "done, no such issue twice: cleaned up" "#9: done — cleaning up"
+check "done, no such issue twice: the phase file went" \
+    test ! -e "$RUN/dev-session-$PROJ-9.phase"
 rm -f "$RUN/dev-session-$PROJ-9.phase"
 
 # Legacy mode judges the slot by the PID in dev-agent-P.lock only.

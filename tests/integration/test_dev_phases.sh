@@ -89,12 +89,20 @@ check_eq "CI failure injected once" "$(prompts "$T/al-2")" 1
 agent 3
 phase 3 'PHASE:awaiting_ci\n'
 sim_post /_admin/pipeline "{\"commit\": \"$SHA3\", \"status\": \"failure\", \"branch\": \"fix/issue-3\", \"steps\": [{\"name\": \"clone\", \"state\": \"failure\", \"exit_code\": 128, \"log\": [\"fatal: unable to access\"]}]}" >/dev/null
+# Woodpecker refuses the restart: nothing recorded, nothing injected, the
+# next tick restarts it.
+fault '{"method": "POST", "path": "/api/repos/1/pipelines/[0-9]+$", "mode": "500", "count": 0}'
 dp
-check_eq "infra failure retriggered" "$(sim_log_count POST '/api/repos/1/pipelines/[0-9]+$')" 1
+faults_clear
+check_eq "restart refused: not recorded as retried" \
+    "$(sed -n 2p "$RUN/ci-result-$PROJ-3.txt" 2>/dev/null)" ""
+check_eq "restart refused: nothing injected" "$(prompts "$T/al-3")" 0
+dp
+check_eq "infra failure retriggered" "$(sim_log_count POST '/api/repos/1/pipelines/[0-9]+$' 200)" 1
 check_eq "nothing injected for an infra failure" "$(prompts "$T/al-3")" 0
 check_eq "recorded as retried" "$(sed -n 2p "$RUN/ci-result-$PROJ-3.txt")" "STATE: retried"
 dp
-check_eq "retriggered once only" "$(sim_log_count POST '/api/repos/1/pipelines/[0-9]+$')" 1
+check_eq "retriggered once only" "$(sim_log_count POST '/api/repos/1/pipelines/[0-9]+$' 200)" 1
 
 # --- the CI timeout: 30 minutes after the phase was written, once.
 sim_post /_admin/faults/clear '{}' >/dev/null
