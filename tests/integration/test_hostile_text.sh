@@ -53,11 +53,15 @@ while len(big) < 1024 * 1024:
     big += small
 open(sys.argv[2], "wb").write(bytes(big))
 PY
-$TT inject raw "$T/small" >/dev/null 2>&1
+$TT inject raw "$T/small" >"$T/inject.out" 2>&1 ||
+    fail "small: injected" "$(cat "$T/inject.out")"
+wait_for '[ -f "$T/raw/prompt-1.txt" ]' 10
+sleep 0.5
 check_eq "small: delivered as one prompt" "$(prompts "$T/raw")" 1
 $SAFE clean "$T/small" >"$T/small.want"
 check "small: byte-equal to the safe text" cmp -s "$T/small.want" "$T/raw/prompt-1.txt"
-$TT inject raw "$T/big" >/dev/null 2>&1
+$TT inject raw "$T/big" >"$T/inject.out" 2>&1 ||
+    fail "1 MB: injected" "$(cat "$T/inject.out")"
 wait_for '[ -f "$T/raw/prompt-2.txt" ]' 10
 sleep 0.5
 check_eq "1 MB: delivered as one prompt" "$(prompts "$T/raw")" 2
