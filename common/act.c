@@ -382,7 +382,13 @@ act_pull_merge(struct act *a, long long number, const char *sha,
 		    forge_error(a->forge));
 		return ACT_MERGE_FAILED;
 	}
-	return m->merged ? ACT_MERGED : ACT_MERGE_REFUSED;
+	if (m->merged)
+		return ACT_MERGED;
+	/* The forge's own no: its merge rules, a conflict, a stale head. */
+	if (m->status == 405 || m->status == 409 || m->status == 422)
+		return ACT_MERGE_REFUSED;
+	act_fail(a, "PR #%lld merge: HTTP %ld, not merged", number, m->status);
+	return ACT_MERGE_FAILED;
 }
 
 enum act_review

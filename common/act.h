@@ -44,9 +44,9 @@ enum act_pull {
 /* What act_pull_merge() did. */
 enum act_merge {
 	ACT_MERGED,	   /* merged now, or found merged */
-	ACT_MERGE_REFUSED, /* the forge said no (conflict, not mergeable) */
+	ACT_MERGE_REFUSED, /* the forge said no (405, 409, 422) */
 	ACT_MERGE_DRY,	   /* dry-run: nothing was merged */
-	ACT_MERGE_FAILED   /* no answer: it may or may not have happened */
+	ACT_MERGE_FAILED   /* no answer, or an error: a later tick again */
 };
 
 /* What act_review_create() did. */

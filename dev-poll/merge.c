@@ -359,9 +359,14 @@ dp_merge(struct dev_ctx *c, struct dp_pr *p)
 	    p->number, p->issue);
 	switch (act_pull_merge(&c->act, p->number, p->sha, &m)) {
 	case ACT_MERGE_FAILED:
-		log_msg("PR #%lld: no answer to the merge — a later tick finds "
-			"out whether it happened",
-		    p->number);
+		if (m.status == 0)
+			log_msg("PR #%lld: no answer to the merge — a later "
+				"tick finds out whether it happened",
+			    p->number);
+		else
+			log_msg("PR #%lld: the merge failed (HTTP %ld) — a "
+				"later tick asks again",
+			    p->number, m.status);
 		p->merge_refused = 1;
 		c->merged++;
 		return DP_MERGE_FAILED;

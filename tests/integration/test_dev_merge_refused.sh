@@ -104,3 +104,23 @@ check_eq "no session: the merge not asked again" "$(merges 13)" 1
 dp
 sleep 0.5
 check_eq "no session: the rebase asked once" "$(prompts "$T/agentlog")" 2
+
+# A server error on the merge is no refusal: the tick fails, no rebase is
+# asked, the next tick asks for the merge again.
+t_tmux kill-server 2>/dev/null
+faults_clear
+case_start "$T/case.json" '[ci]' 'woodpecker_repo_id = 0'
+rm -f "$RUN"/dev-state-*
+agent 3 PHASE:awaiting_review
+fault '{"method": "POST", "path": "/pulls/13/merge", "mode": "500", "count": 0}'
+dp
+rc_is "500 on the merge" 1
+lhas "500: said" 'PR #13: the merge failed \(HTTP 500\) — a later tick asks again'
+lnot "500: no rebase asked" 'falling back to dev-agent'
+M1=$(merges 13)
+faults_clear
+dp
+rc_is "500, then" 0
+check_eq "500, then: the merge asked again" "$(merges 13)" "$((M1 + 1))"
+check_eq "500, then: the issue closed" \
+    "$(sim_state_get '[i["state"] for i in d["issues"] if i["number"] == 3][0]')" closed
