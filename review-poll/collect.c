@@ -38,7 +38,7 @@ static int collect_post_formal(struct rp *, const struct rp_run *,
     const struct rp_verdict *, int);
 static int collect_already_formal(const cJSON *, const char *, const char *,
     const char *);
-static void collect_dismiss_own(struct rp *, long long, const cJSON *,
+static int collect_dismiss_own(struct rp *, long long, const cJSON *,
     const char *);
 static int collect_post_error(struct rp *, const struct rp_run *, const char *);
 static int collect_finish(struct rp *, const struct rp_run *, int, int);
@@ -293,14 +293,14 @@ collect_already_formal(const cJSON *reviews, const char *login, const char *sha,
 }
 
 /* Approval supersedes this bot's own standing requests for changes. */
-static void
+static int
 collect_dismiss_own(struct rp *rp, long long pr, const cJSON *reviews,
     const char *login)
 {
 	const cJSON *rv;
 	const char *user, *state;
 	long long id;
-	int dismissed;
+	int dismissed, r = 0;
 
 	cJSON_ArrayForEach (rv, reviews) {
 		user = json_str_at(rv, "user.login");
@@ -314,7 +314,10 @@ collect_dismiss_own(struct rp *rp, long long pr, const cJSON *reviews,
 		if (act_review_dismiss(&rp->act, pr, id,
 			"Superseded by approval") == 0)
 			log_msg("pr #%lld: dismissed review %lld", pr, id);
+		else
+			r = -1;
 	}
+	return r;
 }
 
 static int
@@ -325,6 +328,7 @@ collect_post_formal(struct rp *rp, const struct rp_run *run,
 	const cJSON *reviews;
 	char *body;
 	enum act_review r;
+	int undismissed = 0;
 
 	if (forge_reviews_list(rp->review, run->pr, &reviews) == -1 ||
 	    forge_user_login(rp->review, &login) == -1) {
@@ -332,10 +336,12 @@ collect_post_formal(struct rp *rp, const struct rp_run *run,
 		    forge_error(rp->review));
 		return -1;
 	}
+	/* Before the approval, and again by a later tick until done. */
+	if (strcmp(event, "APPROVED") == 0 &&
+	    collect_dismiss_own(rp, run->pr, reviews, login) == -1)
+		undismissed = 1;
 	if (collect_already_formal(reviews, login, run->sha, event))
-		return 0;
-	if (strcmp(event, "APPROVED") == 0)
-		collect_dismiss_own(rp, run->pr, reviews, login);
+		return undismissed ? -1 : 0;
 	if (round > 0)
 		body = xasprintf("AI Re-review (round %d): **%s** — %s", round,
 		    v->verdict, v->reason);
@@ -347,7 +353,7 @@ collect_post_formal(struct rp *rp, const struct rp_run *run,
 	if (r == ACT_REVIEW_POSTED && !rp->act.dry_run)
 		log_msg("pr #%lld: formal %s review submitted", run->pr, event);
 	/* A refusal (own PR, no rights) will not change: go on without. */
-	return r == ACT_REVIEW_FAILED ? -1 : 0;
+	return r == ACT_REVIEW_FAILED || undismissed ? -1 : 0;
 }
 
 static int

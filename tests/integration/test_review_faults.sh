@@ -110,7 +110,7 @@ check_eq "dismissal refused: the approval still goes in" \
 check_eq "dismissal refused: the old review stays" \
     "$(rv_reviews 16 | grep REQUEST_CHANGES)" \
     "review-bot REQUEST_CHANGES 0000000000000000000000000000000000000000 False"
-for n in 11 12 13 15; do
+for n in 11 12 13 15 16; do
 	check_eq "#$n is still to be posted" \
 	    "$(head -1 "$DISINTO_RUN_DIR/review-session-$P-$n.phase")" \
 	    PHASE:done
@@ -123,6 +123,11 @@ for n in 11 13 14 15; do
 	check_eq "#$n completed once" \
 	    "$(n_comments $n) $(n_reviews $n APPROVED)" "1 1"
 done
+check_eq "#16: the old review dismissed by the next tick" \
+    "$(rv_reviews 16 | grep REQUEST_CHANGES)" \
+    "review-bot REQUEST_CHANGES 0000000000000000000000000000000000000000 True"
+check_eq "#16: still one comment, one approval" \
+    "$(n_comments 16) $(n_reviews 16 APPROVED)" "1 1"
 check_eq "#12 completed once" \
     "$(n_comments 12) $(n_reviews 12 REQUEST_CHANGES)" "1 1"
 check_eq "#12 now awaits changes" \
