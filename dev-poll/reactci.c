@@ -66,6 +66,10 @@ static char *reactci_failure_text(struct dev_ctx *, struct rx *,
     const struct ci_failure *, long long, long long);
 static int reactci_escalate_exhausted(struct dev_ctx *, struct rx *,
     const struct ci_failure *, long long);
+static int reactci_details(struct dev_ctx *, struct rx *, long long,
+    struct ci_failure *, int *);
+static int reactci_retrigger(struct dev_ctx *, struct rx *,
+    const struct cirec *, long long, const struct ci_failure *);
 static int reactci_on_failure(struct dev_ctx *, struct rx *,
     const struct cirec *, long long);
 
@@ -357,70 +361,92 @@ reactci_escalate_exhausted(struct dev_ctx *c, struct rx *x,
 	return r;
 }
 
+/*
+ * The failure's details from Woodpecker into *f.  Details that could not
+ * be read (Woodpecker down this tick, or this read failed) are unknown:
+ * the next tick reads again, once per phase write; after that the failure
+ * is told without them.  1 to wait (0 in *r, or -1), 0 to go on.
+ */
+static int
+reactci_details(struct dev_ctx *c, struct rx *x, long long pipeline,
+    struct ci_failure *f, int *r)
+{
+	if (c->wp == NULL ||
+	    (!c->wp_down &&
+		(pipeline <= 0 ||
+		    ci_classify_pipeline(c->wp, pipeline, f) == 0)))
+		return 0;
+	ci_failure_free(f);
+	memset(f, 0, sizeof(*f));
+	if (!c->wp_down)
+		log_msg("Woodpecker: cannot read pipeline #%lld: %s", pipeline,
+		    woodpecker_error(c->wp));
+	c->wp_down = 1;
+	if (!rx_key_done(c, x, "ci-details-wait")) {
+		log_msg("#%lld: CI failed; its details are read again next "
+			"tick",
+		    x->issue);
+		c->skipped++;
+		*r = rx_key_set(c, x, "ci-details-wait");
+		return 1;
+	}
+	log_msg("#%lld: CI failed; told without Woodpecker's details",
+	    x->issue);
+	return 0;
+}
+
+/*
+ * An infrastructure failure, restarted once per head.  Recorded once the
+ * restart is there: a restart Woodpecker did not take is tried again by
+ * the next tick, and one whose answer was lost has a newer pipeline that
+ * the next tick sees instead of this one.
+ */
+static int
+reactci_retrigger(struct dev_ctx *c, struct rx *x, const struct cirec *rec,
+    long long pipeline, const struct ci_failure *f)
+{
+	long long next;
+	int r;
+
+	log_msg("#%lld: infra failure (%s) — retriggering pipeline #%lld",
+	    x->issue, f->reason, pipeline);
+	if (act_pipeline_restart(&c->act, pipeline, &next) == -1)
+		return -1;
+	r = reactci_rec_write(c, x, "retried", pipeline, f, rec->attempt,
+	    "(infrastructure failure retriggered)");
+	/* The CI timeout counts from the retrigger. */
+	if (r == 0)
+		(void)act_touch(&c->act, x->phase_path);
+	return r;
+}
+
 static int
 reactci_on_failure(struct dev_ctx *c, struct rx *x, const struct cirec *rec,
     long long pipeline)
 {
 	struct ci_failure f;
-	long long attempt, next;
+	long long attempt;
 	char *text;
 	int r = -1;
 
 	memset(&f, 0, sizeof(f));
-	/*
-	 * Details that could not be read (Woodpecker down this tick, or this
-	 * read failed) are unknown: the next tick reads again, once per
-	 * phase write; after that the failure is told without them.
-	 */
-	if (c->wp != NULL &&
-	    (c->wp_down ||
-		(pipeline > 0 &&
-		    ci_classify_pipeline(c->wp, pipeline, &f) == -1))) {
-		ci_failure_free(&f);
-		memset(&f, 0, sizeof(f));
-		if (!c->wp_down)
-			log_msg("Woodpecker: cannot read pipeline #%lld: %s",
-			    pipeline, woodpecker_error(c->wp));
-		c->wp_down = 1;
-		if (!rx_key_done(c, x, "ci-details-wait")) {
-			log_msg("#%lld: CI failed; its details are read again "
-				"next tick",
-			    x->issue);
-			c->skipped++;
-			return rx_key_set(c, x, "ci-details-wait");
-		}
-		log_msg("#%lld: CI failed; told without Woodpecker's details",
-		    x->issue);
-	}
+	if (reactci_details(c, x, pipeline, &f, &r))
+		return r;
 	if (f.infra &&
 	    !(strcmp(rec->sha, x->head) == 0 &&
 		strcmp(rec->state, "retried") == 0)) {
-		log_msg("#%lld: infra failure (%s) — retriggering pipeline "
-			"#%lld",
-		    x->issue, f.reason, pipeline);
-		/*
-		 * Recorded once the restart is there: a restart the forge did
-		 * not take is tried again by the next tick, and one whose
-		 * answer was lost has a newer pipeline that the next tick
-		 * sees instead of this one.
-		 */
-		if (act_pipeline_restart(&c->act, pipeline, &next) == -1)
-			goto out;
-		r = reactci_rec_write(c, x, "retried", pipeline, &f,
-		    rec->attempt, "(infrastructure failure retriggered)");
-		/* The CI timeout counts from the retrigger. */
-		if (r == 0)
-			(void)act_touch(&c->act, x->phase_path);
+		r = reactci_retrigger(c, x, rec, pipeline, &f);
 		goto out;
 	}
 	attempt = rec->attempt + 1;
-	if (attempt > DP_CI_FIX_BUDGET) {
+	if (attempt > DP_CI_FIX_BUDGET)
 		r = reactci_escalate_exhausted(c, x, &f, attempt);
-		goto out;
+	else {
+		text = reactci_failure_text(c, x, &f, pipeline, attempt);
+		r = reactci_report(c, x, "failure", pipeline, &f, attempt,
+		    text);
+		free(text);
 	}
-	text = reactci_failure_text(c, x, &f, pipeline, attempt);
-	r = reactci_report(c, x, "failure", pipeline, &f, attempt, text);
-	free(text);
 out:
 	ci_failure_free(&f);
 	return r;
