@@ -120,4 +120,9 @@ done
 check_eq "no PR opened on missing data" "$(sim_log_count POST '/pulls$' 201)" 1
 dp
 wait_for '[ -f "$T/al3/prompt-1.txt" ]' 10
-check "after the faults the next tick reacts" grep -q "CI passed" "$T/al3/prompt-1.txt"
+if grep -q "CI passed" "$T/al3/prompt-1.txt"; then
+	ok "after the faults the next tick reacts"
+else
+	fail "after the faults the next tick reacts" \
+	    "prompt: $(head -c 300 "$T/al3/prompt-1.txt" | tr '\n' '|'); log: $(tail -5 "$T/tick.log" | tr '\n' '|')"
+fi
