@@ -100,6 +100,7 @@ static char *derive_formulas(const struct load *);
 static const char *check_word(const char *);
 static const char *check_repo(const char *);
 static const char *check_optional_name(const char *);
+static const char *check_log(const char *);
 static void *field(const struct config *, size_t);
 static void vars_set(struct load *, const char *, const char *, const char *,
     int);
@@ -161,6 +162,15 @@ static const struct setting settings[] = {
 	.def = "/tmp",
 	.off = F(run_dir),
 	.doc = "where every run file lives"},
+    {.env = "DISINTO_LOG",
+	.type = T_STR,
+	.flags = S_EARLY | S_ENV_WINS,
+	.def = "file",
+	.check = check_log,
+	.off = F(log_dest),
+	.doc = "where the log goes: `file` (the tool's log file, for cron) "
+	       "or `stderr` (no timestamp, syslog priority prefixes `<3>` "
+	       "`<4>` `<6>`, for journald); `--log=` overrides it"},
     {.env = "DISINTO_CONTAINER",
 	.type = T_BOOL,
 	.flags = S_EARLY | S_ENV_ONLY,
@@ -920,6 +930,15 @@ check_word(const char *s)
 	return NULL;
 }
 
+/* Where the log goes: "file" or "stderr". */
+static const char *
+check_log(const char *s)
+{
+	if (strcmp(s, "file") == 0 || strcmp(s, "stderr") == 0)
+		return NULL;
+	return "expected 'file' or 'stderr'";
+}
+
 /* "" (no project) or owner/name. */
 static const char *
 check_repo(const char *s)
@@ -1205,6 +1224,8 @@ locate(struct load *l)
 	if (c->run_dir == NULL &&
 	    fill_row(l, row_by_env("DISINTO_RUN_DIR"), err, sizeof(err)) == -1)
 		c->run_dir = xstrdup("/tmp");
+	if (c->log_dest == NULL)
+		(void)fill_row(l, row_by_env("DISINTO_LOG"), err, sizeof(err));
 	if (c->project_name != NULL && c->project_name[0] != '\0')
 		return;
 	free(c->project_name);
@@ -1270,7 +1291,8 @@ config_load(struct config *cfg, const char *project_toml, const char *exe,
 	if (!cfg->container && load_env_file(&l, err, errsz) == -1)
 		goto out;
 	env_wins(&l);
-	if (fill_row(&l, row_by_env("DISINTO_RUN_DIR"), err, errsz) == -1)
+	if (fill_row(&l, row_by_env("DISINTO_RUN_DIR"), err, errsz) == -1 ||
+	    fill_row(&l, row_by_env("DISINTO_LOG"), err, errsz) == -1)
 		goto out;
 	if (project_toml != NULL &&
 	    toml_parse_file(project_toml, toml_item_cb, &l, err, errsz) == -1)

@@ -47,6 +47,7 @@ struct config {
 	char *run_dir;	    /* DISINTO_RUN_DIR, default /tmp */
 	char *project_toml; /* the file given, or NULL */
 	int container;	    /* DISINTO_CONTAINER=1 */
+	char *log_dest;	    /* DISINTO_LOG: "file" or "stderr" */
 
 	char *forge_token;
 	char *forge_review_token;

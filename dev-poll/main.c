@@ -77,7 +77,7 @@ main_tick_lock(const struct config *cfg, int *fd, int wait_s)
 	if (r == 1)
 		log_msg("another dev-poll holds '%s' — exiting", path);
 	else if (r == -1)
-		log_msg("cannot lock '%s': %s", path, strerror(errno));
+		log_err("cannot lock '%s': %s", path, strerror(errno));
 	free(path);
 	return r;
 }
@@ -150,7 +150,7 @@ main_exit(const struct dev_ctx *c, enum dp_step s)
 {
 	/* Failed writes: act_tick_failed(). */
 	if (c->failed > 0) {
-		log_msg("tick: %d launch(es) failed", c->failed);
+		log_err("tick: %d launch(es) failed", c->failed);
 		return CLI_EXIT_FAIL;
 	}
 	if ((s == DP_FAIL || c->skipped > 0) && c->acted == 0)

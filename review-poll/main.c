@@ -63,7 +63,7 @@ main_rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli)
 	rp->act.dry_run = cli->dry_run;
 	rp->now = time(NULL);
 	if (token == NULL || token[0] == '\0') {
-		log_msg("no FORGE_REVIEW_TOKEN: reviewing with FORGE_TOKEN");
+		log_warn("no FORGE_REVIEW_TOKEN: reviewing with FORGE_TOKEN");
 		token = cfg->forge_token;
 	}
 	rp->forge = forge_open(cfg->forge_api, cfg->forge_token);
@@ -100,7 +100,7 @@ main_take_lock(struct rp *rp, int *fd)
 	if (r == 1)
 		log_msg("skip: another review-poll holds %s", path);
 	else if (r == -1)
-		log_msg("cannot lock '%s'", path);
+		log_err("cannot lock '%s'", path);
 	free(path);
 	return r;
 }

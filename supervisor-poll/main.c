@@ -71,7 +71,7 @@ main_take_lock(int *fd)
 	int r = lock_take(path, fd);
 
 	if (r == -1)
-		log_msg("cannot take the lock '%s': %s", path, strerror(errno));
+		log_err("cannot take the lock '%s': %s", path, strerror(errno));
 	free(path);
 	return r;
 }
@@ -83,7 +83,7 @@ main_check_project(struct sup *s, const struct config *cfg)
 	s->review_started = 0;
 	log_msg("checking project %s (%s)", cfg->project_name, cfg->forge_repo);
 	if (cfg->forge_repo[0] == '\0') {
-		log_msg("%s: no FORGE_REPO: project checks skipped",
+		log_warn("%s: no FORGE_REPO: project checks skipped",
 		    cfg->project_name);
 		return;
 	}
