@@ -258,5 +258,10 @@ dp_launch(struct dev_ctx *c, const struct dp_launch_req *req)
 out:
 	/* Handed to the session, or not needed after all. */
 	agent_unreserve();
+	if (res == DP_LAUNCHED) {
+		c->launched++;
+		if (req->ci_fix_pr > 0)
+			c->ci_fixes++;
+	}
 	return res;
 }
