@@ -65,6 +65,8 @@ for u in dev-poll@ review-poll@ supervisor-poll; do
 	    "$(grep -c '^Requires=disinto-tmux.service$' "$SD/disinto-$u.service")" 1
 	check_eq "$u service keeps /tmp shared (no PrivateTmp)" \
 	    "$(grep -c '^PrivateTmp=' "$SD/disinto-$u.service")" 0
+	check_eq "$u service logs to the journal" \
+	    "$(grep -c '^Environment=DISINTO_LOG=stderr$' "$SD/disinto-$u.service")" 1
 	check_eq "$u timer is persistent" \
 	    "$(grep -c '^Persistent=true$' "$SD/disinto-$u.timer")" 1
 done
