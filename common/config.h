@@ -181,5 +181,11 @@ char *config_help(void);
  * Caller frees.
  */
 char *config_markdown(void);
+/*
+ * The same table as an mdoc tag list (.Bl ... .El) for disinto-c.5
+ * (tests/tools/conf-tool man; a test keeps the page current).  Caller
+ * frees.
+ */
+char *config_mdoc(void);
 
 #endif

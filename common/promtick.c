@@ -117,8 +117,8 @@ promtick_declare(struct promtick *t, const struct promtick_family *f)
 }
 
 int
-promtick_open(struct promtick *t, const struct config *cfg,
-    const char *project, const struct promtick_family *fams)
+promtick_open(struct promtick *t, const struct config *cfg, const char *project,
+    const struct promtick_family *fams)
 {
 	char why[256];
 
@@ -223,7 +223,8 @@ promtick_sessions(struct promtick *t, const char *family, const char *project,
 	}
 	free(nums);
 	for (i = 0; i < PROMTICK_NPHASES; i++) {
-		const char *labels[] = {"phase", promtick_phases[i].label, NULL};
+		const char *labels[] = {"phase", promtick_phases[i].label,
+		    NULL};
 
 		if (prom_set(t->prom, family, labels, count[i]) == -1)
 			return promtick_fail(t, prom_error(t->prom));
@@ -297,9 +298,8 @@ promtick_tick(struct promtick *t, int exit_code, const char *result)
 		-1 ||
 	    prom_add(t->prom, "disinto_ticks_total", labels, 1) == -1 ||
 	    (exit_code == 0 &&
-		prom_set(t->prom,
-		    "disinto_tick_last_success_timestamp_seconds", NULL,
-		    (double)time(NULL)) == -1))
+		prom_set(t->prom, "disinto_tick_last_success_timestamp_seconds",
+		    NULL, (double)time(NULL)) == -1))
 		return promtick_fail(t, prom_error(t->prom));
 	return promtick_api(t, PROMTICK_FORGE) == -1 ||
 		promtick_api(t, PROMTICK_WOODPECKER) == -1 ?
@@ -308,8 +308,8 @@ promtick_tick(struct promtick *t, int exit_code, const char *result)
 }
 
 int
-promtick_close(struct promtick *t, int exit_code, const char *result,
-    char *err, size_t errsz)
+promtick_close(struct promtick *t, int exit_code, const char *result, char *err,
+    size_t errsz)
 {
 	int r = -1;
 

@@ -144,11 +144,11 @@ struct dev_ctx {
 	int backlog_read;
 	const cJSON **inprog; /* in-progress issues, newest first */
 	size_t ninprog;
-	int merged;  /* PRs merged (or their merge asked) this tick */
-	int landed;  /* merges whose after-merge steps ran this tick */
-	int skipped; /* items left for a later tick: a read failed */
-	int acted;   /* items handled: merges, reactions, launches */
-	int failed;  /* launches that did not start (act counts writes) */
+	int merged;   /* PRs merged (or their merge asked) this tick */
+	int landed;   /* merges whose after-merge steps ran this tick */
+	int skipped;  /* items left for a later tick: a read failed */
+	int acted;    /* items handled: merges, reactions, launches */
+	int failed;   /* launches that did not start (act counts writes) */
 	int launched; /* sessions (or legacy agents) started this tick */
 	int ci_fixes; /* of them, to fix a PR's failed CI */
 	unsigned status_steps; /* status lines written: a launch went on */

@@ -35,8 +35,7 @@ rp_prom_tick(struct promtick *pt, const struct rp *rp)
 		return;
 	if (prom_add(p, "disinto_reviews_started_total", NULL, rp->launched) ==
 		-1 ||
-	    prom_add(p, "disinto_reviews_posted_total", NULL, rp->posted) ==
-		-1)
+	    prom_add(p, "disinto_reviews_posted_total", NULL, rp->posted) == -1)
 		log_warn("metrics: %s", prom_error(p));
 	if (promtick_sessions(pt, "disinto_review_sessions",
 		rp->cfg->project_name, 1) == -1)
