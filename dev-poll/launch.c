@@ -135,7 +135,7 @@ dp_launch_reserve(struct dev_ctx *c, long long issue)
 	if ((r = agent_reserve(err, sizeof(err))) == 1)
 		log_msg("%s — not launching #%lld this tick", err, issue);
 	else if (r == -1)
-		log_msg("ERROR: %s", err);
+		log_err("ERROR: %s", err);
 	return r;
 }
 

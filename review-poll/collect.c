@@ -113,7 +113,7 @@ collect_one(struct rp *rp, const struct rp_run *run)
 		log_msg("pr #%lld: review of %.7s: %s", run->pr, run->sha,
 		    v.verdict);
 	else
-		log_msg("pr #%lld: review of %.7s failed: %s", run->pr,
+		log_warn("pr #%lld: review of %.7s failed: %s", run->pr,
 		    run->sha, why);
 	rp_status(rp, run->pr, "posting review");
 	r = valid ? collect_post_review(rp, run, &v) :
@@ -232,7 +232,7 @@ collect_post_review(struct rp *rp, const struct rp_run *run,
 	int round = 0, r = -1;
 
 	if (forge_comments_list(rp->review, run->pr, &comments) == -1) {
-		log_msg("pr #%lld: cannot read the comments: %s", run->pr,
+		log_warn("pr #%lld: cannot read the comments: %s", run->pr,
 		    forge_error(rp->review));
 		goto out;
 	}
@@ -314,7 +314,7 @@ collect_post_formal(struct rp *rp, const struct rp_run *run,
 
 	if (forge_reviews_list(rp->review, run->pr, &reviews) == -1 ||
 	    forge_user_login(rp->review, &login) == -1) {
-		log_msg("pr #%lld: cannot read the reviews: %s", run->pr,
+		log_warn("pr #%lld: cannot read the reviews: %s", run->pr,
 		    forge_error(rp->review));
 		return -1;
 	}
@@ -344,7 +344,7 @@ collect_post_error(struct rp *rp, const struct rp_run *run, const char *why)
 	int r = -1;
 
 	if (forge_comments_list(rp->review, run->pr, &comments) == -1) {
-		log_msg("pr #%lld: cannot read the comments: %s", run->pr,
+		log_warn("pr #%lld: cannot read the comments: %s", run->pr,
 		    forge_error(rp->review));
 		goto out;
 	}
