@@ -319,6 +319,18 @@ uninstall_one() {	# REL
 	fi
 }
 
+# The metrics files the executables write (metrics/*.prom) are not in
+# upstream's .gitignore: the checkout's own exclude file (never committed)
+# keeps them out of git status.  It stays after uninstall-factory, with
+# the files.
+exclude_metrics() {
+	ex=$gd/info/exclude
+	mkdir -p "$gd/info"
+	grep -qxF "/${prefix}metrics/*.prom" "$ex" 2>/dev/null && return 0
+	[ ! -s "$ex" ] || [ -z "$(tail -c 1 "$ex")" ] || echo >>"$ex"
+	echo "/${prefix}metrics/*.prom" >>"$ex"
+}
+
 for pair in "$@"; do
 	prog=${pair%%:*} rel=${pair#*:}
 	case $action in
@@ -338,6 +350,9 @@ for pair in "$@"; do
 		uninstall_one "$rel" ;;
 	esac
 done
+if [ "$action" = install ] && [ -n "$gd" ]; then
+	exclude_metrics
+fi
 if [ "$action" = uninstall ]; then
 	[ -z "$gd" ] || filter_off
 	[ ! -d "$store" ] || find "$store" -depth -type d -empty -delete
