@@ -124,6 +124,10 @@ promtick_open(struct promtick *t, const struct config *cfg, const char *project,
 
 	if (t->prom != NULL)
 		return promtick_fail(t, "opened twice");
+	if (cfg->factory_root == NULL || cfg->run_dir == NULL)
+		return promtick_fail(t, "no factory");
+	/* Also after a configuration that failed to load. */
+	runfiles_init(cfg->run_dir, cfg->factory_root);
 	if ((t->prom = prom_new(t->tool, project)) == NULL) {
 		snprintf(why, sizeof(why), "'%s' cannot name a metrics file",
 		    project != NULL ? project : t->tool);

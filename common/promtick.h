@@ -53,7 +53,9 @@ const char *promtick_error(const struct promtick *);
  * Set the tick up for project (NULL: none) of the factory of cfg: declare
  * the tick families and fams (NULL: none), count cfg's forge and
  * Woodpecker requests apart (promtick_watch()) and read the previous
- * tick's file back.  Returns 0, or -1 (a bad name, an unreadable file).
+ * tick's file back.  The run files are pointed at cfg's directories
+ * (runfiles_init()), as cli_configure() does.  Returns 0, or -1 (no
+ * factory, a bad name, an unreadable file).
  */
 int promtick_open(struct promtick *, const struct config *cfg,
     const char *project, const struct promtick_family *fams);

@@ -192,7 +192,8 @@ main(int argc, char *argv[])
 	if (cli.project == NULL)
 		replyfile_check(&s);
 	/* The alerts raised, before the fix command clears any. */
-	sup_prom_tick(s.prom, &s, nprojects > 0 ? nprojects : 1);
+	sup_prom_tick(s.prom, &s,
+	    nprojects > 0 ? nprojects : cfg.forge_repo[0] != '\0');
 	fixer_run(&s);
 	rc = s.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 	/* A write that failed fails the tick, wherever it was. */

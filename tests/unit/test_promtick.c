@@ -22,7 +22,6 @@
 #include "http.h"
 #include "prom.h"
 #include "promtick.h"
-#include "runfiles.h"
 
 static char dir[] = "/tmp/test-promtick-XXXXXX";
 static char run[64], factory[64], prom_file[96];
@@ -260,7 +259,8 @@ main(void)
 	    factory);
 	mkdir(run, 0755);
 	mkdir(factory, 0755);
-	runfiles_init(run, factory);
+	cfg.run_dir = run;
+	cfg.factory_root = factory;
 	cfg.forge_url = "http://127.0.0.1:9";
 	cfg.woodpecker_server = "http://127.0.0.1:9/";
 	RUN(test_results);
