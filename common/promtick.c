@@ -264,14 +264,17 @@ promtick_escalations(struct promtick *t, const char *project, time_t now)
 	return 0;
 }
 
+/* Seconds since the start, to the microsecond (a short sample value). */
 static double
 promtick_elapsed(const struct promtick *t)
 {
 	struct timespec now;
+	long long us;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t->start.tv_sec) +
-	    (double)(now.tv_nsec - t->start.tv_nsec) / 1e9;
+	us = (long long)(now.tv_sec - t->start.tv_sec) * 1000000 +
+	    (now.tv_nsec - t->start.tv_nsec) / 1000;
+	return (double)us / 1e6;
 }
 
 /* The requests of api this tick onto the counters. */
