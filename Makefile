@@ -8,7 +8,8 @@
 #   make demo       run the end-to-end demo against the forge simulator
 #   make bench      run the benchmarks
 #   make readme     regenerate README.md's configuration table
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make man        regenerate disinto-c.5's list of settings
+#   make install    PREFIX=/usr/local DESTDIR= (executables, manual pages)
 #   make install-factory FACTORY=/home/you/disinto   (drop-in names)
 #   make uninstall-factory FACTORY=/home/you/disinto (the bash scripts back)
 #   make fuzz       build the libFuzzer harnesses of tests/fuzz into build/fuzz
@@ -24,6 +25,7 @@ CC	?= cc
 PREFIX	?= /usr/local
 BINDIR	?= $(PREFIX)/bin
 SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
+MANDIR	?= $(PREFIX)/share/man
 PKG_CONFIG ?= pkg-config
 PKGS	= libcurl libcjson inih libbsd-overlay
 
@@ -173,9 +175,17 @@ demo: $(BINS) $(TOOL_BIN)
 bench: $(BINS) $(TOOL_BIN)
 	O=$(O) tests/bench
 
+# The manual pages: one per executable (section 8) and the configuration
+# (section 5).
+MAN8	= $(foreach p,$(PROGS),$(p)/$(p).8)
+MAN5	= disinto-c.5
+
 install: $(BINS)
-	install -d $(DESTDIR)$(BINDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(MANDIR)/man5
 	for p in $(PROGS); do install -m 0755 $(O)/$$p/$$p $(DESTDIR)$(BINDIR)/$$p; done
+	install -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8
+	install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5
 
 # Drop-in for the bash scripts: the executables under the names the
 # existing crontab lines call, in an existing factory (README.md,
@@ -309,6 +319,18 @@ uninstall_one() {	# REL
 	fi
 }
 
+# The metrics files the executables write (metrics/*.prom) are not in
+# upstream's .gitignore: the checkout's own exclude file (never committed)
+# keeps them out of git status.  It stays after uninstall-factory, with
+# the files.
+exclude_metrics() {
+	ex=$gd/info/exclude
+	mkdir -p "$gd/info"
+	grep -qxF "/${prefix}metrics/*.prom" "$ex" 2>/dev/null && return 0
+	[ ! -s "$ex" ] || [ -z "$(tail -c 1 "$ex")" ] || echo >>"$ex"
+	echo "/${prefix}metrics/*.prom" >>"$ex"
+}
+
 for pair in "$@"; do
 	prog=${pair%%:*} rel=${pair#*:}
 	case $action in
@@ -328,6 +350,9 @@ for pair in "$@"; do
 		uninstall_one "$rel" ;;
 	esac
 done
+if [ "$action" = install ] && [ -n "$gd" ]; then
+	exclude_metrics
+fi
 if [ "$action" = uninstall ]; then
 	[ -z "$gd" ] || filter_off
 	[ ! -d "$store" ] || find "$store" -depth -type d -empty -delete
@@ -348,6 +373,16 @@ readme: $(O)/tests/tools/conf-tool
 		>README.md.tmp
 	mv README.md.tmp README.md
 	rm -f README.table.tmp
+
+# disinto-c.5's list of settings, generated from the same table.
+man: $(O)/tests/tools/conf-tool
+	$(O)/tests/tools/conf-tool man >disinto-c.table.tmp
+	awk -v t=disinto-c.table.tmp '/^\.\\" config-table begin/ { print; \
+		while ((getline l < t) > 0) print l; skip = 1; next } \
+		/^\.\\" config-table end/ { skip = 0 } !skip' disinto-c.5 \
+		>disinto-c.5.tmp
+	mv disinto-c.5.tmp disinto-c.5
+	rm -f disinto-c.table.tmp
 
 # The systemd units, with the executables' directory put into ExecStart.
 UNIT_FILES = $(sort $(wildcard contrib/systemd/*.service contrib/systemd/*.timer))
@@ -418,5 +453,5 @@ clean:
 
 FORCE:
 
-.PHONY: all test test-bins check demo bench install install-factory uninstall-factory readme format-check clean FORCE
+.PHONY: all test test-bins check demo bench install install-factory uninstall-factory readme man format-check clean FORCE
 .PHONY: install-systemd fuzz fuzz-bins fuzz-if-clang fuzz-long valgrind faults

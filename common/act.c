@@ -69,7 +69,7 @@ act_fail(struct act *a, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	log_msg("%s", msg);
+	log_err("%s", msg);
 	if (a->failed == 0)
 		snprintf(a->first_fail, sizeof(a->first_fail), "%s", msg);
 	free(msg);
@@ -637,7 +637,7 @@ act_git(struct act *a, const char *dir, const char *const *args)
 	if (act_would(a, "run '%s'", cmd))
 		goto out;
 	if ((r = git_run(dir, args, &out)) != 0) {
-		log_msg("'%s' failed (%s %d): %s", cmd,
+		log_err("'%s' failed (%s %d): %s", cmd,
 		    r == -1 ? "error" : "exit", r,
 		    git_last_line(buf_str(&out), line, sizeof(line)));
 		r = -1;
@@ -660,9 +660,9 @@ act_tick_failed(struct act *a, const char *path, const char *who)
 	    a->failed, a->failed == 1 ? "" : "s",
 	    (int)strcspn(a->first_fail, ":"), a->first_fail);
 	if (path == NULL || a->dry_run)
-		log_msg("%s", msg);
-	else if (log_status(path, who, "%s", msg) == -1)
-		log_msg("cannot write '%s': %s", path, strerror(errno));
+		log_err("%s", msg);
+	else if (log_status_err(path, who, "%s", msg) == -1)
+		log_err("cannot write '%s': %s", path, strerror(errno));
 	free(msg);
 	return 1;
 }
@@ -690,7 +690,7 @@ act_inject(struct act *a, const char *session, const char *text)
 	case AGENT_DELIVERED:
 		return ACT_INJECTED;
 	case AGENT_NOT_DELIVERED:
-		log_msg("injection into %s not delivered — retrying next tick",
+		log_warn("injection into %s not delivered — retrying next tick",
 		    session);
 		return ACT_INJECT_LATER;
 	default:

@@ -35,6 +35,7 @@ enum cli_opt_id {
 	CLI_O_PROJECT,
 	CLI_O_STATUS,
 	CLI_O_JSON,
+	CLI_O_LOG,
 	CLI_O_HELP,
 	CLI_O_VERSION
 };
@@ -73,6 +74,10 @@ static const struct cli_option cli_options[] = {
 	"escalations and last tick, from the run files and logs (one "
 	"`tmux list-sessions`, no forge call), and exit"},
     {CLI_O_JSON, "--json", NULL, NULL, 0, "with --status: the same as JSON"},
+    {CLI_O_LOG, "--log", NULL, "DEST", 0,
+	"where the log goes: `file` (the default, for cron) or `stderr` "
+	"(no timestamps, syslog priority prefixes, for journald); "
+	"overrides DISINTO_LOG"},
     {CLI_O_HELP, "--help", "-h", NULL, 0, "print this and the settings"},
     {CLI_O_VERSION, "--version", "-V", NULL, 0,
 	"print the version and the commit built from"},
@@ -103,6 +108,7 @@ static int cli_status_add(struct status *, const char *, const char *,
     const char *);
 static int cli_status_reply(const struct cli_tool *, const struct cli *,
     const struct config *, const char *, char **);
+static void cli_log_dest(const struct cli *, const struct config *);
 
 /* Whether tool t takes option o. */
 static int
@@ -180,6 +186,16 @@ cli_set(const struct cli_option *o, const char *value, struct cli *out,
 		break;
 	case CLI_O_JSON:
 		out->json = 1;
+		break;
+	case CLI_O_LOG:
+		if (strcmp(value, "file") != 0 &&
+		    strcmp(value, "stderr") != 0) {
+			snprintf(err, errsz,
+			    "--log: expected 'file' or 'stderr', got '%s'",
+			    value);
+			return -1;
+		}
+		out->log = value;
 		break;
 	case CLI_O_HELP:
 	case CLI_O_VERSION:
@@ -339,7 +355,7 @@ cli_log_warnings(const struct config *cfg, int verbose)
 	size_t i;
 
 	for (i = 0; i < cfg->nwarnings; i++)
-		log_msg("warning: %s", cfg->warnings[i]);
+		log_warn("warning: %s", cfg->warnings[i]);
 	for (i = 0; verbose && i < cfg->nnotes; i++)
 		log_msg("%s", cfg->notes[i]);
 }
@@ -372,8 +388,8 @@ cli_fail(const struct cli_tool *t, const struct config *cfg, const char *why)
 	if (path != NULL)
 		(void)log_open(path, t->log_prefix, t->rotate_bytes, 0);
 	if (status == NULL ||
-	    log_status(status, t->prog, FAILING "%s", why) == -1)
-		log_msg(FAILING "%s", why);
+	    log_status_err(status, t->prog, FAILING "%s", why) == -1)
+		log_err(FAILING "%s", why);
 	free(status);
 	free(path);
 	return CLI_EXIT_USAGE;
@@ -502,6 +518,18 @@ operand(int argc, char *argv[], int takes_project)
 	return NULL;
 }
 
+/*
+ * Send the log where --log, else DISINTO_LOG, says (cfg as far as it was
+ * loaded).
+ */
+static void
+cli_log_dest(const struct cli *cli, const struct config *cfg)
+{
+	const char *dest = cli->log != NULL ? cli->log : cfg->log_dest;
+
+	log_use_stderr(dest != NULL && strcmp(dest, "stderr") == 0);
+}
+
 /* A command line that cannot be run: logged where the project's is. */
 static int
 usage_error(const struct cli_tool *t, int argc, char *argv[], const char *err,
@@ -514,6 +542,8 @@ usage_error(const struct cli_tool *t, int argc, char *argv[], const char *err,
 	/* Only to find the log: this configuration is not used. */
 	(void)config_load(cfg, operand(argc, argv, t->takes_project), argv[0],
 	    ignored, sizeof(ignored));
+	log_use_stderr(
+	    cfg->log_dest != NULL && strcmp(cfg->log_dest, "stderr") == 0);
 	(void)cli_fail(t, cfg, why);
 	free(why);
 	free(usage);
@@ -636,9 +666,11 @@ cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
 		break;
 	}
 	if (configure(t, argv[0], cli, cfg, err, sizeof(err)) == -1) {
+		cli_log_dest(cli, cfg);
 		*msg = xasprintf("%s: %s\n", t->prog, err);
 		return cli_fail(t, cfg, err);
 	}
+	cli_log_dest(cli, cfg);
 	if (cli->status)
 		return cli_status_reply(t, cli, cfg, argv[0], msg);
 	if ((path = t->log_path(cfg)) != NULL)

@@ -29,6 +29,7 @@ struct cli {
 	long long pr;		  /* --pr N: that PR now, else 0 */
 	int force;		  /* --force (with --issue or --pr) */
 	const char *project;	  /* --project NAME (argv element), or NULL */
+	const char *log;	  /* --log DEST: "file", "stderr", or NULL */
 };
 
 /* What an executable tells cli_start() about itself. */

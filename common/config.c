@@ -32,6 +32,8 @@
 #include "xmalloc.h"
 
 #define ENV_MAX (1024 * 1024)
+/* The longest line config_mdoc() writes, words allowing. */
+#define MDOC_WIDTH 72
 
 enum set_type {
 	T_STR,	  /* char * */
@@ -100,6 +102,7 @@ static char *derive_formulas(const struct load *);
 static const char *check_word(const char *);
 static const char *check_repo(const char *);
 static const char *check_optional_name(const char *);
+static const char *check_log(const char *);
 static void *field(const struct config *, size_t);
 static void vars_set(struct load *, const char *, const char *, const char *,
     int);
@@ -139,6 +142,9 @@ static void path_add(struct buf *, const char *);
 static void env_put(char ***, size_t *, const char *, const char *);
 static char *row_default_doc(const struct setting *);
 static char *row_key_doc(const struct setting *);
+static void mdoc_text(struct buf *, const char *);
+static void mdoc_line(struct buf *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #define F(member) offsetof(struct config, member)
 
@@ -161,6 +167,15 @@ static const struct setting settings[] = {
 	.def = "/tmp",
 	.off = F(run_dir),
 	.doc = "where every run file lives"},
+    {.env = "DISINTO_LOG",
+	.type = T_STR,
+	.flags = S_EARLY | S_ENV_WINS,
+	.def = "file",
+	.check = check_log,
+	.off = F(log_dest),
+	.doc = "where the log goes: `file` (the tool's log file, for cron) "
+	       "or `stderr` (no timestamp, syslog priority prefixes `<3>` "
+	       "`<4>` `<6>`, for journald); `--log=` overrides it"},
     {.env = "DISINTO_CONTAINER",
 	.type = T_BOOL,
 	.flags = S_EARLY | S_ENV_ONLY,
@@ -920,6 +935,15 @@ check_word(const char *s)
 	return NULL;
 }
 
+/* Where the log goes: "file" or "stderr". */
+static const char *
+check_log(const char *s)
+{
+	if (strcmp(s, "file") == 0 || strcmp(s, "stderr") == 0)
+		return NULL;
+	return "expected 'file' or 'stderr'";
+}
+
 /* "" (no project) or owner/name. */
 static const char *
 check_repo(const char *s)
@@ -1205,6 +1229,8 @@ locate(struct load *l)
 	if (c->run_dir == NULL &&
 	    fill_row(l, row_by_env("DISINTO_RUN_DIR"), err, sizeof(err)) == -1)
 		c->run_dir = xstrdup("/tmp");
+	if (c->log_dest == NULL)
+		(void)fill_row(l, row_by_env("DISINTO_LOG"), err, sizeof(err));
 	if (c->project_name != NULL && c->project_name[0] != '\0')
 		return;
 	free(c->project_name);
@@ -1270,7 +1296,8 @@ config_load(struct config *cfg, const char *project_toml, const char *exe,
 	if (!cfg->container && load_env_file(&l, err, errsz) == -1)
 		goto out;
 	env_wins(&l);
-	if (fill_row(&l, row_by_env("DISINTO_RUN_DIR"), err, errsz) == -1)
+	if (fill_row(&l, row_by_env("DISINTO_RUN_DIR"), err, errsz) == -1 ||
+	    fill_row(&l, row_by_env("DISINTO_LOG"), err, errsz) == -1)
 		goto out;
 	if (project_toml != NULL &&
 	    toml_parse_file(project_toml, toml_item_cb, &l, err, errsz) == -1)
@@ -1592,5 +1619,107 @@ config_markdown(void)
 		free(key);
 		free(def);
 	}
+	return buf_steal(&b);
+}
+
+/*
+ * Append s as mdoc text: backslashes escaped, `code` spans in single
+ * quotes, characters beyond ASCII as \[uXXXX] (mandoc wants ASCII).
+ */
+static void
+mdoc_text(struct buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned long cp;
+	int code = 0, n;
+
+	for (; *p != '\0'; p++) {
+		if (*p == '`')
+			buf_puts(b, (code = !code) ? "\\(oq" : "\\(cq");
+		else if (*p == '\\')
+			buf_puts(b, "\\e");
+		else if (*p < 0x80)
+			buf_append(b, (const char *)p, 1);
+		else {
+			n = *p >= 0xf0 ? 3 : *p >= 0xe0 ? 2 : 1;
+			cp = *p & (0x3f >> n);
+			while (n-- > 0 && (p[1] & 0xc0) == 0x80)
+				cp = cp << 6 | (*++p & 0x3f);
+			buf_printf(b, "\\[u%04lX]", cp);
+		}
+	}
+}
+
+/*
+ * Text as mdoc lines of at most MDOC_WIDTH bytes where the words allow
+ * (broken at blanks; a line starting with a dot or a quote made
+ * harmless).
+ */
+static void
+mdoc_line(struct buf *b, const char *fmt, ...)
+{
+	struct buf text;
+	va_list ap;
+	char *raw, *p, *word;
+	size_t col = 0, len;
+
+	va_start(ap, fmt);
+	raw = xvasprintf(fmt, ap);
+	va_end(ap);
+	buf_init(&text, 0);
+	mdoc_text(&text, raw);
+	for (p = text.data; (word = strsep(&p, " ")) != NULL;) {
+		if ((len = strlen(word)) == 0)
+			continue;
+		if (col > 0 && col + 1 + len > MDOC_WIDTH) {
+			buf_puts(b, "\n");
+			col = 0;
+		}
+		if (col > 0)
+			buf_puts(b, " ");
+		else if (word[0] == '.' || word[0] == '\'')
+			buf_puts(b, "\\&");
+		buf_puts(b, word);
+		col += (col > 0) + len;
+	}
+	buf_puts(b, "\n");
+	buf_free(&text);
+	free(raw);
+}
+
+char *
+config_mdoc(void)
+{
+	struct buf b;
+	size_t i;
+	int cap;
+
+	buf_init(&b, 0);
+	buf_puts(&b, ".Bl -tag -width Ds\n");
+	for (i = 0; i < NSETTINGS; i++) {
+		const struct setting *s = &settings[i];
+		char *key = row_key_doc(s), *def = row_default_doc(s);
+
+		if (s->env == NULL)
+			buf_printf(&b, ".It Li %s\n", key);
+		else if (s->legacy != NULL)
+			buf_printf(&b, ".It Ev %s Pq legacy Ev %s\n", s->env,
+			    s->legacy);
+		else
+			buf_printf(&b, ".It Ev %s\n", s->env);
+		/* A sentence, unless it starts with a tool's name. */
+		cap = strcspn(s->doc, " ") < 5 ||
+		    strncmp(s->doc + strcspn(s->doc, " ") - 5, "-poll", 5) != 0;
+		mdoc_line(&b, "%c%s%s.",
+		    cap ? toupper((unsigned char)s->doc[0]) : s->doc[0],
+		    s->doc + 1, (s->flags & S_SECRET) ? " (a secret)" : "");
+		if (s->env != NULL && key[0] != '\0')
+			mdoc_line(&b, "In the project file: `%s`.", key);
+		if (def[0] != '\0')
+			mdoc_line(&b, "Default: %s.", def);
+		free(key);
+		free(def);
+	}
+	buf_puts(&b, ".El\n");
 	return buf_steal(&b);
 }

@@ -47,6 +47,7 @@ struct config {
 	char *run_dir;	    /* DISINTO_RUN_DIR, default /tmp */
 	char *project_toml; /* the file given, or NULL */
 	int container;	    /* DISINTO_CONTAINER=1 */
+	char *log_dest;	    /* DISINTO_LOG: "file" or "stderr" */
 
 	char *forge_token;
 	char *forge_review_token;
@@ -180,5 +181,11 @@ char *config_help(void);
  * Caller frees.
  */
 char *config_markdown(void);
+/*
+ * The same table as an mdoc tag list (.Bl ... .El) for disinto-c.5
+ * (tests/tools/conf-tool man; a test keeps the page current).  Caller
+ * frees.
+ */
+char *config_mdoc(void);
 
 #endif

@@ -98,7 +98,7 @@ refuse(const char *path, const char *what, int err, int quiet)
 		if (strcmp(refused[i], path) == 0)
 			quiet = 1;
 	if (!quiet) {
-		log_msg("refusing '%s': %s, not a regular file of ours", path,
+		log_err("refusing '%s': %s, not a regular file of ours", path,
 		    what);
 		if (nrefused < FILE_REFUSED_MAX)
 			refused[nrefused++] = xstrdup(path);

@@ -373,7 +373,7 @@ forge_skip(struct forge_check *fc, const cJSON *el, int pos, const char *why)
 			return;
 		}
 	}
-	log_msg("%s", line);
+	log_warn("%s", line);
 	f->skipped =
 	    xreallocarray(f->skipped, f->nskipped + 1, sizeof(*f->skipped));
 	f->skipped[f->nskipped++] = line;

@@ -41,8 +41,21 @@ struct http_call {
 	int prefix;
 };
 
+/* Requests counted apart by URL prefix (http_stats_watch()). */
+struct http_stat {
+	char name[32];
+	char prefix[512];
+	unsigned long requests;
+	unsigned long errors;
+};
+
+#define HTTP_NSTATS 16
+
 static CURL *http_handle;
 static unsigned long http_count;
+static unsigned long http_errors;
+static struct http_stat http_stats[HTTP_NSTATS];
+static size_t http_nstats;
 static struct http_opts http_cur = {HTTP_DEF_CONNECT_MS, HTTP_DEF_TIMEOUT_MS,
     HTTP_DEF_RETRIES, HTTP_DEF_BACKOFF_MS, HTTP_DEF_MAX_BODY};
 
@@ -63,6 +76,7 @@ static int http_once(const struct http_call *, struct http_response *, char *,
     char *, size_t);
 static int http_run(const struct http_call *, struct http_response *, char *,
     size_t);
+static struct http_stat *http_stat_for(const char *);
 
 void
 http_set_opts(const struct http_opts *o)
@@ -88,6 +102,59 @@ unsigned long
 http_request_count(void)
 {
 	return http_count;
+}
+
+int
+http_stats_watch(const char *name, const char *prefix)
+{
+	struct http_stat *st;
+	size_t i;
+
+	for (i = 0; i < http_nstats; i++)
+		if (strcmp(http_stats[i].prefix, prefix) == 0)
+			return 0;
+	if (http_nstats == HTTP_NSTATS ||
+	    strlen(prefix) >= sizeof(st->prefix) ||
+	    strlen(name) >= sizeof(st->name))
+		return -1;
+	st = &http_stats[http_nstats++];
+	memset(st, 0, sizeof(*st));
+	snprintf(st->name, sizeof(st->name), "%s", name);
+	snprintf(st->prefix, sizeof(st->prefix), "%s", prefix);
+	return 0;
+}
+
+void
+http_stats_get(const char *name, unsigned long *requests, unsigned long *errors)
+{
+	size_t i;
+
+	*requests = name == NULL ? http_count : 0;
+	*errors = name == NULL ? http_errors : 0;
+	for (i = 0; name != NULL && i < http_nstats; i++) {
+		if (strcmp(http_stats[i].name, name) != 0)
+			continue;
+		*requests += http_stats[i].requests;
+		*errors += http_stats[i].errors;
+	}
+}
+
+/* The counters of url: the longest watched prefix, or NULL. */
+static struct http_stat *
+http_stat_for(const char *url)
+{
+	struct http_stat *best = NULL;
+	size_t i, len, best_len = 0;
+
+	for (i = 0; i < http_nstats; i++) {
+		len = strlen(http_stats[i].prefix);
+		if (len > best_len &&
+		    strncmp(url, http_stats[i].prefix, len) == 0) {
+			best = &http_stats[i];
+			best_len = len;
+		}
+	}
+	return best;
 }
 
 void
@@ -173,6 +240,7 @@ http_run(const struct http_call *c, struct http_response *resp, char *err,
 {
 	char safe[512], errbuf[CURL_ERROR_SIZE];
 	long backoff = http_cur.backoff_ms;
+	struct http_stat *st;
 	int attempt, r = -1;
 
 	resp->status = 0;
@@ -195,6 +263,11 @@ http_run(const struct http_call *c, struct http_response *resp, char *err,
 		if (r == -1)
 			break;
 	}
+	if (r != 0 || resp->status >= 500) {
+		http_errors++;
+		if ((st = http_stat_for(c->url)) != NULL)
+			st->errors++;
+	}
 	return r == 1 ? -1 : r;
 }
 
@@ -208,6 +281,7 @@ http_once(const struct http_call *c, struct http_response *resp, char *errbuf,
 {
 	struct curl_slist *hdrs = NULL;
 	struct http_sink sink;
+	struct http_stat *st;
 	char safe[512];
 	long sent = 0;
 	CURLcode rc;
@@ -235,6 +309,8 @@ http_once(const struct http_call *c, struct http_response *resp, char *errbuf,
 		goto out;
 	}
 	http_count++;
+	if ((st = http_stat_for(c->url)) != NULL)
+		st->requests++;
 	rc = curl_easy_perform(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp->status);
 	if (rc == CURLE_WRITE_ERROR && sink.prefix && sink.over) {

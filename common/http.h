@@ -64,6 +64,20 @@ void http_response_free(struct http_response *);
 char *http_escape(const char *s, int keep_slash);
 /* Number of requests sent (each attempt counts) since the start. */
 unsigned long http_request_count(void);
+/*
+ * Count the requests whose URL starts with prefix apart, under name
+ * ("forge", "woodpecker"): the longest matching prefix takes a request.
+ * A prefix given again is counted once.  Returns 0, or -1 when the table
+ * (16 prefixes) is full or prefix is too long.
+ */
+int http_stats_watch(const char *name, const char *prefix);
+/*
+ * The requests sent (each attempt) and the requests that failed for good
+ * (a transport failure, or 5xx on the last attempt) under name since the
+ * start; name NULL: all requests.
+ */
+void http_stats_get(const char *name, unsigned long *requests,
+    unsigned long *errors);
 /* Drop the easy handle and its connections. */
 void http_cleanup(void);
 

@@ -24,12 +24,20 @@
  */
 #define LOG_MSG_MAX 4096
 
+/* Syslog priorities, as journald reads them from a "<N>" prefix. */
+#define LOG_PRI_ERR 3
+#define LOG_PRI_WARNING 4
+#define LOG_PRI_INFO 6
+
 static int log_fd = -1;
 static int log_verbose;
+static int log_stderr;
 static char log_prefix[32];
 
-static void log_vline(const char *, va_list)
-    __attribute__((format(printf, 1, 0)));
+static void log_vline(int, const char *, va_list)
+    __attribute__((format(printf, 2, 0)));
+static int log_vstatus(int, const char *, const char *, const char *, va_list)
+    __attribute__((format(printf, 4, 0)));
 
 int
 log_rotate(const char *path, size_t max_bytes)
@@ -55,6 +63,8 @@ log_open(const char *path, const char *prefix, size_t rotate_bytes, int verbose)
 	log_close();
 	log_verbose = verbose;
 	snprintf(log_prefix, sizeof(log_prefix), "%s", prefix ? prefix : "");
+	if (log_stderr)
+		return 0;
 	rotated = log_rotate(path, rotate_bytes);
 	(void)file_mkdir_parent(path);
 	log_fd = file_open_append(path, 0644);
@@ -71,6 +81,12 @@ log_close(void)
 	if (log_fd != -1)
 		close(log_fd);
 	log_fd = -1;
+}
+
+void
+log_use_stderr(int on)
+{
+	log_stderr = on;
 }
 
 void
@@ -92,24 +108,32 @@ log_iso8601(time_t t, char *out, size_t outsz)
 	strftime(out, outsz, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/*
+ * One line of priority pri: to stderr with the priority prefix, or to
+ * the file (and stderr with verbose) with the timestamp.
+ */
 static void
-log_vline(const char *fmt, va_list ap)
+log_vline(int pri, const char *fmt, va_list ap)
 {
 	struct buf line;
 	char ts[32], *msg;
 	int saved = errno;
 
 	buf_init(&line, 0);
-	log_timestamp(ts, sizeof(ts));
-	buf_printf(&line, "[%s] %s", ts, log_prefix);
+	if (log_stderr)
+		buf_printf(&line, "<%d>%s", pri, log_prefix);
+	else {
+		log_timestamp(ts, sizeof(ts));
+		buf_printf(&line, "[%s] %s", ts, log_prefix);
+	}
 	msg = xvasprintf(fmt, ap);
 	termsafe_line(msg, strlen(msg), LOG_MSG_MAX, &line);
 	free(msg);
 	buf_puts(&line, "\n");
-	if (log_fd != -1)
-		(void)!write(log_fd, line.data, line.len);
-	if (log_verbose)
+	if (log_stderr || log_verbose)
 		(void)!write(STDERR_FILENO, line.data, line.len);
+	if (!log_stderr && log_fd != -1)
+		(void)!write(log_fd, line.data, line.len);
 	buf_free(&line);
 	errno = saved;
 }
@@ -120,29 +144,75 @@ log_msg(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_vline(fmt, ap);
+	log_vline(LOG_PRI_INFO, fmt, ap);
 	va_end(ap);
+}
+
+void
+log_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vline(LOG_PRI_ERR, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vline(LOG_PRI_WARNING, fmt, ap);
+	va_end(ap);
+}
+
+/* log_status() with the message logged at priority pri. */
+static int
+log_vstatus(int pri, const char *path, const char *who, const char *fmt,
+    va_list ap)
+{
+	struct buf line;
+	char ts[32], *msg = NULL;
+	int r = -1;
+
+	buf_init(&line, 0);
+	msg = xvasprintf(fmt, ap);
+	log_timestamp(ts, sizeof(ts));
+	buf_printf(&line, "[%s] %s: ", ts, who);
+	termsafe_line(msg, strlen(msg), LOG_MSG_MAX, &line);
+	buf_puts(&line, "\n");
+	if (pri == LOG_PRI_ERR)
+		log_err("%s", msg);
+	else
+		log_msg("%s", msg);
+	r = file_write_atomic(path, line.data, line.len, 0644, 0);
+	free(msg);
+	buf_free(&line);
+	return r;
 }
 
 int
 log_status(const char *path, const char *who, const char *fmt, ...)
 {
-	struct buf line;
-	char ts[32], *msg = NULL;
 	va_list ap;
-	int r = -1;
+	int r;
 
-	buf_init(&line, 0);
 	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
+	r = log_vstatus(LOG_PRI_INFO, path, who, fmt, ap);
 	va_end(ap);
-	log_timestamp(ts, sizeof(ts));
-	buf_printf(&line, "[%s] %s: ", ts, who);
-	termsafe_line(msg, strlen(msg), LOG_MSG_MAX, &line);
-	buf_puts(&line, "\n");
-	log_msg("%s", msg);
-	r = file_write_atomic(path, line.data, line.len, 0644, 0);
-	free(msg);
-	buf_free(&line);
+	return r;
+}
+
+int
+log_status_err(const char *path, const char *who, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = log_vstatus(LOG_PRI_ERR, path, who, fmt, ap);
+	va_end(ap);
 	return r;
 }

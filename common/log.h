@@ -3,6 +3,12 @@
  * appended with O_APPEND so concurrent ticks interleave whole lines.  With
  * verbose set, every line is mirrored to stderr.  Before log_open() (and
  * in unit tests) messages go nowhere unless verbose is set.
+ *
+ * For systemd units (log_use_stderr()) the same lines go to stderr
+ * instead, without the timestamp (journald adds its own) and with the
+ * syslog priority journald reads from a "<N>" prefix: "<3>" for
+ * log_err(), "<4>" for log_warn(), "<6>" for log_msg().  The file is
+ * then neither opened nor rotated.
  */
 #ifndef LOG_H
 #define LOG_H
@@ -20,12 +26,24 @@ int log_open(const char *path, const char *prefix, size_t rotate_bytes,
     int verbose);
 void log_close(void);
 /*
+ * With on set, the lines go to stderr in the journald form above, from
+ * now on (also before log_open()); else to the file as described.
+ */
+void log_use_stderr(int on);
+/*
  * Log one line.  The message is made printable and kept on one line
  * (termsafe_line(): control characters escaped, invalid UTF-8 replaced)
  * and cut after 4 kB, so text from a run file, the forge or a pane can be
  * logged as it is.  Never pass a token: nothing here scrubs one.
  */
 void log_msg(const char *, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * The same, for a message that says something failed or was refused (an
+ * error, priority 3) or that something is wrong but the tick goes on (a
+ * warning, priority 4).  The file's lines are the same as log_msg()'s.
+ */
+void log_err(const char *, ...) __attribute__((format(printf, 1, 2)));
+void log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
 /*
  * Format the current UTC time as "YYYY-MM-DD HH:MM:SS UTC" into out
  * (at least 32 bytes).
@@ -39,6 +57,9 @@ void log_iso8601(time_t t, char *out, size_t outsz);
  * Returns 0 or -1.
  */
 int log_status(const char *path, const char *who, const char *, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The same, logging the message as an error (log_err()). */
+int log_status_err(const char *path, const char *who, const char *, ...)
     __attribute__((format(printf, 3, 4)));
 /* Rename path to path.old when larger than max_bytes: 1 rotated, 0 not. */
 int log_rotate(const char *path, size_t max_bytes);

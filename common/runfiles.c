@@ -484,6 +484,12 @@ runfiles_metrics(void)
 }
 
 char *
+runfiles_metrics_dir(void)
+{
+	return xasprintf("%s/metrics", factory);
+}
+
+char *
 runfiles_dev_log(const char *p)
 {
 	return xasprintf("%s/dev/dev-agent-%s.log", factory, p);

@@ -131,6 +131,8 @@ char *runfiles_active_flag(const char *agent); /* "dev", "reviewer" */
 char *runfiles_ci_fixes(const char *project);
 char *runfiles_escalations(const char *project);
 char *runfiles_metrics(void);
+/* $FACTORY_ROOT/metrics: the Prometheus textfiles (promtick.h). */
+char *runfiles_metrics_dir(void);
 char *runfiles_dev_log(const char *project);
 char *runfiles_review_log(void);
 char *runfiles_supervisor_log(void);

@@ -172,7 +172,7 @@ woodpecker_skip(struct woodpecker *w, const cJSON *el, int pos, const char *why)
 			return;
 		}
 	}
-	log_msg("%s", line);
+	log_warn("%s", line);
 	w->skipped =
 	    xreallocarray(w->skipped, w->nskipped + 1, sizeof(*w->skipped));
 	w->skipped[w->nskipped++] = line;

@@ -46,7 +46,7 @@ cifix_load(const char *path, cJSON **out)
 
 	if ((*out = json_load_object(path, CIFIX_FILE_MAX, err, sizeof(err))) ==
 	    NULL) {
-		log_msg("cannot use '%s': %s", path, err);
+		log_warn("cannot use '%s': %s", path, err);
 		return -1;
 	}
 	return 0;
@@ -135,7 +135,7 @@ cifix_locked(struct dev_ctx *c, long long pr, enum dp_cifix_op op,
 	if (!c->act.dry_run) {
 		lpath = xasprintf("%s.lock", path);
 		if ((lr = lock_wait(lpath, &fd, CIFIX_LOCK_WAIT)) != 0) {
-			log_msg("cannot lock '%s': %s", lpath,
+			log_err("cannot lock '%s': %s", lpath,
 			    lr == 1 ? "timed out" : strerror(errno));
 			goto out;
 		}

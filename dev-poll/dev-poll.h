@@ -41,6 +41,7 @@
 
 struct buf;
 struct config;
+struct promtick;
 struct template_var;
 struct forge;
 struct woodpecker;
@@ -143,11 +144,13 @@ struct dev_ctx {
 	int backlog_read;
 	const cJSON **inprog; /* in-progress issues, newest first */
 	size_t ninprog;
-	int merged;  /* PRs merged (or their merge asked) this tick */
-	int landed;  /* merges whose after-merge steps ran this tick */
-	int skipped; /* items left for a later tick: a read failed */
-	int acted;   /* items handled: merges, reactions, launches */
-	int failed;  /* launches that did not start (act counts writes) */
+	int merged;   /* PRs merged (or their merge asked) this tick */
+	int landed;   /* merges whose after-merge steps ran this tick */
+	int skipped;  /* items left for a later tick: a read failed */
+	int acted;    /* items handled: merges, reactions, launches */
+	int failed;   /* launches that did not start (act counts writes) */
+	int launched; /* sessions (or legacy agents) started this tick */
+	int ci_fixes; /* of them, to fix a PR's failed CI */
 	unsigned status_steps; /* status lines written: a launch went on */
 };
 
@@ -488,6 +491,15 @@ enum dp_launch dp_launch(struct dev_ctx *, const struct dp_launch_req *);
  * PR's latest comments.  0 or -1 (logged).
  */
 int dp_relaunch(struct dev_ctx *, long long issue);
+
+/* promfile.c */
+/*
+ * The tick's metrics (promtick.h) for the project of cfg, with dev-poll's
+ * families: pt, or NULL when they cannot be written (logged).
+ */
+struct promtick *dp_prom_open(struct promtick *pt, const struct config *cfg);
+/* The tick's counts and the sessions' phases into pt (NULL: none). */
+void dp_prom_tick(struct promtick *pt, const struct dev_ctx *);
 
 /* oneshot.c */
 /*

@@ -105,7 +105,7 @@ gather_find_pr(struct dev_ctx *c, struct dp_gather *l)
 				return gather_adopt(l, n,
 				    json_str_at(pr, "head.ref"), "issue body");
 		} else if (forge_last_status(c->forge) != 404) {
-			log_msg("cannot read PR #%lld: %s", n,
+			log_warn("cannot read PR #%lld: %s", n,
 			    forge_error(c->forge));
 			return -1;
 		}
@@ -133,7 +133,7 @@ gather_prior_art(struct dev_ctx *c, struct dp_gather *l)
 
 	l->prior = xstrdup("");
 	if (forge_pulls_recent(c->forge, "closed", PRIOR_PRS, &list) == -1) {
-		log_msg("cannot read the closed PRs: %s",
+		log_warn("cannot read the closed PRs: %s",
 		    forge_error(c->forge));
 		return -1;
 	}
@@ -150,7 +150,7 @@ gather_prior_art(struct dev_ctx *c, struct dp_gather *l)
 		return 0;
 	log_msg("found closed (unmerged) PR #%lld as prior art", n);
 	if (forge_pull_diff(c->forge, n, PRIOR_BYTES, &diff, &trunc) == -1) {
-		log_msg("cannot read the diff of PR #%lld: %s", n,
+		log_warn("cannot read the diff of PR #%lld: %s", n,
 		    forge_error(c->forge));
 		return -1;
 	}
@@ -178,7 +178,7 @@ gather_pr_notes(struct dev_ctx *c, struct dp_gather *l)
 	int n, i;
 
 	if (forge_comments_list(c->forge, l->pr, &list) == -1) {
-		log_msg("cannot read the comments of PR #%lld: %s", l->pr,
+		log_warn("cannot read the comments of PR #%lld: %s", l->pr,
 		    forge_error(c->forge));
 		return -1;
 	}
@@ -215,7 +215,7 @@ dp_gather(struct dev_ctx *c, const struct dp_launch_req *req,
 		return DP_GATHER_BLOCKED;
 	}
 	if (forge_comments_list(c->forge, l->issue, &l->comments) == -1) {
-		log_msg("cannot read the comments of #%lld: %s", l->issue,
+		log_warn("cannot read the comments of #%lld: %s", l->issue,
 		    forge_error(c->forge));
 		return DP_GATHER_FAILED;
 	}
@@ -246,7 +246,7 @@ static int
 gather_rest(struct dev_ctx *c, struct dp_gather *l)
 {
 	if (forge_user_login(c->forge, &l->login) == -1) {
-		log_msg("cannot read the token's user: %s",
+		log_warn("cannot read the token's user: %s",
 		    forge_error(c->forge));
 		return -1;
 	}

@@ -29,7 +29,7 @@ dp_issues_labelled(struct dev_ctx *c, const char *label, const char *sort,
 	*n = 0;
 	if (forge_issues_list(c->forge, "open", label, "issues", sort, &list) ==
 	    -1) {
-		log_msg("cannot read the open '%s' issues: %s", label,
+		log_warn("cannot read the open '%s' issues: %s", label,
 		    forge_error(c->forge));
 		return -1;
 	}
@@ -64,7 +64,7 @@ int
 dp_issue(struct dev_ctx *c, long long number, const cJSON **out)
 {
 	if (forge_issue_get(c->forge, number, out) == -1) {
-		log_msg("cannot read issue #%lld: %s", number,
+		log_warn("cannot read issue #%lld: %s", number,
 		    forge_error(c->forge));
 		return -1;
 	}
@@ -80,7 +80,7 @@ dp_issue_state(struct dev_ctx *c, long long number, const cJSON **out)
 	if (forge_issue_get(c->forge, number, out) == -1) {
 		if (forge_last_status(c->forge) == 404)
 			return DP_ISSUE_MISSING;
-		log_msg("cannot read issue #%lld: %s", number,
+		log_warn("cannot read issue #%lld: %s", number,
 		    forge_error(c->forge));
 		return DP_ISSUE_UNKNOWN;
 	}

@@ -135,7 +135,7 @@ dp_launch_reserve(struct dev_ctx *c, long long issue)
 	if ((r = agent_reserve(err, sizeof(err))) == 1)
 		log_msg("%s — not launching #%lld this tick", err, issue);
 	else if (r == -1)
-		log_msg("ERROR: %s", err);
+		log_err("ERROR: %s", err);
 	return r;
 }
 
@@ -258,5 +258,10 @@ dp_launch(struct dev_ctx *c, const struct dp_launch_req *req)
 out:
 	/* Handed to the session, or not needed after all. */
 	agent_unreserve();
+	if (res == DP_LAUNCHED) {
+		c->launched++;
+		if (req->ci_fix_pr > 0)
+			c->ci_fixes++;
+	}
 	return res;
 }

@@ -54,7 +54,7 @@ legacy_wrap(struct dev_ctx *c, long long issue, char **cmd, char ***argv,
 	int r;
 
 	if (agent_exec_self(exe, sizeof(exe)) == -1) {
-		log_msg("ERROR: cannot tell the running executable");
+		log_err("ERROR: cannot tell the running executable");
 		return -1;
 	}
 	if (!c->act.dry_run) {
@@ -67,7 +67,7 @@ legacy_wrap(struct dev_ctx *c, long long issue, char **cmd, char ***argv,
 		free(tmpl);
 		free(session);
 		if (r == -1) {
-			log_msg("ERROR: cannot write the dev agent's "
+			log_err("ERROR: cannot write the dev agent's "
 				"variables: %s",
 			    strerror(errno));
 			return -1;

@@ -23,6 +23,7 @@
 #include "http.h"
 #include "lock.h"
 #include "log.h"
+#include "promtick.h"
 #include "runfiles.h"
 #include "spawn.h"
 #include "woodpecker.h"
@@ -41,6 +42,8 @@ static enum dp_step main_tick(struct dev_ctx *, const char **);
 static int main_exit(const struct dev_ctx *, enum dp_step);
 static long long main_now_ms(void);
 static void main_summary(long long);
+static struct promtick *main_prom(struct promtick *, const struct config *,
+    const struct cli *, int);
 
 static const struct cli_tool main_tool = {"dev-poll", 1, main_log_path,
     main_status_path, "poll: ", LOG_ROTATE, CLI_OPT_ISSUE};
@@ -77,7 +80,7 @@ main_tick_lock(const struct config *cfg, int *fd, int wait_s)
 	if (r == 1)
 		log_msg("another dev-poll holds '%s' — exiting", path);
 	else if (r == -1)
-		log_msg("cannot lock '%s': %s", path, strerror(errno));
+		log_err("cannot lock '%s': %s", path, strerror(errno));
 	free(path);
 	return r;
 }
@@ -150,7 +153,7 @@ main_exit(const struct dev_ctx *c, enum dp_step s)
 {
 	/* Failed writes: act_tick_failed(). */
 	if (c->failed > 0) {
-		log_msg("tick: %d launch(es) failed", c->failed);
+		log_err("tick: %d launch(es) failed", c->failed);
 		return CLI_EXIT_FAIL;
 	}
 	if ((s == DP_FAIL || c->skipped > 0) && c->acted == 0)
@@ -180,27 +183,54 @@ main_summary(long long start)
 	    ru.ru_maxrss);
 }
 
+/*
+ * The tick's metrics for a tick cron runs (not a one-shot, --status,
+ * --help or a dry run): pt, or NULL.  rc is what cli_start() returned: a
+ * run that could not start (2) is recorded when the configuration names
+ * the project.
+ */
+static struct promtick *
+main_prom(struct promtick *pt, const struct config *cfg, const struct cli *cli,
+    int rc)
+{
+	if ((rc == -1 || rc == CLI_EXIT_USAGE) && !cli->dry_run &&
+	    !cli->status && cli->issue == 0 && cfg->factory_root != NULL &&
+	    cfg->run_dir != NULL && cfg->project_name != NULL &&
+	    cfg->project_name[0] != '\0')
+		return dp_prom_open(pt, cfg);
+	promtick_free(pt);
+	return NULL;
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct config cfg;
 	struct dev_ctx ctx;
 	struct cli cli;
+	struct promtick *pt = promtick_new(main_tool.prog);
 	char *msg = NULL, *status;
-	const char *ended = NULL;
+	const char *ended = NULL, *result = NULL;
 	long long start = main_now_ms();
 	enum dp_step s = DP_NEXT;
 	int rc, fd = -1, r;
 
-	if ((rc = cli_start(argc, argv, &main_tool, &cli, &cfg, &msg)) != -1)
+	memset(&cli, 0, sizeof(cli));
+	rc = cli_start(argc, argv, &main_tool, &cli, &cfg, &msg);
+	pt = main_prom(pt, &cfg, &cli, rc);
+	if (rc != -1)
 		goto out;
 	rc = CLI_EXIT_OK;
 	/* A one-shot is run by a person: the factory may be paused. */
-	if (cli.issue == 0 && !cli_agent_active("dev"))
+	if (cli.issue == 0 && !cli_agent_active("dev")) {
+		result = PROMTICK_INACTIVE;
 		goto out;
+	}
 	if ((r = main_tick_lock(&cfg, &fd,
 		 cli.issue > 0 ? ONESHOT_LOCK_WAIT : 0)) != 0) {
 		rc = r == 1 && cli.issue == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+		if (rc == CLI_EXIT_OK)
+			result = PROMTICK_LOCKED;
 		if (cli.issue > 0)
 			msg = xasprintf("dev-poll: cannot take the tick lock "
 					"(see the log)\n");
@@ -222,6 +252,7 @@ main(int argc, char *argv[])
 	if (act_tick_failed(&ctx.act, status, main_tool.prog))
 		rc = CLI_EXIT_FAIL;
 	free(status);
+	dp_prom_tick(pt, &ctx);
 	main_ctx_close(&ctx);
 	http_cleanup();
 	curl_global_cleanup();
@@ -231,6 +262,7 @@ out:
 	if (msg != NULL)
 		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
 	free(msg);
+	promtick_end(pt, rc, promtick_result(rc, result));
 	lock_release(fd);
 	log_close();
 	config_free(&cfg);

@@ -301,8 +301,8 @@ static enum dp_merge
 merge_refusal(struct dev_ctx *c, struct dp_pr *p, struct dp_state *st,
     const struct forge_merge *m)
 {
-	log_msg("PR #%lld direct merge failed (HTTP %ld) — falling back to "
-		"dev-agent",
+	log_warn("PR #%lld direct merge failed (HTTP %ld) — falling back to "
+		 "dev-agent",
 	    p->number, m->status);
 	p->merge_refused = 1;
 	if (p->issue <= 0)
@@ -333,7 +333,7 @@ merge_prepare(struct dev_ctx *c, struct dp_pr *p, struct dp_state *st)
 		return DP_MERGE_UNKNOWN;
 	}
 	if (merge_held(c, p, st)) {
-		log_msg("PR #%lld: its merge was refused at %.7s (HTTP %ld) — "
+		log_err("PR #%lld: its merge was refused at %.7s (HTTP %ld) — "
 			"not asked again",
 		    p->number, p->sha, st->status);
 		return DP_MERGE_REFUSED;

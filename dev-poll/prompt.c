@@ -156,7 +156,7 @@ dp_render(struct dev_ctx *c, const char *name, const struct template_var *vars,
 
 	if (template_render(c->cfg->formulas_dir, name, vars, n, &out, err,
 		sizeof(err)) == -1) {
-		log_msg("cannot build the prompt: %s", err);
+		log_err("cannot build the prompt: %s", err);
 		return NULL;
 	}
 	return out;

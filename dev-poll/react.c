@@ -105,7 +105,7 @@ react_run(struct dev_ctx *c, struct rx *x, enum rx_reaction what,
 		(void)rx_find_pr(c, x);
 		return 0;
 	case RX_UNSURE:
-		log_msg("#%lld: cannot tell whether %s lives — skipped",
+		log_warn("#%lld: cannot tell whether %s lives — skipped",
 		    x->issue, x->session);
 		return -1;
 	case RX_RECOVER:
@@ -133,7 +133,7 @@ react_one(struct dev_ctx *c, long long issue)
 
 	rx_init(c, &x, issue);
 	if (agent_read_signal(x.session, x.phase_path, &x.sig) == -1) {
-		log_msg("cannot read '%s'", x.phase_path);
+		log_warn("cannot read '%s'", x.phase_path);
 		r = -1;
 		goto out;
 	}

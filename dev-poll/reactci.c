@@ -92,7 +92,7 @@ reactci_rec_read(const char *path, struct cirec *r)
 		    sizeof(r->state));
 		(void)record_get_ll(buf_str(&b), "ATTEMPT:", &r->attempt);
 	} else if (errno != ENOENT) {
-		log_msg("cannot read '%s' — the CI reaction waits", path);
+		log_warn("cannot read '%s' — the CI reaction waits", path);
 		rc = -1;
 	}
 	buf_free(&b);
@@ -204,7 +204,7 @@ reactci_pr_error(struct dev_ctx *c, struct rx *x, const char *branch)
 	char *remote = dp_forge_remote(c), *msg;
 	enum act_inject r;
 
-	log_msg("ERROR: cannot create the PR for #%lld: %s", x->issue,
+	log_err("ERROR: cannot create the PR for #%lld: %s", x->issue,
 	    forge_error(c->forge));
 	msg = xasprintf("ERROR: the pull request for branch %s could not be "
 			"created (%s).\nCheck that the branch was pushed "
@@ -246,8 +246,8 @@ reactci_ensure_pr(struct dev_ctx *c, struct rx *x)
 		 * pass.  Then the agent is told.
 		 */
 		if (!rx_key_done(c, x, "pr-retry")) {
-			log_msg("#%lld: the PR could not be opened (%s) — the "
-				"next tick looks again",
+			log_warn("#%lld: the PR could not be opened (%s) — the "
+				 "next tick looks again",
 			    x->issue, forge_error(c->forge));
 			if (rx_key_set(c, x, "pr-retry") == -1)
 				r = REACTCI_PR_FAILED;
@@ -352,7 +352,7 @@ reactci_escalate_exhausted(struct dev_ctx *c, struct rx *x,
 	    attempt - 1, f->found ? f->step : "unknown");
 	int r;
 
-	log_msg("#%lld: CI failed %lld times on PR #%lld — escalating",
+	log_warn("#%lld: CI failed %lld times on PR #%lld — escalating",
 	    x->issue, attempt - 1, x->pr);
 	r = reactci_rec_write(c, x, "failure", 0, f, attempt, "(escalated)");
 	if (r == 0)
@@ -379,7 +379,7 @@ reactci_details(struct dev_ctx *c, struct rx *x, long long pipeline,
 	ci_failure_free(f);
 	memset(f, 0, sizeof(*f));
 	if (!c->wp_down)
-		log_msg("Woodpecker: cannot read pipeline #%lld: %s", pipeline,
+		log_warn("Woodpecker: cannot read pipeline #%lld: %s", pipeline,
 		    woodpecker_error(c->wp));
 	c->wp_down = 1;
 	if (!rx_key_done(c, x, "ci-details-wait")) {
@@ -480,8 +480,8 @@ rx_awaiting_ci(struct dev_ctx *c, struct rx *x)
 	if (!config_ci_configured(c->cfg))
 		return reactci_on_success(c, x, 0, 1);
 	if (dp_ci_state(c, x->head, &st, &pipeline) == -1) {
-		log_msg("#%lld: cannot read the CI state of %.7s: %s", x->issue,
-		    x->head, forge_error(c->forge));
+		log_warn("#%lld: cannot read the CI state of %.7s: %s",
+		    x->issue, x->head, forge_error(c->forge));
 		return -1;
 	}
 	if (st == CI_SUCCESS)

@@ -134,7 +134,7 @@ reactend_refusal_read(struct dev_ctx *c, long long issue, cJSON **out)
 	if (file_read(path, REFUSAL_MAX, &b) == 0)
 		j = cJSON_ParseWithLength(buf_str(&b), b.len);
 	else if (errno != ENOENT) {
-		log_msg("#%lld: cannot read '%s' — the failure waits", issue,
+		log_warn("#%lld: cannot read '%s' — the failure waits", issue,
 		    path);
 		r = -1;
 	}
@@ -236,7 +236,7 @@ reactend_refusal(struct dev_ctx *c, struct rx *x, const cJSON *j)
 
 	marker = xasprintf("<!-- dev-refusal: %.60s -->", status);
 	key = xasprintf("dev-refusal %.60s", status);
-	log_msg("#%lld: the agent refused: %s", x->issue, status);
+	log_warn("#%lld: the agent refused: %s", x->issue, status);
 	body = reactend_refusal_body(c, j, status);
 	if (rx_comment_once(c, x->issue, key, marker, body) == -1 ||
 	    act_label_remove(&c->act, x->issue, "in-progress") == -1)
@@ -321,7 +321,7 @@ reactend_diagnostic(struct dev_ctx *c, struct rx *x, const char *reason)
 		   "</summary>\n\n```\n" :
 		   "",
 	    pane ? pane : "", pane ? "\n```\n</details>" : "");
-	log_msg("#%lld: session failed: %s", x->issue, reason);
+	log_warn("#%lld: session failed: %s", x->issue, reason);
 	if (rx_comment_once(c, x->issue, key, marker, body) == 0 &&
 	    act_label_remove(&c->act, x->issue, "in-progress") == 0 &&
 	    act_label_add(&c->act, x->issue, "blocked") == 0 &&

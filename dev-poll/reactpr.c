@@ -89,7 +89,7 @@ reactpr_read(struct dev_ctx *c, long long issue, struct dp_state *st)
 	if (forge_pull_get(c->forge, st->pr, &pr) == -1) {
 		if (forge_last_status(c->forge) == 404)
 			return 3;
-		log_msg("#%lld: cannot read PR #%lld: %s", issue, st->pr,
+		log_warn("#%lld: cannot read PR #%lld: %s", issue, st->pr,
 		    forge_error(c->forge));
 		return -1;
 	}
@@ -146,7 +146,7 @@ dp_reconcile(struct dev_ctx *c)
 
 	if (runfiles_dev_state_issues(c->cfg->project_name, &issues, &n) ==
 	    -1) {
-		log_msg("cannot list the dev-state files in '%s'",
+		log_warn("cannot list the dev-state files in '%s'",
 		    c->cfg->run_dir);
 		c->skipped++;
 		return;

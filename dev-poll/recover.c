@@ -44,7 +44,7 @@ recover_count_read(const char *path, long long *n)
 	if (file_read(path, 64, &b) != -1)
 		*n = strtoll(buf_str(&b), NULL, 10);
 	else if (errno != ENOENT) {
-		log_msg("cannot read '%s' — the check waits", path);
+		log_warn("cannot read '%s' — the check waits", path);
 		r = -1;
 	}
 	buf_free(&b);

@@ -126,13 +126,13 @@ repo_tidy(struct dev_ctx *c)
 	char *cur;
 
 	if (git_in_rebase(root) == 1) {
-		log_msg("WARNING: stale rebase detected in main repo — "
-			"aborting");
+		log_warn("WARNING: stale rebase detected in main repo — "
+			 "aborting");
 		(void)act_git(&c->act, root, abort_args);
 	}
 	cur = git_line(root, head, NULL);
 	if (cur != NULL && strcmp(cur, primary) != 0) {
-		log_msg("WARNING: main repo on '%s' instead of %s — switching",
+		log_warn("WARNING: main repo on '%s' instead of %s — switching",
 		    cur, primary);
 		(void)act_git(&c->act, root, checkout);
 	}
@@ -155,7 +155,7 @@ dp_worktree_fresh(struct dev_ctx *c, const char *remote, const char *wt,
 		goto out;
 	(void)act_git(&c->act, root, pull);
 	if ((r = worktree_add(&c->act, root, wt, branch, ref)) == -1)
-		log_msg("ERROR: worktree creation failed");
+		log_err("ERROR: worktree creation failed");
 out:
 	free(ref);
 	return r;
@@ -182,7 +182,7 @@ dp_worktree_recover(struct dev_ctx *c, const char *remote, const char *wt,
 		goto out;
 	}
 	if ((r = worktree_add(&c->act, root, wt, branch, ref)) == -1)
-		log_msg("ERROR: worktree creation failed for recovery");
+		log_err("ERROR: worktree creation failed for recovery");
 out:
 	free(ref);
 	return r;

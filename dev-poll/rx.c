@@ -31,7 +31,8 @@ int
 dp_phase_issues(struct dev_ctx *c, long long **issues, size_t *n)
 {
 	if (runfiles_phase_issues(c->cfg->project_name, issues, n) == -1) {
-		log_msg("cannot list the phase files in '%s'", c->cfg->run_dir);
+		log_warn("cannot list the phase files in '%s'",
+		    c->cfg->run_dir);
 		return -1;
 	}
 	return 0;
@@ -77,8 +78,8 @@ rx_key_done(struct dev_ctx *c, struct rx *x, const char *kind)
 		found = strstr(buf_str(&b), line) != NULL;
 	else if (errno != ENOENT) {
 		/* Unknown, not absent: sending it again could repeat it. */
-		log_msg("#%lld: cannot read '%s' — %s notice skipped", x->issue,
-		    path, kind);
+		log_warn("#%lld: cannot read '%s' — %s notice skipped",
+		    x->issue, path, kind);
 		found = -1;
 	}
 	buf_free(&b);
@@ -175,7 +176,7 @@ rx_has_marker(struct dev_ctx *c, long long issue, const char *marker)
 	const char *body;
 
 	if (forge_comments_list(c->forge, issue, &list) == -1) {
-		log_msg("cannot read the comments of #%lld: %s", issue,
+		log_warn("cannot read the comments of #%lld: %s", issue,
 		    forge_error(c->forge));
 		return -1;
 	}

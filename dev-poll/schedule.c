@@ -94,8 +94,8 @@ schedule_merge(struct dev_ctx *c, struct dp_pr *p, long long issue,
 		break;
 	}
 	if (issue <= 0) {
-		log_msg("PR #%lld direct merge failed — no issue ref for "
-			"dev-agent, skipping",
+		log_warn("PR #%lld direct merge failed — no issue ref for "
+			 "dev-agent, skipping",
 		    p->number);
 		return DP_NEXT;
 	}

@@ -41,7 +41,7 @@ dp_session_busy(struct dev_ctx *c, long long issue)
 	case 0:
 		break;
 	default:
-		log_msg("cannot tell whether session %s lives", session);
+		log_warn("cannot tell whether session %s lives", session);
 		r = DP_BUSY_UNKNOWN;
 		break;
 	}
@@ -97,7 +97,7 @@ session_run(struct dev_ctx *c, const char *session, const char *worktree,
 	int r = -1;
 
 	if (argv[0] == NULL) {
-		log_msg("ERROR: the agent command is empty");
+		log_err("ERROR: the agent command is empty");
 		goto out;
 	}
 	if (!c->act.dry_run)
@@ -112,7 +112,7 @@ session_run(struct dev_ctx *c, const char *session, const char *worktree,
 		r = 0;
 		break;
 	default:
-		log_msg("ERROR: the prompt did not reach session %s — "
+		log_err("ERROR: the prompt did not reach session %s — "
 			"stopping it",
 		    session);
 		(void)act_kill(&c->act, session);

@@ -39,7 +39,7 @@ slot_legacy(struct dev_ctx *c)
 		log_msg("agent running (PID %ld)", (long)pid);
 		s = DP_DONE;
 	} else if (r == -1) {
-		log_msg("cannot read '%s': %s", path, strerror(errno));
+		log_warn("cannot read '%s': %s", path, strerror(errno));
 		s = DP_FAIL;
 	} else if (file_exists(path)) {
 		log_msg("removing stale dev-agent lock (PID %ld)", (long)pid);
@@ -63,7 +63,7 @@ slot_session(struct dev_ctx *c, long long except)
 	size_t n, i;
 
 	if (agent_list(prefix, &names, &n) == -1) {
-		log_msg("cannot list the agent sessions");
+		log_warn("cannot list the agent sessions");
 		free(prefix);
 		return DP_FAIL;
 	}
@@ -98,7 +98,7 @@ slot_phase(struct dev_ctx *c, long long except)
 		path = runfiles_phase(p, issues[i]);
 		session = runfiles_dev_session(p, issues[i]);
 		if (agent_read_signal(session, path, &sig) == -1) {
-			log_msg("cannot read '%s'", path);
+			log_warn("cannot read '%s'", path);
 			r = DP_FAIL;
 		} else if (file_exists(path) && !phase_is_terminal(sig.phase)) {
 			log_msg("agent running (#%lld in %s)", issues[i],
@@ -136,7 +136,7 @@ dp_memory(struct dev_ctx *c)
 	long long mb;
 
 	if (meminfo_mb(c->cfg->meminfo_path, "MemAvailable", &mb) == -1) {
-		log_msg("cannot read MemAvailable from '%s'",
+		log_warn("cannot read MemAvailable from '%s'",
 		    c->cfg->meminfo_path);
 		return DP_FAIL;
 	}

@@ -52,7 +52,7 @@ dp_state_read(struct dev_ctx *c, long long issue, struct dp_state *st)
 	if (record_load(path, &b) == 0)
 		state_parse(buf_str(&b), st);
 	else if (errno != ENOENT) {
-		log_msg("#%lld: cannot read '%s' — what depends on it waits",
+		log_warn("#%lld: cannot read '%s' — what depends on it waits",
 		    issue, path);
 		r = -1;
 	}

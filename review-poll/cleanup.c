@@ -35,7 +35,7 @@ cleanup_pr_closed(struct rp *rp, long long pr)
 	if (forge_pull_get(rp->forge, pr, &obj) == -1) {
 		if (forge_last_status(rp->forge) == 404)
 			return 1;
-		log_msg("pr #%lld: cannot read it: %s", pr,
+		log_warn("pr #%lld: cannot read it: %s", pr,
 		    forge_error(rp->forge));
 		return -1;
 	}
@@ -116,7 +116,7 @@ cleanup_orphans(struct rp *rp)
 
 	prefix = runfiles_review_session_prefix(p);
 	if (agent_list(prefix, &names, &n) == -1) {
-		log_msg("cannot list the review sessions");
+		log_warn("cannot list the review sessions");
 		free(prefix);
 		return -1;
 	}

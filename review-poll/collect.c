@@ -114,7 +114,7 @@ collect_one(struct rp *rp, const struct rp_run *run)
 		log_msg("pr #%lld: review of %.7s: %s", run->pr, run->sha,
 		    v.verdict);
 	else
-		log_msg("pr #%lld: review of %.7s failed: %s", run->pr,
+		log_warn("pr #%lld: review of %.7s failed: %s", run->pr,
 		    run->sha, why);
 	rp_status(rp, run->pr, "posting review");
 	r = valid ? collect_post_review(rp, run, &v) :
@@ -247,7 +247,7 @@ collect_post_review(struct rp *rp, const struct rp_run *run,
 	int round = 0, r = -1;
 
 	if (forge_comments_list(rp->review, run->pr, &comments) == -1) {
-		log_msg("pr #%lld: cannot read the comments: %s", run->pr,
+		log_warn("pr #%lld: cannot read the comments: %s", run->pr,
 		    forge_error(rp->review));
 		goto out;
 	}
@@ -332,7 +332,7 @@ collect_post_formal(struct rp *rp, const struct rp_run *run,
 
 	if (forge_reviews_list(rp->review, run->pr, &reviews) == -1 ||
 	    forge_user_login(rp->review, &login) == -1) {
-		log_msg("pr #%lld: cannot read the reviews: %s", run->pr,
+		log_warn("pr #%lld: cannot read the reviews: %s", run->pr,
 		    forge_error(rp->review));
 		return -1;
 	}
@@ -364,7 +364,7 @@ collect_post_error(struct rp *rp, const struct rp_run *run, const char *why)
 	int r = -1;
 
 	if (forge_comments_list(rp->review, run->pr, &comments) == -1) {
-		log_msg("pr #%lld: cannot read the comments: %s", run->pr,
+		log_warn("pr #%lld: cannot read the comments: %s", run->pr,
 		    forge_error(rp->review));
 		goto out;
 	}

@@ -53,7 +53,7 @@ rp_may_launch(struct rp *rp)
 		return 0;
 	}
 	if (meminfo_mb(rp->cfg->meminfo_path, "MemAvailable", &mb) == -1) {
-		log_msg("skip: cannot read available memory from '%s'",
+		log_warn("skip: cannot read available memory from '%s'",
 		    rp->cfg->meminfo_path);
 		return 0;
 	}
@@ -83,7 +83,7 @@ launch_reserve(struct rp *rp)
 		log_msg("skip: %s", err);
 		break;
 	default:
-		log_msg("ERROR: %s", err);
+		log_err("ERROR: %s", err);
 		rp->failed = 1;
 		break;
 	}
@@ -106,7 +106,7 @@ launch_alive(struct rp *rp)
 		return rp->alive;
 	prefix = runfiles_review_session_prefix(rp->cfg->project_name);
 	if (agent_list(prefix, &names, &n) == -1) {
-		log_msg("skip: cannot list the review sessions");
+		log_warn("skip: cannot list the review sessions");
 		free(prefix);
 		return -1;
 	}
@@ -184,7 +184,7 @@ rp_reviewed(struct rp *rp, long long pr, const char *sha)
 
 	if (forge_reviews_list(rp->review, pr, &reviews) == -1 ||
 	    forge_comments_list(rp->review, pr, &comments) == -1) {
-		log_msg("pr #%lld: cannot read reviews and comments: %s", pr,
+		log_warn("pr #%lld: cannot read reviews and comments: %s", pr,
 		    forge_error(rp->review));
 		return -1;
 	}
@@ -210,7 +210,7 @@ rp_ci_ready(struct rp *rp, long long pr, const char *sha, char *note,
 	enum ci_state st;
 
 	if (ci_commit_state(rp->forge, rp->wp, sha, &st, NULL) == -1) {
-		log_msg("pr #%lld: cannot read the ci state of %.7s: %s", pr,
+		log_warn("pr #%lld: cannot read the ci state of %.7s: %s", pr,
 		    sha,
 		    rp->wp && woodpecker_error(rp->wp)[0] ?
 			woodpecker_error(rp->wp) :
@@ -221,7 +221,7 @@ rp_ci_ready(struct rp *rp, long long pr, const char *sha, char *note,
 	if (ci_passed(st, configured))
 		return 1;
 	if (forge_pull_files(rp->forge, pr, &files) == -1) {
-		log_msg("pr #%lld: cannot read the changed files: %s", pr,
+		log_warn("pr #%lld: cannot read the changed files: %s", pr,
 		    forge_error(rp->forge));
 		return -1;
 	}

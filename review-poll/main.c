@@ -17,6 +17,7 @@
 #include "http.h"
 #include "lock.h"
 #include "log.h"
+#include "promtick.h"
 #include "review-poll.h"
 #include "runfiles.h"
 #include "woodpecker.h"
@@ -31,6 +32,8 @@ static void main_rp_open(struct rp *, const struct config *,
 static void main_rp_close(struct rp *);
 static int main_take_lock(struct rp *, int *);
 static void main_step(struct rp *, int);
+static struct promtick *main_prom(struct promtick *, const struct config *,
+    const struct cli *, int);
 
 static const struct cli_tool main_tool = {"review-poll", 1, main_log_path,
     main_status_path, "", LOG_ROTATE, CLI_OPT_PR};
@@ -63,7 +66,7 @@ main_rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli)
 	rp->act.dry_run = cli->dry_run;
 	rp->now = time(NULL);
 	if (token == NULL || token[0] == '\0') {
-		log_msg("no FORGE_REVIEW_TOKEN: reviewing with FORGE_TOKEN");
+		log_warn("no FORGE_REVIEW_TOKEN: reviewing with FORGE_TOKEN");
 		token = cfg->forge_token;
 	}
 	rp->forge = forge_open(cfg->forge_api, cfg->forge_token);
@@ -100,7 +103,7 @@ main_take_lock(struct rp *rp, int *fd)
 	if (r == 1)
 		log_msg("skip: another review-poll holds %s", path);
 	else if (r == -1)
-		log_msg("cannot lock '%s'", path);
+		log_err("cannot lock '%s'", path);
 	free(path);
 	return r;
 }
@@ -113,21 +116,47 @@ main_step(struct rp *rp, int result)
 		rp->failed = 1;
 }
 
+/*
+ * The tick's metrics for a tick cron runs (not a one-shot, --status,
+ * --help or a dry run): pt, or NULL.  rc is what cli_start() returned: a
+ * run that could not start (2) is recorded when the configuration names
+ * the project.
+ */
+static struct promtick *
+main_prom(struct promtick *pt, const struct config *cfg, const struct cli *cli,
+    int rc)
+{
+	if ((rc == -1 || rc == CLI_EXIT_USAGE) && !cli->dry_run &&
+	    !cli->status && cli->pr == 0 && cfg->factory_root != NULL &&
+	    cfg->run_dir != NULL && cfg->project_name != NULL &&
+	    cfg->project_name[0] != '\0')
+		return rp_prom_open(pt, cfg);
+	promtick_free(pt);
+	return NULL;
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct config cfg;
 	struct cli cli;
 	struct rp rp;
+	struct promtick *pt = promtick_new(main_tool.prog);
 	char *msg = NULL, *status;
+	const char *result = NULL;
 	int rc, lockfd = -1, opened = 0;
 
-	if ((rc = cli_start(argc, argv, &main_tool, &cli, &cfg, &msg)) != -1)
+	memset(&cli, 0, sizeof(cli));
+	rc = cli_start(argc, argv, &main_tool, &cli, &cfg, &msg);
+	pt = main_prom(pt, &cfg, &cli, rc);
+	if (rc != -1)
 		goto out;
 	rc = CLI_EXIT_OK;
 	/* A one-shot is run by a person: the factory may be paused. */
-	if (cli.pr == 0 && !cli_agent_active("reviewer"))
+	if (cli.pr == 0 && !cli_agent_active("reviewer")) {
+		result = PROMTICK_INACTIVE;
 		goto out;
+	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	main_rp_open(&rp, &cfg, &cli);
 	opened = 1;
@@ -136,6 +165,8 @@ main(int argc, char *argv[])
 		goto done;
 	}
 	if ((rc = main_take_lock(&rp, &lockfd)) != 0) {
+		if (rc == 1)
+			result = PROMTICK_LOCKED;
 		rc = rc == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 		goto done;
 	}
@@ -159,14 +190,17 @@ main(int argc, char *argv[])
 	free(status);
 done:
 	lock_release(lockfd);
-	if (opened)
+	if (opened) {
+		rp_prom_tick(pt, &rp);
 		main_rp_close(&rp);
+	}
 	http_cleanup();
 	curl_global_cleanup();
 out:
 	if (msg != NULL)
 		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
 	free(msg);
+	promtick_end(pt, rc, promtick_result(rc, result));
 	log_close();
 	config_free(&cfg);
 	return rc;

@@ -100,7 +100,7 @@ oneshot_lock(struct rp *rp, const struct oneshot *o, int *fd)
 	}
 	r = lock_wait(path, fd, wait > 0 ? (int)wait : 1);
 	if (r != 0)
-		log_msg("cannot take the lock %s: %s", path,
+		log_err("cannot take the lock %s: %s", path,
 		    r == 1 ? "another review-poll holds it" : strerror(errno));
 	free(path);
 	return r == 0 ? 0 : -1;
@@ -162,7 +162,7 @@ oneshot_posted(struct rp *rp, struct oneshot *o)
 	char *line;
 
 	if (forge_comments_list(rp->review, o->pr, &comments) == -1) {
-		log_msg("pr #%lld: cannot read the comments: %s", o->pr,
+		log_warn("pr #%lld: cannot read the comments: %s", o->pr,
 		    forge_error(rp->review));
 		r = ONESHOT_UNKNOWN;
 	} else if (rp_posted(comments, mark, o->sha, o->forced)) {

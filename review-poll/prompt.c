@@ -95,12 +95,12 @@ rp_prompt_gather(struct rp *rp, struct rp_prompt *in, const char *prev_sha)
 	if (forge_pull_files(rp->forge, in->pr, &files) == -1 ||
 	    forge_pull_diff(rp->forge, in->pr, rp->set.max_diff, &in->diff,
 		&in->diff_cut) == -1) {
-		log_msg("pr #%lld: cannot read the changes: %s", in->pr,
+		log_warn("pr #%lld: cannot read the changes: %s", in->pr,
 		    forge_error(rp->forge));
 		return -1;
 	}
 	if (forge_comments_list(rp->review, in->pr, &comments) == -1) {
-		log_msg("pr #%lld: cannot read the comments: %s", in->pr,
+		log_warn("pr #%lld: cannot read the comments: %s", in->pr,
 		    forge_error(rp->review));
 		return -1;
 	}
@@ -138,7 +138,7 @@ prompt_formula(const struct rp *rp)
 	buf_init(&text, 0);
 	r = file_read(path, PROMPT_FORMULA_MAX, &text);
 	if (r == -1 && errno != ENOENT)
-		log_msg("cannot read '%s': %s", path, strerror(errno));
+		log_warn("cannot read '%s': %s", path, strerror(errno));
 	if (r == 1)
 		log_msg("'%s' is longer than %d bytes: cut", path,
 		    PROMPT_FORMULA_MAX);
@@ -176,7 +176,7 @@ rp_prompt_render(struct rp *rp, const struct rp_prompt *in)
 		note[0] = '\0';
 	if (template_render(rp->cfg->formulas_dir, "review-pr.md", vars,
 		sizeof(vars) / sizeof(vars[0]), &out, err, sizeof(err)) == -1)
-		log_msg("cannot build the review prompt: %s", err);
+		log_err("cannot build the review prompt: %s", err);
 	free(formula);
 	free(phase);
 	free(output);

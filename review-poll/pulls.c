@@ -17,7 +17,8 @@ int
 rp_pulls_read(struct rp *rp)
 {
 	if (forge_pulls_list(rp->forge, "open", &rp->pulls) == -1) {
-		log_msg("cannot list the open prs: %s", forge_error(rp->forge));
+		log_warn("cannot list the open prs: %s",
+		    forge_error(rp->forge));
 		return -1;
 	}
 	log_msg("found %d open prs", cJSON_GetArraySize(rp->pulls));

@@ -20,7 +20,7 @@ rp_git_fetch(struct rp *rp, const char *branch)
 	const char *args[] = {"fetch", "-q", "origin", branch, NULL};
 
 	if (branch[0] == '-' || branch[0] == '\0') {
-		log_msg("refusing to fetch branch '%.60s'", branch);
+		log_err("refusing to fetch branch '%.60s'", branch);
 		return -1;
 	}
 	return act_git(&rp->act, rp->cfg->project_repo_root, args);
@@ -30,7 +30,7 @@ int
 rp_worktree_add(struct rp *rp, const char *path, const char *sha)
 {
 	if (!rp_is_sha(sha)) {
-		log_msg("refusing a worktree of '%.60s'", sha);
+		log_err("refusing a worktree of '%.60s'", sha);
 		return -1;
 	}
 	if (worktree_add_detached(&rp->act, rp->cfg->project_repo_root, path,

@@ -31,6 +31,7 @@
 
 struct buf;
 struct config;
+struct promtick;
 struct forge;
 struct woodpecker;
 
@@ -311,6 +312,16 @@ int rp_review_new(struct rp *);
  * lock, taken for the launch that follows); logs why not.
  */
 int rp_may_launch(struct rp *);
+
+/* promfile.c */
+/*
+ * The tick's metrics (promtick.h) for the project of cfg, with
+ * review-poll's families: pt, or NULL when they cannot be written
+ * (logged).
+ */
+struct promtick *rp_prom_open(struct promtick *pt, const struct config *cfg);
+/* The tick's counts and the review sessions' phases into pt (NULL: none). */
+void rp_prom_tick(struct promtick *pt, const struct rp *);
 
 /* oneshot.c */
 /*

@@ -121,7 +121,7 @@ route_tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
 						 "review-verdict-changes.md";
 	if (template_render(rp->cfg->formulas_dir, name, vars,
 		sizeof(vars) / sizeof(vars[0]), &text, err, sizeof(err)) == -1)
-		log_msg("cannot build the verdict message: %s", err);
+		log_err("cannot build the verdict message: %s", err);
 	else if ((r = route_deliver(rp, session, text, record, sha)) == 0)
 		log_msg("pr #%lld: verdict %s injected into %s", pr, verdict,
 		    session);
@@ -145,7 +145,7 @@ route_tell_no_review(struct rp *rp, long long pr, const cJSON *pull,
 	if (template_render(rp->cfg->formulas_dir, "review-no-review.md", vars,
 		sizeof(vars) / sizeof(vars[0]), &text, err,
 		sizeof(err)) == -1) {
-		log_msg("cannot build the no-review message: %s", err);
+		log_err("cannot build the no-review message: %s", err);
 		return -1;
 	}
 	key = xasprintf("no-review %s", sha);
@@ -188,7 +188,7 @@ route_one(struct rp *rp, long long n)
 	    strcmp(key, sha) == 0)
 		goto out;
 	if (forge_comments_list(rp->review, pr, &comments) == -1) {
-		log_msg("pr #%lld: cannot read the comments: %s", pr,
+		log_warn("pr #%lld: cannot read the comments: %s", pr,
 		    forge_error(rp->review));
 		r = -1;
 		goto out;
@@ -217,7 +217,7 @@ rp_route(struct rp *rp)
 	int r = 0;
 
 	if (runfiles_phase_issues(rp->cfg->project_name, &issues, &n) == -1) {
-		log_msg("cannot list the dev phase files");
+		log_warn("cannot list the dev phase files");
 		return -1;
 	}
 	for (i = 0; i < n; i++)

@@ -37,7 +37,7 @@ rp_runs_list(struct rp *rp, struct rp_run **runs, size_t *n)
 	*runs = NULL;
 	*n = 0;
 	if (runfiles_review_phase_prs(p, &prs, &nprs) == -1) {
-		log_msg("cannot list the review phase files");
+		log_warn("cannot list the review phase files");
 		return -1;
 	}
 	v = xcalloc(nprs + 1, sizeof(*v));

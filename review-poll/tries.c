@@ -32,7 +32,7 @@ rp_tries_get(struct rp *rp, long long pr, const char *sha)
 	buf_init(&b, 0);
 	if (record_load(path, &b) == -1) {
 		if (errno != ENOENT) {
-			log_msg("pr #%lld: cannot read '%s': %s", pr, path,
+			log_warn("pr #%lld: cannot read '%s': %s", pr, path,
 			    strerror(errno));
 			r = -1;
 		}
@@ -74,7 +74,7 @@ rp_tries_sweep(struct rp *rp)
 	size_t i, n;
 
 	if (runfiles_review_tries_prs(rp->cfg->project_name, &prs, &n) == -1) {
-		log_msg("cannot list the review try counts");
+		log_warn("cannot list the review try counts");
 		return -1;
 	}
 	for (i = 0; i < n; i++)

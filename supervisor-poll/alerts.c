@@ -39,7 +39,11 @@ sup_alert(struct sup *s, int prio, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	log_msg("P%d: %s", prio, msg);
+	/* P0 (memory) and P1 (disk) put the host at risk. */
+	if (prio <= P1)
+		log_err("P%d: %s", prio, msg);
+	else
+		log_warn("P%d: %s", prio, msg);
 	buf_printf(&s->alerts[prio], "- [P%d] %s\n", prio, msg);
 	s->nprio[prio]++;
 	s->nalerts++;
@@ -81,7 +85,7 @@ sup_fail(struct sup *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	log_msg("skipped: %s", msg);
+	log_err("skipped: %s", msg);
 	s->failed = 1;
 	free(msg);
 }
@@ -200,9 +204,9 @@ alerts_fixer_exec(struct sup *s, char *const *argv)
 		goto out;
 	}
 	if (r == -1 && errno == ETIMEDOUT)
-		log_msg("fix command timed out after %d s", FIX_TIMEOUT_S);
+		log_err("fix command timed out after %d s", FIX_TIMEOUT_S);
 	else if (r == -1)
-		log_msg("cannot run the fix command: %s", strerror(errno));
+		log_err("cannot run the fix command: %s", strerror(errno));
 	alerts_log_tail(buf_str(&out), FIX_TAIL_LINES);
 out:
 	buf_free(&out);

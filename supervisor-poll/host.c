@@ -182,7 +182,7 @@ host_privileged(struct sup *s, const char *const *argv, int timeout_s,
 	if (r == -1 && errno == ETIMEDOUT)
 		log_msg("%s skipped: no end after %d s", what, timeout_s);
 	else
-		log_msg("%s skipped: not permitted or failed (exit %d): %s",
+		log_warn("%s skipped: not permitted or failed (exit %d): %s",
 		    what, status, line[0] ? line : "no output");
 	buf_free(&out);
 	return -1;
@@ -213,9 +213,9 @@ host_drop_caches(struct sup *s)
 			"dropping the caches (sudo -n sysctl)") == 0)
 			sup_fixed(s, "dropped the filesystem caches");
 	} else if (geteuid() != 0)
-		log_msg("dropping the caches skipped: not root and no sudo");
+		log_warn("dropping the caches skipped: not root and no sudo");
 	else if (access(path, W_OK) == -1)
-		log_msg("dropping the caches skipped: cannot write '%s': %s",
+		log_warn("dropping the caches skipped: cannot write '%s': %s",
 		    path, strerror(errno));
 	else if (act_write_in_place(&s->act, path, "3\n") == 0)
 		sup_fixed(s, "dropped the filesystem caches");

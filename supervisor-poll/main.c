@@ -21,6 +21,7 @@
 #include "http.h"
 #include "lock.h"
 #include "log.h"
+#include "promtick.h"
 #include "runfiles.h"
 #include "supervisor-poll.h"
 #include "woodpecker.h"
@@ -35,6 +36,8 @@ static void main_free_projects(struct config *, size_t);
 static int main_take_lock(int *);
 static void main_check_project(struct sup *, const struct config *);
 static void main_check_projects(struct sup *, struct config *, size_t);
+static struct promtick *main_prom(struct promtick *, const struct config *,
+    const struct cli *, int);
 
 static const struct cli_tool main_tool = {"supervisor-poll", 0, main_log_path,
     main_status_path, "", LOG_ROTATE, CLI_OPT_PROJECT};
@@ -71,7 +74,7 @@ main_take_lock(int *fd)
 	int r = lock_take(path, fd);
 
 	if (r == -1)
-		log_msg("cannot take the lock '%s': %s", path, strerror(errno));
+		log_err("cannot take the lock '%s': %s", path, strerror(errno));
 	free(path);
 	return r;
 }
@@ -83,10 +86,12 @@ main_check_project(struct sup *s, const struct config *cfg)
 	s->review_started = 0;
 	log_msg("checking project %s (%s)", cfg->project_name, cfg->forge_repo);
 	if (cfg->forge_repo[0] == '\0') {
-		log_msg("%s: no FORGE_REPO: project checks skipped",
+		log_warn("%s: no FORGE_REPO: project checks skipped",
 		    cfg->project_name);
 		return;
 	}
+	if (s->prom != NULL)
+		(void)promtick_watch(s->prom, cfg);
 	s->forge = forge_open(cfg->forge_api, cfg->forge_token);
 	if (config_woodpecker_configured(cfg))
 		s->wp = woodpecker_open(cfg->woodpecker_server,
@@ -124,6 +129,22 @@ main_check_projects(struct sup *s, struct config *projects, size_t n)
 	s->cfg = s->base;
 }
 
+/*
+ * The tick's metrics for a tick cron runs (not --status, --help or a dry
+ * run): pt, or NULL.  rc is what cli_start() returned: a run that could
+ * not start (2) is recorded when the factory is known.
+ */
+static struct promtick *
+main_prom(struct promtick *pt, const struct config *cfg, const struct cli *cli,
+    int rc)
+{
+	if ((rc == -1 || rc == CLI_EXIT_USAGE) && !cli->dry_run &&
+	    !cli->status && cfg->factory_root != NULL && cfg->run_dir != NULL)
+		return sup_prom_open(pt, cfg, cli->project);
+	promtick_free(pt);
+	return NULL;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -132,10 +153,15 @@ main(int argc, char *argv[])
 	struct sup s;
 	size_t nprojects = 0, i;
 	char *msg = NULL, err[1024], *status;
+	const char *result = NULL;
 	int rc, lockfd = -1;
 
 	memset(&s, 0, sizeof(s));
-	if ((rc = cli_start(argc, argv, &main_tool, &cli, &cfg, &msg)) != -1)
+	memset(&cli, 0, sizeof(cli));
+	s.prom = promtick_new(main_tool.prog);
+	rc = cli_start(argc, argv, &main_tool, &cli, &cfg, &msg);
+	s.prom = main_prom(s.prom, &cfg, &cli, rc);
+	if (rc != -1)
 		goto out;
 	/* Every project file (or only --project's) loads before any check. */
 	if (cli_projects_load(&cfg, argv[0], cli.project, &projects, &nprojects,
@@ -147,6 +173,8 @@ main(int argc, char *argv[])
 	for (i = 0; i < nprojects; i++)
 		cli_log_warnings(&projects[i], cli.verbose);
 	if ((rc = main_take_lock(&lockfd)) != 0) {
+		if (rc == 1)
+			result = PROMTICK_LOCKED;
 		rc = rc == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
 		goto out;
 	}
@@ -163,6 +191,9 @@ main(int argc, char *argv[])
 	/* Unnamed replies go to the only escalation: of every project. */
 	if (cli.project == NULL)
 		replyfile_check(&s);
+	/* The alerts raised, before the fix command clears any. */
+	sup_prom_tick(s.prom, &s,
+	    nprojects > 0 ? nprojects : cfg.forge_repo[0] != '\0');
 	fixer_run(&s);
 	rc = s.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 	/* A write that failed fails the tick, wherever it was. */
@@ -176,6 +207,8 @@ out:
 	if (msg != NULL)
 		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
 	free(msg);
+	promtick_end(s.prom, rc, promtick_result(rc, result));
+	s.prom = NULL;
 	lock_release(lockfd);
 	sup_free(&s);
 	main_free_projects(projects, nprojects);

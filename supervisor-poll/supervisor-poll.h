@@ -16,6 +16,7 @@
 #include "buf.h"
 
 struct config;
+struct promtick;
 struct forge;
 struct woodpecker;
 
@@ -54,6 +55,8 @@ struct sup {
 	size_t agent_procs;
 	int stale_reaped; /* the one-shot process sweep already ran */
 
+	struct promtick *prom; /* the tick's metrics, or NULL */
+
 	struct esc_target *esc;
 	size_t nesc;
 	int review_started;
@@ -90,6 +93,17 @@ cJSON *metrics_new(const struct sup *, const char *type);
 void metrics_emit(struct sup *, cJSON *obj);
 /* Drop lines older than 30 days (or unreadable) by an atomic rewrite. */
 void metrics_rotate(struct sup *);
+
+/* promfile.c */
+/*
+ * The tick's metrics (promtick.h) for the host (project NULL) or project
+ * alone, with supervisor-poll's families: pt, or NULL when they cannot
+ * be written (logged).
+ */
+struct promtick *sup_prom_open(struct promtick *pt, const struct config *cfg,
+    const char *project);
+/* The tick's alerts, host figures and nprojects checked into pt. */
+void sup_prom_tick(struct promtick *pt, const struct sup *, size_t nprojects);
 
 /* host.c */
 /* Memory, disk, stale one-shot runs, log rotation, the "infra" metric. */

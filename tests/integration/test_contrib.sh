@@ -65,6 +65,8 @@ for u in dev-poll@ review-poll@ supervisor-poll; do
 	    "$(grep -c '^Requires=disinto-tmux.service$' "$SD/disinto-$u.service")" 1
 	check_eq "$u service keeps /tmp shared (no PrivateTmp)" \
 	    "$(grep -c '^PrivateTmp=' "$SD/disinto-$u.service")" 0
+	check_eq "$u service logs to the journal" \
+	    "$(grep -c '^Environment=DISINTO_LOG=stderr$' "$SD/disinto-$u.service")" 1
 	check_eq "$u timer is persistent" \
 	    "$(grep -c '^Persistent=true$' "$SD/disinto-$u.timer")" 1
 done
@@ -158,6 +160,11 @@ def check_task(path, group, tool):
         bad(path, "command %r is not an absolute path to %s" % (cmd, tool))
     if not (t.get("Env") or {}).get("FACTORY_ROOT"):
         bad(path, "FACTORY_ROOT not set")
+    run = (t.get("Env") or {}).get("DISINTO_RUN_DIR", "")
+    # The host's own run directory, shared with the agents and the other
+    # ticks: never one of the allocation's directories.
+    if not run.startswith("/") or "NOMAD" in run or "alloc" in run:
+        bad(path, "DISINTO_RUN_DIR %r is not a host directory" % run)
     return (t.get("Config") or {}).get("args") or []
 
 
@@ -171,8 +178,11 @@ def check_volume(path, group):
 def check_placement(path, job, tool, args):
     cons = job.get("Constraints") or []
     if tool == "supervisor-poll":
-        if args:
-            bad(path, "supervisor-poll takes no project argument")
+        # Every project of the host's factory, or one (--project).
+        if args and (len(args) != 2 or args[0] != "--project" or
+                     not args[1]):
+            bad(path, "supervisor-poll args %r: none, or --project NAME"
+                % args)
         if not any(c.get("LTarget") == "${node.unique.name}" and
                    c.get("Operand") == "=" and c.get("RTarget")
                    for c in cons):
@@ -270,5 +280,19 @@ nomad_mutant disinto-supervisor-poll-host-a.json \
     "j['Constraints'] = []" "supervisor not pinned to a host"
 nomad_mutant disinto-dev-poll-myproject.json \
     "j['TaskGroups'][0]['Volumes'] = {}" "no factory volume"
+nomad_mutant disinto-review-poll-myproject.json \
+    "j['TaskGroups'][0]['Tasks'][0]['Env']['DISINTO_RUN_DIR'] = '\${NOMAD_TASK_DIR}/run'" \
+    "a run directory of the allocation"
 nomad_mutant disinto-dev-poll-myproject.json \
     "j['TaskGroups'][0]['Tasks'][0]['Driver'] = 'docker'" "not raw_exec"
+
+# The README's "More than one host" says how a host checks its projects
+# alone and that the run directory is the host's.
+sed -n '/^## More than one host/,/^## /p' "$TOP/README.md" >"$T/hosts.md"
+check "README: supervisor-poll --project in More than one host" \
+    grep -q -- '--project NAME' "$T/hosts.md"
+check "README: host-local run directories in More than one host" \
+    grep -q 'DISINTO_RUN_DIR=/tmp' "$T/hosts.md"
+nomad_mutant disinto-supervisor-poll-host-a.json \
+    "j['TaskGroups'][0]['Tasks'][0]['Config']['args'] = ['harb']" \
+    "a supervisor given a project file"

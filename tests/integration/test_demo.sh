@@ -9,7 +9,8 @@ else
 	fail "make demo runs the whole loop" "$(tail -5 "$out" | tr '\n' '|')"
 fi
 for want in "PR #2: merged=true" "issue #1: closed" "session dev-demo-1: ended" \
-    "worktree: removed" "run files left: 0" "formal review: \[\"APPROVED by review-bot\"\]"; do
+    "worktree: removed" "run files left: 0" \
+    "metrics: the exposition-format check passed" "formal review: \[\"APPROVED by review-bot\"\]"; do
 	if grep -q "$want" "$out"; then
 		ok "demo: $want"
 	else

@@ -13,6 +13,7 @@
  *                                 print the environment of an agent
  *   conf-tool path HOME PATH      print config_path()
  *   conf-tool doc                 print the README's configuration table
+ *   conf-tool man                 print the settings list of disinto-c.5
  *
  * Exit status: 0 ok, 1 the file was refused (message on stderr) or the
  * name is not set, 2 usage.
@@ -60,7 +61,7 @@ usage(void)
 	fprintf(stderr,
 	    "usage: conf-tool env FILE NAME | toml FILE KEY | "
 	    "load [TOML] VAR... | agent-env ROLE [TOML] | path HOME PATH | "
-	    "doc\n");
+	    "doc | man\n");
 	exit(2);
 }
 
@@ -304,6 +305,8 @@ main(int argc, char **argv)
 		s = config_path(argv[2], argv[3]);
 	else if (strcmp(argv[1], "doc") == 0 && argc == 2)
 		s = config_markdown();
+	else if (strcmp(argv[1], "man") == 0 && argc == 2)
+		s = config_mdoc();
 	else
 		usage();
 	fputs(s, stdout);

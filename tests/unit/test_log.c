@@ -4,6 +4,7 @@
  */
 #include <sys/stat.h>
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,45 @@ test_status(void)
 	unlink(status);
 }
 
+/*
+ * journald mode: the lines go to stderr with the priority prefix and no
+ * timestamp, and the log file is not created.
+ */
+static void
+test_stderr(void)
+{
+	char errpath[80];
+	struct buf b;
+	int fd, saved;
+
+	snprintf(errpath, sizeof(errpath), "%s/stderr", dir);
+	fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	saved = dup(STDERR_FILENO);
+	CHECK(fd != -1 && saved != -1);
+	fflush(stderr);
+	dup2(fd, STDERR_FILENO);
+	log_use_stderr(1);
+	CHECK_INT(log_open(path, "poll: ", 0, 1), 0);
+	log_err("cannot merge #%d", 4);
+	log_warn("skipped\na line");
+	log_msg("tick done");
+	log_close();
+	log_use_stderr(0);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	close(fd);
+	buf_init(&b, 0);
+	CHECK_INT(file_read(errpath, 4096, &b), 0);
+	/* Once each, even with verbose set. */
+	CHECK_STR(buf_str(&b),
+	    "<3>poll: cannot merge #4\n"
+	    "<4>poll: skipped\\na line\n"
+	    "<6>poll: tick done\n");
+	CHECK(access(path, F_OK) == -1);
+	buf_free(&b);
+	unlink(errpath);
+}
+
 int
 main(void)
 {
@@ -134,6 +174,7 @@ main(void)
 	RUN(test_printable);
 	RUN(test_capped);
 	RUN(test_status);
+	RUN(test_stderr);
 	rmdir(dir);
 	return check_main();
 }
