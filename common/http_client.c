@@ -264,6 +264,19 @@ http_client_get(struct http_client *c, const char *url, int type,
 	return 0;
 }
 
+int
+http_client_get_owned(struct http_client *c, const char *url, int type,
+    const struct http_check *check, cJSON **out)
+{
+	http_client_fail(c, 0, "%s", "");
+	if (http_client_fetch(c, url, type, out) == -1 ||
+	    http_client_checked(c, url, check, *out) == -1) {
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 /* Move every item of page (freed) to the end of all.  Returns the count. */
 static int
 http_client_merge_page(cJSON *all, cJSON *page)

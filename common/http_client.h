@@ -56,6 +56,14 @@ void http_client_fail(struct http_client *, long status, const char *, ...)
 int http_client_get(struct http_client *, const char *url, int type,
     const struct http_check *check, const cJSON **out);
 /*
+ * GET url and parse it as http_client_get() does, without the cache: for
+ * a list read page by page whose pages are reduced to the few fields
+ * kept and never asked again.  *out is the caller's (cJSON_Delete()).
+ * Returns 0 or -1.
+ */
+int http_client_get_owned(struct http_client *, const char *url, int type,
+    const struct http_check *check, cJSON **out);
+/*
  * GET every page of a list: url plus "<size_param>=per_page&page=N" for
  * N = 1 .. max_pages, until a page shorter than per_page.  Each page must
  * be an array.  *out is one merged array owned by the client; *complete

@@ -27,6 +27,8 @@ static int prs_ci(struct dev_ctx *, struct dp_pr *);
 static int prs_reviews(struct dev_ctx *, struct dp_pr *);
 static int prs_noncode(struct dev_ctx *, struct dp_pr *);
 static int prs_number_at(const char *, long long);
+static void prs_wp_down(struct dev_ctx *);
+static void prs_ci_scan(struct dev_ctx *);
 
 int
 dp_prs_load(struct dev_ctx *c)
@@ -56,7 +58,39 @@ dp_prs_load(struct dev_ctx *c)
 		p->issue = issueref_from_pr(p->branch, p->title, p->body);
 	}
 	c->prs_read = 1;
+	prs_ci_scan(c);
 	return 0;
+}
+
+/* Say once that Woodpecker failed; the forge's status stands in. */
+static void
+prs_wp_down(struct dev_ctx *c)
+{
+	log_msg("Woodpecker: %s — the forge's commit status stands in "
+		"for the rest of this tick",
+	    woodpecker_error(c->wp));
+	c->wp_down = 1;
+}
+
+/*
+ * One pipeline list for the CI states of every open PR's head, read
+ * before any of them is asked for (the forge's status is read later
+ * only for the heads the list does not cover).
+ */
+static void
+prs_ci_scan(struct dev_ctx *c)
+{
+	const char **shas;
+	size_t i;
+
+	if (c->wp == NULL || c->wp_down || c->nprs == 0)
+		return;
+	shas = xcalloc(c->nprs, sizeof(*shas));
+	for (i = 0; i < c->nprs; i++)
+		shas[i] = c->prs[i].sha;
+	if (woodpecker_scan(c->wp, shas, c->nprs) == -1)
+		prs_wp_down(c);
+	free(shas);
 }
 
 int
@@ -67,12 +101,8 @@ dp_ci_state(struct dev_ctx *c, const char *sha, enum ci_state *st,
 
 	r = ci_commit_read(c->forge, c->wp_down ? NULL : c->wp, sha, st,
 	    pipeline, &wp_failed);
-	if (wp_failed) {
-		log_msg("Woodpecker: %s — the forge's commit status stands in "
-			"for the rest of this tick",
-		    woodpecker_error(c->wp));
-		c->wp_down = 1;
-	}
+	if (wp_failed)
+		prs_wp_down(c);
 	return r;
 }
 

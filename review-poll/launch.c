@@ -201,15 +201,18 @@ rp_reviewed(struct rp *rp, long long pr, const char *sha)
 	return found;
 }
 
-int
-rp_ci_ready(struct rp *rp, long long pr, const char *sha, char *note,
-    size_t notesz)
+/*
+ * The CI state of the PR's head in *st, and when it has not passed,
+ * whether only non-code files changed (*noncode).  0, or -1 (logged).
+ */
+static int
+launch_ci_read(struct rp *rp, long long pr, const char *sha, enum ci_state *st,
+    int *noncode)
 {
-	int configured = config_ci_configured(rp->cfg);
 	const cJSON *files;
-	enum ci_state st;
 
-	if (ci_commit_state(rp->forge, rp->wp, sha, &st, NULL) == -1) {
+	*noncode = 0;
+	if (ci_commit_state(rp->forge, rp->wp, sha, st, NULL) == -1) {
 		log_msg("pr #%lld: cannot read the ci state of %.7s: %s", pr,
 		    sha,
 		    rp->wp && woodpecker_error(rp->wp)[0] ?
@@ -217,15 +220,26 @@ rp_ci_ready(struct rp *rp, long long pr, const char *sha, char *note,
 			forge_error(rp->forge));
 		return -1;
 	}
-	snprintf(note, notesz, "%s", ci_state_name(st));
-	if (ci_passed(st, configured))
-		return 1;
+	if (ci_passed(*st, config_ci_configured(rp->cfg)))
+		return 0;
 	if (forge_pull_files(rp->forge, pr, &files) == -1) {
 		log_msg("pr #%lld: cannot read the changed files: %s", pr,
 		    forge_error(rp->forge));
 		return -1;
 	}
-	if (ci_files_need_ci(files)) {
+	*noncode = !ci_files_need_ci(files);
+	return 0;
+}
+
+/* What launch_ci_read() found, said: 1 ready (note set), 0 not. */
+static int
+launch_ci_say(const struct rp *rp, long long pr, enum ci_state st, int noncode,
+    char *note, size_t notesz)
+{
+	snprintf(note, notesz, "%s", ci_state_name(st));
+	if (ci_passed(st, config_ci_configured(rp->cfg)))
+		return 1;
+	if (!noncode) {
 		log_msg("pr #%lld: ci=%s, skip", pr, ci_state_name(st));
 		return 0;
 	}
@@ -233,6 +247,45 @@ rp_ci_ready(struct rp *rp, long long pr, const char *sha, char *note,
 	    ci_state_name(st));
 	snprintf(note, notesz, "%s (not required: no code files)",
 	    ci_state_name(st));
+	return 1;
+}
+
+int
+rp_ci_ready(struct rp *rp, long long pr, const char *sha, char *note,
+    size_t notesz)
+{
+	enum ci_state st;
+	int noncode;
+
+	if (launch_ci_read(rp, pr, sha, &st, &noncode) == -1)
+		return -1;
+	return launch_ci_say(rp, pr, st, noncode, note, notesz);
+}
+
+/*
+ * Whether the open PR pr (head sha) is to be reviewed now: 1 with the CI
+ * note set, 0 not, -1 a read failed.  Its CI state comes first (the
+ * tick's one pipeline list; the files only when CI has not passed), so
+ * that reviews, comments and the session check are read only for PRs
+ * that CI lets through.
+ */
+static int
+launch_new_one(struct rp *rp, long long pr, const char *sha, char *note,
+    size_t notesz)
+{
+	enum ci_state st;
+	int noncode, done;
+
+	if (launch_ci_read(rp, pr, sha, &st, &noncode) == -1)
+		return -1;
+	if (rp_review_busy(rp, pr) ||
+	    !launch_ci_say(rp, pr, st, noncode, note, notesz))
+		return 0;
+	if ((done = rp_reviewed(rp, pr, sha)) != 0) {
+		if (done == 1)
+			log_msg("pr #%lld: %.7s reviewed, skip", pr, sha);
+		return done == -1 ? -1 : 0;
+	}
 	return 1;
 }
 
@@ -246,18 +299,10 @@ rp_review_new(struct rp *rp)
 	int r = 0, done, try_no;
 
 	cJSON_ArrayForEach (pr, rp->pulls) {
-		if (json_int(pr, "number", &n) == -1 ||
-		    !launch_wanted(rp, pr) || rp_review_busy(rp, n))
+		if (json_int(pr, "number", &n) == -1 || !launch_wanted(rp, pr))
 			continue;
 		sha = json_str_at(pr, "head.sha");
-		if ((done = rp_reviewed(rp, n, sha)) != 0) {
-			if (done == 1)
-				log_msg("pr #%lld: %.7s reviewed, skip", n,
-				    sha);
-			r = done == -1 ? -1 : r;
-			continue;
-		}
-		if ((done = rp_ci_ready(rp, n, sha, ci, sizeof(ci))) != 1 ||
+		if ((done = launch_new_one(rp, n, sha, ci, sizeof(ci))) != 1 ||
 		    (done = rp_launch_tries(rp, n, sha, &try_no)) != 1) {
 			r = done == -1 ? -1 : r;
 			continue;
