@@ -278,8 +278,8 @@ launch_new_one(struct rp *rp, long long pr, const char *sha, char *note,
 
 	if (launch_ci_read(rp, pr, sha, &st, &noncode) == -1)
 		return -1;
-	if (rp_review_busy(rp, pr) ||
-	    !launch_ci_say(rp, pr, st, noncode, note, notesz))
+	if (!launch_ci_say(rp, pr, st, noncode, note, notesz) ||
+	    rp_review_busy(rp, pr))
 		return 0;
 	if ((done = rp_reviewed(rp, pr, sha)) != 0) {
 		if (done == 1)
