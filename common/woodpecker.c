@@ -324,6 +324,19 @@ woodpecker_latest_for_commit(struct woodpecker *w, const char *sha,
 	return 0;
 }
 
+int
+woodpecker_known(const struct woodpecker *w, const char *sha,
+    const char **status)
+{
+	const struct woodpecker_seen *s;
+
+	*status = NULL;
+	if (sha == NULL || (s = woodpecker_find(w, sha)) == NULL)
+		return WOODPECKER_NONE;
+	*status = s->status;
+	return 0;
+}
+
 /* A write may have added pipelines: the list is read again. */
 static void
 woodpecker_forget(struct woodpecker *w)

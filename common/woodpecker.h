@@ -54,6 +54,12 @@ int woodpecker_scan(struct woodpecker *, const char *const *shas, size_t n);
  */
 int woodpecker_latest_for_commit(struct woodpecker *, const char *sha,
     long long *number, const char **status);
+/*
+ * The status of the latest pipeline of sha among the pages already read,
+ * asking nothing: 0 with *status (borrowed), or WOODPECKER_NONE.
+ */
+int woodpecker_known(const struct woodpecker *, const char *sha,
+    const char **status);
 /* One pipeline with its workflows and steps. */
 int woodpecker_pipeline(struct woodpecker *, long long number,
     const cJSON **out);

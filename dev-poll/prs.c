@@ -16,6 +16,7 @@
 #include "config.h"
 #include "dev-poll.h"
 #include "forge.h"
+#include "http.h"
 #include "issueref.h"
 #include "json.h"
 #include "log.h"
@@ -25,6 +26,7 @@
 
 static int prs_ci(struct dev_ctx *, struct dp_pr *);
 static int prs_reviews(struct dev_ctx *, struct dp_pr *);
+static void prs_reviews_ahead(struct dev_ctx *, const struct dp_pr *);
 static int prs_noncode(struct dev_ctx *, struct dp_pr *);
 static int prs_number_at(const char *, long long);
 static void prs_wp_down(struct dev_ctx *);
@@ -121,12 +123,32 @@ prs_ci(struct dev_ctx *c, struct dp_pr *p)
 	return -1;
 }
 
+/*
+ * Read the reviews of p and of the next PRs not evaluated yet, up to
+ * HTTP_PARALLEL of them, at once: the scans evaluate the PRs with an
+ * issue in the list's order, so these are the ones asked for next.
+ */
+static void
+prs_reviews_ahead(struct dev_ctx *c, const struct dp_pr *p)
+{
+	long long nums[HTTP_PARALLEL];
+	size_t i, n = 0;
+
+	for (i = (size_t)(p - c->prs); i < c->nprs && n < HTTP_PARALLEL; i++)
+		if (&c->prs[i] == p ||
+		    (c->prs[i].evaluated == 0 && c->prs[i].issue >= 0))
+			nums[n++] = c->prs[i].number;
+	if (n > 1)
+		forge_reviews_prefetch(c->forge, nums, n);
+}
+
 /* Read the PR's formal reviews into it. */
 static int
 prs_reviews(struct dev_ctx *c, struct dp_pr *p)
 {
 	const cJSON *list;
 
+	prs_reviews_ahead(c, p);
 	if (forge_reviews_list(c->forge, p->number, &list) == -1) {
 		log_msg("cannot read the reviews of PR #%lld: %s", p->number,
 		    forge_error(c->forge));

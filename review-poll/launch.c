@@ -16,6 +16,7 @@
 #include "ci.h"
 #include "config.h"
 #include "forge.h"
+#include "http.h"
 #include "json.h"
 #include "log.h"
 #include "meminfo.h"
@@ -29,6 +30,7 @@
 static int launch_alive(struct rp *);
 static int launch_is_wip(const char *);
 static int launch_wanted(const struct rp *, const cJSON *);
+static const cJSON *launch_files_ahead(struct rp *, const cJSON *);
 static const char *launch_try_name(int);
 static char **launch_review_argv(const struct rp *);
 static char *launch_record(struct rp *, const char *, const struct rp_prompt *);
@@ -289,16 +291,51 @@ launch_new_one(struct rp *rp, long long pr, const char *sha, char *note,
 	return 1;
 }
 
+/*
+ * Read at once the changed files of the next PRs from pr on (up to
+ * HTTP_PARALLEL) that launch_ci_read() will ask for: wanted, and CI not
+ * passed as far as the pipeline list read says (no request is made to
+ * tell).  Returns the PR after the last one looked at.
+ */
+static const cJSON *
+launch_files_ahead(struct rp *rp, const cJSON *pr)
+{
+	int configured = config_ci_configured(rp->cfg);
+	long long nums[HTTP_PARALLEL], n;
+	const char *status;
+	enum ci_state st;
+	size_t k = 0;
+
+	for (; pr != NULL && k < HTTP_PARALLEL; pr = pr->next) {
+		if (json_int(pr, "number", &n) == -1 || !launch_wanted(rp, pr))
+			continue;
+		/* Passed by the pipeline list: no files needed. */
+		if (rp->wp != NULL &&
+		    woodpecker_known(rp->wp, json_str_at(pr, "head.sha"),
+			&status) == 0 &&
+		    ci_state_from_woodpecker(status, &st) == 0 &&
+		    ci_passed(st, configured))
+			continue;
+		nums[k++] = n;
+	}
+	if (k > 1)
+		forge_files_prefetch(rp->forge, nums, k);
+	return pr;
+}
+
 int
 rp_review_new(struct rp *rp)
 {
-	const cJSON *pr;
+	const cJSON *pr, *ahead;
 	const char *sha;
 	char ci[96];
 	long long n;
 	int r = 0, done, try_no;
 
+	ahead = rp->pulls != NULL ? rp->pulls->child : NULL;
 	cJSON_ArrayForEach (pr, rp->pulls) {
+		if (pr == ahead)
+			ahead = launch_files_ahead(rp, pr);
 		if (json_int(pr, "number", &n) == -1 || !launch_wanted(rp, pr))
 			continue;
 		sha = json_str_at(pr, "head.sha");
