@@ -132,12 +132,19 @@ static void
 prs_reviews_ahead(struct dev_ctx *c, const struct dp_pr *p)
 {
 	long long nums[HTTP_PARALLEL];
+	struct dp_pr *q;
 	size_t i, n = 0;
 
-	for (i = (size_t)(p - c->prs); i < c->nprs && n < HTTP_PARALLEL; i++)
-		if (&c->prs[i] == p ||
-		    (c->prs[i].evaluated == 0 && c->prs[i].issue >= 0))
-			nums[n++] = c->prs[i].number;
+	if (p->ahead)
+		return;
+	for (i = (size_t)(p - c->prs); i < c->nprs && n < HTTP_PARALLEL; i++) {
+		q = &c->prs[i];
+		if (q == p ||
+		    (q->evaluated == 0 && q->issue >= 0 && !q->ahead)) {
+			q->ahead = 1;
+			nums[n++] = q->number;
+		}
+	}
 	if (n > 1)
 		forge_reviews_prefetch(c->forge, nums, n);
 }

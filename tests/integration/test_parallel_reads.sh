@@ -36,6 +36,9 @@ n=$(inflight '/reviews')
 check "dev-poll: reviews read several at once" test "$n" -gt 1
 check "dev-poll: never more than 8 at once" test "$n" -le 8
 check_eq "dev-poll: each PR's reviews asked once" "$(asked '/reviews')" "20 20"
+n=$(sim_get /_admin/log | pyjson "len([e for e in d if '/reviews' in e['path'] and e['inflight'] > 1])")
+check "dev-poll: most reviews asked alongside others (batches stay full)" \
+    test "$n" -ge 14
 scale_decisions dev-poll >"$T/dev.slow"
 check "dev-poll: the same decisions" cmp -s "$T/dev.fast" "$T/dev.slow"
 
