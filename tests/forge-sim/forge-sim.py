@@ -1842,6 +1842,10 @@ def main():
     class Server(ThreadingHTTPServer):
         daemon_threads = True
         allow_reuse_address = True
+        # Clients that open several connections at once (parallel reads)
+        # must not overflow the listen queue (5 by default): a dropped
+        # SYN costs its client a second.
+        request_queue_size = 64
 
     srv = Server(("127.0.0.1", 0), Handler)
 
