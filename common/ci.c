@@ -132,15 +132,12 @@ static int
 ci_woodpecker_state(struct woodpecker *w, const char *sha, enum ci_state *out,
     long long *num)
 {
-	const cJSON *p;
+	const char *status;
 	int r;
 
-	if ((r = woodpecker_latest_for_commit(w, sha, &p)) != 0)
+	if ((r = woodpecker_latest_for_commit(w, sha, num, &status)) != 0)
 		return r == WOODPECKER_NONE ? 1 : -1;
-	if (json_int(p, "number", num) == -1)
-		*num = 0;
-	return ci_state_from_woodpecker(json_str(p, "status"), out) == 0 ? 0 :
-									   1;
+	return ci_state_from_woodpecker(status, out) == 0 ? 0 : 1;
 }
 
 /* The forge's combined status of sha; *num (may be NULL) from its URLs. */

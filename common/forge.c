@@ -26,7 +26,9 @@
  * The fields of each kind of object the forge hands out that the tools
  * read, with their types.  An object is only handed out when it passes
  * its table: a required field is there with its type, an optional one
- * has its type or is absent (or null).
+ * has its type or is absent (or null).  Every other field is dropped as
+ * the object arrives (forge_prune()), so that a tick keeps of a long
+ * list only what it reads: a field a tool reads must be in its table.
  */
 static const struct json_field forge_f_label[] = {
     {"id", JSON_INT, 1, NULL},
@@ -50,6 +52,7 @@ static const struct json_field forge_f_issue[] = {
     {"pull_request", JSON_OBJECT, 0, NULL},
     {"created_at", JSON_STRING, 0, NULL},
     {"updated_at", JSON_STRING, 0, NULL},
+    {"closed_at", JSON_STRING, 0, NULL},
     {NULL, JSON_STRING, 0, NULL},
 };
 
@@ -69,6 +72,7 @@ static const struct json_field forge_f_pull[] = {
     {"created_at", JSON_STRING, 0, NULL},
     {"updated_at", JSON_STRING, 0, NULL},
     {"merged_at", JSON_STRING, 0, NULL},
+    {"closed_at", JSON_STRING, 0, NULL},
     {NULL, JSON_STRING, 0, NULL},
 };
 
@@ -182,6 +186,10 @@ static int forge_get_kind(struct forge *, const char *,
 static int forge_list_kind(struct forge *, const char *,
     const struct forge_kind *, const cJSON **);
 static int forge_check_one(cJSON *, void *, char *, size_t);
+static void forge_prefetch(struct forge *, const char *,
+    const struct forge_kind *, const long long *, size_t);
+static int forge_path_is(const char *, const char *, size_t, const char *);
+static void forge_prune(cJSON *, const struct json_field *, const char *);
 static int forge_check_list(cJSON *, void *, char *, size_t);
 static void forge_skip(struct forge_check *, const cJSON *, int, const char *);
 
@@ -322,10 +330,69 @@ forge_check_one(cJSON *root, void *arg, char *err, size_t errsz)
 	const struct forge_check *fc = arg;
 	char why[256];
 
-	if (json_check(root, fc->kind->fields, why, sizeof(why)) == 0)
+	if (json_check(root, fc->kind->fields, why, sizeof(why)) == 0) {
+		forge_prune(root, fc->kind->fields, "");
 		return 0;
+	}
 	snprintf(err, errsz, "%s: %s", fc->kind->name, why);
 	return -1;
+}
+
+/*
+ * How the dotted path of a table names prefix + key: 1 that very field,
+ * 2 a field inside it, 0 neither.
+ */
+static int
+forge_path_is(const char *path, const char *prefix, size_t plen,
+    const char *key)
+{
+	size_t klen = strlen(key);
+
+	if (strncmp(path, prefix, plen) != 0 ||
+	    strncmp(path + plen, key, klen) != 0)
+		return 0;
+	if (path[plen + klen] == '\0')
+		return 1;
+	return path[plen + klen] == '.' ? 2 : 0;
+}
+
+/*
+ * Drop every member of obj (at prefix, "" or "head.") that no path of
+ * schema names; the elements of an array with a table of their own are
+ * pruned to it.
+ */
+static void
+forge_prune(cJSON *obj, const struct json_field *schema, const char *prefix)
+{
+	const struct json_field *f, *whole;
+	cJSON *el, *next, *it;
+	size_t plen = strlen(prefix);
+	char *sub;
+	int inner, how;
+
+	for (el = obj->child; el != NULL; el = next) {
+		next = el->next;
+		whole = NULL;
+		inner = 0;
+		for (f = schema; el->string != NULL && f->path != NULL; f++) {
+			if ((how = forge_path_is(f->path, prefix, plen,
+				 el->string)) == 1)
+				whole = f;
+			else if (how == 2)
+				inner = 1;
+		}
+		if (whole == NULL && !inner) {
+			cJSON_Delete(cJSON_DetachItemViaPointer(obj, el));
+		} else if (whole != NULL && whole->each != NULL) {
+			cJSON_ArrayForEach (it, el)
+				if (cJSON_IsObject(it))
+					forge_prune(it, whole->each, "");
+		} else if (whole == NULL && cJSON_IsObject(el)) {
+			sub = xasprintf("%s%s.", prefix, el->string);
+			forge_prune(el, schema, sub);
+			free(sub);
+		}
+	}
 }
 
 /* Drop every element of the list that fails its kind's table.  0. */
@@ -341,6 +408,7 @@ forge_check_list(cJSON *root, void *arg, char *err, size_t errsz)
 	(void)errsz;
 	while ((el = cJSON_GetArrayItem(root, i)) != NULL) {
 		if (json_check(el, fc->kind->fields, why, sizeof(why)) == 0) {
+			forge_prune(el, fc->kind->fields, "");
 			i++;
 			pos++;
 			continue;
@@ -893,6 +961,53 @@ forge_reviews_list(struct forge *f, long long number, const cJSON **out)
 
 	snprintf(path, sizeof(path), "/pulls/%lld/reviews", number);
 	return forge_list_kind(f, path, &forge_k_review, out);
+}
+
+/* Read ahead the lists at "/pulls/N/<what>" of the n PRs, of kind k. */
+static void
+forge_prefetch(struct forge *f, const char *what, const struct forge_kind *k,
+    const long long *numbers, size_t n)
+{
+	struct forge_check *fcs;
+	struct http_check *checks;
+	char **urls, **paths;
+	size_t i;
+
+	fcs = xcalloc(n + 1, sizeof(*fcs));
+	checks = xcalloc(n + 1, sizeof(*checks));
+	urls = xcalloc(n + 1, sizeof(*urls));
+	paths = xcalloc(n + 1, sizeof(*paths));
+	for (i = 0; i < n; i++) {
+		paths[i] = xasprintf("/pulls/%lld/%s", numbers[i], what);
+		urls[i] = forge_url(f, "%s", paths[i]);
+		fcs[i].f = f;
+		fcs[i].kind = k;
+		fcs[i].path = paths[i];
+		checks[i].fn = forge_check_list;
+		checks[i].arg = &fcs[i];
+	}
+	(void)http_client_prefetch_pages(f->client, (const char *const *)urls,
+	    n, "limit", FORGE_PAGE, checks);
+	for (i = 0; i < n; i++) {
+		free(urls[i]);
+		free(paths[i]);
+	}
+	free(paths);
+	free(urls);
+	free(checks);
+	free(fcs);
+}
+
+void
+forge_reviews_prefetch(struct forge *f, const long long *numbers, size_t n)
+{
+	forge_prefetch(f, "reviews", &forge_k_review, numbers, n);
+}
+
+void
+forge_files_prefetch(struct forge *f, const long long *numbers, size_t n)
+{
+	forge_prefetch(f, "files", &forge_k_file, numbers, n);
 }
 
 int

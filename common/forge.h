@@ -169,6 +169,16 @@ int forge_pull_merge(struct forge *f, long long number, const char *head_sha,
 /* Every review of a PR. */
 int forge_reviews_list(struct forge *f, long long number, const cJSON **out);
 /*
+ * Read ahead, in parallel (at most HTTP_PARALLEL at once), the reviews
+ * (forge_reviews_prefetch()) or the changed files (forge_files_prefetch())
+ * of the n PRs numbers, so that forge_reviews_list() and
+ * forge_pull_files() answer them from the cache.  What did not arrive is
+ * read (and its failure told) by those calls as before.
+ */
+void forge_reviews_prefetch(struct forge *f, const long long *numbers,
+    size_t n);
+void forge_files_prefetch(struct forge *f, const long long *numbers, size_t n);
+/*
  * Submit a review: event "APPROVE", "REQUEST_CHANGES" or "COMMENT", on
  * commit_id (NULL: the head).  Its ID in *id (may be NULL).
  */

@@ -52,6 +52,7 @@ struct http_stat {
 #define HTTP_NSTATS 16
 
 static CURL *http_handle;
+static CURLSH *http_share; /* the connections of every handle */
 static unsigned long http_count;
 static unsigned long http_errors;
 static struct http_stat http_stats[HTTP_NSTATS];
@@ -77,6 +78,26 @@ static int http_once(const struct http_call *, struct http_response *, char *,
 static int http_run(const struct http_call *, struct http_response *, char *,
     size_t);
 static struct http_stat *http_stat_for(const char *);
+static void http_count_request(const char *);
+static void http_count_error(const char *);
+static CURLSH *http_get_share(void);
+static int http_attempt_end(const struct http_call *, CURL *, CURLcode,
+    struct http_sink *, struct http_response *, char *, char *, size_t);
+
+/* One GET of a parallel round, with what its transfer needs. */
+struct http_par {
+	struct http_call call;
+	struct http_get *g;
+	CURL *h;
+	struct curl_slist *hdrs;
+	struct http_sink sink;
+	char errbuf[CURL_ERROR_SIZE];
+	int again; /* another attempt may cure it */
+};
+
+static int http_par_start(CURLM *, struct http_par *);
+static void http_par_done(CURLM *, struct http_par *, CURLcode);
+static size_t http_par_round(struct http_par *, size_t);
 
 void
 http_set_opts(const struct http_opts *o)
@@ -157,12 +178,55 @@ http_stat_for(const char *url)
 	return best;
 }
 
+/* One request more, in the total and in url's counters. */
+static void
+http_count_request(const char *url)
+{
+	struct http_stat *st;
+
+	http_count++;
+	if ((st = http_stat_for(url)) != NULL)
+		st->requests++;
+}
+
+/* One request failed (no answer, or 5xx after the retries). */
+static void
+http_count_error(const char *url)
+{
+	struct http_stat *st;
+
+	http_errors++;
+	if ((st = http_stat_for(url)) != NULL)
+		st->errors++;
+}
+
 void
 http_cleanup(void)
 {
 	if (http_handle != NULL)
 		curl_easy_cleanup(http_handle);
 	http_handle = NULL;
+	if (http_share != NULL)
+		curl_share_cleanup(http_share);
+	http_share = NULL;
+}
+
+/* The share of connections (and DNS answers) of all handles, or NULL. */
+static CURLSH *
+http_get_share(void)
+{
+	if (http_share != NULL)
+		return http_share;
+	if ((http_share = curl_share_init()) == NULL)
+		return NULL;
+	if (curl_share_setopt(http_share, CURLSHOPT_SHARE,
+		CURL_LOCK_DATA_CONNECT) != CURLSHE_OK ||
+	    curl_share_setopt(http_share, CURLSHOPT_SHARE,
+		CURL_LOCK_DATA_DNS) != CURLSHE_OK) {
+		curl_share_cleanup(http_share);
+		http_share = NULL;
+	}
+	return http_share;
 }
 
 void
@@ -240,7 +304,6 @@ http_run(const struct http_call *c, struct http_response *resp, char *err,
 {
 	char safe[512], errbuf[CURL_ERROR_SIZE];
 	long backoff = http_cur.backoff_ms;
-	struct http_stat *st;
 	int attempt, r = -1;
 
 	resp->status = 0;
@@ -263,11 +326,8 @@ http_run(const struct http_call *c, struct http_response *resp, char *err,
 		if (r == -1)
 			break;
 	}
-	if (r != 0 || resp->status >= 500) {
-		http_errors++;
-		if ((st = http_stat_for(c->url)) != NULL)
-			st->errors++;
-	}
+	if (r != 0 || resp->status >= 500)
+		http_count_error(c->url);
 	return r == 1 ? -1 : r;
 }
 
@@ -281,9 +341,7 @@ http_once(const struct http_call *c, struct http_response *resp, char *errbuf,
 {
 	struct curl_slist *hdrs = NULL;
 	struct http_sink sink;
-	struct http_stat *st;
 	char safe[512];
-	long sent = 0;
 	CURLcode rc;
 	CURL *h;
 	int r = -1;
@@ -308,28 +366,41 @@ http_once(const struct http_call *c, struct http_response *resp, char *errbuf,
 		    safe);
 		goto out;
 	}
-	http_count++;
-	if ((st = http_stat_for(c->url)) != NULL)
-		st->requests++;
+	http_count_request(c->url);
 	rc = curl_easy_perform(h);
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp->status);
-	if (rc == CURLE_WRITE_ERROR && sink.prefix && sink.over) {
-		resp->truncated = 1;
-		rc = CURLE_OK;
-	}
-	if (rc == CURLE_OK && resp->status >= 100) {
-		r = 0;
-		goto out;
-	}
-	http_failure(c, rc, sink.over, safe, errbuf, err, errsz);
-	curl_easy_getinfo(h, CURLINFO_REQUEST_SIZE, &sent);
-	if (!sink.over && !http_permanent(rc) &&
-	    (http_idempotent(c->method) || sent == 0))
-		r = 1;
-	resp->status = 0;
+	r = http_attempt_end(c, h, rc, &sink, resp, errbuf, err, errsz);
 out:
 	curl_slist_free_all(hdrs);
 	return r;
+}
+
+/*
+ * What the attempt on h that ended with rc came to, as http_once()
+ * returns it: 0 with resp->status, -1 or 1 (may be tried again) with err.
+ */
+static int
+http_attempt_end(const struct http_call *c, CURL *h, CURLcode rc,
+    struct http_sink *sink, struct http_response *resp, char *errbuf, char *err,
+    size_t errsz)
+{
+	char safe[512];
+	long sent = 0;
+
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &resp->status);
+	if (rc == CURLE_WRITE_ERROR && sink->prefix && sink->over) {
+		resp->truncated = 1;
+		rc = CURLE_OK;
+	}
+	if (rc == CURLE_OK && resp->status >= 100)
+		return 0;
+	http_safe_url(c->url, safe, sizeof(safe));
+	http_failure(c, rc, sink->over, safe, errbuf, err, errsz);
+	curl_easy_getinfo(h, CURLINFO_REQUEST_SIZE, &sent);
+	resp->status = 0;
+	if (!sink->over && !http_permanent(rc) &&
+	    (http_idempotent(c->method) || sent == 0))
+		return 1;
+	return -1;
 }
 
 /* Say in err why the attempt failed: the cap, no status, or libcurl's. */
@@ -409,6 +480,8 @@ http_setup(CURL *h, const struct http_call *c, struct curl_slist *hdrs,
 	} while (0)
 	HTTP_SET(CURLOPT_URL, c->url);
 	HTTP_SET(CURLOPT_ERRORBUFFER, errbuf);
+	if (http_get_share() != NULL)
+		HTTP_SET(CURLOPT_SHARE, http_share);
 	HTTP_SET(CURLOPT_NOSIGNAL, 1L);
 	HTTP_SET(CURLOPT_PROTOCOLS_STR, "http,https");
 	HTTP_SET(CURLOPT_CONNECTTIMEOUT_MS, http_cur.connect_timeout_ms);
@@ -528,4 +601,134 @@ http_safe_url(const char *url, char *out, size_t outsz)
 		return;
 	}
 	snprintf(out, outsz, "%.*s%s", (int)(p - url), url, at + 1);
+}
+
+/* Add the transfer of p to m.  0, or -1 (p->g says why). */
+static int
+http_par_start(CURLM *m, struct http_par *p)
+{
+	char safe[256];
+
+	http_response_free(&p->g->resp);
+	buf_init(&p->g->resp.body, p->call.max);
+	p->sink.body = &p->g->resp.body;
+	p->sink.max = p->call.max;
+	p->sink.prefix = 0;
+	p->sink.over = 0;
+	p->errbuf[0] = '\0';
+	p->hdrs = http_headers(&p->call);
+	if ((p->h = curl_easy_init()) == NULL ||
+	    http_setup(p->h, &p->call, p->hdrs, &p->sink, p->errbuf) == -1 ||
+	    curl_easy_setopt(p->h, CURLOPT_PRIVATE, p) != CURLE_OK ||
+	    curl_multi_add_handle(m, p->h) != CURLM_OK) {
+		http_safe_url(p->call.url, safe, sizeof(safe));
+		snprintf(p->g->err, sizeof(p->g->err),
+		    "cannot set up request 'GET %s'", safe);
+		p->g->failed = 1;
+		return -1;
+	}
+	http_count_request(p->call.url);
+	return 0;
+}
+
+/* The transfer of p ended with rc: its result in p->g, p->again. */
+static void
+http_par_done(CURLM *m, struct http_par *p, CURLcode rc)
+{
+	int r;
+
+	r = http_attempt_end(&p->call, p->h, rc, &p->sink, &p->g->resp,
+	    p->errbuf, p->g->err, sizeof(p->g->err));
+	p->g->failed = r != 0;
+	p->again = r == 1 ||
+	    (r == 0 && http_retry_status(&p->call, p->g->resp.status));
+	curl_multi_remove_handle(m, p->h);
+}
+
+/*
+ * One round: the n transfers of ps, HTTP_PARALLEL at a time.  Returns
+ * how many ended in a way another attempt may cure (moved to the front).
+ */
+static size_t
+http_par_round(struct http_par *ps, size_t n)
+{
+	struct http_par *p, tmp;
+	CURLMsg *msg;
+	CURLM *m;
+	size_t next = 0, again = 0, i;
+	int active = 0, ended, still, left;
+
+	if ((m = curl_multi_init()) == NULL)
+		return 0;
+	(void)curl_multi_setopt(m, CURLMOPT_MAX_HOST_CONNECTIONS,
+	    (long)HTTP_PARALLEL);
+	for (i = 0; i < n; i++)
+		ps[i].again = 0;
+	for (;;) {
+		while (next < n && active < HTTP_PARALLEL)
+			if (http_par_start(m, &ps[next++]) == 0)
+				active++;
+		if (active == 0 || curl_multi_perform(m, &still) != CURLM_OK)
+			break;
+		ended = 0;
+		while ((msg = curl_multi_info_read(m, &left)) != NULL) {
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE,
+			    (char **)&p);
+			http_par_done(m, p, msg->data.result);
+			active--;
+			ended++;
+		}
+		/* Wait for the network only when nothing ended. */
+		if (ended == 0 && still > 0 &&
+		    curl_multi_poll(m, NULL, 0, 1000, NULL) != CURLM_OK)
+			break;
+	}
+	for (i = 0; i < n; i++) {
+		if (ps[i].h != NULL)
+			curl_easy_cleanup(ps[i].h);
+		curl_slist_free_all(ps[i].hdrs);
+		ps[i].h = NULL;
+		ps[i].hdrs = NULL;
+		if (ps[i].again) {
+			tmp = ps[again];
+			ps[again++] = ps[i];
+			ps[i] = tmp;
+		}
+	}
+	curl_multi_cleanup(m);
+	return again;
+}
+
+void
+http_get_many(struct http_get *gets, size_t n, const char *auth)
+{
+	struct http_par *ps;
+	long backoff = http_cur.backoff_ms;
+	size_t i, left = n;
+	int attempt;
+
+	ps = xcalloc(n + 1, sizeof(*ps));
+	for (i = 0; i < n; i++) {
+		memset(&gets[i].resp, 0, sizeof(gets[i].resp));
+		gets[i].failed = 0;
+		gets[i].err[0] = '\0';
+		ps[i].g = &gets[i];
+		ps[i].call.method = "GET";
+		ps[i].call.url = gets[i].url;
+		ps[i].call.auth = auth;
+		ps[i].call.max = http_cur.max_body;
+	}
+	for (attempt = 1; attempt <= http_cur.retries && left > 0; attempt++) {
+		if (attempt > 1) {
+			http_sleep_ms(backoff);
+			backoff *= 2;
+		}
+		left = http_par_round(ps, left);
+	}
+	for (i = 0; i < n; i++)
+		if (gets[i].failed || gets[i].resp.status >= 500)
+			http_count_error(gets[i].url);
+	free(ps);
 }

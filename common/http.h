@@ -1,6 +1,7 @@
 /*
  * HTTP requests over one reused libcurl easy handle (keep-alive across the
- * calls of a run).  The only module that touches libcurl.  The caller's
+ * calls of a run), and batches of GETs in parallel on the same
+ * connections.  The only module that touches libcurl.  The caller's
  * main() runs curl_global_init() before the first request and
  * http_cleanup() + curl_global_cleanup() at the end.
  */
@@ -54,6 +55,25 @@ int http_request(const char *method, const char *url, const char *auth,
  */
 int http_get_prefix(const char *url, const char *auth, size_t max,
     struct http_response *resp, char *err, size_t errsz);
+/* One GET of http_get_many(). */
+struct http_get {
+	const char *url;	   /* the caller's */
+	struct http_response resp; /* free with http_response_free() */
+	int failed;		   /* no response arrived: err says why */
+	char err[512];
+};
+
+/*
+ * Perform the n GETs of gets (auth as for http_request()) at once: at
+ * most HTTP_PARALLEL in flight over libcurl's multi interface, on the
+ * connections http_request() uses (kept alive; HTTP/2 multiplexed when
+ * the server offers it), each with the timeouts, body cap and retries of
+ * http_request(): a GET that a later attempt may cure is tried again,
+ * after the backoff, with the others of its round.  Every element is
+ * filled (resp, or failed and err).
+ */
+#define HTTP_PARALLEL 8
+void http_get_many(struct http_get *gets, size_t n, const char *auth);
 /* Free the body of a response; safe on a zeroed or freed response. */
 void http_response_free(struct http_response *);
 /*

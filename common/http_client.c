@@ -49,6 +49,10 @@ static int http_client_fetch(struct http_client *, const char *, int, cJSON **);
 static int http_client_merge_page(cJSON *, cJSON *);
 static int http_client_checked(struct http_client *, const char *,
     const struct http_check *, cJSON *);
+static void http_client_page_names(const char *, const char *, int, char **,
+    char **);
+static int http_client_page_keep(struct http_client *, const char *,
+    struct http_get *, int, const struct http_check *);
 
 /* The part of url after scheme and authority: "/api/v1/...". */
 static const char *
@@ -264,6 +268,19 @@ http_client_get(struct http_client *c, const char *url, int type,
 	return 0;
 }
 
+int
+http_client_get_owned(struct http_client *c, const char *url, int type,
+    const struct http_check *check, cJSON **out)
+{
+	http_client_fail(c, 0, "%s", "");
+	if (http_client_fetch(c, url, type, out) == -1 ||
+	    http_client_checked(c, url, check, *out) == -1) {
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 /* Move every item of page (freed) to the end of all.  Returns the count. */
 static int
 http_client_merge_page(cJSON *all, cJSON *page)
@@ -308,13 +325,14 @@ http_client_get_pages(struct http_client *c, const char *url,
 		free(purl);
 		if (r == -1)
 			goto out;
-		if ((n = http_client_merge_page(all, page)) < per_page)
+		/* Checked page by page: a long list is never whole unchecked.
+		 */
+		n = cJSON_GetArraySize(page);
+		if ((r = http_client_checked(c, url, check, page)) == -1)
+			goto out;
+		(void)http_client_merge_page(all, page);
+		if (n < per_page)
 			break;
-	}
-	r = http_client_checked(c, url, check, all);
-	if (r == -1) {
-		all = NULL;
-		goto out;
 	}
 	e = http_client_add(c, key);
 	e->json = all;
@@ -328,6 +346,79 @@ out:
 	cJSON_Delete(all);
 	free(key);
 	return r;
+}
+
+/* The first-page URL and cache key of a list read by pages.  Caller frees. */
+static void
+http_client_page_names(const char *url, const char *size_param, int per_page,
+    char **key, char **first)
+{
+	*key = xasprintf("pages %s %s=%d", url, size_param, per_page);
+	*first = xasprintf("%s%c%s=%d&page=1", url,
+	    strchr(url, '?') ? '&' : '?', size_param, per_page);
+}
+
+/* Cache the first page of a list answered in g as the whole list.  0/-1. */
+static int
+http_client_page_keep(struct http_client *c, const char *key,
+    struct http_get *g, int per_page, const struct http_check *check)
+{
+	struct http_client_entry *e;
+	char err[256];
+	cJSON *page;
+
+	if (g->failed || g->resp.status < 200 || g->resp.status > 299)
+		return -1;
+	page =
+	    json_parse(g->resp.body.data, g->resp.body.len, err, sizeof(err));
+	if (page == NULL || !cJSON_IsArray(page) ||
+	    cJSON_GetArraySize(page) >= per_page ||
+	    (check != NULL && check->fn(page, check->arg, err, sizeof(err)))) {
+		cJSON_Delete(page);
+		return -1;
+	}
+	e = http_client_add(c, key);
+	e->json = page;
+	return 0;
+}
+
+size_t
+http_client_prefetch_pages(struct http_client *c, const char *const *urls,
+    size_t n, const char *size_param, int per_page,
+    const struct http_check *checks)
+{
+	const struct http_check **chk;
+	struct http_get *gets;
+	char **keys;
+	size_t i, m = 0, kept = 0;
+
+	gets = xcalloc(n + 1, sizeof(*gets));
+	keys = xcalloc(n + 1, sizeof(*keys));
+	chk = xcalloc(n + 1, sizeof(*chk));
+	for (i = 0; i < n; i++) {
+		http_client_page_names(urls[i], size_param, per_page, &keys[m],
+		    (char **)&gets[m].url);
+		if (http_client_find(c, keys[m]) != NULL) {
+			free(keys[m]);
+			free((char *)gets[m].url);
+			continue;
+		}
+		chk[m++] = checks != NULL ? &checks[i] : NULL;
+	}
+	if (m > 0)
+		http_get_many(gets, m, c->auth);
+	for (i = 0; i < m; i++) {
+		if (http_client_page_keep(c, keys[i], &gets[i], per_page,
+			chk[i]) == 0)
+			kept++;
+		http_response_free(&gets[i].resp);
+		free(keys[i]);
+		free((char *)gets[i].url);
+	}
+	free(chk);
+	free(keys);
+	free(gets);
+	return kept;
 }
 
 int

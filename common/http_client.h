@@ -56,16 +56,38 @@ void http_client_fail(struct http_client *, long status, const char *, ...)
 int http_client_get(struct http_client *, const char *url, int type,
     const struct http_check *check, const cJSON **out);
 /*
+ * GET url and parse it as http_client_get() does, without the cache: for
+ * a list read page by page whose pages are reduced to the few fields
+ * kept and never asked again.  *out is the caller's (cJSON_Delete()).
+ * Returns 0 or -1.
+ */
+int http_client_get_owned(struct http_client *, const char *url, int type,
+    const struct http_check *check, cJSON **out);
+/*
  * GET every page of a list: url plus "<size_param>=per_page&page=N" for
  * N = 1 .. max_pages, until a page shorter than per_page.  Each page must
  * be an array.  *out is one merged array owned by the client; *complete
  * (may be NULL) is 0 when max_pages full pages were read and more may
- * exist.  check (may be NULL) runs once on the merged list just fetched.
- * Returns 0 or -1 (never a partial list).
+ * exist.  check (may be NULL) runs on each page just fetched, before it
+ * joins the others (so that a check that drops fields keeps the peak
+ * small).  Returns 0 or -1 (never a partial list).
  */
 int http_client_get_pages(struct http_client *, const char *url,
     const char *size_param, int per_page, int max_pages,
     const struct http_check *check, const cJSON **out, int *complete);
+/*
+ * Read ahead, in parallel (http_get_many()), the lists of the n urls
+ * whose pages http_client_get_pages() (same size_param and per_page,
+ * checks[i] the check of urls[i]; checks may be NULL) would read and
+ * that are not cached: each one whose first page
+ * arrives (2xx, valid, shorter than per_page: the whole list) is checked
+ * and cached as that call would cache it, so the call later costs no
+ * request.  Anything else is left for that call to read (and to say
+ * what failed).  Returns how many lists were cached.
+ */
+size_t http_client_prefetch_pages(struct http_client *, const char *const *urls,
+    size_t n, const char *size_param, int per_page,
+    const struct http_check *checks);
 /*
  * GET url as text, keeping at most max bytes (*truncated says whether
  * more existed).  *text is owned by the client.  Returns 0 or -1.

@@ -51,8 +51,19 @@ static const struct json_field woodpecker_f_pipeline[] = {
     {NULL, JSON_STRING, 0, NULL},
 };
 
+/* A pipeline of the list as woodpecker_scan() keeps it. */
+struct woodpecker_seen {
+	long long number;
+	char commit[72];
+	char status[16];
+};
+
 struct woodpecker {
 	struct http_client *client;
+	struct woodpecker_seen *seen; /* the list's pipelines read so far */
+	size_t nseen;
+	int pages;	/* pages of the list read into seen */
+	int ended;	/* the last page was read */
 	char *api;	/* .../api/repos/ID */
 	char **skipped; /* the log lines of pipelines left out, each once */
 	size_t nskipped;
@@ -66,6 +77,13 @@ static int woodpecker_check_list(cJSON *, void *, char *, size_t);
 static int woodpecker_check_one(cJSON *, void *, char *, size_t);
 static void woodpecker_skip(struct woodpecker *, const cJSON *, int,
     const char *);
+static const struct woodpecker_seen *woodpecker_find(const struct woodpecker *,
+    const char *);
+static int woodpecker_read_page(struct woodpecker *);
+static void woodpecker_keep(struct woodpecker *, const cJSON *);
+static int woodpecker_read_until(struct woodpecker *, const char *const *,
+    size_t, int);
+static void woodpecker_forget(struct woodpecker *);
 
 struct woodpecker *
 woodpecker_open(const char *server, const char *token, long long repo_id)
@@ -99,6 +117,7 @@ woodpecker_close(struct woodpecker *w)
 	for (i = 0; i < w->nskipped; i++)
 		free(w->skipped[i]);
 	free(w->skipped);
+	free(w->seen);
 	http_client_free(w->client);
 	free(w->api);
 	free(w);
@@ -182,36 +201,151 @@ int
 woodpecker_pipelines(struct woodpecker *w, const cJSON **out)
 {
 	struct http_check check = {woodpecker_check_list, w};
+	const cJSON *p;
 	char *url;
-	int r;
+	int r, complete;
 
 	url = xasprintf("%s/pipelines", w->api);
 	r = http_client_get_pages(w->client, url, "perPage", WP_PAGE,
-	    WP_MAX_PAGES, &check, out, NULL);
+	    WP_MAX_PAGES, &check, out, &complete);
 	free(url);
+	/* The pages just read need not be read again by a scan. */
+	if (r == 0 && w->pages == 0) {
+		cJSON_ArrayForEach (p, *out)
+			woodpecker_keep(w, p);
+		w->pages = WP_MAX_PAGES;
+		w->ended = complete;
+	}
 	return r;
+}
+
+/* The newest pipeline of the list read so far whose commit is sha. */
+static const struct woodpecker_seen *
+woodpecker_find(const struct woodpecker *w, const char *sha)
+{
+	const struct woodpecker_seen *best = NULL;
+	size_t i;
+
+	for (i = 0; i < w->nseen; i++)
+		if (strcmp(w->seen[i].commit, sha) == 0 &&
+		    (best == NULL || w->seen[i].number > best->number))
+			best = &w->seen[i];
+	return best;
+}
+
+/* Read the next page of the list into seen (the page is not kept).  0/-1. */
+static int
+woodpecker_read_page(struct woodpecker *w)
+{
+	struct http_check check = {woodpecker_check_list, w};
+	const cJSON *p;
+	cJSON *page;
+	char *url;
+
+	url = xasprintf("%s/pipelines?perPage=%d&page=%d", w->api, WP_PAGE,
+	    w->pages + 1);
+	if (http_client_get_owned(w->client, url, cJSON_Array, &check, &page) ==
+	    -1) {
+		free(url);
+		return -1;
+	}
+	free(url);
+	w->pages++;
+	w->ended = cJSON_GetArraySize(page) < WP_PAGE;
+	cJSON_ArrayForEach (p, page)
+		woodpecker_keep(w, p);
+	cJSON_Delete(page);
+	return 0;
+}
+
+/* Keep the number, commit and status of pipeline p of the list. */
+static void
+woodpecker_keep(struct woodpecker *w, const cJSON *p)
+{
+	struct woodpecker_seen *s;
+	const char *commit, *status;
+	long long n;
+
+	commit = json_str(p, "commit");
+	status = json_str(p, "status");
+	if (json_int(p, "number", &n) == -1 || commit == NULL || status == NULL)
+		return;
+	w->seen = xreallocarray(w->seen, w->nseen + 1, sizeof(*w->seen));
+	s = &w->seen[w->nseen++];
+	s->number = n;
+	snprintf(s->commit, sizeof(s->commit), "%s", commit);
+	snprintf(s->status, sizeof(s->status), "%s", status);
+}
+
+/*
+ * Read pages until each of the n shas was seen, the list ended or
+ * max_pages pages in all were read.  0 or -1.
+ */
+static int
+woodpecker_read_until(struct woodpecker *w, const char *const *shas, size_t n,
+    int max_pages)
+{
+	size_t i = 0;
+
+	while (!w->ended && w->pages < max_pages) {
+		while (
+		    i < n && (shas[i] == NULL || woodpecker_find(w, shas[i])))
+			i++;
+		if (i == n)
+			break;
+		if (woodpecker_read_page(w) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+int
+woodpecker_scan(struct woodpecker *w, const char *const *shas, size_t n)
+{
+	size_t cap = WP_MAX_PAGES + n / (WP_PAGE / 2);
+
+	return woodpecker_read_until(w, shas, n, cap > 1000 ? 1000 : (int)cap);
 }
 
 int
 woodpecker_latest_for_commit(struct woodpecker *w, const char *sha,
-    const cJSON **out)
+    long long *number, const char **status)
 {
-	const cJSON *list, *p;
-	const char *commit;
-	long long n, best = -1;
+	const struct woodpecker_seen *s;
 
-	*out = NULL;
-	if (woodpecker_pipelines(w, &list) == -1)
+	*number = 0;
+	*status = NULL;
+	if (woodpecker_read_until(w, &sha, 1, WP_MAX_PAGES) == -1)
 		return -1;
-	cJSON_ArrayForEach (p, list) {
-		commit = json_str(p, "commit");
-		if (commit == NULL || strcmp(commit, sha) != 0 ||
-		    json_int(p, "number", &n) == -1 || n <= best)
-			continue;
-		best = n;
-		*out = p;
-	}
-	return *out != NULL ? 0 : WOODPECKER_NONE;
+	if ((s = woodpecker_find(w, sha)) == NULL)
+		return WOODPECKER_NONE;
+	*number = s->number;
+	*status = s->status;
+	return 0;
+}
+
+int
+woodpecker_known(const struct woodpecker *w, const char *sha,
+    const char **status)
+{
+	const struct woodpecker_seen *s;
+
+	*status = NULL;
+	if (sha == NULL || (s = woodpecker_find(w, sha)) == NULL)
+		return WOODPECKER_NONE;
+	*status = s->status;
+	return 0;
+}
+
+/* A write may have added pipelines: the list is read again. */
+static void
+woodpecker_forget(struct woodpecker *w)
+{
+	free(w->seen);
+	w->seen = NULL;
+	w->nseen = 0;
+	w->pages = 0;
+	w->ended = 0;
 }
 
 int
@@ -238,6 +372,7 @@ woodpecker_restart(struct woodpecker *w, long long number,
 	int r = -1;
 
 	url = xasprintf("%s/pipelines/%lld", w->api, number);
+	woodpecker_forget(w);
 	if (http_client_send(w->client, "POST", url, NULL, &resp) == -1)
 		goto out;
 	if (resp.status < 200 || resp.status > 299) {

@@ -36,12 +36,30 @@ long woodpecker_last_status(const struct woodpecker *);
  */
 int woodpecker_pipelines(struct woodpecker *, const cJSON **out);
 /*
- * The pipeline with the highest number whose commit is sha, in *out
- * (borrowed).  Returns 0, WOODPECKER_NONE when there is none among the
- * pipelines read, or -1.
+ * Read the pipeline list (newest first) page by page, keeping of each
+ * pipeline only its number, commit and status, until the latest
+ * pipeline of each of the n commits shas has been seen, the list ends,
+ * or 3 + n / 25 pages (room for two pipelines a commit) were read: one
+ * list for the CI states of every head of a tick.  Later calls and
+ * woodpecker_latest_for_commit() go on from the pages already read.
+ * Returns 0 or -1.
+ */
+int woodpecker_scan(struct woodpecker *, const char *const *shas, size_t n);
+/*
+ * The pipeline with the highest number whose commit is sha: its number
+ * in *number and its status in *status (borrowed, valid until the next
+ * call on the handle), from the pages woodpecker_scan() read, reading
+ * more (up to 3 pages in all) when sha is not among them.  Returns 0,
+ * WOODPECKER_NONE when there is none among the pipelines read, or -1.
  */
 int woodpecker_latest_for_commit(struct woodpecker *, const char *sha,
-    const cJSON **out);
+    long long *number, const char **status);
+/*
+ * The status of the latest pipeline of sha among the pages already read,
+ * asking nothing: 0 with *status (borrowed), or WOODPECKER_NONE.
+ */
+int woodpecker_known(const struct woodpecker *, const char *sha,
+    const char **status);
 /* One pipeline with its workflows and steps. */
 int woodpecker_pipeline(struct woodpecker *, long long number,
     const cJSON **out);

@@ -109,6 +109,7 @@ struct dp_pr {
 	int approved;	   /* an APPROVED review of the head */
 	int changes;	   /* a REQUEST_CHANGES review of the head */
 	int merge_refused; /* a direct merge was refused this tick */
+	int ahead;	   /* its reviews were asked in a batch */
 };
 
 /*

@@ -395,15 +395,20 @@ dp_merge_prelock(struct dev_ctx *c)
 	dp_reconcile(c);
 	if (c->prs_read != 1)
 		return DP_FAIL;
+	/*
+	 * Every PR is read before the first merge: the reads go out
+	 * HTTP_PARALLEL at a time, and no merge's write makes a later PR's
+	 * reads be asked again.
+	 */
 	for (i = 0; i < c->nprs; i++) {
 		p = &c->prs[i];
-		if (p->issue < 0)
-			continue;
-		if (dp_pr_evaluate(c, p) == -1) {
+		if (p->issue >= 0 && dp_pr_evaluate(c, p) == -1)
 			c->skipped++;
-			continue;
-		}
-		if (!p->passed || !p->approved)
+	}
+	for (i = 0; i < c->nprs; i++) {
+		p = &c->prs[i];
+		if (p->issue < 0 || p->evaluated != 1 || !p->passed ||
+		    !p->approved)
 			continue;
 		switch (dp_merge(c, p)) {
 		case DP_MERGED:

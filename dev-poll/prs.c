@@ -16,6 +16,7 @@
 #include "config.h"
 #include "dev-poll.h"
 #include "forge.h"
+#include "http.h"
 #include "issueref.h"
 #include "json.h"
 #include "log.h"
@@ -25,8 +26,11 @@
 
 static int prs_ci(struct dev_ctx *, struct dp_pr *);
 static int prs_reviews(struct dev_ctx *, struct dp_pr *);
+static void prs_reviews_ahead(struct dev_ctx *, const struct dp_pr *);
 static int prs_noncode(struct dev_ctx *, struct dp_pr *);
 static int prs_number_at(const char *, long long);
+static void prs_wp_down(struct dev_ctx *);
+static void prs_ci_scan(struct dev_ctx *);
 
 int
 dp_prs_load(struct dev_ctx *c)
@@ -56,7 +60,39 @@ dp_prs_load(struct dev_ctx *c)
 		p->issue = issueref_from_pr(p->branch, p->title, p->body);
 	}
 	c->prs_read = 1;
+	prs_ci_scan(c);
 	return 0;
+}
+
+/* Say once that Woodpecker failed; the forge's status stands in. */
+static void
+prs_wp_down(struct dev_ctx *c)
+{
+	log_msg("Woodpecker: %s — the forge's commit status stands in "
+		"for the rest of this tick",
+	    woodpecker_error(c->wp));
+	c->wp_down = 1;
+}
+
+/*
+ * One pipeline list for the CI states of every open PR's head, read
+ * before any of them is asked for (the forge's status is read later
+ * only for the heads the list does not cover).
+ */
+static void
+prs_ci_scan(struct dev_ctx *c)
+{
+	const char **shas;
+	size_t i;
+
+	if (c->wp == NULL || c->wp_down || c->nprs == 0)
+		return;
+	shas = xcalloc(c->nprs, sizeof(*shas));
+	for (i = 0; i < c->nprs; i++)
+		shas[i] = c->prs[i].sha;
+	if (woodpecker_scan(c->wp, shas, c->nprs) == -1)
+		prs_wp_down(c);
+	free(shas);
 }
 
 int
@@ -67,12 +103,8 @@ dp_ci_state(struct dev_ctx *c, const char *sha, enum ci_state *st,
 
 	r = ci_commit_read(c->forge, c->wp_down ? NULL : c->wp, sha, st,
 	    pipeline, &wp_failed);
-	if (wp_failed) {
-		log_msg("Woodpecker: %s — the forge's commit status stands in "
-			"for the rest of this tick",
-		    woodpecker_error(c->wp));
-		c->wp_down = 1;
-	}
+	if (wp_failed)
+		prs_wp_down(c);
 	return r;
 }
 
@@ -91,12 +123,39 @@ prs_ci(struct dev_ctx *c, struct dp_pr *p)
 	return -1;
 }
 
+/*
+ * Read the reviews of p and of the next PRs not evaluated yet, up to
+ * HTTP_PARALLEL of them, at once: the scans evaluate the PRs with an
+ * issue in the list's order, so these are the ones asked for next.
+ */
+static void
+prs_reviews_ahead(struct dev_ctx *c, const struct dp_pr *p)
+{
+	long long nums[HTTP_PARALLEL];
+	struct dp_pr *q;
+	size_t i, n = 0;
+
+	if (p->ahead)
+		return;
+	for (i = (size_t)(p - c->prs); i < c->nprs && n < HTTP_PARALLEL; i++) {
+		q = &c->prs[i];
+		if (q == p ||
+		    (q->evaluated == 0 && q->issue >= 0 && !q->ahead)) {
+			q->ahead = 1;
+			nums[n++] = q->number;
+		}
+	}
+	if (n > 1)
+		forge_reviews_prefetch(c->forge, nums, n);
+}
+
 /* Read the PR's formal reviews into it. */
 static int
 prs_reviews(struct dev_ctx *c, struct dp_pr *p)
 {
 	const cJSON *list;
 
+	prs_reviews_ahead(c, p);
 	if (forge_reviews_list(c->forge, p->number, &list) == -1) {
 		log_msg("cannot read the reviews of PR #%lld: %s", p->number,
 		    forge_error(c->forge));

@@ -16,6 +16,7 @@
 #include "ci.h"
 #include "config.h"
 #include "forge.h"
+#include "http.h"
 #include "json.h"
 #include "log.h"
 #include "meminfo.h"
@@ -29,6 +30,7 @@
 static int launch_alive(struct rp *);
 static int launch_is_wip(const char *);
 static int launch_wanted(const struct rp *, const cJSON *);
+static const cJSON *launch_files_ahead(struct rp *, const cJSON *);
 static const char *launch_try_name(int);
 static char **launch_review_argv(const struct rp *);
 static char *launch_record(struct rp *, const char *, const struct rp_prompt *);
@@ -201,15 +203,18 @@ rp_reviewed(struct rp *rp, long long pr, const char *sha)
 	return found;
 }
 
-int
-rp_ci_ready(struct rp *rp, long long pr, const char *sha, char *note,
-    size_t notesz)
+/*
+ * The CI state of the PR's head in *st, and when it has not passed,
+ * whether only non-code files changed (*noncode).  0, or -1 (logged).
+ */
+static int
+launch_ci_read(struct rp *rp, long long pr, const char *sha, enum ci_state *st,
+    int *noncode)
 {
-	int configured = config_ci_configured(rp->cfg);
 	const cJSON *files;
-	enum ci_state st;
 
-	if (ci_commit_state(rp->forge, rp->wp, sha, &st, NULL) == -1) {
+	*noncode = 0;
+	if (ci_commit_state(rp->forge, rp->wp, sha, st, NULL) == -1) {
 		log_warn("pr #%lld: cannot read the ci state of %.7s: %s", pr,
 		    sha,
 		    rp->wp && woodpecker_error(rp->wp)[0] ?
@@ -217,15 +222,26 @@ rp_ci_ready(struct rp *rp, long long pr, const char *sha, char *note,
 			forge_error(rp->forge));
 		return -1;
 	}
-	snprintf(note, notesz, "%s", ci_state_name(st));
-	if (ci_passed(st, configured))
-		return 1;
+	if (ci_passed(*st, config_ci_configured(rp->cfg)))
+		return 0;
 	if (forge_pull_files(rp->forge, pr, &files) == -1) {
 		log_warn("pr #%lld: cannot read the changed files: %s", pr,
 		    forge_error(rp->forge));
 		return -1;
 	}
-	if (ci_files_need_ci(files)) {
+	*noncode = !ci_files_need_ci(files);
+	return 0;
+}
+
+/* What launch_ci_read() found, said: 1 ready (note set), 0 not. */
+static int
+launch_ci_say(const struct rp *rp, long long pr, enum ci_state st, int noncode,
+    char *note, size_t notesz)
+{
+	snprintf(note, notesz, "%s", ci_state_name(st));
+	if (ci_passed(st, config_ci_configured(rp->cfg)))
+		return 1;
+	if (!noncode) {
 		log_msg("pr #%lld: ci=%s, skip", pr, ci_state_name(st));
 		return 0;
 	}
@@ -237,27 +253,93 @@ rp_ci_ready(struct rp *rp, long long pr, const char *sha, char *note,
 }
 
 int
+rp_ci_ready(struct rp *rp, long long pr, const char *sha, char *note,
+    size_t notesz)
+{
+	enum ci_state st;
+	int noncode;
+
+	if (launch_ci_read(rp, pr, sha, &st, &noncode) == -1)
+		return -1;
+	return launch_ci_say(rp, pr, st, noncode, note, notesz);
+}
+
+/*
+ * Whether the open PR pr (head sha) is to be reviewed now: 1 with the CI
+ * note set, 0 not, -1 a read failed.  Its CI state comes first (the
+ * tick's one pipeline list; the files only when CI has not passed), so
+ * that reviews, comments and the session check are read only for PRs
+ * that CI lets through.
+ */
+static int
+launch_new_one(struct rp *rp, long long pr, const char *sha, char *note,
+    size_t notesz)
+{
+	enum ci_state st;
+	int noncode, done;
+
+	if (launch_ci_read(rp, pr, sha, &st, &noncode) == -1)
+		return -1;
+	if (!launch_ci_say(rp, pr, st, noncode, note, notesz) ||
+	    rp_review_busy(rp, pr))
+		return 0;
+	if ((done = rp_reviewed(rp, pr, sha)) != 0) {
+		if (done == 1)
+			log_msg("pr #%lld: %.7s reviewed, skip", pr, sha);
+		return done == -1 ? -1 : 0;
+	}
+	return 1;
+}
+
+/*
+ * Read at once the changed files of the next PRs from pr on (up to
+ * HTTP_PARALLEL) that launch_ci_read() will ask for: wanted, and CI not
+ * passed as far as the pipeline list read says (no request is made to
+ * tell).  Returns the PR after the last one looked at.
+ */
+static const cJSON *
+launch_files_ahead(struct rp *rp, const cJSON *pr)
+{
+	int configured = config_ci_configured(rp->cfg);
+	long long nums[HTTP_PARALLEL], n;
+	const char *status;
+	enum ci_state st;
+	size_t k = 0;
+
+	for (; pr != NULL && k < HTTP_PARALLEL; pr = pr->next) {
+		if (json_int(pr, "number", &n) == -1 || !launch_wanted(rp, pr))
+			continue;
+		/* Passed by the pipeline list: no files needed. */
+		if (rp->wp != NULL &&
+		    woodpecker_known(rp->wp, json_str_at(pr, "head.sha"),
+			&status) == 0 &&
+		    ci_state_from_woodpecker(status, &st) == 0 &&
+		    ci_passed(st, configured))
+			continue;
+		nums[k++] = n;
+	}
+	if (k > 1)
+		forge_files_prefetch(rp->forge, nums, k);
+	return pr;
+}
+
+int
 rp_review_new(struct rp *rp)
 {
-	const cJSON *pr;
+	const cJSON *pr, *ahead;
 	const char *sha;
 	char ci[96];
 	long long n;
 	int r = 0, done, try_no;
 
+	ahead = rp->pulls != NULL ? rp->pulls->child : NULL;
 	cJSON_ArrayForEach (pr, rp->pulls) {
-		if (json_int(pr, "number", &n) == -1 ||
-		    !launch_wanted(rp, pr) || rp_review_busy(rp, n))
+		if (pr == ahead)
+			ahead = launch_files_ahead(rp, pr);
+		if (json_int(pr, "number", &n) == -1 || !launch_wanted(rp, pr))
 			continue;
 		sha = json_str_at(pr, "head.sha");
-		if ((done = rp_reviewed(rp, n, sha)) != 0) {
-			if (done == 1)
-				log_msg("pr #%lld: %.7s reviewed, skip", n,
-				    sha);
-			r = done == -1 ? -1 : r;
-			continue;
-		}
-		if ((done = rp_ci_ready(rp, n, sha, ci, sizeof(ci))) != 1 ||
+		if ((done = launch_new_one(rp, n, sha, ci, sizeof(ci))) != 1 ||
 		    (done = rp_launch_tries(rp, n, sha, &try_no)) != 1) {
 			r = done == -1 ? -1 : r;
 			continue;

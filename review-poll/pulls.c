@@ -2,6 +2,7 @@
  * The tick's open PRs: read once (every page), then looked up by number
  * or by the issue they work on.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -12,6 +13,10 @@
 #include "log.h"
 #include "review-poll.h"
 #include "runfiles.h"
+#include "woodpecker.h"
+#include "xmalloc.h"
+
+static void pulls_ci_scan(struct rp *);
 
 int
 rp_pulls_read(struct rp *rp)
@@ -22,7 +27,29 @@ rp_pulls_read(struct rp *rp)
 		return -1;
 	}
 	log_msg("found %d open prs", cJSON_GetArraySize(rp->pulls));
+	pulls_ci_scan(rp);
 	return 0;
+}
+
+/*
+ * One pipeline list for the CI states of every open PR's head, read
+ * before any is asked for.  A failure is left to the per-PR reads,
+ * which fall back on the forge's status.
+ */
+static void
+pulls_ci_scan(struct rp *rp)
+{
+	const char **shas;
+	const cJSON *p;
+	size_t n = 0;
+
+	if (rp->wp == NULL || cJSON_GetArraySize(rp->pulls) == 0)
+		return;
+	shas = xcalloc((size_t)cJSON_GetArraySize(rp->pulls), sizeof(*shas));
+	cJSON_ArrayForEach (p, rp->pulls)
+		shas[n++] = json_str_at(p, "head.sha");
+	(void)woodpecker_scan(rp->wp, shas, n);
+	free(shas);
 }
 
 const cJSON *

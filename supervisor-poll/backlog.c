@@ -30,8 +30,13 @@ static int backlog_list(struct sup *, const char *, const cJSON **);
 static void backlog_graph_build(const cJSON *, struct graph *);
 static void backlog_graph_free(struct graph *);
 static void backlog_report_cycles(struct sup *, const struct graph *);
-static void backlog_stale_dep(struct sup *, long long, long long);
-static void backlog_stale_deps(struct sup *, const struct graph *);
+static const cJSON *backlog_listed(const cJSON *const *, size_t, long long);
+static int backlog_cmp(const void *, const void *);
+static const cJSON **backlog_index(const cJSON *, size_t *);
+static void backlog_stale_dep(struct sup *, const cJSON *const *, size_t,
+    long long, long long);
+static void backlog_stale_deps(struct sup *, const cJSON *,
+    const struct graph *);
 static int backlog_count_labelled(struct sup *, const char *, long long *);
 static void backlog_dev_metric(struct sup *, const cJSON *);
 
@@ -100,9 +105,58 @@ backlog_report_cycles(struct sup *s, const struct graph *g)
 	cycles_free(c, nc);
 }
 
-/* Issue number waits on dep: alert when dep is open for over 30 days. */
+/* qsort() order of issues by number (items without one first). */
+static int
+backlog_cmp(const void *a, const void *b)
+{
+	long long x = 0, y = 0;
+
+	(void)json_int(*(const cJSON *const *)a, "number", &x);
+	(void)json_int(*(const cJSON *const *)b, "number", &y);
+	return x < y ? -1 : x > y;
+}
+
+/* The issues of list sorted by number, for backlog_listed().  Caller frees. */
+static const cJSON **
+backlog_index(const cJSON *list, size_t *n)
+{
+	const cJSON **idx, *it;
+
+	*n = 0;
+	idx = xcalloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(*idx));
+	cJSON_ArrayForEach (it, list)
+		idx[(*n)++] = it;
+	qsort(idx, *n, sizeof(*idx), backlog_cmp);
+	return idx;
+}
+
+/* The issue numbered number among the n of idx, or NULL. */
+static const cJSON *
+backlog_listed(const cJSON *const *idx, size_t n, long long number)
+{
+	size_t lo = 0, hi = n, mid;
+	long long v;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (json_int(idx[mid], "number", &v) == -1 || v < number)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < n && json_int(idx[lo], "number", &v) == 0 && v == number)
+		return idx[lo];
+	return NULL;
+}
+
+/*
+ * Issue number waits on dep: alert when dep is open for over 30 days.
+ * A dep among the open backlog issues listed (idx) is read from there;
+ * any other one is asked for (once a tick: the client's cache).
+ */
 static void
-backlog_stale_dep(struct sup *s, long long number, long long dep)
+backlog_stale_dep(struct sup *s, const cJSON *const *idx, size_t nidx,
+    long long number, long long dep)
 {
 	const cJSON *issue;
 	const char *state;
@@ -110,7 +164,8 @@ backlog_stale_dep(struct sup *s, long long number, long long dep)
 	time_t created;
 	long long days;
 
-	if (forge_issue_get(s->forge, dep, &issue) == -1) {
+	if ((issue = backlog_listed(idx, nidx, dep)) == NULL &&
+	    forge_issue_get(s->forge, dep, &issue) == -1) {
 		if (forge_last_status(s->forge) == 404)
 			log_msg("%s: #%lld depends on #%lld, which does not "
 				"exist",
@@ -136,16 +191,19 @@ backlog_stale_dep(struct sup *s, long long number, long long dep)
 }
 
 static void
-backlog_stale_deps(struct sup *s, const struct graph *g)
+backlog_stale_deps(struct sup *s, const cJSON *list, const struct graph *g)
 {
-	size_t i, j;
+	const cJSON **idx;
+	size_t i, j, nidx;
 
 	sup_status(s, "P3: %s: checking for stale dependencies",
 	    s->cfg->project_name);
+	idx = backlog_index(list, &nidx);
 	for (i = 0; i < g->n; i++)
 		for (j = 0; j < g->nodes[i].ndeps; j++)
-			backlog_stale_dep(s, g->nodes[i].id,
+			backlog_stale_dep(s, idx, nidx, g->nodes[i].id,
 			    g->nodes[i].deps[j]);
+	free(idx);
 }
 
 static int
@@ -199,7 +257,7 @@ backlog_check(struct sup *s)
 		return;
 	backlog_graph_build(list, &g);
 	backlog_report_cycles(s, &g);
-	backlog_stale_deps(s, &g);
+	backlog_stale_deps(s, list, &g);
 	backlog_graph_free(&g);
 	backlog_dev_metric(s, list);
 }

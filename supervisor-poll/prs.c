@@ -14,6 +14,7 @@
 #include "log.h"
 #include "runfiles.h"
 #include "supervisor-poll.h"
+#include "woodpecker.h"
 #include "xmalloc.h"
 
 #define FAILED_STALE_S (30 * 60)
@@ -23,6 +24,7 @@ static int prs_reviewed(struct sup *, long long, const char *);
 static long long prs_idle_min(const struct sup *, const cJSON *);
 static void prs_pr_one(struct sup *, const cJSON *);
 static int prs_review_poll(struct sup *);
+static void prs_ci_scan(struct sup *, const cJSON *);
 
 /*
  * 1 when the head sha has a review: the review comment's marker, or a
@@ -152,6 +154,28 @@ prs_check(struct sup *s)
 		    s->cfg->project_name, forge_error(s->forge));
 		return;
 	}
+	prs_ci_scan(s, list);
 	cJSON_ArrayForEach (pr, list)
 		prs_pr_one(s, pr);
+}
+
+/*
+ * One pipeline list for the CI states of every open PR's head, read
+ * before any is asked for.  A failure is left to the per-PR reads,
+ * which fall back on the forge's status.
+ */
+static void
+prs_ci_scan(struct sup *s, const cJSON *list)
+{
+	const char **shas;
+	const cJSON *p;
+	size_t n = 0;
+
+	if (s->wp == NULL || cJSON_GetArraySize(list) == 0)
+		return;
+	shas = xcalloc((size_t)cJSON_GetArraySize(list), sizeof(*shas));
+	cJSON_ArrayForEach (p, list)
+		shas[n++] = json_str_at(p, "head.sha");
+	(void)woodpecker_scan(s->wp, shas, n);
+	free(shas);
 }

@@ -106,6 +106,7 @@ class HTTPError(Exception):
 class Sim:
     def __init__(self, scenario, git_dir=None, log_path=None):
         self.lock = threading.RLock()
+        self.inflight = 0      # API requests being handled now
         self.git_dir = git_dir
         self.log_path = log_path
         self.log = []
@@ -881,7 +882,19 @@ class Handler(BaseHTTPRequestHandler):
         if self.url_path.startswith("/_admin/"):
             self.dispatch_admin()
             return
+        with sim.lock:
+            sim.inflight += 1
+            inflight = sim.inflight
+        try:
+            self.dispatch_api(inflight)
+        finally:
+            with sim.lock:
+                sim.inflight -= 1
 
+    def dispatch_api(self, inflight):
+        """One API request; inflight: how many were being handled when it
+        came in (itself included)."""
+        sim = self.sim
         with sim.lock:
             self.user = sim.user_by_token(self.token())
         login = self.user["login"] if self.user else None
@@ -889,7 +902,7 @@ class Handler(BaseHTTPRequestHandler):
         if log_body is None and self.raw_body:
             log_body = self.raw_body.decode("utf-8", "replace")
         entry = {"method": self.command, "path": self.path, "user": login,
-                 "status": 0, "body": log_body}
+                 "status": 0, "body": log_body, "inflight": inflight}
         fault = sim.take_fault(self.command, self.path)
         mode = fault["mode"] if fault else None
         if mode:
@@ -1829,6 +1842,10 @@ def main():
     class Server(ThreadingHTTPServer):
         daemon_threads = True
         allow_reuse_address = True
+        # Clients that open several connections at once (parallel reads)
+        # must not overflow the listen queue (5 by default): a dropped
+        # SYN costs its client a second.
+        request_queue_size = 64
 
     srv = Server(("127.0.0.1", 0), Handler)
 

@@ -229,6 +229,13 @@ check_eq "branch gone" "$(sim_state_get '"fix/issue-3" in d["branches"]')" \
 probe "$API" "$TOKEN" user
 check_eq "current user" "$(cat "$T/out")" "login dev-bot"
 
+# An object keeps only the fields of its table (the forge sends many more).
+probe "$API" "$TOKEN" issue-keys 5
+check_eq "issue pruned to the fields read" "$(sort "$T/out" | tr '\n' ' ')" \
+    "body closed_at created_at labels number pull_request state title updated_at user.login "
+check "the simulator sends more" sh -c \
+    "$SIMREQ -t $TOKEN GET '$API/issues/5' | grep -q html_url"
+
 # --- retries and failed reads ---------------------------------------------
 reset_log
 fault '{"method":"GET","path":"/issues/11$","mode":"500","count":2}'

@@ -46,6 +46,7 @@ static void usage(void) __attribute__((noreturn));
 
 static int cmd_issues(struct probe *, char **, int);
 static int cmd_issue(struct probe *, char **, int);
+static int cmd_issue_keys(struct probe *, char **, int);
 static int cmd_close(struct probe *, char **, int);
 static int cmd_comments(struct probe *, char **, int);
 static int cmd_comment(struct probe *, char **, int);
@@ -78,6 +79,7 @@ static int cmd_count(struct probe *, char **, int);
 static const struct command commands[] = {
     {"issues", 4, cmd_issues},
     {"issue", 1, cmd_issue},
+    {"issue-keys", 1, cmd_issue_keys},
     {"close", 1, cmd_close},
     {"comments", 1, cmd_comments},
     {"comment", 2, cmd_comment},
@@ -189,6 +191,26 @@ cmd_issue(struct probe *p, char **a, int n)
 	s = json_str(it, "state");
 	t = json_str(it, "title");
 	printf("%s\t%s\n", s ? s : "", t ? t : "");
+	return 0;
+}
+
+/* The members of issue N as handed out, nested ones as "user.login". */
+static int
+cmd_issue_keys(struct probe *p, char **a, int n)
+{
+	const cJSON *it, *m, *k;
+
+	(void)n;
+	if (forge_issue_get(p->f, num(a[0]), &it) == -1)
+		return ferr(p);
+	cJSON_ArrayForEach (m, it) {
+		if (!cJSON_IsObject(m) || m->child == NULL) {
+			printf("%s\n", m->string);
+			continue;
+		}
+		cJSON_ArrayForEach (k, m)
+			printf("%s.%s\n", m->string, k->string);
+	}
 	return 0;
 }
 

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Write a scale world for the forge simulator: ISSUES backlog issues (a
+third of them depending on the one before), the first PRS of them with an
+open PR whose CI is still running (a pending Woodpecker pipeline and a
+pending forge status on its head).
+
+    scale-world.py ISSUES PRS OUT.json [NOW]
+
+NOW (seconds since the epoch, default the current time) dates the
+pipelines, so that none of them has been pending long enough for an
+alert.  Used by `make bench` and by test_scale_decisions.sh.
+"""
+import json
+import sys
+import time
+
+
+def sha(n):
+    return "%040x" % (0x5ca1e000000 + n)
+
+
+def main():
+    nissues, nprs, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    now = int(sys.argv[4]) if len(sys.argv) > 4 else int(time.time())
+    issues = []
+    for k in range(1, nissues + 1):
+        body = "Depends on #%d." % (k - 1) if k % 3 == 0 else "Do it."
+        issues.append({"number": k, "title": "Issue %d" % k,
+                       "labels": ["backlog"], "body": body,
+                       "user": "alice"})
+    pulls, pipelines, statuses = [], [], {}
+    for k in range(1, nprs + 1):
+        num = 100000 + k
+        pulls.append({"number": num, "user": "dev-bot",
+                      "title": "fix: Issue %d (#%d)" % (k, k),
+                      "body": "Fixes #%d" % k,
+                      "head": {"ref": "fix/issue-%d" % k, "sha": sha(k)},
+                      "files": ["src/a.c"], "reviews": []})
+        pipelines.append({"number": k, "commit": sha(k),
+                          "branch": "fix/issue-%d" % k, "event": "pull_request",
+                          "status": "pending", "created": now - 60,
+                          "started": 0, "finished": 0})
+        statuses[sha(k)] = {"state": "pending"}
+    world = {"repo": "johba/harb",
+             "users": [{"login": "dev-bot", "token": "dev-token",
+                        "admin": True},
+                       {"login": "review-bot", "token": "review-token",
+                        "admin": True},
+                       {"login": "alice", "token": "alice-token"}],
+             "labels": [{"id": 1, "name": "backlog"},
+                        {"id": 2, "name": "in-progress"},
+                        {"id": 3, "name": "blocked"},
+                        {"id": 4, "name": "priority"}],
+             "issues": issues, "pulls": pulls, "statuses": statuses,
+             "woodpecker": {"repo_id": 1, "token": "wp-token",
+                            "pipelines": pipelines}}
+    with open(out, "w") as f:
+        json.dump(world, f)
+
+
+main()
