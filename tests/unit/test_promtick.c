@@ -43,8 +43,12 @@ phase(const char *p, int n, const char *text, long age)
 
 	snprintf(path, sizeof(path), "%s/dev-session-%s-%d.phase", run, p, n);
 	CHECK_INT(file_write_atomic(path, text, strlen(text), 0644, 0), 0);
-	gettimeofday(&tv[0], NULL);
-	tv[0].tv_sec -= age;
+	/*
+	 * From time(), the clock the ages are computed with (it may be a
+	 * tick behind gettimeofday() at a second's turn).
+	 */
+	tv[0].tv_sec = time(NULL) - age;
+	tv[0].tv_usec = 0;
 	tv[1] = tv[0];
 	CHECK_INT(utimes(path, tv), 0);
 }
