@@ -326,10 +326,17 @@ cli_configure(struct config *cfg, const struct cli *cli,
 	ho.retries = cfg->http_retries;
 	ho.backoff_ms = cfg->http_backoff_ms;
 	http_set_opts(&ho);
-	(void)agent_use(&(struct agent_conf) {.state_dir = cfg->run_dir,
-	    .tmux_socket = cfg->tmux_socket,
-	    .session_lock = cfg->session_lock,
-	    .session_lock_wait_s = cfg->session_lock_wait_s});
+	if (agent_use(&(struct agent_conf) {.protocol = cfg->agent_protocol,
+		.state_dir = cfg->run_dir,
+		.tmux_socket = cfg->tmux_socket,
+		.session_lock = cfg->session_lock,
+		.session_lock_wait_s = cfg->session_lock_wait_s,
+		.marker_ready_s = cfg->marker_ready_s,
+		.marker_ack_s = cfg->marker_ack_s}) == -1) {
+		snprintf(err, errsz, "agent protocol '%s' is not built in",
+		    cfg->agent_protocol);
+		return -1;
+	}
 	return 0;
 }
 
