@@ -97,6 +97,7 @@ static void status_recover(const struct cli_tool *, const struct config *,
 static int configure(const struct cli_tool *, const char *, const struct cli *,
     struct config *, char *, size_t);
 static int cli_mode(const struct cli_tool *, int, char *[], char **);
+static int cli_agent_use(const struct config *);
 static int usage_error(const struct cli_tool *, int, char *[], const char *,
     struct config *, char **);
 static int cli_status_add(struct status *, const char *, const char *,
@@ -310,6 +311,19 @@ cli_options_help(const struct cli_tool *t)
 	return buf_steal(&b);
 }
 
+/* The agent backend of cfg's protocol, configured: 0 or -1. */
+static int
+cli_agent_use(const struct config *cfg)
+{
+	return agent_use(&(struct agent_conf) {.protocol = cfg->agent_protocol,
+	    .state_dir = cfg->run_dir,
+	    .tmux_socket = cfg->tmux_socket,
+	    .session_lock = cfg->session_lock,
+	    .session_lock_wait_s = cfg->session_lock_wait_s,
+	    .marker_ready_s = cfg->marker_ready_s,
+	    .marker_ack_s = cfg->marker_ack_s});
+}
+
 int
 cli_configure(struct config *cfg, const struct cli *cli,
     const char *project_toml, const char *exe, char *err, size_t errsz)
@@ -326,13 +340,7 @@ cli_configure(struct config *cfg, const struct cli *cli,
 	ho.retries = cfg->http_retries;
 	ho.backoff_ms = cfg->http_backoff_ms;
 	http_set_opts(&ho);
-	if (agent_use(&(struct agent_conf) {.protocol = cfg->agent_protocol,
-		.state_dir = cfg->run_dir,
-		.tmux_socket = cfg->tmux_socket,
-		.session_lock = cfg->session_lock,
-		.session_lock_wait_s = cfg->session_lock_wait_s,
-		.marker_ready_s = cfg->marker_ready_s,
-		.marker_ack_s = cfg->marker_ack_s}) == -1) {
+	if (cli_agent_use(cfg) == -1) {
 		snprintf(err, errsz, "agent protocol '%s' is not built in",
 		    cfg->agent_protocol);
 		return -1;
@@ -448,8 +456,11 @@ cli_status_add(struct status *st, const char *file, const char *exe,
 	    (cfg.project_name != NULL && strcmp(cfg.project_name, only) == 0)) {
 		if (r == -1)
 			status_add_broken(st, cfg.project_name, file, why);
-		else
+		else {
+			/* Its sessions as its own protocol reads them. */
+			(void)cli_agent_use(&cfg);
 			status_add_project(st, &cfg);
+		}
 		added = 1;
 	}
 	config_free(&cfg);
