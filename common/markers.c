@@ -29,6 +29,7 @@
 #define MARKERS_POLL_MS 50
 
 static int markers_own_dir(const char *);
+static int markers_mkdir(const char *);
 static int markers_rm_entry(const char *, const struct stat *, int,
     struct FTW *);
 static int markers_rmtree(const char *);
@@ -49,6 +50,18 @@ markers_own_dir(const char *path)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Create the directory path (0700) unless there is one, then make sure
+ * it is a directory of this user: 0, or -1 with errno set.
+ */
+static int
+markers_mkdir(const char *path)
+{
+	if (mkdir(path, 0700) == -1 && errno != EEXIST)
+		return -1;
+	return markers_own_dir(path);
 }
 
 /* nftw(3) callback: remove one entry, children before their directory. */
@@ -82,14 +95,12 @@ markers_prepare(const char *session)
 	char *top = runfiles_sessions_dir(), *dir = NULL, *sub = NULL;
 	int r = -1;
 
-	if (!file_exists(top) && file_mkdirs(top, 0700) == -1)
-		goto out;
 	/* The two levels under the run directory: ours, not planted. */
 	*strrchr(top, '/') = '\0';
-	if (markers_own_dir(top) == -1)
+	if (markers_mkdir(top) == -1)
 		goto out;
 	top[strlen(top)] = '/';
-	if (markers_own_dir(top) == -1)
+	if (markers_mkdir(top) == -1)
 		goto out;
 	dir = runfiles_session_dir(session);
 	sub = runfiles_session_file(session, RUNFILES_SESSION_MARKERS);
