@@ -35,6 +35,8 @@
 /* The waits of seeds/004 unless configured. */
 #define MARKERS_READY_S 30
 #define MARKERS_ACK_S 10
+/* Requests for the ready marker within its wait. */
+#define MARKERS_READY_ASKS 3
 /* Times an instruction is typed at most. */
 #define MARKERS_SENDS 2
 
@@ -136,23 +138,23 @@ out:
 }
 
 /*
- * Ask for the ready marker and wait for it (asked again once halfway:
- * keys typed while the agent was still starting may be lost), then hand
- * over system_prompt.txt and wait for its ack.  0, or -1 with err set.
+ * Ask for the ready marker and wait for it, asking again a few times
+ * (keys typed while the agent is still starting may be dropped when it
+ * sets up its terminal); then hand over system_prompt.txt and wait for
+ * its ack.  0, or -1 with err set.
  */
 static int
 markers_handshake(const struct agent_spec *s, const char *state, char *err,
     size_t errsz)
 {
-	int half = markers_ready_s * 500, got = 0, i;
+	int every = markers_ready_s * 1000 / MARKERS_READY_ASKS, left, got = 0;
 	char why[512];
 
-	for (i = 0; i < MARKERS_SENDS && !got; i++) {
+	for (left = markers_ready_s * 1000; left > 0 && !got; left -= every) {
 		if (markers_ask_ready(s->session) == -1)
 			break;
 		got = markers_wait(s->session, RUNFILES_READY_MARKER,
-		    i == 0 ? half : markers_ready_s * 1000 - half,
-		    tmux_has_session);
+		    every < left ? every : left, tmux_has_session);
 	}
 	if (!got && agent_lock_state_why(state, why, sizeof(why))) {
 		snprintf(err, errsz, "session '%s' did not start: %s",

@@ -97,7 +97,6 @@ static void status_recover(const struct cli_tool *, const struct config *,
 static int configure(const struct cli_tool *, const char *, const struct cli *,
     struct config *, char *, size_t);
 static int cli_mode(const struct cli_tool *, int, char *[], char **);
-static int cli_agent_use(const struct config *);
 static int usage_error(const struct cli_tool *, int, char *[], const char *,
     struct config *, char **);
 static int cli_status_add(struct status *, const char *, const char *,
@@ -311,8 +310,7 @@ cli_options_help(const struct cli_tool *t)
 	return buf_steal(&b);
 }
 
-/* The agent backend of cfg's protocol, configured: 0 or -1. */
-static int
+int
 cli_agent_use(const struct config *cfg)
 {
 	return agent_use(&(struct agent_conf) {.protocol = cfg->agent_protocol,
