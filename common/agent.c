@@ -158,5 +158,6 @@ agent_progress_stale(const struct agent_progress *p, time_t now,
 {
 	if (p->updated_at == 0 || strcmp(p->state, "completed") == 0)
 		return 0;
-	return now > p->updated_at && (long long)(now - p->updated_at) > timeout_s;
+	return now > p->updated_at &&
+	    (long long)(now - p->updated_at) > timeout_s;
 }

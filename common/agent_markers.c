@@ -91,8 +91,8 @@ markers_init(const struct agent_conf *conf)
 	tmux_set_tmpdir(conf->state_dir);
 	markers_ready_s =
 	    conf->marker_ready_s > 0 ? conf->marker_ready_s : MARKERS_READY_S;
-	markers_ack_s = conf->marker_ack_s > 0 ? conf->marker_ack_s :
-						 MARKERS_ACK_S;
+	markers_ack_s =
+	    conf->marker_ack_s > 0 ? conf->marker_ack_s : MARKERS_ACK_S;
 	return 0;
 }
 
@@ -169,8 +169,8 @@ markers_handshake(const struct agent_spec *s, const char *state, char *err,
 		return -1;
 	}
 	if (markers_ask_system(s->session) == -1 ||
-	    !markers_wait(s->session, RUNFILES_ACK_MARKER,
-		markers_ack_s * 1000, tmux_has_session)) {
+	    !markers_wait(s->session, RUNFILES_ACK_MARKER, markers_ack_s * 1000,
+		tmux_has_session)) {
 		snprintf(err, errsz,
 		    "session '%s' did not acknowledge " RUNFILES_SYSTEM_PROMPT
 		    " within %d s",
@@ -255,9 +255,10 @@ markers_instruction(const char *session)
 	char *prompt = runfiles_session_file(session, RUNFILES_SESSION_PROMPT);
 	char *ack = runfiles_session_file(session, RUNFILES_ACK_MARKER);
 	char *done = runfiles_session_file(session, RUNFILES_COMPLETED_MARKER);
-	char *text = xasprintf("Read %s and do what it says: create %s at once, "
-			       "and %s when you are done.",
-	    prompt, ack, done);
+	char *text =
+	    xasprintf("Read %s and do what it says: create %s at once, "
+		      "and %s when you are done.",
+		prompt, ack, done);
 
 	free(done);
 	free(ack);

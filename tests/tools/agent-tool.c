@@ -36,9 +36,10 @@ static int cmd_progress(int, char **);
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: agent-tool [-P protocol] [-R rundir] "
-			"[-L socket] [-r ready_s] [-a ack_s] "
-			"start|inject|progress|kill args...\n");
+	fprintf(stderr,
+	    "usage: agent-tool [-P protocol] [-R rundir] "
+	    "[-L socket] [-r ready_s] [-a ack_s] "
+	    "start|inject|progress|kill args...\n");
 	exit(2);
 }
 

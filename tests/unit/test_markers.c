@@ -169,9 +169,10 @@ test_status(void)
 	path = at("sessions/active/s/status.json");
 	CHECK_INT(markers_status("s", &p), 1);
 	CHECK_INT(p.progress, -1);
-	put(path, "{\"state\": \"processing\", \"progress\": 40, "
-		  "\"message\": \"running tests\", \"phase\": \"executing\", "
-		  "\"updated_at\": \"2026-01-25T12:34:56Z\", \"extra\": 1}");
+	put(path,
+	    "{\"state\": \"processing\", \"progress\": 40, "
+	    "\"message\": \"running tests\", \"phase\": \"executing\", "
+	    "\"updated_at\": \"2026-01-25T12:34:56Z\", \"extra\": 1}");
 	CHECK_INT(markers_status("s", &p), 0);
 	CHECK_STR(p.state, "processing");
 	CHECK_INT(p.progress, 40);
@@ -179,8 +180,9 @@ test_status(void)
 	CHECK_STR(p.phase, "executing");
 	CHECK_INT(p.updated_at, 1769344496);
 	/* Wrong types and out-of-range values are left unset. */
-	put(path, "{\"state\": 3, \"progress\": 140, \"message\": [], "
-		  "\"updated_at\": \"yesterday\"}");
+	put(path,
+	    "{\"state\": 3, \"progress\": 140, \"message\": [], "
+	    "\"updated_at\": \"yesterday\"}");
 	CHECK_INT(markers_status("s", &p), 0);
 	CHECK_STR(p.state, "");
 	CHECK_INT(p.progress, -1);
