@@ -764,11 +764,10 @@ status_json_session(const struct status *st, const struct status_session *s)
 		cJSON_AddNullToObject(o, "alive");
 	else
 		cJSON_AddBoolToObject(o, "alive", s->alive);
+	/* Only from a backend whose agents report it (agent_progress()). */
 	if (s->has_progress)
 		cJSON_AddItemToObject(o, "progress",
 		    status_json_progress(st, s));
-	else
-		cJSON_AddNullToObject(o, "progress");
 	return o;
 }
 
