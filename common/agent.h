@@ -47,9 +47,10 @@ struct agent_conf {
 struct agent_spec {
 	const char *session; /* session name */
 	const char *workdir;
-	char *const *argv;	   /* the agent command */
-	const char *const *env;	   /* "K=V", NULL-ended, or NULL */
-	const char *signal_path;   /* the phase file, or NULL */
+	char *const *argv;	 /* the agent command */
+	const char *const *env;	 /* "K=V", NULL-ended, or NULL */
+	const char *signal_path; /* the phase file, or NULL */
+	/* Readiness (phase); markers asks for its own ready marker. */
 	const char *ready_pattern; /* pane text meaning ready */
 	const char *ready_marker;  /* or this file appearing */
 	int ready_timeout_s;

@@ -151,14 +151,26 @@ markers_handshake(const struct agent_spec *s, const char *state, char *err,
 	char why[512];
 
 	for (left = markers_ready_s * 1000; left > 0 && !got; left -= every) {
-		if (markers_ask_ready(s->session) == -1)
+		/*
+		 * Typing fails when the agent has gone; its session may
+		 * take a moment longer to close.
+		 */
+		if (markers_ask_ready(s->session) == -1) {
+			(void)markers_wait(s->session, RUNFILES_READY_MARKER,
+			    1000, tmux_has_session);
 			break;
+		}
 		got = markers_wait(s->session, RUNFILES_READY_MARKER,
 		    every < left ? every : left, tmux_has_session);
 	}
 	if (!got && agent_lock_state_why(state, why, sizeof(why))) {
 		snprintf(err, errsz, "session '%s' did not start: %s",
 		    s->session, why);
+		return -1;
+	}
+	if (!got && tmux_has_session(s->session) != 1) {
+		snprintf(err, errsz, "session '%s' exited before it was ready",
+		    s->session);
 		return -1;
 	}
 	if (!got) {

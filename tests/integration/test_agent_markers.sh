@@ -162,6 +162,16 @@ check "no ready marker: asked again" [ "$(grep -c 'marker ready' "$T/al3/events.
 check "no ready marker: session killed" sh -c "! tmux -L $DISINTO_TMUX_SOCKET has-session -t m-ready 2>/dev/null"
 check "no ready marker: directory removed" test ! -e "$RUN/sessions/active/m-ready"
 
+# An agent that exits at once: said so, without waiting out the wait.
+echo '[{"on": "start", "exit": 3}]' >"$T/exit.json"
+if $AT start m-exit "$T/w" env FAKE_AGENT_SCRIPT="$T/exit.json" "$FA" 2>"$T/at.err"; then
+	fail "agent exits: start fails"
+else
+	ok "agent exits: start fails"
+fi
+check "agent exits: said so" grep -q "m-exit' exited before it was ready" "$T/at.err"
+check "agent exits: directory removed" test ! -e "$RUN/sessions/active/m-exit"
+
 # Both requests lost: typed once per process, twice in all, never again.
 $AT start m-lost "$T/w" env FAKE_AGENT_LOG="$T/al4" FAKE_AGENT_MARKERS=lose=1:2 "$FA"
 rc_is "start with markers" $?
