@@ -3,7 +3,9 @@
  * session, under its wrapper (agent_exec.h: the agent's variables, the
  * Claude session lock), is ready when its pane shows the prompt glyph
  * (or a ready marker appears), takes text as a paste, and signals
- * through the phase file it was told to write (seeds/000-002).
+ * through the phase file it was told to write (seeds/000-002).  Its
+ * transport (the wrapper, the lock, kill) is lent to the markers backend
+ * through agent_tmux.h.
  */
 #include <errno.h>
 #include <limits.h>
