@@ -169,8 +169,10 @@ valgrind: $(UNIT_BIN)
 faults: test-bins
 	O=$(O) tests/integration/faults/run --all
 
+# make demo PROTOCOL=markers: the same loop under another agent protocol.
+PROTOCOL ?= phase
 demo: $(BINS) $(TOOL_BIN)
-	O=$(O) tests/demo
+	O=$(O) PROTOCOL=$(PROTOCOL) tests/demo
 
 bench: $(BINS) $(TOOL_BIN)
 	O=$(O) tests/bench

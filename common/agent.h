@@ -5,7 +5,9 @@
  * tree talks to tmux.
  *
  * Each backend is one file (agent_tmux.c: tmux sessions signalling
- * through phase files, seeds/002) with a row in the table of agent.c;
+ * through phase files, seeds/002; agent_markers.c: the same sessions
+ * with a marker-file handshake, seeds/004) with a row in the table of
+ * agent.c;
  * a project chooses one by its protocol name ([agent] protocol).  A
  * backend knows a session by its name alone, and may keep per-session
  * state of its own on disk under the state directory it is given (a
@@ -32,6 +34,9 @@ struct agent_conf {
 	/* The factory's Claude session lock (agent_lock.h); NULL: none. */
 	const char *session_lock;
 	int session_lock_wait_s;
+	/* markers: the waits for the ready marker and an ack (0: 30, 10). */
+	int marker_ready_s;
+	int marker_ack_s;
 };
 
 /*
@@ -42,12 +47,28 @@ struct agent_conf {
 struct agent_spec {
 	const char *session; /* session name */
 	const char *workdir;
-	char *const *argv;	   /* the agent command */
-	const char *const *env;	   /* "K=V", NULL-ended, or NULL */
-	const char *signal_path;   /* the phase file, or NULL */
+	char *const *argv;	 /* the agent command */
+	const char *const *env;	 /* "K=V", NULL-ended, or NULL */
+	const char *signal_path; /* the phase file, or NULL */
+	/* Readiness (phase); markers asks for its own ready marker. */
 	const char *ready_pattern; /* pane text meaning ready */
 	const char *ready_marker;  /* or this file appearing */
 	int ready_timeout_s;
+};
+
+/*
+ * What an agent says of its own progress (markers: its status.json):
+ * state "ready", "processing", "completed" or "error", progress 0-100
+ * (-1: not given), a message and a phase of its own (not the lifecycle
+ * phase), and when it wrote them (0: not given).  Strings are made
+ * printable and cut to fit.
+ */
+struct agent_progress {
+	char state[16];
+	int progress;
+	char message[160];
+	char phase[32];
+	time_t updated_at;
 };
 
 /* What agent_inject() did. */
@@ -77,6 +98,7 @@ struct agent_backend {
 	int (*list)(const char *prefix, char ***names, size_t *n);
 	void (*list_free)(char **names, size_t n); /* with list */
 	int (*activity)(const char *session, time_t *when);
+	int (*progress)(const char *session, struct agent_progress *);
 };
 
 /*
@@ -139,5 +161,18 @@ void agent_list_free(char **names, size_t n);
  * attached client), in *when.  Returns 0 or -1.
  */
 int agent_activity(const char *session, time_t *when);
+/*
+ * The agent's own account of its progress, read afresh (each tick).
+ * Returns 0 when read, 1 when there is none (the backend has no such
+ * report, or the agent wrote none yet), -1 when it cannot be read.
+ */
+int agent_progress(const char *session, struct agent_progress *out);
+/*
+ * 1 when p says the agent is at work (any state but "completed") and
+ * has not updated it for more than timeout_s seconds at now: the session
+ * is stuck, as one whose phase did not change (the crash rule); else 0.
+ */
+int agent_progress_stale(const struct agent_progress *p, time_t now,
+    long long timeout_s);
 
 #endif

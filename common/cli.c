@@ -327,6 +327,18 @@ cli_options_help(const struct cli_tool *t)
 }
 
 int
+cli_agent_use(const struct config *cfg)
+{
+	return agent_use(&(struct agent_conf) {.protocol = cfg->agent_protocol,
+	    .state_dir = cfg->run_dir,
+	    .tmux_socket = cfg->tmux_socket,
+	    .session_lock = cfg->session_lock,
+	    .session_lock_wait_s = cfg->session_lock_wait_s,
+	    .marker_ready_s = cfg->marker_ready_s,
+	    .marker_ack_s = cfg->marker_ack_s});
+}
+
+int
 cli_configure(struct config *cfg, const struct cli *cli,
     const char *project_toml, const char *exe, char *err, size_t errsz)
 {
@@ -342,10 +354,11 @@ cli_configure(struct config *cfg, const struct cli *cli,
 	ho.retries = cfg->http_retries;
 	ho.backoff_ms = cfg->http_backoff_ms;
 	http_set_opts(&ho);
-	(void)agent_use(&(struct agent_conf) {.state_dir = cfg->run_dir,
-	    .tmux_socket = cfg->tmux_socket,
-	    .session_lock = cfg->session_lock,
-	    .session_lock_wait_s = cfg->session_lock_wait_s});
+	if (cli_agent_use(cfg) == -1) {
+		snprintf(err, errsz, "agent protocol '%s' is not built in",
+		    cfg->agent_protocol);
+		return -1;
+	}
 	return 0;
 }
 
@@ -457,8 +470,11 @@ cli_status_add(struct status *st, const char *file, const char *exe,
 	    (cfg.project_name != NULL && strcmp(cfg.project_name, only) == 0)) {
 		if (r == -1)
 			status_add_broken(st, cfg.project_name, file, why);
-		else
+		else {
+			/* Its sessions as its own protocol reads them. */
+			(void)cli_agent_use(&cfg);
 			status_add_project(st, &cfg);
+		}
 		added = 1;
 	}
 	config_free(&cfg);

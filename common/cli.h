@@ -104,6 +104,12 @@ int cli_start(int argc, char *argv[], const struct cli_tool *tool,
 int cli_status(const struct cli *cli, const struct config *cfg, const char *exe,
     char **out, char *err, size_t errsz);
 /*
+ * Choose and configure the agent backend of cfg's protocol ([agent]
+ * protocol), for a tool that goes through several projects: 0, or -1
+ * when no backend has it.  cli_configure() does it for the one project.
+ */
+int cli_agent_use(const struct config *cfg);
+/*
  * Load the project files of $FACTORY_ROOT/projects (.toml, sorted) for
  * exe, or with only set the one whose project is called only (a broken
  * file of another name is then passed over), into *out (*n of them; free

@@ -100,6 +100,7 @@ static char *derive_session_lock(const struct load *);
 static char *derive_review_poll(const struct load *);
 static char *derive_formulas(const struct load *);
 static const char *check_word(const char *);
+static const char *check_protocol(const char *);
 static const char *check_repo(const char *);
 static const char *check_optional_name(const char *);
 static const char *check_log(const char *);
@@ -372,6 +373,36 @@ static const struct setting settings[] = {
 	.max = 86400,
 	.off = F(session_lock_wait_s),
 	.doc = "seconds a launch or an injection waits for that lock"},
+    {.env = "AGENT_PROTOCOL",
+	.section = "agent",
+	.key = "protocol",
+	.type = T_STR,
+	.def = "phase",
+	.check = check_protocol,
+	.off = F(agent_protocol),
+	.doc = "how the tools talk to agents: `phase` (tmux, phase file), "
+	       "`checkpoint` (one-shot runs, JSON checkpoint) or `markers` "
+	       "(tmux, marker-file handshake)"},
+    {.env = "AGENT_MARKER_READY_TIMEOUT",
+	.section = "agent",
+	.key = "marker_ready_timeout",
+	.type = T_INT,
+	.def = "30",
+	.min = 1,
+	.max = 3600,
+	.off = F(marker_ready_s),
+	.doc = "`markers`: seconds a new agent may take to create its "
+	       "ready marker"},
+    {.env = "AGENT_MARKER_ACK_TIMEOUT",
+	.section = "agent",
+	.key = "marker_ack_timeout",
+	.type = T_INT,
+	.def = "10",
+	.min = 1,
+	.max = 600,
+	.off = F(marker_ack_s),
+	.doc = "`markers`: seconds an agent may take to acknowledge a "
+	       "prompt"},
     {.env = "DEV_AGENT_CMD",
 	.type = T_STR,
 	.off = F(dev_agent_cmd),
@@ -942,6 +973,16 @@ check_log(const char *s)
 	if (strcmp(s, "file") == 0 || strcmp(s, "stderr") == 0)
 		return NULL;
 	return "expected 'file' or 'stderr'";
+}
+
+/* One of the agent seam's protocols (agent.h). */
+static const char *
+check_protocol(const char *s)
+{
+	if (strcmp(s, "phase") != 0 && strcmp(s, "checkpoint") != 0 &&
+	    strcmp(s, "markers") != 0)
+		return "expected \"phase\", \"checkpoint\" or \"markers\"";
+	return NULL;
 }
 
 /* "" (no project) or owner/name. */

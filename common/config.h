@@ -73,6 +73,9 @@ struct config {
 	char *agent_ready_pattern;
 	char *session_lock;	  /* the Claude session lock; "" none */
 	int session_lock_wait_s;  /* its longest wait */
+	char *agent_protocol;	  /* [agent] protocol (agent.h) */
+	int marker_ready_s;	  /* markers: the ready marker's wait */
+	int marker_ack_s;	  /* markers: an acknowledgement's wait */
 	char *dev_agent_cmd;	  /* legacy DEV_AGENT_CMD, or NULL */
 	char *supervisor_fix_cmd; /* "" disables */
 	int drop_caches;	  /* SUPERVISOR_DROP_CACHES */

@@ -90,6 +90,12 @@ main_check_project(struct sup *s, const struct config *cfg)
 		    cfg->project_name);
 		return;
 	}
+	/* Its sessions through the backend of its own protocol. */
+	if (cli_agent_use(cfg) == -1) {
+		sup_fail(s, "%s: agent protocol '%s' is not built in",
+		    cfg->project_name, cfg->agent_protocol);
+		return;
+	}
 	if (s->prom != NULL)
 		(void)promtick_watch(s->prom, cfg);
 	s->forge = forge_open(cfg->forge_api, cfg->forge_token);
