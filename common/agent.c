@@ -12,9 +12,12 @@
 
 /* Each backend's row, from its own file. */
 extern const struct agent_backend agent_tmux_backend;
+extern const struct agent_backend agent_checkpoint_backend;
 
+/* One row per protocol; AGENT_PROTOCOL_MARKERS's goes last. */
 static const struct agent_backend *const agent_backends[] = {
     &agent_tmux_backend,
+    &agent_checkpoint_backend,
 };
 
 static const struct agent_backend *agent_cur = &agent_tmux_backend;

@@ -23,6 +23,10 @@ struct buf;
 
 /* The protocol of the default backend. */
 #define AGENT_PROTOCOL_DEFAULT "phase"
+/* One-shot runs ending in a JSON checkpoint (agent_checkpoint.c). */
+#define AGENT_PROTOCOL_CHECKPOINT "checkpoint"
+/* A tmux session with a marker-file handshake (agent_markers.c). */
+#define AGENT_PROTOCOL_MARKERS "markers"
 
 /* How the tools run agents: given once, at start-up, to agent_use(). */
 struct agent_conf {
@@ -32,6 +36,8 @@ struct agent_conf {
 	/* The factory's Claude session lock (agent_lock.h); NULL: none. */
 	const char *session_lock;
 	int session_lock_wait_s;
+	/* checkpoint: a run's longest time (0: the backend's default). */
+	long long run_timeout_s;
 };
 
 /*
@@ -81,7 +87,8 @@ struct agent_backend {
 
 /*
  * Choose the backend of conf->protocol and configure it.  Returns 0, or
- * -1 when no backend has that protocol (the default stays in use).
+ * -1 when no backend has that protocol or it cannot be configured (the
+ * backend in use stays): a configuration error for the caller.
  */
 int agent_use(const struct agent_conf *conf);
 /* Replace the backend (tests); NULL restores the default. */

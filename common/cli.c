@@ -326,11 +326,25 @@ cli_configure(struct config *cfg, const struct cli *cli,
 	ho.retries = cfg->http_retries;
 	ho.backoff_ms = cfg->http_backoff_ms;
 	http_set_opts(&ho);
-	(void)agent_use(&(struct agent_conf) {.state_dir = cfg->run_dir,
+	return cli_agent_use(cfg, err, errsz);
+}
+
+int
+cli_agent_use(const struct config *cfg, char *err, size_t errsz)
+{
+	struct agent_conf ac = {.protocol = cfg->agent_protocol,
+	    .state_dir = cfg->run_dir,
 	    .tmux_socket = cfg->tmux_socket,
 	    .session_lock = cfg->session_lock,
-	    .session_lock_wait_s = cfg->session_lock_wait_s});
-	return 0;
+	    .session_lock_wait_s = cfg->session_lock_wait_s,
+	    .run_timeout_s = cfg->agent_run_timeout_s};
+
+	if (agent_use(&ac) == 0)
+		return 0;
+	snprintf(err, errsz, "%s: [agent] protocol '%s': not available",
+	    cfg->project_toml != NULL ? cfg->project_toml : "AGENT_PROTOCOL",
+	    cfg->agent_protocol != NULL ? cfg->agent_protocol : "");
+	return -1;
 }
 
 void

@@ -100,6 +100,7 @@ static char *derive_formulas(const struct load *);
 static const char *check_word(const char *);
 static const char *check_repo(const char *);
 static const char *check_optional_name(const char *);
+static const char *check_protocol(const char *);
 static void *field(const struct config *, size_t);
 static void vars_set(struct load *, const char *, const char *, const char *,
     int);
@@ -341,6 +342,27 @@ static const struct setting settings[] = {
 	.doc = "the prompt glyph of the agent's input box (a line "
 	       "starting with it between two horizontal rules); a "
 	       "first-run dialog is never taken for it"},
+    {.env = "AGENT_PROTOCOL",
+	.section = "agent",
+	.key = "protocol",
+	.type = T_STR,
+	.def = "phase",
+	.check = check_protocol,
+	.off = F(agent_protocol),
+	.doc = "how the tools talk to agents: `phase` (a tmux session "
+	       "writing a phase file), `checkpoint` (one-shot runs ending "
+	       "in a JSON checkpoint, resumed), `markers` (a tmux session "
+	       "with a file handshake)"},
+    {.env = "AGENT_RUN_TIMEOUT",
+	.section = "agent",
+	.key = "run_timeout_seconds",
+	.type = T_LLONG,
+	.def = "1800",
+	.min = 1,
+	.max = LLONG_MAX,
+	.off = F(agent_run_timeout_s),
+	.doc = "protocol `checkpoint`: seconds a run may take before its "
+	       "process group is killed"},
     {.env = "CLAUDE_SESSION_LOCK",
 	.type = T_STR,
 	.flags = S_EMPTY,
@@ -917,6 +939,16 @@ check_word(const char *s)
 {
 	if (*s == '\0' || strpbrk(s, "/ \t\n") != NULL)
 		return "expected a non-empty word without '/' or blanks";
+	return NULL;
+}
+
+/* One of the agent protocols of agent.h. */
+static const char *
+check_protocol(const char *s)
+{
+	if (strcmp(s, "phase") != 0 && strcmp(s, "checkpoint") != 0 &&
+	    strcmp(s, "markers") != 0)
+		return "expected \"phase\", \"checkpoint\" or \"markers\"";
 	return NULL;
 }
 

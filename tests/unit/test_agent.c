@@ -122,6 +122,10 @@ test_default_backend(void)
 	struct phase_info sig;
 
 	CHECK_INT(agent_use(&conf), -1);
+	conf.protocol = AGENT_PROTOCOL_CHECKPOINT;
+	conf.state_dir = "/tmp";
+	CHECK_INT(agent_use(&conf), 0);
+	CHECK_INT(agent_valid_name("dev-x-1"), 1);
 	conf.protocol = NULL;
 	CHECK_INT(agent_use(&conf), 0);
 	conf.protocol = AGENT_PROTOCOL_DEFAULT;

@@ -294,6 +294,47 @@ test_config_review_settings(void)
 	    "from 1000 to 1000000, got '5'");
 }
 
+/* [agent]: the protocol and a checkpoint run's timeout. */
+static void
+test_config_agent_protocol(void)
+{
+	struct config c;
+	char err[256];
+
+	clear_env();
+	unsetenv("AGENT_PROTOCOL");
+	unsetenv("AGENT_RUN_TIMEOUT");
+	write_file("p.toml", "repo = \"o/p\"\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	CHECK_STR(c.agent_protocol, "phase");
+	CHECK_INT(c.agent_run_timeout_s, 1800);
+	config_free(&c);
+	write_file("p.toml",
+	    "repo = \"o/p\"\n[agent]\nprotocol = "
+	    "\"checkpoint\"\nrun_timeout_seconds = 60\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	CHECK_STR(c.agent_protocol, "checkpoint");
+	CHECK_INT(c.agent_run_timeout_s, 60);
+	config_free(&c);
+	write_file("p.toml",
+	    "repo = \"o/p\"\n[agent]\nprotocol = \"markers\"\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	CHECK_STR(c.agent_protocol, "markers");
+	config_free(&c);
+	write_file("p.toml",
+	    "repo = \"o/p\"\n\n[agent]\nprotocol = "
+	    "\"pigeon\"\n");
+	check_error("p.toml",
+	    "T/p.toml:4: [agent] protocol: expected \"phase\", "
+	    "\"checkpoint\" or \"markers\", got 'pigeon'");
+	write_file("p.toml", "repo = \"o/p\"\n");
+	setenv("AGENT_PROTOCOL", "Phase", 1);
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), -1);
+	CHECK(strstr(err, "AGENT_PROTOCOL: expected") != NULL);
+	config_free(&c);
+	unsetenv("AGENT_PROTOCOL");
+}
+
 /* Each check that refuses, with where the value came from. */
 static void
 test_config_refused(void)
@@ -518,6 +559,7 @@ main(void)
 	RUN(test_config_ci_id);
 	RUN(test_config_review_settings);
 	RUN(test_config_refused);
+	RUN(test_config_agent_protocol);
 	RUN(test_config_locate);
 	RUN(test_config_agent_env);
 	RUN(test_config_path);
