@@ -142,3 +142,20 @@ agent_activity(const char *session, time_t *when)
 		return -1;
 	return agent_cur->activity(session, when);
 }
+
+enum agent_delivery
+agent_answer(const char *session, const char *reply, const char *text)
+{
+	if (agent_cur->answer == NULL)
+		return agent_cur->inject(session, text);
+	return agent_cur->answer(session, reply, text);
+}
+
+enum agent_delivery
+agent_advance(const char *session, const char *signal_path, enum phase next,
+    const char *text)
+{
+	if (agent_cur->advance == NULL)
+		return agent_cur->inject(session, text);
+	return agent_cur->advance(session, signal_path, next, text);
+}

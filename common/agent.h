@@ -83,6 +83,12 @@ struct agent_backend {
 	int (*list)(const char *prefix, char ***names, size_t *n);
 	void (*list_free)(char **names, size_t n); /* with list */
 	int (*activity)(const char *session, time_t *when);
+	/* Optional (NULL: agent_answer() injects text). */
+	enum agent_delivery (*answer)(const char *session, const char *reply,
+	    const char *text);
+	/* Optional (NULL: agent_advance() injects text). */
+	enum agent_delivery (*advance)(const char *session,
+	    const char *signal_path, enum phase next, const char *text);
 };
 
 /*
@@ -141,6 +147,22 @@ int agent_valid_name(const char *name);
  */
 int agent_list(const char *prefix, char ***names, size_t *n);
 void agent_list_free(char **names, size_t n);
+/*
+ * A person's reply to the question the agent escalated: reply is their
+ * words, text the poller's whole message around them (what to do next).
+ * A backend that resumes its agent with a prompt of its own (checkpoint:
+ * "User answered: REPLY ...") uses reply; the others inject text.
+ */
+enum agent_delivery agent_answer(const char *session, const char *reply,
+    const char *text);
+/*
+ * The session's work moves on to phase next without anything for the
+ * agent to do (CI passed: awaiting_review).  An agent that writes its own
+ * phases is told so (text, injected); a backend whose agent is not running
+ * between prompts (checkpoint) writes the phase at signal_path itself.
+ */
+enum agent_delivery agent_advance(const char *session, const char *signal_path,
+    enum phase next, const char *text);
 /*
  * When the session last had activity (tmux: created, or typed into by an
  * attached client), in *when.  Returns 0 or -1.

@@ -244,13 +244,19 @@ reactci_ensure_pr(struct dev_ctx *c, struct rx *x)
 	return r;
 }
 
-/* Inject text, and record the outcome once it was delivered. */
+/*
+ * Inject text (on success: move the session on to awaiting_review,
+ * telling an agent that writes its own phases with text), and record the
+ * outcome once it was delivered.
+ */
 static int
 reactci_report(struct dev_ctx *c, struct rx *x, const char *state,
     long long pipeline, const struct ci_failure *f, long long attempt,
     const char *text)
 {
-	enum act_inject r = rx_inject(c, x, text);
+	enum act_inject r = strcmp(state, "success") == 0 ?
+	    rx_advance(c, x, PHASE_AWAITING_REVIEW, text) :
+	    rx_inject(c, x, text);
 
 	if (r != ACT_INJECTED)
 		return r == ACT_INJECT_FAILED ? -1 : 0;
