@@ -84,8 +84,8 @@ struct agent_backend {
 	void (*list_free)(char **names, size_t n); /* with list */
 	int (*activity)(const char *session, time_t *when);
 	/* Optional (NULL: agent_answer() injects text). */
-	enum agent_delivery (*answer)(const char *session, const char *reply,
-	    const char *text);
+	enum agent_delivery (
+	    *answer)(const char *session, const char *reply, const char *text);
 	/* Optional (NULL: agent_advance() injects text). */
 	enum agent_delivery (*advance)(const char *session,
 	    const char *signal_path, enum phase next, const char *text);

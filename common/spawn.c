@@ -523,8 +523,7 @@ spawn_detached_ex_exec(char *const argv[], const struct spawn_detached_opts *o,
 			goto fail;
 	if ((errfd = fcntl(errfd, F_DUPFD_CLOEXEC, 16)) == -1)
 		goto fail;
-	if (dup2(nullfd, 0) == -1 || dup2(outfd, 1) == -1 ||
-	    dup2(efd, 2) == -1)
+	if (dup2(nullfd, 0) == -1 || dup2(outfd, 1) == -1 || dup2(efd, 2) == -1)
 		goto fail;
 	if (o->cwd != NULL && chdir(o->cwd) == -1)
 		goto fail;
