@@ -924,12 +924,16 @@ agent_checkpoint_answer(const char *session, const char *reply,
 	return d;
 }
 
-/* No run is needed to note a phase: it is written here. */
+/*
+ * No run is needed to note a phase: it is written here (not again when
+ * the file says it already).
+ */
 static enum agent_delivery
 agent_checkpoint_advance(const char *session, const char *signal_path,
     enum phase next, const char *text)
 {
 	struct ck_spec sp = {.signal = (char *)signal_path};
+	struct phase_info pi;
 	struct ck_state st;
 	int running;
 
@@ -938,6 +942,8 @@ agent_checkpoint_advance(const char *session, const char *signal_path,
 		return AGENT_INJECT_ERROR;
 	if (running)
 		return AGENT_NOT_DELIVERED;
+	if (phase_read(signal_path, &pi) == 0 && pi.phase == next)
+		return AGENT_DELIVERED;
 	log_msg("session %s: %s written for the agent", session,
 	    phase_name(next));
 	return ck_phase_write(&sp, phase_name(next), NULL) == 0 ?
