@@ -68,6 +68,7 @@ tick_twice "awaiting_review"
 
 # --- the review: a one-shot review agent approves.
 mkdir -p "$T/reviewlog"
+: >"$FACTORY_ROOT/state/.reviewer-active"
 cat >"$T/review.json" <<'JSON'
 [ [{"capture": "REVIEW_OUTPUT_FILE=(?P<out>[^\\s]+)"},
    {"capture": "(?P<ph>/[^\\s'\"`]*review-session[^\\s'\"`]*\\.phase)"},
@@ -84,14 +85,14 @@ wait_for "grep -q 'run 1 end' '$T/reviewlog/events.log'" 15 ||
 wait_for '[ "$(ck_agents)" = 0 ]' 5
 AGENT_CMD=$RA "$O/review-poll/review-poll" "$P" >>"$T/rp.out" 2>&1
 check_eq "the review was posted" \
-    "$(sim_state_get "[r['state'] for p in d['pulls'] for r in p['reviews']]")" "['APPROVED']"
+    "$(sim_state_get "[r['state'] for p in d['pulls'] for r in p['reviews']]")" '["APPROVED"]'
 check_eq "the approval ran no dev run" "$(ck_runs)" 2
 check_eq "still awaiting_review" "$(ck_phase 1)" "PHASE:awaiting_review"
 
 # --- merge and clean-up.
 dp
 dp
-check_eq "the PR was merged" "$(sim_state_get "[p['merged'] for p in d['pulls']][0]")" True
+check_eq "the PR was merged" "$(sim_state_get "[p['merged'] for p in d['pulls']][0]")" true
 check_eq "the issue was closed" "$(sim_state_get "[i['state'] for i in d['issues'] if i['number'] == 1][0]")" closed
 dp
 check "the session directory is gone" sh -c "[ ! -e '$(ck_dir 1)' ]"
