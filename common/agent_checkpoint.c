@@ -262,7 +262,9 @@ ck_state_load(const char *session, struct ck_state *st)
 	(void)json_int(j, "timed_out", &st->timed_out);
 	(void)json_int(j, "blocked", &st->blocked);
 	(void)json_int(j, "resumed", &st->resumed);
-	(void)json_int(j, "phase_ns", &st->phase_ns);
+	/* Text: nanoseconds do not fit a JSON number's double. */
+	if ((s = json_str(j, "phase_ns")) != NULL)
+		st->phase_ns = strtoll(s, NULL, 10);
 	if ((s = json_str(j, "outcome")) != NULL)
 		snprintf(st->outcome, sizeof(st->outcome), "%s", s);
 	if ((s = json_str(j, "agent_session")) != NULL)
@@ -275,7 +277,7 @@ ck_state_load(const char *session, struct ck_state *st)
 static int
 ck_state_save(const char *session, const struct ck_state *st)
 {
-	char *path = ck_path(session, "state.json"), *text;
+	char *path = ck_path(session, "state.json"), *text, ns[32];
 	cJSON *j = cJSON_CreateObject();
 	int r;
 
@@ -286,7 +288,8 @@ ck_state_save(const char *session, const struct ck_state *st)
 	cJSON_AddNumberToObject(j, "timed_out", (double)st->timed_out);
 	cJSON_AddNumberToObject(j, "blocked", (double)st->blocked);
 	cJSON_AddNumberToObject(j, "resumed", (double)st->resumed);
-	cJSON_AddNumberToObject(j, "phase_ns", (double)st->phase_ns);
+	snprintf(ns, sizeof(ns), "%lld", st->phase_ns);
+	cJSON_AddStringToObject(j, "phase_ns", ns);
 	cJSON_AddStringToObject(j, "outcome", st->outcome);
 	cJSON_AddStringToObject(j, "agent_session", st->agent);
 	text = json_print(j);

@@ -58,3 +58,35 @@ ck_dir() {
 ck_phase() {
 	head -1 "$RUN/dev-session-$PROJ-$1.phase" 2>/dev/null
 }
+
+# ck_sup_setup: supervisor-poll for the project (its file under
+# projects/, no fixer, a stand-in review-poll, fixtures for /proc).
+ck_sup_setup() {
+	mkdir -p "$FACTORY_ROOT/projects" "$T/proc"
+	cp "$P" "$FACTORY_ROOT/projects/$PROJ.toml"
+	printf '100000.00 200000.00\n' >"$T/proc/uptime"
+	printf '#!/bin/sh\nexit 0\n' >"$T/review-poll"
+	chmod +x "$T/review-poll"
+	export DISINTO_PROC_DIR=$T/proc DISINTO_DISK_PATH=$T \
+	    SUPERVISOR_FIX_CMD= DISINTO_REVIEW_POLL=$T/review-poll
+	SUP_LOG=$FACTORY_ROOT/supervisor/supervisor.log
+}
+
+# ck_sup: one supervisor-poll tick; its status in $SUP_RC.
+ck_sup() {
+	"$O/supervisor-poll/supervisor-poll" >"$T/sup.out" 2>&1
+	SUP_RC=$?
+	if grep -qE 'Sanitizer|runtime error' "$T/sup.out"; then
+		fail "supervisor-poll ran clean" "$(head -c 2000 "$T/sup.out")"
+	fi
+}
+
+# ck_reply N TEXT: a person (alice) comments on issue N.
+ck_reply() {
+	sim_post /_admin/comment "{\"issue\": $1, \"user\": \"alice\", \"body\": \"$2\"}" >/dev/null
+}
+
+# ck_notices N: escalation notices on issue N.
+ck_notices() {
+	comments_with "$1" "<!-- escalation: $PROJ-$1 -->"
+}
