@@ -6,6 +6,7 @@
 #                   unit tests under valgrind
 #   make faults     run the whole fault matrix (make test runs a sample)
 #   make demo       run the end-to-end demo against the forge simulator
+#                   (PROTOCOL=checkpoint: with one-shot agent runs)
 #   make bench      run the benchmarks
 #   make readme     regenerate README.md's configuration table
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -168,7 +169,7 @@ faults: test-bins
 	O=$(O) tests/integration/faults/run --all
 
 demo: $(BINS) $(TOOL_BIN)
-	O=$(O) tests/demo
+	O=$(O) PROTOCOL=$(PROTOCOL) tests/demo
 
 bench: $(BINS) $(TOOL_BIN)
 	O=$(O) tests/bench
