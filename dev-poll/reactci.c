@@ -55,6 +55,8 @@ static enum act_pull reactci_pr_open(struct dev_ctx *, struct rx *,
     const cJSON *, const char *);
 static enum act_inject reactci_pr_error(struct dev_ctx *, struct rx *,
     const char *);
+static enum reactci_pr reactci_no_pr(struct dev_ctx *, struct rx *,
+    const char *);
 static enum reactci_pr reactci_ensure_pr(struct dev_ctx *, struct rx *);
 static int reactci_report(struct dev_ctx *, struct rx *, const char *state,
     long long pipeline, const struct ci_failure *, long long attempt,
@@ -214,6 +216,31 @@ reactci_pr_error(struct dev_ctx *c, struct rx *x, const char *branch)
 	return r;
 }
 
+/*
+ * The PR could not be opened: the agent is told once (the phase write
+ * that was told is kept in the issue's state first); when a later phase
+ * write still has none, the session has failed (no_pr).
+ */
+static enum reactci_pr
+reactci_no_pr(struct dev_ctx *c, struct rx *x, const char *branch)
+{
+	struct dp_state st;
+
+	if (dp_state_read(c, x->issue, &st) == -1)
+		return REACTCI_PR_FAILED;
+	if (st.no_pr_at != 0 && st.no_pr_at != (long long)x->sig.mtime) {
+		log_msg("#%lld: still no PR after the notice — failed",
+		    x->issue);
+		return rx_failed(c, x, "no_pr") == 0 ? REACTCI_PR_NOT_YET :
+						       REACTCI_PR_FAILED;
+	}
+	st.no_pr_at = (long long)x->sig.mtime;
+	if (dp_state_write(c, x->issue, &st) == -1 ||
+	    reactci_pr_error(c, x, branch) == ACT_INJECT_FAILED)
+		return REACTCI_PR_FAILED;
+	return REACTCI_PR_NOT_YET;
+}
+
 /* The issue's PR, found or opened. */
 static enum reactci_pr
 reactci_ensure_pr(struct dev_ctx *c, struct rx *x)
@@ -236,8 +263,7 @@ reactci_ensure_pr(struct dev_ctx *c, struct rx *x)
 	case ACT_PULL_DRY:
 		break;
 	default:
-		if (reactci_pr_error(c, x, branch) == ACT_INJECT_FAILED)
-			r = REACTCI_PR_FAILED;
+		r = reactci_no_pr(c, x, branch);
 		break;
 	}
 	free(branch);
