@@ -38,6 +38,9 @@ struct agent_conf {
 	int session_lock_wait_s;
 	/* checkpoint: a run's longest time (0: the backend's default). */
 	long long run_timeout_s;
+	/* --dry-run: reading a session changes nothing (no file written, no
+	 * run started or stopped by a read). */
+	int dry_run;
 };
 
 /*

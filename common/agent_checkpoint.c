@@ -97,7 +97,8 @@ struct ck_spec {
 	char **env;
 };
 
-static char *ck_dir; /* the state directory */
+static char *ck_dir;   /* the state directory */
+static int ck_dry_run; /* reading changes nothing */
 static long long ck_timeout_s = CK_TIMEOUT_DEFAULT;
 
 /* The text the first prompt of a session ends with. */
@@ -200,6 +201,7 @@ agent_checkpoint_init(const struct agent_conf *conf)
 	ck_dir = xstrdup(conf->state_dir);
 	ck_timeout_s =
 	    conf->run_timeout_s > 0 ? conf->run_timeout_s : CK_TIMEOUT_DEFAULT;
+	ck_dry_run = conf->dry_run;
 	return 0;
 }
 
@@ -806,8 +808,9 @@ ck_read_end(const char *session, int fd, struct ck_state *st,
 
 /*
  * Bring the session up to date: a run past its timeout killed, the end
- * of an ended run read.  *running: 1 a run is going, 0 none.  Returns 0
- * (the state in *st), 1 when there is no such session, -1 on error.
+ * of an ended run read (with --dry-run: neither, only looked at).  *running: 1
+ * a run is going, 0 none.  Returns 0 (the state in *st), 1 when there is no
+ * such session, -1 on error.
  */
 static int
 ck_settle(const char *session, struct ck_state *st, int *running)
@@ -820,6 +823,13 @@ ck_settle(const char *session, struct ck_state *st, int *running)
 		return r;
 	if ((r = ck_lock(session, &fd)) == -1)
 		return errno == ENOENT ? 1 : -1;
+	if (ck_dry_run) {
+		/* A run that ended unread counts as going until read. */
+		*running = r == 1 || st->read < st->runs;
+		if (r == 0)
+			lock_release(fd);
+		return 0;
+	}
 	if (r == 1) {
 		if ((r = ck_overdue(session, st)) != 1) {
 			*running = r == 0;

@@ -49,6 +49,9 @@ struct cli_option {
 	const char *help;
 };
 
+/* The run's --dry-run, for the agent backends cli_agent_use() selects. */
+static int cli_dry_run;
+
 static const struct cli_option cli_options[] = {
     {CLI_O_DRY_RUN, "--dry-run", "-n", NULL, 0,
 	"log every side effect it would take and take none"},
@@ -326,6 +329,7 @@ cli_configure(struct config *cfg, const struct cli *cli,
 	ho.retries = cfg->http_retries;
 	ho.backoff_ms = cfg->http_backoff_ms;
 	http_set_opts(&ho);
+	cli_dry_run = cli->dry_run;
 	return cli_agent_use(cfg, err, errsz);
 }
 
@@ -337,7 +341,8 @@ cli_agent_use(const struct config *cfg, char *err, size_t errsz)
 	    .tmux_socket = cfg->tmux_socket,
 	    .session_lock = cfg->session_lock,
 	    .session_lock_wait_s = cfg->session_lock_wait_s,
-	    .run_timeout_s = cfg->agent_run_timeout_s};
+	    .run_timeout_s = cfg->agent_run_timeout_s,
+	    .dry_run = cli_dry_run};
 
 	if (agent_use(&ac) == 0)
 		return 0;

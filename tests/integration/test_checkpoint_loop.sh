@@ -35,6 +35,12 @@ check_eq "the run led its own process group" "${PGID% *}" "${PGID#* }"
 check_eq "no agent process after the run" "$(ck_agents)" 0
 check "the spec is private" sh -c "[ \"\$(stat -c %a '$(ck_dir 1)/spec.json')\" = 600 ]"
 
+# --- --dry-run reads, and changes nothing: the run's end stays unread.
+dp --dry-run
+check_eq "dry-run: the phase file is untouched" "$(ck_phase 1)" ""
+check "dry-run: the checkpoint is still unread" \
+    grep -q '"read":0' "$(ck_dir 1)/state.json"
+
 # --- DONE: PHASE:awaiting_ci, the PR opened.
 dp
 rc_is "DONE read" 0
