@@ -49,7 +49,14 @@ dp
 check_eq "within its time the run goes on" "$(ck_agents)" 1
 check_eq "no recovery yet" "$(grep -c recovery "$T/tick.log")" 0
 sleep 2.5
-dp
+# A loaded machine may lose a tick to the forge's timeouts: a few tries.
+i=0
+while [ $i -lt 5 ]; do
+	dp
+	grep -q 'passed its timeout (2 s)' "$T/tick.log" && break
+	sleep 1
+	i=$((i + 1))
+done
 check "past its timeout the run is killed" grep -q 'passed its timeout (2 s)' "$T/tick.log"
 # Gone, or a zombie no one reaped yet (PID 1 of a container may not).
 check "the child in its group too" sh -c "! ps -o stat= -p \$(cat '$T/child.pid') | grep -qv Z"
