@@ -6,6 +6,7 @@
 #                   unit tests under valgrind
 #   make faults     run the whole fault matrix (make test runs a sample)
 #   make demo       run the end-to-end demo against the forge simulator
+#                   (PROTOCOL=checkpoint: with one-shot agent runs)
 #   make bench      run the benchmarks
 #   make readme     regenerate README.md's configuration table
 #   make man        regenerate disinto-c.5's list of settings

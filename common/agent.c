@@ -12,10 +12,13 @@
 
 /* Each backend's row, from its own file. */
 extern const struct agent_backend agent_tmux_backend;
+extern const struct agent_backend agent_checkpoint_backend;
 extern const struct agent_backend agent_markers_backend;
 
+/* One row per protocol; AGENT_PROTOCOL_MARKERS's goes last. */
 static const struct agent_backend *const agent_backends[] = {
     &agent_tmux_backend,
+    &agent_checkpoint_backend,
     &agent_markers_backend,
 };
 
@@ -160,4 +163,21 @@ agent_progress_stale(const struct agent_progress *p, time_t now,
 		return 0;
 	return now > p->updated_at &&
 	    (long long)(now - p->updated_at) > timeout_s;
+}
+
+enum agent_delivery
+agent_answer(const char *session, const char *reply, const char *text)
+{
+	if (agent_cur->answer == NULL)
+		return agent_cur->inject(session, text);
+	return agent_cur->answer(session, reply, text);
+}
+
+enum agent_delivery
+agent_advance(const char *session, const char *signal_path, enum phase next,
+    const char *text)
+{
+	if (agent_cur->advance == NULL)
+		return agent_cur->inject(session, text);
+	return agent_cur->advance(session, signal_path, next, text);
 }

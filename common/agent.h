@@ -25,6 +25,10 @@ struct buf;
 
 /* The protocol of the default backend. */
 #define AGENT_PROTOCOL_DEFAULT "phase"
+/* One-shot runs ending in a JSON checkpoint (agent_checkpoint.c). */
+#define AGENT_PROTOCOL_CHECKPOINT "checkpoint"
+/* A tmux session with a marker-file handshake (agent_markers.c). */
+#define AGENT_PROTOCOL_MARKERS "markers"
 
 /* How the tools run agents: given once, at start-up, to agent_use(). */
 struct agent_conf {
@@ -37,6 +41,11 @@ struct agent_conf {
 	/* markers: the waits for the ready marker and an ack (0: 30, 10). */
 	int marker_ready_s;
 	int marker_ack_s;
+	/* checkpoint: a run's longest time (0: the backend's default). */
+	long long run_timeout_s;
+	/* --dry-run: reading a session changes nothing (no file written, no
+	 * run started or stopped by a read). */
+	int dry_run;
 };
 
 /*
@@ -99,11 +108,18 @@ struct agent_backend {
 	void (*list_free)(char **names, size_t n); /* with list */
 	int (*activity)(const char *session, time_t *when);
 	int (*progress)(const char *session, struct agent_progress *);
+	/* Optional (NULL: agent_answer() injects text). */
+	enum agent_delivery (
+	    *answer)(const char *session, const char *reply, const char *text);
+	/* Optional (NULL: agent_advance() injects text). */
+	enum agent_delivery (*advance)(const char *session,
+	    const char *signal_path, enum phase next, const char *text);
 };
 
 /*
  * Choose the backend of conf->protocol and configure it.  Returns 0, or
- * -1 when no backend has that protocol (the default stays in use).
+ * -1 when no backend has that protocol or it cannot be configured (the
+ * backend in use stays): a configuration error for the caller.
  */
 int agent_use(const struct agent_conf *conf);
 /* Replace the backend (tests); NULL restores the default. */
@@ -156,6 +172,22 @@ int agent_valid_name(const char *name);
  */
 int agent_list(const char *prefix, char ***names, size_t *n);
 void agent_list_free(char **names, size_t n);
+/*
+ * A person's reply to the question the agent escalated: reply is their
+ * words, text the poller's whole message around them (what to do next).
+ * A backend that resumes its agent with a prompt of its own (checkpoint:
+ * "User answered: REPLY ...") uses reply; the others inject text.
+ */
+enum agent_delivery agent_answer(const char *session, const char *reply,
+    const char *text);
+/*
+ * The session's work moves on to phase next without anything for the
+ * agent to do (CI passed: awaiting_review).  An agent that writes its own
+ * phases is told so (text, injected); a backend whose agent is not running
+ * between prompts (checkpoint) writes the phase at signal_path itself.
+ */
+enum agent_delivery agent_advance(const char *session, const char *signal_path,
+    enum phase next, const char *text);
 /*
  * When the session last had activity (tmux: created, or typed into by an
  * attached client), in *when.  Returns 0 or -1.

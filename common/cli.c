@@ -50,6 +50,9 @@ struct cli_option {
 	const char *help;
 };
 
+/* The run's --dry-run, for the agent backends cli_agent_use() selects. */
+static int cli_dry_run;
+
 static const struct cli_option cli_options[] = {
     {CLI_O_DRY_RUN, "--dry-run", "-n", NULL, 0,
 	"log every side effect it would take and take none"},
@@ -327,18 +330,6 @@ cli_options_help(const struct cli_tool *t)
 }
 
 int
-cli_agent_use(const struct config *cfg)
-{
-	return agent_use(&(struct agent_conf) {.protocol = cfg->agent_protocol,
-	    .state_dir = cfg->run_dir,
-	    .tmux_socket = cfg->tmux_socket,
-	    .session_lock = cfg->session_lock,
-	    .session_lock_wait_s = cfg->session_lock_wait_s,
-	    .marker_ready_s = cfg->marker_ready_s,
-	    .marker_ack_s = cfg->marker_ack_s});
-}
-
-int
 cli_configure(struct config *cfg, const struct cli *cli,
     const char *project_toml, const char *exe, char *err, size_t errsz)
 {
@@ -354,12 +345,29 @@ cli_configure(struct config *cfg, const struct cli *cli,
 	ho.retries = cfg->http_retries;
 	ho.backoff_ms = cfg->http_backoff_ms;
 	http_set_opts(&ho);
-	if (cli_agent_use(cfg) == -1) {
-		snprintf(err, errsz, "agent protocol '%s' is not built in",
-		    cfg->agent_protocol);
-		return -1;
-	}
-	return 0;
+	cli_dry_run = cli->dry_run;
+	return cli_agent_use(cfg, err, errsz);
+}
+
+int
+cli_agent_use(const struct config *cfg, char *err, size_t errsz)
+{
+	struct agent_conf ac = {.protocol = cfg->agent_protocol,
+	    .state_dir = cfg->run_dir,
+	    .tmux_socket = cfg->tmux_socket,
+	    .session_lock = cfg->session_lock,
+	    .session_lock_wait_s = cfg->session_lock_wait_s,
+	    .run_timeout_s = cfg->agent_run_timeout_s,
+	    .marker_ready_s = cfg->marker_ready_s,
+	    .marker_ack_s = cfg->marker_ack_s,
+	    .dry_run = cli_dry_run};
+
+	if (agent_use(&ac) == 0)
+		return 0;
+	snprintf(err, errsz, "%s: [agent] protocol '%s': not available",
+	    cfg->project_toml != NULL ? cfg->project_toml : "AGENT_PROTOCOL",
+	    cfg->agent_protocol != NULL ? cfg->agent_protocol : "");
+	return -1;
 }
 
 void
@@ -472,7 +480,7 @@ cli_status_add(struct status *st, const char *file, const char *exe,
 			status_add_broken(st, cfg.project_name, file, why);
 		else {
 			/* Its sessions as its own protocol reads them. */
-			(void)cli_agent_use(&cfg);
+			(void)cli_agent_use(&cfg, why, sizeof(why));
 			status_add_project(st, &cfg);
 		}
 		added = 1;

@@ -357,6 +357,27 @@ static const struct setting settings[] = {
 	.doc = "the prompt glyph of the agent's input box (a line "
 	       "starting with it between two horizontal rules); a "
 	       "first-run dialog is never taken for it"},
+    {.env = "AGENT_PROTOCOL",
+	.section = "agent",
+	.key = "protocol",
+	.type = T_STR,
+	.def = "phase",
+	.check = check_protocol,
+	.off = F(agent_protocol),
+	.doc = "how the tools talk to agents: `phase` (a tmux session "
+	       "writing a phase file), `checkpoint` (one-shot runs ending "
+	       "in a JSON checkpoint, resumed), `markers` (a tmux session "
+	       "with a file handshake)"},
+    {.env = "AGENT_RUN_TIMEOUT",
+	.section = "agent",
+	.key = "run_timeout_seconds",
+	.type = T_LLONG,
+	.def = "1800",
+	.min = 1,
+	.max = LLONG_MAX,
+	.off = F(agent_run_timeout_s),
+	.doc = "protocol `checkpoint`: seconds a run may take before its "
+	       "process group is killed"},
     {.env = "CLAUDE_SESSION_LOCK",
 	.type = T_STR,
 	.flags = S_EMPTY,
@@ -373,16 +394,6 @@ static const struct setting settings[] = {
 	.max = 86400,
 	.off = F(session_lock_wait_s),
 	.doc = "seconds a launch or an injection waits for that lock"},
-    {.env = "AGENT_PROTOCOL",
-	.section = "agent",
-	.key = "protocol",
-	.type = T_STR,
-	.def = "phase",
-	.check = check_protocol,
-	.off = F(agent_protocol),
-	.doc = "how the tools talk to agents: `phase` (tmux, phase file), "
-	       "`checkpoint` (one-shot runs, JSON checkpoint) or `markers` "
-	       "(tmux, marker-file handshake)"},
     {.env = "AGENT_MARKER_READY_TIMEOUT",
 	.section = "agent",
 	.key = "marker_ready_timeout",

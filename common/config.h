@@ -76,6 +76,7 @@ struct config {
 	char *agent_protocol;	  /* [agent] protocol (agent.h) */
 	int marker_ready_s;	  /* markers: the ready marker's wait */
 	int marker_ack_s;	  /* markers: an acknowledgement's wait */
+	long long agent_run_timeout_s; /* a checkpoint run's longest */
 	char *dev_agent_cmd;	  /* legacy DEV_AGENT_CMD, or NULL */
 	char *supervisor_fix_cmd; /* "" disables */
 	int drop_caches;	  /* SUPERVISOR_DROP_CACHES */

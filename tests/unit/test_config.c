@@ -324,6 +324,36 @@ test_config_agent_settings(void)
 	check_error("p.toml",
 	    "T/p.toml:3: [agent] protocol: expected \"phase\", "
 	    "\"checkpoint\" or \"markers\", got 'telepathy'");
+	unsetenv("AGENT_RUN_TIMEOUT");
+	write_file("p.toml", "repo = \"o/p\"\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	CHECK_STR(c.agent_protocol, "phase");
+	CHECK_INT(c.agent_run_timeout_s, 1800);
+	config_free(&c);
+	write_file("p.toml",
+	    "repo = \"o/p\"\n[agent]\nprotocol = "
+	    "\"checkpoint\"\nrun_timeout_seconds = 60\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	CHECK_STR(c.agent_protocol, "checkpoint");
+	CHECK_INT(c.agent_run_timeout_s, 60);
+	config_free(&c);
+	write_file("p.toml",
+	    "repo = \"o/p\"\n[agent]\nprotocol = \"markers\"\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	CHECK_STR(c.agent_protocol, "markers");
+	config_free(&c);
+	write_file("p.toml",
+	    "repo = \"o/p\"\n\n[agent]\nprotocol = "
+	    "\"pigeon\"\n");
+	check_error("p.toml",
+	    "T/p.toml:4: [agent] protocol: expected \"phase\", "
+	    "\"checkpoint\" or \"markers\", got 'pigeon'");
+	write_file("p.toml", "repo = \"o/p\"\n");
+	setenv("AGENT_PROTOCOL", "Phase", 1);
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), -1);
+	CHECK(strstr(err, "AGENT_PROTOCOL: expected") != NULL);
+	config_free(&c);
+	unsetenv("AGENT_PROTOCOL");
 }
 
 /* Each check that refuses, with where the value came from. */
