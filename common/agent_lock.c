@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "agent_lock.h"
 #include "buf.h"
@@ -170,17 +171,34 @@ agent_lock_state_write(const char *state, const char *word)
 }
 
 /*
- * The wrapper writes its state, and remembers the file it wrote: a
+ * The wrapper writes its state with its process id after the word: a
  * wrapper ending late (its session was killed and started again) must
- * not remove its successor's.
+ * not remove its successor's (an inode number is no proof, it is reused
+ * at once).
  */
 static void
 agent_lock_state_mine(struct agent_lock_holder *h, const char *word)
 {
-	struct stat st;
+	char line[64];
 
-	agent_lock_state_write(h->state, word);
-	h->state_ino = lstat(h->state, &st) == 0 ? st.st_ino : 0;
+	snprintf(line, sizeof(line), "%s %ld", word, (long)getpid());
+	agent_lock_state_write(h->state, line);
+}
+
+/* Whether the state file is this process's (see agent_lock_state_mine()). */
+static int
+agent_lock_state_is_mine(const char *state)
+{
+	struct buf b;
+	const char *sp;
+	int mine = 0;
+
+	buf_init(&b, 0);
+	if (file_read(state, 1024, &b) != -1 &&
+	    (sp = strchr(buf_str(&b), ' ')) != NULL)
+		mine = strtol(sp + 1, NULL, 10) == (long)getpid();
+	buf_free(&b);
+	return mine;
 }
 
 void
@@ -380,11 +398,9 @@ agent_lock_serve(struct agent_lock_holder *h, int (*stop)(void *), void *arg)
 void
 agent_lock_hold_end(struct agent_lock_holder *h)
 {
-	struct stat st;
-
 	lock_release(h->fd);
 	h->fd = -1;
-	if (lstat(h->state, &st) == 0 && st.st_ino == h->state_ino)
+	if (agent_lock_state_is_mine(h->state))
 		(void)file_remove(h->state);
 }
 

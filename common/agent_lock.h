@@ -93,7 +93,6 @@ struct agent_lock_holder {
 	int fd;		     /* the lock while held, else -1 */
 	struct stat seen;    /* the phase file as last looked at */
 	int seen_valid;
-	ino_t state_ino; /* the state file last written */
 };
 /*
  * Set h up and take the lock for the agent's start, waiting at most

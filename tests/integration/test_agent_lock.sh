@@ -57,7 +57,7 @@ check_eq "free lock: claimed" "$(labels 1)" in-progress
 check "the session started" t_tmux has-session -t "=$S"
 wait_for '[ -f "$RUN/dev-session-$PROJ-1.phase" ] && grep -q awaiting_ci "$RUN/dev-session-$PROJ-1.phase"' 10
 check "awaiting_ci: the session let go of the lock" wait_for free 5
-check_eq "awaiting_ci: its state" "$(cat "$RUN/agent-$S.state")" free
+check_eq "awaiting_ci: its state" "$(cut -d" " -f1 "$RUN/agent-$S.state")" free
 
 # CI passed is to be typed into the session, but the lock is busy.
 hold
@@ -79,7 +79,7 @@ rc_is "a tick with nothing to type" 0
 PANE=$(t_tmux display-message -p -t "=$S:" '#{pane_pid}')
 echo '{}' >"$RUN/agent-$S.lock-request"
 check "a request: the wrapper takes the lock" wait_for '! [ -e "$RUN/agent-$S.lock-request" ]' 5
-check_eq "a request: its state" "$(cat "$RUN/agent-$S.state")" held
+check_eq "a request: its state" "$(cut -d" " -f1 "$RUN/agent-$S.state")" held
 check "a request: held by the session's wrapper" sh -c "! flock -n '$LOCK' true"
 check "the holder is the pane's process" grep -q "^$PANE\$" "$LOCK"
 t_tmux kill-session -t "=$S"

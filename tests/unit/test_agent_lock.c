@@ -32,11 +32,14 @@ lock_free(void)
 	return r == 0;
 }
 
+/* The state file says WORD and this process's id (the wrapper's). */
 static void
-state_is(const char *want, int line)
+state_is(const char *word, int line)
 {
+	char want[64];
 	struct buf b;
 
+	snprintf(want, sizeof(want), "%s %ld\n", word, (long)getpid());
 	buf_init(&b, 0);
 	(void)file_read(state, 64, &b);
 	if (strcmp(buf_str(&b), want) != 0) {
@@ -72,7 +75,7 @@ test_lock_hold(void)
 
 	write_phase("");
 	CHECK_INT(agent_lock_hold_start(&h, never_stop, NULL), 0);
-	state_is("held\n", __LINE__);
+	state_is("held", __LINE__);
 	CHECK(!lock_free());
 	/* Working: nothing changes. */
 	agent_lock_serve(&h, never_stop, NULL);
@@ -80,12 +83,12 @@ test_lock_hold(void)
 	/* A waiting phase: let go. */
 	write_phase("PHASE:awaiting_ci\n");
 	agent_lock_serve(&h, never_stop, NULL);
-	state_is("free\n", __LINE__);
+	state_is("free", __LINE__);
 	CHECK(lock_free());
 	/* A request: taken again, answered. */
 	CHECK_INT(file_create_excl(request, NULL, 0644), 0);
 	agent_lock_serve(&h, never_stop, NULL);
-	state_is("held\n", __LINE__);
+	state_is("held", __LINE__);
 	CHECK(!file_exists(request));
 	CHECK(!lock_free());
 	/* The same waiting phase is no reason to let go again. */
@@ -114,17 +117,46 @@ test_lock_busy(void)
 
 	CHECK_INT(lock_take(lockp, &other), 0);
 	CHECK_INT(agent_lock_hold_start(&h, never_stop, NULL), 1);
-	state_is("busy\n", __LINE__);
+	state_is("busy", __LINE__);
 	/* The tick that started it reads that at once, and cleans up. */
 	CHECK_INT(agent_lock_await_start(state, "s", NULL), 1);
 	CHECK(!file_exists(state));
 	/* A request the wrapper cannot serve within the wait: free. */
 	CHECK_INT(file_create_excl(request, NULL, 0644), 0);
 	agent_lock_serve(&h, never_stop, NULL);
-	state_is("free\n", __LINE__);
+	state_is("free", __LINE__);
 	CHECK(!file_exists(request));
 	lock_release(other);
 	agent_lock_hold_end(&h);
+}
+
+/*
+ * A wrapper ending late, after its session was started again under the
+ * same name: the successor's state file (a new file, maybe under the
+ * same inode number) stays.
+ */
+static void
+test_lock_late_end(void)
+{
+	static const char other[] = "held 1\n";
+	struct agent_lock_holder h = {.path = lockp,
+	    .wait_s = 1,
+	    .state = state,
+	    .request = request,
+	    .watch = phase};
+	struct buf b;
+
+	write_phase("");
+	CHECK_INT(agent_lock_hold_start(&h, never_stop, NULL), 0);
+	CHECK_INT(file_remove(state), 0);
+	CHECK_INT(file_write_atomic(state, other, strlen(other), 0644, 0), 0);
+	agent_lock_hold_end(&h);
+	CHECK(lock_free());
+	buf_init(&b, 0);
+	CHECK_INT(file_read(state, 64, &b), 0);
+	CHECK_STR(buf_str(&b), other);
+	buf_free(&b);
+	CHECK_INT(file_remove(state), 0);
 }
 
 static void
@@ -169,6 +201,7 @@ main(void)
 	agent_lock_configure(lockp, 1);
 	RUN(test_lock_hold);
 	RUN(test_lock_busy);
+	RUN(test_lock_late_end);
 	RUN(test_lock_reserve);
 	(void)unlink(lockp);
 	(void)unlink(phase);
