@@ -1,8 +1,9 @@
 # Protocol "checkpoint": FAILED.  Recoverable: one resume run with the
 # error, whose DONE goes on as usual; FAILED again after it: failed.  Not
 # recoverable: failed at once, with the diagnostic (the redacted error and
-# the output's tail) and the blocked label.  DONE without any PR: one
-# notice (the PR could not be opened), then failed.
+# the output's tail) and the blocked label.  DONE without any PR: the
+# next tick looks for it again, then one notice (the PR could not be
+# opened); the same after the next DONE, then failed.
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/dev.sh"
 . "$TOP/tests/integration/lib/checkpoint.sh"
@@ -68,7 +69,8 @@ check_eq "no agent process" "$(ck_agents)" 0
 sim_stop
 t_cleanup
 
-# --- DONE without any PR (nothing pushed): one notice, then failed.  (A
+# --- DONE without any PR (nothing pushed): looked for again, one notice,
+# then failed.  (A
 # phase write is known by its mtime in seconds: run 2 takes one.)
 ck_setup '[{"number": 1, "title": "Lazy", "labels": ["backlog"]}]' git
 ck_script '[
@@ -78,9 +80,16 @@ ck_script '[
 dp
 ck_wait_run 1 || fail "run 1 ended"
 dp
+check "no PR: the next tick looks again first" \
+    grep -q 'the PR could not be opened.*the next tick looks again' "$T/tick.log"
+check_eq "no PR: no notice yet" "$(ck_runs)" 1
+dp
 ck_wait_run 2 || fail "run 2 (the notice) ended"
 check "the notice: the PR could not be created" \
     grep -q 'could not be created' "$T/agentlog/prompt-2.txt"
+dp
+check "DONE again without a PR: looked for once more" \
+    grep -q 'the next tick looks again' "$T/tick.log"
 dp
 check "DONE again without a PR: failed" grep -q 'still no PR after the notice' "$T/tick.log"
 check_eq "no third run" "$(ck_runs)" 2
