@@ -1,8 +1,8 @@
 # Protocol "checkpoint", the whole loop over the simulator: a backlog
 # issue launched as one-shot runs of the fake agent, DONE read into
-# PHASE:awaiting_ci, the PR opened, a CI failure passed to a resume run,
-# green CI moving the session on without a run, the review by a one-shot
-# review agent, the merge and the clean-up.  No agent process exists
+# PHASE:awaiting_ci, the PR opened, a CI failure passed to a resume run
+# (one, by two racing ticks), green CI moving the session on without a
+# run, the review by a one-shot review agent, the merge and the clean-up.  No agent process exists
 # while the session waits.
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/dev.sh"
@@ -53,8 +53,12 @@ tick_twice "DONE read once"
 # --- CI fails: a resume run with the failure.
 SHA1=$(git --git-dir="$T/origin.git" rev-parse fix/issue-1)
 sim_post /_admin/pipeline "{\"commit\": \"$SHA1\", \"status\": \"failure\", \"branch\": \"fix/issue-1\", \"steps\": [{\"name\": \"test\", \"state\": \"failure\", \"exit_code\": 1, \"log\": [\"expected hello\"]}]}" >/dev/null
+# Two ticks racing (cron and a by-hand run): one resume run.
+"$O/dev-poll/dev-poll" "$P" >/dev/null 2>&1 & R1=$!
 dp
+wait $R1
 ck_wait_run 2 || fail "run 2 ended"
+check_eq "racing ticks: one resume run" "$(ck_runs)" 2
 check "run 2 resumed the agent's session" grep -q '^[0-9:]* run 2 resume ' "$T/agentlog/events.log"
 check "its prompt is the CI failure" grep -q "CI failed on PR #$PR" "$T/agentlog/prompt-2.txt"
 check "no checkpoint instructions on a resume" sh -c "! grep -q CTRLRELAY_STATE_FILE '$T/agentlog/prompt-2.txt'"
