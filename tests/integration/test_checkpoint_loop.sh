@@ -2,8 +2,8 @@
 # issue launched as one-shot runs of the fake agent, DONE read into
 # PHASE:awaiting_ci, the PR opened, a CI failure passed to a resume run
 # (one, by two racing ticks), green CI moving the session on without a
-# run, the review by a one-shot review agent, the merge and the clean-up.  No agent process exists
-# while the session waits.
+# run, the review by a one-shot review agent, the merge and the clean-up.
+# No agent process exists while the session waits.
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/dev.sh"
 . "$TOP/tests/integration/lib/checkpoint.sh"
