@@ -6,6 +6,7 @@
 #                   unit tests under valgrind
 #   make faults     run the whole fault matrix (make test runs a sample)
 #   make demo       run the end-to-end demo against the forge simulator
+#                   (PROTOCOL=checkpoint: with one-shot agent runs)
 #   make bench      run the benchmarks
 #   make readme     regenerate README.md's configuration table
 #   make man        regenerate disinto-c.5's list of settings
@@ -169,8 +170,10 @@ valgrind: $(UNIT_BIN)
 faults: test-bins
 	O=$(O) tests/integration/faults/run --all
 
+# make demo PROTOCOL=markers: the same loop under another agent protocol.
+PROTOCOL ?= phase
 demo: $(BINS) $(TOOL_BIN)
-	O=$(O) tests/demo
+	O=$(O) PROTOCOL=$(PROTOCOL) tests/demo
 
 bench: $(BINS) $(TOOL_BIN)
 	O=$(O) tests/bench

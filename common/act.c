@@ -42,6 +42,8 @@ static int act_fail(struct act *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 static int act_would(const struct act *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
+static enum act_inject act_delivered(struct act *, const char *,
+    enum agent_delivery);
 static int act_rm_entry(const char *, const struct stat *, int, struct FTW *);
 static int act_lost(const struct forge *);
 static char *act_marker(const char *);
@@ -681,12 +683,11 @@ act_agent_start(struct act *a, const struct agent_spec *spec)
 	return 0;
 }
 
-enum act_inject
-act_inject(struct act *a, const char *session, const char *text)
+/* What an agent's delivery means for the tick. */
+static enum act_inject
+act_delivered(struct act *a, const char *session, enum agent_delivery d)
 {
-	if (act_would(a, "inject %zu bytes into %s", strlen(text), session))
-		return ACT_INJECT_DRY;
-	switch (agent_inject(session, text)) {
+	switch (d) {
 	case AGENT_DELIVERED:
 		return ACT_INJECTED;
 	case AGENT_NOT_DELIVERED:
@@ -697,6 +698,34 @@ act_inject(struct act *a, const char *session, const char *text)
 		act_fail(a, "cannot inject into %s", session);
 		return ACT_INJECT_FAILED;
 	}
+}
+
+enum act_inject
+act_inject(struct act *a, const char *session, const char *text)
+{
+	if (act_would(a, "inject %zu bytes into %s", strlen(text), session))
+		return ACT_INJECT_DRY;
+	return act_delivered(a, session, agent_inject(session, text));
+}
+
+enum act_inject
+act_answer(struct act *a, const char *session, const char *reply,
+    const char *text)
+{
+	if (act_would(a, "pass a reply of %zu bytes to %s", strlen(reply),
+		session))
+		return ACT_INJECT_DRY;
+	return act_delivered(a, session, agent_answer(session, reply, text));
+}
+
+enum act_inject
+act_advance(struct act *a, const char *session, const char *signal_path,
+    enum phase next, const char *text)
+{
+	if (act_would(a, "move %s on to %s", session, phase_name(next)))
+		return ACT_INJECT_DRY;
+	return act_delivered(a, session,
+	    agent_advance(session, signal_path, next, text));
 }
 
 int

@@ -17,6 +17,8 @@
 
 #include <stddef.h>
 
+#include "phase.h"
+
 struct agent_spec;
 struct buf;
 struct forge;
@@ -190,6 +192,12 @@ int act_tick_failed(struct act *, const char *path, const char *who);
 int act_agent_start(struct act *, const struct agent_spec *);
 /* Type text into a session as one prompt. */
 enum act_inject act_inject(struct act *, const char *session, const char *text);
+/* A person's reply to the agent's question (agent_answer()). */
+enum act_inject act_answer(struct act *, const char *session, const char *reply,
+    const char *text);
+/* The work moves on to phase next (agent_advance()). */
+enum act_inject act_advance(struct act *, const char *session,
+    const char *signal_path, enum phase next, const char *text);
 /* Stop a session; one already gone counts as stopped. */
 int act_kill(struct act *, const char *session);
 

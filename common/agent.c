@@ -12,9 +12,14 @@
 
 /* Each backend's row, from its own file. */
 extern const struct agent_backend agent_tmux_backend;
+extern const struct agent_backend agent_checkpoint_backend;
+extern const struct agent_backend agent_markers_backend;
 
+/* One row per protocol; AGENT_PROTOCOL_MARKERS's goes last. */
 static const struct agent_backend *const agent_backends[] = {
     &agent_tmux_backend,
+    &agent_checkpoint_backend,
+    &agent_markers_backend,
 };
 
 static const struct agent_backend *agent_cur = &agent_tmux_backend;
@@ -138,4 +143,41 @@ agent_activity(const char *session, time_t *when)
 	if (agent_cur->activity == NULL)
 		return -1;
 	return agent_cur->activity(session, when);
+}
+
+int
+agent_progress(const char *session, struct agent_progress *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->progress = -1;
+	if (agent_cur->progress == NULL)
+		return 1;
+	return agent_cur->progress(session, out);
+}
+
+int
+agent_progress_stale(const struct agent_progress *p, time_t now,
+    long long timeout_s)
+{
+	if (p->updated_at == 0 || strcmp(p->state, "completed") == 0)
+		return 0;
+	return now > p->updated_at &&
+	    (long long)(now - p->updated_at) > timeout_s;
+}
+
+enum agent_delivery
+agent_answer(const char *session, const char *reply, const char *text)
+{
+	if (agent_cur->answer == NULL)
+		return agent_cur->inject(session, text);
+	return agent_cur->answer(session, reply, text);
+}
+
+enum agent_delivery
+agent_advance(const char *session, const char *signal_path, enum phase next,
+    const char *text)
+{
+	if (agent_cur->advance == NULL)
+		return agent_cur->inject(session, text);
+	return agent_cur->advance(session, signal_path, next, text);
 }

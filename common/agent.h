@@ -5,7 +5,9 @@
  * tree talks to tmux.
  *
  * Each backend is one file (agent_tmux.c: tmux sessions signalling
- * through phase files, seeds/002) with a row in the table of agent.c;
+ * through phase files, seeds/002; agent_markers.c: the same sessions
+ * with a marker-file handshake, seeds/004) with a row in the table of
+ * agent.c;
  * a project chooses one by its protocol name ([agent] protocol).  A
  * backend knows a session by its name alone, and may keep per-session
  * state of its own on disk under the state directory it is given (a
@@ -23,6 +25,10 @@ struct buf;
 
 /* The protocol of the default backend. */
 #define AGENT_PROTOCOL_DEFAULT "phase"
+/* One-shot runs ending in a JSON checkpoint (agent_checkpoint.c). */
+#define AGENT_PROTOCOL_CHECKPOINT "checkpoint"
+/* A tmux session with a marker-file handshake (agent_markers.c). */
+#define AGENT_PROTOCOL_MARKERS "markers"
 
 /* How the tools run agents: given once, at start-up, to agent_use(). */
 struct agent_conf {
@@ -32,6 +38,14 @@ struct agent_conf {
 	/* The factory's Claude session lock (agent_lock.h); NULL: none. */
 	const char *session_lock;
 	int session_lock_wait_s;
+	/* markers: the waits for the ready marker and an ack (0: 30, 10). */
+	int marker_ready_s;
+	int marker_ack_s;
+	/* checkpoint: a run's longest time (0: the backend's default). */
+	long long run_timeout_s;
+	/* --dry-run: reading a session changes nothing (no file written, no
+	 * run started or stopped by a read). */
+	int dry_run;
 };
 
 /*
@@ -42,12 +56,28 @@ struct agent_conf {
 struct agent_spec {
 	const char *session; /* session name */
 	const char *workdir;
-	char *const *argv;	   /* the agent command */
-	const char *const *env;	   /* "K=V", NULL-ended, or NULL */
-	const char *signal_path;   /* the phase file, or NULL */
+	char *const *argv;	 /* the agent command */
+	const char *const *env;	 /* "K=V", NULL-ended, or NULL */
+	const char *signal_path; /* the phase file, or NULL */
+	/* Readiness (phase); markers asks for its own ready marker. */
 	const char *ready_pattern; /* pane text meaning ready */
 	const char *ready_marker;  /* or this file appearing */
 	int ready_timeout_s;
+};
+
+/*
+ * What an agent says of its own progress (markers: its status.json):
+ * state "ready", "processing", "completed" or "error", progress 0-100
+ * (-1: not given), a message and a phase of its own (not the lifecycle
+ * phase), and when it wrote them (0: not given).  Strings are made
+ * printable and cut to fit.
+ */
+struct agent_progress {
+	char state[16];
+	int progress;
+	char message[160];
+	char phase[32];
+	time_t updated_at;
 };
 
 /* What agent_inject() did. */
@@ -77,11 +107,19 @@ struct agent_backend {
 	int (*list)(const char *prefix, char ***names, size_t *n);
 	void (*list_free)(char **names, size_t n); /* with list */
 	int (*activity)(const char *session, time_t *when);
+	int (*progress)(const char *session, struct agent_progress *);
+	/* Optional (NULL: agent_answer() injects text). */
+	enum agent_delivery (
+	    *answer)(const char *session, const char *reply, const char *text);
+	/* Optional (NULL: agent_advance() injects text). */
+	enum agent_delivery (*advance)(const char *session,
+	    const char *signal_path, enum phase next, const char *text);
 };
 
 /*
  * Choose the backend of conf->protocol and configure it.  Returns 0, or
- * -1 when no backend has that protocol (the default stays in use).
+ * -1 when no backend has that protocol or it cannot be configured (the
+ * backend in use stays): a configuration error for the caller.
  */
 int agent_use(const struct agent_conf *conf);
 /* Replace the backend (tests); NULL restores the default. */
@@ -135,9 +173,38 @@ int agent_valid_name(const char *name);
 int agent_list(const char *prefix, char ***names, size_t *n);
 void agent_list_free(char **names, size_t n);
 /*
+ * A person's reply to the question the agent escalated: reply is their
+ * words, text the poller's whole message around them (what to do next).
+ * A backend that resumes its agent with a prompt of its own (checkpoint:
+ * "User answered: REPLY ...") uses reply; the others inject text.
+ */
+enum agent_delivery agent_answer(const char *session, const char *reply,
+    const char *text);
+/*
+ * The session's work moves on to phase next without anything for the
+ * agent to do (CI passed: awaiting_review).  An agent that writes its own
+ * phases is told so (text, injected); a backend whose agent is not running
+ * between prompts (checkpoint) writes the phase at signal_path itself.
+ */
+enum agent_delivery agent_advance(const char *session, const char *signal_path,
+    enum phase next, const char *text);
+/*
  * When the session last had activity (tmux: created, or typed into by an
  * attached client), in *when.  Returns 0 or -1.
  */
 int agent_activity(const char *session, time_t *when);
+/*
+ * The agent's own account of its progress, read afresh (each tick).
+ * Returns 0 when read, 1 when there is none (the backend has no such
+ * report, or the agent wrote none yet), -1 when it cannot be read.
+ */
+int agent_progress(const char *session, struct agent_progress *out);
+/*
+ * 1 when p says the agent is at work (any state but "completed") and
+ * has not updated it for more than timeout_s seconds at now: the session
+ * is stuck, as one whose phase did not change (the crash rule); else 0.
+ */
+int agent_progress_stale(const struct agent_progress *p, time_t now,
+    long long timeout_s);
 
 #endif

@@ -130,6 +130,15 @@ agent_lock_unreserve(void)
 	agent_lock_reserved = -1;
 }
 
+int
+agent_lock_hand_over(void)
+{
+	int fd = agent_lock_reserved;
+
+	agent_lock_reserved = -1;
+	return fd;
+}
+
 static enum agent_lock_state
 agent_lock_state_read(const char *state)
 {

@@ -45,6 +45,12 @@ int agent_lock_reserve(void);
 /* Let go of a lock agent_lock_reserve() took; nothing when none. */
 void agent_lock_unreserve(void);
 /*
+ * Hand the lock agent_lock_reserve() took over to a process about to
+ * inherit it: its descriptor (-1 when none is held), which the caller
+ * closes (never unlocks) once the process has it.
+ */
+int agent_lock_hand_over(void);
+/*
  * After a session's wrapper was started: wait until its state file
  * says whether it holds the lock.  alive(session) is asked now and then
  * whether the session still lives.  Returns 0 held, 1 busy (the wrapper

@@ -3,7 +3,9 @@
  * session, under its wrapper (agent_exec.h: the agent's variables, the
  * Claude session lock), is ready when its pane shows the prompt glyph
  * (or a ready marker appears), takes text as a paste, and signals
- * through the phase file it was told to write (seeds/000-002).
+ * through the phase file it was told to write (seeds/000-002).  Its
+ * transport (the wrapper, the lock, kill) is lent to the markers backend
+ * through agent_tmux.h.
  */
 #include <errno.h>
 #include <limits.h>
@@ -14,6 +16,7 @@
 #include "agent.h"
 #include "agent_exec.h"
 #include "agent_lock.h"
+#include "agent_tmux.h"
 #include "buf.h"
 #include "file.h"
 #include "log.h"
@@ -26,15 +29,12 @@
 static int agent_tmux_init(const struct agent_conf *);
 static int agent_tmux_wrap(const struct agent_spec *, const char *,
     const char *, char ***, char **, char *, size_t);
-static int agent_tmux_launch(const struct agent_spec *, const char *, char **,
-    char *, size_t);
 static int agent_tmux_ready(const struct agent_spec *, const char *, char *,
     size_t);
 static int agent_tmux_start(const struct agent_spec *, char *, size_t);
 static void agent_tmux_dialog(const struct agent_spec *, const char *, char *,
     size_t);
 static enum agent_delivery agent_tmux_inject(const char *, const char *);
-static int agent_tmux_kill(const char *);
 static int agent_tmux_signal(const char *, const char *, struct phase_info *);
 
 const struct agent_backend agent_tmux_backend = {
@@ -101,13 +101,8 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
 	return 0;
 }
 
-/*
- * Start the session under its wrapper and, with a lock, wait until the
- * wrapper holds it (a lock this tick reserved is handed over).  0, or -1
- * with err set (a session that started is killed again).  The variables
- * file is named in *envfile.
- */
-static int
+/* A lock this tick reserved is handed over to the session. */
+int
 agent_tmux_launch(const struct agent_spec *s, const char *state, char **envfile,
     char *err, size_t errsz)
 {
@@ -238,9 +233,8 @@ agent_tmux_dialog(const struct agent_spec *s, const char *screen, char *err,
 	free(text);
 }
 
-/* The session holds the lock again first (agent_lock.h). */
-static enum agent_delivery
-agent_tmux_inject(const char *session, const char *text)
+int
+agent_tmux_relock(const char *session)
 {
 	char *state = runfiles_agent_state(session);
 	char *request = runfiles_lock_request(session);
@@ -249,12 +243,21 @@ agent_tmux_inject(const char *session, const char *text)
 
 	free(state);
 	free(request);
-	if (r == 1) {
+	if (r == 1)
 		log_msg("the Claude session lock '%s' stayed busy for %d s — "
 			"not typing into %s this tick",
 		    agent_lock_path(), agent_lock_wait(), session);
+	return r;
+}
+
+/* The session holds the lock again first (agent_lock.h). */
+static enum agent_delivery
+agent_tmux_inject(const char *session, const char *text)
+{
+	int r = agent_tmux_relock(session);
+
+	if (r == 1)
 		return AGENT_NOT_DELIVERED;
-	}
 	if (r == -1)
 		return AGENT_INJECT_ERROR;
 	switch (tmux_inject(session, text)) {
@@ -268,11 +271,11 @@ agent_tmux_inject(const char *session, const char *text)
 }
 
 /*
- * Kill the session, and let its wrapper end (its agent gets SIGHUP, then
- * SIGKILL after a grace period): the lock is free and the state file
- * gone when this returns, for a session started again under the name.
+ * Its agent gets SIGHUP, then SIGKILL after a grace period: the lock is
+ * free and the state file gone when this returns, for a session started
+ * again under the name.
  */
-static int
+int
 agent_tmux_kill(const char *session)
 {
 	int was = tmux_has_session(session) == 1, r;

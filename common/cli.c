@@ -50,6 +50,9 @@ struct cli_option {
 	const char *help;
 };
 
+/* The run's --dry-run, for the agent backends cli_agent_use() selects. */
+static int cli_dry_run;
+
 static const struct cli_option cli_options[] = {
     {CLI_O_DRY_RUN, "--dry-run", "-n", NULL, 0,
 	"log every side effect it would take and take none"},
@@ -342,11 +345,29 @@ cli_configure(struct config *cfg, const struct cli *cli,
 	ho.retries = cfg->http_retries;
 	ho.backoff_ms = cfg->http_backoff_ms;
 	http_set_opts(&ho);
-	(void)agent_use(&(struct agent_conf) {.state_dir = cfg->run_dir,
+	cli_dry_run = cli->dry_run;
+	return cli_agent_use(cfg, err, errsz);
+}
+
+int
+cli_agent_use(const struct config *cfg, char *err, size_t errsz)
+{
+	struct agent_conf ac = {.protocol = cfg->agent_protocol,
+	    .state_dir = cfg->run_dir,
 	    .tmux_socket = cfg->tmux_socket,
 	    .session_lock = cfg->session_lock,
-	    .session_lock_wait_s = cfg->session_lock_wait_s});
-	return 0;
+	    .session_lock_wait_s = cfg->session_lock_wait_s,
+	    .run_timeout_s = cfg->agent_run_timeout_s,
+	    .marker_ready_s = cfg->marker_ready_s,
+	    .marker_ack_s = cfg->marker_ack_s,
+	    .dry_run = cli_dry_run};
+
+	if (agent_use(&ac) == 0)
+		return 0;
+	snprintf(err, errsz, "%s: [agent] protocol '%s': not available",
+	    cfg->project_toml != NULL ? cfg->project_toml : "AGENT_PROTOCOL",
+	    cfg->agent_protocol != NULL ? cfg->agent_protocol : "");
+	return -1;
 }
 
 void
@@ -457,8 +478,11 @@ cli_status_add(struct status *st, const char *file, const char *exe,
 	    (cfg.project_name != NULL && strcmp(cfg.project_name, only) == 0)) {
 		if (r == -1)
 			status_add_broken(st, cfg.project_name, file, why);
-		else
+		else {
+			/* Its sessions as its own protocol reads them. */
+			(void)cli_agent_use(&cfg, why, sizeof(why));
 			status_add_project(st, &cfg);
+		}
 		added = 1;
 	}
 	config_free(&cfg);

@@ -77,6 +77,11 @@ char *cli_options_help(const struct cli_tool *t);
 int cli_configure(struct config *cfg, const struct cli *cli,
     const char *project_toml, const char *exe, char *err, size_t errsz);
 /*
+ * Choose and configure the agent backend of cfg's [agent] protocol
+ * (agent_use()).  0, or -1 with err set (a configuration error).
+ */
+int cli_agent_use(const struct config *cfg, char *err, size_t errsz);
+/*
  * All of the above in one step for main(): put lib/env.sh's PATH into
  * the environment, parse, configure, open the log and log the
  * configuration's warnings (and with -v its notes).  A tool taking a

@@ -100,6 +100,7 @@ static char *derive_session_lock(const struct load *);
 static char *derive_review_poll(const struct load *);
 static char *derive_formulas(const struct load *);
 static const char *check_word(const char *);
+static const char *check_protocol(const char *);
 static const char *check_repo(const char *);
 static const char *check_optional_name(const char *);
 static const char *check_log(const char *);
@@ -356,6 +357,27 @@ static const struct setting settings[] = {
 	.doc = "the prompt glyph of the agent's input box (a line "
 	       "starting with it between two horizontal rules); a "
 	       "first-run dialog is never taken for it"},
+    {.env = "AGENT_PROTOCOL",
+	.section = "agent",
+	.key = "protocol",
+	.type = T_STR,
+	.def = "phase",
+	.check = check_protocol,
+	.off = F(agent_protocol),
+	.doc = "how the tools talk to agents: `phase` (a tmux session "
+	       "writing a phase file), `checkpoint` (one-shot runs ending "
+	       "in a JSON checkpoint, resumed), `markers` (a tmux session "
+	       "with a file handshake)"},
+    {.env = "AGENT_RUN_TIMEOUT",
+	.section = "agent",
+	.key = "run_timeout_seconds",
+	.type = T_LLONG,
+	.def = "1800",
+	.min = 1,
+	.max = LLONG_MAX,
+	.off = F(agent_run_timeout_s),
+	.doc = "protocol `checkpoint`: seconds a run may take before its "
+	       "process group is killed"},
     {.env = "CLAUDE_SESSION_LOCK",
 	.type = T_STR,
 	.flags = S_EMPTY,
@@ -372,6 +394,26 @@ static const struct setting settings[] = {
 	.max = 86400,
 	.off = F(session_lock_wait_s),
 	.doc = "seconds a launch or an injection waits for that lock"},
+    {.env = "AGENT_MARKER_READY_TIMEOUT",
+	.section = "agent",
+	.key = "marker_ready_timeout",
+	.type = T_INT,
+	.def = "30",
+	.min = 1,
+	.max = 3600,
+	.off = F(marker_ready_s),
+	.doc = "`markers`: seconds a new agent may take to create its "
+	       "ready marker"},
+    {.env = "AGENT_MARKER_ACK_TIMEOUT",
+	.section = "agent",
+	.key = "marker_ack_timeout",
+	.type = T_INT,
+	.def = "10",
+	.min = 1,
+	.max = 600,
+	.off = F(marker_ack_s),
+	.doc = "`markers`: seconds an agent may take to acknowledge a "
+	       "prompt"},
     {.env = "DEV_AGENT_CMD",
 	.type = T_STR,
 	.off = F(dev_agent_cmd),
@@ -942,6 +984,16 @@ check_log(const char *s)
 	if (strcmp(s, "file") == 0 || strcmp(s, "stderr") == 0)
 		return NULL;
 	return "expected 'file' or 'stderr'";
+}
+
+/* One of the agent seam's protocols (agent.h). */
+static const char *
+check_protocol(const char *s)
+{
+	if (strcmp(s, "phase") != 0 && strcmp(s, "checkpoint") != 0 &&
+	    strcmp(s, "markers") != 0)
+		return "expected \"phase\", \"checkpoint\" or \"markers\"";
+	return NULL;
 }
 
 /* "" (no project) or owner/name. */

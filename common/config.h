@@ -71,13 +71,17 @@ struct config {
 	char *claude_model;	  /* or NULL */
 	char *agent_cmd;	  /* the agent command line */
 	char *agent_ready_pattern;
-	char *session_lock;	  /* the Claude session lock; "" none */
-	int session_lock_wait_s;  /* its longest wait */
-	char *dev_agent_cmd;	  /* legacy DEV_AGENT_CMD, or NULL */
-	char *supervisor_fix_cmd; /* "" disables */
-	int drop_caches;	  /* SUPERVISOR_DROP_CACHES */
-	int docker_prune;	  /* SUPERVISOR_DOCKER_PRUNE */
-	char *tmux_socket;	  /* -L name, or NULL */
+	char *session_lock;	       /* the Claude session lock; "" none */
+	int session_lock_wait_s;       /* its longest wait */
+	char *agent_protocol;	       /* [agent] protocol (agent.h) */
+	int marker_ready_s;	       /* markers: the ready marker's wait */
+	int marker_ack_s;	       /* markers: an acknowledgement's wait */
+	long long agent_run_timeout_s; /* a checkpoint run's longest */
+	char *dev_agent_cmd;	       /* legacy DEV_AGENT_CMD, or NULL */
+	char *supervisor_fix_cmd;      /* "" disables */
+	int drop_caches;	       /* SUPERVISOR_DROP_CACHES */
+	int docker_prune;	       /* SUPERVISOR_DOCKER_PRUNE */
+	char *tmux_socket;	       /* -L name, or NULL */
 	char *meminfo_path;
 	char *formulas_dir; /* prompt templates */
 	char *proc_dir;	    /* DISINTO_PROC_DIR, default /proc */

@@ -119,6 +119,24 @@ runfiles_ready_marker(const char *s)
 }
 
 char *
+runfiles_sessions_dir(void)
+{
+	return xasprintf("%s/sessions/active", run_dir);
+}
+
+char *
+runfiles_session_dir(const char *s)
+{
+	return xasprintf("%s/sessions/active/%s", run_dir, s);
+}
+
+char *
+runfiles_session_file(const char *s, const char *name)
+{
+	return xasprintf("%s/sessions/active/%s/%s", run_dir, s, name);
+}
+
+char *
 runfiles_agent_state(const char *s)
 {
 	return xasprintf("%s/agent-%s.state", run_dir, s);

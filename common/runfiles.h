@@ -64,6 +64,26 @@ char *runfiles_lock_request(const char *session);
  * that hands a session's variables to its wrapper.
  */
 char *runfiles_agent_env(const char *session);
+/*
+ * The markers protocol (seeds/004): a directory per session,
+ * sessions/active/S/ under the run directory, the agent's markers under
+ * its markers/, and the files below in it.  runfiles_session_file()
+ * joins the directory and one of these names.
+ */
+char *runfiles_sessions_dir(void);
+char *runfiles_session_dir(const char *session);
+char *runfiles_session_file(const char *session, const char *name);
+#define RUNFILES_SESSION_MARKERS "markers"
+#define RUNFILES_READY_MARKER "markers/ready.marker"
+#define RUNFILES_ACK_MARKER "markers/ack.marker"
+#define RUNFILES_COMPLETED_MARKER "markers/completed.marker"
+#define RUNFILES_SESSION_STATUS "status.json"
+#define RUNFILES_SESSION_PROMPT "prompt.txt"
+#define RUNFILES_SYSTEM_PROMPT "system_prompt.txt"
+#define RUNFILES_CHAT_HISTORY "chat_history.jsonl"
+/* The orchestrator's: the injection awaiting its ack, and its lock. */
+#define RUNFILES_SESSION_DELIVERY "delivery"
+#define RUNFILES_SESSION_LOCK "inject.lock"
 char *runfiles_review_phase(const char *project, long long pr);
 char *runfiles_review_injected(const char *project, long long pr);
 char *runfiles_worktree(const char *project, long long issue);

@@ -59,6 +59,9 @@ static int spawn_try_reap(struct child *);
 static int spawn_exit_code(int);
 static void spawn_detached_exec(char *const[], const char *, const char *, int)
     __attribute__((noreturn));
+static int spawn_out_fd(const char *, int);
+static void spawn_detached_ex_exec(char *const[],
+    const struct spawn_detached_opts *, char **, int) __attribute__((noreturn));
 static int spawn_read_full(int, void *, size_t);
 static int spawn_wait_pid(pid_t);
 
@@ -471,6 +474,121 @@ spawn_detached(char *const argv[], const char *cwd, const char *log_path,
 	r = 0;
 out:
 	e = errno;
+	close(p[0]);
+	if (p[1] != -1)
+		close(p[1]);
+	errno = e;
+	return r;
+}
+
+/* path truncated for writing (0600), above stdio; /dev/null's nullfd. */
+static int
+spawn_out_fd(const char *path, int nullfd)
+{
+	if (path == NULL)
+		return nullfd;
+	return spawn_fd_above_stdio(open(path,
+	    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
+}
+
+/*
+ * In the grandchild of spawn_detached_ex(): report our PID on errfd, lead
+ * a process group, set up the descriptors, exec with envp; on failure
+ * report errno on errfd (O_CLOEXEC: a successful exec closes it).
+ */
+static void
+spawn_detached_ex_exec(char *const argv[], const struct spawn_detached_opts *o,
+    char **envp, int errfd)
+{
+	pid_t self = getpid();
+	int nullfd, outfd, efd, keep[SPAWN_KEEP_MAX], nkeep = 0, i, e;
+
+	if (write(errfd, &self, sizeof(self)) != sizeof(self))
+		_exit(127);
+	(void)setpgid(0, 0);
+	(void)signal(SIGHUP, SIG_IGN);
+	(void)signal(SIGPIPE, SIG_DFL);
+	errfd = spawn_fd_above_stdio(errfd);
+	nullfd = spawn_fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
+	outfd = spawn_out_fd(o->out_path, nullfd);
+	efd = spawn_out_fd(o->err_path, nullfd);
+	if (errfd == -1 || nullfd == -1 || outfd == -1 || efd == -1)
+		goto fail;
+	/* Out of the way of the numbers they get below. */
+	for (; o->keep_fds != NULL && nkeep < SPAWN_KEEP_MAX &&
+	     o->keep_fds[nkeep] >= 0;
+	     nkeep++)
+		if ((keep[nkeep] = fcntl(o->keep_fds[nkeep], F_DUPFD_CLOEXEC,
+			 16)) == -1)
+			goto fail;
+	if ((errfd = fcntl(errfd, F_DUPFD_CLOEXEC, 16)) == -1)
+		goto fail;
+	if (dup2(nullfd, 0) == -1 || dup2(outfd, 1) == -1 || dup2(efd, 2) == -1)
+		goto fail;
+	if (o->cwd != NULL && chdir(o->cwd) == -1)
+		goto fail;
+	for (i = 0; i < nkeep; i++)
+		if (dup2(keep[i], 3 + i) == -1)
+			goto fail;
+	if (dup2(errfd, 3 + nkeep) == -1 ||
+	    fcntl(3 + nkeep, F_SETFD, FD_CLOEXEC) == -1)
+		goto fail;
+	errfd = 3 + nkeep;
+	closefrom(errfd + 1);
+	execvpe(argv[0], argv, envp);
+fail:
+	e = errno;
+	if (errfd != -1 && write(errfd, &e, sizeof(e)) == -1)
+		_exit(127);
+	_exit(127);
+}
+
+int
+spawn_detached_ex(char *const argv[], const struct spawn_detached_opts *o,
+    pid_t *pid)
+{
+	char **envp;
+	pid_t mid, gpid;
+	int p[2], e, r = -1;
+
+	if (argv == NULL || argv[0] == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (pipe2(p, O_CLOEXEC) == -1)
+		return -1;
+	envp = spawn_env_build(o->env_add);
+	if ((mid = fork()) == -1)
+		goto out;
+	spawned++;
+	if (mid == 0) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		(void)sigprocmask(SIG_SETMASK, &none, NULL);
+		(void)setsid();
+		close(p[0]);
+		if ((gpid = fork()) == 0)
+			spawn_detached_ex_exec(argv, o, envp, p[1]);
+		_exit(gpid == -1 ? 1 : 0);
+	}
+	close(p[1]);
+	p[1] = -1;
+	(void)spawn_wait_pid(mid);
+	errno = EAGAIN;
+	if (spawn_read_full(p[0], &gpid, sizeof(gpid)) == -1)
+		goto out;
+	if (spawn_read_full(p[0], &e, sizeof(e)) == 0) {
+		errno = e;
+		goto out;
+	}
+	if (pid != NULL)
+		*pid = gpid;
+	r = 0;
+out:
+	e = errno;
+	if (envp != environ)
+		free(envp);
 	close(p[0]);
 	if (p[1] != -1)
 		close(p[1]);

@@ -43,6 +43,28 @@ int spawn_run(char *const argv[], const struct spawn_opts *opts,
 int spawn_detached(char *const argv[], const char *cwd, const char *log_path,
     pid_t *pid);
 
+/* How spawn_detached_ex() starts a program. */
+struct spawn_detached_opts {
+	const char *cwd;	    /* NULL: the caller's */
+	const char *const *env_add; /* "K=V" entries, NULL-ended, or NULL */
+	const char *out_path;	    /* stdout, truncated (0600); NULL: none */
+	const char *err_path;	    /* stderr, likewise */
+	/* Inherited as descriptors 3, 4, ... (locks the program holds for
+	 * as long as it runs): -1-ended, at most SPAWN_KEEP_MAX, or NULL. */
+	const int *keep_fds;
+};
+
+#define SPAWN_KEEP_MAX 4
+
+/*
+ * Start argv detached as spawn_detached() does, with the options of o:
+ * the program leads a process group of its own (its ID is *pid), and
+ * keeps o->keep_fds.  Returns 0 once the program has been executed, -1 with
+ * errno set when it could not be.
+ */
+int spawn_detached_ex(char *const argv[], const struct spawn_detached_opts *o,
+    pid_t *pid);
+
 /*
  * The number of programs spawn_run() and spawn_detached() have started
  * (forked) in this process so far.

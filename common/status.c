@@ -39,6 +39,8 @@ struct status_session {
 	char *reason;	  /* "" when none */
 	time_t since;	  /* when the phase file was written */
 	int alive;	  /* 1, 0, or -1 when not known */
+	int has_progress; /* the agent's own report, when it gives one */
+	struct agent_progress progress;
 };
 
 /* A PR's CI-fix count. */
@@ -96,6 +98,11 @@ struct status {
 };
 
 static char *status_clean(const char *, size_t);
+static void status_progress(struct status_project *);
+static void status_text_progress(const struct status *,
+    const struct status_session *, struct buf *);
+static cJSON *status_json_progress(const struct status *,
+    const struct status_session *);
 static char *status_first_line(const char *);
 static char *status_last_line(const char *);
 static int status_is_live(const struct status *, const char *);
@@ -385,6 +392,18 @@ status_live_sessions(const struct status *st, struct status_project *p,
 	}
 }
 
+/* What the agents of the sessions report of their progress. */
+static void
+status_progress(struct status_project *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nsessions; i++)
+		p->sessions[i].has_progress =
+		    agent_progress(p->sessions[i].name,
+			&p->sessions[i].progress) == 0;
+}
+
 /* Dev sessions first, then reviews, each by number. */
 static int
 status_session_cmp(const void *a, const void *b)
@@ -525,6 +544,7 @@ status_add_project(struct status *st, const struct config *cfg)
 	    status_review_sessions(st, p, proj) == -1)
 		p->error = xstrdup("cannot list the run directory");
 	status_live_sessions(st, p, proj);
+	status_progress(p);
 	if (p->nsessions > 1)
 		qsort(p->sessions, p->nsessions, sizeof(*p->sessions),
 		    status_session_cmp);
@@ -590,7 +610,33 @@ status_text_sessions(const struct status *st, const struct status_project *p,
 		if (*s->reason != '\0')
 			buf_printf(b, "  Reason: %s", s->reason);
 		buf_puts(b, "\n");
+		if (s->has_progress)
+			status_text_progress(st, s, b);
 	}
+}
+
+/* "progress: processing 40% executing, 2m ago: message" */
+static void
+status_text_progress(const struct status *st, const struct status_session *s,
+    struct buf *b)
+{
+	const struct agent_progress *g = &s->progress;
+	char age[16];
+
+	buf_printf(b, "      progress: %s",
+	    *g->state != '\0' ? g->state : "(no state)");
+	if (g->progress >= 0)
+		buf_printf(b, " %d%%", g->progress);
+	if (*g->phase != '\0')
+		buf_printf(b, " %s", g->phase);
+	if (g->updated_at != 0) {
+		status_age((long long)(st->now - g->updated_at), age,
+		    sizeof(age));
+		buf_printf(b, ", %s ago", age);
+	}
+	if (*g->message != '\0')
+		buf_printf(b, ": %s", g->message);
+	buf_puts(b, "\n");
 }
 
 /* CI fixes, escalations, failures. */
@@ -718,6 +764,36 @@ status_json_session(const struct status *st, const struct status_session *s)
 		cJSON_AddNullToObject(o, "alive");
 	else
 		cJSON_AddBoolToObject(o, "alive", s->alive);
+	/* Only from a backend whose agents report it (agent_progress()). */
+	if (s->has_progress)
+		cJSON_AddItemToObject(o, "progress",
+		    status_json_progress(st, s));
+	return o;
+}
+
+/* The agent's report: state, percent, phase, message, updated_at. */
+static cJSON *
+status_json_progress(const struct status *st, const struct status_session *s)
+{
+	const struct agent_progress *g = &s->progress;
+	cJSON *o = cJSON_CreateObject();
+	char iso[32];
+
+	cJSON_AddStringToObject(o, "state", g->state);
+	if (g->progress >= 0)
+		cJSON_AddNumberToObject(o, "percent", g->progress);
+	else
+		cJSON_AddNullToObject(o, "percent");
+	cJSON_AddStringToObject(o, "phase", g->phase);
+	cJSON_AddStringToObject(o, "message", g->message);
+	if (g->updated_at == 0) {
+		cJSON_AddNullToObject(o, "updated_at");
+		return o;
+	}
+	log_iso8601(g->updated_at, iso, sizeof(iso));
+	cJSON_AddStringToObject(o, "updated_at", iso);
+	cJSON_AddNumberToObject(o, "age_seconds",
+	    (double)(st->now > g->updated_at ? st->now - g->updated_at : 0));
 	return o;
 }
 

@@ -38,6 +38,8 @@
 /* Waiting for the pasted text to finish drawing. */
 #define TMUX_SETTLE_MS 1000
 #define TMUX_ENTER_TRIES 3
+/* tmux_type(): between the paste and its Enter. */
+#define TMUX_TYPE_GAP_MS 300
 #define TMUX_READY_POLL_MS 250
 /* Attempts when the server was exiting as we connected. */
 #define TMUX_RACE_TRIES 5
@@ -636,6 +638,31 @@ out:
 	free(t);
 	free(norm);
 	buf_free(&base);
+	return r;
+}
+
+int
+tmux_type(const char *name, const char *text)
+{
+	char *norm, *t = NULL;
+	int r = -1;
+
+	if (!tmux_valid_name(name) || text == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	norm = termsafe_dup(text);
+	if (*norm != '\0' && paste_text(name, norm) == -1)
+		goto out;
+	/* Time to take the paste in, so that Enter is not part of it. */
+	sleep_ms(TMUX_TYPE_GAP_MS);
+	t = pane_target(name);
+	if (run_cmd(NULL, TMUX_OUT_MAX, "send-keys", "-t", t, "Enter", NULL) ==
+	    0)
+		r = 0;
+out:
+	free(t);
+	free(norm);
 	return r;
 }
 

@@ -66,6 +66,14 @@ int tmux_pane_pid(const char *name, pid_t *pid);
  */
 int tmux_inject(const char *name, const char *text);
 
+/*
+ * Type text into the session's pane as one paste, made terminal-safe as
+ * above, then press Enter once, without looking at the pane: for agents
+ * that confirm what they received by other means (agent_markers.c).
+ * Returns 0, or -1 on error.
+ */
+int tmux_type(const char *name, const char *text);
+
 /* What tmux_wait_ready() found, besides 0 (ready) and -1. */
 #define TMUX_NOT_READY 1
 #define TMUX_DIALOG 2

@@ -125,6 +125,7 @@ struct dp_state {
 	char answer[256];	     /* the forge's words on the refusal */
 	char rebase[64];	     /* the head SHA a rebase was asked for */
 	char unknown[PHASE_RAW_MAX]; /* the last unknown phase logged */
+	long long no_pr_at; /* the phase write told its PR failed, or 0 */
 };
 
 /* One tick. */

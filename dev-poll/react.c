@@ -2,8 +2,9 @@
  * Phase reactions (DESIGN section 6, the rows dev-poll owns), one cron
  * tick at a time: for every phase file of the project, what it calls for
  * is decided from the facts (rx_reaction(): a dead or stuck session is
- * recovered first and gets no injection, a session without a phase gets
- * the idle check), then the reaction runs (rx*.c, recover.c).
+ * recovered first and gets no injection, as is one whose agent's own
+ * progress report went stale; a session without a phase gets the idle
+ * check), then the reaction runs (rx*.c, recover.c).
  * PHASE:awaiting_review and PHASE:escalate belong to review-poll and
  * supervisor-poll; their PR is still remembered, so that a merge or a
  * close behind the session's back is found (reactpr.c).  A phase this
@@ -25,6 +26,7 @@
 #include "xmalloc.h"
 
 static int react_exited(const struct rx *);
+static int react_stalled(const struct dev_ctx *, const struct rx *);
 static void react_unknown(struct dev_ctx *, const struct rx *);
 static int react_run(struct dev_ctx *, struct rx *, enum rx_reaction,
     const char *);
@@ -70,6 +72,23 @@ react_exited(const struct rx *x)
 
 	free(exited);
 	return gone;
+}
+
+/*
+ * Whether a live session's agent says it is at work but has not updated
+ * its progress report (agent_progress()) within CLAUDE_TIMEOUT: stuck,
+ * like a phase that does not change.  Backends without such a report
+ * never stall here.
+ */
+static int
+react_stalled(const struct dev_ctx *c, const struct rx *x)
+{
+	struct agent_progress p;
+
+	if (x->alive != 1 || phase_is_terminal(x->sig.phase) ||
+	    agent_progress(x->session, &p) != 0)
+		return 0;
+	return agent_progress_stale(&p, c->now, c->cfg->claude_timeout);
 }
 
 /*
@@ -146,6 +165,11 @@ react_one(struct dev_ctx *c, long long issue)
 	what = rx_reaction(x.sig.phase, x.alive,
 	    !phase_is_terminal(x.sig.phase) && react_exited(&x), x.age,
 	    c->cfg->claude_timeout, &cause);
+	if (what != RX_RECOVER && what != RX_UNSURE && react_stalled(c, &x)) {
+		what = RX_RECOVER;
+		cause = "the agent's progress report did not change within "
+			"CLAUDE_TIMEOUT";
+	}
 	if ((r = react_run(c, &x, what, cause)) == 0)
 		c->acted++;
 out:

@@ -55,6 +55,8 @@ static enum act_pull reactci_pr_open(struct dev_ctx *, struct rx *,
     const cJSON *, const char *);
 static enum act_inject reactci_pr_error(struct dev_ctx *, struct rx *,
     const char *);
+static enum reactci_pr reactci_no_pr(struct dev_ctx *, struct rx *,
+    const char *);
 static enum reactci_pr reactci_ensure_pr(struct dev_ctx *, struct rx *);
 static int reactci_report(struct dev_ctx *, struct rx *, const char *state,
     long long pipeline, const struct ci_failure *, long long attempt,
@@ -218,6 +220,31 @@ reactci_pr_error(struct dev_ctx *c, struct rx *x, const char *branch)
 	return r;
 }
 
+/*
+ * The PR could not be opened: the agent is told once (the phase write
+ * that was told is kept in the issue's state first); when a later phase
+ * write still has none, the session has failed (no_pr).
+ */
+static enum reactci_pr
+reactci_no_pr(struct dev_ctx *c, struct rx *x, const char *branch)
+{
+	struct dp_state st;
+
+	if (dp_state_read(c, x->issue, &st) == -1)
+		return REACTCI_PR_FAILED;
+	if (st.no_pr_at != 0 && st.no_pr_at != (long long)x->sig.mtime) {
+		log_msg("#%lld: still no PR after the notice — failed",
+		    x->issue);
+		return rx_failed(c, x, "no_pr") == 0 ? REACTCI_PR_NOT_YET :
+						       REACTCI_PR_FAILED;
+	}
+	st.no_pr_at = (long long)x->sig.mtime;
+	if (dp_state_write(c, x->issue, &st) == -1 ||
+	    reactci_pr_error(c, x, branch) == ACT_INJECT_FAILED)
+		return REACTCI_PR_FAILED;
+	return REACTCI_PR_NOT_YET;
+}
+
 /* The issue's PR, found or opened. */
 static enum reactci_pr
 reactci_ensure_pr(struct dev_ctx *c, struct rx *x)
@@ -251,21 +278,27 @@ reactci_ensure_pr(struct dev_ctx *c, struct rx *x)
 			    x->issue, forge_error(c->forge));
 			if (rx_key_set(c, x, "pr-retry") == -1)
 				r = REACTCI_PR_FAILED;
-		} else if (reactci_pr_error(c, x, branch) == ACT_INJECT_FAILED)
-			r = REACTCI_PR_FAILED;
+		} else
+			r = reactci_no_pr(c, x, branch);
 		break;
 	}
 	free(branch);
 	return r;
 }
 
-/* Inject text, and record the outcome once it was delivered. */
+/*
+ * Inject text (on success: move the session on to awaiting_review,
+ * telling an agent that writes its own phases with text), and record the
+ * outcome once it was delivered.
+ */
 static int
 reactci_report(struct dev_ctx *c, struct rx *x, const char *state,
     long long pipeline, const struct ci_failure *f, long long attempt,
     const char *text)
 {
-	enum act_inject r = rx_inject(c, x, text);
+	enum act_inject r = strcmp(state, "success") == 0 ?
+	    rx_advance(c, x, PHASE_AWAITING_REVIEW, text) :
+	    rx_inject(c, x, text);
 
 	if (r != ACT_INJECTED)
 		return r == ACT_INJECT_FAILED ? -1 : 0;

@@ -132,6 +132,16 @@ rx_inject(struct dev_ctx *c, struct rx *x, const char *text)
 }
 
 enum act_inject
+rx_advance(struct dev_ctx *c, struct rx *x, enum phase next, const char *text)
+{
+	char *idle = runfiles_idle_marker(x->session);
+
+	(void)act_remove(&c->act, idle);
+	free(idle);
+	return act_advance(&c->act, x->session, x->phase_path, next, text);
+}
+
+enum act_inject
 rx_notice(struct dev_ctx *c, struct rx *x, const char *kind, const char *text)
 {
 	enum act_inject r;

@@ -38,6 +38,8 @@ state_parse(const char *text, struct dp_state *st)
 	(void)record_get(text, "ANSWER:", st->answer, sizeof(st->answer));
 	(void)record_get(text, "REBASE:", st->rebase, sizeof(st->rebase));
 	(void)record_get(text, "UNKNOWN:", st->unknown, sizeof(st->unknown));
+	if (record_get_ll(text, "NO-PR:", &st->no_pr_at) == -1)
+		st->no_pr_at = 0;
 }
 
 int
@@ -65,7 +67,8 @@ static int
 state_empty(const struct dp_state *st)
 {
 	return st->pr == 0 && st->merge[0] == '\0' && st->refused[0] == '\0' &&
-	    st->rebase[0] == '\0' && st->unknown[0] == '\0';
+	    st->rebase[0] == '\0' && st->unknown[0] == '\0' &&
+	    st->no_pr_at == 0;
 }
 
 int
@@ -100,6 +103,8 @@ dp_state_write(struct dev_ctx *c, long long issue, const struct dp_state *st)
 		buf_printf(&b, "REBASE: %s\n", st->rebase);
 	if (st->unknown[0] != '\0')
 		buf_printf(&b, "UNKNOWN: %s\n", st->unknown);
+	if (st->no_pr_at != 0)
+		buf_printf(&b, "NO-PR: %lld\n", st->no_pr_at);
 	r = act_write(&c->act, path, buf_str(&b), 0);
 	buf_free(&b);
 	free(path);

@@ -32,8 +32,8 @@
 static int route_one(struct rp *, long long);
 static int route_review_pending(struct rp *, long long);
 static int route_injected_key(const char *, char *, size_t);
-static int route_deliver(struct rp *, const char *, const char *, const char *,
-    const char *);
+static int route_deliver(struct rp *, const char *, const char *, int,
+    const char *, const char *, const char *);
 static int route_tell_verdict(struct rp *, long long, const cJSON *,
     const char *, const char *, const char *);
 static int route_tell_no_review(struct rp *, long long, const cJSON *,
@@ -77,16 +77,22 @@ route_injected_key(const char *path, char *out, size_t outsz)
 	return 0;
 }
 
-/* Inject text; once delivered, remember key in the record at path. */
+/*
+ * Inject text (an approval: nothing for the agent to do, so the session
+ * stays in awaiting_review, told so through act_advance()); once
+ * delivered, remember key in the record at path.
+ */
 static int
-route_deliver(struct rp *rp, const char *session, const char *text,
-    const char *record, const char *key)
+route_deliver(struct rp *rp, const char *session, const char *phase_path,
+    int approved, const char *text, const char *record, const char *key)
 {
 	enum act_inject got;
 	char *line;
 	int r;
 
-	got = act_inject(&rp->act, session, text);
+	got = approved ? act_advance(&rp->act, session, phase_path,
+			     PHASE_AWAITING_REVIEW, text) :
+			 act_inject(&rp->act, session, text);
 	if (got != ACT_INJECTED && got != ACT_INJECT_DRY)
 		return -1;
 	line = xasprintf("%s\n", key);
@@ -122,7 +128,8 @@ route_tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
 	if (template_render(rp->cfg->formulas_dir, name, vars,
 		sizeof(vars) / sizeof(vars[0]), &text, err, sizeof(err)) == -1)
 		log_err("cannot build the verdict message: %s", err);
-	else if ((r = route_deliver(rp, session, text, record, sha)) == 0)
+	else if ((r = route_deliver(rp, session, phase_path,
+		      strcmp(verdict, "APPROVE") == 0, text, record, sha)) == 0)
 		log_msg("pr #%lld: verdict %s injected into %s", pr, verdict,
 		    session);
 	free(review);
@@ -149,7 +156,8 @@ route_tell_no_review(struct rp *rp, long long pr, const cJSON *pull,
 		return -1;
 	}
 	key = xasprintf("no-review %s", sha);
-	if ((r = route_deliver(rp, session, text, record, key)) == 0)
+	if ((r = route_deliver(rp, session, phase_path, 0, text, record,
+		 key)) == 0)
 		log_msg("pr #%lld: no review after %s h, escalation asked of "
 			"%s",
 		    pr, hours, session);

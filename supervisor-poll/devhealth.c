@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "agent.h"
 #include "buf.h"
 #include "config.h"
@@ -48,6 +50,7 @@ static void devhealth_dev_lock(struct sup *);
 static long long devhealth_last_sign(struct sup *, const char *,
     const struct phase_info *);
 static void devhealth_sessions(struct sup *);
+static void devhealth_progress(struct sup *, const char *);
 static int devhealth_is_dir(const char *);
 static void devhealth_git_repo(struct sup *);
 static int devhealth_labelled_count(struct sup *, const char *, const char *,
@@ -299,10 +302,39 @@ devhealth_sessions(struct sup *s)
 			    "%s: Dev-agent: status unchanged for %lldmin "
 			    "(%s, no phase written)",
 			    proj, (s->now - last) / 60, names[i]);
+		devhealth_progress(s, names[i]);
 		free(phase);
 	}
 	agent_list_free(names, n);
 	free(prefix);
+}
+
+/*
+ * What the session's agent reports of its progress (agent_progress()),
+ * when it reports any, as an "agent" metric: state, percent, its own
+ * phase and message, and the report's age in seconds.
+ */
+static void
+devhealth_progress(struct sup *s, const char *session)
+{
+	struct agent_progress p;
+	cJSON *m;
+
+	if (agent_progress(session, &p) != 0)
+		return;
+	m = metrics_new(s, "agent");
+	cJSON_AddStringToObject(m, "project", s->cfg->project_name);
+	cJSON_AddStringToObject(m, "session", session);
+	cJSON_AddStringToObject(m, "state", p.state);
+	if (p.progress >= 0)
+		cJSON_AddNumberToObject(m, "progress", p.progress);
+	cJSON_AddStringToObject(m, "phase", p.phase);
+	cJSON_AddStringToObject(m, "message", p.message);
+	if (p.updated_at != 0)
+		cJSON_AddNumberToObject(m, "updated_age_s",
+		    (double)(s->now > p.updated_at ? s->now - p.updated_at :
+						     0));
+	metrics_emit(s, m);
 }
 
 void

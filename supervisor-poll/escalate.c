@@ -214,7 +214,8 @@ escalate_find_reply(struct sup *s, const struct esc *e, long long notice,
 }
 
 /*
- * Type the reply into the session with the instructions to continue.
+ * Pass the reply to the session with the instructions to continue (a
+ * backend that resumes its agent makes its own prompt of the reply).
  * Returns what act_inject() returns (ACT_INJECT_FAILED also when the
  * text cannot be built).
  */
@@ -234,7 +235,7 @@ escalate_inject_reply(struct sup *s, const char *project, long long issue,
 		sizeof(vars) / sizeof(vars[0]), &text, err, sizeof(err)) == -1)
 		sup_fail(s, "%s: #%lld: %s", project, issue, err);
 	else
-		r = act_inject(&s->act, session, text);
+		r = act_answer(&s->act, session, cut, text);
 	free(text);
 	free(cut);
 	return r;

@@ -82,12 +82,19 @@ main_take_lock(int *fd)
 static void
 main_check_project(struct sup *s, const struct config *cfg)
 {
+	char err[512];
+
 	s->cfg = cfg;
 	s->review_started = 0;
 	log_msg("checking project %s (%s)", cfg->project_name, cfg->forge_repo);
 	if (cfg->forge_repo[0] == '\0') {
 		log_warn("%s: no FORGE_REPO: project checks skipped",
 		    cfg->project_name);
+		return;
+	}
+	/* Each project talks to its agents through its own protocol. */
+	if (cli_agent_use(cfg, err, sizeof(err)) == -1) {
+		sup_fail(s, "%s: project checks skipped", err);
 		return;
 	}
 	if (s->prom != NULL)
@@ -116,6 +123,7 @@ main_check_project(struct sup *s, const struct config *cfg)
 static void
 main_check_projects(struct sup *s, struct config *projects, size_t n)
 {
+	char err[512];
 	size_t i;
 
 	sup_status(s, "checking projects");
@@ -127,6 +135,7 @@ main_check_projects(struct sup *s, struct config *projects, size_t n)
 	for (i = 0; i < n; i++)
 		main_check_project(s, &projects[i]);
 	s->cfg = s->base;
+	(void)cli_agent_use(s->base, err, sizeof(err));
 }
 
 /*

@@ -10,6 +10,8 @@
 #include "agent.h"
 #include "buf.h"
 #include "check.h"
+#include "cli.h"
+#include "config.h"
 
 static int fake_injected, fake_killed;
 static char fake_signal_of[64];
@@ -122,6 +124,10 @@ test_default_backend(void)
 	struct phase_info sig;
 
 	CHECK_INT(agent_use(&conf), -1);
+	conf.protocol = AGENT_PROTOCOL_CHECKPOINT;
+	conf.state_dir = "/tmp";
+	CHECK_INT(agent_use(&conf), 0);
+	CHECK_INT(agent_valid_name("dev-x-1"), 1);
 	conf.protocol = NULL;
 	CHECK_INT(agent_use(&conf), 0);
 	conf.protocol = AGENT_PROTOCOL_DEFAULT;
@@ -134,11 +140,34 @@ test_default_backend(void)
 	CHECK_INT(agent_valid_name("a:b"), 0);
 }
 
+/* A protocol no backend has is a configuration error naming the file. */
+static void
+test_cli_agent_use(void)
+{
+	struct config cfg;
+	char err[256];
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.agent_protocol = "pigeon";
+	cfg.run_dir = "/tmp";
+	cfg.project_toml = "projects/x.toml";
+	CHECK_INT(cli_agent_use(&cfg, err, sizeof(err)), -1);
+	CHECK_STR(err,
+	    "projects/x.toml: [agent] protocol 'pigeon': not "
+	    "available");
+	cfg.agent_protocol = AGENT_PROTOCOL_CHECKPOINT;
+	CHECK_INT(cli_agent_use(&cfg, err, sizeof(err)), 0);
+	cfg.agent_protocol = NULL;
+	CHECK_INT(cli_agent_use(&cfg, err, sizeof(err)), 0);
+	agent_set_backend(NULL);
+}
+
 int
 main(void)
 {
 	RUN(test_dispatch);
 	RUN(test_optional);
 	RUN(test_default_backend);
+	RUN(test_cli_agent_use);
 	return check_main();
 }

@@ -294,6 +294,68 @@ test_config_review_settings(void)
 	    "from 1000 to 1000000, got '5'");
 }
 
+/* [agent]: the protocol and the marker waits. */
+static void
+test_config_agent_settings(void)
+{
+	struct config c;
+	char err[256];
+
+	clear_env();
+	unsetenv("AGENT_PROTOCOL");
+	unsetenv("AGENT_MARKER_READY_TIMEOUT");
+	unsetenv("AGENT_MARKER_ACK_TIMEOUT");
+	write_file("p.toml", "repo = \"o/p\"\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	CHECK_STR(c.agent_protocol, "phase");
+	CHECK_INT(c.marker_ready_s, 30);
+	CHECK_INT(c.marker_ack_s, 10);
+	config_free(&c);
+	write_file("p.toml",
+	    "repo = \"o/p\"\n[agent]\nprotocol = \"markers\"\n"
+	    "marker_ready_timeout = 5\nmarker_ack_timeout = 3\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	CHECK_STR(c.agent_protocol, "markers");
+	CHECK_INT(c.marker_ready_s, 5);
+	CHECK_INT(c.marker_ack_s, 3);
+	config_free(&c);
+	write_file("p.toml",
+	    "repo = \"o/p\"\n[agent]\nprotocol = \"telepathy\"\n");
+	check_error("p.toml",
+	    "T/p.toml:3: [agent] protocol: expected \"phase\", "
+	    "\"checkpoint\" or \"markers\", got 'telepathy'");
+	unsetenv("AGENT_RUN_TIMEOUT");
+	write_file("p.toml", "repo = \"o/p\"\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	CHECK_STR(c.agent_protocol, "phase");
+	CHECK_INT(c.agent_run_timeout_s, 1800);
+	config_free(&c);
+	write_file("p.toml",
+	    "repo = \"o/p\"\n[agent]\nprotocol = "
+	    "\"checkpoint\"\nrun_timeout_seconds = 60\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	CHECK_STR(c.agent_protocol, "checkpoint");
+	CHECK_INT(c.agent_run_timeout_s, 60);
+	config_free(&c);
+	write_file("p.toml",
+	    "repo = \"o/p\"\n[agent]\nprotocol = \"markers\"\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	CHECK_STR(c.agent_protocol, "markers");
+	config_free(&c);
+	write_file("p.toml",
+	    "repo = \"o/p\"\n\n[agent]\nprotocol = "
+	    "\"pigeon\"\n");
+	check_error("p.toml",
+	    "T/p.toml:4: [agent] protocol: expected \"phase\", "
+	    "\"checkpoint\" or \"markers\", got 'pigeon'");
+	write_file("p.toml", "repo = \"o/p\"\n");
+	setenv("AGENT_PROTOCOL", "Phase", 1);
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), -1);
+	CHECK(strstr(err, "AGENT_PROTOCOL: expected") != NULL);
+	config_free(&c);
+	unsetenv("AGENT_PROTOCOL");
+}
+
 /* Each check that refuses, with where the value came from. */
 static void
 test_config_refused(void)
@@ -514,6 +576,7 @@ main(void)
 	if (mkdtemp(tmpdir) == NULL)
 		return 1;
 	RUN(test_config_env_layers);
+	RUN(test_config_agent_settings);
 	RUN(test_config_project_layer);
 	RUN(test_config_ci_id);
 	RUN(test_config_review_settings);

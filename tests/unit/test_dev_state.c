@@ -56,6 +56,7 @@ test_state_round_trip(void)
 	snprintf(st.answer, sizeof(st.answer), "%s", "not\nmergeable\r");
 	snprintf(st.rebase, sizeof(st.rebase), "%s", "bbbb");
 	snprintf(st.unknown, sizeof(st.unknown), "%s", "PHASE:bogus");
+	st.no_pr_at = 1700000001;
 	CHECK_INT(dp_state_write(&ctx, 2, &st), 0);
 	CHECK_INT(dp_state_read(&ctx, 2, &back), 0);
 	CHECK_INT(back.pr, 12);
@@ -67,6 +68,7 @@ test_state_round_trip(void)
 	CHECK_STR(back.answer, "not mergeable");
 	CHECK_STR(back.rebase, "bbbb");
 	CHECK_STR(back.unknown, "PHASE:bogus");
+	CHECK_INT(back.no_pr_at, 1700000001);
 	/* Nothing left: the file goes. */
 	memset(&st, 0, sizeof(st));
 	CHECK_INT(dp_state_write(&ctx, 2, &st), 0);
