@@ -57,8 +57,6 @@ static void spawn_drain(struct child *);
 static void spawn_sleep_ms(int);
 static int spawn_try_reap(struct child *);
 static int spawn_exit_code(int);
-static void spawn_detached_exec(char *const[], const char *, const char *, int)
-    __attribute__((noreturn));
 static int spawn_out_fd(const char *, int);
 static void spawn_detached_ex_exec(char *const[],
     const struct spawn_detached_opts *, char **, int) __attribute__((noreturn));
@@ -390,95 +388,13 @@ spawn_wait_pid(pid_t pid)
 			return -1;
 	return ws;
 }
-
-/*
- * In the grandchild of spawn_detached(): report our PID on errfd, set up
- * like nohup, exec; on failure report errno on errfd.  errfd is O_CLOEXEC,
- * so a successful exec closes it and the parent reads EOF.
- */
-static void
-spawn_detached_exec(char *const argv[], const char *cwd, const char *log_path,
-    int errfd)
-{
-	pid_t self = getpid();
-	int nullfd, logfd, e;
-
-	if (write(errfd, &self, sizeof(self)) != sizeof(self))
-		_exit(127);
-	(void)signal(SIGHUP, SIG_IGN);
-	(void)signal(SIGPIPE, SIG_DFL);
-	errfd = spawn_fd_above_stdio(errfd);
-	nullfd = spawn_fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
-	logfd = log_path == NULL ?
-	    nullfd :
-	    spawn_fd_above_stdio(file_open_append(log_path, 0644));
-	if (errfd == -1 || nullfd == -1 || logfd == -1)
-		goto fail;
-	if (dup2(nullfd, 0) == -1 || dup2(logfd, 1) == -1 ||
-	    dup2(logfd, 2) == -1)
-		goto fail;
-	if (cwd != NULL && chdir(cwd) == -1)
-		goto fail;
-	if (errfd != 3 &&
-	    (dup2(errfd, 3) == -1 || fcntl(3, F_SETFD, FD_CLOEXEC) == -1))
-		goto fail;
-	errfd = 3;
-	closefrom(4);
-	execvp(argv[0], argv);
-fail:
-	e = errno;
-	if (errfd != -1 && write(errfd, &e, sizeof(e)) == -1)
-		_exit(127);
-	_exit(127);
-}
-
 int
 spawn_detached(char *const argv[], const char *cwd, const char *log_path,
     pid_t *pid)
 {
-	pid_t mid, gpid;
-	int p[2], e, r = -1;
+	struct spawn_detached_opts o = {.cwd = cwd, .log_path = log_path};
 
-	if (argv == NULL || argv[0] == NULL) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (pipe2(p, O_CLOEXEC) == -1)
-		return -1;
-	if ((mid = fork()) == -1)
-		goto out;
-	spawned++;
-	if (mid == 0) {
-		sigset_t none;
-
-		sigemptyset(&none);
-		(void)sigprocmask(SIG_SETMASK, &none, NULL);
-		(void)setsid();
-		close(p[0]);
-		if ((gpid = fork()) == 0)
-			spawn_detached_exec(argv, cwd, log_path, p[1]);
-		_exit(gpid == -1 ? 1 : 0);
-	}
-	close(p[1]);
-	p[1] = -1;
-	(void)spawn_wait_pid(mid);
-	errno = EAGAIN;
-	if (spawn_read_full(p[0], &gpid, sizeof(gpid)) == -1)
-		goto out;
-	if (spawn_read_full(p[0], &e, sizeof(e)) == 0) {
-		errno = e;
-		goto out;
-	}
-	if (pid != NULL)
-		*pid = gpid;
-	r = 0;
-out:
-	e = errno;
-	close(p[0]);
-	if (p[1] != -1)
-		close(p[1]);
-	errno = e;
-	return r;
+	return spawn_detached_ex(argv, &o, pid);
 }
 
 /* path truncated for writing (0600), above stdio; /dev/null's nullfd. */
@@ -510,8 +426,13 @@ spawn_detached_ex_exec(char *const argv[], const struct spawn_detached_opts *o,
 	(void)signal(SIGPIPE, SIG_DFL);
 	errfd = spawn_fd_above_stdio(errfd);
 	nullfd = spawn_fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
-	outfd = spawn_out_fd(o->out_path, nullfd);
-	efd = spawn_out_fd(o->err_path, nullfd);
+	if (o->log_path != NULL)
+		outfd = efd =
+		    spawn_fd_above_stdio(file_open_append(o->log_path, 0644));
+	else {
+		outfd = spawn_out_fd(o->out_path, nullfd);
+		efd = spawn_out_fd(o->err_path, nullfd);
+	}
 	if (errfd == -1 || nullfd == -1 || outfd == -1 || efd == -1)
 		goto fail;
 	/* Out of the way of the numbers they get below. */

@@ -32,10 +32,11 @@ int spawn_run(char *const argv[], const struct spawn_opts *opts,
     struct buf *out, int *status);
 
 /*
- * Start argv detached, like nohup: in a new session, SIGHUP ignored,
- * stdin from /dev/null, stdout+stderr appended to log_path (NULL:
- * /dev/null), in cwd (NULL: the caller's), with no inherited descriptor
- * above 2, and never a zombie of the caller.  *pid (may be NULL) receives
+ * Start argv detached, like nohup: in a new session and a process group
+ * of its own, SIGHUP ignored, stdin from /dev/null, stdout+stderr
+ * appended to log_path (NULL: /dev/null), in cwd (NULL: the caller's),
+ * with no inherited descriptor above 2, and never a zombie of the caller
+ * (spawn_detached_ex() with those options).  *pid (may be NULL) receives
  * its process ID.  Returns 0 once the program has been executed, -1 with
  * errno set when it could not be (fork failure, missing program, bad cwd
  * or log path).
@@ -49,6 +50,7 @@ struct spawn_detached_opts {
 	const char *const *env_add; /* "K=V" entries, NULL-ended, or NULL */
 	const char *out_path;	    /* stdout, truncated (0600); NULL: none */
 	const char *err_path;	    /* stderr, likewise */
+	const char *log_path;	    /* or both appended to it (0644) */
 	/* Inherited as descriptors 3, 4, ... (locks the program holds for
 	 * as long as it runs): -1-ended, at most SPAWN_KEEP_MAX, or NULL. */
 	const int *keep_fds;
@@ -57,7 +59,7 @@ struct spawn_detached_opts {
 #define SPAWN_KEEP_MAX 4
 
 /*
- * Start argv detached as spawn_detached() does, with the options of o:
+ * Start argv detached as spawn_detached() says, with the options of o:
  * the program leads a process group of its own (its ID is *pid), and
  * keeps o->keep_fds.  Returns 0 once the program has been executed, -1 with
  * errno set when it could not be.
