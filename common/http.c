@@ -539,12 +539,17 @@ http_idempotent(const char *method)
 	    strcmp(method, "DELETE") == 0 || strcmp(method, "HEAD") == 0;
 }
 
-/* Failures that another attempt cannot cure. */
+/*
+ * Failures that another attempt cannot cure.  Not among them: libcurl's
+ * CURLE_UNSUPPORTED_PROTOCOL, which for the http(s) URLs the
+ * configuration allows means an answer that was no HTTP ("HTTP/0.9"),
+ * bytes an earlier answer left on a reused connection; the next attempt
+ * has a fresh one.
+ */
 static int
 http_permanent(CURLcode rc)
 {
 	switch (rc) {
-	case CURLE_UNSUPPORTED_PROTOCOL:
 	case CURLE_URL_MALFORMAT:
 	case CURLE_WRITE_ERROR:
 	case CURLE_FILESIZE_EXCEEDED:

@@ -915,6 +915,9 @@ class Handler(BaseHTTPRequestHandler):
         if mode == "hang":
             self.hang(entry, fault)
             return
+        if mode == "nothttp":
+            self.not_http(entry)
+            return
         if mode in ("500", "404", "409", "502once"):
             status = 502 if mode == "502once" else int(mode)
             entry["status"] = status
@@ -955,6 +958,19 @@ class Handler(BaseHTTPRequestHandler):
         entry["status"] = 0
         self.sim.record(entry)
         time.sleep(float(fault.get("delay", 5)))
+        self.close_connection = True
+
+    def not_http(self, entry):
+        """The fault mode "nothttp": the request not handled, and an answer
+        that is no HTTP at all (what a client reading a connection left
+        dirty by an earlier answer gets), then the connection closed."""
+        entry["status"] = 0
+        self.sim.record(entry)
+        try:
+            self.wfile.write(b"{not an HTTP answer}\r\n")
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
         self.close_connection = True
 
     def try_send(self, *args):
@@ -1677,7 +1693,8 @@ class Handler(BaseHTTPRequestHandler):
         body = self.json_body()
         mode = str(body.get("mode", ""))
         if mode not in ("500", "delay", "truncate", "badjson", "wrongtype",
-                        "404", "409", "502once", "hang", "stall"):
+                        "404", "409", "502once", "hang", "stall",
+                        "nothttp"):
             raise HTTPError(422, "unknown fault mode")
         try:
             re.compile(body.get("path", ""))

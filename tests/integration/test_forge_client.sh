@@ -265,6 +265,22 @@ reset_log
 fault '{"method":"GET","path":"/issues\\?","mode":"truncate","count":20}'
 expect_fail "truncated body" "transfer closed" "$API" "$TOKEN" issues open - - -
 
+# An answer that is no HTTP (bytes an earlier answer left on a reused
+# connection): another attempt on a fresh connection, for a read and for
+# a DELETE.
+reset_log
+fault '{"method":"GET","path":"/issues/12$","mode":"nothttp","count":1}'
+probe "$API" "$TOKEN" issue 12
+check_eq "no HTTP: a GET tried again" "$?" 0
+check_eq "no HTTP: two GETs" "$(sim_log_count GET '/issues/12$')" 2
+fault '{"method":"DELETE","path":"/issues/12/labels/","mode":"nothttp","count":1}'
+probe "$API" "$TOKEN" label-remove 12 backlog
+check_eq "no HTTP: a DELETE tried again" "$?" 0
+fault '{"method":"POST","path":"/issues/12/comments$","mode":"nothttp","count":1}'
+probe "$API" "$TOKEN" comment 12 once
+check_eq "no HTTP: a POST that was sent is not sent again" "$?" 1
+check_eq "no HTTP: one POST" "$(sim_log_count POST '/issues/12/comments$')" 1
+
 reset_log
 fault '{"method":"GET","path":"/issues\\?","mode":"badjson","count":20}'
 expect_fail "bad JSON" "malformed JSON" "$API" "$TOKEN" issues open - - -
