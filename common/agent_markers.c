@@ -104,37 +104,17 @@ markers_init(const struct agent_conf *conf)
 static int
 markers_start(const struct agent_spec *s, char *err, size_t errsz)
 {
-	char *state = runfiles_agent_state(s->session), *envfile = NULL;
-	int r = -1;
-
-	if (agent_lock_reserve() == -1) {
-		snprintf(err, errsz,
-		    "cannot take the Claude session lock '%s': %s",
-		    agent_lock_path(), strerror(errno));
-		goto out;
-	}
 	if (markers_prepare(s->session) == -1) {
 		snprintf(err, errsz,
 		    "cannot create the session directory of '%s': %s",
 		    s->session, strerror(errno));
-		goto out;
+		return -1;
 	}
-	if (agent_tmux_launch(s, state, &envfile, err, errsz) == -1)
-		goto fail;
-	if (markers_handshake(s, state, err, errsz) == -1) {
-		(void)agent_tmux_kill(s->session);
-		goto fail;
+	if (agent_tmux_start_with(s, markers_handshake, err, errsz) == -1) {
+		(void)markers_remove(s->session);
+		return -1;
 	}
-	r = 0;
-	goto out;
-fail:
-	(void)markers_remove(s->session);
-out:
-	if (envfile != NULL)
-		(void)file_remove(envfile);
-	free(envfile);
-	free(state);
-	return r;
+	return 0;
 }
 
 /*

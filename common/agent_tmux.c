@@ -29,6 +29,8 @@
 static int agent_tmux_init(const struct agent_conf *);
 static int agent_tmux_wrap(const struct agent_spec *, const char *,
     const char *, char ***, char **, char *, size_t);
+static int agent_tmux_launch(const struct agent_spec *, const char *, char **,
+    char *, size_t);
 static int agent_tmux_ready(const struct agent_spec *, const char *, char *,
     size_t);
 static int agent_tmux_start(const struct agent_spec *, char *, size_t);
@@ -101,8 +103,14 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
 	return 0;
 }
 
-/* A lock this tick reserved is handed over to the session. */
-int
+/*
+ * Start the session under its wrapper (the agent's variables, the state
+ * file state, the Claude session lock this tick reserved, handed over)
+ * and wait until the wrapper holds the lock.  0, or -1 with err set (a
+ * session that started is killed again).  The variables file is named in
+ * *envfile: the caller removes it and frees the name.
+ */
+static int
 agent_tmux_launch(const struct agent_spec *s, const char *state, char **envfile,
     char *err, size_t errsz)
 {
@@ -186,8 +194,9 @@ agent_tmux_ready(const struct agent_spec *s, const char *state, char *err,
  * gone by then: read by the wrapper of a session that started, removed
  * here when it did not.
  */
-static int
-agent_tmux_start(const struct agent_spec *s, char *err, size_t errsz)
+int
+agent_tmux_start_with(const struct agent_spec *s, agent_tmux_ready_fn *ready,
+    char *err, size_t errsz)
 {
 	char *state = runfiles_agent_state(s->session), *envfile = NULL;
 	int r = -1;
@@ -200,8 +209,8 @@ agent_tmux_start(const struct agent_spec *s, char *err, size_t errsz)
 	}
 	if (agent_tmux_launch(s, state, &envfile, err, errsz) == -1)
 		goto out;
-	if (agent_tmux_ready(s, state, err, errsz) == -1) {
-		(void)tmux_kill_session(s->session);
+	if (ready(s, state, err, errsz) == -1) {
+		(void)agent_tmux_kill(s->session);
 		goto out;
 	}
 	r = 0;
@@ -211,6 +220,13 @@ out:
 	free(envfile);
 	free(state);
 	return r;
+}
+
+/* The phase backend's start: ready when the input box shows. */
+static int
+agent_tmux_start(const struct agent_spec *s, char *err, size_t errsz)
+{
+	return agent_tmux_start_with(s, agent_tmux_ready, err, errsz);
 }
 
 /*

@@ -10,15 +10,19 @@
 struct agent_spec;
 
 /*
- * Start the session under its wrapper (the agent's variables, the state
- * file state, the Claude session lock, which the caller reserved with
- * agent_lock_reserve()) and wait until the wrapper holds the lock.  0,
- * or -1 with err set (a session that started is killed again).  The
- * variables file is named in *envfile: the caller removes it and frees
- * the name.
+ * Whether the agent of a session that started is ready (state: the
+ * session's lock state file): 0, or -1 with err set.
  */
-int agent_tmux_launch(const struct agent_spec *, const char *state,
-    char **envfile, char *err, size_t errsz);
+typedef int agent_tmux_ready_fn(const struct agent_spec *, const char *state,
+    char *err, size_t errsz);
+/*
+ * Reserve the Claude session lock, start the session under its wrapper
+ * (the agent's variables, the state file, the lock handed over), then
+ * ask ready(): 0, or -1 with err set (a session that started is killed,
+ * its wrapper let end).  The agent's variables file is gone by then.
+ */
+int agent_tmux_start_with(const struct agent_spec *, agent_tmux_ready_fn *ready,
+    char *err, size_t errsz);
 /*
  * Kill the session and let its wrapper end (the lock free, the state
  * file gone).  One already gone counts as killed.  0 or -1.
