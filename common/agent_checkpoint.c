@@ -172,7 +172,6 @@ static void ck_remove_all(const char *);
 static int agent_checkpoint_valid_name(const char *);
 static int agent_checkpoint_capture(const char *, int, struct buf *);
 static int agent_checkpoint_list(const char *, char ***, size_t *);
-static void agent_checkpoint_list_free(char **, size_t);
 static int agent_checkpoint_activity(const char *, time_t *);
 
 const struct agent_backend agent_checkpoint_backend = {
@@ -186,7 +185,7 @@ const struct agent_backend agent_checkpoint_backend = {
     .valid_name = agent_checkpoint_valid_name,
     .capture = agent_checkpoint_capture,
     .list = agent_checkpoint_list,
-    .list_free = agent_checkpoint_list_free,
+    .list_free = strv_free_n,
     .activity = agent_checkpoint_activity,
     .answer = agent_checkpoint_answer,
     .advance = agent_checkpoint_advance,
@@ -1089,16 +1088,6 @@ agent_checkpoint_list(const char *prefix, char ***names, size_t *n)
 	}
 	closedir(d);
 	return 0;
-}
-
-static void
-agent_checkpoint_list_free(char **names, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
 }
 
 /* When the session's last run started or was read. */

@@ -14,6 +14,7 @@
 
 #include "agent_guard.h"
 #include "buf.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 /* `sh -c 'eval "..."'` and the like are followed this deep. */
@@ -61,7 +62,6 @@ struct guard_lex {
 };
 
 static void strs_push(char ***, size_t *, char *);
-static void strs_free(char **, size_t);
 static void lex_end_word(struct guard_lex *);
 static void lex_end_cmd(struct guard_lex *);
 static size_t lex_closing(const char *, size_t, char, char);
@@ -118,16 +118,6 @@ strs_push(char ***v, size_t *n, char *s)
 {
 	*v = xreallocarray(*v, *n + 1, sizeof(**v));
 	(*v)[(*n)++] = s;
-}
-
-static void
-strs_free(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
 }
 
 /* The word read so far goes to the command (or is dropped). */
@@ -346,7 +336,7 @@ lex_skip_docs(struct guard_lex *l)
 				break;
 		}
 	}
-	strs_free(l->docs, l->ndocs);
+	strv_free_n(l->docs, l->ndocs);
 	l->docs = NULL;
 	l->ndocs = 0;
 }
@@ -418,9 +408,9 @@ guard_split(const char *text, struct guard_split *out)
 		}
 	}
 	lex_end_cmd(&l);
-	strs_free(l.cur.words, l.cur.nwords);
-	strs_free(l.cur.redirs, l.cur.nredirs);
-	strs_free(l.docs, l.ndocs);
+	strv_free_n(l.cur.words, l.cur.nwords);
+	strv_free_n(l.cur.redirs, l.cur.nredirs);
+	strv_free_n(l.docs, l.ndocs);
 	buf_free(&l.word);
 }
 
@@ -430,11 +420,11 @@ guard_split_free(struct guard_split *sp)
 	size_t i;
 
 	for (i = 0; i < sp->ncmds; i++) {
-		strs_free(sp->cmds[i].words, sp->cmds[i].nwords);
-		strs_free(sp->cmds[i].redirs, sp->cmds[i].nredirs);
+		strv_free_n(sp->cmds[i].words, sp->cmds[i].nwords);
+		strv_free_n(sp->cmds[i].redirs, sp->cmds[i].nredirs);
 	}
 	free(sp->cmds);
-	strs_free(sp->subs, sp->nsubs);
+	strv_free_n(sp->subs, sp->nsubs);
 }
 
 static const char *

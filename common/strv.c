@@ -47,3 +47,15 @@ strv_free(char **v)
 		free(v[i]);
 	free(v);
 }
+
+void
+strv_free_n(char **v, size_t n)
+{
+	size_t i;
+
+	if (v == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}

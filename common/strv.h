@@ -15,5 +15,7 @@ char **strv_split(const char *s, size_t *n);
 /* Number of entries before the NULL. */
 size_t strv_len(char *const *);
 void strv_free(char **);
+/* Free the n strings of v (not NULL-ended), then v; v may be NULL. */
+void strv_free_n(char **v, size_t n);
 
 #endif

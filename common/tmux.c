@@ -24,6 +24,7 @@
 #include "file.h"
 #include "screen.h"
 #include "spawn.h"
+#include "strv.h"
 #include "termsafe.h"
 #include "tmux.h"
 #include "xmalloc.h"
@@ -286,11 +287,7 @@ tmux_list_sessions(const char *prefix, char ***names, size_t *n)
 void
 tmux_list_free(char **names, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	strv_free_n(names, n);
 }
 
 /* Is every entry "K=V" with a non-empty K? */
