@@ -20,7 +20,7 @@ dev_sim - '[ci]' 'woodpecker_repo_id = 1' '[agent]' 'protocol = "markers"' <<'JS
             {"number": 2, "title": "Second", "labels": []}],
  "woodpecker": {"repo_id": 1, "token": "wp-token", "pipelines": []}}
 JSON
-export FORGE_REVIEW_TOKEN=review-token AGENT_MARKER_ACK_TIMEOUT=2
+export FORGE_REVIEW_TOKEN=review-token AGENT_MARKER_ACK_TIMEOUT=5
 S=dev-$PROJ-1
 SDIR=$RUN/sessions/active/$S
 AL=$T/agentlog
