@@ -474,6 +474,26 @@ forge_list_kind(struct forge *f, const char *path, const struct forge_kind *k,
 }
 
 /*
+ * Visit every element of the list at path page by page (the pages are not
+ * kept); every element that fails k's table is left out (and logged).
+ */
+static int
+forge_each_kind(struct forge *f, const char *path, const struct forge_kind *k,
+    http_each_fn fn, void *arg)
+{
+	struct forge_check fc = {f, k, path};
+	struct http_check check = {forge_check_list, &fc};
+	char *url;
+	int r;
+
+	url = forge_url(f, "%s", path);
+	r = http_client_each_page(f->client, url, "limit", FORGE_PAGE,
+	    FORGE_MAX_PAGES, &check, fn, arg, NULL);
+	free(url);
+	return r;
+}
+
+/*
  * Send a write to the repository path.  With want set, a 2xx body is
  * parsed as a value of that type into *resp_json (caller frees).
  * Returns 0 on 2xx, -1 otherwise (message recorded); *resp_json stays
@@ -564,6 +584,24 @@ forge_issues_list(struct forge *f, const char *state, const char *labels,
 	forge_query(&q, "type", type);
 	forge_query(&q, "sort", sort);
 	r = forge_list_kind(f, buf_str(&q), &forge_k_issue, out);
+	buf_free(&q);
+	return r;
+}
+
+int
+forge_issues_each(struct forge *f, const char *state, const char *labels,
+    const char *type, const char *sort, http_each_fn fn, void *arg)
+{
+	struct buf q;
+	int r;
+
+	buf_init(&q, 0);
+	buf_puts(&q, "/issues");
+	forge_query(&q, "state", state);
+	forge_query(&q, "labels", labels);
+	forge_query(&q, "type", type);
+	forge_query(&q, "sort", sort);
+	r = forge_each_kind(f, buf_str(&q), &forge_k_issue, fn, arg);
 	buf_free(&q);
 	return r;
 }
@@ -811,6 +849,21 @@ forge_pulls_list(struct forge *f, const char *state, const cJSON **out)
 	buf_puts(&q, "/pulls");
 	forge_query(&q, "state", state);
 	r = forge_list_kind(f, buf_str(&q), &forge_k_pull, out);
+	buf_free(&q);
+	return r;
+}
+
+int
+forge_pulls_each(struct forge *f, const char *state, http_each_fn fn,
+    void *arg)
+{
+	struct buf q;
+	int r;
+
+	buf_init(&q, 0);
+	buf_puts(&q, "/pulls");
+	forge_query(&q, "state", state);
+	r = forge_each_kind(f, buf_str(&q), &forge_k_pull, fn, arg);
 	buf_free(&q);
 	return r;
 }

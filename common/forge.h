@@ -40,6 +40,7 @@
 #include <stddef.h>
 
 #include <cjson/cJSON.h>
+#include "http_client.h"
 
 /* The outcome of a call that may find its object there already, or none. */
 enum forge_res {
@@ -131,6 +132,14 @@ int forge_issue_remove_label_name(struct forge *f, long long number,
 
 /* Pull requests.  state "open", "closed" or "all". */
 int forge_pulls_list(struct forge *f, const char *state, const cJSON **out);
+/*
+ * The lists above visited page by page (http_client_each_page()): each
+ * checked element passed to fn, nothing kept or cached.  0 or -1.
+ */
+int forge_pulls_each(struct forge *f, const char *state, http_each_fn fn,
+    void *arg);
+int forge_issues_each(struct forge *f, const char *state, const char *labels,
+    const char *type, const char *sort, http_each_fn fn, void *arg);
 /* The first page (at most limit, newest first) of the PRs in state. */
 int forge_pulls_recent(struct forge *f, const char *state, int limit,
     const cJSON **out);

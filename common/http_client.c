@@ -348,6 +348,58 @@ out:
 	return r;
 }
 
+/* Pass each element of page to fn.  0 go on, 1 stop, -1 fn failed. */
+static int
+http_client_visit(cJSON *page, http_each_fn fn, void *arg)
+{
+	const cJSON *el;
+	int r;
+
+	cJSON_ArrayForEach (el, page) {
+		if ((r = fn(arg, el)) != 0)
+			return r;
+	}
+	return 0;
+}
+
+int
+http_client_each_page(struct http_client *c, const char *url,
+    const char *size_param, int per_page, int max_pages,
+    const struct http_check *check, http_each_fn fn, void *arg,
+    int *complete)
+{
+	cJSON *page;
+	char *purl;
+	int pageno, n = per_page, r = 0;
+
+	http_client_fail(c, 0, "%s", "");
+	for (pageno = 1; pageno <= max_pages && r == 0 && n >= per_page;
+	     pageno++) {
+		purl = xasprintf("%s%c%s=%d&page=%d", url,
+		    strchr(url, '?') ? '&' : '?', size_param, per_page, pageno);
+		r = http_client_fetch(c, purl, cJSON_Array, &page);
+		free(purl);
+		if (r == -1)
+			return -1;
+		/* Counted before the check leaves bad elements out. */
+		n = cJSON_GetArraySize(page);
+		if (http_client_checked(c, url, check, page) == -1)
+			return -1;
+		r = http_client_visit(page, fn, arg);
+		cJSON_Delete(page);
+	}
+	if (r == -1)
+		return -1;
+	if (complete != NULL)
+		*complete = r == 1 || n < per_page;
+	else if (r == 0 && n >= per_page) {
+		http_client_fail(c, 0, "more than %d pages at '%s'", max_pages,
+		    http_client_endpoint(url));
+		return -1;
+	}
+	return 0;
+}
+
 /* The first-page URL and cache key of a list read by pages.  Caller frees. */
 static void
 http_client_page_names(const char *url, const char *size_param, int per_page,

@@ -76,6 +76,23 @@ int http_client_get_pages(struct http_client *, const char *url,
     const char *size_param, int per_page, int max_pages,
     const struct http_check *check, const cJSON **out, int *complete);
 /*
+ * Visit every element of the list at url page by page, as
+ * http_client_get_pages() reads it, without keeping the pages: each page
+ * is checked, each element passed to fn(arg, element), then the page is
+ * freed.  Nothing is cached: the caller keeps what it needs and does not
+ * ask again.  fn returns 0 to go on, 1 to stop early (no more pages are
+ * read) or -1 to fail the read (fn records why).  Returns 0, or -1 when a
+ * page did not arrive or fn failed; after -1 what fn saw is not the whole
+ * list and the caller drops it.  When max_pages full pages were read and
+ * more may exist: with complete NULL that is a failure too (-1), else
+ * *complete is 0 (1 when the list ended or fn stopped it) and 0 returned.
+ */
+typedef int (*http_each_fn)(void *arg, const cJSON *element);
+int http_client_each_page(struct http_client *, const char *url,
+    const char *size_param, int per_page, int max_pages,
+    const struct http_check *check, http_each_fn fn, void *arg,
+    int *complete);
+/*
  * Read ahead, in parallel (http_get_many()), the lists of the n urls
  * whose pages http_client_get_pages() (same size_param and per_page,
  * checks[i] the check of urls[i]; checks may be NULL) would read and
