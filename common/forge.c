@@ -244,6 +244,12 @@ forge_error(const struct forge *f)
 	return http_client_error(f->client);
 }
 
+unsigned long
+forge_writes(const struct forge *f)
+{
+	return http_client_writes(f->client);
+}
+
 long
 forge_last_status(const struct forge *f)
 {
@@ -854,8 +860,7 @@ forge_pulls_list(struct forge *f, const char *state, const cJSON **out)
 }
 
 int
-forge_pulls_each(struct forge *f, const char *state, http_each_fn fn,
-    void *arg)
+forge_pulls_each(struct forge *f, const char *state, http_each_fn fn, void *arg)
 {
 	struct buf q;
 	int r;

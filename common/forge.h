@@ -70,6 +70,8 @@ struct forge *forge_open(const char *api_base, const char *token);
 void forge_close(struct forge *);
 /* Why the last call failed ("" after a success); valid until the next. */
 const char *forge_error(const struct forge *f);
+/* Writes sent so far (http_client_writes()). */
+unsigned long forge_writes(const struct forge *f);
 /* HTTP status behind the last call's failure (404 ...), else 0. */
 long forge_last_status(const struct forge *f);
 

@@ -33,6 +33,7 @@ struct http_client {
 	struct http_client_entry *live;	 /* looked up by key */
 	struct http_client_entry *stale; /* cleared by a write, kept alive */
 	long status;
+	unsigned long writes; /* requests sent other than GET */
 	char err[512];
 };
 
@@ -95,6 +96,12 @@ const char *
 http_client_error(const struct http_client *c)
 {
 	return c->err;
+}
+
+unsigned long
+http_client_writes(const struct http_client *c)
+{
+	return c->writes;
 }
 
 long
@@ -365,8 +372,7 @@ http_client_visit(cJSON *page, http_each_fn fn, void *arg)
 int
 http_client_each_page(struct http_client *c, const char *url,
     const char *size_param, int per_page, int max_pages,
-    const struct http_check *check, http_each_fn fn, void *arg,
-    int *complete)
+    const struct http_check *check, http_each_fn fn, void *arg, int *complete)
 {
 	cJSON *page;
 	char *purl;
@@ -522,6 +528,7 @@ http_client_send(struct http_client *c, const char *method, const char *url,
 
 	http_client_fail(c, 0, "%s", "");
 	http_client_clear(c);
+	c->writes++;
 	if (body != NULL)
 		json = json_print(body);
 	r = http_request(method, url, c->auth, json, resp, c->err,

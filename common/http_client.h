@@ -44,6 +44,11 @@ void http_client_free(struct http_client *);
 const char *http_client_error(const struct http_client *);
 /* HTTP status behind the last call's failure; 0 for other failures. */
 long http_client_status(const struct http_client *);
+/*
+ * How many writes were sent so far: a result kept by a caller is as
+ * fresh as the cache while this is unchanged (a write clears the cache).
+ */
+unsigned long http_client_writes(const struct http_client *);
 /* Record a failure found by the caller (printf format), with status. */
 void http_client_fail(struct http_client *, long status, const char *, ...)
     __attribute__((format(printf, 3, 4)));
@@ -90,8 +95,7 @@ int http_client_get_pages(struct http_client *, const char *url,
 typedef int (*http_each_fn)(void *arg, const cJSON *element);
 int http_client_each_page(struct http_client *, const char *url,
     const char *size_param, int per_page, int max_pages,
-    const struct http_check *check, http_each_fn fn, void *arg,
-    int *complete);
+    const struct http_check *check, http_each_fn fn, void *arg, int *complete);
 /*
  * Read ahead, in parallel (http_get_many()), the lists of the n urls
  * whose pages http_client_get_pages() (same size_param and per_page,

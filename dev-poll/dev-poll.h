@@ -96,11 +96,12 @@ enum dp_busy {
 /* One open PR as the scheduler sees it, worked out at most once a tick. */
 struct dp_pr {
 	long long number;
-	long long issue;    /* -1 none, 0 a chore PR */
-	const char *branch; /* borrowed from the PR list */
-	const char *sha;
-	const char *title;
-	const char *body;
+	long long issue; /* -1 none, 0 a chore PR */
+	char *branch;	 /* owned, like sha and title */
+	char *sha;
+	char *title;
+	long long *fixes; /* each N of "fixes #N" in its body; owned */
+	size_t nfixes;
 	int evaluated;	   /* 1 done, -1 a read failed, 0 not yet */
 	enum ci_state ci;  /* as read */
 	int passed;	   /* CI passed, non-code PRs included */
@@ -110,6 +111,29 @@ struct dp_pr {
 	int changes;	   /* a REQUEST_CHANGES review of the head */
 	int merge_refused; /* a direct merge was refused this tick */
 	int ahead;	   /* its reviews were asked in a batch */
+};
+
+/*
+ * A backlog issue as the scan needs it; the list's pages are not kept
+ * (an issue to launch is read again, whole).
+ */
+struct dp_issue {
+	long long number;
+	long long *deps; /* deps_parse() of its body; owned */
+	size_t ndeps;
+	char *title;	  /* owned; kept for the first DP_BACKLOG_LINES + 1
+			     only (the prompt's backlog section), else NULL */
+	const char *skip; /* dp_skip_label() (static), or NULL */
+	int priority;	  /* labelled priority */
+};
+
+/* Backlog issues listed by title in a session's prompt. */
+#define DP_BACKLOG_LINES 50
+
+/* A merged PR of the closed list: the issue its branch fixes. */
+struct dp_merged {
+	long long issue;
+	long long pr;
 };
 
 /*
@@ -141,8 +165,12 @@ struct dev_ctx {
 	size_t nprs;
 	int prs_read; /* 1 read, -1 the read failed (logged), 0 not yet */
 	int wp_down;  /* Woodpecker failed: the forge's status only */
-	const cJSON **backlog; /* backlog issues, oldest first */
+	struct dp_issue *backlog; /* backlog issues, oldest first */
 	size_t nbacklog;
+	struct dp_merged *merged_prs; /* the closed list's merged PRs */
+	size_t nmerged_prs;
+	int closed_read;	     /* 1 read, 0 not (or a write since) */
+	unsigned long closed_writes; /* forge_writes() when it was read */
 	int backlog_read;
 	const cJSON **inprog; /* in-progress issues, newest first */
 	size_t ninprog;
@@ -298,6 +326,13 @@ int dp_dep_closed(struct dev_ctx *, long long dep, int *closed);
 /* Whether every dependency in body is closed. */
 enum dp_deps dp_issue_ready(struct dev_ctx *, long long number,
     const char *body);
+/* Whether each of the n issues of deps (those of issue number) is closed. */
+enum dp_deps dp_deps_ready(struct dev_ctx *, long long number,
+    const long long *deps, size_t n);
+/* Free the context's backlog. */
+void dp_backlog_free(struct dev_ctx *);
+/* Free the context's PRs. */
+void dp_prs_free(struct dev_ctx *);
 /* The label that keeps the issue from the dev agent, or NULL. */
 const char *dp_skip_label(const cJSON *issue);
 
@@ -410,8 +445,8 @@ enum dp_step dp_memory(struct dev_ctx *);
  * first (the list is read oldest first).  *n items; caller frees the
  * array, not the items.
  */
-const cJSON **dp_backlog_order(const cJSON *const *backlog, size_t n,
-    size_t *nout);
+const struct dp_issue **dp_backlog_order(const struct dp_issue *backlog,
+    size_t n, size_t *nout);
 /* Priority 1: the first orphaned in-progress issue. */
 enum dp_step dp_orphans(struct dev_ctx *);
 /* Priority 1.5: PRs with requested changes or failed CI. */

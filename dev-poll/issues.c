@@ -17,7 +17,10 @@
 #include "log.h"
 #include "xmalloc.h"
 
+static int issues_keep(void *, const cJSON *);
+static void issues_free(struct dp_issue *, size_t);
 static int issues_listed(const cJSON *const *, size_t, long long);
+static int issues_in_backlog(const struct dev_ctx *, long long);
 
 int
 dp_issues_labelled(struct dev_ctx *c, const char *label, const char *sort,
@@ -48,14 +51,78 @@ dp_issues_labelled(struct dev_ctx *c, const char *label, const char *sort,
 	return 0;
 }
 
+/* The backlog as read so far, while its pages are visited. */
+struct issues_read {
+	struct dp_issue *list;
+	size_t n, cap;
+};
+
+/* Keep what the scan needs of one backlog issue of a page. */
+static int
+issues_keep(void *arg, const cJSON *it)
+{
+	struct issues_read *r = arg;
+	struct dp_issue *d;
+	const char *title;
+	long long num;
+
+	/* The forge's label and type filters are not trusted. */
+	if (!json_has_label(it, "backlog") ||
+	    json_obj(it, "pull_request") != NULL ||
+	    json_int(it, "number", &num) == -1)
+		return 0;
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 64;
+		r->list = xreallocarray(r->list, r->cap, sizeof(*r->list));
+	}
+	d = &r->list[r->n];
+	memset(d, 0, sizeof(*d));
+	d->number = num;
+	(void)deps_parse(json_str(it, "body"), num, &d->deps, &d->ndeps);
+	if (r->n <= DP_BACKLOG_LINES && (title = json_str(it, "title")) != NULL)
+		d->title = xstrdup(title);
+	d->skip = dp_skip_label(it);
+	d->priority = json_has_label(it, "priority");
+	r->n++;
+	return 0;
+}
+
+static void
+issues_free(struct dp_issue *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(list[i].deps);
+		free(list[i].title);
+	}
+	free(list);
+}
+
+void
+dp_backlog_free(struct dev_ctx *c)
+{
+	issues_free(c->backlog, c->nbacklog);
+	c->backlog = NULL;
+	c->nbacklog = 0;
+}
+
 int
 dp_backlog_load(struct dev_ctx *c)
 {
+	struct issues_read r = {NULL, 0, 0};
+
 	if (c->backlog_read)
 		return 0;
-	if (dp_issues_labelled(c, "backlog", "oldest", &c->backlog,
-		&c->nbacklog) == -1)
+	if (forge_issues_each(c->forge, "open", "backlog", "issues", "oldest",
+		issues_keep, &r) == -1) {
+		log_warn("cannot read the open 'backlog' issues: %s",
+		    forge_error(c->forge));
+		issues_free(r.list, r.n);
 		return -1;
+	}
+	c->backlog = r.list;
+	c->nbacklog = r.n;
 	c->backlog_read = 1;
 	return 0;
 }
@@ -89,7 +156,7 @@ dp_issue_state(struct dev_ctx *c, long long number, const cJSON **out)
 							       DP_ISSUE_OPEN;
 }
 
-/* Whether issue n is one of the n items of list. */
+/* Whether issue num is one of the n items of list. */
 static int
 issues_listed(const cJSON *const *list, size_t n, long long num)
 {
@@ -102,6 +169,18 @@ issues_listed(const cJSON *const *list, size_t n, long long num)
 	return 0;
 }
 
+/* Whether issue num is in the backlog read this tick. */
+static int
+issues_in_backlog(const struct dev_ctx *c, long long num)
+{
+	size_t i;
+
+	for (i = 0; i < c->nbacklog; i++)
+		if (c->backlog[i].number == num)
+			return 1;
+	return 0;
+}
+
 int
 dp_dep_closed(struct dev_ctx *c, long long dep, int *closed)
 {
@@ -110,7 +189,7 @@ dp_dep_closed(struct dev_ctx *c, long long dep, int *closed)
 
 	*closed = 0;
 	/* Listed among the open issues read this tick: open, no request. */
-	if (issues_listed(c->backlog, c->nbacklog, dep) ||
+	if (issues_in_backlog(c, dep) ||
 	    issues_listed(c->inprog, c->ninprog, dep))
 		return 0;
 	/* An issue that does not exist can never be closed. */
@@ -121,14 +200,13 @@ dp_dep_closed(struct dev_ctx *c, long long dep, int *closed)
 }
 
 enum dp_deps
-dp_issue_ready(struct dev_ctx *c, long long number, const char *body)
+dp_deps_ready(struct dev_ctx *c, long long number, const long long *deps,
+    size_t n)
 {
 	enum dp_deps r = DP_DEPS_MET;
-	long long *deps = NULL;
-	size_t n = 0, i;
+	size_t i;
 	int closed;
 
-	(void)deps_parse(body, number, &deps, &n);
 	for (i = 0; i < n && r == DP_DEPS_MET; i++) {
 		if (dp_dep_closed(c, deps[i], &closed) == -1)
 			r = DP_DEPS_UNKNOWN;
@@ -138,6 +216,18 @@ dp_issue_ready(struct dev_ctx *c, long long number, const char *body)
 			r = DP_DEPS_OPEN;
 		}
 	}
+	return r;
+}
+
+enum dp_deps
+dp_issue_ready(struct dev_ctx *c, long long number, const char *body)
+{
+	enum dp_deps r;
+	long long *deps = NULL;
+	size_t n = 0;
+
+	(void)deps_parse(body, number, &deps, &n);
+	r = dp_deps_ready(c, number, deps, n);
 	free(deps);
 	return r;
 }

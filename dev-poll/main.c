@@ -106,8 +106,8 @@ main_ctx_open(struct dev_ctx *c, const struct config *cfg,
 static void
 main_ctx_close(struct dev_ctx *c)
 {
-	free(c->prs);
-	free(c->backlog);
+	dp_prs_free(c);
+	dp_backlog_free(c);
 	free(c->inprog);
 	woodpecker_close(c->wp);
 	forge_close(c->forge);

@@ -30,7 +30,6 @@
 #define COMMENT_MAX (8 * 1024)
 #define COMMENTS_MAX (32 * 1024)
 #define TITLE_MAX 300
-#define BACKLOG_LINES 50
 /* Recovery context: the diff's summary and the last CI result. */
 #define DIFFSTAT_LINES 20
 #define CI_RESULT_MAX (8 * 1024)
@@ -123,15 +122,14 @@ dp_backlog_text(struct dev_ctx *c, long long self)
 
 	buf_init(&b, 0);
 	for (i = 0; i < c->nbacklog; i++) {
-		if (json_int(c->backlog[i], "number", &n) == -1 || n == self)
+		if ((n = c->backlog[i].number) == self)
 			continue;
-		if (shown == BACKLOG_LINES) {
+		if (shown == DP_BACKLOG_LINES) {
 			more++;
 			continue;
 		}
 		buf_printf(&b, "- #%lld ", n);
-		prompt_put_cut(&b, json_str(c->backlog[i], "title"), TITLE_MAX,
-		    0);
+		prompt_put_cut(&b, c->backlog[i].title, TITLE_MAX, 0);
 		buf_puts(&b, "\n");
 		shown++;
 	}

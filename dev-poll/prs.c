@@ -31,34 +31,116 @@ static int prs_noncode(struct dev_ctx *, struct dp_pr *);
 static int prs_number_at(const char *, long long);
 static void prs_wp_down(struct dev_ctx *);
 static void prs_ci_scan(struct dev_ctx *);
+static void prs_fixes_parse(const char *, long long **, size_t *);
+static int prs_keep(void *, const cJSON *);
+static char *prs_strdup(const char *);
+static void prs_free(struct dp_pr *, size_t);
+static int prs_keep_merged(void *, const cJSON *);
+static int prs_closed_load(struct dev_ctx *);
+
+/* The open PRs as read so far, while the list's pages are visited. */
+struct prs_read {
+	struct dp_pr *list;
+	size_t n, cap;
+};
+
+/* Each N of "fixes #N" in text, in order, into *out (caller frees). */
+static void
+prs_fixes_parse(const char *text, long long **out, size_t *n)
+{
+	const char *b;
+	char *end;
+	long long v;
+
+	*out = NULL;
+	*n = 0;
+	for (b = text; b != NULL && *b != '\0'; b++) {
+		if (strncasecmp(b, "ixes #", 6) != 0 ||
+		    !isdigit((unsigned char)b[6]))
+			continue;
+		v = strtoll(b + 6, &end, 10);
+		if (isalnum((unsigned char)*end) || *end == '_')
+			continue;
+		*out = xreallocarray(*out, *n + 1, sizeof(**out));
+		(*out)[(*n)++] = v;
+	}
+}
+
+/* Keep what the scheduler needs of one open PR of a page. */
+static int
+prs_keep(void *arg, const cJSON *pr)
+{
+	struct prs_read *r = arg;
+	const char *body;
+	struct dp_pr *p;
+	long long n;
+
+	if (json_int(pr, "number", &n) == -1)
+		return 0;
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 32;
+		r->list = xreallocarray(r->list, r->cap, sizeof(*r->list));
+	}
+	p = &r->list[r->n++];
+	memset(p, 0, sizeof(*p));
+	p->number = n;
+	p->branch = prs_strdup(json_str_at(pr, "head.ref"));
+	p->sha = prs_strdup(json_str_at(pr, "head.sha"));
+	p->title = prs_strdup(json_str(pr, "title"));
+	body = json_str(pr, "body");
+	prs_fixes_parse(body, &p->fixes, &p->nfixes);
+	p->issue = issueref_from_pr(p->branch, p->title, body);
+	return 0;
+}
+
+/* A copy of s, or NULL for NULL. */
+static char *
+prs_strdup(const char *s)
+{
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
+static void
+prs_free(struct dp_pr *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(list[i].branch);
+		free(list[i].sha);
+		free(list[i].title);
+		free(list[i].fixes);
+	}
+	free(list);
+}
+
+void
+dp_prs_free(struct dev_ctx *c)
+{
+	prs_free(c->prs, c->nprs);
+	c->prs = NULL;
+	c->nprs = 0;
+	free(c->merged_prs);
+	c->merged_prs = NULL;
+	c->nmerged_prs = 0;
+}
 
 int
 dp_prs_load(struct dev_ctx *c)
 {
-	const cJSON *list, *pr;
-	struct dp_pr *p;
-	long long n;
+	struct prs_read r = {NULL, 0, 0};
 
 	/* A failed read is said once and not tried again this tick. */
 	if (c->prs_read != 0)
 		return c->prs_read == 1 ? 0 : -1;
-	if (forge_pulls_list(c->forge, "open", &list) == -1) {
+	if (forge_pulls_each(c->forge, "open", prs_keep, &r) == -1) {
 		log_msg("cannot read the open PRs: %s", forge_error(c->forge));
+		prs_free(r.list, r.n);
 		c->prs_read = -1;
 		return -1;
 	}
-	c->prs = xcalloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(*c->prs));
-	cJSON_ArrayForEach (pr, list) {
-		if (json_int(pr, "number", &n) == -1)
-			continue;
-		p = &c->prs[c->nprs++];
-		p->number = n;
-		p->branch = json_str_at(pr, "head.ref");
-		p->sha = json_str_at(pr, "head.sha");
-		p->title = json_str(pr, "title");
-		p->body = json_str(pr, "body");
-		p->issue = issueref_from_pr(p->branch, p->title, p->body);
-	}
+	c->prs = r.list;
+	c->nprs = r.n;
 	c->prs_read = 1;
 	prs_ci_scan(c);
 	return 0;
@@ -297,11 +379,12 @@ dp_text_fixes(const char *text, long long issue)
 struct dp_pr *
 dp_pr_fixing(struct dev_ctx *c, long long issue)
 {
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < c->nprs; i++)
-		if (dp_text_fixes(c->prs[i].body, issue))
-			return &c->prs[i];
+		for (j = 0; j < c->prs[i].nfixes; j++)
+			if (c->prs[i].fixes[j] == issue)
+				return &c->prs[i];
 	return NULL;
 }
 
@@ -316,28 +399,62 @@ dp_title_names(const char *title, long long issue)
 	return 0;
 }
 
+/* Keep a merged PR of the closed list whose branch names its issue. */
+static int
+prs_keep_merged(void *arg, const cJSON *it)
+{
+	struct dev_ctx *c = arg;
+	const char *ref;
+	long long n, issue;
+	int merged;
+
+	ref = json_str_at(it, "head.ref");
+	if (ref == NULL || (issue = runfiles_branch_issue(ref)) <= 0 ||
+	    json_bool(it, "merged", &merged) == -1 || !merged ||
+	    json_int(it, "number", &n) == -1)
+		return 0;
+	c->merged_prs = xreallocarray(c->merged_prs, c->nmerged_prs + 1,
+	    sizeof(*c->merged_prs));
+	c->merged_prs[c->nmerged_prs].issue = issue;
+	c->merged_prs[c->nmerged_prs++].pr = n;
+	return 0;
+}
+
+/*
+ * Read the closed PRs once, again only after a write (as the client's
+ * cache would); a failure is said each time they are asked for.
+ */
+static int
+prs_closed_load(struct dev_ctx *c)
+{
+	if (c->closed_read == 1 && c->closed_writes == forge_writes(c->forge))
+		return 0;
+	c->closed_read = 0;
+	c->nmerged_prs = 0;
+	if (forge_pulls_each(c->forge, "closed", prs_keep_merged, c) == -1) {
+		log_msg("cannot read the closed PRs: %s",
+		    forge_error(c->forge));
+		c->nmerged_prs = 0;
+		return -1;
+	}
+	c->closed_read = 1;
+	c->closed_writes = forge_writes(c->forge);
+	return 0;
+}
+
 int
 dp_pr_merged(struct dev_ctx *c, long long issue, long long *pr)
 {
-	const cJSON *list, *it;
-	const char *ref;
-	long long n;
-	int merged;
+	size_t i;
 
 	*pr = 0;
-	if (forge_pulls_list(c->forge, "closed", &list) == -1) {
-		log_msg("cannot read the closed PRs: %s",
-		    forge_error(c->forge));
+	if (prs_closed_load(c) == -1)
 		return -1;
-	}
 	/* The newest one, should the branch have been merged twice. */
-	cJSON_ArrayForEach (it, list) {
-		ref = json_str_at(it, "head.ref");
-		if (ref != NULL && runfiles_branch_issue(ref) == issue &&
-		    json_bool(it, "merged", &merged) == 0 && merged &&
-		    json_int(it, "number", &n) == 0 && n > *pr)
-			*pr = n;
-	}
+	for (i = 0; i < c->nmerged_prs; i++)
+		if (c->merged_prs[i].issue == issue &&
+		    c->merged_prs[i].pr > *pr)
+			*pr = c->merged_prs[i].pr;
 	return *pr > 0;
 }
 

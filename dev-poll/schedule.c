@@ -46,10 +46,10 @@ static enum dp_step schedule_orphan(struct dev_ctx *, const cJSON *, long long);
 static enum dp_step schedule_stuck_one(struct dev_ctx *, struct dp_pr *);
 static enum schedule_pick schedule_backlog_pr(struct dev_ctx *, long long,
     struct dp_pr *, struct buf *, long long *);
-static enum schedule_pick schedule_backlog_one(struct dev_ctx *, const cJSON *,
-    long long, struct buf *, long long *);
-static enum dp_step schedule_backlog_decide(struct dev_ctx *, const cJSON *,
-    long long, const struct buf *, long long);
+static enum schedule_pick schedule_backlog_one(struct dev_ctx *,
+    const struct dp_issue *, struct buf *, long long *);
+static enum dp_step schedule_backlog_decide(struct dev_ctx *, long long,
+    const struct buf *, long long);
 
 /* The tick ends after any launch attempt; only a failure is an error. */
 static enum dp_step
@@ -312,20 +312,20 @@ dp_stuck(struct dev_ctx *c)
 	return DP_NEXT;
 }
 
-const cJSON **
-dp_backlog_order(const cJSON *const *backlog, size_t n, size_t *nout)
+const struct dp_issue **
+dp_backlog_order(const struct dp_issue *backlog, size_t n, size_t *nout)
 {
-	const cJSON **out;
+	const struct dp_issue **out;
 	size_t i;
 
 	out = xcalloc(n + 1, sizeof(*out));
 	*nout = 0;
 	for (i = 0; i < n; i++)
-		if (json_has_label(backlog[i], "priority"))
-			out[(*nout)++] = backlog[i];
+		if (backlog[i].priority)
+			out[(*nout)++] = &backlog[i];
 	for (i = 0; i < n; i++)
-		if (!json_has_label(backlog[i], "priority"))
-			out[(*nout)++] = backlog[i];
+		if (!backlog[i].priority)
+			out[(*nout)++] = &backlog[i];
 	return out;
 }
 
@@ -393,18 +393,18 @@ schedule_backlog_pr(struct dev_ctx *c, long long num, struct dp_pr *p,
 
 /* Judge one backlog issue (*fix_pr set when its launch pays a CI fix). */
 static enum schedule_pick
-schedule_backlog_one(struct dev_ctx *c, const cJSON *it, long long num,
+schedule_backlog_one(struct dev_ctx *c, const struct dp_issue *it,
     struct buf *waiting, long long *fix_pr)
 {
-	const char *skip;
+	long long num = it->number;
 	struct dp_pr *p;
 
-	if ((skip = dp_skip_label(it)) != NULL) {
+	if (it->skip != NULL) {
 		log_msg("issue #%lld has '%s' label — skipping in backlog scan",
-		    num, skip);
+		    num, it->skip);
 		return SCHEDULE_NEXT;
 	}
-	switch (dp_issue_ready(c, num, json_str(it, "body"))) {
+	switch (dp_deps_ready(c, num, it->deps, it->ndeps)) {
 	case DP_DEPS_OPEN:
 		return SCHEDULE_NEXT;
 	case DP_DEPS_UNKNOWN:
@@ -424,31 +424,32 @@ schedule_backlog_one(struct dev_ctx *c, const cJSON *it, long long num,
 
 /* What to do once the scan found ready (or nothing), waiting PRs aside. */
 static enum dp_step
-schedule_backlog_decide(struct dev_ctx *c, const cJSON *ready, long long num,
+schedule_backlog_decide(struct dev_ctx *c, long long ready,
     const struct buf *waiting, long long fix_pr)
 {
-	if (ready == NULL) {
+	if (ready == 0) {
 		log_msg("no ready issues (all blocked by unmerged deps)");
 		return DP_DONE;
 	}
 	if (waiting->len > 0) {
 		log_msg("holding #%lld — waiting for open PR(s) to land first: "
 			"%s",
-		    num, buf_str(waiting));
+		    ready, buf_str(waiting));
 		return DP_DONE;
 	}
-	log_msg("launching dev-agent for #%lld", num);
+	log_msg("launching dev-agent for #%lld", ready);
+	/* The list kept none of its body: the launch reads it whole. */
 	return schedule_after(c,
-	    schedule_launch(c, num, ready, "backlog", fix_pr));
+	    schedule_launch(c, ready, NULL, "backlog", fix_pr));
 }
 
 enum dp_step
 dp_backlog(struct dev_ctx *c)
 {
-	const cJSON **order, *ready = NULL;
+	const struct dp_issue **order;
 	enum schedule_pick pick = SCHEDULE_NEXT;
 	enum dp_step s = DP_DONE;
-	long long num = 0, fix_pr = 0;
+	long long ready = 0, fix_pr = 0;
 	struct buf waiting;
 	size_t n, i, npri = 0;
 
@@ -461,19 +462,18 @@ dp_backlog(struct dev_ctx *c)
 	}
 	order = dp_backlog_order(c->backlog, c->nbacklog, &n);
 	for (i = 0; i < n; i++)
-		npri += json_has_label(order[i], "priority");
+		npri += order[i]->priority;
 	log_msg("found %zu backlog issues (%zu priority)", n, npri);
 	buf_init(&waiting, 0);
 	for (i = 0; i < n && pick == SCHEDULE_NEXT; i++) {
-		if (json_int(order[i], "number", &num) == 0 &&
-		    (pick = schedule_backlog_one(c, order[i], num, &waiting,
-			 &fix_pr)) == SCHEDULE_PICK)
-			ready = order[i];
+		pick = schedule_backlog_one(c, order[i], &waiting, &fix_pr);
+		if (pick == SCHEDULE_PICK)
+			ready = order[i]->number;
 	}
 	if (pick == SCHEDULE_FAIL)
 		s = DP_FAIL;
 	else if (pick != SCHEDULE_OVER)
-		s = schedule_backlog_decide(c, ready, num, &waiting, fix_pr);
+		s = schedule_backlog_decide(c, ready, &waiting, fix_pr);
 	free(order);
 	buf_free(&waiting);
 	return s;

@@ -137,6 +137,40 @@ check_eq "page 3 asked once" \
 check_eq "no page 4" "$(sim_log_count GET 'page=4')" 0
 check_eq "request counter" "$(grep '^requests ' "$T/out")" "requests 3"
 
+# --- lists visited page by page, nothing kept --------------------------------
+reset_log
+probe "$API" "$TOKEN" issues open - issues - + issues-each open - issues -
+check_eq "visited by pages: every issue, in the list's order" \
+    "$(sed -n '2,121p' "$T/out" | md5sum)" "$(sed -n '122,241p' "$T/out" | md5sum)"
+check_eq "visited by pages: 120 seen" "$(tail -1 "$T/out")" "seen 120"
+reset_log
+probe "$API" "$TOKEN" issues-each open - issues - + issues-each open - issues -
+check_eq "a visit is not cached: 3 GETs each" \
+    "$(sim_log_count GET '/issues\?' 200)" 6
+reset_log
+probe "$API" "$TOKEN" issues-each open - issues - 10
+check_eq "a visit stopped after 10: one page read" \
+    "$(sim_log_count GET '/issues\?' 200) $(tail -1 "$T/out")" "1 seen 10"
+reset_log
+fault '{"method":"GET","path":"/issues\\?.*page=2","mode":"500","count":20}'
+if probe "$API" "$TOKEN" issues-each open - - -; then
+	fail "visit: second page lost fails" "exit 0"
+else
+	check "visit: second page lost fails, naming the page" \
+	    grep -q 'page=2' "$T/err"
+	check_eq "visit: the first page was seen, no total" \
+	    "$(grep -c '^seen' "$T/out") $(grep -c '^[0-9]' "$T/out")" "0 50"
+fi
+reset_log
+probe "$API" "$TOKEN" issues open - - -
+all=$(sed -n 's/^count //p' "$T/out")
+fault '{"method":"GET","path":"/issues\\?","mode":"wrongtype","field":"title","item":14,"count":0}'
+probe "$API" "$TOKEN" issues-each open - - -
+faults_clear
+check_eq "visit: one bad issue among good ones left out" \
+    "$(tail -1 "$T/out") $(grep -c "^14	" "$T/out") $(grep -c "^15	issue 15$" "$T/out")" \
+    "seen $((all - 1)) 0 1"
+
 reset_log
 probe "$API" "$TOKEN" issues closed - - - + issues all backlog issues -
 check_eq "closed issues" "$(grep -c '^12[1-5]	old' "$T/out")" 5
@@ -324,6 +358,10 @@ fault '{"method":"GET","path":"/pulls\\?","mode":"wrongtype","field":"head.sha",
 probe "$API" "$TOKEN" pulls open
 check_eq "one bad PR among good ones: left out" \
     "$before/ $(cut -f1 "$T/out" | tr '\n' ' ')" "count 3 203 202 201 / count 2 203 201 "
+fault '{"method":"GET","path":"/pulls\\?","mode":"wrongtype","field":"head.sha","item":202}'
+probe "$API" "$TOKEN" pulls-each open
+check_eq "visit: one bad PR among good ones left out" \
+    "$(cut -f1 "$T/out" | tr '\n' ' ')" "203 201 seen 2 "
 fault '{"method":"GET","path":"/api/repos/1/pipelines\\?","mode":"wrongtype","field":"commit","item":6}'
 probe "$API" "$TOKEN" ci "$(printf 'a%.0s' $(seq 40))"
 check_eq "one bad pipeline among good ones: left out" "$(cat "$T/out")" \

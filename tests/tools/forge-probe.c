@@ -45,6 +45,8 @@ static int run(struct probe *, char **, int);
 static void usage(void) __attribute__((noreturn));
 
 static int cmd_issues(struct probe *, char **, int);
+static int cmd_issues_each(struct probe *, char **, int);
+static int cmd_pulls_each(struct probe *, char **, int);
 static int cmd_issue(struct probe *, char **, int);
 static int cmd_issue_keys(struct probe *, char **, int);
 static int cmd_close(struct probe *, char **, int);
@@ -78,6 +80,8 @@ static int cmd_count(struct probe *, char **, int);
 
 static const struct command commands[] = {
     {"issues", 4, cmd_issues},
+    {"issues-each", 4, cmd_issues_each},
+    {"pulls-each", 1, cmd_pulls_each},
     {"issue", 1, cmd_issue},
     {"issue-keys", 1, cmd_issue_keys},
     {"close", 1, cmd_close},
@@ -176,6 +180,53 @@ cmd_issues(struct probe *p, char **a, int n)
 		&l) == -1)
 		return ferr(p);
 	print_items(l, "number", "title");
+	return 0;
+}
+
+/* What a visit of a list saw; stop > 0 ends it after that many. */
+struct each {
+	long long stop;
+	long long seen;
+};
+
+/* Print one element as print_items() does (the page is freed after). */
+static int
+each_print(void *arg, const cJSON *it)
+{
+	struct each *e = arg;
+	const char *s;
+	long long n;
+
+	if (json_int(it, "number", &n) == -1)
+		n = -1;
+	s = json_str(it, "title");
+	printf("%lld\t%s\n", n, s != NULL ? s : "");
+	e->seen++;
+	return e->stop > 0 && e->seen >= e->stop ? 1 : 0;
+}
+
+/* issues-each STATE LABELS TYPE SORT [STOP]: the list visited by pages. */
+static int
+cmd_issues_each(struct probe *p, char **a, int n)
+{
+	struct each e = {n > 4 ? num(a[4]) : 0, 0};
+
+	if (forge_issues_each(p->f, arg(a[0]), arg(a[1]), arg(a[2]), arg(a[3]),
+		each_print, &e) == -1)
+		return ferr(p);
+	printf("seen %lld\n", e.seen);
+	return 0;
+}
+
+/* pulls-each STATE [STOP] */
+static int
+cmd_pulls_each(struct probe *p, char **a, int n)
+{
+	struct each e = {n > 1 ? num(a[1]) : 0, 0};
+
+	if (forge_pulls_each(p->f, arg(a[0]), each_print, &e) == -1)
+		return ferr(p);
+	printf("seen %lld\n", e.seen);
 	return 0;
 }
 

@@ -99,29 +99,20 @@ test_pr_reviews(void)
 static void
 test_backlog_order(void)
 {
-	cJSON *list = parse("[{\"number\": 1, \"labels\": []},"
-			    " {\"number\": 2, \"labels\": [{\"name\": "
-			    "\"priority\"}]},"
-			    " {\"number\": 3, \"labels\": [{\"name\": \"x\"}]},"
-			    " {\"number\": 4, \"labels\": [{\"name\": "
-			    "\"priority\"}]}]");
-	const cJSON *items[4], **order;
+	struct dp_issue items[4] = {{.number = 1}, {.number = 2, .priority = 1},
+	    {.number = 3}, {.number = 4, .priority = 1}};
+	const struct dp_issue **order;
 	long long want[] = {2, 4, 1, 3};
 	size_t i, count;
 
-	for (i = 0; i < 4; i++)
-		items[i] = cJSON_GetArrayItem(list, (int)i);
 	order = dp_backlog_order(items, 4, &count);
 	CHECK_INT(count, 4);
-	for (i = 0; i < count && i < 4; i++) {
-		CHECK_INT(cJSON_GetObjectItem(order[i], "number")->valueint,
-		    want[i]);
-	}
+	for (i = 0; i < count && i < 4; i++)
+		CHECK_INT(order[i]->number, want[i]);
 	free(order);
 	order = dp_backlog_order(items, 0, &count);
 	CHECK_INT(count, 0);
 	free(order);
-	cJSON_Delete(list);
 }
 
 /*
@@ -132,12 +123,12 @@ static void
 test_issue_ready(void)
 {
 	cJSON *list = parse("[{\"number\": 5}, {\"number\": 6}]");
-	const cJSON *backlog[2], *inprog[1];
+	struct dp_issue backlog[2] = {{.number = 5}, {.number = 6}};
+	const cJSON *inprog[1];
+	long long deps[] = {5, 6};
 	struct dev_ctx c;
 
 	memset(&c, 0, sizeof(c));
-	backlog[0] = cJSON_GetArrayItem(list, 0);
-	backlog[1] = cJSON_GetArrayItem(list, 1);
 	inprog[0] = cJSON_GetArrayItem(list, 1);
 	c.backlog = backlog;
 	c.nbacklog = 1;
@@ -152,6 +143,10 @@ test_issue_ready(void)
 	/* Itself, and #N outside the sections and phrases, do not count. */
 	CHECK_INT(dp_issue_ready(&c, 5, "## Depends on\n- #5\n"), DP_DEPS_MET);
 	CHECK_INT(dp_issue_ready(&c, 9, "See #5 for context."), DP_DEPS_MET);
+	/* The backlog keeps the numbers parsed from each body. */
+	CHECK_INT(dp_deps_ready(&c, 9, deps, 0), DP_DEPS_MET);
+	CHECK_INT(dp_deps_ready(&c, 9, deps, 1), DP_DEPS_OPEN);
+	CHECK_INT(dp_deps_ready(&c, 9, deps + 1, 1), DP_DEPS_OPEN);
 	cJSON_Delete(list);
 }
 
