@@ -1021,6 +1021,29 @@ forge_reviews_list(struct forge *f, long long number, const cJSON **out)
 	return forge_list_kind(f, path, &forge_k_review, out);
 }
 
+/* Drop the cached list at "/pulls/N/<what>" (http_client_forget_pages()). */
+static void
+forge_pull_forget(struct forge *f, long long number, const char *what)
+{
+	char *url;
+
+	url = forge_url(f, "/pulls/%lld/%s", number, what);
+	http_client_forget_pages(f->client, url, "limit", FORGE_PAGE);
+	free(url);
+}
+
+void
+forge_reviews_forget(struct forge *f, long long number)
+{
+	forge_pull_forget(f, number, "reviews");
+}
+
+void
+forge_files_forget(struct forge *f, long long number)
+{
+	forge_pull_forget(f, number, "files");
+}
+
 /* Read ahead the lists at "/pulls/N/<what>" of the n PRs, of kind k. */
 static void
 forge_prefetch(struct forge *f, const char *what, const struct forge_kind *k,

@@ -180,6 +180,14 @@ int forge_pull_merge(struct forge *f, long long number, const char *head_sha,
 /* Every review of a PR. */
 int forge_reviews_list(struct forge *f, long long number, const cJSON **out);
 /*
+ * Free the cached reviews (or changed files) of PR number, read by
+ * forge_reviews_list() or forge_pull_files() or read ahead: for a caller
+ * that took what it needs and will not ask again this run (a later call
+ * asks the forge again).  What those calls handed out is invalid after.
+ */
+void forge_reviews_forget(struct forge *f, long long number);
+void forge_files_forget(struct forge *f, long long number);
+/*
  * Read ahead, in parallel (at most HTTP_PARALLEL at once), the reviews
  * (forge_reviews_prefetch()) or the changed files (forge_files_prefetch())
  * of the n PRs numbers, so that forge_reviews_list() and

@@ -46,6 +46,7 @@ static struct http_client_entry *http_client_add(struct http_client *,
     const char *);
 static void http_client_clear(struct http_client *);
 static void http_client_entries_free(struct http_client_entry *);
+static int http_client_drop(struct http_client_entry **, const char *);
 static int http_client_fetch(struct http_client *, const char *, int, cJSON **);
 static int http_client_merge_page(cJSON *, cJSON *);
 static int http_client_checked(struct http_client *, const char *,
@@ -477,6 +478,37 @@ http_client_prefetch_pages(struct http_client *c, const char *const *urls,
 	free(keys);
 	free(gets);
 	return kept;
+}
+
+/* Unlink the entry keyed key from *list and free it; 1 if found. */
+static int
+http_client_drop(struct http_client_entry **list, const char *key)
+{
+	struct http_client_entry **pp, *e;
+
+	for (pp = list; (e = *pp) != NULL; pp = &e->next) {
+		if (strcmp(e->key, key) == 0) {
+			*pp = e->next;
+			e->next = NULL;
+			http_client_entries_free(e);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void
+http_client_forget_pages(struct http_client *c, const char *url,
+    const char *size_param, int per_page)
+{
+	char *key, *first;
+
+	http_client_page_names(url, size_param, per_page, &key, &first);
+	while (
+	    http_client_drop(&c->live, key) || http_client_drop(&c->stale, key))
+		;
+	free(key);
+	free(first);
 }
 
 int

@@ -81,6 +81,14 @@ int http_client_get_pages(struct http_client *, const char *url,
     const char *size_param, int per_page, int max_pages,
     const struct http_check *check, const cJSON **out, int *complete);
 /*
+ * Free the cached pages of url as http_client_get_pages() (same size_param
+ * and per_page) or http_client_prefetch_pages() kept them, live or stale:
+ * for a caller that has taken what it needs and will not ask again.  Every
+ * pointer into them is invalid after; a later read asks the server again.
+ */
+void http_client_forget_pages(struct http_client *, const char *url,
+    const char *size_param, int per_page);
+/*
  * Visit every element of the list at url page by page, as
  * http_client_get_pages() reads it, without keeping the pages: each page
  * is checked, each element passed to fn(arg, element), then the page is

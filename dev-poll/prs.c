@@ -244,6 +244,8 @@ prs_reviews(struct dev_ctx *c, struct dp_pr *p)
 		return -1;
 	}
 	dp_pr_reviews(p, list);
+	/* Only the verdicts are needed: review texts are not held. */
+	forge_reviews_forget(c->forge, p->number);
 	return 0;
 }
 

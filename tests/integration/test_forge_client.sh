@@ -235,6 +235,13 @@ check_eq "diff whole" "$(head -1 "$T/out")" "truncated 0"
 probe "$API" "$TOKEN" review 200 REQUEST_CHANGES 'please fix' + reviews 200
 RID=$(sed -n '1s/^id //p' "$T/out")
 check_eq "review listed" "$(grep -c "^$RID	REQUEST_CHANGES$" "$T/out")" 1
+reset_log
+probe "$API" "$TOKEN" reviews 200 + reviews 200 + forget reviews 200 + \
+    reviews 200 + files 200 + forget files 200 + files 200 + forget files 9
+check_eq "forget: the cached reviews dropped and read again" \
+    "$(sim_log_count GET '/pulls/200/reviews') $(grep -c "^$RID	REQUEST_CHANGES$" "$T/out")" "2 3"
+check_eq "forget: the changed files read again" \
+    "$(sim_log_count GET '/pulls/200/files')" 2
 probe "$API" "$TOKEN" dismiss 200 "$RID" superseded
 check_eq "review dismissed" \
     "$(sim_state_get "[r['dismissed'] for p in d['pulls']

@@ -64,6 +64,7 @@ static int cmd_files(struct probe *, char **, int);
 static int cmd_diff(struct probe *, char **, int);
 static int cmd_merge(struct probe *, char **, int);
 static int cmd_reviews(struct probe *, char **, int);
+static int cmd_forget(struct probe *, char **, int);
 static int cmd_review(struct probe *, char **, int);
 static int cmd_dismiss(struct probe *, char **, int);
 static int cmd_status(struct probe *, char **, int);
@@ -99,6 +100,7 @@ static const struct command commands[] = {
     {"diff", 2, cmd_diff},
     {"merge", 3, cmd_merge},
     {"reviews", 1, cmd_reviews},
+    {"forget", 2, cmd_forget},
     {"review", 3, cmd_review},
     {"dismiss", 3, cmd_dismiss},
     {"status", 1, cmd_status},
@@ -461,6 +463,18 @@ cmd_reviews(struct probe *p, char **a, int n)
 	if (forge_reviews_list(p->f, num(a[0]), &l) == -1)
 		return ferr(p);
 	print_items(l, "id", "state");
+	return 0;
+}
+
+/* forget reviews|files N: drop PR N's cached list. */
+static int
+cmd_forget(struct probe *p, char **a, int n)
+{
+	(void)n;
+	if (strcmp(a[0], "reviews") == 0)
+		forge_reviews_forget(p->f, num(a[1]));
+	else
+		forge_files_forget(p->f, num(a[1]));
 	return 0;
 }
 

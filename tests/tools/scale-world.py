@@ -9,10 +9,29 @@ pending forge status on its head).
 NOW (seconds since the epoch, default the current time) dates the
 pipelines, so that none of them has been pending long enough for an
 alert.  Used by `make bench` and by test_scale_decisions.sh.
+
+With SCALE_BODY=N in the environment every issue and PR body is padded
+to N bytes of prose and every PR carries a COMMENT review with an N-byte
+body (no decision reads it): a world whose text weighs what a real
+forge's does.
 """
 import json
+import os
 import sys
 import time
+
+PAD = int(os.environ.get("SCALE_BODY", "0"))
+
+
+def padded(text):
+    """text, then filler prose up to PAD bytes (text itself when 0)."""
+    if not PAD:
+        return text
+    text += "\n"
+    filler = " Lorem ipsum dolor sit amet, consectetur adipiscing elit."
+    while len(text) < PAD:
+        text += filler
+    return text[:max(PAD, len(text.split("\n")[0]) + 1)]
 
 
 def sha(n):
@@ -26,16 +45,20 @@ def main():
     for k in range(1, nissues + 1):
         body = "Depends on #%d." % (k - 1) if k % 3 == 0 else "Do it."
         issues.append({"number": k, "title": "Issue %d" % k,
-                       "labels": ["backlog"], "body": body,
+                       "labels": ["backlog"], "body": padded(body),
                        "user": "alice"})
     pulls, pipelines, statuses = [], [], {}
     for k in range(1, nprs + 1):
         num = 100000 + k
         pulls.append({"number": num, "user": "dev-bot",
                       "title": "fix: Issue %d (#%d)" % (k, k),
-                      "body": "Fixes #%d" % k,
+                      "body": padded("Fixes #%d" % k),
                       "head": {"ref": "fix/issue-%d" % k, "sha": sha(k)},
-                      "files": ["src/a.c"], "reviews": []})
+                      "files": ["src/a.c"],
+                      "reviews": [{"id": k, "user": "alice",
+                                   "state": "COMMENT",
+                                   "body": padded("Looks fine.")}]
+                      if PAD else []})
         pipelines.append({"number": k, "commit": sha(k),
                           "branch": "fix/issue-%d" % k, "event": "pull_request",
                           "status": "pending", "created": now - 60,
