@@ -95,6 +95,12 @@ runfiles_dev_ticks(const char *p)
 }
 
 char *
+runfiles_dev_quiet(const char *p)
+{
+	return xasprintf("%s/dev-poll-reviews-%s", run_dir, p);
+}
+
+char *
 runfiles_idle_marker(const char *s)
 {
 	return xasprintf("%s/claude-idle-%s.ts", run_dir, s);

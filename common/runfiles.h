@@ -35,6 +35,15 @@ char *runfiles_dev_status(const char *project);
  */
 char *runfiles_dev_ticks(const char *project);
 /*
+ * dev-poll's open PRs whose reviews it read and found without a verdict
+ * (no APPROVED, no REQUEST_CHANGES in force): one line "PR HEAD-SHA
+ * UPDATED" each (UPDATED: the PR's updated_at, seconds since the epoch).
+ * A review submitted or dismissed changes the PR's updated_at and a push
+ * its head, so a PR listed with both unchanged has no verdict still, and
+ * its reviews are not read again (a deleted review only takes one away).
+ */
+char *runfiles_dev_quiet(const char *project);
+/*
  * The outcomes: a PR was merged; a session was started; an agent holds
  * the slot; too little memory to start one; in-progress work waits (for
  * CI, a review); backlog issues wait but none can start; no backlog; the

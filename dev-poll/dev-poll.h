@@ -111,6 +111,11 @@ struct dp_pr {
 	int changes;	   /* a REQUEST_CHANGES review of the head */
 	int merge_refused; /* a direct merge was refused this tick */
 	int ahead;	   /* its reviews were asked in a batch */
+	time_t updated;	   /* its updated_at, or 0 when not given */
+	int reviews_read;  /* its reviews were read this tick */
+	int quiet; /* in dev-poll-reviews-P, unchanged: see dp_quiet() */
+	enum ci_state quiet_ci; /* its CI state when they were read */
+	time_t quiet_at;	/* when they were read */
 };
 
 /*
@@ -163,8 +168,9 @@ struct dev_ctx {
 	time_t now;
 	struct dp_pr *prs; /* the open PRs, read once */
 	size_t nprs;
-	int prs_read; /* 1 read, -1 the read failed (logged), 0 not yet */
-	int wp_down;  /* Woodpecker failed: the forge's status only */
+	int prs_read;	 /* 1 read, -1 the read failed (logged), 0 not yet */
+	char *quiet_was; /* dev-poll-reviews-P as read (dp_quiet_load()) */
+	int wp_down;	 /* Woodpecker failed: the forge's status only */
 	struct dp_issue *backlog; /* backlog issues, oldest first */
 	size_t nbacklog;
 	struct dp_merged *merged_prs; /* the closed list's merged PRs */
@@ -333,6 +339,17 @@ enum dp_deps dp_deps_ready(struct dev_ctx *, long long number,
 void dp_backlog_free(struct dev_ctx *);
 /* Free the context's PRs. */
 void dp_prs_free(struct dev_ctx *);
+
+/* quiet.c: the PRs whose reviews hold no verdict, kept between ticks. */
+/* Mark the PRs listed unchanged in dev-poll-reviews-P as quiet. */
+void dp_quiet_load(struct dev_ctx *);
+/*
+ * Whether p's reviews are known to hold no verdict: listed unchanged, its
+ * CI state (read) as it was, the read not too old.
+ */
+int dp_quiet(const struct dev_ctx *, const struct dp_pr *);
+/* Rewrite dev-poll-reviews-P from this tick's PRs (when it changed). */
+void dp_quiet_save(struct dev_ctx *);
 /* The label that keeps the issue from the dev agent, or NULL. */
 const char *dp_skip_label(const cJSON *issue);
 

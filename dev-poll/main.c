@@ -244,6 +244,7 @@ main(int argc, char *argv[])
 		s = main_tick(&ctx, &ended);
 	dp_merge_finish(&ctx);
 	if (cli.issue == 0) {
+		dp_quiet_save(&ctx);
 		rc = main_exit(&ctx, s);
 		dp_tick_record(&ctx, s, ended);
 	}

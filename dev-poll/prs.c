@@ -87,6 +87,8 @@ prs_keep(void *arg, const cJSON *pr)
 	p->branch = prs_strdup(json_str_at(pr, "head.ref"));
 	p->sha = prs_strdup(json_str_at(pr, "head.sha"));
 	p->title = prs_strdup(json_str(pr, "title"));
+	if (json_time(pr, "updated_at", &p->updated) == -1)
+		p->updated = 0;
 	body = json_str(pr, "body");
 	prs_fixes_parse(body, &p->fixes, &p->nfixes);
 	p->issue = issueref_from_pr(p->branch, p->title, body);
@@ -122,6 +124,8 @@ dp_prs_free(struct dev_ctx *c)
 	c->nprs = 0;
 	free(c->merged_prs);
 	c->merged_prs = NULL;
+	free(c->quiet_was);
+	c->quiet_was = NULL;
 	c->nmerged_prs = 0;
 }
 
@@ -142,6 +146,7 @@ dp_prs_load(struct dev_ctx *c)
 	c->prs = r.list;
 	c->nprs = r.n;
 	c->prs_read = 1;
+	dp_quiet_load(c);
 	prs_ci_scan(c);
 	return 0;
 }
@@ -222,7 +227,8 @@ prs_reviews_ahead(struct dev_ctx *c, const struct dp_pr *p)
 	for (i = (size_t)(p - c->prs); i < c->nprs && n < HTTP_PARALLEL; i++) {
 		q = &c->prs[i];
 		if (q == p ||
-		    (q->evaluated == 0 && q->issue >= 0 && !q->ahead)) {
+		    (q->evaluated == 0 && q->issue >= 0 && !q->ahead &&
+			!q->quiet)) {
 			q->ahead = 1;
 			nums[n++] = q->number;
 		}
@@ -237,6 +243,9 @@ prs_reviews(struct dev_ctx *c, struct dp_pr *p)
 {
 	const cJSON *list;
 
+	/* Known to hold no verdict, and unchanged since: not read again. */
+	if (dp_quiet(c, p))
+		return 0;
 	prs_reviews_ahead(c, p);
 	if (forge_reviews_list(c->forge, p->number, &list) == -1) {
 		log_msg("cannot read the reviews of PR #%lld: %s", p->number,
@@ -244,6 +253,7 @@ prs_reviews(struct dev_ctx *c, struct dp_pr *p)
 		return -1;
 	}
 	dp_pr_reviews(p, list);
+	p->reviews_read = 1;
 	/* Only the verdicts are needed: review texts are not held. */
 	forge_reviews_forget(c->forge, p->number);
 	return 0;

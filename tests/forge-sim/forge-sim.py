@@ -1485,6 +1485,9 @@ class Handler(BaseHTTPRequestHandler):
         r["dismissed"] = dismissed
         if dismissed:
             r["dismiss_message"] = self.json_body().get("message", "")
+            # Gitea adds a "dismissed review" event to the timeline, which
+            # moves the PR's updated_at; an undismissal adds none.
+            pr["updated_at"] = now_iso()
         r["updated_at"] = now_iso()
         return 200, self.shapes.review(pr, r)
 
@@ -1744,6 +1747,10 @@ class Handler(BaseHTTPRequestHandler):
         it = self.sim.item(int(body.pop("number", 0)))
         if it is None:
             raise HTTPError(404, NOT_FOUND_MSG)
+        # New reviews are timeline events: they move updated_at, as on
+        # the forge, unless the patch sets it.
+        if "reviews" in body and "updated_at" not in body:
+            body["updated_at"] = now_iso()
         merge_patch(it, body)
         self.sim.state = self.sim.normalise(self.sim.state)
         return 200, self.sim.item(it["number"])
