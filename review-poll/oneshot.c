@@ -34,11 +34,11 @@
 struct oneshot {
 	long long pr;
 	const struct rp_pull *pull; /* the open PR, from the tick's list */
-	char sha[72];	   /* its head */
-	char prev[72];	   /* a re-review: the head reviewed before */
-	char ci[96];	   /* the CI state, for the prompt */
-	int forced;	   /* rp_run.forced of the review, or -1 */
-	int launched;	   /* starts so far */
+	char sha[72];		    /* its head */
+	char prev[72];		    /* a re-review: the head reviewed before */
+	char ci[96];		    /* the CI state, for the prompt */
+	int forced;		    /* rp_run.forced of the review, or -1 */
+	int launched;		    /* starts so far */
 	time_t deadline;
 	char *text; /* what the operator is told, after "PR #N SHA: " */
 };

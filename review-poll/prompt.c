@@ -93,11 +93,15 @@ rp_prompt_gather(struct rp *rp, struct rp_prompt *in, const char *prev_sha)
 	const cJSON *files, *comments, *prev;
 	struct forge *f;
 
-	if (rp_pull_files(rp, in->pr, &files, &f) == -1 ||
-	    forge_pull_diff(f = rp->forge, in->pr, rp->set.max_diff,
-		&in->diff, &in->diff_cut) == -1) {
+	if (rp_pull_files(rp, in->pr, &files, &f) == -1) {
 		log_warn("pr #%lld: cannot read the changes: %s", in->pr,
 		    forge_error(f));
+		return -1;
+	}
+	if (forge_pull_diff(rp->forge, in->pr, rp->set.max_diff, &in->diff,
+		&in->diff_cut) == -1) {
+		log_warn("pr #%lld: cannot read the changes: %s", in->pr,
+		    forge_error(rp->forge));
 		return -1;
 	}
 	if (forge_comments_list(rp->review, in->pr, &comments) == -1) {

@@ -7,9 +7,9 @@
  * The descriptions are read for two things only: the issue a PR names
  * (extracted while the list is visited) and the prompt of a review
  * started this tick (a few at most, unknown until the PRs are looked at).
- * So they go to an unlinked file in the run directory, each read back
- * when a prompt needs it; when that file cannot be made or written, the
- * rest are kept in memory instead.
+ * So they go to an unlinked file in the run directory (O_TMPFILE: no
+ * name anyone could plant something under), each read back when a prompt
+ * needs it; one that cannot be written there is kept in memory instead.
  */
 /* O_TMPFILE is a Linux extension. */
 #define _GNU_SOURCE
@@ -42,8 +42,7 @@ rp_pulls_read(struct rp *rp)
 	struct rp_pulls pl;
 
 	memset(&pl, 0, sizeof(pl));
-	pl.spill = open(rp->cfg->run_dir, O_TMPFILE | O_RDWR | O_CLOEXEC,
-	    0600);
+	pl.spill = open(rp->cfg->run_dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (forge_pulls_each(rp->forge, "open", pulls_visit, &pl) == -1) {
 		log_warn("cannot list the open prs: %s",
 		    forge_error(rp->forge));
@@ -91,8 +90,7 @@ pulls_visit(void *arg, const cJSON *el)
 		p->number = -1;
 	(void)json_bool(el, "draft", &p->draft);
 	pulls_text(p, el);
-	p->branch_issue =
-	    p->head != NULL ? runfiles_branch_issue(p->head) : -1;
+	p->branch_issue = p->head != NULL ? runfiles_branch_issue(p->head) : -1;
 	p->ref_issue = issueref_from_pr(p->head, p->title, body);
 	pulls_spill(pl, p, body);
 	return 0;
@@ -120,8 +118,8 @@ pulls_text(struct rp_pull *p, const cJSON *el)
 }
 
 /*
- * p's description into the spill file; in memory when there is none or
- * it failed (from then on for every PR).
+ * p's description into the spill file; in memory when there is no spill
+ * file or writing it failed (what is in it already stays readable).
  */
 static void
 pulls_spill(struct rp_pulls *pl, struct rp_pull *p, const char *body)
@@ -135,12 +133,8 @@ pulls_spill(struct rp_pulls *pl, struct rp_pull *p, const char *body)
 		p->body_off = pl->spill_end;
 		p->body_len = len;
 		pl->spill_end += (long long)len;
-		return;
-	}
-	if (pl->spill != -1)
-		(void)close(pl->spill);
-	pl->spill = -1;
-	p->body = xstrdup(body);
+	} else
+		p->body = xstrdup(body);
 }
 
 /* len bytes of s at offset off of fd: 0, or -1. */

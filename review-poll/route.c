@@ -36,8 +36,7 @@ static int route_deliver(struct rp *, const char *, const char *, int,
     const char *, const char *, const char *);
 static int route_tell_verdict(struct rp *, long long, const cJSON *,
     const char *, const char *, const char *);
-static int route_tell_no_review(struct rp *, long long,
-    const struct rp_pull *,
+static int route_tell_no_review(struct rp *, long long, const struct rp_pull *,
     const char *, const char *, const char *);
 
 /* 1 while a finished review of pr is still being posted. */
