@@ -29,8 +29,10 @@
 
 static int launch_alive(struct rp *);
 static int launch_is_wip(const char *);
-static int launch_wanted(const struct rp *, const cJSON *);
-static const cJSON *launch_files_ahead(struct rp *, const cJSON *);
+static int launch_wanted(const struct rp *, const struct rp_pull *);
+static int launch_files_on_main(const struct rp *, long long);
+static size_t launch_files_ahead(struct rp *, size_t);
+static void launch_files_end(struct rp *);
 static const char *launch_try_name(int);
 static char **launch_review_argv(const struct rp *);
 static char *launch_record(struct rp *, const char *, const struct rp_prompt *);
@@ -163,17 +165,12 @@ launch_is_wip(const char *title)
 
 /* An open, ready PR against the primary branch with a usable head. */
 static int
-launch_wanted(const struct rp *rp, const cJSON *pr)
+launch_wanted(const struct rp *rp, const struct rp_pull *pr)
 {
-	const char *base = json_str_at(pr, "base.ref");
-	const char *sha = json_str_at(pr, "head.sha");
-	const char *title = json_str(pr, "title");
-	int draft = 0;
-
-	(void)json_bool(pr, "draft", &draft);
-	return base != NULL && strcmp(base, rp->cfg->primary_branch) == 0 &&
-	    !draft && title != NULL && !launch_is_wip(title) && sha != NULL &&
-	    rp_is_sha(sha) && json_str_at(pr, "head.ref") != NULL;
+	return pr->base != NULL &&
+	    strcmp(pr->base, rp->cfg->primary_branch) == 0 && !pr->draft &&
+	    pr->title != NULL && !launch_is_wip(pr->title) && pr->sha != NULL &&
+	    rp_is_sha(pr->sha) && pr->head != NULL;
 }
 
 int
@@ -212,6 +209,7 @@ launch_ci_read(struct rp *rp, long long pr, const char *sha, enum ci_state *st,
     int *noncode)
 {
 	const cJSON *files;
+	struct forge *f;
 
 	*noncode = 0;
 	if (ci_commit_state(rp->forge, rp->wp, sha, st, NULL) == -1) {
@@ -224,9 +222,9 @@ launch_ci_read(struct rp *rp, long long pr, const char *sha, enum ci_state *st,
 	}
 	if (ci_passed(*st, config_ci_configured(rp->cfg)))
 		return 0;
-	if (forge_pull_files(rp->forge, pr, &files) == -1) {
+	if (rp_pull_files(rp, pr, &files, &f) == -1) {
 		log_warn("pr #%lld: cannot read the changed files: %s", pr,
-		    forge_error(rp->forge));
+		    forge_error(f));
 		return -1;
 	}
 	*noncode = !ci_files_need_ci(files);
@@ -292,64 +290,116 @@ launch_new_one(struct rp *rp, long long pr, const char *sha, char *note,
 }
 
 /*
- * Read at once the changed files of the next PRs from pr on (up to
- * HTTP_PARALLEL) that launch_ci_read() will ask for: wanted, and CI not
- * passed as far as the pipeline list read says (no request is made to
- * tell).  Returns the PR after the last one looked at.
+ * Whether PR pr's changed files were read through rp->forge by an earlier
+ * step (a re-review), and so are in its cache.
  */
-static const cJSON *
-launch_files_ahead(struct rp *rp, const cJSON *pr)
+static int
+launch_files_on_main(const struct rp *rp, long long pr)
+{
+	size_t i;
+
+	for (i = 0; i < rp->nfiles_main; i++) {
+		if (rp->files_main[i] == pr)
+			return 1;
+	}
+	return 0;
+}
+
+int
+rp_pull_files(struct rp *rp, long long pr, const cJSON **files,
+    struct forge **f)
+{
+	int r;
+
+	*f = rp->files != NULL && !launch_files_on_main(rp, pr) ? rp->files :
+								  rp->forge;
+	r = forge_pull_files(*f, pr, files);
+	if (r == 0 && *f == rp->forge && !launch_files_on_main(rp, pr)) {
+		rp->files_main = xreallocarray(rp->files_main,
+		    rp->nfiles_main + 1, sizeof(*rp->files_main));
+		rp->files_main[rp->nfiles_main++] = pr;
+	}
+	return r;
+}
+
+/*
+ * A new window of step 5: the changed files of the previous one go (their
+ * PRs are decided), and those of the next PRs from index i on (up to
+ * HTTP_PARALLEL) that launch_ci_read() will ask for are read at once:
+ * wanted, and CI not passed as far as the pipeline list read says (no
+ * request is made to tell).  The lists an earlier step read are not read
+ * again.  Returns the index after the last PR looked at.
+ */
+static size_t
+launch_files_ahead(struct rp *rp, size_t i)
 {
 	int configured = config_ci_configured(rp->cfg);
-	long long nums[HTTP_PARALLEL], n;
+	long long nums[HTTP_PARALLEL];
+	const struct rp_pull *pr;
 	const char *status;
 	enum ci_state st;
-	size_t k = 0;
+	size_t j, k = 0, m = 0;
 
-	for (; pr != NULL && k < HTTP_PARALLEL; pr = pr->next) {
-		if (json_int(pr, "number", &n) == -1 || !launch_wanted(rp, pr))
+	for (; i < rp->pulls.n && k < HTTP_PARALLEL; i++) {
+		pr = &rp->pulls.v[i];
+		if (!launch_wanted(rp, pr))
 			continue;
 		/* Passed by the pipeline list: no files needed. */
 		if (rp->wp != NULL &&
-		    woodpecker_known(rp->wp, json_str_at(pr, "head.sha"),
-			&status) == 0 &&
+		    woodpecker_known(rp->wp, pr->sha, &status) == 0 &&
 		    ci_state_from_woodpecker(status, &st) == 0 &&
 		    ci_passed(st, configured))
 			continue;
-		nums[k++] = n;
+		nums[k++] = pr->number;
 	}
-	if (k > 1)
-		forge_files_prefetch(rp->forge, nums, k);
-	return pr;
+	forge_close(rp->files);
+	rp->files = forge_open(rp->cfg->forge_api, rp->cfg->forge_token);
+	for (j = 0; k > 1 && j < k; j++) {
+		if (!launch_files_on_main(rp, nums[j]))
+			nums[m++] = nums[j];
+	}
+	if (m > 0)
+		forge_files_prefetch(rp->files, nums, m);
+	return i;
+}
+
+/* Step 5 is over: the last window's changed files go. */
+static void
+launch_files_end(struct rp *rp)
+{
+	forge_close(rp->files);
+	rp->files = NULL;
 }
 
 int
 rp_review_new(struct rp *rp)
 {
-	const cJSON *pr, *ahead;
-	const char *sha;
+	const struct rp_pull *pr;
 	char ci[96];
-	long long n;
+	size_t i, ahead = 0;
 	int r = 0, done, try_no;
 
-	ahead = rp->pulls != NULL ? rp->pulls->child : NULL;
-	cJSON_ArrayForEach (pr, rp->pulls) {
-		if (pr == ahead)
-			ahead = launch_files_ahead(rp, pr);
-		if (json_int(pr, "number", &n) == -1 || !launch_wanted(rp, pr))
+	for (i = 0; i < rp->pulls.n; i++) {
+		pr = &rp->pulls.v[i];
+		if (i == ahead)
+			ahead = launch_files_ahead(rp, i);
+		if (!launch_wanted(rp, pr))
 			continue;
-		sha = json_str_at(pr, "head.sha");
-		if ((done = launch_new_one(rp, n, sha, ci, sizeof(ci))) != 1 ||
-		    (done = rp_launch_tries(rp, n, sha, &try_no)) != 1) {
+		if ((done = launch_new_one(rp, pr->number, pr->sha, ci,
+			 sizeof(ci))) != 1 ||
+		    (done = rp_launch_tries(rp, pr->number, pr->sha,
+			 &try_no)) != 1) {
 			r = done == -1 ? -1 : r;
 			continue;
 		}
 		if (!rp_may_launch(rp))
 			break;
-		log_msg("pr #%lld: needs review (ci=%s, sha=%.7s)", n, ci, sha);
+		log_msg("pr #%lld: needs review (ci=%s, sha=%.7s)", pr->number,
+		    ci, pr->sha);
 		if (rp_launch(rp, pr, NULL, ci, try_no) == -1)
 			r = -1;
 	}
+	launch_files_end(rp);
 	return r;
 }
 
@@ -357,7 +407,7 @@ int
 rp_rereview(struct rp *rp)
 {
 	struct rp_run *runs;
-	const cJSON *pr;
+	const struct rp_pull *pr;
 	const char *sha;
 	char ci[96];
 	size_t i, n;
@@ -370,7 +420,7 @@ rp_rereview(struct rp *rp)
 		    (pr = rp_open_pull(rp, runs[i].pr)) == NULL ||
 		    !launch_wanted(rp, pr))
 			continue;
-		sha = json_str_at(pr, "head.sha");
+		sha = pr->sha;
 		if (strcmp(sha, runs[i].sha) == 0)
 			continue;
 		if ((done = rp_reviewed(rp, runs[i].pr, sha)) != 0) {
@@ -584,22 +634,23 @@ launch_try_name(int try_no)
 }
 
 int
-rp_launch(struct rp *rp, const cJSON *pr, const char *prev_sha, const char *ci,
-    int try_no)
+rp_launch(struct rp *rp, const struct rp_pull *pr, const char *prev_sha,
+    const char *ci, int try_no)
 {
 	struct rp_prompt in;
 	char *prompt = NULL;
 	int r = -1;
 
 	memset(&in, 0, sizeof(in));
-	(void)json_int(pr, "number", &in.pr);
-	in.sha = json_str_at(pr, "head.sha");
-	in.head = json_str_at(pr, "head.ref");
-	in.base = json_str_at(pr, "base.ref");
-	in.title = json_str(pr, "title");
-	in.body = json_str(pr, "body") ? json_str(pr, "body") : "";
+	in.pr = pr->number;
+	in.sha = pr->sha;
+	in.head = pr->head;
+	in.base = pr->base;
+	in.title = pr->title;
 	snprintf(in.ci, sizeof(in.ci), "%s", ci);
 	rp_status(rp, in.pr, "fetching metadata");
+	if ((in.body = rp_pull_body(rp, pr)) == NULL)
+		goto out;
 	/* The clone needs the PR's commits for the diff since last time. */
 	if (rp_git_fetch(rp, in.head) == -1)
 		goto out;

@@ -61,6 +61,7 @@ main_rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli)
 
 	memset(rp, 0, sizeof(*rp));
 	rp->alive = -1;
+	rp->pulls.spill = -1;
 	rp->cfg = cfg;
 	rp->set = cfg->review;
 	rp->act.dry_run = cli->dry_run;
@@ -81,6 +82,9 @@ main_rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli)
 static void
 main_rp_close(struct rp *rp)
 {
+	rp_pulls_free(&rp->pulls);
+	free(rp->files_main);
+	forge_close(rp->files);
 	woodpecker_close(rp->wp);
 	forge_close(rp->review);
 	forge_close(rp->forge);

@@ -33,12 +33,12 @@
 /* The review asked for. */
 struct oneshot {
 	long long pr;
-	const cJSON *pull; /* the open PR, from the tick's list */
-	char sha[72];	   /* its head */
-	char prev[72];	   /* a re-review: the head reviewed before */
-	char ci[96];	   /* the CI state, for the prompt */
-	int forced;	   /* rp_run.forced of the review, or -1 */
-	int launched;	   /* starts so far */
+	const struct rp_pull *pull; /* the open PR, from the tick's list */
+	char sha[72];		    /* its head */
+	char prev[72];		    /* a re-review: the head reviewed before */
+	char ci[96];		    /* the CI state, for the prompt */
+	int forced;		    /* rp_run.forced of the review, or -1 */
+	int launched;		    /* starts so far */
 	time_t deadline;
 	char *text; /* what the operator is told, after "PR #N SHA: " */
 };
@@ -368,9 +368,8 @@ oneshot_open(struct rp *rp, struct oneshot *o)
 	if ((o->pull = rp_open_pull(rp, o->pr)) == NULL)
 		return oneshot_say(o, ONESHOT_DONE,
 		    "not an open PR: nothing to review");
-	sha = json_str_at(o->pull, "head.sha");
-	if (sha == NULL || !rp_is_sha(sha) ||
-	    json_str_at(o->pull, "head.ref") == NULL)
+	sha = o->pull->sha;
+	if (sha == NULL || !rp_is_sha(sha) || o->pull->head == NULL)
 		return oneshot_say(o, ONESHOT_FAILED, "its head is unusable");
 	snprintf(o->sha, sizeof(o->sha), "%s", sha);
 	return ONESHOT_WAIT;

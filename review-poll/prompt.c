@@ -91,9 +91,14 @@ int
 rp_prompt_gather(struct rp *rp, struct rp_prompt *in, const char *prev_sha)
 {
 	const cJSON *files, *comments, *prev;
+	struct forge *f;
 
-	if (forge_pull_files(rp->forge, in->pr, &files) == -1 ||
-	    forge_pull_diff(rp->forge, in->pr, rp->set.max_diff, &in->diff,
+	if (rp_pull_files(rp, in->pr, &files, &f) == -1) {
+		log_warn("pr #%lld: cannot read the changes: %s", in->pr,
+		    forge_error(f));
+		return -1;
+	}
+	if (forge_pull_diff(rp->forge, in->pr, rp->set.max_diff, &in->diff,
 		&in->diff_cut) == -1) {
 		log_warn("pr #%lld: cannot read the changes: %s", in->pr,
 		    forge_error(rp->forge));
@@ -186,6 +191,7 @@ rp_prompt_render(struct rp *rp, const struct rp_prompt *in)
 void
 rp_prompt_free(struct rp_prompt *in)
 {
+	free(in->body);
 	free(in->files);
 	free(in->previous);
 }

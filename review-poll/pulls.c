@@ -1,9 +1,23 @@
 /*
- * The tick's open PRs: read once (every page), then looked up by number
- * or by the issue they work on.
+ * The tick's open PRs: read once, page by page, into a compact list of
+ * the fields review-poll reads (struct rp_pull), then looked up by number
+ * or by the issue they work on.  No page is kept: at a thousand open PRs
+ * the list as cJSON trees was most of a tick's heap.
+ *
+ * The descriptions are read for two things only: the issue a PR names
+ * (extracted while the list is visited) and the prompt of a review
+ * started this tick (a few at most, unknown until the PRs are looked at).
+ * So they go to an unlinked file in the run directory (O_TMPFILE: no
+ * name anyone could plant something under), each read back when a prompt
+ * needs it; one that cannot be written there is kept in memory instead.
  */
+/* O_TMPFILE is a Linux extension. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -16,19 +30,158 @@
 #include "woodpecker.h"
 #include "xmalloc.h"
 
+static int pulls_visit(void *, const cJSON *);
+static void pulls_text(struct rp_pull *, const cJSON *);
+static void pulls_spill(struct rp_pulls *, struct rp_pull *, const char *);
+static int pulls_write(int, const char *, size_t, long long);
 static void pulls_ci_scan(struct rp *);
 
 int
 rp_pulls_read(struct rp *rp)
 {
-	if (forge_pulls_list(rp->forge, "open", &rp->pulls) == -1) {
+	struct rp_pulls pl;
+
+	memset(&pl, 0, sizeof(pl));
+	pl.spill = open(rp->cfg->run_dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (forge_pulls_each(rp->forge, "open", pulls_visit, &pl) == -1) {
 		log_warn("cannot list the open prs: %s",
 		    forge_error(rp->forge));
+		rp_pulls_free(&pl);
 		return -1;
 	}
-	log_msg("found %d open prs", cJSON_GetArraySize(rp->pulls));
+	rp_pulls_free(&rp->pulls);
+	rp->pulls = pl;
+	log_msg("found %zu open prs", rp->pulls.n);
 	pulls_ci_scan(rp);
 	return 0;
+}
+
+void
+rp_pulls_free(struct rp_pulls *pl)
+{
+	size_t i;
+
+	for (i = 0; i < pl->n; i++) {
+		free(pl->v[i].body);
+		free(pl->v[i].text);
+	}
+	free(pl->v);
+	if (pl->spill != -1)
+		(void)close(pl->spill);
+	memset(pl, 0, sizeof(*pl));
+	pl->spill = -1;
+}
+
+/* One PR of the list into arg's rp_pulls: 0. */
+static int
+pulls_visit(void *arg, const cJSON *el)
+{
+	struct rp_pulls *pl = arg;
+	struct rp_pull *p;
+	const char *body = json_str(el, "body");
+
+	if (pl->n == pl->cap) {
+		pl->cap = pl->cap ? pl->cap * 2 : 64;
+		pl->v = xreallocarray(pl->v, pl->cap, sizeof(*pl->v));
+	}
+	p = &pl->v[pl->n++];
+	memset(p, 0, sizeof(*p));
+	if (json_int(el, "number", &p->number) == -1)
+		p->number = -1;
+	(void)json_bool(el, "draft", &p->draft);
+	pulls_text(p, el);
+	p->branch_issue = p->head != NULL ? runfiles_branch_issue(p->head) : -1;
+	p->ref_issue = issueref_from_pr(p->head, p->title, body);
+	pulls_spill(pl, p, body);
+	return 0;
+}
+
+/* Copy p's strings (NULL when missing) into one allocation, p->text. */
+static void
+pulls_text(struct rp_pull *p, const cJSON *el)
+{
+	const char *s[4] = {json_str(el, "title"), json_str_at(el, "head.ref"),
+	    json_str_at(el, "base.ref"), json_str_at(el, "head.sha")};
+	const char **to[4] = {&p->title, &p->head, &p->base, &p->sha};
+	size_t i, len = 0, off = 0;
+
+	for (i = 0; i < 4; i++)
+		len += s[i] != NULL ? strlen(s[i]) + 1 : 0;
+	p->text = xmalloc(len + 1);
+	for (i = 0; i < 4; i++) {
+		if (s[i] == NULL)
+			continue;
+		memcpy(p->text + off, s[i], strlen(s[i]) + 1);
+		*to[i] = p->text + off;
+		off += strlen(s[i]) + 1;
+	}
+}
+
+/*
+ * p's description into the spill file; in memory when there is no spill
+ * file or writing it failed (what is in it already stays readable).
+ */
+static void
+pulls_spill(struct rp_pulls *pl, struct rp_pull *p, const char *body)
+{
+	size_t len = body != NULL ? strlen(body) : 0;
+
+	if (len == 0)
+		return;
+	if (pl->spill != -1 &&
+	    pulls_write(pl->spill, body, len, pl->spill_end) == 0) {
+		p->body_off = pl->spill_end;
+		p->body_len = len;
+		pl->spill_end += (long long)len;
+	} else
+		p->body = xstrdup(body);
+}
+
+/* len bytes of s at offset off of fd: 0, or -1. */
+static int
+pulls_write(int fd, const char *s, size_t len, long long off)
+{
+	ssize_t w;
+
+	while (len > 0) {
+		if ((w = pwrite(fd, s, len, (off_t)off)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		s += w;
+		len -= (size_t)w;
+		off += w;
+	}
+	return 0;
+}
+
+char *
+rp_pull_body(const struct rp *rp, const struct rp_pull *p)
+{
+	char *body;
+	size_t got = 0;
+	ssize_t r;
+
+	if (p->body != NULL || p->body_len == 0)
+		return xstrdup(p->body != NULL ? p->body : "");
+	body = xmalloc(p->body_len + 1);
+	while (got < p->body_len) {
+		r = pread(rp->pulls.spill, body + got, p->body_len - got,
+		    (off_t)(p->body_off + (long long)got));
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			log_warn("pr #%lld: cannot read its description back: "
+				 "%s",
+			    p->number, r == 0 ? "short file" : strerror(errno));
+			free(body);
+			return NULL;
+		}
+		got += (size_t)r;
+	}
+	body[got] = '\0';
+	return body;
 }
 
 /*
@@ -40,45 +193,41 @@ static void
 pulls_ci_scan(struct rp *rp)
 {
 	const char **shas;
-	const cJSON *p;
-	size_t n = 0;
+	size_t i;
 
-	if (rp->wp == NULL || cJSON_GetArraySize(rp->pulls) == 0)
+	if (rp->wp == NULL || rp->pulls.n == 0)
 		return;
-	shas = xcalloc((size_t)cJSON_GetArraySize(rp->pulls), sizeof(*shas));
-	cJSON_ArrayForEach (p, rp->pulls)
-		shas[n++] = json_str_at(p, "head.sha");
-	(void)woodpecker_scan(rp->wp, shas, n);
+	shas = xcalloc(rp->pulls.n, sizeof(*shas));
+	for (i = 0; i < rp->pulls.n; i++)
+		shas[i] = rp->pulls.v[i].sha;
+	(void)woodpecker_scan(rp->wp, shas, rp->pulls.n);
 	free(shas);
 }
 
-const cJSON *
+const struct rp_pull *
 rp_open_pull(const struct rp *rp, long long pr)
 {
-	const cJSON *p;
-	long long n;
+	size_t i;
 
-	cJSON_ArrayForEach (p, rp->pulls) {
-		if (json_int(p, "number", &n) == 0 && n == pr)
-			return p;
+	for (i = 0; i < rp->pulls.n; i++) {
+		if (rp->pulls.v[i].number == pr)
+			return &rp->pulls.v[i];
 	}
 	return NULL;
 }
 
-const cJSON *
+const struct rp_pull *
 rp_issue_pull(const struct rp *rp, long long n)
 {
-	const cJSON *pr, *found = NULL;
-	const char *ref;
+	const struct rp_pull *p, *found = NULL;
+	size_t i;
 
-	cJSON_ArrayForEach (pr, rp->pulls) {
-		ref = json_str_at(pr, "head.ref");
-		if (ref != NULL && runfiles_branch_issue(ref) == n)
-			return pr;
-		if (found == NULL &&
-		    issueref_from_pr(ref, json_str(pr, "title"),
-			json_str(pr, "body")) == n)
-			found = pr;
+	for (i = 0; i < rp->pulls.n; i++) {
+		p = &rp->pulls.v[i];
+		if (p->head != NULL && p->branch_issue == n)
+			return p;
+		if (found == NULL && p->ref_issue == n)
+			found = p;
 	}
 	return found;
 }

@@ -35,6 +35,32 @@ struct promtick;
 struct forge;
 struct woodpecker;
 
+/*
+ * An open PR as the tick keeps it: the fields review-poll reads, copied
+ * from the list while it is visited.  The strings point into text (one
+ * allocation, owned); the description is not kept in memory but written
+ * to the tick's spill file (rp_pull_body() reads it back for a prompt).
+ */
+struct rp_pull {
+	long long number;
+	const char *title, *head, *base, *sha; /* head: head.ref */
+	int draft;
+	long long branch_issue; /* runfiles_branch_issue() of head, or -1 */
+	long long ref_issue;	/* issueref_from_pr() of head, title, body */
+	long long body_off;	/* the description in the spill file */
+	size_t body_len;
+	char *body; /* or here (owned) when the spill file failed */
+	char *text; /* title, head, base and sha (owned) */
+};
+
+/* The tick's open PRs, in the forge's order (rp_pulls_read()). */
+struct rp_pulls {
+	struct rp_pull *v;
+	size_t n, cap;
+	int spill; /* unlinked file of the descriptions, or -1 */
+	long long spill_end;
+};
+
 /* One tick. */
 struct rp {
 	const struct config *cfg;
@@ -44,7 +70,16 @@ struct rp {
 	struct woodpecker *wp;	  /* NULL when no CI is configured */
 	struct act act;		  /* side effects, with the review token */
 	time_t now;
-	const cJSON *pulls;  /* the open PRs, read once per tick */
+	struct rp_pulls pulls; /* the open PRs, read once per tick */
+	/*
+	 * Step 5's changed-file lists, read (ahead) through a forge handle of
+	 * their own, dropped with it at the next window of PRs; NULL
+	 * outside step 5.  files_main: the PRs whose lists an earlier step
+	 * read through rp->forge (found in its cache, as before).
+	 */
+	struct forge *files;
+	long long *files_main;
+	size_t nfiles_main;
 	int launched;	     /* review sessions started this tick */
 	int alive;	     /* review sessions alive before launching; -1 */
 	int posted;	     /* reviews posted this tick */
@@ -64,7 +99,8 @@ struct rp_verdict {
 /* What a review prompt is built from; strings borrowed or owned. */
 struct rp_prompt {
 	long long pr;
-	const char *sha, *head, *base, *title, *body;
+	const char *sha, *head, *base, *title;
+	char *body; /* owned */
 	char ci[96];
 	char prev_sha[72];
 	char *files; /* owned */
@@ -111,15 +147,24 @@ struct rp_run {
 #define RP_DEV_RESPONSE_MARK "<!-- dev-response:"
 
 /* pulls.c */
-/* Read the open PRs, every page, into rp->pulls.  0, or -1 (logged). */
+/*
+ * Read the open PRs, page by page, into rp->pulls (nothing of it when a
+ * page fails).  0, or -1 (logged).  Free with rp_pulls_free().
+ */
 int rp_pulls_read(struct rp *);
+void rp_pulls_free(struct rp_pulls *);
 /* The open PR numbered pr from the tick's list, or NULL. */
-const cJSON *rp_open_pull(const struct rp *, long long pr);
+const struct rp_pull *rp_open_pull(const struct rp *, long long pr);
 /*
  * The open PR working on issue n: on its fix/issue-n branch, else the
  * first naming it (issueref_from_pr()), or NULL.
  */
-const cJSON *rp_issue_pull(const struct rp *, long long n);
+const struct rp_pull *rp_issue_pull(const struct rp *, long long n);
+/*
+ * The description of p ("" when it has none), or NULL when the spill file
+ * cannot be read (logged).  Caller frees.
+ */
+char *rp_pull_body(const struct rp *, const struct rp_pull *p);
 
 /* repo.c */
 /* Fetch branch from origin into repo_root: 0 or -1. */
@@ -295,8 +340,15 @@ int rp_ci_ready(struct rp *, long long pr, const char *sha, char *note,
  * restart of a review whose agent went away, not counted): 0, or -1
  * (logged, everything removed).
  */
-int rp_launch(struct rp *, const cJSON *pr, const char *prev_sha,
+int rp_launch(struct rp *, const struct rp_pull *pr, const char *prev_sha,
     const char *ci, int try_no);
+/*
+ * The changed files of PR pr into *files (borrowed from the cache of the
+ * handle that read them, *f, for forge_error()).  0, or -1.
+ */
+int rp_pull_files(struct rp *, long long pr, const cJSON **files,
+    struct forge **f);
+
 /*
  * Whether the review of sha of pr may be tried (again): 1 with the try's
  * number in *try_no, 0 when its tries are used up (logged), -1 when the

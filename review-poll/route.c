@@ -36,7 +36,7 @@ static int route_deliver(struct rp *, const char *, const char *, int,
     const char *, const char *, const char *);
 static int route_tell_verdict(struct rp *, long long, const cJSON *,
     const char *, const char *, const char *);
-static int route_tell_no_review(struct rp *, long long, const cJSON *,
+static int route_tell_no_review(struct rp *, long long, const struct rp_pull *,
     const char *, const char *, const char *);
 
 /* 1 while a finished review of pr is still being posted. */
@@ -105,12 +105,12 @@ static int
 route_tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
     const char *session, const char *phase_path, const char *record)
 {
-	const cJSON *pull = rp_open_pull(rp, pr);
+	const struct rp_pull *pull = rp_open_pull(rp, pr);
 	const char *body = json_str(comment, "body");
-	const char *sha = json_str_at(pull, "head.sha");
+	const char *sha = pull != NULL ? pull->sha : NULL;
 	char verdict[40], num[32], err[256], *text = NULL, *review = NULL;
 	struct template_var vars[] = {{"PR_NUMBER", num}, {"VERDICT", verdict},
-	    {"REVIEW", NULL}, {"BRANCH", json_str_at(pull, "head.ref")},
+	    {"REVIEW", NULL}, {"BRANCH", pull != NULL ? pull->head : NULL},
 	    {"REMOTE", "origin"}, {"PHASE_FILE", phase_path},
 	    {"SHORT_SHA", sha}};
 	const char *name;
@@ -138,10 +138,10 @@ route_tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
 }
 
 static int
-route_tell_no_review(struct rp *rp, long long pr, const cJSON *pull,
+route_tell_no_review(struct rp *rp, long long pr, const struct rp_pull *pull,
     const char *session, const char *phase_path, const char *record)
 {
-	const char *sha = json_str_at(pull, "head.sha");
+	const char *sha = pull->sha;
 	char num[32], hours[32], err[256], *text = NULL, *key;
 	const struct template_var vars[] = {{"PR_NUMBER", num},
 	    {"HOURS", hours}, {"PHASE_FILE", phase_path}, {"SHORT_SHA", sha}};
@@ -176,7 +176,8 @@ route_one(struct rp *rp, long long n)
 	const char *p = rp->cfg->project_name, *sha;
 	char *session = runfiles_dev_session(p, n), *record = NULL;
 	char *phase_path = runfiles_phase(p, n), *mark = NULL, key[128];
-	const cJSON *pull, *comments, *c;
+	const struct rp_pull *pull;
+	const cJSON *comments, *c;
 	struct phase_info pi;
 	long long pr = 0;
 	int r = 0;
@@ -185,8 +186,8 @@ route_one(struct rp *rp, long long n)
 	    pi.phase != PHASE_AWAITING_REVIEW || agent_alive(session) != 1)
 		goto out;
 	if ((pull = rp_issue_pull(rp, n)) == NULL ||
-	    json_int(pull, "number", &pr) == -1 ||
-	    (sha = json_str_at(pull, "head.sha")) == NULL || !rp_is_sha(sha)) {
+	    (pr = pull->number) == -1 || (sha = pull->sha) == NULL ||
+	    !rp_is_sha(sha)) {
 		log_msg("issue #%lld waits for a review but has no open pr", n);
 		goto out;
 	}
