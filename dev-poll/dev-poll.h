@@ -38,6 +38,7 @@
 #include "ci.h"
 #include "forge.h"
 #include "phase.h"
+#include "prmemo.h"
 
 struct buf;
 struct config;
@@ -168,9 +169,9 @@ struct dev_ctx {
 	time_t now;
 	struct dp_pr *prs; /* the open PRs, read once */
 	size_t nprs;
-	int prs_read;	 /* 1 read, -1 the read failed (logged), 0 not yet */
-	char *quiet_was; /* dev-poll-reviews-P as read (dp_quiet_load()) */
-	int wp_down;	 /* Woodpecker failed: the forge's status only */
+	int prs_read; /* 1 read, -1 the read failed (logged), 0 not yet */
+	struct prmemo_set quiet; /* dev-poll-reviews-P (dp_quiet_load()) */
+	int wp_down; /* Woodpecker failed: the forge's status only */
 	struct dp_issue *backlog; /* backlog issues, oldest first */
 	size_t nbacklog;
 	struct dp_merged *merged_prs; /* the closed list's merged PRs */
@@ -344,10 +345,10 @@ void dp_prs_free(struct dev_ctx *);
 /* Mark the PRs listed unchanged in dev-poll-reviews-P as quiet. */
 void dp_quiet_load(struct dev_ctx *);
 /*
- * Whether p's reviews are known to hold no verdict: listed unchanged, its
- * CI state (read) as it was, the read not too old.
+ * Whether p's reviews are known to hold no verdict: listed unchanged, the
+ * read not too old, its CI state (read this tick) as it was then.
  */
-int dp_quiet(const struct dev_ctx *, const struct dp_pr *);
+int dp_quiet(const struct dp_pr *);
 /* Rewrite dev-poll-reviews-P from this tick's PRs (when it changed). */
 void dp_quiet_save(struct dev_ctx *);
 /* The label that keeps the issue from the dev agent, or NULL. */

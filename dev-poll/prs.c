@@ -124,8 +124,7 @@ dp_prs_free(struct dev_ctx *c)
 	c->nprs = 0;
 	free(c->merged_prs);
 	c->merged_prs = NULL;
-	free(c->quiet_was);
-	c->quiet_was = NULL;
+	prmemo_free(&c->quiet);
 	c->nmerged_prs = 0;
 }
 
@@ -244,7 +243,7 @@ prs_reviews(struct dev_ctx *c, struct dp_pr *p)
 	const cJSON *list;
 
 	/* Known to hold no verdict, and unchanged since: not read again. */
-	if (dp_quiet(c, p))
+	if (dp_quiet(p))
 		return 0;
 	prs_reviews_ahead(c, p);
 	if (forge_reviews_list(c->forge, p->number, &list) == -1) {
