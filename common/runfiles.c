@@ -209,6 +209,12 @@ runfiles_review_lock(const char *p)
 }
 
 char *
+runfiles_review_files(const char *p)
+{
+	return xasprintf("%s/review-poll-files-%s", run_dir, p);
+}
+
+char *
 runfiles_review_status(const char *p)
 {
 	return xasprintf("%s/%s-review-status", run_dir, p);

@@ -104,6 +104,12 @@ char *runfiles_review_request(const char *project, long long pr);
 char *runfiles_review_tries(const char *project, long long pr);
 char *runfiles_review_lock(const char *project);
 char *runfiles_review_status(const char *project);
+/*
+ * review-poll's open PRs whose changed files it read: one line "PR
+ * HEAD-SHA UPDATED FACT AT" each (common/prmemo.h), FACT "non-code" when
+ * only non-code files changed, else "code".
+ */
+char *runfiles_review_files(const char *project);
 /* dev-poll's per-issue tick state: idle ticks, recoveries, the notice
  * sent for the current phase write. */
 char *runfiles_idle_ticks(const char *project, long long issue);

@@ -30,9 +30,8 @@
 static int launch_alive(struct rp *);
 static int launch_is_wip(const char *);
 static int launch_wanted(const struct rp *, const struct rp_pull *);
-static int launch_files_on_main(const struct rp *, long long);
 static size_t launch_files_ahead(struct rp *, size_t);
-static void launch_files_end(struct rp *);
+static int launch_new_pr(struct rp *, const struct rp_pull *);
 static const char *launch_try_name(int);
 static char **launch_review_argv(const struct rp *);
 static char *launch_record(struct rp *, const char *, const struct rp_prompt *);
@@ -209,7 +208,6 @@ launch_ci_read(struct rp *rp, long long pr, const char *sha, enum ci_state *st,
     int *noncode)
 {
 	const cJSON *files;
-	struct forge *f;
 
 	*noncode = 0;
 	if (ci_commit_state(rp->forge, rp->wp, sha, st, NULL) == -1) {
@@ -220,14 +218,16 @@ launch_ci_read(struct rp *rp, long long pr, const char *sha, enum ci_state *st,
 			forge_error(rp->forge));
 		return -1;
 	}
-	if (ci_passed(*st, config_ci_configured(rp->cfg)))
+	if (ci_passed(*st, config_ci_configured(rp->cfg)) ||
+	    rp_noncode_known(rp, pr, noncode))
 		return 0;
-	if (rp_pull_files(rp, pr, &files, &f) == -1) {
+	if (forge_pull_files(rp->forge, pr, &files) == -1) {
 		log_warn("pr #%lld: cannot read the changed files: %s", pr,
-		    forge_error(f));
+		    forge_error(rp->forge));
 		return -1;
 	}
 	*noncode = !ci_files_need_ci(files);
+	rp_noncode_note(rp, pr, *noncode);
 	return 0;
 }
 
@@ -290,59 +290,26 @@ launch_new_one(struct rp *rp, long long pr, const char *sha, char *note,
 }
 
 /*
- * Whether PR pr's changed files were read through rp->forge by an earlier
- * step (a re-review), and so are in its cache.
- */
-static int
-launch_files_on_main(const struct rp *rp, long long pr)
-{
-	size_t i;
-
-	for (i = 0; i < rp->nfiles_main; i++) {
-		if (rp->files_main[i] == pr)
-			return 1;
-	}
-	return 0;
-}
-
-int
-rp_pull_files(struct rp *rp, long long pr, const cJSON **files,
-    struct forge **f)
-{
-	int r;
-
-	*f = rp->files != NULL && !launch_files_on_main(rp, pr) ? rp->files :
-								  rp->forge;
-	r = forge_pull_files(*f, pr, files);
-	if (r == 0 && *f == rp->forge && !launch_files_on_main(rp, pr)) {
-		rp->files_main = xreallocarray(rp->files_main,
-		    rp->nfiles_main + 1, sizeof(*rp->files_main));
-		rp->files_main[rp->nfiles_main++] = pr;
-	}
-	return r;
-}
-
-/*
- * A new window of step 5: the changed files of the previous one go (their
- * PRs are decided), and those of the next PRs from index i on (up to
- * HTTP_PARALLEL) that launch_ci_read() will ask for are read at once:
- * wanted, and CI not passed as far as the pipeline list read says (no
- * request is made to tell).  The lists an earlier step read are not read
- * again.  Returns the index after the last PR looked at.
+ * Read ahead, at once, the changed files of the next PRs from index i on
+ * (up to HTTP_PARALLEL) that launch_ci_read() will ask for: wanted, CI
+ * not passed as far as the pipeline list read says (no request is made to
+ * tell), their files not known from an earlier tick.  Returns the index
+ * after the last PR looked at.
  */
 static size_t
 launch_files_ahead(struct rp *rp, size_t i)
 {
-	int configured = config_ci_configured(rp->cfg);
+	int configured = config_ci_configured(rp->cfg), noncode;
 	long long nums[HTTP_PARALLEL];
 	const struct rp_pull *pr;
 	const char *status;
 	enum ci_state st;
-	size_t j, k = 0, m = 0;
+	size_t k = 0;
 
 	for (; i < rp->pulls.n && k < HTTP_PARALLEL; i++) {
 		pr = &rp->pulls.v[i];
-		if (!launch_wanted(rp, pr))
+		if (!launch_wanted(rp, pr) ||
+		    rp_noncode_known(rp, pr->number, &noncode))
 			continue;
 		/* Passed by the pipeline list: no files needed. */
 		if (rp->wp != NULL &&
@@ -352,32 +319,35 @@ launch_files_ahead(struct rp *rp, size_t i)
 			continue;
 		nums[k++] = pr->number;
 	}
-	forge_close(rp->files);
-	rp->files = forge_open(rp->cfg->forge_api, rp->cfg->forge_token);
-	for (j = 0; k > 1 && j < k; j++) {
-		if (!launch_files_on_main(rp, nums[j]))
-			nums[m++] = nums[j];
-	}
-	if (m > 0)
-		forge_files_prefetch(rp->files, nums, m);
+	if (k > 1)
+		forge_files_prefetch(rp->forge, nums, k);
 	return i;
 }
 
-/* Step 5 is over: the last window's changed files go. */
-static void
-launch_files_end(struct rp *rp)
+/* Step 5 for one PR: 1 launched or passed over, 2 no room, -1 failed. */
+static int
+launch_new_pr(struct rp *rp, const struct rp_pull *pr)
 {
-	forge_close(rp->files);
-	rp->files = NULL;
+	char ci[96];
+	int done, try_no;
+
+	if ((done = launch_new_one(rp, pr->number, pr->sha, ci, sizeof(ci))) !=
+		1 ||
+	    (done = rp_launch_tries(rp, pr->number, pr->sha, &try_no)) != 1)
+		return done == -1 ? -1 : 1;
+	if (!rp_may_launch(rp))
+		return 2;
+	log_msg("pr #%lld: needs review (ci=%s, sha=%.7s)", pr->number, ci,
+	    pr->sha);
+	return rp_launch(rp, pr, NULL, ci, try_no) == -1 ? -1 : 1;
 }
 
 int
 rp_review_new(struct rp *rp)
 {
 	const struct rp_pull *pr;
-	char ci[96];
 	size_t i, ahead = 0;
-	int r = 0, done, try_no;
+	int r = 0, done;
 
 	for (i = 0; i < rp->pulls.n; i++) {
 		pr = &rp->pulls.v[i];
@@ -385,21 +355,14 @@ rp_review_new(struct rp *rp)
 			ahead = launch_files_ahead(rp, i);
 		if (!launch_wanted(rp, pr))
 			continue;
-		if ((done = launch_new_one(rp, pr->number, pr->sha, ci,
-			 sizeof(ci))) != 1 ||
-		    (done = rp_launch_tries(rp, pr->number, pr->sha,
-			 &try_no)) != 1) {
-			r = done == -1 ? -1 : r;
-			continue;
-		}
-		if (!rp_may_launch(rp))
-			break;
-		log_msg("pr #%lld: needs review (ci=%s, sha=%.7s)", pr->number,
-		    ci, pr->sha);
-		if (rp_launch(rp, pr, NULL, ci, try_no) == -1)
+		done = launch_new_pr(rp, pr);
+		/* Decided: its changed files are not held any longer. */
+		forge_files_forget(rp->forge, pr->number);
+		if (done == -1)
 			r = -1;
+		else if (done == 2)
+			break;
 	}
-	launch_files_end(rp);
 	return r;
 }
 

@@ -83,8 +83,7 @@ static void
 main_rp_close(struct rp *rp)
 {
 	rp_pulls_free(&rp->pulls);
-	free(rp->files_main);
-	forge_close(rp->files);
+	prmemo_free(&rp->files_memo);
 	woodpecker_close(rp->wp);
 	forge_close(rp->review);
 	forge_close(rp->forge);
@@ -179,11 +178,13 @@ main(int argc, char *argv[])
 		rc = CLI_EXIT_FAIL;
 		goto done;
 	}
+	rp_files_memo_load(&rp);
 	main_step(&rp, rp_cleanup(&rp));
 	main_step(&rp, rp_collect(&rp));
 	main_step(&rp, rp_route(&rp));
 	main_step(&rp, rp_rereview(&rp));
 	main_step(&rp, rp_review_new(&rp));
+	rp_files_memo_save(&rp);
 	rp_status_tick(&rp);
 	log_msg("--- poll done: %d review(s) started ---", rp.launched);
 	rc = rp.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;

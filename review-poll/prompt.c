@@ -91,11 +91,10 @@ int
 rp_prompt_gather(struct rp *rp, struct rp_prompt *in, const char *prev_sha)
 {
 	const cJSON *files, *comments, *prev;
-	struct forge *f;
 
-	if (rp_pull_files(rp, in->pr, &files, &f) == -1) {
+	if (forge_pull_files(rp->forge, in->pr, &files) == -1) {
 		log_warn("pr #%lld: cannot read the changes: %s", in->pr,
-		    forge_error(f));
+		    forge_error(rp->forge));
 		return -1;
 	}
 	if (forge_pull_diff(rp->forge, in->pr, rp->set.max_diff, &in->diff,

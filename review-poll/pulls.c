@@ -89,6 +89,9 @@ pulls_visit(void *arg, const cJSON *el)
 	if (json_int(el, "number", &p->number) == -1)
 		p->number = -1;
 	(void)json_bool(el, "draft", &p->draft);
+	if (json_time(el, "updated_at", &p->updated) == -1)
+		p->updated = 0;
+	p->noncode = -1;
 	pulls_text(p, el);
 	p->branch_issue = p->head != NULL ? runfiles_branch_issue(p->head) : -1;
 	p->ref_issue = issueref_from_pr(p->head, p->title, body);

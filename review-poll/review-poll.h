@@ -28,6 +28,7 @@
 #include "act.h"
 #include "config.h"
 #include "phase.h"
+#include "prmemo.h"
 
 struct buf;
 struct config;
@@ -47,6 +48,10 @@ struct rp_pull {
 	int draft;
 	long long branch_issue; /* runfiles_branch_issue() of head, or -1 */
 	long long ref_issue;	/* issueref_from_pr() of head, title, body */
+	time_t updated;		/* its updated_at, or 0 */
+	int noncode;		/* -1 unknown, else its files: non-code only */
+	int noncode_read;	/* noncode was read this tick */
+	time_t noncode_at;	/* when it was read */
 	long long body_off;	/* the description in the spill file */
 	size_t body_len;
 	char *body; /* or here (owned) when the spill file failed */
@@ -70,17 +75,9 @@ struct rp {
 	struct woodpecker *wp;	  /* NULL when no CI is configured */
 	struct act act;		  /* side effects, with the review token */
 	time_t now;
-	struct rp_pulls pulls; /* the open PRs, read once per tick */
-	/*
-	 * Step 5's changed-file lists, read (ahead) through a forge handle of
-	 * their own, dropped with it at the next window of PRs; NULL
-	 * outside step 5.  files_main: the PRs whose lists an earlier step
-	 * read through rp->forge (found in its cache, as before).
-	 */
-	struct forge *files;
-	long long *files_main;
-	size_t nfiles_main;
-	int launched;	     /* review sessions started this tick */
+	struct rp_pulls pulls;	      /* the open PRs, read once per tick */
+	struct prmemo_set files_memo; /* review-poll-files-P as read */
+	int launched;		      /* review sessions started this tick */
 	int alive;	     /* review sessions alive before launching; -1 */
 	int posted;	     /* reviews posted this tick */
 	int lock_busy;	     /* the Claude session lock stayed busy */
@@ -343,11 +340,18 @@ int rp_ci_ready(struct rp *, long long pr, const char *sha, char *note,
 int rp_launch(struct rp *, const struct rp_pull *pr, const char *prev_sha,
     const char *ci, int try_no);
 /*
- * The changed files of PR pr into *files (borrowed from the cache of the
- * handle that read them, *f, for forge_error()).  0, or -1.
+ * filesmemo.c: whether a PR changes only non-code files, remembered
+ * between ticks in review-poll-files-P (common/prmemo.h): the changed
+ * files of a head do not change while the PR's head and updated_at stay.
  */
-int rp_pull_files(struct rp *, long long pr, const cJSON **files,
-    struct forge **f);
+/* Read the file; mark what it knows of the tick's PRs. */
+void rp_files_memo_load(struct rp *);
+/* Whether PR pr's files are known (*noncode set): 1, else 0. */
+int rp_noncode_known(struct rp *, long long pr, int *noncode);
+/* PR pr's files were read this tick: only non-code ones (noncode) or not. */
+void rp_noncode_note(struct rp *, long long pr, int noncode);
+/* Rewrite the file from the tick's PRs, when it changed. */
+void rp_files_memo_save(struct rp *);
 
 /*
  * Whether the review of sha of pr may be tried (again): 1 with the try's
