@@ -3,17 +3,13 @@
  * waiting on dependencies open for more than 30 days, and the "dev"
  * metric (backlog, blocked, open PRs).
  */
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "config.h"
 #include "cycles.h"
 #include "forge.h"
-#include "json.h"
 #include "log.h"
 #include "supervisor-poll.h"
-#include "utf8.h"
 #include "xmalloc.h"
 
 struct graph {
@@ -123,15 +119,13 @@ backlog_stale_dep(struct sup *s, const struct sup_issue *const *idx,
 {
 	const struct sup_issue *listed;
 	const cJSON *issue;
-	const char *state;
-	char *title = NULL;
-	time_t created;
+	const char *title;
+	char *asked = NULL;
 	long long days;
 
 	if ((listed = backlog_listed(idx, s->nbacklog, dep)) != NULL) {
-		if ((days = listed->stale_days) < 0)
-			return;
-		title = xstrdup(listed->title);
+		title = listed->title;
+		days = listed->stale_days;
 	} else if (forge_issue_get(s->forge, dep, &issue) == -1) {
 		if (forge_last_status(s->forge) == 404)
 			log_msg("%s: #%lld depends on #%lld, which does not "
@@ -141,22 +135,14 @@ backlog_stale_dep(struct sup *s, const struct sup_issue *const *idx,
 			sup_fail(s, "%s: cannot read dependency #%lld: %s",
 			    s->cfg->project_name, dep, forge_error(s->forge));
 		return;
-	} else {
-		state = json_str(issue, "state");
-		if (state == NULL || strcmp(state, "open") != 0 ||
-		    json_time(issue, "created_at", &created) == -1)
-			return;
-		days = (long long)(s->now - created) / 86400;
-		if (days <= SUP_DEP_STALE_DAYS)
-			return;
-		title = utf8_cut(json_str(issue, "title"), SUP_TITLE_MAX,
-		    SUP_TITLE_MARK);
-	}
-	sup_alert(s, P3,
-	    "%s: stale dependency: #%lld waits on #%lld \"%s\" "
-	    "(open %lld days)",
-	    s->cfg->project_name, number, dep, title, days);
-	free(title);
+	} else
+		title = asked = lists_stale(s, issue, &days);
+	if (title != NULL)
+		sup_alert(s, P3,
+		    "%s: stale dependency: #%lld waits on #%lld \"%s\" "
+		    "(open %lld days)",
+		    s->cfg->project_name, number, dep, title, days);
+	free(asked);
 }
 
 static void

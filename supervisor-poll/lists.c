@@ -3,10 +3,10 @@
  * by page (forge_*_each()) and kept as the few fields the checks read:
  * the open PRs (prs.c, backlog.c, sweep.c) and the open "backlog" issues
  * (devhealth.c, backlog.c).  A list read only to be counted is counted
- * as it goes by.  A read that fails keeps nothing, and the next check
- * that needs the list asks again, as each did on its own before.
+ * as it goes by.  A read that fails keeps nothing: the next check that
+ * needs the list asks again.  A kept list is not read again after the
+ * tick's own writes (escalate.c's comments and labels change neither).
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +18,9 @@
 #include "supervisor-poll.h"
 #include "utf8.h"
 #include "xmalloc.h"
+
+/* A stale dependency's title is cut to this many bytes in the alert. */
+#define TITLE_MAX 50
 
 /* An array of n elements of size bytes being filled (room for cap). */
 struct lists_grow {
@@ -124,38 +127,41 @@ lists_issues_drop(struct sup_issue *v, size_t n)
 	free(v);
 }
 
+char *
+lists_stale(const struct sup *s, const cJSON *issue, long long *days)
+{
+	const char *state = json_str(issue, "state");
+	time_t created;
+
+	*days = -1;
+	if (state == NULL || strcmp(state, "open") != 0 ||
+	    json_time(issue, "created_at", &created) == -1 ||
+	    (long long)(s->now - created) / 86400 <= SUP_DEP_STALE_DAYS)
+		return NULL;
+	*days = (long long)(s->now - created) / 86400;
+	return utf8_cut(json_str(issue, "title"), TITLE_MAX, " […]");
+}
+
 /*
  * Keep what the dependency checks read of one backlog issue: its
- * dependencies when it carries the label, and when it is open for more
- * than SUP_DEP_STALE_DAYS its age and cut title (the body is not kept).
+ * dependencies when it carries the label, and its age and cut title when
+ * it is a stale dependency (the body is not kept).
  */
 static int
 lists_issue_keep(void *arg, const cJSON *el)
 {
 	struct lists_backlog_read *rd = arg;
 	struct sup_issue *is;
-	const char *state;
-	long long number, days;
-	time_t created;
+	long long number;
 
 	if (json_int(el, "number", &number) == -1)
 		return 0;
 	is = lists_next(&rd->g);
 	is->number = number;
-	is->stale_days = -1;
 	if ((is->backlog = json_has_label(el, "backlog")))
 		(void)deps_parse(json_str(el, "body"), number, &is->deps,
 		    &is->ndeps);
-	state = json_str(el, "state");
-	if (state == NULL || strcmp(state, "open") != 0 ||
-	    json_time(el, "created_at", &created) == -1)
-		return 0;
-	days = (long long)(rd->s->now - created) / 86400;
-	if (days <= SUP_DEP_STALE_DAYS)
-		return 0;
-	is->stale_days = days;
-	is->title =
-	    utf8_cut(json_str(el, "title"), SUP_TITLE_MAX, SUP_TITLE_MARK);
+	is->title = lists_stale(rd->s, el, &is->stale_days);
 	return 0;
 }
 

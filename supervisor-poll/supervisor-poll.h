@@ -32,14 +32,8 @@ struct esc_target {
 	time_t since; /* when the agent escalated */
 };
 
-/*
- * A dependency open for more than this many days is reported stale
- * (backlog.c; lists.c keeps the title of such issues only).
- */
+/* A dependency open for more than this many days is stale (backlog.c). */
 #define SUP_DEP_STALE_DAYS 30
-/* The alert cuts the dependency's title to this many bytes, then marks it. */
-#define SUP_TITLE_MAX 50
-#define SUP_TITLE_MARK " […]"
 
 /* An open PR: what the checks read of it (lists.c). */
 struct sup_pr {
@@ -57,8 +51,8 @@ struct sup_issue {
 	int backlog;	 /* it carries the label (the filter is not trusted) */
 	long long *deps; /* deps_parse() of its body, when labelled */
 	size_t ndeps;
-	long long stale_days; /* days open, when over SUP_DEP_STALE_DAYS */
-	char *title;	      /* cut; NULL when stale_days is -1 */
+	long long stale_days; /* lists_stale() */
+	char *title;	      /* lists_stale(): NULL unless stale */
 };
 
 /* One tick. */
@@ -152,6 +146,11 @@ void sup_prom_tick(struct promtick *pt, const struct sup *, size_t nprojects);
 int lists_prs(struct sup *);
 /* The same for the open issues labelled "backlog", into s->backlog. */
 int lists_backlog(struct sup *);
+/*
+ * When issue is open for more than SUP_DEP_STALE_DAYS: its title cut for
+ * the alert (caller frees) and the days in *days.  Else NULL and -1.
+ */
+char *lists_stale(const struct sup *, const cJSON *issue, long long *days);
 /* How many of s->backlog carry the "backlog" label. */
 long long lists_backlog_labelled(const struct sup *);
 /*
