@@ -132,13 +132,15 @@ lists_stale(const struct sup *s, const cJSON *issue, long long *days)
 {
 	const char *state = json_str(issue, "state");
 	time_t created;
+	long long d;
 
 	*days = -1;
 	if (state == NULL || strcmp(state, "open") != 0 ||
-	    json_time(issue, "created_at", &created) == -1 ||
-	    (long long)(s->now - created) / 86400 <= SUP_DEP_STALE_DAYS)
+	    json_time(issue, "created_at", &created) == -1)
 		return NULL;
-	*days = (long long)(s->now - created) / 86400;
+	if ((d = (long long)(s->now - created) / 86400) <= SUP_DEP_STALE_DAYS)
+		return NULL;
+	*days = d;
 	return utf8_cut(json_str(issue, "title"), TITLE_MAX, " […]");
 }
 

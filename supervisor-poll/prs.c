@@ -74,8 +74,9 @@ prs_idle_min(const struct sup *s, const struct sup_pr *pr)
 {
 	if (!pr->has_updated)
 		return -1;
-	return s->now > pr->updated ? (long long)(s->now - pr->updated) / 60 :
-				      0;
+	if (s->now <= pr->updated)
+		return 0;
+	return (long long)(s->now - pr->updated) / 60;
 }
 
 /* Start review-poll for the project, detached, logging to its log. */

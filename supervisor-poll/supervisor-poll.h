@@ -85,11 +85,10 @@ struct sup {
 	int review_started;
 
 	/* The project's shared lists, read once (lists.c). */
-	struct sup_pr *prs; /* open PRs, when have_prs */
+	struct sup_pr *prs; /* the open PRs, when have_prs */
 	size_t nprs;
 	int have_prs;
-	struct sup_issue
-	    *backlog; /* open "backlog" issues, when have_backlog */
+	struct sup_issue *backlog; /* the backlog, when have_backlog */
 	size_t nbacklog;
 	int have_backlog;
 };
