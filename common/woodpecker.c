@@ -58,6 +58,15 @@ struct woodpecker_seen {
 	char status[16];
 };
 
+/* A visit of the list for woodpecker_pipelines_each(). */
+struct woodpecker_visit {
+	struct woodpecker *w;
+	http_each_fn fn;
+	void *arg;
+	int keep;    /* keep each pipeline for the scans */
+	int stopped; /* fn stopped the visit */
+};
+
 struct woodpecker {
 	struct http_client *client;
 	struct woodpecker_seen *seen; /* the list's pipelines read so far */
@@ -84,6 +93,7 @@ static void woodpecker_keep(struct woodpecker *, const cJSON *);
 static int woodpecker_read_until(struct woodpecker *, const char *const *,
     size_t, int);
 static void woodpecker_forget(struct woodpecker *);
+static int woodpecker_visit_one(void *, const cJSON *);
 
 struct woodpecker *
 woodpecker_open(const char *server, const char *token, long long repo_id)
@@ -216,6 +226,42 @@ woodpecker_pipelines(struct woodpecker *w, const cJSON **out)
 		w->pages = WP_MAX_PAGES;
 		w->ended = complete;
 	}
+	return r;
+}
+
+static int
+woodpecker_visit_one(void *arg, const cJSON *p)
+{
+	struct woodpecker_visit *v = arg;
+	int r;
+
+	if (v->keep)
+		woodpecker_keep(v->w, p);
+	if ((r = v->fn(v->arg, p)) == 1)
+		v->stopped = 1;
+	return r;
+}
+
+int
+woodpecker_pipelines_each(struct woodpecker *w, http_each_fn fn, void *arg)
+{
+	struct http_check check = {woodpecker_check_list, w};
+	struct woodpecker_visit v = {w, fn, arg, w->pages == 0, 0};
+	char *url;
+	int r, complete;
+
+	url = xasprintf("%s/pipelines", w->api);
+	r = http_client_each_page(w->client, url, "perPage", WP_PAGE,
+	    WP_MAX_PAGES, &check, woodpecker_visit_one, &v, &complete);
+	free(url);
+	if (!v.keep)
+		return r;
+	/* The pages just read need not be read again by a scan. */
+	if (r == 0 && !v.stopped) {
+		w->pages = WP_MAX_PAGES;
+		w->ended = complete;
+	} else
+		woodpecker_forget(w);
 	return r;
 }
 

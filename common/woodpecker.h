@@ -11,6 +11,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "http_client.h"
+
 /* woodpecker_latest_for_commit(), woodpecker_step_log(): nothing there. */
 #define WOODPECKER_NONE 1
 
@@ -35,6 +37,13 @@ long woodpecker_last_status(const struct woodpecker *);
  * are not needed to find the latest pipeline of a recent commit).
  */
 int woodpecker_pipelines(struct woodpecker *, const cJSON **out);
+/*
+ * The same pipelines visited page by page (http_client_each_page()):
+ * each checked pipeline passed to fn, the pages not kept or cached.  A
+ * list cut at 3 pages is no failure.  What a scan needs of them is kept
+ * as woodpecker_pipelines() keeps it, unless fn stops early.  0 or -1.
+ */
+int woodpecker_pipelines_each(struct woodpecker *, http_each_fn fn, void *arg);
 /*
  * Read the pipeline list (newest first) page by page, keeping of each
  * pipeline only its number, commit and status, until the latest

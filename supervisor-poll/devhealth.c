@@ -22,9 +22,7 @@
 #include "buf.h"
 #include "config.h"
 #include "file.h"
-#include "forge.h"
 #include "git.h"
-#include "json.h"
 #include "lock.h"
 #include "log.h"
 #include "phase.h"
@@ -53,8 +51,6 @@ static void devhealth_sessions(struct sup *);
 static void devhealth_progress(struct sup *, const char *);
 static int devhealth_is_dir(const char *);
 static void devhealth_git_repo(struct sup *);
-static int devhealth_labelled_count(struct sup *, const char *, const char *,
-    long long *);
 static void devhealth_stall(struct sup *);
 static void devhealth_productivity(struct sup *);
 
@@ -171,30 +167,6 @@ devhealth_git_repo(struct sup *s)
 }
 
 /*
- * The number of open issues carrying label, in *count.  Items are checked
- * for the label themselves: Gitea ignores a filter naming a label the
- * repository does not have.
- */
-static int
-devhealth_labelled_count(struct sup *s, const char *label, const char *type,
-    long long *count)
-{
-	const cJSON *list, *it;
-
-	*count = 0;
-	if (forge_issues_list(s->forge, "open", label, type, NULL, &list) ==
-	    -1) {
-		sup_fail(s, "%s: cannot list '%s' issues: %s",
-		    s->cfg->project_name, label, forge_error(s->forge));
-		return -1;
-	}
-	cJSON_ArrayForEach (it, list)
-		if (json_has_label(it, label))
-			(*count)++;
-	return 0;
-}
-
-/*
  * Backlog waiting, nothing in progress, and no agent at work for 20 min:
  * dev-poll's ticks launched, merged or found an agent running none of
  * that time (its log is no sign: it is written on every tick).
@@ -207,8 +179,10 @@ devhealth_stall(struct sup *s)
 	struct ticks t;
 
 	sup_status(s, "P2: %s: checking pipeline stall", proj);
-	if (devhealth_labelled_count(s, "backlog", "issues", &backlog) == -1 ||
-	    devhealth_labelled_count(s, "in-progress", "issues", &busy) == -1 ||
+	if (lists_backlog(s) == -1)
+		return;
+	backlog = lists_backlog_labelled(s);
+	if (lists_count_labelled(s, "in-progress", &busy) == -1 ||
 	    backlog == 0 || busy > 0)
 		return;
 	if (devhealth_ticks(s, &t) == -1)

@@ -112,6 +112,7 @@ main_check_project(struct sup *s, const struct config *cfg)
 	escalate_check(s);
 	sweep_sessions(s);
 	sweep_worktrees(s);
+	lists_free(s);
 	forge_close(s->forge);
 	woodpecker_close(s->wp);
 	s->forge = NULL;

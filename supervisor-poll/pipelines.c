@@ -31,14 +31,47 @@
 #define RETRY_MAX 2
 #define RETRY_KEEP_S (24 * 3600)
 
+/* The statuses the checks tell apart. */
+enum pipelines_status {
+	PIPE_OTHER,
+	PIPE_RUNNING,
+	PIPE_PENDING,
+	PIPE_SUCCESS,
+	PIPE_FAILURE,
+	PIPE_ERROR,
+	PIPE_NSTATUS
+};
+
+static const char *const pipelines_status_names[PIPE_NSTATUS] = {"", "running",
+    "pending", "success", "failure", "error"};
+
+/* A pipeline of the list: what the checks read (0: a field not there). */
+struct pipeline {
+	long long number, parent;
+	long long created, started, finished;
+	enum pipelines_status status;
+	char *commit;
+};
+
+/* The list, newest first as Woodpecker gives it. */
+struct pipeline_list {
+	struct pipeline *v;
+	size_t n;
+};
+
 static long long pipelines_num(const cJSON *, const char *);
-static int pipelines_status_is(const cJSON *, const char *);
-static void pipelines_stuck(struct sup *, const cJSON *);
-static void pipelines_ci_metric(struct sup *, const cJSON *);
-static int pipelines_superseded(const cJSON *, const cJSON *);
-static long long pipelines_chain_root(const cJSON *, const cJSON *);
-static void pipelines_retry_one(struct sup *, const cJSON *, const cJSON *);
-static void pipelines_retry_infra(struct sup *, const cJSON *);
+static enum pipelines_status pipelines_status(const char *);
+static int pipelines_keep(void *, const cJSON *);
+static void pipelines_free(struct pipeline_list *);
+static void pipelines_stuck(struct sup *, const struct pipeline_list *);
+static void pipelines_ci_metric(struct sup *, const struct pipeline_list *);
+static int pipelines_superseded(const struct pipeline_list *,
+    const struct pipeline *);
+static long long pipelines_chain_root(const struct pipeline_list *,
+    const struct pipeline *);
+static void pipelines_retry_one(struct sup *, const struct pipeline_list *,
+    const struct pipeline *);
+static void pipelines_retry_infra(struct sup *, const struct pipeline_list *);
 static void pipelines_retry_prune(struct sup *);
 
 /* A numeric field, 0 when missing or not an integer. */
@@ -50,28 +83,63 @@ pipelines_num(const cJSON *p, const char *key)
 	return json_int(p, key, &v) == 0 ? v : 0;
 }
 
-static int
-pipelines_status_is(const cJSON *p, const char *status)
+/* The status named st (NULL: none). */
+static enum pipelines_status
+pipelines_status(const char *st)
 {
-	const char *s = json_str(p, "status");
+	int i;
 
-	return s != NULL && strcmp(s, status) == 0;
+	for (i = PIPE_OTHER + 1; st != NULL && i < PIPE_NSTATUS; i++)
+		if (strcmp(st, pipelines_status_names[i]) == 0)
+			return (enum pipelines_status)i;
+	return PIPE_OTHER;
+}
+
+/* Keep what the checks read of pipeline p of the list. */
+static int
+pipelines_keep(void *arg, const cJSON *p)
+{
+	struct pipeline_list *l = arg;
+	struct pipeline *q;
+	const char *commit;
+
+	l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
+	q = &l->v[l->n++];
+	q->number = pipelines_num(p, "number");
+	q->parent = pipelines_num(p, "parent");
+	q->created = pipelines_num(p, "created");
+	q->started = pipelines_num(p, "started");
+	q->finished = pipelines_num(p, "finished");
+	q->status = pipelines_status(json_str(p, "status"));
+	q->commit =
+	    (commit = json_str(p, "commit")) != NULL ? xstrdup(commit) : NULL;
+	return 0;
 }
 
 static void
-pipelines_stuck(struct sup *s, const cJSON *list)
+pipelines_free(struct pipeline_list *l)
 {
-	const cJSON *p;
-	long long running = 0, pending = 0, t;
+	size_t i;
 
-	cJSON_ArrayForEach (p, list) {
-		if (pipelines_status_is(p, "running") &&
-		    (t = pipelines_num(p, "started")) > 0 &&
-		    s->now - t > STUCK_RUNNING_S)
+	for (i = 0; i < l->n; i++)
+		free(l->v[i].commit);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+static void
+pipelines_stuck(struct sup *s, const struct pipeline_list *l)
+{
+	const struct pipeline *p;
+	long long running = 0, pending = 0;
+
+	for (p = l->v; p < l->v + l->n; p++) {
+		if (p->status == PIPE_RUNNING && p->started > 0 &&
+		    s->now - p->started > STUCK_RUNNING_S)
 			running++;
-		if (pipelines_status_is(p, "pending") &&
-		    (t = pipelines_num(p, "created")) > 0 &&
-		    s->now - t > STUCK_PENDING_S)
+		if (p->status == PIPE_PENDING && p->created > 0 &&
+		    s->now - p->created > STUCK_PENDING_S)
 			pending++;
 	}
 	if (running > 0)
@@ -84,70 +152,64 @@ pipelines_stuck(struct sup *s, const cJSON *list)
 
 /* The newest pipeline finished in the last 24 hours, as a metric. */
 static void
-pipelines_ci_metric(struct sup *s, const cJSON *list)
+pipelines_ci_metric(struct sup *s, const struct pipeline_list *l)
 {
-	const cJSON *p, *best = NULL;
+	const struct pipeline *p, *best = NULL;
 	long long fin, start;
 	cJSON *m;
 
-	cJSON_ArrayForEach (p, list) {
-		if (!pipelines_status_is(p, "success") &&
-		    !pipelines_status_is(p, "failure") &&
-		    !pipelines_status_is(p, "error"))
+	for (p = l->v; p < l->v + l->n; p++) {
+		if (p->status != PIPE_SUCCESS && p->status != PIPE_FAILURE &&
+		    p->status != PIPE_ERROR)
 			continue;
-		fin = pipelines_num(p, "finished");
-		if (fin <= 0 || s->now - fin > METRIC_WINDOW_S)
+		if (p->finished <= 0 || s->now - p->finished > METRIC_WINDOW_S)
 			continue;
-		if (best == NULL ||
-		    pipelines_num(p, "number") > pipelines_num(best, "number"))
+		if (best == NULL || p->number > best->number)
 			best = p;
 	}
 	if (best == NULL)
 		return;
-	fin = pipelines_num(best, "finished");
-	start = pipelines_num(best, "started");
+	fin = best->finished;
+	start = best->started;
 	m = metrics_new(s, "ci");
 	cJSON_AddStringToObject(m, "project", s->cfg->project_name);
-	cJSON_AddNumberToObject(m, "pipeline",
-	    (double)pipelines_num(best, "number"));
+	cJSON_AddNumberToObject(m, "pipeline", (double)best->number);
 	cJSON_AddNumberToObject(m, "duration_min",
 	    start > 0 && fin > start ? (double)((fin - start + 30) / 60) : 0);
-	cJSON_AddStringToObject(m, "status", json_str(best, "status"));
+	cJSON_AddStringToObject(m, "status",
+	    pipelines_status_names[best->status]);
 	metrics_emit(s, m);
 }
 
 /* 1 when a newer pipeline ran for the same commit (a restart, a re-push). */
 static int
-pipelines_superseded(const cJSON *list, const cJSON *p)
+pipelines_superseded(const struct pipeline_list *l, const struct pipeline *p)
 {
-	const char *commit = json_str(p, "commit"), *c;
-	const cJSON *q;
+	const struct pipeline *q;
 
-	if (commit == NULL || *commit == '\0')
+	if (p->commit == NULL || *p->commit == '\0')
 		return 0;
-	cJSON_ArrayForEach (q, list)
-		if (pipelines_num(q, "number") > pipelines_num(p, "number") &&
-		    (c = json_str(q, "commit")) != NULL &&
-		    strcmp(c, commit) == 0)
+	for (q = l->v; q < l->v + l->n; q++)
+		if (q->number > p->number && q->commit != NULL &&
+		    strcmp(q->commit, p->commit) == 0)
 			return 1;
 	return 0;
 }
 
 /* The first pipeline of p's restart chain ("parent" links), or p. */
 static long long
-pipelines_chain_root(const cJSON *list, const cJSON *p)
+pipelines_chain_root(const struct pipeline_list *l, const struct pipeline *p)
 {
-	long long root = pipelines_num(p, "number"),
-		  parent = pipelines_num(p, "parent");
-	const cJSON *q;
+	long long root = p->number, parent = p->parent;
+	const struct pipeline *q;
 	int hops = 0, found;
 
 	while (parent > 0 && parent < root && hops++ < 50) {
 		found = 0;
 		root = parent;
-		cJSON_ArrayForEach (q, list) {
-			if (pipelines_num(q, "number") == parent) {
-				parent = pipelines_num(q, "parent");
+		for (q = l->v; q < l->v + l->n; q++) {
+			if (q->number == parent) {
+				parent = q->parent;
 				found = 1;
 				break;
 			}
@@ -159,11 +221,11 @@ pipelines_chain_root(const cJSON *list, const cJSON *p)
 }
 
 static void
-pipelines_retry_one(struct sup *s, const cJSON *list, const cJSON *p)
+pipelines_retry_one(struct sup *s, const struct pipeline_list *l,
+    const struct pipeline *p)
 {
 	const char *proj = s->cfg->project_name;
-	long long number = pipelines_num(p, "number"),
-		  root = pipelines_chain_root(list, p);
+	long long number = p->number, root = pipelines_chain_root(l, p);
 	long long count = 0, fresh;
 	struct ci_failure f;
 	char *path = runfiles_infra_retry(s->cfg->woodpecker_repo_id, root);
@@ -219,25 +281,19 @@ out:
  * replaced yet: retrigger those that failed for infrastructure reasons.
  */
 static void
-pipelines_retry_infra(struct sup *s, const cJSON *list)
+pipelines_retry_infra(struct sup *s, const struct pipeline_list *l)
 {
-	const cJSON *p, *picked[RETRY_CANDIDATES];
+	const struct pipeline *p, *picked[RETRY_CANDIDATES];
 	size_t n = 0, i, j;
-	long long fin;
 
-	cJSON_ArrayForEach (p, list) {
-		if (!pipelines_status_is(p, "failure") &&
-		    !pipelines_status_is(p, "error"))
+	for (p = l->v; p < l->v + l->n; p++) {
+		if (p->status != PIPE_FAILURE && p->status != PIPE_ERROR)
 			continue;
-		fin = pipelines_num(p, "finished");
-		if (fin <= 0 || s->now - fin > RETRY_WINDOW_S ||
-		    pipelines_superseded(list, p))
+		if (p->finished <= 0 || s->now - p->finished > RETRY_WINDOW_S ||
+		    pipelines_superseded(l, p))
 			continue;
 		/* Keep the RETRY_CANDIDATES highest numbers, highest first. */
-		for (i = 0; i < n &&
-		     pipelines_num(picked[i], "number") >=
-			 pipelines_num(p, "number");
-		     i++)
+		for (i = 0; i < n && picked[i]->number >= p->number; i++)
 			;
 		if (i == RETRY_CANDIDATES)
 			continue;
@@ -248,7 +304,7 @@ pipelines_retry_infra(struct sup *s, const cJSON *list)
 		picked[i] = p;
 	}
 	for (i = 0; i < n; i++)
-		pipelines_retry_one(s, list, picked[i]);
+		pipelines_retry_one(s, l, picked[i]);
 }
 
 /* Forget retry counts older than a day. */
@@ -279,25 +335,27 @@ out:
 void
 pipelines_check(struct sup *s)
 {
-	const cJSON *list;
+	struct pipeline_list l = {NULL, 0};
 	char *dir;
 
 	if (s->wp == NULL)
 		return;
 	sup_status(s, "P2: %s: checking pipeline", s->cfg->project_name);
-	if (woodpecker_pipelines(s->wp, &list) == -1) {
+	if (woodpecker_pipelines_each(s->wp, pipelines_keep, &l) == -1) {
 		sup_fail(s, "%s: cannot read pipelines: %s",
 		    s->cfg->project_name, woodpecker_error(s->wp));
-		return;
+		goto out;
 	}
-	pipelines_stuck(s, list);
-	pipelines_ci_metric(s, list);
+	pipelines_stuck(s, &l);
+	pipelines_ci_metric(s, &l);
 	if (!s->cfg->check_infra_retry)
-		return;
+		goto out;
 	sup_status(s, "P2e: %s: checking infra failures", s->cfg->project_name);
 	dir = runfiles_infra_retries_dir();
 	if (act_mkdir(&s->act, dir) == 0)
-		pipelines_retry_infra(s, list);
+		pipelines_retry_infra(s, &l);
 	free(dir);
 	pipelines_retry_prune(s);
+out:
+	pipelines_free(&l);
 }

@@ -21,10 +21,10 @@
 #define UNREVIEWED_S (60 * 60)
 
 static int prs_reviewed(struct sup *, long long, const char *);
-static long long prs_idle_min(const struct sup *, const cJSON *);
-static void prs_pr_one(struct sup *, const cJSON *);
+static long long prs_idle_min(const struct sup *, const struct sup_pr *);
+static void prs_pr_one(struct sup *, const struct sup_pr *);
 static int prs_review_poll(struct sup *);
-static void prs_ci_scan(struct sup *, const cJSON *);
+static void prs_ci_scan(struct sup *);
 
 /*
  * 1 when the head sha has a review: the review comment's marker, or a
@@ -70,13 +70,13 @@ out:
 
 /* Minutes since the PR was last updated; -1 when it does not say. */
 static long long
-prs_idle_min(const struct sup *s, const cJSON *pr)
+prs_idle_min(const struct sup *s, const struct sup_pr *pr)
 {
-	time_t t;
-
-	if (json_time(pr, "updated_at", &t) == -1)
+	if (!pr->has_updated)
 		return -1;
-	return s->now > t ? (long long)(s->now - t) / 60 : 0;
+	if (s->now <= pr->updated)
+		return 0;
+	return (long long)(s->now - pr->updated) / 60;
 }
 
 /* Start review-poll for the project, detached, logging to its log. */
@@ -95,15 +95,15 @@ prs_review_poll(struct sup *s)
 }
 
 static void
-prs_pr_one(struct sup *s, const cJSON *pr)
+prs_pr_one(struct sup *s, const struct sup_pr *pr)
 {
 	const char *proj = s->cfg->project_name;
-	const char *sha = json_str_at(pr, "head.sha");
-	int ci = config_ci_configured(s->cfg), mergeable, r;
-	long long number, idle;
+	const char *sha = pr->sha;
+	int ci = config_ci_configured(s->cfg), r;
+	long long number = pr->number, idle;
 	enum ci_state st;
 
-	if (json_int(pr, "number", &number) == -1 || sha == NULL)
+	if (sha == NULL)
 		return;
 	if (ci_commit_state(s->forge, s->wp, sha, &st, NULL) == -1) {
 		sup_fail(s, "%s: PR #%lld: cannot read the CI state", proj,
@@ -111,8 +111,7 @@ prs_pr_one(struct sup *s, const cJSON *pr)
 		return;
 	}
 	idle = prs_idle_min(s, pr);
-	if (json_bool(pr, "mergeable", &mergeable) == 0 && !mergeable &&
-	    ci_passed(st, ci)) {
+	if (pr->mergeable == 0 && ci_passed(st, ci)) {
 		sup_alert(s, P3,
 		    "%s: PR #%lld: CI green but a merge conflict — "
 		    "needs a rebase",
@@ -144,19 +143,16 @@ prs_pr_one(struct sup *s, const cJSON *pr)
 void
 prs_check(struct sup *s)
 {
-	const cJSON *list, *pr;
+	size_t i;
 
 	if (!s->cfg->check_prs)
 		return;
 	sup_status(s, "P3: %s: checking PRs", s->cfg->project_name);
-	if (forge_pulls_list(s->forge, "open", &list) == -1) {
-		sup_fail(s, "%s: cannot list open PRs: %s",
-		    s->cfg->project_name, forge_error(s->forge));
+	if (lists_prs(s) == -1)
 		return;
-	}
-	prs_ci_scan(s, list);
-	cJSON_ArrayForEach (pr, list)
-		prs_pr_one(s, pr);
+	prs_ci_scan(s);
+	for (i = 0; i < s->nprs; i++)
+		prs_pr_one(s, &s->prs[i]);
 }
 
 /*
@@ -165,17 +161,16 @@ prs_check(struct sup *s)
  * which fall back on the forge's status.
  */
 static void
-prs_ci_scan(struct sup *s, const cJSON *list)
+prs_ci_scan(struct sup *s)
 {
 	const char **shas;
-	const cJSON *p;
-	size_t n = 0;
+	size_t i;
 
-	if (s->wp == NULL || cJSON_GetArraySize(list) == 0)
+	if (s->wp == NULL || s->nprs == 0)
 		return;
-	shas = xcalloc((size_t)cJSON_GetArraySize(list), sizeof(*shas));
-	cJSON_ArrayForEach (p, list)
-		shas[n++] = json_str_at(p, "head.sha");
-	(void)woodpecker_scan(s->wp, shas, n);
+	shas = xcalloc(s->nprs, sizeof(*shas));
+	for (i = 0; i < s->nprs; i++)
+		shas[i] = s->prs[i].sha;
+	(void)woodpecker_scan(s->wp, shas, s->nprs);
 	free(shas);
 }

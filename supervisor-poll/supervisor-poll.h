@@ -32,6 +32,29 @@ struct esc_target {
 	time_t since; /* when the agent escalated */
 };
 
+/* A dependency open for more than this many days is stale (backlog.c). */
+#define SUP_DEP_STALE_DAYS 30
+
+/* An open PR: what the checks read of it (lists.c). */
+struct sup_pr {
+	long long number;
+	long long issue; /* of its branch (runfiles_branch_issue()), or -1 */
+	char *sha;	 /* head.sha, or NULL */
+	time_t updated;	 /* updated_at, when has_updated */
+	int has_updated;
+	int mergeable; /* 1, 0, or -1 when not said */
+};
+
+/* An issue of the open "backlog" list: what the dependency checks read. */
+struct sup_issue {
+	long long number;
+	int backlog;	 /* it carries the label (the filter is not trusted) */
+	long long *deps; /* deps_parse() of its body, when labelled */
+	size_t ndeps;
+	long long stale_days; /* lists_stale() */
+	char *title;	      /* lists_stale(): NULL unless stale */
+};
+
 /* One tick. */
 struct sup {
 	const struct config *base; /* environment-only configuration */
@@ -60,6 +83,14 @@ struct sup {
 	struct esc_target *esc;
 	size_t nesc;
 	int review_started;
+
+	/* The project's shared lists, read once (lists.c). */
+	struct sup_pr *prs; /* the open PRs, when have_prs */
+	size_t nprs;
+	int have_prs;
+	struct sup_issue *backlog; /* the backlog, when have_backlog */
+	size_t nbacklog;
+	int have_backlog;
 };
 
 /* alerts.c */
@@ -104,6 +135,31 @@ struct promtick *sup_prom_open(struct promtick *pt, const struct config *cfg,
     const char *project);
 /* The tick's alerts, host figures and nprojects checked into pt. */
 void sup_prom_tick(struct promtick *pt, const struct sup *, size_t nprojects);
+
+/* lists.c */
+/*
+ * Read the project's open PRs into s->prs unless they are there: 0, or -1
+ * when they could not be read (logged; nothing kept, a later call asks
+ * again).
+ */
+int lists_prs(struct sup *);
+/* The same for the open issues labelled "backlog", into s->backlog. */
+int lists_backlog(struct sup *);
+/*
+ * When issue is open for more than SUP_DEP_STALE_DAYS: its title cut for
+ * the alert (caller frees) and the days in *days.  Else NULL and -1.
+ */
+char *lists_stale(const struct sup *, const cJSON *issue, long long *days);
+/* How many of s->backlog carry the "backlog" label. */
+long long lists_backlog_labelled(const struct sup *);
+/*
+ * The number of open issues carrying label, counted as the list is read
+ * (the items are checked for the label themselves: Gitea ignores a
+ * filter naming a label the repository does not have).  0 or -1 (logged).
+ */
+int lists_count_labelled(struct sup *, const char *label, long long *n);
+/* Drop the project's lists (the next project reads its own). */
+void lists_free(struct sup *);
 
 /* host.c */
 /* Memory, disk, stale one-shot runs, log rotation, the "infra" metric. */

@@ -50,13 +50,33 @@ struct sweep_pr {
 	time_t closed; /* when it was merged or closed; 0 unknown */
 };
 
+/*
+ * The closed PRs of the sessions' issues: the list is read once, when a
+ * session first needs it, and only the first PR of each issue's branch
+ * is kept.
+ */
+struct sweep_closed {
+	long long *issues; /* the issues of the sessions */
+	struct sweep_pr *prs;
+	int *found; /* prs[i] is issues[i]'s */
+	size_t n;
+	int have; /* the list was read */
+};
+
 static int sweep_protected_phase(enum phase);
-static int sweep_pr_on_branch(struct sup *, const char *, long long,
+static void sweep_closed_init(struct sweep_closed *, const char *,
+    char *const *, size_t);
+static void sweep_closed_free(struct sweep_closed *);
+static int sweep_closed_keep(void *, const cJSON *);
+static int sweep_pr_open(struct sup *, long long, struct sweep_pr *);
+static int sweep_pr_closed(struct sup *, struct sweep_closed *, long long,
     struct sweep_pr *);
-static enum sweep_work sweep_work(struct sup *, long long, struct sweep_pr *);
-static char *sweep_why_orphaned(struct sup *, long long, const char *);
-static void sweep_report_stuck(struct sup *, long long, const char *,
-    const struct phase_info *);
+static enum sweep_work sweep_work(struct sup *, struct sweep_closed *,
+    long long, struct sweep_pr *);
+static char *sweep_why_orphaned(struct sup *, struct sweep_closed *, long long,
+    const char *);
+static void sweep_report_stuck(struct sup *, struct sweep_closed *, long long,
+    const char *, const struct phase_info *);
 static void sweep_clean_session(struct sup *, long long, const char *,
     const char *);
 static void sweep_remove_worktree(struct sup *, const char *, long long);
@@ -69,33 +89,104 @@ sweep_protected_phase(enum phase ph)
 	    ph == PHASE_AWAITING_REVIEW;
 }
 
+/* The issues of the project's n dev sessions (names), nothing read yet. */
+static void
+sweep_closed_init(struct sweep_closed *c, const char *project,
+    char *const *names, size_t n)
+{
+	long long issue;
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	c->issues = xcalloc(n + 1, sizeof(*c->issues));
+	c->prs = xcalloc(n + 1, sizeof(*c->prs));
+	c->found = xcalloc(n + 1, sizeof(*c->found));
+	for (i = 0; i < n; i++) {
+		issue = runfiles_dev_session_issue(project, names[i]);
+		if (issue >= 1)
+			c->issues[c->n++] = issue;
+	}
+}
+
+static void
+sweep_closed_free(struct sweep_closed *c)
+{
+	free(c->issues);
+	free(c->prs);
+	free(c->found);
+}
+
+/* A closed PR: the first of its branch's issue, when a session's, is kept. */
+static int
+sweep_closed_keep(void *arg, const cJSON *el)
+{
+	struct sweep_closed *c = arg;
+	struct sweep_pr pr;
+	const char *ref;
+	long long issue;
+	size_t i;
+
+	memset(&pr, 0, sizeof(pr));
+	if ((ref = json_str_at(el, "head.ref")) == NULL ||
+	    (issue = runfiles_branch_issue(ref)) < 1 ||
+	    json_int(el, "number", &pr.number) == -1)
+		return 0;
+	(void)json_bool(el, "merged", &pr.merged);
+	if (json_time(el, pr.merged ? "merged_at" : "closed_at", &pr.closed) ==
+	    -1)
+		pr.closed = 0;
+	for (i = 0; i < c->n; i++) {
+		if (c->issues[i] != issue || c->found[i])
+			continue;
+		c->prs[i] = pr;
+		c->found[i] = 1;
+	}
+	return 0;
+}
+
 /*
- * The PR of issue in state ("open", "closed") from branch fix/issue-N:
- * 1 found (*pr), 0 none, -1 unknown.
+ * The open PR of issue from branch fix/issue-N (the shared list): 1 found
+ * (*pr), 0 none, -1 unknown.
  */
 static int
-sweep_pr_on_branch(struct sup *s, const char *state, long long issue,
-    struct sweep_pr *pr)
+sweep_pr_open(struct sup *s, long long issue, struct sweep_pr *pr)
 {
-	const cJSON *list, *it;
-	const char *ref;
+	size_t i;
 
 	memset(pr, 0, sizeof(*pr));
-	if (forge_pulls_list(s->forge, state, &list) == -1) {
-		sup_fail(s, "%s: cannot list %s PRs: %s", s->cfg->project_name,
-		    state, forge_error(s->forge));
+	if (lists_prs(s) == -1)
+		return -1;
+	for (i = 0; i < s->nprs; i++) {
+		if (s->prs[i].issue == issue) {
+			pr->number = s->prs[i].number;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The same for a closed (or merged) PR, from the list c reads once. */
+static int
+sweep_pr_closed(struct sup *s, struct sweep_closed *c, long long issue,
+    struct sweep_pr *pr)
+{
+	size_t i;
+
+	memset(pr, 0, sizeof(*pr));
+	if (!c->have &&
+	    forge_pulls_each(s->forge, "closed", sweep_closed_keep, c) == -1) {
+		/* What the visit found is not the whole list: none of it. */
+		memset(c->found, 0, c->n * sizeof(*c->found));
+		sup_fail(s, "%s: cannot list closed PRs: %s",
+		    s->cfg->project_name, forge_error(s->forge));
 		return -1;
 	}
-	cJSON_ArrayForEach (it, list) {
-		if ((ref = json_str_at(it, "head.ref")) == NULL ||
-		    runfiles_branch_issue(ref) != issue ||
-		    json_int(it, "number", &pr->number) == -1)
-			continue;
-		(void)json_bool(it, "merged", &pr->merged);
-		if (json_time(it, pr->merged ? "merged_at" : "closed_at",
-			&pr->closed) == -1)
-			pr->closed = 0;
-		return 1;
+	c->have = 1;
+	for (i = 0; i < c->n; i++) {
+		if (c->issues[i] == issue && c->found[i]) {
+			*pr = c->prs[i];
+			return 1;
+		}
 	}
 	return 0;
 }
@@ -105,7 +196,8 @@ sweep_pr_on_branch(struct sup *s, const char *state, long long issue,
  * its PR open, closed (or merged; *pr says which and when), or none.
  */
 static enum sweep_work
-sweep_work(struct sup *s, long long issue, struct sweep_pr *pr)
+sweep_work(struct sup *s, struct sweep_closed *c, long long issue,
+    struct sweep_pr *pr)
 {
 	const char *state;
 	const cJSON *it;
@@ -123,9 +215,9 @@ sweep_work(struct sup *s, long long issue, struct sweep_pr *pr)
 			pr->closed = 0;
 		return SWEEP_ISSUE_CLOSED;
 	}
-	if ((r = sweep_pr_on_branch(s, "open", issue, pr)) != 0)
+	if ((r = sweep_pr_open(s, issue, pr)) != 0)
 		return r == 1 ? SWEEP_PR_OPEN : SWEEP_UNKNOWN;
-	if ((r = sweep_pr_on_branch(s, "closed", issue, pr)) != 0)
+	if ((r = sweep_pr_closed(s, c, issue, pr)) != 0)
 		return r == 1 ? SWEEP_PR_CLOSED : SWEEP_UNKNOWN;
 	return SWEEP_NO_PR;
 }
@@ -135,7 +227,8 @@ sweep_work(struct sup *s, long long issue, struct sweep_pr *pr)
  * is not one or that cannot be told.
  */
 static char *
-sweep_why_orphaned(struct sup *s, long long issue, const char *session)
+sweep_why_orphaned(struct sup *s, struct sweep_closed *c, long long issue,
+    const char *session)
 {
 	const char *proj = s->cfg->project_name;
 	char *idle = runfiles_idle_marker(session);
@@ -143,7 +236,7 @@ sweep_why_orphaned(struct sup *s, long long issue, const char *session)
 	struct sweep_pr pr;
 	time_t since = 0, t;
 
-	switch (sweep_work(s, issue, &pr)) {
+	switch (sweep_work(s, c, issue, &pr)) {
 	case SWEEP_ISSUE_CLOSED:
 		why = xasprintf("issue #%lld is closed", issue);
 		goto out;
@@ -182,8 +275,8 @@ out:
  * close (or when the close time is not known).
  */
 static void
-sweep_report_stuck(struct sup *s, long long issue, const char *session,
-    const struct phase_info *sig)
+sweep_report_stuck(struct sup *s, struct sweep_closed *c, long long issue,
+    const char *session, const struct phase_info *sig)
 {
 	const char *proj = s->cfg->project_name;
 	enum sweep_work w;
@@ -191,7 +284,7 @@ sweep_report_stuck(struct sup *s, long long issue, const char *session,
 	char *what;
 	long long age;
 
-	if ((w = sweep_work(s, issue, &pr)) == SWEEP_ISSUE_CLOSED)
+	if ((w = sweep_work(s, c, issue, &pr)) == SWEEP_ISSUE_CLOSED)
 		what = xasprintf("issue #%lld was closed", issue);
 	else if (w == SWEEP_PR_CLOSED)
 		what = xasprintf("its PR #%lld was %s", pr.number,
@@ -260,6 +353,7 @@ sweep_sessions(struct sup *s)
 {
 	const char *proj = s->cfg->project_name;
 	char *prefix = runfiles_dev_session_prefix(proj), **names;
+	struct sweep_closed closed;
 	struct phase_info sig;
 	size_t n, i;
 
@@ -268,6 +362,7 @@ sweep_sessions(struct sup *s)
 		sup_fail(s, "%s: cannot list the agent sessions", proj);
 		goto out;
 	}
+	sweep_closed_init(&closed, proj, names, n);
 	for (i = 0; i < n; i++) {
 		long long issue = runfiles_dev_session_issue(proj, names[i]);
 		char *phase, *why;
@@ -278,14 +373,15 @@ sweep_sessions(struct sup *s)
 		if (agent_read_signal(names[i], phase, &sig) == -1)
 			sup_fail(s, "cannot read '%s'", phase);
 		else if (sweep_protected_phase(sig.phase))
-			sweep_report_stuck(s, issue, names[i], &sig);
-		else if ((why = sweep_why_orphaned(s, issue, names[i])) !=
-		    NULL) {
+			sweep_report_stuck(s, &closed, issue, names[i], &sig);
+		else if ((why = sweep_why_orphaned(s, &closed, issue,
+			      names[i])) != NULL) {
 			sweep_clean_session(s, issue, names[i], why);
 			free(why);
 		}
 		free(phase);
 	}
+	sweep_closed_free(&closed);
 	agent_list_free(names, n);
 out:
 	free(prefix);
