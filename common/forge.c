@@ -192,6 +192,8 @@ static int forge_path_is(const char *, const char *, size_t, const char *);
 static void forge_prune(cJSON *, const struct json_field *, const char *);
 static int forge_check_list(cJSON *, void *, char *, size_t);
 static void forge_skip(struct forge_check *, const cJSON *, int, const char *);
+static void forge_issues_path(struct buf *, const char *, const char *,
+    const char *, const char *);
 
 struct forge *
 forge_open(const char *api_base, const char *token)
@@ -576,6 +578,19 @@ forge_created_id(struct forge *f, cJSON *obj, const char *key, long long *id)
 	return r;
 }
 
+/* The issue list's path with its filters (NULL: left out) into q. */
+static void
+forge_issues_path(struct buf *q, const char *state, const char *labels,
+    const char *type, const char *sort)
+{
+	buf_init(q, 0);
+	buf_puts(q, "/issues");
+	forge_query(q, "state", state);
+	forge_query(q, "labels", labels);
+	forge_query(q, "type", type);
+	forge_query(q, "sort", sort);
+}
+
 int
 forge_issues_list(struct forge *f, const char *state, const char *labels,
     const char *type, const char *sort, const cJSON **out)
@@ -583,12 +598,7 @@ forge_issues_list(struct forge *f, const char *state, const char *labels,
 	struct buf q;
 	int r;
 
-	buf_init(&q, 0);
-	buf_puts(&q, "/issues");
-	forge_query(&q, "state", state);
-	forge_query(&q, "labels", labels);
-	forge_query(&q, "type", type);
-	forge_query(&q, "sort", sort);
+	forge_issues_path(&q, state, labels, type, sort);
 	r = forge_list_kind(f, buf_str(&q), &forge_k_issue, out);
 	buf_free(&q);
 	return r;
@@ -601,12 +611,7 @@ forge_issues_each(struct forge *f, const char *state, const char *labels,
 	struct buf q;
 	int r;
 
-	buf_init(&q, 0);
-	buf_puts(&q, "/issues");
-	forge_query(&q, "state", state);
-	forge_query(&q, "labels", labels);
-	forge_query(&q, "type", type);
-	forge_query(&q, "sort", sort);
+	forge_issues_path(&q, state, labels, type, sort);
 	r = forge_each_kind(f, buf_str(&q), &forge_k_issue, fn, arg);
 	buf_free(&q);
 	return r;
