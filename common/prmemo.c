@@ -2,6 +2,7 @@
  * Facts about open PRs remembered between ticks: see prmemo.h.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 static int prmemo_sha_ok(const char *);
 static int prmemo_word_ok(const char *);
+static int prmemo_num(const char *, long long *);
 static int prmemo_parse_line(const char *, size_t, struct prmemo *);
 static int prmemo_cmp(const void *, const void *);
 
@@ -45,21 +47,42 @@ prmemo_word_ok(const char *s)
 	return n >= 1 && n < sizeof(((struct prmemo *)0)->fact);
 }
 
+/* A positive decimal number, the whole of tok: 0, or -1. */
+static int
+prmemo_num(const char *tok, long long *out)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*tok))
+		return -1;
+	errno = 0;
+	*out = strtoll(tok, &end, 10);
+	return errno == 0 && *end == '\0' && *out > 0 ? 0 : -1;
+}
+
 /* Parse one line (len bytes at line) into *m: 0, or -1. */
 static int
 prmemo_parse_line(const char *line, size_t len, struct prmemo *m)
 {
-	char copy[192], extra;
+	char copy[192], *tok[6], *save = NULL, *p;
+	size_t n = 0;
 
 	if (len >= sizeof(copy))
 		return -1;
 	memcpy(copy, line, len);
 	copy[len] = '\0';
-	if (sscanf(copy, "%lld %64s %lld %15s %lld %c", &m->pr, m->sha,
-		&m->updated, m->fact, &m->at, &extra) != 5 ||
-	    m->pr <= 0 || m->updated <= 0 || m->at <= 0 ||
-	    !prmemo_sha_ok(m->sha) || !prmemo_word_ok(m->fact))
+	for (p = strtok_r(copy, " ", &save); p != NULL && n < 6;
+	     p = strtok_r(NULL, " ", &save))
+		tok[n++] = p;
+	if (n != 5 || prmemo_num(tok[0], &m->pr) == -1 ||
+	    prmemo_num(tok[2], &m->updated) == -1 ||
+	    prmemo_num(tok[4], &m->at) == -1 || !prmemo_sha_ok(tok[1]) ||
+	    !prmemo_word_ok(tok[3]))
 		return -1;
+	memset(m->sha, 0, sizeof(m->sha));
+	memset(m->fact, 0, sizeof(m->fact));
+	memcpy(m->sha, tok[1], strlen(tok[1]));
+	memcpy(m->fact, tok[3], strlen(tok[3]));
 	return 0;
 }
 
@@ -72,17 +95,13 @@ prmemo_cmp(const void *a, const void *b)
 }
 
 void
-prmemo_load(struct prmemo_set *s, const char *path)
+prmemo_parse(struct prmemo_set *s, const char *text)
 {
 	const char *line, *nl;
 	size_t cap = 0;
-	struct buf b;
 
 	memset(s, 0, sizeof(*s));
-	buf_init(&b, 0);
-	if (file_read(path, PRMEMO_FILE_MAX, &b) != 0)
-		buf_reset(&b);
-	for (line = buf_str(&b); *line != '\0'; line = *nl ? nl + 1 : nl) {
+	for (line = text; *line != '\0'; line = *nl ? nl + 1 : nl) {
 		if ((nl = strchr(line, '\n')) == NULL)
 			nl = line + strlen(line);
 		if (s->n == cap) {
@@ -94,7 +113,18 @@ prmemo_load(struct prmemo_set *s, const char *path)
 			s->n++;
 	}
 	qsort(s->v, s->n, sizeof(*s->v), prmemo_cmp);
-	s->was = xstrdup(buf_str(&b));
+	s->was = xstrdup(text);
+}
+
+void
+prmemo_load(struct prmemo_set *s, const char *path)
+{
+	struct buf b;
+
+	buf_init(&b, 0);
+	if (file_read(path, PRMEMO_FILE_MAX, &b) != 0)
+		buf_reset(&b);
+	prmemo_parse(s, buf_str(&b));
 	buf_free(&b);
 }
 

@@ -41,6 +41,8 @@ struct prmemo_set {
  * are not well formed, count for nothing).
  */
 void prmemo_load(struct prmemo_set *, const char *path);
+/* The same from the file's text (lines not well formed are left out). */
+void prmemo_parse(struct prmemo_set *, const char *text);
 /* The fact remembered for PR pr at head sha and updated, if still held. */
 const struct prmemo *prmemo_find(const struct prmemo_set *, long long pr,
     const char *sha, time_t updated, time_t now);

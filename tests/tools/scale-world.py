@@ -20,7 +20,7 @@ import os
 import sys
 import time
 
-PAD = int(os.environ.get("SCALE_BODY", "0"))
+PAD = int(os.environ.get("SCALE_BODY") or "0")
 
 
 def padded(text):
