@@ -112,7 +112,8 @@ prmemo_parse(struct prmemo_set *s, const char *text)
 		    0)
 			s->n++;
 	}
-	qsort(s->v, s->n, sizeof(*s->v), prmemo_cmp);
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), prmemo_cmp);
 	s->was = xstrdup(text);
 }
 
