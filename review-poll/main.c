@@ -61,7 +61,6 @@ main_rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli)
 
 	memset(rp, 0, sizeof(*rp));
 	rp->alive = -1;
-	rp->pulls.spill = -1;
 	rp->cfg = cfg;
 	rp->set = cfg->review;
 	rp->act.dry_run = cli->dry_run;

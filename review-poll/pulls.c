@@ -6,18 +6,11 @@
  *
  * The descriptions are read for two things only: the issue a PR names
  * (extracted while the list is visited) and the prompt of a review
- * started this tick (a few at most, unknown until the PRs are looked at).
- * So they go to an unlinked file in the run directory (O_TMPFILE: no
- * name anyone could plant something under), each read back when a prompt
- * needs it; one that cannot be written there is kept in memory instead.
+ * started this tick (a few at most, read again then, as review-pr.sh
+ * read each PR's metadata at its start).
  */
-/* O_TMPFILE is a Linux extension. */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -32,8 +25,6 @@
 
 static int pulls_visit(void *, const cJSON *);
 static void pulls_text(struct rp_pull *, const cJSON *);
-static void pulls_spill(struct rp_pulls *, struct rp_pull *, const char *);
-static int pulls_write(int, const char *, size_t, long long);
 static void pulls_ci_scan(struct rp *);
 
 int
@@ -42,7 +33,6 @@ rp_pulls_read(struct rp *rp)
 	struct rp_pulls pl;
 
 	memset(&pl, 0, sizeof(pl));
-	pl.spill = open(rp->cfg->run_dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (forge_pulls_each(rp->forge, "open", pulls_visit, &pl) == -1) {
 		log_warn("cannot list the open prs: %s",
 		    forge_error(rp->forge));
@@ -62,14 +52,10 @@ rp_pulls_free(struct rp_pulls *pl)
 	size_t i;
 
 	for (i = 0; i < pl->n; i++) {
-		free(pl->v[i].body);
 		free(pl->v[i].text);
 	}
 	free(pl->v);
-	if (pl->spill != -1)
-		(void)close(pl->spill);
 	memset(pl, 0, sizeof(*pl));
-	pl->spill = -1;
 }
 
 /* One PR of the list into arg's rp_pulls: 0. */
@@ -95,7 +81,6 @@ pulls_visit(void *arg, const cJSON *el)
 	pulls_text(p, el);
 	p->branch_issue = p->head != NULL ? runfiles_branch_issue(p->head) : -1;
 	p->ref_issue = issueref_from_pr(p->head, p->title, body);
-	pulls_spill(pl, p, body);
 	return 0;
 }
 
@@ -120,71 +105,20 @@ pulls_text(struct rp_pull *p, const cJSON *el)
 	}
 }
 
-/*
- * p's description into the spill file; in memory when there is no spill
- * file or writing it failed (what is in it already stays readable).
- */
-static void
-pulls_spill(struct rp_pulls *pl, struct rp_pull *p, const char *body)
-{
-	size_t len = body != NULL ? strlen(body) : 0;
-
-	if (len == 0)
-		return;
-	if (pl->spill != -1 &&
-	    pulls_write(pl->spill, body, len, pl->spill_end) == 0) {
-		p->body_off = pl->spill_end;
-		p->body_len = len;
-		pl->spill_end += (long long)len;
-	} else
-		p->body = xstrdup(body);
-}
-
-/* len bytes of s at offset off of fd: 0, or -1. */
-static int
-pulls_write(int fd, const char *s, size_t len, long long off)
-{
-	ssize_t w;
-
-	while (len > 0) {
-		if ((w = pwrite(fd, s, len, (off_t)off)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		s += w;
-		len -= (size_t)w;
-		off += w;
-	}
-	return 0;
-}
-
 char *
 rp_pull_body(const struct rp *rp, const struct rp_pull *p)
 {
-	char *body;
-	size_t got = 0;
-	ssize_t r;
+	const cJSON *pr;
+	const char *body;
 
-	if (p->body != NULL || p->body_len == 0)
-		return xstrdup(p->body != NULL ? p->body : "");
-	body = xmalloc(p->body_len + 1);
-	while (got < p->body_len) {
-		r = pread(rp->pulls.spill, body + got, p->body_len - got,
-		    (off_t)(p->body_off + (long long)got));
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			log_warn("pr #%lld: cannot read its description back: "
-				 "%s",
-			    p->number, r == 0 ? "short file" : strerror(errno));
-			free(body);
-			return NULL;
-		}
-		got += (size_t)r;
+	/* The list kept no descriptions: the one reviewed is read whole. */
+	if (forge_pull_get(rp->forge, p->number, &pr) == -1) {
+		log_warn("pr #%lld: cannot read its description: %s", p->number,
+		    forge_error(rp->forge));
+		return NULL;
 	}
-	body[got] = '\0';
-	return body;
+	body = json_str(pr, "body");
+	return xstrdup(body != NULL ? body : "");
 }
 
 /*

@@ -39,8 +39,8 @@ struct woodpecker;
 /*
  * An open PR as the tick keeps it: the fields review-poll reads, copied
  * from the list while it is visited.  The strings point into text (one
- * allocation, owned); the description is not kept in memory but written
- * to the tick's spill file (rp_pull_body() reads it back for a prompt).
+ * allocation, owned); the description is not kept (rp_pull_body() reads
+ * the PR to review again).
  */
 struct rp_pull {
 	long long number;
@@ -52,18 +52,13 @@ struct rp_pull {
 	int noncode;		/* -1 unknown, else its files: non-code only */
 	int noncode_read;	/* noncode was read this tick */
 	time_t noncode_at;	/* when it was read */
-	long long body_off;	/* the description in the spill file */
-	size_t body_len;
-	char *body; /* or here (owned) when the spill file failed */
-	char *text; /* title, head, base and sha (owned) */
+	char *text;		/* title, head, base and sha (owned) */
 };
 
 /* The tick's open PRs, in the forge's order (rp_pulls_read()). */
 struct rp_pulls {
 	struct rp_pull *v;
 	size_t n, cap;
-	int spill; /* unlinked file of the descriptions, or -1 */
-	long long spill_end;
 };
 
 /* One tick. */
@@ -158,8 +153,9 @@ const struct rp_pull *rp_open_pull(const struct rp *, long long pr);
  */
 const struct rp_pull *rp_issue_pull(const struct rp *, long long n);
 /*
- * The description of p ("" when it has none), or NULL when the spill file
- * cannot be read (logged).  Caller frees.
+ * The description of p ("" when it has none), read from the forge (the
+ * list's copy was not kept), or NULL when it cannot be read (logged).
+ * Caller frees.
  */
 char *rp_pull_body(const struct rp *, const struct rp_pull *p);
 
