@@ -75,7 +75,6 @@ rp_noncode_note(struct rp *rp, long long pr, int noncode)
 	if (p == NULL)
 		return;
 	p->noncode = noncode;
-	p->noncode_read = 1;
 	p->noncode_at = rp->now;
 }
 

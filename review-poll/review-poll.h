@@ -50,7 +50,6 @@ struct rp_pull {
 	long long ref_issue;	/* issueref_from_pr() of head, title, body */
 	time_t updated;		/* its updated_at, or 0 */
 	int noncode;		/* -1 unknown, else its files: non-code only */
-	int noncode_read;	/* noncode was read this tick */
 	time_t noncode_at;	/* when it was read */
 	char *text;		/* title, head, base and sha (owned) */
 };
