@@ -104,10 +104,7 @@ prmemo_parse(struct prmemo_set *s, const char *text)
 	for (line = text; *line != '\0'; line = *nl ? nl + 1 : nl) {
 		if ((nl = strchr(line, '\n')) == NULL)
 			nl = line + strlen(line);
-		if (s->n == cap) {
-			cap = cap ? cap * 2 : 64;
-			s->v = xreallocarray(s->v, cap, sizeof(*s->v));
-		}
+		s->v = xgrow(s->v, s->n, &cap, sizeof(*s->v));
 		if (prmemo_parse_line(line, (size_t)(nl - line), &s->v[s->n]) ==
 		    0)
 			s->n++;

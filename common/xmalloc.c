@@ -98,3 +98,14 @@ xasprintf(const char *fmt, ...)
 	va_end(ap);
 	return p;
 }
+
+void *
+xgrow(void *v, size_t n, size_t *cap, size_t size)
+{
+	if (n >= *cap) {
+		*cap = *cap != 0 ? *cap * 2 : 64;
+		v = xreallocarray(v, *cap, size);
+	}
+	memset((char *)v + n * size, 0, size);
+	return v;
+}

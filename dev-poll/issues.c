@@ -71,12 +71,8 @@ issues_keep(void *arg, const cJSON *it)
 	    json_obj(it, "pull_request") != NULL ||
 	    json_int(it, "number", &num) == -1)
 		return 0;
-	if (r->n == r->cap) {
-		r->cap = r->cap ? r->cap * 2 : 64;
-		r->list = xreallocarray(r->list, r->cap, sizeof(*r->list));
-	}
+	r->list = xgrow(r->list, r->n, &r->cap, sizeof(*r->list));
 	d = &r->list[r->n];
-	memset(d, 0, sizeof(*d));
 	d->number = num;
 	(void)deps_parse(json_str(it, "body"), num, &d->deps, &d->ndeps);
 	if (r->n <= DP_BACKLOG_LINES && (title = json_str(it, "title")) != NULL)

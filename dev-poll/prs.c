@@ -77,12 +77,8 @@ prs_keep(void *arg, const cJSON *pr)
 
 	if (json_int(pr, "number", &n) == -1)
 		return 0;
-	if (r->n == r->cap) {
-		r->cap = r->cap ? r->cap * 2 : 32;
-		r->list = xreallocarray(r->list, r->cap, sizeof(*r->list));
-	}
+	r->list = xgrow(r->list, r->n, &r->cap, sizeof(*r->list));
 	p = &r->list[r->n++];
-	memset(p, 0, sizeof(*p));
 	p->number = n;
 	p->branch = prs_strdup(json_str_at(pr, "head.ref"));
 	p->sha = prs_strdup(json_str_at(pr, "head.sha"));

@@ -66,12 +66,8 @@ pulls_visit(void *arg, const cJSON *el)
 	struct rp_pull *p;
 	const char *body = json_str(el, "body");
 
-	if (pl->n == pl->cap) {
-		pl->cap = pl->cap ? pl->cap * 2 : 64;
-		pl->v = xreallocarray(pl->v, pl->cap, sizeof(*pl->v));
-	}
+	pl->v = xgrow(pl->v, pl->n, &pl->cap, sizeof(*pl->v));
 	p = &pl->v[pl->n++];
-	memset(p, 0, sizeof(*p));
 	if (json_int(el, "number", &p->number) == -1)
 		p->number = -1;
 	(void)json_bool(el, "draft", &p->draft);

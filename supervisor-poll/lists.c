@@ -53,15 +53,8 @@ static int lists_count_one(void *, const cJSON *);
 static void *
 lists_next(struct lists_grow *g)
 {
-	char *el;
-
-	if (g->n == g->cap) {
-		g->cap = g->cap == 0 ? 64 : g->cap * 2;
-		g->v = xreallocarray(g->v, g->cap, g->size);
-	}
-	el = (char *)g->v + g->n++ * g->size;
-	memset(el, 0, g->size);
-	return el;
+	g->v = xgrow(g->v, g->n, &g->cap, g->size);
+	return (char *)g->v + g->n++ * g->size;
 }
 
 static void
