@@ -38,6 +38,8 @@ runfiles_init(const char *rd, const char *fr)
 {
 	run_dir = rd;
 	factory = fr;
+	/* Only this user's own files in it are ever trusted. */
+	file_private_dir(rd);
 }
 
 char *
@@ -572,11 +574,20 @@ runfiles_claim(const char *path, size_t max, struct buf *out)
 	char *mine = xasprintf("%s.claimed.%ld", path, (long)getpid());
 	int r;
 
+	/* What is not ours alone stays where it is, unread (logged). */
+	if (!file_trusted(path)) {
+		r = 0;
+		goto out;
+	}
 	if (rename(path, mine) == -1) {
 		r = errno == ENOENT ? 0 : -1;
 		goto out;
 	}
-	r = file_read(mine, max, out) == -1 ? -1 : 1;
+	/* Replaced in between by a file refused now: dropped. */
+	if ((r = file_read(mine, max, out)) == -1)
+		r = errno == ENOENT ? 0 : -1;
+	else
+		r = 1;
 	unlink(mine);
 out:
 	free(mine);

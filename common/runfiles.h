@@ -192,8 +192,9 @@ int runfiles_age(const char *path, time_t now, long long *age);
 /*
  * Claim a file that others may race for by renaming it to a name unique
  * to this process, then read it (at most max bytes) into out and remove
- * it.  Returns 1 claimed, 0 nothing to claim (missing or taken by another
- * process first), -1 on error.
+ * it.  Returns 1 claimed, 0 nothing to claim (missing, not a file of
+ * this user alone (file.h), or taken by another process first), -1 on
+ * error.
  */
 int runfiles_claim(const char *path, size_t max, struct buf *out);
 

@@ -82,6 +82,9 @@ t_cleanup() {
 }
 
 t_setup() {
+	# Run files the tests write stand for the factory's own: never
+	# writable by group or others (the tools would not trust them).
+	umask 022
 	T=$(mktemp -d "${TMPDIR:-/tmp}/disinto-test.XXXXXX") || exit 1
 	export T
 	trap t_cleanup EXIT
