@@ -206,6 +206,21 @@ static const struct setting settings[] = {
 	.def = "",
 	.off = F(forge_bot_usernames),
 	.doc = "comma-separated logins whose comments are not human replies"},
+    {.env = "FORGE_REVIEW_BOT",
+	.type = T_STR,
+	.check = check_optional_name,
+	.off = F(forge_review_bot),
+	.doc = "login of the review bot, whose APPROVED and REQUEST_CHANGES "
+	       "reviews count (never the dev bot's)",
+	.def_doc = "the login of `FORGE_REVIEW_TOKEN` (asked once, "
+		   "remembered in the run directory); none when that token "
+		   "is unset or the dev bot's"},
+    {.env = "FORGE_REVIEWERS",
+	.type = T_STR,
+	.def = "",
+	.off = F(forge_reviewers),
+	.doc = "comma-separated logins of people whose APPROVED and "
+	       "REQUEST_CHANGES reviews count too"},
     {.env = "FORGE_REPO",
 	.legacy = "CODEBERG_REPO",
 	.section = "",

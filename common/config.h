@@ -58,6 +58,9 @@ struct config {
 	char *forge_url;
 	char *forge_api; /* $FORGE_URL/api/v1/repos/$FORGE_REPO */
 	char *forge_web;
+	/* Whose verdicts count (reviewers.h): a login or NULL, a list. */
+	char *forge_review_bot;
+	char *forge_reviewers;
 
 	char *project_name;
 	char *project_repo_root;

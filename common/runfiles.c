@@ -360,6 +360,12 @@ runfiles_project_files(char ***paths, size_t *n)
 }
 
 char *
+runfiles_forge_logins(void)
+{
+	return xasprintf("%s/forge-logins", run_dir);
+}
+
+char *
 runfiles_dev_session(const char *p, long long n)
 {
 	return xasprintf("dev-%s-%lld", p, n);

@@ -132,6 +132,13 @@ int runfiles_phase_issues(const char *project, long long **nums, size_t *n);
 int runfiles_review_phase_prs(const char *project, long long **nums, size_t *n);
 int runfiles_review_tries_prs(const char *project, long long **nums, size_t *n);
 
+/*
+ * The forge logins of the tokens the tools hold, learnt from the forge
+ * (common/reviewers.h): "KHASH: LOGIN" lines, HASH the hex FNV-1a hash
+ * of the forge's URL and the token.
+ */
+char *runfiles_forge_logins(void);
+
 /* Agent session names ("dev-P-N", "review-P-R"). */
 char *runfiles_dev_session(const char *project, long long issue);
 char *runfiles_review_session(const char *project, long long pr);

@@ -43,6 +43,7 @@
 struct buf;
 struct config;
 struct promtick;
+struct reviewers;
 struct template_var;
 struct forge;
 struct woodpecker;
@@ -164,6 +165,8 @@ struct dev_ctx {
 	struct forge *forge;
 	struct woodpecker *wp; /* NULL when no CI is configured */
 	struct act act;	       /* every side effect; act.dry_run */
+	/* Whose formal verdicts count (common/reviewers.h). */
+	struct reviewers *reviewers;
 	int verbose;
 	int legacy; /* DEV_AGENT_CMD set */
 	time_t now;
@@ -280,9 +283,10 @@ enum dp_pr_action dp_pr_decide(const struct dp_pr *);
 /*
  * Apply the PR's formal reviews (Gitea objects): an APPROVED or
  * REQUEST_CHANGES review counts when it is of the current head (stale
- * false) and was not dismissed.
+ * false), was not dismissed and its author's verdicts count (rv,
+ * reviewers.h).  0, or -1 when that cannot be told (nothing applied).
  */
-void dp_pr_reviews(struct dp_pr *, const cJSON *reviews);
+int dp_pr_reviews(struct dp_pr *, const cJSON *reviews, struct reviewers *rv);
 /*
  * The CI state of commit sha (and its pipeline, may be NULL): Woodpecker
  * first, the forge's commit status when Woodpecker has no pipeline for

@@ -22,6 +22,7 @@
 #include "meminfo.h"
 #include "record.h"
 #include "review-poll.h"
+#include "reviewers.h"
 #include "runfiles.h"
 #include "strv.h"
 #include "woodpecker.h"
@@ -175,10 +176,10 @@ launch_wanted(const struct rp *rp, const struct rp_pull *pr)
 int
 rp_reviewed(struct rp *rp, long long pr, const char *sha)
 {
-	const cJSON *comments, *reviews, *rv;
+	const cJSON *comments, *reviews, *rv, *c;
 	const char *commit, *state;
 	char *mark;
-	int found;
+	int found = 0;
 
 	if (forge_reviews_list(rp->review, pr, &reviews) == -1 ||
 	    forge_comments_list(rp->review, pr, &comments) == -1) {
@@ -186,15 +187,28 @@ rp_reviewed(struct rp *rp, long long pr, const char *sha)
 		    forge_error(rp->review));
 		return -1;
 	}
+	/* A verdict counts only from the review bot or a reviewer. */
 	cJSON_ArrayForEach (rv, reviews) {
 		commit = json_str(rv, "commit_id");
 		state = json_str(rv, "state");
-		if (commit != NULL && state != NULL &&
-		    strcmp(commit, sha) == 0 && strcmp(state, "COMMENT") != 0)
-			return 1;
+		if (commit == NULL || state == NULL ||
+		    strcmp(commit, sha) != 0 ||
+		    (strcmp(state, "APPROVED") != 0 &&
+			strcmp(state, "REQUEST_CHANGES") != 0))
+			continue;
+		if ((found = reviewers_count(rp->reviewers,
+			 json_str_at(rv, "user.login"), pr, state)) != 0)
+			return found;
 	}
 	mark = rp_reviewed_marker(sha);
-	found = rp_last_comment_with(comments, mark) != NULL;
+	cJSON_ArrayForEach (c, comments) {
+		if (!rp_comment_has(c, mark))
+			continue;
+		if ((found = reviewers_count(rp->reviewers,
+			 json_str_at(c, "user.login"), pr,
+			 "a review comment")) != 0)
+			break;
+	}
 	free(mark);
 	return found;
 }

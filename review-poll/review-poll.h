@@ -34,6 +34,7 @@ struct buf;
 struct config;
 struct promtick;
 struct forge;
+struct reviewers;
 struct woodpecker;
 
 /*
@@ -68,6 +69,8 @@ struct rp {
 	struct forge *review;	  /* FORGE_REVIEW_TOKEN: comments, reviews */
 	struct woodpecker *wp;	  /* NULL when no CI is configured */
 	struct act act;		  /* side effects, with the review token */
+	/* Whose formal verdicts count (common/reviewers.h). */
+	struct reviewers *reviewers;
 	time_t now;
 	struct rp_pulls pulls;	      /* the open PRs, read once per tick */
 	struct prmemo_set files_memo; /* review-poll-files-P as read */
@@ -216,6 +219,8 @@ char *rp_error_comment(const char *sha, const char *why);
  */
 /* The last such comment whose body contains needle, or NULL. */
 const cJSON *rp_last_comment_with(const cJSON *comments, const char *needle);
+/* 1 when the comment c is such a comment and contains needle, else 0. */
+int rp_comment_has(const cJSON *c, const char *needle);
 /* How many comments contain needle. */
 int rp_count_comments_with(const cJSON *comments, const char *needle);
 /*
