@@ -97,7 +97,8 @@ rule_for(const char *path, enum file_rule base)
 
 /*
  * What is wrong with the owner or mode of st under rule: NULL when
- * nothing, else what, with the errno to report (EPERM) in *err.
+ * nothing, else what, with the errno to report (EPERM) in *err.  (A
+ * symlink's mode means nothing: only its owner counts.)
  */
 static const char *
 unfit_owner(const struct stat *st, enum file_rule rule, int *err)
@@ -105,7 +106,8 @@ unfit_owner(const struct stat *st, enum file_rule rule, int *err)
 	*err = EPERM;
 	if (rule != FILE_ANYONE && st->st_uid != geteuid())
 		return "a file of another user";
-	if (rule == FILE_ALONE && (st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
+	if (rule == FILE_ALONE && !S_ISLNK(st->st_mode) &&
+	    (st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
 		return "writable by group or others";
 	return NULL;
 }
@@ -113,11 +115,16 @@ unfit_owner(const struct stat *st, enum file_rule rule, int *err)
 /*
  * What is wrong with st as a file to open: NULL when it is a regular
  * file that rule accepts, else what it is, with the errno to report in
- * *err.
+ * *err: EPERM for whatever another user (or anyone, under FILE_ALONE)
+ * may have written, whatever its type; else what its type calls for.
  */
 static const char *
 unfit(const struct stat *st, enum file_rule rule, int *err)
 {
+	const char *what;
+
+	if (rule == FILE_ALONE && (what = unfit_owner(st, rule, err)) != NULL)
+		return what;
 	*err = EINVAL;
 	if (S_ISREG(st->st_mode))
 		return unfit_owner(st, rule, err);
@@ -195,7 +202,7 @@ open_checked(const char *path, int flags, int mode, enum file_rule rule,
 		return fd;
 	else
 		close(fd);
-	if ((how & OPEN_MISSING) && rule == FILE_ALONE)
+	if ((how & OPEN_MISSING) && rule == FILE_ALONE && err == EPERM)
 		err = ENOENT;
 	return refuse(path, what, err, how & OPEN_QUIET);
 }
@@ -203,8 +210,9 @@ open_checked(const char *path, int flags, int mode, enum file_rule rule,
 /*
  * lstat(2) path into *st and refuse() what is not a regular file that
  * rule accepts there.  With private set, the rule below the private
- * directory is FILE_ALONE, and a refusal there is reported as ENOENT.
- * 0, or -1 with errno set (ENOENT when nothing is there).
+ * directory is FILE_ALONE, and what another user (or anyone) may have
+ * written there is reported as missing (ENOENT).  0, or -1 with errno
+ * set (ENOENT when nothing is there).
  */
 static int
 lstat_regular(const char *path, struct stat *st, enum file_rule rule,
@@ -219,7 +227,7 @@ lstat_regular(const char *path, struct stat *st, enum file_rule rule,
 		return -1;
 	if ((what = unfit(st, rule, &err)) == NULL)
 		return 0;
-	if (private && rule == FILE_ALONE)
+	if (private && rule == FILE_ALONE && err == EPERM)
 		err = ENOENT;
 	return refuse(path, what, err, 0);
 }
@@ -445,12 +453,13 @@ file_exists(const char *path)
 
 	if (lstat(path, &st) == -1)
 		return 0;
-	if (!file_is_private(path))
-		return 1;
-	/* Below the private directory: its files and directories alone. */
-	what = S_ISDIR(st.st_mode) ? unfit_owner(&st, FILE_ALONE, &err) :
-				     unfit(&st, FILE_ALONE, &err);
-	if (what == NULL)
+	/*
+	 * Below the private directory, what another user (or anyone) may
+	 * have written is not there for us; anything else is, whatever it
+	 * is (a reader refuses what is not a regular file: "unknown").
+	 */
+	if (!file_is_private(path) ||
+	    (what = unfit_owner(&st, FILE_ALONE, &err)) == NULL)
 		return 1;
 	(void)refuse(path, what, err, 0);
 	return 0;

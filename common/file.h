@@ -18,13 +18,16 @@
  *
  * Below the private directory (file_private_dir(): the run directory,
  * whose files decide what the tools do) a file is trusted only when only
- * the running user can have written it: a regular file (or, for
- * file_exists(), a directory) owned by the effective user and writable by
- * neither group nor others.  Anything else there is refused as above and
- * then reads as missing (file_read(), file_open_read(), file_mtime():
- * errno ENOENT; file_exists(): 0), so a tick goes on without it; what is
- * another user's is never removed (file_remove() leaves it and succeeds),
- * and the writes that would open it in place refuse it (EPERM).
+ * the running user can have written it: a regular file owned by the
+ * effective user and writable by neither group nor others.  What another
+ * user owns, or what group or others can write (a directory too), is
+ * refused as above and then is not there for the tools: it reads as
+ * missing (file_read(), file_open_read(), file_mtime(): errno ENOENT;
+ * file_exists(): 0), so a tick goes on without it; it is never removed
+ * (file_remove() leaves it and succeeds); the writes that would open it
+ * in place refuse it (EPERM), file_write_atomic() replaces it where the
+ * directory allows.  A symlink, FIFO or directory of the user's own is
+ * refused as before (errno ELOOP, EINVAL, EISDIR: there, but unknown).
  */
 #ifndef FILE_H
 #define FILE_H

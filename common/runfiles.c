@@ -308,8 +308,9 @@ runfiles_review_tries_prs(const char *p, long long **nums, size_t *n)
 }
 
 /*
- * The numbers (> 0) that parse() reads from the paths matching pattern.
- * Caller frees *nums.  0 or -1.
+ * The numbers (> 0) that parse() reads from the paths matching pattern,
+ * of the files there for this user (file_exists()).  Caller frees *nums.
+ * 0 or -1.
  */
 static int
 runfiles_list(const char *pattern,
@@ -328,8 +329,10 @@ runfiles_list(const char *pattern,
 	if (r != 0)
 		return -1;
 	*nums = xcalloc(g.gl_pathc + 1, sizeof(**nums));
+	/* What others may have written is not listed (file.h). */
 	for (i = 0; i < g.gl_pathc; i++)
-		if ((num = parse(p, g.gl_pathv[i])) > 0)
+		if ((num = parse(p, g.gl_pathv[i])) > 0 &&
+		    file_exists(g.gl_pathv[i]))
 			(*nums)[(*n)++] = num;
 	globfree(&g);
 	return 0;

@@ -111,6 +111,7 @@ struct dp_pr {
 	int noncode;	   /* only non-code files changed */
 	int approved;	   /* an APPROVED review of the head */
 	int changes;	   /* a REQUEST_CHANGES review of the head */
+	int ignored;	   /* one by an author whose verdicts do not count */
 	int merge_refused; /* a direct merge was refused this tick */
 	int ahead;	   /* its reviews were asked in a batch */
 	time_t updated;	   /* its updated_at, or 0 when not given */

@@ -263,7 +263,7 @@ dp_pr_reviews(struct dp_pr *p, const cJSON *reviews, struct reviewers *rv)
 {
 	const cJSON *r;
 	const char *state;
-	int stale, dismissed, approved = 0, changes = 0, counts;
+	int stale, dismissed, approved = 0, changes = 0, ignored = 0, counts;
 
 	cJSON_ArrayForEach (r, reviews) {
 		if ((state = json_str(r, "state")) == NULL ||
@@ -278,13 +278,16 @@ dp_pr_reviews(struct dp_pr *p, const cJSON *reviews, struct reviewers *rv)
 		    p->number, state);
 		if (counts == -1)
 			return -1;
-		if (counts && state[0] == 'A')
+		if (!counts)
+			ignored = 1;
+		else if (state[0] == 'A')
 			approved = 1;
-		else if (counts)
+		else
 			changes = 1;
 	}
 	p->approved |= approved;
 	p->changes |= changes;
+	p->ignored |= ignored;
 	return 0;
 }
 

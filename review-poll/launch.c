@@ -523,8 +523,8 @@ launch_record(struct rp *rp, const char *req, const struct rp_prompt *in)
 	buf_free(&b);
 	if (rp->forced_pr == in->pr)
 		forced = rp->forced_seen;
-	return rp_run_record(in->sha, in->prev_sha, strcmp(retried, "1") == 0,
-	    (int)forced);
+	return rp_run_record(in->sha, in->prev_sha, rp->now,
+	    strcmp(retried, "1") == 0, (int)forced);
 }
 
 /* The worktree and the run files of a launch: 0, or -1. */

@@ -123,6 +123,7 @@ struct rp_run {
 	enum rp_run_state state;
 	char sha[64];  /* the reviewed head, from the launch record */
 	char prev[64]; /* the previously reviewed head, or "" */
+	time_t at;     /* when it was launched (the record's AT:), or 0 */
 	int retried;   /* started again after its agent went away */
 	int forced;    /* forced: the head's review comments before, else -1 */
 };
@@ -248,12 +249,14 @@ int rp_runs_each(struct rp *, int (*fn)(struct rp *, const struct rp_run *));
 int rp_review_busy(struct rp *, long long pr);
 /*
  * The text of a review's launch record: the head reviewed, the previous
- * review's head (or ""), whether the review was started again after its
- * agent went away, and for a forced review of a head reviewed before
- * (review-poll --pr --force) how many review comments of the head there
- * were (forced >= 0; -1 for any other review).  Caller frees.
+ * review's head (or ""), when it was launched, whether the review was
+ * started again after its agent went away, and for a forced review of a
+ * head reviewed before (review-poll --pr --force) how many review
+ * comments of the head there were (forced >= 0; -1 for any other
+ * review).  Caller frees.
  */
-char *rp_run_record(const char *sha, const char *prev, int retried, int forced);
+char *rp_run_record(const char *sha, const char *prev, time_t at, int retried,
+    int forced);
 /*
  * Remove a review's session (and its hooks' markers), worktree and run
  * files; with forget set (the PR closed) also its injection record and

@@ -44,6 +44,7 @@ tries() {
 }
 backdate() {	# backdate PR AGE: the review's launch moved into the past
 	touch -d "$2" "$RUN/review-session-$P-$1.phase"
+	sed -i "s/^AT:.*/AT:$(date -d "$2" +%s)/" "$RUN/$P-review-request-$1"
 }
 
 # --- at most 3 alive -----------------------------------------------------------
