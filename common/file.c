@@ -445,6 +445,21 @@ file_trusted(const char *path)
 }
 
 int
+file_foreign(const char *path)
+{
+	struct stat st;
+	int saved = errno, r = 0;
+
+	if (file_is_private(path) && lstat(path, &st) == 0 &&
+	    st.st_uid != geteuid()) {
+		(void)refuse(path, "a file of another user", EPERM, 0);
+		r = 1;
+	}
+	errno = saved;
+	return r;
+}
+
+int
 file_exists(const char *path)
 {
 	const char *what;

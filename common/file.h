@@ -110,6 +110,12 @@ int file_truncate(const char *path);
  */
 int file_mtime(const char *path, time_t *mtime);
 /*
+ * 1 when path is below the private directory and what is there belongs
+ * to another user (refused, logged once as above), else 0: for a write
+ * that failed because another user's file holds its name.  errno is kept.
+ */
+int file_foreign(const char *path);
+/*
  * 1 if path exists (without following a final symlink), else 0; below
  * the private directory, only what passes its rule counts.
  */

@@ -8,8 +8,10 @@
 # and do not remove them).  Files of the factory's own user that group or
 # others can write are refused the same way.  The same files written by
 # the user alone are acted on: the control that shows what the planted
-# ones would have done.  Then the default run directory: made 0700 for
-# its user, refused with a clear error when another user owns it.
+# ones would have done.  The same with the factory running as an
+# unprivileged user, which cannot remove another user's file from a
+# sticky directory.  Then the default run directory: made 0700 for its
+# user, refused with a clear error when another user owns it.
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/dev.sh"
 dev_init git
@@ -116,6 +118,52 @@ plant me 0666
 refused "files others can write" "writable by group or others"
 plant me 0646
 refused "files others can write (0646)" "writable by group or others"
+
+# The factory as an unprivileged user, which (unlike root) cannot remove
+# another user's file from a sticky directory: the planted files still
+# change nothing, and no tick fails for them, however many there are.
+FU=disinto-factory
+if other_user mallory && other_user "$FU"; then
+	FR=$T/fu
+	mkdir -p "$FR/state" "$FR/dev" "$FR/review" "$T/shared2"
+	chmod 1777 "$T/shared2"
+	: >"$FR/state/.dev-active"
+	: >"$FR/state/.reviewer-active"
+	git clone -q "$T/origin.git" "$FR/repo" 2>/dev/null
+	sed "s|^repo_root = .*|repo_root = \"$FR/repo\"|" "$P" >"$FR/p.toml"
+	chown -R "$FU" "$FR"
+	RUN=$T/shared2 plant mallory 0644
+	# fu TOOL: one tick of TOOL as the factory's user; its rc appended
+	# to FU_RCS.
+	fu() {
+		as_user "$FU" env DISINTO_RUN_DIR="$T/shared2" \
+		    FACTORY_ROOT="$FR" HOME="$FR" CLAUDE_SESSION_LOCK= \
+		    "$O/$1/$1" "$FR/p.toml" >"$T/fu.out" 2>&1
+		FU_RCS="$FU_RCS$?"
+		if grep -qE 'Sanitizer|runtime error' "$T/fu.out"; then
+			fail "$1 as $FU ran clean" "$(head -c 500 "$T/fu.out")"
+		fi
+	}
+	_w=$(writes)
+	FU_RCS=
+	for i in 1 2 3; do
+		fu review-poll
+		fu dev-poll
+	done
+	check_eq "unprivileged factory: every tick exits 0" "$FU_RCS" 000000
+	check_eq "unprivileged factory: no forge write" "$(writes)" "$_w"
+	check "unprivileged factory: refused, said in its log" grep -qF \
+	    "refusing '$T/shared2/dev-session-$PROJ-7.phase': a file of another user" \
+	    "$FR/dev/dev-agent-$PROJ.log"
+	_left=0
+	for f in $PLANTED; do
+		[ -f "$T/shared2/$f" ] && _left=$((_left + 1))
+	done
+	check_eq "unprivileged factory: the files are left in place" \
+	    "$_left" 7
+else
+	echo "# skip: the factory as an unprivileged user: $NO_USER"
+fi
 
 # The control: the same files of this user alone are acted on.
 plant me 0644

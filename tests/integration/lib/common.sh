@@ -70,6 +70,7 @@ wait_for() {
 }
 
 t_cleanup() {
+	[ -z "${KEEP_T:-}" ] || { echo "# kept $T"; return; }
 	if [ -n "${SIM_PID:-}" ]; then
 		kill "$SIM_PID" 2>/dev/null
 		wait "$SIM_PID" 2>/dev/null
