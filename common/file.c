@@ -40,7 +40,7 @@ enum file_rule {
 
 /* How open_checked() opens. */
 #define OPEN_QUIET 0x1	 /* log nothing, allocate nothing */
-#define OPEN_MISSING 0x2 /* a refusal in the private dir: ENOENT */
+#define OPEN_MISSING 0x2 /* others' file in the private dir: ENOENT */
 
 static int write_all(int, const void *, size_t);
 static int file_is_private(const char *);
@@ -171,8 +171,9 @@ refuse(const char *path, const char *what, int err, int quiet)
  * symlink is never followed, a FIFO never blocks), and refuse() what is
  * not a regular file that rule (made FILE_ALONE below the private
  * directory) accepts.  how: OPEN_QUIET allocates and logs nothing (safe
- * between fork and exec), OPEN_MISSING reports a refusal below the
- * private directory as ENOENT.  The descriptor, or -1 with errno set.
+ * between fork and exec), OPEN_MISSING reports what another user (or
+ * anyone) may have written below the private directory as missing
+ * (ENOENT).  The descriptor, or -1 with errno set.
  */
 static int
 open_checked(const char *path, int flags, int mode, enum file_rule rule,
