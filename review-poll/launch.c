@@ -201,16 +201,30 @@ rp_reviewed(struct rp *rp, long long pr, const char *sha)
 			return found;
 	}
 	mark = rp_reviewed_marker(sha);
+	found = rp_counted_comment(rp, pr, comments, mark, &c);
+	free(mark);
+	return found == -1 ? -1 : c != NULL;
+}
+
+int
+rp_counted_comment(struct rp *rp, long long pr, const cJSON *comments,
+    const char *mark, const cJSON **out)
+{
+	const cJSON *c;
+	int counts;
+
+	*out = NULL;
 	cJSON_ArrayForEach (c, comments) {
 		if (!rp_comment_has(c, mark))
 			continue;
-		if ((found = reviewers_count(rp->reviewers,
-			 json_str_at(c, "user.login"), pr,
-			 "a review comment")) != 0)
-			break;
+		counts = reviewers_count(rp->reviewers,
+		    json_str_at(c, "user.login"), pr, "a review comment");
+		if (counts == -1)
+			return -1;
+		if (counts)
+			*out = c;
 	}
-	free(mark);
-	return found;
+	return 0;
 }
 
 /*

@@ -222,6 +222,13 @@ char *rp_error_comment(const char *sha, const char *why);
 const cJSON *rp_last_comment_with(const cJSON *comments, const char *needle);
 /* 1 when the comment c is such a comment and contains needle, else 0. */
 int rp_comment_has(const cJSON *c, const char *needle);
+/*
+ * The last such comment of PR pr containing mark whose author's verdicts
+ * count (common/reviewers.h; launch.c) in *out, or NULL.  0, or -1 when
+ * that cannot be told.
+ */
+int rp_counted_comment(struct rp *, long long pr, const cJSON *comments,
+    const char *mark, const cJSON **out);
 /* How many comments contain needle. */
 int rp_count_comments_with(const cJSON *comments, const char *needle);
 /*
