@@ -230,17 +230,26 @@ reviewers_review_bot(struct reviewers *r)
 	return 0;
 }
 
-/* Learn the dev bot's login (none without FORGE_TOKEN): 0, or -1. */
+/*
+ * Learn the dev bot's login (none without FORGE_TOKEN): 0, or -1.  It is
+ * asked of the forge, never taken from the run directory, where the dev
+ * agent (which runs as the factory's user) could write another name.
+ */
 static int
 reviewers_dev_bot(struct reviewers *r)
 {
-	const char *token = r->cfg->forge_token;
+	const char *token = r->cfg->forge_token, *login;
 
 	if (r->dev_known)
 		return 0;
-	if (token != NULL && token[0] != '\0' && r->dev != NULL &&
-	    reviewers_learn(r, r->dev, token, &r->dev_bot) == -1)
-		return -1;
+	if (token != NULL && token[0] != '\0' && r->dev != NULL) {
+		if (forge_user_login(r->dev, &login) == -1) {
+			log_warn("cannot tell whose verdicts count: %s",
+			    forge_error(r->dev));
+			return -1;
+		}
+		r->dev_bot = xstrdup(login);
+	}
 	r->dev_known = 1;
 	return 0;
 }

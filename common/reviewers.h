@@ -8,10 +8,12 @@
  *
  * The review bot is FORGE_REVIEW_BOT, else the login of
  * FORGE_REVIEW_TOKEN (there is none when that token is unset or the dev
- * bot's own); the dev bot is the login of FORGE_TOKEN.  A login learnt
- * from the forge (GET /api/v1/user) is remembered in the run file
- * runfiles_forge_logins(), keyed by a hash of the API root and the
- * token, so it is asked once per token, not once per tick.
+ * bot's own), learnt from the forge (GET /api/v1/user) once and
+ * remembered in the run file runfiles_forge_logins(), keyed by a hash of
+ * the forge's URL and the token.  The dev bot is the login of
+ * FORGE_TOKEN, asked of the forge in every run that needs it: the run
+ * directory is writable by the dev agent, and a name found there must not
+ * decide that a verdict is not the dev bot's.
  */
 #ifndef REVIEWERS_H
 #define REVIEWERS_H

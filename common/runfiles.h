@@ -133,7 +133,7 @@ int runfiles_review_phase_prs(const char *project, long long **nums, size_t *n);
 int runfiles_review_tries_prs(const char *project, long long **nums, size_t *n);
 
 /*
- * The forge logins of the tokens the tools hold, learnt from the forge
+ * The review bot's login by its token, learnt from the forge
  * (common/reviewers.h): "KHASH: LOGIN" lines, HASH the hex FNV-1a hash
  * of the forge's URL and the token.
  */

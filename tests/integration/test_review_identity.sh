@@ -3,8 +3,9 @@
 # FORGE_REVIEW_BOT) or a person listed in FORGE_REVIEWERS wrote it, never
 # when the dev bot did, even listed or named as the review bot; an
 # ignored author is logged.  review-poll's "already reviewed" and
-# supervisor-poll's "green, no review" follow the same rule.  The bots'
-# logins are asked once per token and remembered, without the tokens.
+# supervisor-poll's "green, no review" follow the same rule.  The review
+# bot's login is asked once and remembered, without the token; the dev
+# bot's is asked in each tick that needs it, never taken from a file.
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/dev.sh"
 dev_init git
@@ -45,8 +46,9 @@ JSON
 merged() {	# merged: the numbers of the merged PRs, sorted
 	sim_state_get "' '.join(str(p['number']) for p in d['pulls'] if p.get('merged'))"
 }
-users_asked() {	# GET /user requests so far
-	sim_log_count GET '/api/v1/user$'
+users_asked() {	# users_asked LOGIN: GET /user requests with LOGIN's token
+	sim_get /_admin/log |
+	    pyjson "len([e for e in d if e['method'] == 'GET' and e['path'] == '/api/v1/user' and e['user'] == '$1'])"
 }
 
 # Only the review bot's approval counts.
@@ -57,11 +59,13 @@ check_eq "the review bot's approval merges; the dev bot's and an unlisted person
 lhas "the dev bot's approval: logged" \
     "PR #11: APPROVED by 'dev-bot' ignored: only the review bot's and FORGE_REVIEWERS' verdicts count"
 lhas "an unlisted person's approval: logged" "PR #13: APPROVED by 'alice' ignored"
-check_eq "the bots' logins asked once each" "$(users_asked)" 2
+check_eq "the bots' logins asked" \
+    "$(users_asked review-bot) $(users_asked dev-bot)" "1 1"
 L=$RUN/forge-logins
 check_eq "remembered in a file of this user alone" "$(stat -c %a "$L")" 600
 check_eq "without the tokens" "$(grep -c -e dev-token -e review-token "$L")" 0
-check_eq "both logins in it" "$(grep -c -e ' dev-bot$' -e ' review-bot$' "$L")" 2
+check_eq "the review bot's login in it, not the dev bot's" \
+    "$(grep -c ' review-bot$' "$L") $(grep -c ' dev-bot$' "$L")" "1 0"
 
 # A listed person's approval counts; the dev bot's never, even listed.
 FORGE_REVIEWERS="alice, dev-bot" dp
@@ -69,7 +73,17 @@ rc_is "tick 2" 0
 check_eq "a listed person's approval merges" "$(merged)" "12 13"
 lhas "the dev bot listed: still ignored" \
     "PR #11: APPROVED by 'dev-bot' ignored: the dev bot's verdicts never count"
-check_eq "logins not asked again" "$(users_asked)" 2
+check_eq "the review bot's login not asked again, the dev bot's is" \
+    "$(users_asked review-bot) $(users_asked dev-bot)" "1 2"
+
+# A name written into the logins file does not make the dev bot another.
+sed -i 's/ review-bot$/ dev-bot/' "$L"
+printf 'K0000000000000000: nobody\n' >>"$L"
+FORGE_REVIEWERS="alice" dp
+check_eq "a forged logins file: no merge" "$(merged)" "12 13"
+lhas "a forged logins file: the dev bot is still known" \
+    "PR #11: APPROVED by 'dev-bot' ignored: the dev bot's verdicts never count"
+rm -f "$L"
 
 # Named as the review bot, the dev bot still does not count.
 FORGE_REVIEW_BOT=dev-bot dp
