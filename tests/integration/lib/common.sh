@@ -16,6 +16,9 @@
 # CLAUDE_SESSION_LOCK_WAIT 5 s unless set).  sim_start exports SIM_URL, FORGE_URL and
 # WOODPECKER_SERVER.  Binaries live under $O (exported by tests/run; "."
 # means the repository top $TOP), e.g. "$O/dev-poll/dev-poll".
+# other_user, as_user and shared_run_dir stand for the other users of the
+# host (root only; a test prints "# skip: ..." without them).  KEEP_T=1
+# keeps $T after the test, for a look.
 
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 O=${O:-.}
