@@ -407,14 +407,17 @@ cli_agent_active(const char *agent)
 int
 cli_fail(const struct cli_tool *t, const struct config *cfg, const char *why)
 {
-	char *path = NULL, *status = NULL;
+	char *path = NULL, *status = NULL, err[512];
 
 	if (cfg->factory_root != NULL && cfg->run_dir != NULL &&
 	    cfg->project_name != NULL) {
 		runfiles_init(cfg->run_dir, cfg->factory_root);
 		path = t->log_path(cfg);
-		/* Nothing is written into a run directory that was refused. */
-		if (t->status_path != NULL && !cli_run_dir_bad)
+		/* Nothing is written into a run directory not ours alone. */
+		if (t->status_path != NULL && !cli_run_dir_bad &&
+		    (!cfg->run_dir_default ||
+			file_mkdir_private(cfg->run_dir, err, sizeof(err)) ==
+			    0))
 			status = t->status_path(cfg);
 	}
 	/* stderr has the message already: the log is not mirrored. */

@@ -200,7 +200,7 @@ if other_user mallory; then
 		check_eq "open to others: exit 2" "$MS_RC" 2
 		check "open to others: says so" grep -qF \
 		    "the run directory '$D' has mode 0755" "$T/ms.out"
-		rmdir "$D"
+		rm -rf "$D"
 		mkdir -m 700 "$D"
 		mstatus
 		check_eq "another user's: exit 2" "$MS_RC" 2
@@ -209,7 +209,18 @@ if other_user mallory; then
 		    "$T/ms.out"
 		check "another user's: nothing written into it" \
 		    test -z "$(ls -A "$D")"
-		rmdir "$D"
+		# Another user's and open to all, with a broken project
+		# file: the failure is logged, nothing goes into it.
+		chmod 1777 "$D"
+		cp "$T/mf/p.toml" "$T/mf/good.toml"
+		printf '[review]\nmax_diff_bytes = "lots"\n' >>"$T/mf/p.toml"
+		mstatus
+		check_eq "another user's, a broken project file: exit 2" \
+		    "$MS_RC" 2
+		check "another user's, a broken project file: nothing in it" \
+		    test -z "$(ls -A "$D")"
+		cp "$T/mf/good.toml" "$T/mf/p.toml"
+		rm -rf "$D"
 		ln -s "$T/mf" "$D"
 		mstatus
 		check_eq "a symlink: exit 2" "$MS_RC" 2
