@@ -19,6 +19,7 @@
 #include "runfiles.h"
 #include "status.h"
 #include "strv.h"
+#include "valid.h"
 #include "version.h"
 #include "xmalloc.h"
 
@@ -144,17 +145,11 @@ cli_find(const struct cli_tool *t, const char *arg, const char **inline_value)
 	return NULL;
 }
 
-/* A positive decimal number: 0, or -1. */
+/* An issue or PR number (valid_number_text()): 0, or -1. */
 static int
 cli_number(const char *s, long long *out)
 {
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	return errno != 0 || *end != '\0' || *out <= 0 ? -1 : 0;
+	return valid_number_text(s, out) == NULL ? 0 : -1;
 }
 
 /* Apply option o (value: its value, or NULL): 0, or -1 with err set. */
@@ -173,7 +168,8 @@ cli_set(const struct cli_option *o, const char *value, struct cli *out,
 	case CLI_O_PR:
 		if (cli_number(value,
 			o->id == CLI_O_PR ? &out->pr : &out->issue) == -1) {
-			snprintf(err, errsz, "%s: expected a number, got '%s'",
+			snprintf(err, errsz,
+			    "%s: expected a number from 1 to 2^53, got '%s'",
 			    o->name, value);
 			return -1;
 		}

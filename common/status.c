@@ -22,6 +22,7 @@
 #include "runfiles.h"
 #include "status.h"
 #include "termsafe.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 /* The end of a log read for its last line, and a line's longest form. */
@@ -459,7 +460,7 @@ status_cifix_cmp(const void *a, const void *b)
 static void
 status_cifix_read(struct status_project *p, const char *proj)
 {
-	char *path = runfiles_ci_fixes(proj), err[256], *end;
+	char *path = runfiles_ci_fixes(proj), err[256];
 	const cJSON *item;
 	cJSON *d;
 	long long pr, n;
@@ -472,9 +473,7 @@ status_cifix_read(struct status_project *p, const char *proj)
 		return;
 	}
 	cJSON_ArrayForEach (item, d) {
-		errno = 0;
-		pr = strtoll(item->string, &end, 10);
-		if (errno != 0 || *end != '\0' || pr <= 0 ||
+		if (valid_number_text(item->string, &pr) != NULL ||
 		    json_item_int(item, &n) == -1)
 			continue;
 		p->cifix =

@@ -20,6 +20,7 @@
 #include "runfiles.h"
 #include "template.h"
 #include "utf8.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 /* Prior art: the newest closed PRs looked at, and the diff kept. */
@@ -58,14 +59,15 @@ static long long
 gather_body_pr(const char *body)
 {
 	const char *p;
+	long long n;
 
 	if (body == NULL || (p = strstr(body, "Existing PR:")) == NULL)
 		return 0;
 	for (p += 12; *p == ' ' || *p == '\t'; p++)
 		;
-	if (*p != '#' || !isdigit((unsigned char)p[1]))
+	if (*p != '#' || valid_number_at(p + 1, NULL, &n) != NULL)
 		return 0;
-	return strtoll(p + 1, NULL, 10);
+	return n;
 }
 
 /* Take PR number on branch as the one to continue. */
