@@ -650,13 +650,36 @@ out:
 	return r;
 }
 
+/*
+ * A good tick after a failed one: the status file's "tick failed" line
+ * would outlive it (a tick with nothing to do writes no status), so it
+ * is replaced.  Any other line is the tick's own and stays.
+ */
+static void
+act_tick_ok(const char *path, const char *who)
+{
+	struct buf b;
+
+	buf_init(&b, 0);
+	if (file_read(path, 4096, &b) != -1 &&
+	    strstr(buf_str(&b), ": tick failed: ") != NULL &&
+	    log_status(path, who,
+		"tick ok (the last failed tick is in the "
+		"log)") == -1)
+		log_err("cannot write '%s': %s", path, strerror(errno));
+	buf_free(&b);
+}
+
 int
 act_tick_failed(struct act *a, const char *path, const char *who)
 {
 	char *msg;
 
-	if (a->failed == 0)
+	if (a->failed == 0) {
+		if (path != NULL && !a->dry_run)
+			act_tick_ok(path, who);
 		return 0;
+	}
 	/* What failed first; why was logged with it. */
 	msg = xasprintf("tick failed: %u write%s failed, the first: %.*s",
 	    a->failed, a->failed == 1 ? "" : "s",

@@ -183,7 +183,9 @@ int act_git(struct act *, const char *dir, const char *const *args);
  * first (the start of its log line, up to the reason), also into the
  * status file at path (NULL: none): "who: tick failed: 2 writes failed,
  * the first: cannot comment on #3".  Returns 1 when any effect failed
- * (the tick exits 1), else 0.
+ * (the tick exits 1), else 0; a tick without failures replaces a "tick
+ * failed" line an earlier tick left in the status file with "who: tick
+ * ok (the last failed tick is in the log)".
  */
 int act_tick_failed(struct act *, const char *path, const char *who);
 
