@@ -655,6 +655,9 @@ out:
  * would outlive it (a tick with nothing to do writes no status), so it
  * is replaced.  Any other line is the tick's own and stays.
  */
+static const char act_tick_ok_line[] =
+    "tick ok (the last failed tick is in the log)";
+
 static void
 act_tick_ok(const char *path, const char *who)
 {
@@ -663,9 +666,7 @@ act_tick_ok(const char *path, const char *who)
 	buf_init(&b, 0);
 	if (file_read(path, 4096, &b) != -1 &&
 	    strstr(buf_str(&b), ": tick failed: ") != NULL &&
-	    log_status(path, who,
-		"tick ok (the last failed tick is in the "
-		"log)") == -1)
+	    log_status(path, who, "%s", act_tick_ok_line) == -1)
 		log_err("cannot write '%s': %s", path, strerror(errno));
 	buf_free(&b);
 }
