@@ -258,6 +258,12 @@ forge_last_status(const struct forge *f)
 	return http_client_status(f->client);
 }
 
+int
+forge_too_large(const struct forge *f)
+{
+	return http_client_too_large(f->client);
+}
+
 /* The repository URL with a formatted path appended.  Caller frees. */
 static char *
 forge_url(const struct forge *f, const char *fmt, ...)
