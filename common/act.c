@@ -725,31 +725,46 @@ act_delivered(struct act *a, const char *session, enum agent_delivery d)
 }
 
 enum act_inject
-act_inject(struct act *a, const char *session, const char *text)
+act_inject(struct act *a, const char *session, const char *key,
+    const char *text)
 {
+	struct agent_msg m = {.key = key,
+	    .kind = AGENT_MSG_INJECT,
+	    .text = text};
+
 	if (act_would(a, "inject %zu bytes into %s", strlen(text), session))
 		return ACT_INJECT_DRY;
-	return act_delivered(a, session, agent_inject(session, text));
+	return act_delivered(a, session, agent_deliver(session, &m));
 }
 
 enum act_inject
-act_answer(struct act *a, const char *session, const char *reply,
-    const char *text)
+act_answer(struct act *a, const char *session, const char *key,
+    const char *reply, const char *text)
 {
+	struct agent_msg m = {.key = key,
+	    .kind = AGENT_MSG_ANSWER,
+	    .text = text,
+	    .reply = reply};
+
 	if (act_would(a, "pass a reply of %zu bytes to %s", strlen(reply),
 		session))
 		return ACT_INJECT_DRY;
-	return act_delivered(a, session, agent_answer(session, reply, text));
+	return act_delivered(a, session, agent_deliver(session, &m));
 }
 
 enum act_inject
-act_advance(struct act *a, const char *session, const char *signal_path,
-    enum phase next, const char *text)
+act_advance(struct act *a, const char *session, const char *key,
+    const char *signal_path, enum phase next, const char *text)
 {
+	struct agent_msg m = {.key = key,
+	    .kind = AGENT_MSG_ADVANCE,
+	    .text = text,
+	    .signal_path = signal_path,
+	    .next = next};
+
 	if (act_would(a, "move %s on to %s", session, phase_name(next)))
 		return ACT_INJECT_DRY;
-	return act_delivered(a, session,
-	    agent_advance(session, signal_path, next, text));
+	return act_delivered(a, session, agent_deliver(session, &m));
 }
 
 int

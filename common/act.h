@@ -189,16 +189,21 @@ int act_git(struct act *, const char *dir, const char *const *args);
  */
 int act_tick_failed(struct act *, const char *path, const char *who);
 
-/* Agent sessions (the agent seam). */
+/*
+ * Agent sessions (the agent seam).  Every message is delivered once
+ * across crashes by agent_deliver(): key names it (what, about what:
+ * "ci SHA success 0"), and a key delivered before is not typed again.
+ */
 /* Start a session and wait until it is ready for a prompt. */
 int act_agent_start(struct act *, const struct agent_spec *);
 /* Type text into a session as one prompt. */
-enum act_inject act_inject(struct act *, const char *session, const char *text);
-/* A person's reply to the agent's question (agent_answer()). */
-enum act_inject act_answer(struct act *, const char *session, const char *reply,
+enum act_inject act_inject(struct act *, const char *session, const char *key,
     const char *text);
+/* A person's reply to the agent's question (agent_answer()). */
+enum act_inject act_answer(struct act *, const char *session, const char *key,
+    const char *reply, const char *text);
 /* The work moves on to phase next (agent_advance()). */
-enum act_inject act_advance(struct act *, const char *session,
+enum act_inject act_advance(struct act *, const char *session, const char *key,
     const char *signal_path, enum phase next, const char *text);
 /* Stop a session; one already gone counts as stopped. */
 int act_kill(struct act *, const char *session);

@@ -24,7 +24,10 @@
 #include "runfiles.h"
 #include "screen.h"
 #include "strv.h"
+#include "termsafe.h"
 #include "tmux.h"
+#include "utf8.h"
+#include "xmalloc.h"
 
 static int agent_tmux_init(const struct agent_conf *);
 static int agent_tmux_wrap(const struct agent_spec *, const char *,
@@ -38,6 +41,21 @@ static void agent_tmux_dialog(const struct agent_spec *, const char *, char *,
     size_t);
 static enum agent_delivery agent_tmux_inject(const char *, const char *);
 static int agent_tmux_signal(const char *, const char *, struct phase_info *);
+static int agent_tmux_probe(const char *, char *, size_t);
+static int agent_tmux_worked_since(const char *, time_t);
+static long long agent_tmux_count(const char *, const char *);
+static long long agent_tmux_stamp(const char *, const struct agent_msg *);
+static int agent_tmux_seen(const char *, const struct agent_msg *, time_t,
+    long long);
+
+/* The pane lines looked through for a message typed before. */
+#define AGENT_TMUX_SEEN_LINES 2000
+/* A message's probe: its first line of at least MIN bytes, cut to MAX. */
+#define AGENT_TMUX_PROBE_MIN 12
+#define AGENT_TMUX_PROBE_MAX 48
+
+/* The input box's prompt glyph (agent_conf.ready_pattern). */
+static char *agent_tmux_glyph;
 
 const struct agent_backend agent_tmux_backend = {
     .protocol = AGENT_PROTOCOL_DEFAULT,
@@ -52,6 +70,8 @@ const struct agent_backend agent_tmux_backend = {
     .list = tmux_list_sessions,
     .list_free = tmux_list_free,
     .activity = tmux_session_activity,
+    .stamp = agent_tmux_stamp,
+    .seen = agent_tmux_seen,
 };
 
 /* The tmux server, and the run dir for the private paste files. */
@@ -60,6 +80,9 @@ agent_tmux_init(const struct agent_conf *conf)
 {
 	tmux_set_socket(conf->tmux_socket);
 	tmux_set_tmpdir(conf->state_dir);
+	free(agent_tmux_glyph);
+	agent_tmux_glyph =
+	    conf->ready_pattern != NULL ? xstrdup(conf->ready_pattern) : NULL;
 	return 0;
 }
 
@@ -304,6 +327,121 @@ agent_tmux_kill(const char *session)
 			    session);
 		free(state);
 	}
+	return r;
+}
+
+/*
+ * The first line of text, as the pane shows it (terminal-safe, without
+ * its blanks at either end), of at least AGENT_TMUX_PROBE_MIN bytes (a
+ * shorter line could be anything), cut to fit probe.  1, or 0 when text
+ * has no such line.
+ */
+static int
+agent_tmux_probe(const char *text, char *probe, size_t probesz)
+{
+	char *safe = termsafe_dup(text), *line, *save = NULL;
+	size_t n;
+	int r = 0;
+
+	for (line = strtok_r(safe, "\n", &save); line != NULL && !r;
+	     line = strtok_r(NULL, "\n", &save)) {
+		line += strspn(line, " \t");
+		n = strlen(line);
+		while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\t'))
+			n--;
+		if (n < AGENT_TMUX_PROBE_MIN)
+			continue;
+		n = utf8_prefix_len(line, n,
+		    probesz - 1 < AGENT_TMUX_PROBE_MAX ? probesz - 1 :
+							 AGENT_TMUX_PROBE_MAX);
+		memcpy(probe, line, n);
+		probe[n] = '\0';
+		r = 1;
+	}
+	free(safe);
+	return r;
+}
+
+/*
+ * Whether the agent's hooks said it worked after at: a turn ended (the
+ * Stop hook's idle marker) or a tool was used (the PostToolUse marker).
+ * It waited at its prompt when the message was typed, so only the
+ * message set it working.
+ */
+static int
+agent_tmux_worked_since(const char *session, time_t at)
+{
+	char *paths[2] = {runfiles_idle_marker(session),
+	    runfiles_phase_marker(session)};
+	time_t mtime;
+	int worked = 0, i;
+
+	for (i = 0; i < 2; i++) {
+		if (file_mtime(paths[i], &mtime) == 0 && mtime > at)
+			worked = 1;
+		free(paths[i]);
+	}
+	return worked;
+}
+
+/*
+ * How often the pane (its last AGENT_TMUX_SEEN_LINES lines) shows the
+ * first line of text (agent_tmux_probe()): 0 when text has none, -1
+ * when the pane cannot be read.
+ */
+static long long
+agent_tmux_count(const char *session, const char *text)
+{
+	char probe[AGENT_TMUX_PROBE_MAX + 1];
+	const char *p;
+	long long n = 0;
+	struct buf pane;
+
+	if (!agent_tmux_probe(text, probe, sizeof(probe)))
+		return 0;
+	buf_init(&pane, 0);
+	if (tmux_capture(session, AGENT_TMUX_SEEN_LINES, &pane) == -1)
+		n = -1;
+	else
+		for (p = buf_str(&pane); (p = strstr(p, probe)) != NULL;
+		     p += strlen(probe))
+			n++;
+	buf_free(&pane);
+	return n;
+}
+
+/* Before m is typed: how often the pane shows its first line already. */
+static long long
+agent_tmux_stamp(const char *session, const struct agent_msg *m)
+{
+	return agent_tmux_count(session, m->text);
+}
+
+/*
+ * A message typed before and not confirmed: the session has it when its
+ * pane shows the message's first line more often than before it was
+ * typed (the agent's transcript echoes what it was given) or its hooks
+ * say it worked since; it can take it when it waits at its input box;
+ * else (busy, starting, or no pane) it cannot be told now.
+ */
+static int
+agent_tmux_seen(const char *session, const struct agent_msg *m, time_t at,
+    long long stamp)
+{
+	struct buf screen;
+	long long n;
+	int r = -1;
+
+	buf_init(&screen, 0);
+	if ((n = agent_tmux_count(session, m->text)) == -1 ||
+	    tmux_capture(session, 0, &screen) == -1)
+		goto out;
+	if (n > (stamp > 0 ? stamp : 0) || agent_tmux_worked_since(session, at))
+		r = 1;
+	else if (screen_input_box(buf_str(&screen), agent_tmux_glyph))
+		r = 0;
+out:
+	buf_free(&screen);
 	return r;
 }
 

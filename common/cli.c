@@ -13,6 +13,7 @@
 #include "buf.h"
 #include "cli.h"
 #include "config.h"
+#include "crashpoint.h"
 #include "file.h"
 #include "http.h"
 #include "log.h"
@@ -342,6 +343,7 @@ cli_configure(struct config *cfg, const struct cli *cli,
 	ho.backoff_ms = cfg->http_backoff_ms;
 	http_set_opts(&ho);
 	cli_dry_run = cli->dry_run;
+	crashpoint_set(cfg->test_crash);
 	return cli_agent_use(cfg, err, errsz);
 }
 
@@ -354,6 +356,7 @@ cli_agent_use(const struct config *cfg, char *err, size_t errsz)
 	    .session_lock = cfg->session_lock,
 	    .session_lock_wait_s = cfg->session_lock_wait_s,
 	    .run_timeout_s = cfg->agent_run_timeout_s,
+	    .ready_pattern = cfg->agent_ready_pattern,
 	    .marker_ready_s = cfg->marker_ready_s,
 	    .marker_ack_s = cfg->marker_ack_s,
 	    .dry_run = cli_dry_run};

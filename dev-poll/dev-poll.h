@@ -540,6 +540,13 @@ enum dp_busy dp_session_busy(struct dev_ctx *, long long issue);
  */
 int dp_session_start(struct dev_ctx *, long long issue, const char *worktree,
     const char *prompt);
+/*
+ * A live session whose launch was cut off between its start and its
+ * prompt (the tick was killed): the prompt recorded for it is delivered
+ * now (once: agent_deliver()).  1 when one was pending (delivered now,
+ * or to be tried again on a later tick), 0 none, -1 on failure (logged).
+ */
+int dp_session_finish(struct dev_ctx *, long long issue);
 
 /* legacy.c */
 /*
