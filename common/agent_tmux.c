@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "agent_exec.h"
@@ -31,7 +32,7 @@
 
 static int agent_tmux_init(const struct agent_conf *);
 static int agent_tmux_wrap(const struct agent_spec *, const char *,
-    const char *, char ***, char **, char *, size_t);
+    const char *, const char *, char ***, char **, char *, size_t);
 static int agent_tmux_launch(const struct agent_spec *, const char *, char **,
     char *, size_t);
 static int agent_tmux_ready(const struct agent_spec *, const char *, char *,
@@ -89,12 +90,13 @@ agent_tmux_init(const struct agent_conf *conf)
 /*
  * The command tmux runs: the wrapper, with the agent's variables in a
  * private file (*envfile, which the caller removes when the wrapper did
- * not), the state file and, when one is configured, the lock.  0, or -1
- * with err set.
+ * not), the state file and, when one is configured, the lock, handed
+ * over at the socket handover (or NULL).  0, or -1 with err set.
  */
 static int
 agent_tmux_wrap(const struct agent_spec *s, const char *state,
-    const char *request, char ***argv, char **envfile, char *err, size_t errsz)
+    const char *request, const char *handover, char ***argv, char **envfile,
+    char *err, size_t errsz)
 {
 	struct agent_exec x = {0};
 	char exe[PATH_MAX], *tmpl;
@@ -121,6 +123,7 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
 		x.wait_s = agent_lock_wait();
 		x.request = request;
 		x.watch = s->signal_path;
+		x.handover = handover;
 	}
 	*argv = agent_exec_argv(exe, &x, s->argv);
 	return 0;
@@ -128,29 +131,41 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
 
 /*
  * Start the session under its wrapper (the agent's variables, the state
- * file state, the Claude session lock this tick reserved, handed over)
- * and wait until the wrapper holds the lock.  0, or -1 with err set (a
- * session that started is killed again).  The variables file is named in
- * *envfile: the caller removes it and frees the name.
+ * file state, the Claude session lock this tick reserved, handed over
+ * through a socket: agent_lock.h) and wait until the wrapper holds the
+ * lock.  0, or -1 with err set (a session that started is killed again).
+ * The variables file is named in *envfile: the caller removes it and
+ * frees the name.
  */
 static int
 agent_tmux_launch(const struct agent_spec *s, const char *state, char **envfile,
     char *err, size_t errsz)
 {
 	char *request = runfiles_lock_request(s->session), why[512];
+	char *hand = runfiles_lock_handover(s->session);
 	char **argv = NULL;
-	int r = -1;
+	int r = -1, sfd = -1;
 
 	(void)file_remove(state);
 	(void)file_remove(request);
-	if (agent_tmux_wrap(s, state, request, &argv, envfile, err, errsz) ==
-	    -1)
+	if (agent_lock_handover_listen(hand, &sfd) == -1 && errno != ENOLCK)
+		log_msg("session %s: the Claude session lock cannot be handed "
+			"over at '%s': %s — the session takes it itself",
+		    s->session, hand, strerror(errno));
+	if (agent_tmux_wrap(s, state, request, sfd != -1 ? hand : NULL, &argv,
+		envfile, err, errsz) == -1)
 		goto out;
 	if (tmux_new_session(s->session, s->workdir, argv, NULL) == -1) {
 		snprintf(err, errsz, "cannot start tmux session '%s'",
 		    s->session);
 		goto out;
 	}
+	if (sfd != -1 &&
+	    agent_lock_handover(sfd, hand, s->session, tmux_has_session) == -1)
+		log_msg("session %s: its wrapper did not take the Claude "
+			"session lock from this tick — it takes it itself",
+		    s->session);
+	sfd = -1;
 	agent_lock_unreserve();
 	switch (agent_lock_await_start(state, s->session, tmux_has_session)) {
 	case 0:
@@ -179,7 +194,13 @@ agent_tmux_launch(const struct agent_spec *s, const char *state, char **envfile,
 	if (r == -1)
 		(void)tmux_kill_session(s->session);
 out:
+	/* Not started: no wrapper will connect. */
+	if (sfd != -1) {
+		(void)close(sfd);
+		(void)file_remove(hand);
+	}
 	strv_free(argv);
+	free(hand);
 	free(request);
 	return r;
 }
