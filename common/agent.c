@@ -38,6 +38,7 @@ static int agent_has(const char *, const struct agent_msg *,
     const struct intent *);
 static enum agent_delivery agent_typed(const char *, const struct agent_msg *,
     struct intent *);
+static void agent_settle_other(const char *, struct intent *);
 
 int
 agent_use(const struct agent_conf *conf)
@@ -176,6 +177,24 @@ agent_typed(const char *session, const struct agent_msg *m, struct intent *in)
 	return AGENT_DELIVERED;
 }
 
+/*
+ * Another message is recorded and not confirmed, and this one takes its
+ * place: when the session has it, it joins the delivered ones first, so
+ * that its sender, asking again, does not type it twice.
+ */
+static void
+agent_settle_other(const char *session, struct intent *in)
+{
+	struct agent_msg other = {.key = in->key, .kind = AGENT_MSG_INJECT};
+
+	if (in->key[0] == '\0' || in->tries == 0 || in->text == NULL ||
+	    agent_has(session, &other, in) != 1)
+		return;
+	log_msg("session %s: '%s' (typed before) has arrived", session,
+	    in->key);
+	intent_delivered(in);
+}
+
 enum agent_delivery
 agent_deliver(const char *session, const struct agent_msg *m)
 {
@@ -214,8 +233,10 @@ agent_deliver(const char *session, const struct agent_msg *m)
 		d = r == 1 ? agent_typed(session, m, &in) : AGENT_NOT_DELIVERED;
 		goto out;
 	}
-	if (tries < 0)
+	if (tries < 0) {
+		agent_settle_other(session, &in);
 		tries = 0;
+	}
 	intent_pend(&in, m->key, m->text, time(NULL));
 	in.tries = tries + 1;
 	in.stamp = agent_cur->stamp != NULL ? agent_cur->stamp(session, m) : 0;

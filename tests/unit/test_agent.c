@@ -244,6 +244,16 @@ test_deliver(void)
 	CHECK_INT(intent_load("s2", &in), 0);
 	CHECK_INT(in.tries, 2);
 	intent_free(&in);
+	/* A new message, and k3 has arrived meanwhile: it is settled first. */
+	fake_seen_says = 1;
+	m.key = "k4";
+	m.text = "hello again";
+	CHECK_INT(agent_deliver("s2", &m), AGENT_DELIVERED);
+	CHECK_INT(fake_injected, 5);
+	CHECK_INT(intent_load("s2", &in), 0);
+	CHECK_INT(intent_was_delivered(&in, "k3"), 1);
+	CHECK_INT(intent_was_delivered(&in, "k4"), 1);
+	intent_free(&in);
 	/* Killed: its messages are forgotten. */
 	CHECK_INT(agent_kill("s2"), 0);
 	snprintf(path, sizeof(path), "%s/agent-s2.intent", dir);
