@@ -87,6 +87,7 @@ struct ck_state {
 	long long phase_ns;  /* the phase file's mtime as the run started */
 	char outcome[16];    /* of run `read`: done, blocked, failed, lost */
 	char agent[256];     /* the agent's own session id, or "" */
+	char msg[24];	     /* the last run's message (ck_hash()), or "" */
 };
 
 /* What agent_start() was given (spec.json). */
@@ -173,6 +174,10 @@ static int agent_checkpoint_valid_name(const char *);
 static int agent_checkpoint_capture(const char *, int, struct buf *);
 static int agent_checkpoint_list(const char *, char ***, size_t *);
 static int agent_checkpoint_activity(const char *, time_t *);
+static void ck_hash(const char *, char *, size_t);
+static char *ck_answer_prompt(const char *);
+static int agent_checkpoint_seen(const char *, const struct agent_msg *, time_t,
+    long long);
 
 const struct agent_backend agent_checkpoint_backend = {
     .protocol = AGENT_PROTOCOL_CHECKPOINT,
@@ -189,6 +194,7 @@ const struct agent_backend agent_checkpoint_backend = {
     .activity = agent_checkpoint_activity,
     .answer = agent_checkpoint_answer,
     .advance = agent_checkpoint_advance,
+    .seen = agent_checkpoint_seen,
 };
 
 static int
@@ -270,6 +276,8 @@ ck_state_load(const char *session, struct ck_state *st)
 		snprintf(st->outcome, sizeof(st->outcome), "%s", s);
 	if ((s = json_str(j, "agent_session")) != NULL)
 		snprintf(st->agent, sizeof(st->agent), "%s", s);
+	if ((s = json_str(j, "msg")) != NULL)
+		snprintf(st->msg, sizeof(st->msg), "%s", s);
 	cJSON_Delete(j);
 	return 0;
 }
@@ -293,6 +301,7 @@ ck_state_save(const char *session, const struct ck_state *st)
 	cJSON_AddStringToObject(j, "phase_ns", ns);
 	cJSON_AddStringToObject(j, "outcome", st->outcome);
 	cJSON_AddStringToObject(j, "agent_session", st->agent);
+	cJSON_AddStringToObject(j, "msg", st->msg);
 	text = json_print(j);
 	if ((r = file_write_atomic(path, text, strlen(text), 0600, 1)) == -1)
 		log_msg("cannot write '%s': %s", path, strerror(errno));
@@ -904,6 +913,8 @@ agent_checkpoint_inject(const char *session, const char *text)
 	}
 	prompt = st.runs == 0 ? xasprintf("%s%s", text, ck_protocol_text) :
 				xstrdup(text);
+	/* Saved with the run's start: the message it was started for. */
+	ck_hash(text, st.msg, sizeof(st.msg));
 	switch (ck_launch(session, fd, &st, &sp, prompt)) {
 	case 0:
 		d = AGENT_DELIVERED;
@@ -921,14 +932,63 @@ agent_checkpoint_inject(const char *session, const char *text)
 	return d;
 }
 
-/* The reference's prompt for a person's answer. */
+/* The reference's prompt for a person's answer.  Caller frees. */
+static char *
+ck_answer_prompt(const char *reply)
+{
+	return xasprintf("User answered: %s\n\nContinue from where you left "
+			 "off.",
+	    reply);
+}
+
+/* The message text identifies, as it is kept in state.json. */
+static void
+ck_hash(const char *text, char *out, size_t outsz)
+{
+	unsigned long long h = 14695981039346656037ULL;
+
+	for (; *text != '\0'; text++) {
+		h ^= (unsigned char)*text;
+		h *= 1099511628211ULL;
+	}
+	snprintf(out, outsz, "%016llx", h);
+}
+
+/*
+ * A message recorded and not confirmed: the session has it when its last
+ * run was started for it (a note of a phase: when the phase file says
+ * it).  Otherwise it can take it (agent_checkpoint_inject() waits for a
+ * run that is going).
+ */
+static int
+agent_checkpoint_seen(const char *session, const struct agent_msg *m, time_t at,
+    long long stamp)
+{
+	struct phase_info pi;
+	struct ck_state st;
+	char h[sizeof(st.msg)], *prompt;
+
+	(void)at;
+	(void)stamp;
+	if (m->kind == AGENT_MSG_ADVANCE)
+		return phase_read(m->signal_path, &pi) == 0 &&
+		    pi.phase == m->next;
+	if (ck_state_load(session, &st) != 0)
+		return -1;
+	if (m->kind == AGENT_MSG_ANSWER) {
+		prompt = ck_answer_prompt(m->reply);
+		ck_hash(prompt, h, sizeof(h));
+		free(prompt);
+	} else
+		ck_hash(m->text, h, sizeof(h));
+	return st.runs > 0 && strcmp(st.msg, h) == 0;
+}
+
 static enum agent_delivery
 agent_checkpoint_answer(const char *session, const char *reply,
     const char *text)
 {
-	char *prompt = xasprintf("User answered: %s\n\nContinue from where "
-				 "you left off.",
-	    reply);
+	char *prompt = ck_answer_prompt(reply);
 	enum agent_delivery d = agent_checkpoint_inject(session, prompt);
 
 	(void)text;

@@ -147,6 +147,10 @@ agent_exec_argv(const char *exe, const struct agent_exec *x, char *const *cmd)
 			agent_exec_push(&v, &n, "--watch");
 			agent_exec_push(&v, &n, x->watch);
 		}
+		if (x->handover != NULL) {
+			agent_exec_push(&v, &n, "--handover");
+			agent_exec_push(&v, &n, x->handover);
+		}
 	}
 	agent_exec_push(&v, &n, "--");
 	for (i = 0; cmd[i] != NULL; i++)
@@ -160,9 +164,9 @@ agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
     char *err, size_t errsz)
 {
 	static const char *const names[] = {"--env", "--lock", "--wait",
-	    "--state", "--request", "--watch"};
+	    "--state", "--request", "--watch", "--handover"};
 	const char **fields[] = {&x->env_file, &x->lock, NULL, &x->state,
-	    &x->request, &x->watch};
+	    &x->request, &x->watch, &x->handover};
 	char *end;
 	size_t k;
 	int i;
@@ -191,8 +195,8 @@ agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
 	    (x->lock != NULL && (x->state == NULL || x->request == NULL))) {
 		snprintf(err, errsz,
 		    "usage: %s [--env FILE] [--state FILE] [--lock PATH "
-		    "--wait SECONDS --request FILE [--watch FILE]] -- "
-		    "COMMAND...",
+		    "--wait SECONDS --request FILE [--watch FILE] "
+		    "[--handover SOCKET]] -- COMMAND...",
 		    AGENT_EXEC_MODE);
 		return -1;
 	}
@@ -381,6 +385,7 @@ agent_exec_supervise(const struct agent_exec *x, char *const *cmd, char *err,
     size_t errsz)
 {
 	struct agent_lock_holder h = {.path = x->lock,
+	    .handover = x->handover,
 	    .wait_s = x->wait_s,
 	    .state = x->state,
 	    .request = x->request,

@@ -3,7 +3,8 @@
  * chosen by their first argument before any configuration is read:
  *
  *   EXE --agent-exec [--env FILE] [--state FILE] [--lock PATH
- *       --wait SECONDS --request FILE [--watch PHASE_FILE]] -- COMMAND...
+ *       --wait SECONDS --request FILE [--watch PHASE_FILE]
+ *       [--handover SOCKET]] -- COMMAND...
  *
  * FILE holds the variables the agent gets (agent_exec_env_write(): a
  * private file, never a command line, where any local user could read
@@ -16,6 +17,8 @@
  * COMMAND as its child in the same process group (the terminal's), gives
  * the lock up and takes it again as the phase file and the ticks' requests
  * say, passes SIGHUP and SIGTERM on, and exits with the agent's status.
+ * With --handover it first takes the lock from the tick that started the
+ * session, over SOCKET (agent_lock.h), before it waits for it itself.
  */
 #ifndef AGENT_EXEC_H
 #define AGENT_EXEC_H
@@ -35,6 +38,7 @@ struct agent_exec {
 	const char *state;
 	const char *request;
 	const char *watch;
+	const char *handover;
 };
 
 /*

@@ -459,6 +459,16 @@ static const struct setting settings[] = {
 	.def = "/",
 	.off = F(disk_path),
 	.doc = "the file system whose use supervisor-poll checks"},
+    {.env = "DISINTO_TEST_CRASH",
+	.type = T_STR,
+	.def = "",
+	.off = F(test_crash),
+	.doc = "tests only: end the tool as `kill -9` would at these "
+	       "points (comma-separated): `session-started` (a dev session "
+	       "started, its prompt not typed), `recorded` (a message's "
+	       "intent recorded, not typed), `typed` (typed, not recorded "
+	       "as delivered); never set it in a factory",
+	.def_doc = "none"},
     {.env = "DISINTO_REVIEW_POLL",
 	.type = T_STR,
 	.derive = derive_review_poll,

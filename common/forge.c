@@ -31,19 +31,19 @@
  * list only what it reads: a field a tool reads must be in its table.
  */
 static const struct json_field forge_f_label[] = {
-    {"id", JSON_INT, 1, NULL},
+    {"id", JSON_ID, 1, NULL},
     {"name", JSON_STRING, 1, NULL},
     {NULL, JSON_STRING, 0, NULL},
 };
 
 static const struct json_field forge_f_item_label[] = {
-    {"id", JSON_INT, 0, NULL},
+    {"id", JSON_ID, 0, NULL},
     {"name", JSON_STRING, 1, NULL},
     {NULL, JSON_STRING, 0, NULL},
 };
 
 static const struct json_field forge_f_issue[] = {
-    {"number", JSON_INT, 1, NULL},
+    {"number", JSON_ID, 1, NULL},
     {"title", JSON_STRING, 1, NULL},
     {"state", JSON_STRING, 1, NULL},
     {"body", JSON_STRING, 0, NULL},
@@ -57,7 +57,7 @@ static const struct json_field forge_f_issue[] = {
 };
 
 static const struct json_field forge_f_pull[] = {
-    {"number", JSON_INT, 1, NULL},
+    {"number", JSON_ID, 1, NULL},
     {"title", JSON_STRING, 1, NULL},
     {"state", JSON_STRING, 1, NULL},
     {"head.ref", JSON_STRING, 1, NULL},
@@ -77,7 +77,7 @@ static const struct json_field forge_f_pull[] = {
 };
 
 static const struct json_field forge_f_comment[] = {
-    {"id", JSON_INT, 1, NULL},
+    {"id", JSON_ID, 1, NULL},
     {"body", JSON_STRING, 1, NULL},
     {"user.login", JSON_STRING, 1, NULL},
     {"created_at", JSON_STRING, 0, NULL},
@@ -86,7 +86,7 @@ static const struct json_field forge_f_comment[] = {
 };
 
 static const struct json_field forge_f_review[] = {
-    {"id", JSON_INT, 1, NULL},
+    {"id", JSON_ID, 1, NULL},
     {"state", JSON_STRING, 1, NULL},
     {"user.login", JSON_STRING, 1, NULL},
     {"commit_id", JSON_STRING, 0, NULL},
@@ -256,6 +256,12 @@ long
 forge_last_status(const struct forge *f)
 {
 	return http_client_status(f->client);
+}
+
+int
+forge_too_large(const struct forge *f)
+{
+	return http_client_too_large(f->client);
 }
 
 /* The repository URL with a formatted path appended.  Caller frees. */

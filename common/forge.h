@@ -74,6 +74,11 @@ const char *forge_error(const struct forge *f);
 unsigned long forge_writes(const struct forge *f);
 /* HTTP status behind the last call's failure (404 ...), else 0. */
 long forge_last_status(const struct forge *f);
+/*
+ * 1 when the last call failed because the forge's answer was over the
+ * body cap (an issue with more comments than a tick takes), else 0.
+ */
+int forge_too_large(const struct forge *f);
 
 /*
  * Read path (relative to api_base, e.g. "/issues/3") as a JSON object or

@@ -237,6 +237,7 @@ http_response_free(struct http_response *resp)
 	buf_free(&resp->body);
 	resp->status = 0;
 	resp->truncated = 0;
+	resp->too_large = 0;
 }
 
 char *
@@ -308,6 +309,7 @@ http_run(const struct http_call *c, struct http_response *resp, char *err,
 
 	resp->status = 0;
 	resp->truncated = 0;
+	resp->too_large = 0;
 	buf_init(&resp->body, c->prefix ? 0 : c->max);
 	http_safe_url(c->url, safe, sizeof(safe));
 	if (c->auth != NULL && strpbrk(c->auth, "\r\n") != NULL) {
@@ -350,6 +352,7 @@ http_once(const struct http_call *c, struct http_response *resp, char *errbuf,
 	buf_reset(&resp->body);
 	resp->status = 0;
 	resp->truncated = 0;
+	resp->too_large = 0;
 	sink.body = &resp->body;
 	sink.max = c->max;
 	sink.prefix = c->prefix;
@@ -394,6 +397,7 @@ http_attempt_end(const struct http_call *c, CURL *h, CURLcode rc,
 	if (rc == CURLE_OK && resp->status >= 100)
 		return 0;
 	http_safe_url(c->url, safe, sizeof(safe));
+	resp->too_large = sink->over || rc == CURLE_FILESIZE_EXCEEDED;
 	http_failure(c, rc, sink->over, safe, errbuf, err, errsz);
 	curl_easy_getinfo(h, CURLINFO_REQUEST_SIZE, &sent);
 	resp->status = 0;

@@ -23,6 +23,7 @@ struct http_opts {
 struct http_response {
 	long status;	 /* HTTP status, 0 when none arrived */
 	int truncated;	 /* http_get_prefix() hit its cap */
+	int too_large;	 /* http_request() failed: the body passed the cap */
 	struct buf body; /* owned; NUL-terminated */
 };
 

@@ -33,6 +33,7 @@ struct http_client {
 	struct http_client_entry *live;	 /* looked up by key */
 	struct http_client_entry *stale; /* cleared by a write, kept alive */
 	long status;
+	int too_large;	      /* the last failure: an answer over the cap */
 	unsigned long writes; /* requests sent other than GET */
 	char err[512];
 };
@@ -111,12 +112,19 @@ http_client_status(const struct http_client *c)
 	return c->status;
 }
 
+int
+http_client_too_large(const struct http_client *c)
+{
+	return c->too_large;
+}
+
 void
 http_client_fail(struct http_client *c, long status, const char *fmt, ...)
 {
 	va_list ap;
 
 	c->status = status;
+	c->too_large = 0;
 	va_start(ap, fmt);
 	vsnprintf(c->err, sizeof(c->err), fmt, ap);
 	va_end(ap);
@@ -214,6 +222,7 @@ http_client_fetch(struct http_client *c, const char *url, int type, cJSON **out)
 	if (http_request("GET", url, c->auth, NULL, &resp, c->err,
 		sizeof(c->err)) == -1) {
 		c->status = 0;
+		c->too_large = resp.too_large;
 		goto out;
 	}
 	if (resp.status < 200 || resp.status > 299) {

@@ -45,6 +45,11 @@ const char *http_client_error(const struct http_client *);
 /* HTTP status behind the last call's failure; 0 for other failures. */
 long http_client_status(const struct http_client *);
 /*
+ * 1 when the last call failed because an answer was larger than the
+ * body cap (the data is there, and too large to take), else 0.
+ */
+int http_client_too_large(const struct http_client *);
+/*
  * How many writes were sent so far: a result kept by a caller is as
  * fresh as the cache while this is unchanged (a write clears the cache).
  */

@@ -207,4 +207,24 @@ char *runfiles_dev_state(const char *project, long long issue);
 long long runfiles_dev_state_issue(const char *project, const char *path);
 int runfiles_dev_state_issues(const char *project, long long **nums, size_t *n);
 
+/*
+ * Launch back-off, exactly-once delivery and the lock's hand-over.
+ *
+ * dev-poll's back-off of an issue whose launch failed for a reason of
+ * its own (backoff.h): its name, read back, and the issues that have one.
+ */
+char *runfiles_launch_backoff(const char *project, long long issue);
+long long runfiles_launch_backoff_issue(const char *project, const char *path);
+int runfiles_launch_backoff_issues(const char *project, long long **nums,
+    size_t *n);
+/* A session's record of the messages typed into it (intent.h). */
+char *runfiles_intent(const char *session);
+/* The lock taken while a message is typed into the session. */
+char *runfiles_intent_lock(const char *session);
+/*
+ * The socket through which a tick hands the Claude session lock to the
+ * wrapper of the session it starts (agent_lock.h).
+ */
+char *runfiles_lock_handover(const char *session);
+
 #endif

@@ -296,10 +296,13 @@ reactci_report(struct dev_ctx *c, struct rx *x, const char *state,
     long long pipeline, const struct ci_failure *f, long long attempt,
     const char *text)
 {
-	enum act_inject r = strcmp(state, "success") == 0 ?
-	    rx_advance(c, x, PHASE_AWAITING_REVIEW, text) :
-	    rx_inject(c, x, text);
+	enum act_inject r;
+	char key[128];
 
+	snprintf(key, sizeof(key), "ci %s %s %lld", x->head, state, attempt);
+	r = strcmp(state, "success") == 0 ?
+	    rx_advance(c, x, key, PHASE_AWAITING_REVIEW, text) :
+	    rx_inject(c, x, key, text);
 	if (r != ACT_INJECTED)
 		return r == ACT_INJECT_FAILED ? -1 : 0;
 	log_msg("#%lld: CI %s on PR #%lld injected", x->issue, state, x->pr);

@@ -154,8 +154,10 @@ dp_worktree_fresh(struct dev_ctx *c, const char *remote, const char *wt,
 	if (act_git(&c->act, root, fetch) != 0)
 		goto out;
 	(void)act_git(&c->act, root, pull);
-	if ((r = worktree_add(&c->act, root, wt, branch, ref)) == -1)
+	if ((r = worktree_add(&c->act, root, wt, branch, ref)) == -1) {
 		log_err("ERROR: worktree creation failed");
+		r = 1;
+	}
 out:
 	free(ref);
 	return r;
@@ -181,8 +183,10 @@ dp_worktree_recover(struct dev_ctx *c, const char *remote, const char *wt,
 		r = 0;
 		goto out;
 	}
-	if ((r = worktree_add(&c->act, root, wt, branch, ref)) == -1)
+	if ((r = worktree_add(&c->act, root, wt, branch, ref)) == -1) {
 		log_err("ERROR: worktree creation failed for recovery");
+		r = 1;
+	}
 out:
 	free(ref);
 	return r;

@@ -6,7 +6,9 @@
  *
  * review-injected-P-R holds the key of the last delivered injection: the
  * SHA for a verdict, "no-review SHA" for the escalation notice.  It is
- * written only after the agent received the text.
+ * written only after the agent received the text; the text is typed as
+ * the message "review KEY" (agent_deliver()), so that a tick that dies
+ * between the two types nothing again.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,9 +92,11 @@ route_deliver(struct rp *rp, const char *session, const char *phase_path,
 	char *line;
 	int r;
 
-	got = approved ? act_advance(&rp->act, session, phase_path,
+	line = xasprintf("review %s", key);
+	got = approved ? act_advance(&rp->act, session, line, phase_path,
 			     PHASE_AWAITING_REVIEW, text) :
-			 act_inject(&rp->act, session, text);
+			 act_inject(&rp->act, session, line, text);
+	free(line);
 	if (got != ACT_INJECTED && got != ACT_INJECT_DRY)
 		return -1;
 	line = xasprintf("%s\n", key);
