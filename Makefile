@@ -2,6 +2,9 @@
 #
 #   make            build common/libcommon.a and the executables
 #   make test       build and run every test (unit + integration)
+#   make test-dialects  the integration tests that read lists, merge or
+#                   read CI, against the simulator answering as Forgejo,
+#                   Woodpecker 2.x and with a page cap of 30
 #   make check      the same tests under AddressSanitizer + UBSan, and the
 #                   unit tests under valgrind
 #   make faults     run the whole fault matrix (make test runs a sample)
@@ -149,6 +152,19 @@ test-bins: $(BINS) $(UNIT_BIN) $(TOOL_BIN)
 
 test: test-bins fuzz-if-clang
 	O=$(O) tests/run
+
+# The integration tests that read lists, merge or read CI, run again with
+# the forge simulator answering as other servers than make test's (Gitea
+# 1.2x, Woodpecker 3.x, pages of 50): Forgejo, Woodpecker 2.x, and Gitea
+# with [api] MAX_RESPONSE_ITEMS = 30 (tests/dialects; make test runs a
+# sample of each in test_forge_dialects.sh).
+DIALECTS = forgejo:3:50 gitea:2:50 gitea:3:30
+DIALECT_TESTS = test_forge_ test_dev_backlog test_dev_merge \
+	test_dev_woodpecker test_dev_orphans test_dev_pr_closed test_ci_bulk \
+	test_supervisor_ci test_supervisor_sweep test_supervisor_lists \
+	test_review_pages
+test-dialects: test-bins
+	O=$(O) tests/dialects $(DIALECTS) -- $(DIALECT_TESTS)
 
 check:
 	$(MAKE) O=build/san CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" test
@@ -458,3 +474,4 @@ FORCE:
 
 .PHONY: all test test-bins check demo bench install install-factory uninstall-factory readme man format-check clean FORCE
 .PHONY: install-systemd fuzz fuzz-bins fuzz-if-clang fuzz-long valgrind faults
+.PHONY: test-dialects

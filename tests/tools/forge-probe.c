@@ -581,12 +581,17 @@ cmd_pipeline(struct probe *p, char **a, int n)
 {
 	const cJSON *pl;
 	const char *s;
+	long long t[3] = {0, 0, 0};
 
 	(void)n;
 	if (p->w == NULL || woodpecker_pipeline(p->w, num(a[0]), &pl) == -1)
 		return werr(p);
 	s = json_str(pl, "status");
-	printf("status %s\n", s ? s : "");
+	(void)json_int(pl, "created", &t[0]);
+	(void)json_int(pl, "started", &t[1]);
+	(void)json_int(pl, "finished", &t[2]);
+	printf("status %s created %lld started %lld finished %lld\n",
+	    s ? s : "", t[0], t[1], t[2]);
 	return 0;
 }
 
