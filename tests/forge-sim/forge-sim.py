@@ -1275,6 +1275,9 @@ class Handler(BaseHTTPRequestHandler):
     def get_issue(self, n):
         return 200, self.shapes.issue(self.get_item(n))
 
+    # routers/api/v1/repo/issue.go EditIssue: 201 (not 200), 412 to change
+    # the state of a merged PR; a state change is a timeline event
+    # (close/reopen comment) and moves updated_at.
     @route("PATCH", REPO + r"/issues/(?P<n>[^/]+)")
     def edit_issue(self, n):
         self.need_user()
@@ -1303,6 +1306,9 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- comments ---------------------------------------------------------
 
+    # routers/api/v1/repo/issue_comment.go ListIssueComments: every
+    # comment in one answer, oldest first; "since" and "before" are read,
+    # "page" and "limit" are not.
     @route("GET", REPO + r"/issues/(?P<n>[^/]+)/comments")
     def list_comments(self, n):
         it = self.get_item(n)
@@ -1319,6 +1325,7 @@ class Handler(BaseHTTPRequestHandler):
             out.append(self.shapes.comment(it, c))
         return 200, out
 
+    # routers/api/v1/repo/issue_comment.go CreateIssueComment: 201.
     @route("POST", REPO + r"/issues/(?P<n>[^/]+)/comments")
     def create_comment(self, n):
         user = self.need_user()
@@ -1330,6 +1337,9 @@ class Handler(BaseHTTPRequestHandler):
         return 201, self.shapes.comment(it, c)
 
     def sim_add_comment(self, it, login, text):
+        """A comment moves its issue's updated_at, as every timeline
+        event does (models/issues/comment.go CreateComment:
+        updateCommentInfos ends with UpdateIssueCols "updated_unix")."""
         ts = now_iso()
         c = {"id": self.sim.next_comment_id(), "user": login, "body": text,
              "created_at": ts, "updated_at": ts}
@@ -1411,6 +1421,10 @@ class Handler(BaseHTTPRequestHandler):
     def list_issue_labels(self, n):
         return 200, self.shapes.item_labels(self.get_item(n))
 
+    # routers/api/v1/repo/issue_label.go AddIssueLabels: 200 with the
+    # issue's labels; ids the repository does not have are left out; a
+    # label added is a timeline event (CommentTypeLabel) and moves
+    # updated_at.
     @route("POST", REPO + r"/issues/(?P<n>[^/]+)/labels")
     def add_issue_labels(self, n):
         self.need_user()
@@ -1430,6 +1444,9 @@ class Handler(BaseHTTPRequestHandler):
                 it["updated_at"] = now_iso()
         return 200, self.shapes.item_labels(it)
 
+    # routers/api/v1/repo/issue_label.go DeleteIssueLabel: 204, also when
+    # the issue does not carry it; a label the repository does not have
+    # is 422; a removal moves updated_at (a CommentTypeLabel event).
     @route("DELETE", REPO + r"/issues/(?P<n>[^/]+)/labels/(?P<lid>[^/]+)")
     def delete_issue_label(self, n, lid):
         self.need_user()
@@ -1565,6 +1582,11 @@ class Handler(BaseHTTPRequestHandler):
                 return r
         raise HTTPError(404, NOT_FOUND_MSG)
 
+    # routers/api/v1/repo/pull_review.go CreatePullReview: 200 (not 201);
+    # preparePullReviewType: APPROVED and REQUEST_CHANGES of one's own PR
+    # are 422, REQUEST_CHANGES needs a body, COMMENT a body or comments,
+    # any other event makes a PENDING review.  A review is a timeline
+    # event (CommentTypeReview) and moves the PR's updated_at.
     @route("POST", REPO + r"/pulls/(?P<n>\d+)/reviews")
     def create_review(self, n):
         user = self.need_user()
@@ -1635,6 +1657,11 @@ class Handler(BaseHTTPRequestHandler):
             return 204, None
         raise HTTPError(404, NOT_FOUND_MSG)
 
+    # routers/api/v1/repo/pull.go MergePullRequest, services/pull/
+    # check.go CheckPullMergeable: Do outside the merge styles is 422
+    # (form binding), merged already 405, closed 404, work in progress or
+    # not mergeable 405, a head_commit_id that is not the head 409, 200
+    # with no body once merged; the branch deletion comes after.
     @route("POST", REPO + r"/pulls/(?P<n>\d+)/merge")
     def merge_pull(self, n):
         user = self.need_user()
