@@ -570,16 +570,13 @@ http_header_cb(char *data, size_t size, size_t nitems, void *arg)
 static void
 http_header_line(struct http_response *resp, const char *line, size_t n)
 {
-	char text[2048];
 	const char *v;
-	char *end;
+	char *text, *end;
 	long long total;
 
-	if (n >= sizeof(text))
-		n = sizeof(text) - 1;
-	memcpy(text, line, n);
-	text[n] = '\0';
+	text = xstrndup(line, n);
 	text[strcspn(text, "\r\n")] = '\0';
+	n = strlen(text);
 	if (strncmp(text, "HTTP/", 5) == 0) {
 		resp->total = -1;
 		resp->next = -1;
@@ -591,6 +588,7 @@ http_header_line(struct http_response *resp, const char *line, size_t n)
 		if (resp->next != 1)
 			resp->next = http_link_has_next(v, v + strlen(v));
 	}
+	free(text);
 }
 
 /* Whether line is header name; *value its value, blanks skipped. */
