@@ -61,6 +61,7 @@ static const struct json_field forge_f_pull[] = {
     {"title", JSON_STRING, 1, NULL},
     {"state", JSON_STRING, 1, NULL},
     {"head.ref", JSON_STRING, 1, NULL},
+    {"head.label", JSON_STRING, 0, NULL},
     {"head.sha", JSON_STRING, 1, NULL},
     {"base.ref", JSON_STRING, 1, NULL},
     {"body", JSON_STRING, 0, NULL},
@@ -115,28 +116,34 @@ static const struct json_field forge_f_status[] = {
     {NULL, JSON_STRING, 0, NULL},
 };
 
-/* A kind of object: its name in messages, the key naming one, fields. */
+/*
+ * A kind of object: its name in messages, the key naming one, fields,
+ * and what is set right in each one that passed its table (NULL: none).
+ */
 struct forge_kind {
 	const char *name;
 	const char *id_key;
 	const char *id_mark; /* "#" before a number, "" before an ID */
 	const struct json_field *fields;
+	void (*fix)(cJSON *);
 };
 
+static void forge_pull_fix(cJSON *);
+
 static const struct forge_kind forge_k_issue = {"issue", "number", "#",
-    forge_f_issue};
+    forge_f_issue, NULL};
 static const struct forge_kind forge_k_pull = {"PR", "number", "#",
-    forge_f_pull};
+    forge_f_pull, forge_pull_fix};
 static const struct forge_kind forge_k_comment = {"comment", "id", "",
-    forge_f_comment};
+    forge_f_comment, NULL};
 static const struct forge_kind forge_k_review = {"review", "id", "",
-    forge_f_review};
+    forge_f_review, NULL};
 static const struct forge_kind forge_k_label = {"label", "id", "",
-    forge_f_label};
+    forge_f_label, NULL};
 static const struct forge_kind forge_k_file = {"changed file", NULL, "",
-    forge_f_file};
+    forge_f_file, NULL};
 static const struct forge_kind forge_k_status = {"commit status", NULL, "",
-    forge_f_status};
+    forge_f_status, NULL};
 
 /* What a check of a result needs: the handle, the kind, the path. */
 struct forge_check {
@@ -193,7 +200,7 @@ static void forge_prune(cJSON *, const struct json_field *, const char *);
 static int forge_check_list(cJSON *, void *, char *, size_t);
 static void forge_skip(struct forge_check *, const cJSON *, int, const char *);
 static void forge_issues_path(struct buf *, const char *, const char *,
-    const char *, const char *);
+    const char *);
 
 struct forge *
 forge_open(const char *api_base, const char *token)
@@ -346,6 +353,8 @@ forge_check_one(cJSON *root, void *arg, char *err, size_t errsz)
 
 	if (json_check(root, fc->kind->fields, why, sizeof(why)) == 0) {
 		forge_prune(root, fc->kind->fields, "");
+		if (fc->kind->fix != NULL)
+			fc->kind->fix(root);
 		return 0;
 	}
 	snprintf(err, errsz, "%s: %s", fc->kind->name, why);
@@ -423,6 +432,8 @@ forge_check_list(cJSON *root, void *arg, char *err, size_t errsz)
 	while ((el = cJSON_GetArrayItem(root, i)) != NULL) {
 		if (json_check(el, fc->kind->fields, why, sizeof(why)) == 0) {
 			forge_prune(el, fc->kind->fields, "");
+			if (fc->kind->fix != NULL)
+				fc->kind->fix(el);
 			i++;
 			pos++;
 			continue;
@@ -459,6 +470,83 @@ forge_skip(struct forge_check *fc, const cJSON *el, int pos, const char *why)
 	f->skipped =
 	    xreallocarray(f->skipped, f->nskipped + 1, sizeof(*f->skipped));
 	f->skipped[f->nskipped++] = line;
+}
+
+/*
+ * A PR's branch in head.ref, whatever the forge says there: Gitea and
+ * Forgejo answer "refs/pull/N/head" once the head branch is deleted (by
+ * the merge's delete_branch_after_merge, or by hand), and keep the
+ * branch's name in head.label (services/convert/pull.go,
+ * ToAPIPullRequest: Ref starts as the pull ref and becomes the branch
+ * only while the branch exists; Name, the JSON "label", is always the
+ * branch).  Every caller reads head.ref, so a merged PR is still found
+ * by its branch.
+ */
+static void
+forge_pull_fix(cJSON *pr)
+{
+	cJSON *head = cJSON_GetObjectItemCaseSensitive(pr, "head");
+	const char *ref = json_str(head, "ref"),
+		   *label = json_str(head, "label");
+
+	if (ref == NULL || strncmp(ref, "refs/pull/", 10) != 0 ||
+	    label == NULL || *label == '\0')
+		return;
+	if (cJSON_ReplaceItemInObjectCaseSensitive(head, "ref",
+		cJSON_CreateString(label)) == 0)
+		abort();
+}
+
+void
+forge_issue_key(const cJSON *issue, struct forge_issue_key *out)
+{
+	if (json_time(issue, "created_at", &out->created) == -1)
+		out->created = 0;
+	if (json_int(issue, "number", &out->number) == -1)
+		out->number = 0;
+}
+
+int
+forge_issue_key_cmp(const struct forge_issue_key *a,
+    const struct forge_issue_key *b)
+{
+	if (a->created != b->created)
+		return a->created < b->created ? -1 : 1;
+	if (a->number != b->number)
+		return a->number < b->number ? -1 : 1;
+	return 0;
+}
+
+/* qsort() order of two issues (cJSON **): forge_issue_key_cmp(). */
+static int
+forge_issue_cmp(const void *pa, const void *pb)
+{
+	struct forge_issue_key a, b;
+
+	forge_issue_key(*(cJSON *const *)pa, &a);
+	forge_issue_key(*(cJSON *const *)pb, &b);
+	return forge_issue_key_cmp(&a, &b);
+}
+
+/*
+ * Put the issues of list in the tools' order (forge_issue_key_cmp()),
+ * in place: Gitea lists a repository's issues newest first and reads no
+ * "sort" there (routers/api/v1/repo/issue.go, ListIssues: SortBy is
+ * always SortByCreatedDesc), Forgejo reads one; neither decides here.
+ */
+static void
+forge_issues_order(cJSON *list)
+{
+	cJSON **v, *el;
+	size_t n = 0, i;
+
+	v = xcalloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(*v));
+	while ((el = cJSON_DetachItemFromArray(list, 0)) != NULL)
+		v[n++] = el;
+	qsort(v, n, sizeof(*v), forge_issue_cmp);
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(list, v[i]);
+	free(v);
 }
 
 /*
@@ -584,40 +672,49 @@ forge_created_id(struct forge *f, cJSON *obj, const char *key, long long *id)
 	return r;
 }
 
-/* The issue list's path with its filters (NULL: left out) into q. */
+/*
+ * The issue list's path with its filters (NULL: left out) into q.  No
+ * "sort": Gitea does not read one on this list (the order is the tools'
+ * own, forge_issues_order()).
+ */
 static void
 forge_issues_path(struct buf *q, const char *state, const char *labels,
-    const char *type, const char *sort)
+    const char *type)
 {
 	buf_init(q, 0);
 	buf_puts(q, "/issues");
 	forge_query(q, "state", state);
 	forge_query(q, "labels", labels);
 	forge_query(q, "type", type);
-	forge_query(q, "sort", sort);
 }
 
 int
 forge_issues_list(struct forge *f, const char *state, const char *labels,
-    const char *type, const char *sort, const cJSON **out)
+    const char *type, const cJSON **out)
 {
 	struct buf q;
 	int r;
 
-	forge_issues_path(&q, state, labels, type, sort);
+	forge_issues_path(&q, state, labels, type);
 	r = forge_list_kind(f, buf_str(&q), &forge_k_issue, out);
+	/*
+	 * The cached list is put in order where it is kept: ordering it
+	 * again, as a later call does, changes nothing.
+	 */
+	if (r == 0)
+		forge_issues_order((cJSON *)*out);
 	buf_free(&q);
 	return r;
 }
 
 int
 forge_issues_each(struct forge *f, const char *state, const char *labels,
-    const char *type, const char *sort, http_each_fn fn, void *arg)
+    const char *type, http_each_fn fn, void *arg)
 {
 	struct buf q;
 	int r;
 
-	forge_issues_path(&q, state, labels, type, sort);
+	forge_issues_path(&q, state, labels, type);
 	r = forge_each_kind(f, buf_str(&q), &forge_k_issue, fn, arg);
 	buf_free(&q);
 	return r;
@@ -940,13 +1037,15 @@ enum forge_res
 forge_pull_find_head(struct forge *f, const char *head, long long *number)
 {
 	const cJSON *list, *pr;
-	const char *ref;
+	const char *ref, *label;
 
 	if (forge_pulls_list(f, "open", &list) == -1)
 		return FORGE_ERROR;
 	cJSON_ArrayForEach (pr, list) {
 		ref = json_str_at(pr, "head.ref");
-		if (ref != NULL && strcmp(ref, head) == 0 &&
+		label = json_str_at(pr, "head.label");
+		if (((ref != NULL && strcmp(ref, head) == 0) ||
+			(label != NULL && strcmp(label, head) == 0)) &&
 		    json_int(pr, "number", number) == 0)
 			return FORGE_OK;
 	}
@@ -1001,7 +1100,7 @@ forge_pull_merge(struct forge *f, long long number, const char *head_sha,
 	}
 	http_client_status_fail(f->client, "POST", url, &resp);
 	snprintf(out->message, sizeof(out->message), "%s", forge_error(f));
-	r = resp.status == 405 ? forge_merge_check(f, number, out) : 0;
+	r = forge_merge_check(f, number, out);
 out:
 	http_response_free(&resp);
 	free(url);
@@ -1009,7 +1108,16 @@ out:
 	return r;
 }
 
-/* After a 405: is the PR merged already (by another poller)? */
+/*
+ * After any answer but 2xx: is the PR merged all the same?  Gitea
+ * answers 405 to a PR merged already (by another poller), and merges
+ * first and then answers the failure of the branch deletion asked with
+ * it: 404 when the branch is gone, 403 when it is the default or a
+ * protected branch, 500 when git fails (routers/api/v1/repo/pull.go,
+ * MergePullRequest, after pull_service.Merge).  Only the PR read back
+ * can tell.  0 (out->merged set when it is merged), or -1 when it could
+ * not be read: the merge's outcome is unknown.
+ */
 static int
 forge_merge_check(struct forge *f, long long number, struct forge_merge *out)
 {

@@ -126,7 +126,8 @@ struct dp_pr {
  */
 struct dp_issue {
 	long long number;
-	long long *deps; /* deps_parse() of its body; owned */
+	struct forge_issue_key key; /* the tools' order (forge.h) */
+	long long *deps;	    /* deps_parse() of its body; owned */
 	size_t ndeps;
 	char *title;	  /* owned; kept for the first DP_BACKLOG_LINES + 1
 			     only (the prompt's backlog section), else NULL */
@@ -180,7 +181,7 @@ struct dev_ctx {
 	int closed_read;	     /* 1 read, 0 not (or a write since) */
 	unsigned long closed_writes; /* forge_writes() when it was read */
 	int backlog_read;
-	const cJSON **inprog; /* in-progress issues, newest first */
+	const cJSON **inprog; /* in-progress issues, oldest first */
 	size_t ninprog;
 	int merged;   /* PRs merged (or their merge asked) this tick */
 	int landed;   /* merges whose after-merge steps ran this tick */
@@ -323,12 +324,12 @@ int dp_text_fixes(const char *text, long long issue);
 
 /* issues.c */
 /*
- * The open issues carrying label, every page, sorted as sort (NULL: the
- * forge's default), into a new array of borrowed items (caller frees the
- * array).  0 or -1 (logged).
+ * The open issues carrying label, every page, oldest first (the tools'
+ * order, forge_issues_list()), into a new array of borrowed items
+ * (caller frees the array).  0 or -1 (logged).
  */
-int dp_issues_labelled(struct dev_ctx *, const char *label, const char *sort,
-    const cJSON ***out, size_t *n);
+int dp_issues_labelled(struct dev_ctx *, const char *label, const cJSON ***out,
+    size_t *n);
 /* The backlog, read once into the context.  0 or -1. */
 int dp_backlog_load(struct dev_ctx *);
 /* One issue (borrowed).  0 or -1 (logged). */

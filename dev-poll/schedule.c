@@ -216,7 +216,7 @@ dp_orphans(struct dev_ctx *c)
 	size_t n;
 
 	log_msg("checking for in-progress issues");
-	if (dp_issues_labelled(c, "in-progress", NULL, &list, &n) == -1)
+	if (dp_issues_labelled(c, "in-progress", &list, &n) == -1)
 		return DP_FAIL;
 	c->inprog = list;
 	c->ninprog = n;
