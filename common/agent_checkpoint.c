@@ -707,8 +707,8 @@ ck_on_blocked(const char *session, struct ck_state *st,
 
 /*
  * FAILED: one resume run with the error when recoverable (1: fd handed
- * to it), else (or when it cannot start) PHASE:failed with the error and
- * the output's tail.
+ * to it), else (or when it cannot start) PHASE:failed with the error
+ * (secrets masked) as its reason, and the output's tail logged.
  */
 static int
 ck_on_failed(const char *session, int fd, struct ck_state *st,
@@ -736,9 +736,13 @@ ck_on_failed(const char *session, int fd, struct ck_state *st,
 		}
 		log_msg("session %s: the resume run did not start", session);
 	}
+	/* The output stays in the log: the reason is posted on the issue. */
 	tail = ck_tail(session, 400);
-	why = xasprintf("%s%s — output: %s", err,
-	    c->recoverable ? " (failed again)" : " (not recoverable)", tail);
+	if (*tail != '\0')
+		log_msg("session %s: run %lld output (tail): %s", session,
+		    st->runs, tail);
+	why = xasprintf("%s%s", err,
+	    c->recoverable ? " (failed again)" : " (not recoverable)");
 	free(err);
 	free(tail);
 	err = ck_one_line(why);

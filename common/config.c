@@ -25,6 +25,7 @@
 #include "config.h"
 #include "envfile.h"
 #include "file.h"
+#include "redact.h"
 #include "spawn.h"
 #include "strv.h"
 #include "toml.h"
@@ -138,6 +139,7 @@ static char *name_from_file(const char *);
 static void locate(struct load *);
 static void early(struct load *);
 static void env_wins(struct load *);
+static void secrets_register(const struct config *);
 static int ver_cmp(const void *, const void *);
 static void path_add(struct buf *, const char *);
 static void env_put(char ***, size_t *, const char *, const char *);
@@ -1330,6 +1332,43 @@ env_wins(struct load *l)
 			vars_set(l, settings[i].env, v, NULL, 0);
 }
 
+/*
+ * Hand every secret read to the masker (redact.h): the secret rows, the
+ * .env variables and those of the environment whose names say they are
+ * secrets, and the credentials of every URL configured or assigned in
+ * .env.
+ */
+static void
+secrets_register(const struct config *c)
+{
+	extern char **environ;
+	const char *eq;
+	char *name;
+	size_t i;
+
+	for (i = 0; i < NSETTINGS; i++)
+		if ((settings[i].flags & S_SECRET) && settings[i].type == T_STR)
+			redact_add(*(char **)field(c, settings[i].off));
+	for (i = 0; i < c->nenv_vars; i++) {
+		if (redact_secret_name(c->env_vars[i].key))
+			redact_add(c->env_vars[i].value);
+		redact_add_url(c->env_vars[i].value);
+	}
+	for (i = 0; environ[i] != NULL; i++) {
+		if ((eq = strchr(environ[i], '=')) == NULL)
+			continue;
+		name = xstrndup(environ[i], (size_t)(eq - environ[i]));
+		if (redact_secret_name(name))
+			redact_add(eq + 1);
+		free(name);
+	}
+	redact_add_url(c->forge_url);
+	redact_add_url(c->forge_api);
+	redact_add_url(c->woodpecker_server);
+	for (i = 0; i < c->nmirrors; i++)
+		redact_add_url(c->mirrors[i].url);
+}
+
 int
 config_load(struct config *cfg, const char *project_toml, const char *exe,
     char *err, size_t errsz)
@@ -1360,6 +1399,7 @@ config_load(struct config *cfg, const char *project_toml, const char *exe,
 out:
 	if (r == -1)
 		locate(&l);
+	secrets_register(cfg);
 	vars_free(&l);
 	free(l.env_path);
 	return r;

@@ -128,6 +128,11 @@ enum config_role {
  * project file, FORGE_REPO or PROJECT_NAME, project_name and forge_repo
  * are both "": no project is configured.
  *
+ * Every secret read is handed to the masker (redact_add(): the token
+ * settings, .env and environment variables with secret names, the
+ * credentials in configured URLs), so that logs and forge texts never
+ * carry it.
+ *
  * Returns 0, or -1 with err set ("projects/x.toml:7: ...").  Even then
  * factory_root, run_dir and project_name are set, so that the failure
  * can be logged where the operator looks: project_name is the file's
