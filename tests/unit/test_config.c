@@ -54,7 +54,7 @@ clear_env(void)
 	    "CODEBERG_BOT_USERNAMES", "DISINTO_RUN_DIR", "AGENT_CMD",
 	    "CLAUDE_MODEL", "SUPERVISOR_FIX_CMD", "PROJECT_REPO_ROOT",
 	    "DISINTO_TMUX_SOCKET", "DISINTO_FORMULAS_DIR", "REVIEW_MODEL",
-	    "DISINTO_HTTP_TIMEOUT", NULL};
+	    "DISINTO_HTTP_TIMEOUT", "AGENT_ENV_PASS", "WOODPECKER_TOKEN", NULL};
 	size_t i;
 
 	for (i = 0; keys[i]; i++)
@@ -472,20 +472,29 @@ test_config_agent_env(void)
 
 	clear_env();
 	write_file(".env",
-	    "FORGE_TOKEN=dev-secret\nFORGE_REVIEW_TOKEN=rev\n"
-	    "EXTRA='x y'\nFORGE_URL=http://old\n");
+	    "FORGE_TOKEN=dev-secret\nFORGE_REVIEW_TOKEN=rev-secret\n"
+	    "WOODPECKER_TOKEN=wp-secret\nEXTRA='x y'\n"
+	    "ANTHROPIC_API_KEY=sk-key\nCLAUDE_CODE_USE_BEDROCK=1\n"
+	    "DB_PASSWORD=pw\nFORGE_URL=http://old\n");
 	write_file("p.toml",
 	    "name = 'harb'\nrepo = 'o/harb'\n"
-	    "forge_url = 'http://f:1'\n");
+	    "forge_url = 'https://bot:pw@f:1'\n");
 	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
 	env = config_agent_env(&c, CONFIG_ROLE_DEV);
-	CHECK(has(env, "EXTRA=x y"));
 	CHECK(has(env, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"));
+	CHECK(has(env, "ANTHROPIC_API_KEY=sk-key"));
+	CHECK(has(env, "CLAUDE_CODE_USE_BEDROCK=1"));
 	CHECK(has(env, "PROJECT_NAME=harb"));
 	CHECK(has(env, "FORGE_TOKEN=dev-secret"));
-	CHECK(has(env, "FORGE_URL=http://f:1"));
-	CHECK(!has(env, "FORGE_URL=http://old"));
-	CHECK(has(env, "FORGE_API=http://f:1/api/v1/repos/o/harb"));
+	/* Only what an agent needs: no other .env variable, no other token. */
+	CHECK(!sets(env, "FORGE_REVIEW_TOKEN"));
+	CHECK(!sets(env, "WOODPECKER_TOKEN"));
+	CHECK(!sets(env, "EXTRA"));
+	CHECK(!sets(env, "DB_PASSWORD"));
+	/* The forge's URLs without credentials. */
+	CHECK(has(env, "FORGE_URL=https://f:1"));
+	CHECK(has(env, "FORGE_API=https://f:1/api/v1/repos/o/harb"));
+	CHECK(has(env, "FORGE_WEB=https://f:1/o/harb"));
 	want = xasprintf("FACTORY_ROOT=%s", tmpdir);
 	CHECK(has(env, want));
 	free(want);
@@ -493,16 +502,25 @@ test_config_agent_env(void)
 	CHECK(has(env, want));
 	free(want);
 	CHECK(sets(env, "PATH"));
+	CHECK(sets(env, "HOME") == (getenv("HOME") != NULL));
 	config_env_free(env);
-	/* The review agent gets the review token (and .env's as they are). */
+	/* The review agent gets the review token, and not the dev one. */
 	env = config_agent_env(&c, CONFIG_ROLE_REVIEW);
-	CHECK(has(env, "FORGE_REVIEW_TOKEN=rev"));
+	CHECK(has(env, "FORGE_REVIEW_TOKEN=rev-secret"));
+	CHECK(!sets(env, "FORGE_TOKEN"));
+	CHECK(!sets(env, "WOODPECKER_TOKEN"));
 	config_env_free(env);
 	config_free(&c);
-	/* Without a token in .env, a role gets only its own. */
-	write_file(".env", "CODEBERG_TOKEN=legacy\n");
+	/* AGENT_ENV_PASS names more, from .env or else the environment. */
+	setenv("FROM_ENV", "e v", 1);
+	write_file(".env",
+	    "CODEBERG_TOKEN=legacy\nEXTRA='x y'\nAGENT_ENV_PASS='EXTRA, "
+	    "FROM_ENV,UNSET_ONE'\n");
 	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
 	env = config_agent_env(&c, CONFIG_ROLE_REVIEW);
+	CHECK(has(env, "EXTRA=x y"));
+	CHECK(has(env, "FROM_ENV=e v"));
+	CHECK(!sets(env, "UNSET_ONE"));
 	CHECK(!sets(env, "FORGE_TOKEN"));
 	CHECK(has(env, "FORGE_REVIEW_TOKEN="));
 	config_env_free(env);
@@ -513,6 +531,18 @@ test_config_agent_env(void)
 	CHECK(!sets(env, "FORGE_TOKEN") && !sets(env, "FORGE_REVIEW_TOKEN"));
 	config_env_free(env);
 	config_free(&c);
+	unsetenv("FROM_ENV");
+	/* It never names the factory's tokens, and names only variables. */
+	write_file(".env", "AGENT_ENV_PASS=EXTRA,WOODPECKER_TOKEN\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), -1);
+	CHECK(strstr(err, "AGENT_ENV_PASS") != NULL &&
+	    strstr(err, "never get") != NULL);
+	config_free(&c);
+	write_file(".env", "AGENT_ENV_PASS='A-B'\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), -1);
+	CHECK(strstr(err, "variable names") != NULL);
+	config_free(&c);
+	write_file(".env", "");
 }
 
 static void
