@@ -439,7 +439,8 @@ static const struct setting settings[] = {
 	.flags = S_EMPTY,
 	.def = "claude -p --model sonnet --dangerously-skip-permissions",
 	.off = F(supervisor_fix_cmd),
-	.doc = "run once per tick with the alerts; empty disables"},
+	.doc = "run once per tick with the alerts as its prompt, on its "
+	       "standard input; empty disables"},
     {.env = "SUPERVISOR_DROP_CACHES",
 	.type = T_BOOL,
 	.def = "true",
