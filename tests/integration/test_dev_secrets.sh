@@ -6,10 +6,12 @@
 # two lines; the session fails with a token in its reason.  The
 # diagnostic comment holds none of them in any form and points to the
 # log, whose copy of the pane (joined again before masking, so the
-# wrapped tokens are masked whole) holds none of them either.
+# wrapped tokens are masked whole) holds none of them either.  A PR
+# description the agent's summary quotes them in is masked too.
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/dev.sh"
 dev_init git
+git_branch fix/issue-2 b.c >/dev/null
 TOK=${T##*.}$$
 DEV_TOK=dev-$TOK-0123456789abcdef
 REV_TOK=rev-$TOK-fedcba9876543210
@@ -25,7 +27,8 @@ dev_sim - '[mirrors]' \
            {"login": "review-bot", "token": "$REV_TOK", "admin": true}],
  "labels": [{"id": 1, "name": "backlog"}, {"id": 2, "name": "in-progress"},
             {"id": 3, "name": "blocked"}],
- "issues": [{"number": 1, "title": "One", "labels": ["in-progress"]}]}
+ "issues": [{"number": 1, "title": "One", "labels": ["in-progress"]},
+            {"number": 2, "title": "Two", "labels": ["in-progress"]}]}
 JSON
 export FORGE_TOKEN=$DEV_TOK WOODPECKER_TOKEN=$WP_TOK ANTHROPIC_API_KEY=$API_KEY
 cat >"$FACTORY_ROOT/.env" <<EOF
@@ -93,9 +96,25 @@ for v in open(sys.argv[1]).read().split("\n"):
             print("%s: %r" % (v[:6], f))
 PY
 }
-sim_state_get "'\\n'.join(c['body'] for i in d['issues'] for c in i.get('comments', []))" \
+# An agent's PR summary quoting secrets: the PR's description is masked
+# on its way to the forge.  (The tick above may have started issue 2's
+# session already.)
+t_tmux has-session -t "dev-$PROJ-2" 2>/dev/null ||
+    t_tmux new-session -d -s "dev-$PROJ-2" -x 80 -y 50 \
+	"env FAKE_AGENT_LOG=$T/agentlog2 $FAKE_AGENT"
+check "issue 2's session runs" \
+    wait_for "t_tmux capture-pane -p -t dev-$PROJ-2 | grep -q '❯'" 10
+printf 'Adds b.c; pushed with %s and %s.\n' "$DEV_TOK" "$API_KEY" \
+    >"$RUN/dev-impl-summary-$PROJ-2.txt"
+printf 'PHASE:awaiting_ci\n' >"$RUN/dev-session-$PROJ-2.phase"
+dp
+check_eq "the PR was opened" "$(sim_log_count POST '/pulls$' 201)" 1
+check_eq "its description has the summary, masked" \
+    "$(sim_state_get "d['pulls'][0]['body'].count('pushed with [REDACTED] and [REDACTED].')")" 1
+
+sim_state_get "'\\n'.join(c['body'] for i in d['issues'] for c in i.get('comments', [])) + '\\n'.join(p['body'] for p in d['pulls'])" \
     >"$T/comments.txt"
-check_eq "the comments hold no secret in any form" \
+check_eq "the comments and PRs hold no secret in any form" \
     "$(leaks "$T/comments.txt")" ""
 check_eq "the log holds no secret in any form" "$(leaks "$DEVLOG")" ""
 check_eq "nor the escalation record" \

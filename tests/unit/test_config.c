@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "file.h"
+#include "redact.h"
 #include "xmalloc.h"
 
 static char tmpdir[64];
@@ -545,6 +546,56 @@ test_config_agent_env(void)
 	write_file(".env", "");
 }
 
+/* redact_values(in) is want. */
+static int
+masked(const char *in, const char *want)
+{
+	char *got = redact_values(in);
+	int ok = strcmp(got, want) == 0;
+
+	if (!ok)
+		printf("#   got \"%s\", want \"%s\"\n", got, want);
+	free(got);
+	return ok;
+}
+
+/*
+ * Loading hands the masker every secret read: the token settings (legacy
+ * names too), .env and environment variables with secret names, and the
+ * credentials of the configured URLs; nothing else.
+ */
+static void
+test_config_secrets_masked(void)
+{
+	struct config c;
+	char err[256];
+
+	clear_env();
+	redact_clear();
+	setenv("ANTHROPIC_API_KEY", "sk-ant-from-env-123", 1);
+	write_file(".env",
+	    "CODEBERG_TOKEN=legacy-dev-token\nFORGE_REVIEW_TOKEN=rev-token-42\n"
+	    "WOODPECKER_TOKEN=wp-token-4242\nDB_PASSWORD=correct-horse\n"
+	    "PLAIN_SETTING=not-a-secret-value\n");
+	write_file("p.toml",
+	    "name = 'harb'\nrepo = 'o/harb'\n"
+	    "forge_url = 'https://bot:url-password@f:1'\n"
+	    "[mirrors]\nbackup = 'https://mirror-token-0123456789@m/x.git'\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	CHECK(masked("legacy-dev-token rev-token-42 wp-token-4242",
+	    "[REDACTED] [REDACTED] [REDACTED]"));
+	CHECK(masked("pw correct-horse key sk-ant-from-env-123",
+	    "pw [REDACTED] key [REDACTED]"));
+	CHECK(masked("url-password mirror-token-0123456789",
+	    "[REDACTED] [REDACTED]"));
+	CHECK(masked("not-a-secret-value harb bot",
+	    "not-a-secret-value harb bot"));
+	config_free(&c);
+	unsetenv("ANTHROPIC_API_KEY");
+	redact_clear();
+	write_file(".env", "");
+}
+
 static void
 test_config_path(void)
 {
@@ -613,6 +664,7 @@ main(void)
 	RUN(test_config_refused);
 	RUN(test_config_locate);
 	RUN(test_config_agent_env);
+	RUN(test_config_secrets_masked);
 	RUN(test_config_path);
 	RUN(test_config_docs);
 	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
