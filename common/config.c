@@ -994,13 +994,6 @@ check_word(const char *s)
 }
 
 /*
- * The names agents never get, whatever AGENT_ENV_PASS says: the
- * factory's own tokens (an agent's role token comes by its role).
- */
-static const char *const agent_env_never[] = {"FORGE_TOKEN", "CODEBERG_TOKEN",
-    "FORGE_REVIEW_TOKEN", "REVIEW_BOT_TOKEN", "WOODPECKER_TOKEN"};
-
-/*
  * The next name of a list separated by commas or blanks, from *p into
  * name: 1, or 0 at its end, or -1 when a name is not a variable's name
  * (or too long).
@@ -1026,7 +1019,11 @@ env_pass_next(const char **p, char *name, size_t namesz)
 	    -1;
 }
 
-/* AGENT_ENV_PASS: variable names, none of them the factory's tokens. */
+/*
+ * AGENT_ENV_PASS: variable names, none of them a secret of the table
+ * (the factory's tokens, legacy names too: an agent's own comes by its
+ * role, and never another).
+ */
 static const char *
 check_env_pass(const char *s)
 {
@@ -1035,10 +1032,11 @@ check_env_pass(const char *s)
 	int r;
 
 	while ((r = env_pass_next(&s, name, sizeof(name))) == 1)
-		for (k = 0;
-		     k < sizeof(agent_env_never) / sizeof(agent_env_never[0]);
-		     k++)
-			if (strcmp(name, agent_env_never[k]) == 0)
+		for (k = 0; k < NSETTINGS; k++)
+			if ((settings[k].flags & S_SECRET) &&
+			    (strcmp(name, settings[k].env) == 0 ||
+				(settings[k].legacy != NULL &&
+				    strcmp(name, settings[k].legacy) == 0)))
 				return "names a token of the factory, which "
 				       "agents never get (the role's own "
 				       "comes by its role)";

@@ -28,7 +28,7 @@
 #define PROMPT_FORMULA_MAX (64 * 1024)
 /* Forge text in the prompt, each piece cut beyond (the cut said). */
 #define PROMPT_TITLE_MAX 300
-#define PROMPT_BODY_MAX (16 * 1024)
+#define PROMPT_BODY_MAX (32 * 1024)
 #define PROMPT_REVIEW_MAX (16 * 1024)
 #define PROMPT_RESPONSE_MAX (8 * 1024)
 
