@@ -134,8 +134,9 @@ spawn_fd_above_stdio(int fd)
 
 /*
  * In the forked child: own process group, default signal handling,
- * stdin from /dev/null, stdout and stderr to outfd (or /dev/null), cwd,
- * nothing open above 2, then exec.  Only async-signal-safe calls here.
+ * stdin from o->in_path (or /dev/null), stdout and stderr to outfd (or
+ * /dev/null), o->cwd, nothing open above 2, then exec.  Only
+ * async-signal-safe calls here.
  */
 static void
 spawn_child_exec(char *const argv[], const struct spawn_opts *o, char **envp,
