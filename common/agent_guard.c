@@ -1105,19 +1105,22 @@ matches(const char *re, const char *text)
 
 /*
  * Whether the text sends something rather than reads: an HTTP method
- * that writes (curl -X, wget --method, httpie's first word, a client
- * library's post() or method=), or a request body (curl -d, --data,
- * --json, -F, --form, wget --post-data, --body-data).
+ * that writes (curl -X, also among other short options, wget --method,
+ * httpie's first word, a client library's post() or method=), or a
+ * request body (curl -d or -F, also among other short options, --data,
+ * --json, --form, wget --post-data, --body-data).  A text that only
+ * reads may look like one (cut -d ','): it is refused all the same when
+ * it names a judging call.
  */
 static int
 writes(const char *text)
 {
-	return matches("(^|[^[:alnum:]_])(-X|--request|--method)[[:space:]=]*"
-		       "['\"]?(POST|PUT|PATCH|DELETE)",
+	return matches("(^|[[:space:]])(-[[:alpha:]]*X|--request|--method)"
+		       "[[:space:]=]*['\"]?(POST|PUT|PATCH|DELETE)",
 		   text) ||
-	    matches("(^|[[:space:]])(-d|-F|--data[-a-z]*|--json|--form[-a-z]*|"
-		    "--post-data|--post-file|--body-data|--body-file)"
-		    "([[:space:]=]|$)",
+	    matches("(^|[[:space:]])(-[[:alpha:]]*[dF]|--data[-a-z]*|--json|"
+		    "--form[-a-z]*|--post-data|--post-file|--body-data|"
+		    "--body-file)([[:space:]=]|$)",
 		text) ||
 	    matches("(^|[[:space:]])(http|https|xh|xhs)[[:space:]]+"
 		    "(POST|PUT|PATCH|DELETE)[[:space:]]",

@@ -170,6 +170,10 @@ test_guard_reviews(void)
 	     "http://f/api/v1/repos/o/r/pulls/5/reviews",
 		1, "review bot's job"},
 	    {"curl -XPOST $FORGE_API/pulls/5/reviews/12", 1, "review bot"},
+	    {"curl -sX POST $FORGE_API/pulls/5/reviews", 1, "review bot"},
+	    {"curl -sd '{}' $FORGE_API/pulls/5/reviews", 1, "review bot"},
+	    {"curl -fsSd @review.json $FORGE_API/pulls/5/reviews", 1,
+		"review bot"},
 	    {"curl --request=PUT $FORGE_API/pulls/5/reviews", 1, "review bot"},
 	    {"curl -X POST $FORGE_API/pulls/5/reviews/12/dismissals -d "
 	     "'{\"message\": \"stale\"}'",
