@@ -606,13 +606,22 @@ int
 act_spawn(struct act *a, char *const *argv, const char *log_path,
     const char *what, pid_t *pid)
 {
+	return act_spawn_env(a, argv, NULL, log_path, what, pid);
+}
+
+int
+act_spawn_env(struct act *a, char *const *argv, const char *const *env,
+    const char *log_path, const char *what, pid_t *pid)
+{
+	struct spawn_detached_opts o = {.env_add = env, .log_path = log_path};
+
 	if (pid != NULL)
 		*pid = 0;
 	if (act_would(a, "start %s", what))
 		return 0;
 	if (log_path != NULL)
 		(void)file_mkdir_parent(log_path);
-	if (spawn_detached(argv, NULL, log_path, pid) == -1)
+	if (spawn_detached_ex(argv, &o, pid) == -1)
 		return act_fail(a, "cannot start %s: %s", what,
 		    strerror(errno));
 	return 0;

@@ -164,6 +164,9 @@ int act_signal(struct act *, pid_t pid);
  */
 int act_spawn(struct act *, char *const *argv, const char *log_path,
     const char *what, pid_t *pid);
+/* The same with env ("K=V", NULL-ended) added to its environment. */
+int act_spawn_env(struct act *, char *const *argv, const char *const *env,
+    const char *log_path, const char *what, pid_t *pid);
 /*
  * Run argv to its end (spawn_run(): output into out, exit status in
  * *status).  Returns spawn_run()'s result; 0 under dry-run with *status 0.

@@ -8,8 +8,10 @@
  *
  * FILE holds the variables the agent gets (agent_exec_env_write(): a
  * private file, never a command line, where any local user could read
- * the tokens); the wrapper reads and removes it and runs COMMAND with
- * them added to its environment, found on the PATH they give; why it
+ * the tokens); the wrapper reads and removes it, drops the inherited
+ * variables an agent may not have (agent_exec_inherits()) and runs
+ * COMMAND with the file's added to its environment, found on the PATH
+ * they give; why it
  * could not is written to the state file (agent_lock.h).  Without
  * --lock it becomes COMMAND (exec).  With --lock it holds the factory's
  * Claude session lock for the session (agent_lock.h): it takes it before
@@ -41,6 +43,16 @@ struct agent_exec {
 	const char *handover;
 };
 
+/*
+ * 1 when an agent may keep a variable called name that it inherits (from
+ * the tmux server, or from the tick that starts a one-shot run): any
+ * whose name does not say it holds a secret (redact_secret_name()), and
+ * the agent CLI's own settings (ANTHROPIC_*, CLAUDE_*) whatever their
+ * names.  Anything else (another role's token, the CI token, a password)
+ * is dropped before the agent starts; the variables it is given
+ * (config_agent_env(), the file above) come on top.
+ */
+int agent_exec_inherits(const char *name);
 /*
  * The absolute path of the running executable (the one that serves
  * --agent-exec and --hook) into buf.  0, or -1 when it cannot be told.

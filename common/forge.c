@@ -16,6 +16,7 @@
 #include "http_client.h"
 #include "json.h"
 #include "log.h"
+#include "redact.h"
 #include "xmalloc.h"
 
 #define FORGE_PAGE 50
@@ -177,6 +178,7 @@ static int forge_write(struct forge *, const char *, const char *,
 static int forge_ok(long);
 static cJSON *forge_body(void);
 static void forge_body_str(cJSON *, const char *, const char *);
+static void forge_body_text(cJSON *, const char *, const char *);
 static void forge_body_bool(cJSON *, const char *, int);
 static int forge_created_id(struct forge *, cJSON *, const char *, long long *);
 static const char *forge_label_color(const char *);
@@ -646,6 +648,19 @@ forge_body_str(cJSON *o, const char *key, const char *value)
 		abort();
 }
 
+/*
+ * Text that will be public (a comment, a PR's title or description, a
+ * review): every secret the masker knows is masked first.
+ */
+static void
+forge_body_text(cJSON *o, const char *key, const char *value)
+{
+	char *masked = redact_values(value != NULL ? value : "");
+
+	forge_body_str(o, key, masked);
+	free(masked);
+}
+
 static void
 forge_body_bool(cJSON *o, const char *key, int value)
 {
@@ -764,7 +779,7 @@ forge_comment_create(struct forge *f, long long number, const char *body,
 	int r;
 
 	req = forge_body();
-	forge_body_str(req, "body", body);
+	forge_body_text(req, "body", body);
 	url = forge_url(f, "/issues/%lld/comments", number);
 	r = forge_write(f, "POST", url, req, cJSON_Object, &resp);
 	if (r == 0)
@@ -782,7 +797,7 @@ forge_comment_edit(struct forge *f, long long comment_id, const char *body)
 	int r;
 
 	req = forge_body();
-	forge_body_str(req, "body", body);
+	forge_body_text(req, "body", body);
 	url = forge_url(f, "/issues/comments/%lld", comment_id);
 	r = forge_write(f, "PATCH", url, req, 0, NULL);
 	free(url);
@@ -1017,8 +1032,8 @@ forge_pull_create(struct forge *f, const char *title, const char *body,
 	char *url;
 
 	req = forge_body();
-	forge_body_str(req, "title", title);
-	forge_body_str(req, "body", body != NULL ? body : "");
+	forge_body_text(req, "title", title);
+	forge_body_text(req, "body", body);
 	forge_body_str(req, "head", head);
 	forge_body_str(req, "base", base);
 	url = forge_url(f, "/pulls");
@@ -1219,7 +1234,7 @@ forge_review_create(struct forge *f, long long number, const char *body,
 	int r;
 
 	req = forge_body();
-	forge_body_str(req, "body", body);
+	forge_body_text(req, "body", body);
 	forge_body_str(req, "event", event);
 	if (commit_id != NULL)
 		forge_body_str(req, "commit_id", commit_id);
@@ -1241,7 +1256,7 @@ forge_review_dismiss(struct forge *f, long long number, long long review_id,
 	int r;
 
 	req = forge_body();
-	forge_body_str(req, "message", message != NULL ? message : "");
+	forge_body_text(req, "message", message);
 	url = forge_url(f, "/pulls/%lld/reviews/%lld/dismissals", number,
 	    review_id);
 	r = forge_write(f, "POST", url, req, 0, NULL);

@@ -257,6 +257,12 @@ runfiles_supervisor_status(void)
 }
 
 char *
+runfiles_supervisor_fix_prompt(void)
+{
+	return xasprintf("%s/supervisor-fix-prompt", run_dir);
+}
+
+char *
 runfiles_supervisor_lock(void)
 {
 	return xasprintf("%s/supervisor-poll.lock", run_dir);

@@ -119,6 +119,8 @@ char *runfiles_phase_notice(const char *project, long long issue);
 char *runfiles_escalation_notified(const char *project, long long issue);
 char *runfiles_escalation_injected(const char *project, long long issue);
 char *runfiles_supervisor_status(void);
+/* The fix command's prompt (0600), its standard input while it runs. */
+char *runfiles_supervisor_fix_prompt(void);
 char *runfiles_supervisor_lock(void);
 char *runfiles_infra_retries_dir(void);
 /* The retry count of a Woodpecker pipeline, inside the directory above. */

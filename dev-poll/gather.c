@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
+#include "cap.h"
 #include "config.h"
 #include "dev-poll.h"
 #include "forge.h"
@@ -206,7 +207,7 @@ gather_pr_notes(struct dev_ctx *c, struct dp_gather *l)
 	for (i = n > PR_COMMENTS ? n - PR_COMMENTS : 0; i < n; i++) {
 		cm = cJSON_GetArrayItem(list, i);
 		who = json_str_at(cm, "user.login");
-		body = utf8_cut(json_str(cm, "body"), PR_COMMENT_MAX, NULL);
+		body = cap_head(json_str(cm, "body"), PR_COMMENT_MAX);
 		buf_printf(&b, "[%s] %s\n", who != NULL ? who : "?", body);
 		free(body);
 	}

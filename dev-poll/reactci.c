@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "cap.h"
 #include "ci.h"
 #include "config.h"
 #include "dev-poll.h"
@@ -355,12 +356,13 @@ static char *
 reactci_failure_text(struct dev_ctx *c, struct rx *x,
     const struct ci_failure *f, long long pipeline, long long attempt)
 {
-	char *tail = NULL, *text;
+	char *tail = NULL, *cut, *text;
 
-	if (f->log_tail != NULL)
-		tail = redact_secrets(f->log_tail +
-		    utf8_suffix_start(f->log_tail, strlen(f->log_tail),
-			LOG_TAIL_MAX));
+	if (f->log_tail != NULL) {
+		cut = cap_tail(f->log_tail, LOG_TAIL_MAX);
+		tail = redact_secrets(cut);
+		free(cut);
+	}
 	text = xasprintf("CI failed on PR #%lld (attempt %lld/%d, commit "
 			 "%.7s).\n\nFailed step: %s (exit code %lld, pipeline "
 			 "#%lld)\n\nLog tail:\n```\n%s\n```\n\nWhat to do:\n"

@@ -17,6 +17,7 @@
 #include "act.h"
 #include "agent.h"
 #include "buf.h"
+#include "cap.h"
 #include "config.h"
 #include "file.h"
 #include "forge.h"
@@ -126,7 +127,7 @@ route_tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
 		return 0;
 	}
 	snprintf(num, sizeof(num), "%lld", pr);
-	vars[2].value = review = utf8_cut(body, REVIEW_TEXT_MAX, NULL);
+	vars[2].value = review = cap_head(body, REVIEW_TEXT_MAX);
 	name = strcmp(verdict, "APPROVE") == 0 ? "review-verdict-approve.md" :
 						 "review-verdict-changes.md";
 	if (template_render(rp->cfg->formulas_dir, name, vars,

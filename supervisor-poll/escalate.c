@@ -15,6 +15,7 @@
 
 #include "agent.h"
 #include "buf.h"
+#include "cap.h"
 #include "config.h"
 #include "file.h"
 #include "forge.h"
@@ -228,7 +229,7 @@ escalate_inject_reply(struct sup *s, const char *project, long long issue,
     const char *reply, const char *key)
 {
 	char num[32], err[256], *text = NULL;
-	char *cut = utf8_cut(reply, REPLY_MAX, " […]");
+	char *cut = cap_head(reply, REPLY_MAX);
 	struct template_var vars[] = {{"ISSUE", num}, {"SOURCE", source},
 	    {"REPLY", cut}, {"PHASE_FILE", phase}};
 	enum act_inject r = ACT_INJECT_FAILED;
