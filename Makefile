@@ -2,6 +2,9 @@
 #
 #   make            build common/libcommon.a and the executables
 #   make test       build and run every test (unit + integration)
+#   make test-dialects  the integration tests that read lists, merge or
+#                   read CI, against the simulator answering as Forgejo,
+#                   Woodpecker 2.x and with a page cap of 30
 #   make check      the same tests under AddressSanitizer + UBSan, and the
 #                   unit tests under valgrind
 #   make faults     run the whole fault matrix (make test runs a sample)
@@ -149,6 +152,21 @@ test-bins: $(BINS) $(UNIT_BIN) $(TOOL_BIN)
 
 test: test-bins fuzz-if-clang
 	O=$(O) tests/run
+
+# The integration tests that read lists, merge or read CI, run again with
+# the forge simulator answering as other servers than make test's (Gitea
+# 1.2x, Woodpecker 3.x, pages of 50), each where that server differs:
+# Forgejo (it reads "sort" on the issue list) for the backlog and merges,
+# Woodpecker 2.x (its field names, statuses and log answers) for the CI
+# readers and a merge, and Gitea with [api] MAX_RESPONSE_ITEMS = 30 for the
+# list readers and a merge (tests/dialects; make test runs a sample of each
+# in test_forge_dialects.sh).  About 3 minutes on 2 cores.
+DIALECTS = \
+	forgejo:3:50=test_dev_backlog,test_forge_backlog_order,test_forge_branch_gone,test_forge_merge_answer,test_dev_merge.sh,test_dev_pr_closed \
+	gitea:2:50=test_dev_woodpecker,test_supervisor_ci,test_ci_bulk,test_dev_merge.sh \
+	gitea:3:30=test_forge_client,test_dev_backlog,test_supervisor_lists,test_review_pages,test_supervisor_sweep,test_dev_merge.sh
+test-dialects: test-bins
+	O=$(O) tests/dialects $(DIALECTS)
 
 check:
 	$(MAKE) O=build/san CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" test
@@ -458,3 +476,4 @@ FORCE:
 
 .PHONY: all test test-bins check demo bench install install-factory uninstall-factory readme man format-check clean FORCE
 .PHONY: install-systemd fuzz fuzz-bins fuzz-if-clang fuzz-long valgrind faults
+.PHONY: test-dialects

@@ -618,13 +618,22 @@ int
 act_spawn(struct act *a, char *const *argv, const char *log_path,
     const char *what, pid_t *pid)
 {
+	return act_spawn_env(a, argv, NULL, log_path, what, pid);
+}
+
+int
+act_spawn_env(struct act *a, char *const *argv, const char *const *env,
+    const char *log_path, const char *what, pid_t *pid)
+{
+	struct spawn_detached_opts o = {.env_add = env, .log_path = log_path};
+
 	if (pid != NULL)
 		*pid = 0;
 	if (act_would(a, "start %s", what))
 		return 0;
 	if (log_path != NULL)
 		(void)file_mkdir_parent(log_path);
-	if (spawn_detached(argv, NULL, log_path, pid) == -1)
+	if (spawn_detached_ex(argv, &o, pid) == -1)
 		return act_fail(a, "cannot start %s: %s", what,
 		    strerror(errno));
 	return 0;
@@ -662,13 +671,37 @@ out:
 	return r;
 }
 
+/*
+ * A good tick after a failed one: the status file's "tick failed" line
+ * would outlive it (a tick with nothing to do writes no status), so it
+ * is replaced.  Any other line is the tick's own and stays.
+ */
+static const char act_tick_ok_line[] =
+    "tick ok (the last failed tick is in the log)";
+
+static void
+act_tick_ok(const char *path, const char *who)
+{
+	struct buf b;
+
+	buf_init(&b, 0);
+	if (file_read(path, 4096, &b) != -1 &&
+	    strstr(buf_str(&b), ": tick failed: ") != NULL &&
+	    log_status(path, who, "%s", act_tick_ok_line) == -1)
+		log_err("cannot write '%s': %s", path, strerror(errno));
+	buf_free(&b);
+}
+
 int
 act_tick_failed(struct act *a, const char *path, const char *who)
 {
 	char *msg;
 
-	if (a->failed == 0)
+	if (a->failed == 0) {
+		if (path != NULL && !a->dry_run)
+			act_tick_ok(path, who);
 		return 0;
+	}
 	/* What failed first; why was logged with it. */
 	msg = xasprintf("tick failed: %u write%s failed, the first: %.*s",
 	    a->failed, a->failed == 1 ? "" : "s",
@@ -713,31 +746,46 @@ act_delivered(struct act *a, const char *session, enum agent_delivery d)
 }
 
 enum act_inject
-act_inject(struct act *a, const char *session, const char *text)
+act_inject(struct act *a, const char *session, const char *key,
+    const char *text)
 {
+	struct agent_msg m = {.key = key,
+	    .kind = AGENT_MSG_INJECT,
+	    .text = text};
+
 	if (act_would(a, "inject %zu bytes into %s", strlen(text), session))
 		return ACT_INJECT_DRY;
-	return act_delivered(a, session, agent_inject(session, text));
+	return act_delivered(a, session, agent_deliver(session, &m));
 }
 
 enum act_inject
-act_answer(struct act *a, const char *session, const char *reply,
-    const char *text)
+act_answer(struct act *a, const char *session, const char *key,
+    const char *reply, const char *text)
 {
+	struct agent_msg m = {.key = key,
+	    .kind = AGENT_MSG_ANSWER,
+	    .text = text,
+	    .reply = reply};
+
 	if (act_would(a, "pass a reply of %zu bytes to %s", strlen(reply),
 		session))
 		return ACT_INJECT_DRY;
-	return act_delivered(a, session, agent_answer(session, reply, text));
+	return act_delivered(a, session, agent_deliver(session, &m));
 }
 
 enum act_inject
-act_advance(struct act *a, const char *session, const char *signal_path,
-    enum phase next, const char *text)
+act_advance(struct act *a, const char *session, const char *key,
+    const char *signal_path, enum phase next, const char *text)
 {
+	struct agent_msg m = {.key = key,
+	    .kind = AGENT_MSG_ADVANCE,
+	    .text = text,
+	    .signal_path = signal_path,
+	    .next = next};
+
 	if (act_would(a, "move %s on to %s", session, phase_name(next)))
 		return ACT_INJECT_DRY;
-	return act_delivered(a, session,
-	    agent_advance(session, signal_path, next, text));
+	return act_delivered(a, session, agent_deliver(session, &m));
 }
 
 int

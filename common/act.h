@@ -164,6 +164,9 @@ int act_signal(struct act *, pid_t pid);
  */
 int act_spawn(struct act *, char *const *argv, const char *log_path,
     const char *what, pid_t *pid);
+/* The same with env ("K=V", NULL-ended) added to its environment. */
+int act_spawn_env(struct act *, char *const *argv, const char *const *env,
+    const char *log_path, const char *what, pid_t *pid);
 /*
  * Run argv to its end (spawn_run(): output into out, exit status in
  * *status).  Returns spawn_run()'s result; 0 under dry-run with *status 0.
@@ -183,20 +186,27 @@ int act_git(struct act *, const char *dir, const char *const *args);
  * first (the start of its log line, up to the reason), also into the
  * status file at path (NULL: none): "who: tick failed: 2 writes failed,
  * the first: cannot comment on #3".  Returns 1 when any effect failed
- * (the tick exits 1), else 0.
+ * (the tick exits 1), else 0; a tick without failures replaces a "tick
+ * failed" line an earlier tick left in the status file with "who: tick
+ * ok (the last failed tick is in the log)".
  */
 int act_tick_failed(struct act *, const char *path, const char *who);
 
-/* Agent sessions (the agent seam). */
+/*
+ * Agent sessions (the agent seam).  Every message is delivered once
+ * across crashes by agent_deliver(): key names it (what, about what:
+ * "ci SHA success 0"), and a key delivered before is not typed again.
+ */
 /* Start a session and wait until it is ready for a prompt. */
 int act_agent_start(struct act *, const struct agent_spec *);
 /* Type text into a session as one prompt. */
-enum act_inject act_inject(struct act *, const char *session, const char *text);
-/* A person's reply to the agent's question (agent_answer()). */
-enum act_inject act_answer(struct act *, const char *session, const char *reply,
+enum act_inject act_inject(struct act *, const char *session, const char *key,
     const char *text);
+/* A person's reply to the agent's question (agent_answer()). */
+enum act_inject act_answer(struct act *, const char *session, const char *key,
+    const char *reply, const char *text);
 /* The work moves on to phase next (agent_advance()). */
-enum act_inject act_advance(struct act *, const char *session,
+enum act_inject act_advance(struct act *, const char *session, const char *key,
     const char *signal_path, enum phase next, const char *text);
 /* Stop a session; one already gone counts as stopped. */
 int act_kill(struct act *, const char *session);

@@ -12,6 +12,16 @@
  * backend knows a session by its name alone, and may keep per-session
  * state of its own on disk under the state directory it is given (a
  * JSON checkpoint, seeds/003; a marker handshake, seeds/004).
+ *
+ * Every message typed into a session, whatever its backend and whoever
+ * sends it, goes through agent_deliver(): it is delivered once across
+ * crashes (intent.h).  Its intent is recorded before it is typed and it
+ * is marked delivered once the backend says so; a message found
+ * recorded and not marked (the sender died between the two, or the try
+ * was not confirmed) is settled by asking the backend whether the
+ * session has it (its pane shows it, the agent worked since, its
+ * mailbox took it: agent_backend.seen), never by typing it again
+ * blindly.
  */
 #ifndef AGENT_H
 #define AGENT_H
@@ -32,9 +42,10 @@ struct buf;
 
 /* How the tools run agents: given once, at start-up, to agent_use(). */
 struct agent_conf {
-	const char *protocol;	 /* backend name; NULL: the default */
-	const char *state_dir;	 /* per-session state (the run dir) */
-	const char *tmux_socket; /* -L of the tmux server, or NULL */
+	const char *protocol;	   /* backend name; NULL: the default */
+	const char *state_dir;	   /* per-session state (the run dir) */
+	const char *tmux_socket;   /* -L of the tmux server, or NULL */
+	const char *ready_pattern; /* the input box's prompt glyph */
 	/* The factory's Claude session lock (agent_lock.h); NULL: none. */
 	const char *session_lock;
 	int session_lock_wait_s;
@@ -63,6 +74,31 @@ struct agent_spec {
 	const char *ready_pattern; /* pane text meaning ready */
 	const char *ready_marker;  /* or this file appearing */
 	int ready_timeout_s;
+	/*
+	 * The first message (key and text), or NULL: recorded before the
+	 * session starts, so that a tick that dies between the start and
+	 * the message leaves it to the next (agent_pending()).  The caller
+	 * delivers it with agent_deliver() once the start returned.
+	 */
+	const char *first_key;
+	const char *first_text;
+};
+
+/* How a message reaches the session (agent_deliver()). */
+enum agent_msg_kind {
+	AGENT_MSG_INJECT, /* text, as one prompt */
+	AGENT_MSG_ANSWER, /* a person's reply (agent_answer()) */
+	AGENT_MSG_ADVANCE /* the work moves on (agent_advance()) */
+};
+
+/* A message for a session. */
+struct agent_msg {
+	const char *key; /* names it: delivered once (a line, < 200 bytes) */
+	enum agent_msg_kind kind;
+	const char *text;
+	const char *reply;	 /* AGENT_MSG_ANSWER: the person's words */
+	const char *signal_path; /* AGENT_MSG_ADVANCE: the phase file */
+	enum phase next;	 /* AGENT_MSG_ADVANCE: the phase */
 };
 
 /*
@@ -114,6 +150,20 @@ struct agent_backend {
 	/* Optional (NULL: agent_advance() injects text). */
 	enum agent_delivery (*advance)(const char *session,
 	    const char *signal_path, enum phase next, const char *text);
+	/*
+	 * Optional (NULL: 0).  A count that grows when the session is given
+	 * m (tmux: how often its pane shows m's first line), taken before m
+	 * is typed, or -1 when it cannot be had.
+	 */
+	long long (*stamp)(const char *session, const struct agent_msg *m);
+	/*
+	 * Optional (NULL: 0).  Whether the session has m, whose delivery
+	 * was recorded (and maybe tried) at at, with stamp() then stamp, and
+	 * not confirmed: 1 it has, 0 it has not and can take it now, -1
+	 * cannot tell now (try on a later tick).
+	 */
+	int (*seen)(const char *session, const struct agent_msg *m, time_t at,
+	    long long stamp);
 };
 
 /*
@@ -143,9 +193,26 @@ void agent_unreserve(void);
  */
 int agent_start(const struct agent_spec *, char *err, size_t errsz);
 /*
+ * Deliver m to the session once, across crashes (see above):
+ * AGENT_DELIVERED when it has it (now, or before: nothing typed then),
+ * AGENT_NOT_DELIVERED when it is to be tried on a later tick (another
+ * process is typing into the session, the backend did not confirm, or
+ * whether it arrived cannot be told now), AGENT_INJECT_ERROR on an
+ * error (its intent could not be recorded: nothing typed).
+ */
+enum agent_delivery agent_deliver(const char *session,
+    const struct agent_msg *m);
+/*
+ * The session's message recorded and not delivered whose key starts with
+ * prefix: 1 with its key and text in *key and *text (caller frees both),
+ * 0 when there is none, -1 when the record cannot be read.
+ */
+int agent_pending(const char *session, const char *prefix, char **key,
+    char **text);
+/*
  * Deliver text as one prompt, once the session holds the Claude session
  * lock again (a waiting agent gave it up): AGENT_NOT_DELIVERED when it
- * stayed busy.
+ * stayed busy.  The backend's own step: senders use agent_deliver().
  */
 enum agent_delivery agent_inject(const char *session, const char *text);
 /* 1 alive, 0 gone, -1 cannot tell. */
@@ -161,7 +228,10 @@ int agent_read_signal(const char *session, const char *signal_path,
  * shows, history included) to out.  0, or -1.
  */
 int agent_capture(const char *session, int lines, struct buf *out);
-/* Stop the agent; one already gone counts as stopped.  0 or -1. */
+/*
+ * Stop the agent; one already gone counts as stopped.  Its record of
+ * messages goes with it.  0 or -1.
+ */
 int agent_kill(const char *session);
 /* 1 when name can name a session of the backend, else 0. */
 int agent_valid_name(const char *name);

@@ -1,9 +1,12 @@
 /*
  * The agent backend of protocol "checkpoint" (seeds/003): each prompt is
- * one run of the agent, `COMMAND -p PROMPT --output-format json
- * --dangerously-skip-permissions [--resume ID]`, detached in its own
- * process group, which ends by writing a JSON checkpoint (checkpoint.h)
- * to $CTRLRELAY_STATE_FILE.  Between runs no agent process exists.
+ * one run of the agent, `COMMAND -p --output-format json
+ * --dangerously-skip-permissions [--resume ID]` with the prompt on its
+ * standard input (`claude -p` reads it there when no prompt argument is
+ * given: a command line is readable by every local user, and one
+ * argument is at most 128 KiB), detached in its own process group, which
+ * ends by writing a JSON checkpoint (checkpoint.h) to
+ * $CTRLRELAY_STATE_FILE.  Between runs no agent process exists.
  *
  * A session is a directory under the state directory,
  * "checkpoint-SESSION/", holding
@@ -19,6 +22,8 @@
  *                    two ticks never start two runs
  *   checkpoint.json  the run's checkpoint; out.json and err.txt its
  *                    standard output and error
+ *   prompt.txt       the prompt of the run being started (0600), its
+ *                    standard input, removed once it runs
  *
  * The pollers see the checkpoint as phases: once a run has ended, the
  * first tick that looks (agent_read_signal(), agent_alive(),
@@ -48,6 +53,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent.h"
+#include "agent_exec.h"
 #include "agent_lock.h"
 #include "buf.h"
 #include "checkpoint.h"
@@ -87,6 +93,7 @@ struct ck_state {
 	long long phase_ns;  /* the phase file's mtime as the run started */
 	char outcome[16];    /* of run `read`: done, blocked, failed, lost */
 	char agent[256];     /* the agent's own session id, or "" */
+	char msg[24];	     /* the last run's message (ck_hash()), or "" */
 };
 
 /* What agent_start() was given (spec.json). */
@@ -139,8 +146,7 @@ static void ck_spec_free(struct ck_spec *);
 static int ck_lock(const char *, int *);
 static int ck_wait_end(const char *, int, int *);
 static int ck_overdue(const char *, struct ck_state *);
-static char **ck_argv(const struct ck_spec *, const struct ck_state *,
-    const char *);
+static char **ck_argv(const struct ck_spec *, const struct ck_state *);
 static char **ck_env(const char *, const struct ck_spec *);
 static void ck_markers_clear(const char *);
 static int ck_launch(const char *, int, struct ck_state *,
@@ -173,6 +179,10 @@ static int agent_checkpoint_valid_name(const char *);
 static int agent_checkpoint_capture(const char *, int, struct buf *);
 static int agent_checkpoint_list(const char *, char ***, size_t *);
 static int agent_checkpoint_activity(const char *, time_t *);
+static void ck_hash(const char *, char *, size_t);
+static char *ck_answer_prompt(const char *);
+static int agent_checkpoint_seen(const char *, const struct agent_msg *, time_t,
+    long long);
 
 const struct agent_backend agent_checkpoint_backend = {
     .protocol = AGENT_PROTOCOL_CHECKPOINT,
@@ -189,6 +199,7 @@ const struct agent_backend agent_checkpoint_backend = {
     .activity = agent_checkpoint_activity,
     .answer = agent_checkpoint_answer,
     .advance = agent_checkpoint_advance,
+    .seen = agent_checkpoint_seen,
 };
 
 static int
@@ -270,6 +281,8 @@ ck_state_load(const char *session, struct ck_state *st)
 		snprintf(st->outcome, sizeof(st->outcome), "%s", s);
 	if ((s = json_str(j, "agent_session")) != NULL)
 		snprintf(st->agent, sizeof(st->agent), "%s", s);
+	if ((s = json_str(j, "msg")) != NULL)
+		snprintf(st->msg, sizeof(st->msg), "%s", s);
 	cJSON_Delete(j);
 	return 0;
 }
@@ -293,6 +306,7 @@ ck_state_save(const char *session, const struct ck_state *st)
 	cJSON_AddStringToObject(j, "phase_ns", ns);
 	cJSON_AddStringToObject(j, "outcome", st->outcome);
 	cJSON_AddStringToObject(j, "agent_session", st->agent);
+	cJSON_AddStringToObject(j, "msg", st->msg);
 	text = json_print(j);
 	if ((r = file_write_atomic(path, text, strlen(text), 0600, 1)) == -1)
 		log_msg("cannot write '%s': %s", path, strerror(errno));
@@ -458,10 +472,11 @@ ck_overdue(const char *session, struct ck_state *st)
 
 /*
  * The run's command line: the agent command, the permission flag when it
- * lacks it, the prompt, JSON output, the agent's session to resume.
+ * lacks it, print mode with JSON output, the agent's session to resume.
+ * The prompt is not on it: it is the run's standard input.
  */
 static char **
-ck_argv(const struct ck_spec *sp, const struct ck_state *st, const char *prompt)
+ck_argv(const struct ck_spec *sp, const struct ck_state *st)
 {
 	static const char skip[] = "--dangerously-skip-permissions";
 	size_t n = strv_len(sp->argv), i, k = 0;
@@ -473,7 +488,6 @@ ck_argv(const struct ck_spec *sp, const struct ck_state *st, const char *prompt)
 		v[k++] = xstrdup(sp->argv[i]);
 	}
 	v[k++] = xstrdup("-p");
-	v[k++] = xstrdup(prompt);
 	v[k++] = xstrdup("--output-format");
 	v[k++] = xstrdup("json");
 	if (!has_skip)
@@ -536,9 +550,12 @@ ck_launch(const char *session, int fd, struct ck_state *st,
 	char *out = ck_path(session, "out.json"),
 	     *err = ck_path(session, "err.txt");
 	char *ckpt = ck_path(session, "checkpoint.json");
-	char **argv = ck_argv(sp, st, prompt), **env = ck_env(session, sp);
+	char *in = ck_path(session, "prompt.txt");
+	char **argv = ck_argv(sp, st), **env = ck_env(session, sp);
 	struct spawn_detached_opts o = {.cwd = sp->workdir,
 	    .env_add = (const char *const *)env,
+	    .env_keep = agent_exec_inherits,
+	    .in_path = in,
 	    .out_path = out,
 	    .err_path = err};
 	int keep[3] = {fd, -1, -1}, r, claude;
@@ -564,7 +581,10 @@ ck_launch(const char *session, int fd, struct ck_state *st,
 	st->pgid = 0;
 	st->phase_ns = ck_phase_ns(sp->signal);
 	r = -1;
-	if (ck_state_save(session, st) == 0) {
+	if (file_write_atomic(in, prompt, strlen(prompt), 0600, 0) == -1)
+		log_msg("session %s: cannot write '%s': %s", session, in,
+		    strerror(errno));
+	else if (ck_state_save(session, st) == 0) {
 		if (spawn_detached_ex(argv, &o, &pid) == -1)
 			log_msg("session %s: cannot start run %lld of '%s': %s",
 			    session, st->runs, argv[0], strerror(errno));
@@ -577,6 +597,8 @@ ck_launch(const char *session, int fd, struct ck_state *st,
 			r = 0;
 		}
 	}
+	/* The run has it open, or none will: it goes. */
+	(void)file_remove(in);
 	/* A run holds both locks now: close, never unlock. */
 	if (claude != -1)
 		close(claude);
@@ -585,6 +607,7 @@ ck_launch(const char *session, int fd, struct ck_state *st,
 out:
 	strv_free(env);
 	strv_free(argv);
+	free(in);
 	free(ckpt);
 	free(out);
 	free(err);
@@ -707,8 +730,8 @@ ck_on_blocked(const char *session, struct ck_state *st,
 
 /*
  * FAILED: one resume run with the error when recoverable (1: fd handed
- * to it), else (or when it cannot start) PHASE:failed with the error and
- * the output's tail.
+ * to it), else (or when it cannot start) PHASE:failed with the error
+ * (secrets masked) as its reason, and the output's tail logged.
  */
 static int
 ck_on_failed(const char *session, int fd, struct ck_state *st,
@@ -736,9 +759,13 @@ ck_on_failed(const char *session, int fd, struct ck_state *st,
 		}
 		log_msg("session %s: the resume run did not start", session);
 	}
+	/* The output stays in the log: the reason is posted on the issue. */
 	tail = ck_tail(session, 400);
-	why = xasprintf("%s%s — output: %s", err,
-	    c->recoverable ? " (failed again)" : " (not recoverable)", tail);
+	if (*tail != '\0')
+		log_msg("session %s: run %lld output (tail): %s", session,
+		    st->runs, tail);
+	why = xasprintf("%s%s", err,
+	    c->recoverable ? " (failed again)" : " (not recoverable)");
 	free(err);
 	free(tail);
 	err = ck_one_line(why);
@@ -904,6 +931,8 @@ agent_checkpoint_inject(const char *session, const char *text)
 	}
 	prompt = st.runs == 0 ? xasprintf("%s%s", text, ck_protocol_text) :
 				xstrdup(text);
+	/* Saved with the run's start: the message it was started for. */
+	ck_hash(text, st.msg, sizeof(st.msg));
 	switch (ck_launch(session, fd, &st, &sp, prompt)) {
 	case 0:
 		d = AGENT_DELIVERED;
@@ -921,14 +950,63 @@ agent_checkpoint_inject(const char *session, const char *text)
 	return d;
 }
 
-/* The reference's prompt for a person's answer. */
+/* The reference's prompt for a person's answer.  Caller frees. */
+static char *
+ck_answer_prompt(const char *reply)
+{
+	return xasprintf("User answered: %s\n\nContinue from where you left "
+			 "off.",
+	    reply);
+}
+
+/* The message text identifies, as it is kept in state.json. */
+static void
+ck_hash(const char *text, char *out, size_t outsz)
+{
+	unsigned long long h = 14695981039346656037ULL;
+
+	for (; *text != '\0'; text++) {
+		h ^= (unsigned char)*text;
+		h *= 1099511628211ULL;
+	}
+	snprintf(out, outsz, "%016llx", h);
+}
+
+/*
+ * A message recorded and not confirmed: the session has it when its last
+ * run was started for it (a note of a phase: when the phase file says
+ * it).  Otherwise it can take it (agent_checkpoint_inject() waits for a
+ * run that is going).
+ */
+static int
+agent_checkpoint_seen(const char *session, const struct agent_msg *m, time_t at,
+    long long stamp)
+{
+	struct phase_info pi;
+	struct ck_state st;
+	char h[sizeof(st.msg)], *prompt;
+
+	(void)at;
+	(void)stamp;
+	if (m->kind == AGENT_MSG_ADVANCE)
+		return phase_read(m->signal_path, &pi) == 0 &&
+		    pi.phase == m->next;
+	if (ck_state_load(session, &st) != 0)
+		return -1;
+	if (m->kind == AGENT_MSG_ANSWER) {
+		prompt = ck_answer_prompt(m->reply);
+		ck_hash(prompt, h, sizeof(h));
+		free(prompt);
+	} else
+		ck_hash(m->text, h, sizeof(h));
+	return st.runs > 0 && strcmp(st.msg, h) == 0;
+}
+
 static enum agent_delivery
 agent_checkpoint_answer(const char *session, const char *reply,
     const char *text)
 {
-	char *prompt = xasprintf("User answered: %s\n\nContinue from where "
-				 "you left off.",
-	    reply);
+	char *prompt = ck_answer_prompt(reply);
 	enum agent_delivery d = agent_checkpoint_inject(session, prompt);
 
 	(void)text;
@@ -1026,7 +1104,8 @@ static void
 ck_remove_all(const char *session)
 {
 	static const char *const leaves[] = {"spec.json", "state.json",
-	    "checkpoint.json", "out.json", "err.txt", "run.lock", NULL};
+	    "checkpoint.json", "out.json", "err.txt", "prompt.txt", "run.lock",
+	    NULL};
 	char *path, *dir = ck_path(session, NULL);
 	size_t i;
 

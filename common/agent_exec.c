@@ -23,6 +23,7 @@
 #include "agent_lock.h"
 #include "buf.h"
 #include "file.h"
+#include "redact.h"
 #include "xmalloc.h"
 
 /* The largest variables file a wrapper reads. */
@@ -45,6 +46,7 @@ static void agent_exec_push(char ***, size_t *, const char *);
 static int agent_exec_parse(int, char *[], struct agent_exec *, char ***,
     char *, size_t);
 static int agent_exec_env_read(const char *, struct buf *);
+static void agent_exec_env_scrub(void);
 static void agent_exec_env_apply(struct buf *);
 static void agent_exec_on_signal(int);
 static void agent_exec_signals(int);
@@ -57,6 +59,15 @@ static int agent_exec_supervise(const struct agent_exec *, char *const *,
     char *, size_t);
 static int agent_exec_run(const struct agent_exec *, char *const *, char *,
     size_t);
+
+int
+agent_exec_inherits(const char *name)
+{
+	if (strncmp(name, "ANTHROPIC_", 10) == 0 ||
+	    strncmp(name, "CLAUDE_", 7) == 0)
+		return 1;
+	return !redact_secret_name(name);
+}
 
 int
 agent_exec_self(char *buf, size_t bufsz)
@@ -147,6 +158,10 @@ agent_exec_argv(const char *exe, const struct agent_exec *x, char *const *cmd)
 			agent_exec_push(&v, &n, "--watch");
 			agent_exec_push(&v, &n, x->watch);
 		}
+		if (x->handover != NULL) {
+			agent_exec_push(&v, &n, "--handover");
+			agent_exec_push(&v, &n, x->handover);
+		}
 	}
 	agent_exec_push(&v, &n, "--");
 	for (i = 0; cmd[i] != NULL; i++)
@@ -160,9 +175,9 @@ agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
     char *err, size_t errsz)
 {
 	static const char *const names[] = {"--env", "--lock", "--wait",
-	    "--state", "--request", "--watch"};
+	    "--state", "--request", "--watch", "--handover"};
 	const char **fields[] = {&x->env_file, &x->lock, NULL, &x->state,
-	    &x->request, &x->watch};
+	    &x->request, &x->watch, &x->handover};
 	char *end;
 	size_t k;
 	int i;
@@ -191,8 +206,8 @@ agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
 	    (x->lock != NULL && (x->state == NULL || x->request == NULL))) {
 		snprintf(err, errsz,
 		    "usage: %s [--env FILE] [--state FILE] [--lock PATH "
-		    "--wait SECONDS --request FILE [--watch FILE]] -- "
-		    "COMMAND...",
+		    "--wait SECONDS --request FILE [--watch FILE] "
+		    "[--handover SOCKET]] -- COMMAND...",
 		    AGENT_EXEC_MODE);
 		return -1;
 	}
@@ -231,6 +246,30 @@ out:
 	explicit_bzero(chunk, sizeof(chunk));
 	(void)close(fd);
 	return r;
+}
+
+/* Drop the inherited variables an agent may not have. */
+static void
+agent_exec_env_scrub(void)
+{
+	extern char **environ;
+	char **drop = NULL, *name;
+	size_t n = 0, i;
+
+	for (i = 0; environ[i] != NULL; i++) {
+		name = xstrndup(environ[i], strcspn(environ[i], "="));
+		if (agent_exec_inherits(name)) {
+			free(name);
+			continue;
+		}
+		drop = xreallocarray(drop, n + 1, sizeof(*drop));
+		drop[n++] = name;
+	}
+	for (i = 0; i < n; i++) {
+		(void)unsetenv(drop[i]);
+		free(drop[i]);
+	}
+	free(drop);
 }
 
 /* Put every "K=V" of the file's text into the environment, then wipe it. */
@@ -381,6 +420,7 @@ agent_exec_supervise(const struct agent_exec *x, char *const *cmd, char *err,
     size_t errsz)
 {
 	struct agent_lock_holder h = {.path = x->lock,
+	    .handover = x->handover,
 	    .wait_s = x->wait_s,
 	    .state = x->state,
 	    .request = x->request,
@@ -444,6 +484,7 @@ agent_exec_run(const struct agent_exec *x, char *const *cmd, char *err,
 		buf_free(&env);
 		return 1;
 	}
+	agent_exec_env_scrub();
 	agent_exec_env_apply(&env);
 	buf_free(&env);
 	if (x->lock != NULL)

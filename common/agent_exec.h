@@ -3,12 +3,15 @@
  * chosen by their first argument before any configuration is read:
  *
  *   EXE --agent-exec [--env FILE] [--state FILE] [--lock PATH
- *       --wait SECONDS --request FILE [--watch PHASE_FILE]] -- COMMAND...
+ *       --wait SECONDS --request FILE [--watch PHASE_FILE]
+ *       [--handover SOCKET]] -- COMMAND...
  *
  * FILE holds the variables the agent gets (agent_exec_env_write(): a
  * private file, never a command line, where any local user could read
- * the tokens); the wrapper reads and removes it and runs COMMAND with
- * them added to its environment, found on the PATH they give; why it
+ * the tokens); the wrapper reads and removes it, drops the inherited
+ * variables an agent may not have (agent_exec_inherits()) and runs
+ * COMMAND with the file's added to its environment, found on the PATH
+ * they give; why it
  * could not is written to the state file (agent_lock.h).  Without
  * --lock it becomes COMMAND (exec).  With --lock it holds the factory's
  * Claude session lock for the session (agent_lock.h): it takes it before
@@ -16,6 +19,8 @@
  * COMMAND as its child in the same process group (the terminal's), gives
  * the lock up and takes it again as the phase file and the ticks' requests
  * say, passes SIGHUP and SIGTERM on, and exits with the agent's status.
+ * With --handover it first takes the lock from the tick that started the
+ * session, over SOCKET (agent_lock.h), before it waits for it itself.
  */
 #ifndef AGENT_EXEC_H
 #define AGENT_EXEC_H
@@ -35,8 +40,19 @@ struct agent_exec {
 	const char *state;
 	const char *request;
 	const char *watch;
+	const char *handover;
 };
 
+/*
+ * 1 when an agent may keep a variable called name that it inherits (from
+ * the tmux server, or from the tick that starts a one-shot run): any
+ * whose name does not say it holds a secret (redact_secret_name()), and
+ * the agent CLI's own settings (ANTHROPIC_*, CLAUDE_*) whatever their
+ * names.  Anything else (another role's token, the CI token, a password)
+ * is dropped before the agent starts; the variables it is given
+ * (config_agent_env(), the file above) come on top.
+ */
+int agent_exec_inherits(const char *name);
 /*
  * The absolute path of the running executable (the one that serves
  * --agent-exec and --hook) into buf.  0, or -1 when it cannot be told.

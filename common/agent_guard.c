@@ -108,6 +108,8 @@ static const char *shell_script(const char *, char *const *, size_t);
 static int check_cmd(const struct guard_ctx *, const struct guard_cmd *, int,
     char *, size_t);
 static int matches(const char *, const char *);
+static int writes(const char *);
+static int check_judging(const char *, char *, size_t);
 static int check_api(const char *, char *, size_t);
 static int check_text(const struct guard_ctx *, const char *, int, char *,
     size_t);
@@ -939,16 +941,26 @@ check_docker(const char *name, char *const *w, size_t n, char *why,
 	    name, sub);
 }
 
-/* tea (the forge's CLI): merging or closing is the orchestrator's job. */
+/*
+ * tea (the forge's CLI): merging or closing is the orchestrator's job,
+ * reviewing the review bot's.
+ */
 static int
 check_tea(char *const *w, size_t n, char *why, size_t whysz)
 {
+	static const char *const judging[] = {"approve", "lgtm", "reject",
+	    "review", NULL};
 	const char *sub, *verb;
 	size_t at;
 
 	if ((sub = subcommand(w, n, &at, NULL)) == NULL ||
 	    (verb = subcommand(w + at, n - at, &at, NULL)) == NULL)
 		return 0;
+	if (one_of(verb, judging))
+		return refuse(why, whysz,
+		    "BLOCKED: reviewing or approving a pull request is the "
+		    "review bot's job, never the developer's; push your "
+		    "branch and write PHASE:awaiting_ci instead");
 	if (strcmp(verb, "merge") == 0 || strcmp(verb, "m") == 0)
 		return refuse(why, whysz,
 		    "BLOCKED: merging is the orchestrator's job; push and "
@@ -1091,7 +1103,65 @@ matches(const char *re, const char *text)
 	return r;
 }
 
-/* Merge and close calls to the forge API, anywhere in the text. */
+/*
+ * Whether the text sends something rather than reads: an HTTP method
+ * that writes (curl -X, also among other short options, wget --method,
+ * httpie's first word, a client library's post() or method=), or a
+ * request body (curl -d or -F, also among other short options, --data,
+ * --json, --form, wget --post-data, --body-data).  A text that only
+ * reads may look like one (cut -d ','): it is refused all the same when
+ * it names a judging call.
+ */
+static int
+writes(const char *text)
+{
+	return matches("(^|[[:space:]])(-[[:alpha:]]*X|--request|--method)"
+		       "[[:space:]=]*['\"]?(POST|PUT|PATCH|DELETE)",
+		   text) ||
+	    matches("(^|[[:space:]])(-[[:alpha:]]*[dF]|--data[-a-z]*|--json|"
+		    "--form[-a-z]*|--post-data|--post-file|--body-data|"
+		    "--body-file)([[:space:]=]|$)",
+		text) ||
+	    matches("(^|[[:space:]])(http|https|xh|xhs)[[:space:]]+"
+		    "(POST|PUT|PATCH|DELETE)[[:space:]]",
+		text) ||
+	    matches("\\.(post|put|patch|delete|request)[[:space:]]*\\(",
+		text) ||
+	    matches("method[\"']?[[:space:]]*[=:][[:space:]]*['\"]?"
+		    "(POST|PUT|PATCH|DELETE|post|put|patch|delete)",
+		text);
+}
+
+/*
+ * The forge API calls that judge work instead of doing it, anywhere in
+ * the text: a review (an approval, a request for changes, the submission
+ * of a pending one, its dismissal or deletion), a commit status (CI's
+ * verdict), the branch protection (what a merge needs).  Reading them
+ * stays allowed.
+ */
+static int
+check_judging(const char *text, char *why, size_t whysz)
+{
+	if (matches("/pulls/[0-9]+/(files/)?reviews/[0-9]+/(un)?dismissals",
+		text) ||
+	    (matches("/pulls/[0-9]+/(files/)?reviews", text) && writes(text)))
+		return refuse(why, whysz,
+		    "BLOCKED: reviewing, approving or dismissing a review of a "
+		    "pull request is the review bot's job, never the "
+		    "developer's; push your branch and write PHASE:awaiting_ci "
+		    "instead");
+	if (matches("/statuses/[0-9a-fA-F$]", text) && writes(text))
+		return refuse(why, whysz,
+		    "BLOCKED: setting a commit status is CI's job; push and "
+		    "let CI run");
+	if (matches("/branch_protections", text) && writes(text))
+		return refuse(why, whysz,
+		    "BLOCKED: the branch protection (the reviews and checks a "
+		    "merge needs) is the operator's");
+	return 0;
+}
+
+/* Merge, close and review calls to the forge API, anywhere in the text. */
 static int
 check_api(const char *text, char *why, size_t whysz)
 {
@@ -1100,6 +1170,8 @@ check_api(const char *text, char *why, size_t whysz)
 		    "BLOCKED: merging through the forge API is the "
 		    "orchestrator's job; push your branch and write "
 		    "PHASE:awaiting_ci instead");
+	if (check_judging(text, why, whysz))
+		return 1;
 	if (matches("/(issues|pulls)/[0-9]+.*state.*closed", text))
 		return refuse(why, whysz,
 		    "BLOCKED: closing issues and PRs through the forge API is "

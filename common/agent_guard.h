@@ -7,6 +7,9 @@
  * - removes recursively anything outside the worktree (scratch space
  *   strictly below /tmp excepted);
  * - asks the forge API to merge a PR or close an issue or PR;
+ * - asks it to review a PR (approve, request changes, submit a pending
+ *   review, dismiss or delete one), set a commit status or change the
+ *   branch protection, or does so through tea (reading is allowed);
  * - checks out or switches to the primary branch;
  * - touches a path under the factory's root (FACTORY_ROOT) that is not
  *   in the worktree or the run directory;

@@ -3,9 +3,15 @@
  * start sessions and type into them, and the wrapper that holds the
  * lock for a session (see agent_lock.h).
  */
+/* accept4(2), struct ucred (SO_PEERCRED). */
+#define _GNU_SOURCE
+#include <sys/types.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +60,18 @@ static void agent_lock_state_mine(struct agent_lock_holder *, const char *);
 static int agent_lock_take(struct agent_lock_holder *, int (*)(void *), void *);
 static int agent_lock_phase_changed(struct agent_lock_holder *);
 static int agent_lock_waiting(const char *);
+static int agent_lock_sockaddr(const char *, struct sockaddr_un *);
+static int agent_lock_peer_is_me(int);
+static int agent_lock_wait_in(int, long long);
+static int agent_lock_accept(int, long long, const char *,
+    int (*)(const char *));
+static int agent_lock_send(int, int);
+static int agent_lock_receive(struct agent_lock_holder *);
+static int agent_lock_take_fd(int, const char *);
+
+/* The byte sent with the descriptor, and the wrapper's answer. */
+#define AGENT_LOCK_HANDOVER_SEND 'L'
+#define AGENT_LOCK_HANDOVER_ACK 'K'
 
 void
 agent_lock_configure(const char *path, int wait_s)
@@ -128,6 +146,253 @@ agent_lock_unreserve(void)
 {
 	lock_release(agent_lock_reserved);
 	agent_lock_reserved = -1;
+}
+
+/* A socket address for path: 0, or -1 (ENAMETOOLONG) when it is long. */
+static int
+agent_lock_sockaddr(const char *path, struct sockaddr_un *sa)
+{
+	size_t n = strlen(path);
+
+	memset(sa, 0, sizeof(*sa));
+	if (n >= sizeof(sa->sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	sa->sun_family = AF_UNIX;
+	memcpy(sa->sun_path, path, n + 1);
+	return 0;
+}
+
+/* Whether the process at the other end of the socket fd is this user. */
+static int
+agent_lock_peer_is_me(int fd)
+{
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+
+	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0 &&
+	    cr.uid == geteuid();
+}
+
+/* Wait until fd can be read, until deadline (ms): 1, 0 time up, -1. */
+static int
+agent_lock_wait_in(int fd, long long deadline)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	long long left;
+	int r;
+
+	while ((left = deadline - agent_lock_now_ms()) > 0) {
+		r = poll(&p, 1,
+		    left < AGENT_LOCK_POLL_MS ? (int)left : AGENT_LOCK_POLL_MS);
+		if (r == 1)
+			return 1;
+		if (r == -1 && errno != EINTR)
+			return -1;
+		if (r == 0)
+			return 0;
+	}
+	return 0;
+}
+
+int
+agent_lock_handover_listen(const char *path, int *sfd)
+{
+	struct sockaddr_un sa;
+	mode_t old;
+	int fd, r, saved;
+
+	*sfd = -1;
+	if (agent_lock_reserved == -1) {
+		errno = ENOLCK;
+		return -1;
+	}
+	if (agent_lock_sockaddr(path, &sa) == -1 ||
+	    (fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	(void)unlink(path);
+	/* Only this user may connect: the socket is made 0600. */
+	old = umask(0177);
+	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old);
+	if (r == -1 || listen(fd, 4) == -1) {
+		saved = errno;
+		(void)close(fd);
+		if (r == 0)
+			(void)unlink(path);
+		errno = saved;
+		return -1;
+	}
+	*sfd = fd;
+	return 0;
+}
+
+/*
+ * A connection on the listening socket sfd from this user's process,
+ * until deadline (ms) or session is gone: its descriptor, or -1.
+ */
+static int
+agent_lock_accept(int sfd, long long deadline, const char *session,
+    int (*alive)(const char *))
+{
+	int cfd, polls;
+
+	for (polls = 1;; polls++) {
+		switch (agent_lock_wait_in(sfd,
+		    agent_lock_now_ms() + AGENT_LOCK_POLL_MS)) {
+		case -1:
+			return -1;
+		case 1:
+			if ((cfd = accept4(sfd, NULL, NULL, SOCK_CLOEXEC)) ==
+			    -1)
+				break;
+			if (agent_lock_peer_is_me(cfd))
+				return cfd;
+			(void)close(cfd);
+			break;
+		default:
+			break;
+		}
+		if (agent_lock_now_ms() >= deadline ||
+		    (polls % AGENT_LOCK_ALIVE_EVERY == 0 && alive != NULL &&
+			alive(session) == 0))
+			return -1;
+	}
+}
+
+/* Send fd over the connected socket cfd (SCM_RIGHTS): 0 or -1. */
+static int
+agent_lock_send(int cfd, int fd)
+{
+	char byte = AGENT_LOCK_HANDOVER_SEND;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct msghdr msg;
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	memset(&msg, 0, sizeof(msg));
+	memset(&u, 0, sizeof(u));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = u.buf;
+	msg.msg_controllen = sizeof(u.buf);
+	cm = CMSG_FIRSTHDR(&msg);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	while ((n = sendmsg(cfd, &msg, MSG_NOSIGNAL)) == -1 && errno == EINTR)
+		;
+	return n == 1 ? 0 : -1;
+}
+
+int
+agent_lock_handover(int sfd, const char *path, const char *session,
+    int (*alive)(const char *))
+{
+	long long deadline;
+	char ack = 0;
+	int cfd = -1, r = -1;
+
+	if (sfd == -1)
+		goto out;
+	deadline = agent_lock_now_ms() + AGENT_LOCK_START_SLACK_S * 1000LL;
+	if (agent_lock_reserved == -1 ||
+	    (cfd = agent_lock_accept(sfd, deadline, session, alive)) == -1 ||
+	    agent_lock_send(cfd, agent_lock_reserved) == -1)
+		goto out;
+	/*
+	 * Sent: the wrapper shares the lock's open file description now (or
+	 * it will go with the message, should the wrapper die first).  It
+	 * is closed here, never unlocked, which would unlock it for both.
+	 */
+	(void)close(agent_lock_reserved);
+	agent_lock_reserved = -1;
+	r = 0;
+	if (agent_lock_wait_in(cfd, deadline) == 1)
+		(void)read(cfd, &ack, 1);
+out:
+	if (cfd != -1)
+		(void)close(cfd);
+	if (sfd != -1) {
+		(void)close(sfd);
+		(void)unlink(path);
+	}
+	return r;
+}
+
+/*
+ * The wrapper's side: fd, received, must be the lock file itself (it is
+ * then held: the tick held it on the same open file description).  0,
+ * or -1 (fd closed).
+ */
+static int
+agent_lock_take_fd(int fd, const char *path)
+{
+	struct stat a, b;
+
+	if (fstat(fd, &a) == 0 && lstat(path, &b) == 0 && S_ISREG(b.st_mode) &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+		return 0;
+	(void)close(fd);
+	return -1;
+}
+
+/*
+ * Take the lock from the tick that started the session (h->handover):
+ * connect, receive the descriptor, answer.  0 with h->fd holding it, or
+ * -1 (the wrapper takes the lock itself).
+ */
+static int
+agent_lock_receive(struct agent_lock_holder *h)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	char byte = 0, ack = AGENT_LOCK_HANDOVER_ACK;
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct sockaddr_un sa;
+	struct cmsghdr *cm;
+	struct msghdr msg;
+	int sfd, fd = -1;
+
+	if (agent_lock_sockaddr(h->handover, &sa) == -1 ||
+	    (sfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = u.buf;
+	msg.msg_controllen = sizeof(u.buf);
+	if (connect(sfd, (struct sockaddr *)&sa, sizeof(sa)) == -1 ||
+	    !agent_lock_peer_is_me(sfd) ||
+	    agent_lock_wait_in(sfd,
+		agent_lock_now_ms() + AGENT_LOCK_START_SLACK_S * 1000LL) != 1 ||
+	    recvmsg(sfd, &msg, MSG_CMSG_CLOEXEC) != 1 ||
+	    byte != AGENT_LOCK_HANDOVER_SEND)
+		goto out;
+	cm = CMSG_FIRSTHDR(&msg);
+	if (cm == NULL || cm->cmsg_level != SOL_SOCKET ||
+	    cm->cmsg_type != SCM_RIGHTS ||
+	    cm->cmsg_len != CMSG_LEN(sizeof(int)))
+		goto out;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	if (agent_lock_take_fd(fd, h->path) == -1) {
+		fd = -1;
+		goto out;
+	}
+	(void)write(sfd, &ack, 1);
+	h->fd = fd;
+	lock_note_pid(fd);
+out:
+	(void)close(sfd);
+	return fd != -1 ? 0 : -1;
 }
 
 int
@@ -324,7 +589,9 @@ agent_lock_hold_start(struct agent_lock_holder *h, int (*stop)(void *),
 	h->fd = -1;
 	h->seen_valid = 0;
 	(void)agent_lock_phase_changed(h);
-	if (agent_lock_mkdir(h->path) == -1)
+	if (h->handover != NULL && agent_lock_receive(h) == 0)
+		r = 0;
+	else if (agent_lock_mkdir(h->path) == -1)
 		r = -1;
 	else
 		r = agent_lock_take(h, stop, arg);

@@ -19,8 +19,15 @@
  *
  * A tick about to start a session takes the lock itself first
  * (agent_lock_reserve(): an issue is not claimed while another agent
- * works) and lets go of it once the session's wrapper is there to take
- * it over (agent_lock_unreserve()).
+ * works) and hands it to the session's wrapper without letting go of
+ * it: before the session starts it listens on a socket only this user
+ * can reach (runfiles_lock_handover()), the wrapper connects, and the
+ * tick sends it the descriptor that holds the lock (SCM_RIGHTS).  A
+ * flock(2) lock belongs to the open file description, which both then
+ * share: the lock passes from holder to holder with no moment in which
+ * another waiter could take it.  Only when the hand-over cannot happen
+ * (no socket, a wrapper that never connects) does the tick let go of it
+ * (agent_lock_unreserve()) for the wrapper to take.
  */
 #ifndef AGENT_LOCK_H
 #define AGENT_LOCK_H
@@ -50,6 +57,24 @@ void agent_lock_unreserve(void);
  * closes (never unlocks) once the process has it.
  */
 int agent_lock_hand_over(void);
+/*
+ * The hand-over, the tick's side.  Before the wrapper is started: listen
+ * at path (a new socket, mode 0600) when a lock is reserved.  0 with the
+ * socket in *sfd, or -1 (errno set; *sfd -1): the wrapper takes the lock
+ * itself.
+ */
+int agent_lock_handover_listen(const char *path, int *sfd);
+/*
+ * Once the wrapper was started: send it the reserved lock over sfd
+ * (its peer must be this user), waiting for it a few seconds at most
+ * while alive(session) says it lives.  0 when it was sent (this process
+ * holds the lock no more; the wrapper, or nobody should it have died,
+ * has it), -1 when not (still reserved).  sfd is closed and path removed
+ * either way; sfd -1 does only that.
+ */
+int agent_lock_handover(int sfd, const char *path, const char *session,
+    int (*alive)(const char *));
+
 /*
  * After a session's wrapper was started: wait until its state file
  * says whether it holds the lock.  alive(session) is asked now and then
@@ -85,20 +110,21 @@ int agent_lock_await_end(const char *state);
 /* The agent could not be started, for why. */
 void agent_lock_state_failed(const char *state, const char *why);
 struct agent_lock_holder {
-	const char *path;    /* the lock file */
-	int wait_s;	     /* the longest wait for it */
-	const char *state;   /* the session's state file */
-	const char *request; /* the session's request marker */
-	const char *watch;   /* the phase file, or NULL */
-	int fd;		     /* the lock while held, else -1 */
-	struct stat seen;    /* the phase file as last looked at */
+	const char *path;     /* the lock file */
+	const char *handover; /* the tick's socket handing it over, or NULL */
+	int wait_s;	      /* the longest wait for it */
+	const char *state;    /* the session's state file */
+	const char *request;  /* the session's request marker */
+	const char *watch;    /* the phase file, or NULL */
+	int fd;		      /* the lock while held, else -1 */
+	struct stat seen;     /* the phase file as last looked at */
 	int seen_valid;
 };
 /*
- * Set h up and take the lock for the agent's start, waiting at most
- * h->wait_s seconds while stop(arg) says 0.  Returns 0 held ("held"
- * written), 1 busy ("busy" written), -1 on error (errno set; nothing
- * written).
+ * Set h up and take the lock for the agent's start: from the tick that
+ * started the session (h->handover), else waiting at most h->wait_s
+ * seconds while stop(arg) says 0.  Returns 0 held ("held" written), 1
+ * busy ("busy" written), -1 on error (errno set; nothing written).
  */
 int agent_lock_hold_start(struct agent_lock_holder *h, int (*stop)(void *),
     void *arg);

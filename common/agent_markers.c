@@ -61,6 +61,8 @@ static void markers_typed_add(const char *);
 static int markers_signal(const char *, const char *, struct phase_info *);
 static int markers_kill(const char *);
 static int markers_progress(const char *, struct agent_progress *);
+static int markers_seen(const char *, const struct agent_msg *, time_t,
+    long long);
 
 const struct agent_backend agent_markers_backend = {
     .protocol = "markers",
@@ -76,6 +78,7 @@ const struct agent_backend agent_markers_backend = {
     .list_free = tmux_list_free,
     .activity = tmux_session_activity,
     .progress = markers_progress,
+    .seen = markers_seen,
 };
 
 static int markers_ready_s = MARKERS_READY_S;
@@ -464,4 +467,25 @@ static int
 markers_progress(const char *session, struct agent_progress *out)
 {
 	return markers_status(session, out);
+}
+
+/*
+ * A message recorded and not confirmed: the mailbox has it when the
+ * delivery record is of its text and the agent acknowledged it (then or
+ * since).  Otherwise it can take it: markers_inject() types its
+ * instruction once more only as its own record allows.
+ */
+static int
+markers_seen(const char *session, const struct agent_msg *m, time_t at,
+    long long stamp)
+{
+	struct markers_delivery d;
+	int rd = markers_delivery_read(session, &d);
+
+	(void)at;
+	(void)stamp;
+	if (rd == -1)
+		return -1;
+	return rd == 0 && d.hash == markers_hash(m->text) &&
+	    (d.acked || markers_has(session, RUNFILES_ACK_MARKER));
 }

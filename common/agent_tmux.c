@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "agent_exec.h"
@@ -24,11 +25,14 @@
 #include "runfiles.h"
 #include "screen.h"
 #include "strv.h"
+#include "termsafe.h"
 #include "tmux.h"
+#include "utf8.h"
+#include "xmalloc.h"
 
 static int agent_tmux_init(const struct agent_conf *);
 static int agent_tmux_wrap(const struct agent_spec *, const char *,
-    const char *, char ***, char **, char *, size_t);
+    const char *, const char *, char ***, char **, char *, size_t);
 static int agent_tmux_launch(const struct agent_spec *, const char *, char **,
     char *, size_t);
 static int agent_tmux_ready(const struct agent_spec *, const char *, char *,
@@ -38,6 +42,21 @@ static void agent_tmux_dialog(const struct agent_spec *, const char *, char *,
     size_t);
 static enum agent_delivery agent_tmux_inject(const char *, const char *);
 static int agent_tmux_signal(const char *, const char *, struct phase_info *);
+static int agent_tmux_probe(const char *, char *, size_t);
+static int agent_tmux_worked_since(const char *, time_t);
+static long long agent_tmux_count(const char *, const char *);
+static long long agent_tmux_stamp(const char *, const struct agent_msg *);
+static int agent_tmux_seen(const char *, const struct agent_msg *, time_t,
+    long long);
+
+/* The pane lines looked through for a message typed before. */
+#define AGENT_TMUX_SEEN_LINES 2000
+/* A message's probe: its first line of at least MIN bytes, cut to MAX. */
+#define AGENT_TMUX_PROBE_MIN 12
+#define AGENT_TMUX_PROBE_MAX 48
+
+/* The input box's prompt glyph (agent_conf.ready_pattern). */
+static char *agent_tmux_glyph;
 
 const struct agent_backend agent_tmux_backend = {
     .protocol = AGENT_PROTOCOL_DEFAULT,
@@ -52,6 +71,8 @@ const struct agent_backend agent_tmux_backend = {
     .list = tmux_list_sessions,
     .list_free = tmux_list_free,
     .activity = tmux_session_activity,
+    .stamp = agent_tmux_stamp,
+    .seen = agent_tmux_seen,
 };
 
 /* The tmux server, and the run dir for the private paste files. */
@@ -60,18 +81,22 @@ agent_tmux_init(const struct agent_conf *conf)
 {
 	tmux_set_socket(conf->tmux_socket);
 	tmux_set_tmpdir(conf->state_dir);
+	free(agent_tmux_glyph);
+	agent_tmux_glyph =
+	    conf->ready_pattern != NULL ? xstrdup(conf->ready_pattern) : NULL;
 	return 0;
 }
 
 /*
  * The command tmux runs: the wrapper, with the agent's variables in a
  * private file (*envfile, which the caller removes when the wrapper did
- * not), the state file and, when one is configured, the lock.  0, or -1
- * with err set.
+ * not), the state file and, when one is configured, the lock, handed
+ * over at the socket handover (or NULL).  0, or -1 with err set.
  */
 static int
 agent_tmux_wrap(const struct agent_spec *s, const char *state,
-    const char *request, char ***argv, char **envfile, char *err, size_t errsz)
+    const char *request, const char *handover, char ***argv, char **envfile,
+    char *err, size_t errsz)
 {
 	struct agent_exec x = {0};
 	char exe[PATH_MAX], *tmpl;
@@ -98,6 +123,7 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
 		x.wait_s = agent_lock_wait();
 		x.request = request;
 		x.watch = s->signal_path;
+		x.handover = handover;
 	}
 	*argv = agent_exec_argv(exe, &x, s->argv);
 	return 0;
@@ -105,29 +131,41 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
 
 /*
  * Start the session under its wrapper (the agent's variables, the state
- * file state, the Claude session lock this tick reserved, handed over)
- * and wait until the wrapper holds the lock.  0, or -1 with err set (a
- * session that started is killed again).  The variables file is named in
- * *envfile: the caller removes it and frees the name.
+ * file state, the Claude session lock this tick reserved, handed over
+ * through a socket: agent_lock.h) and wait until the wrapper holds the
+ * lock.  0, or -1 with err set (a session that started is killed again).
+ * The variables file is named in *envfile: the caller removes it and
+ * frees the name.
  */
 static int
 agent_tmux_launch(const struct agent_spec *s, const char *state, char **envfile,
     char *err, size_t errsz)
 {
 	char *request = runfiles_lock_request(s->session), why[512];
+	char *hand = runfiles_lock_handover(s->session);
 	char **argv = NULL;
-	int r = -1;
+	int r = -1, sfd = -1;
 
 	(void)file_remove(state);
 	(void)file_remove(request);
-	if (agent_tmux_wrap(s, state, request, &argv, envfile, err, errsz) ==
-	    -1)
+	if (agent_lock_handover_listen(hand, &sfd) == -1 && errno != ENOLCK)
+		log_msg("session %s: the Claude session lock cannot be handed "
+			"over at '%s': %s — the session takes it itself",
+		    s->session, hand, strerror(errno));
+	if (agent_tmux_wrap(s, state, request, sfd != -1 ? hand : NULL, &argv,
+		envfile, err, errsz) == -1)
 		goto out;
 	if (tmux_new_session(s->session, s->workdir, argv, NULL) == -1) {
 		snprintf(err, errsz, "cannot start tmux session '%s'",
 		    s->session);
 		goto out;
 	}
+	if (sfd != -1 &&
+	    agent_lock_handover(sfd, hand, s->session, tmux_has_session) == -1)
+		log_msg("session %s: its wrapper did not take the Claude "
+			"session lock from this tick — it takes it itself",
+		    s->session);
+	sfd = -1;
 	agent_lock_unreserve();
 	switch (agent_lock_await_start(state, s->session, tmux_has_session)) {
 	case 0:
@@ -156,7 +194,13 @@ agent_tmux_launch(const struct agent_spec *s, const char *state, char **envfile,
 	if (r == -1)
 		(void)tmux_kill_session(s->session);
 out:
+	/* Not started: no wrapper will connect. */
+	if (sfd != -1) {
+		(void)close(sfd);
+		(void)file_remove(hand);
+	}
 	strv_free(argv);
+	free(hand);
 	free(request);
 	return r;
 }
@@ -304,6 +348,121 @@ agent_tmux_kill(const char *session)
 			    session);
 		free(state);
 	}
+	return r;
+}
+
+/*
+ * The first line of text, as the pane shows it (terminal-safe, without
+ * its blanks at either end), of at least AGENT_TMUX_PROBE_MIN bytes (a
+ * shorter line could be anything), cut to fit probe.  1, or 0 when text
+ * has no such line.
+ */
+static int
+agent_tmux_probe(const char *text, char *probe, size_t probesz)
+{
+	char *safe = termsafe_dup(text), *line, *save = NULL;
+	size_t n;
+	int r = 0;
+
+	for (line = strtok_r(safe, "\n", &save); line != NULL && !r;
+	     line = strtok_r(NULL, "\n", &save)) {
+		line += strspn(line, " \t");
+		n = strlen(line);
+		while (n > 0 && (line[n - 1] == ' ' || line[n - 1] == '\t'))
+			n--;
+		if (n < AGENT_TMUX_PROBE_MIN)
+			continue;
+		n = utf8_prefix_len(line, n,
+		    probesz - 1 < AGENT_TMUX_PROBE_MAX ? probesz - 1 :
+							 AGENT_TMUX_PROBE_MAX);
+		memcpy(probe, line, n);
+		probe[n] = '\0';
+		r = 1;
+	}
+	free(safe);
+	return r;
+}
+
+/*
+ * Whether the agent's hooks said it worked after at: a turn ended (the
+ * Stop hook's idle marker) or a tool was used (the PostToolUse marker).
+ * It waited at its prompt when the message was typed, so only the
+ * message set it working.
+ */
+static int
+agent_tmux_worked_since(const char *session, time_t at)
+{
+	char *paths[2] = {runfiles_idle_marker(session),
+	    runfiles_phase_marker(session)};
+	time_t mtime;
+	int worked = 0, i;
+
+	for (i = 0; i < 2; i++) {
+		if (file_mtime(paths[i], &mtime) == 0 && mtime > at)
+			worked = 1;
+		free(paths[i]);
+	}
+	return worked;
+}
+
+/*
+ * How often the pane (its last AGENT_TMUX_SEEN_LINES lines) shows the
+ * first line of text (agent_tmux_probe()): 0 when text has none, -1
+ * when the pane cannot be read.
+ */
+static long long
+agent_tmux_count(const char *session, const char *text)
+{
+	char probe[AGENT_TMUX_PROBE_MAX + 1];
+	const char *p;
+	long long n = 0;
+	struct buf pane;
+
+	if (!agent_tmux_probe(text, probe, sizeof(probe)))
+		return 0;
+	buf_init(&pane, 0);
+	if (tmux_capture(session, AGENT_TMUX_SEEN_LINES, &pane) == -1)
+		n = -1;
+	else
+		for (p = buf_str(&pane); (p = strstr(p, probe)) != NULL;
+		     p += strlen(probe))
+			n++;
+	buf_free(&pane);
+	return n;
+}
+
+/* Before m is typed: how often the pane shows its first line already. */
+static long long
+agent_tmux_stamp(const char *session, const struct agent_msg *m)
+{
+	return agent_tmux_count(session, m->text);
+}
+
+/*
+ * A message typed before and not confirmed: the session has it when its
+ * pane shows the message's first line more often than before it was
+ * typed (the agent's transcript echoes what it was given) or its hooks
+ * say it worked since; it can take it when it waits at its input box;
+ * else (busy, starting, or no pane) it cannot be told now.
+ */
+static int
+agent_tmux_seen(const char *session, const struct agent_msg *m, time_t at,
+    long long stamp)
+{
+	struct buf screen;
+	long long n;
+	int r = -1;
+
+	buf_init(&screen, 0);
+	if ((n = agent_tmux_count(session, m->text)) == -1 ||
+	    tmux_capture(session, 0, &screen) == -1)
+		goto out;
+	if (n > (stamp > 0 ? stamp : 0) || agent_tmux_worked_since(session, at))
+		r = 1;
+	else if (screen_input_box(buf_str(&screen), agent_tmux_glyph))
+		r = 0;
+out:
+	buf_free(&screen);
 	return r;
 }
 

@@ -15,6 +15,7 @@
 #include "checkpoint.h"
 #include "file.h"
 #include "json.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 static int ck_bad(char *, size_t, const char *, ...)
@@ -225,7 +226,6 @@ ck_outputs(const cJSON *obj, struct checkpoint *c, char *err, size_t errsz)
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "outputs");
 	const cJSON *n;
 	const char *url;
-	char *end;
 	long long pr;
 
 	c->pr_url = xstrdup("");
@@ -234,14 +234,11 @@ ck_outputs(const cJSON *obj, struct checkpoint *c, char *err, size_t errsz)
 	if (!cJSON_IsObject(v))
 		return ck_bad(err, errsz, "'outputs': expected an object");
 	n = cJSON_GetObjectItemCaseSensitive(v, "pr_number");
-	if (json_item_int(n, &pr) == 0 && pr > 0)
+	if (json_item_int(n, &pr) == 0 && valid_number(pr) == NULL)
 		c->pr_number = pr;
-	else if (cJSON_IsString(n) && isdigit((unsigned char)*n->valuestring)) {
-		errno = 0;
-		pr = strtoll(n->valuestring, &end, 10);
-		if (errno == 0 && *end == '\0' && pr > 0)
-			c->pr_number = pr;
-	}
+	else if (cJSON_IsString(n) &&
+	    valid_number_text(n->valuestring, &pr) == NULL)
+		c->pr_number = pr;
 	if ((url = json_str(v, "pr_url")) != NULL) {
 		free(c->pr_url);
 		c->pr_url = xstrdup(url);

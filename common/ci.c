@@ -41,6 +41,8 @@ ci_state_name(enum ci_state s)
 		return "success";
 	case CI_FAILURE:
 		return "failure";
+	case CI_CANCELED:
+		return "canceled";
 	default:
 		return "unknown";
 	}
@@ -56,10 +58,14 @@ ci_state_from_woodpecker(const char *status, enum ci_state *out)
 	    {"success", CI_SUCCESS},
 	    {"failure", CI_FAILURE},
 	    {"error", CI_FAILURE},
-	    {"killed", CI_FAILURE},
 	    {"running", CI_PENDING},
 	    {"pending", CI_PENDING},
 	    {"blocked", CI_PENDING},
+	    {"created", CI_PENDING},
+	    {"killed", CI_CANCELED},
+	    {"canceled", CI_CANCELED},
+	    {"declined", CI_CANCELED},
+	    {"skipped", CI_CANCELED},
 	};
 	size_t i;
 
@@ -361,11 +367,15 @@ ci_classify_pipeline(struct woodpecker *w, long long number,
     struct ci_failure *out)
 {
 	const cJSON *p, *wf, *step;
+	enum ci_state st;
 	int r;
 
 	memset(out, 0, sizeof(*out));
 	if (woodpecker_pipeline(w, number, &p) == -1)
 		return -1;
+	if (ci_state_from_woodpecker(json_str(p, "status"), &st) == 0 &&
+	    st == CI_CANCELED)
+		return 0;
 	cJSON_ArrayForEach (wf, json_arr(p, "workflows")) {
 		cJSON_ArrayForEach (step, json_arr(wf, "children")) {
 			if (!ci_step_failed(step))

@@ -19,7 +19,9 @@ enum ci_state {
 	CI_NONE,    /* no CI status at all for the commit */
 	CI_PENDING,
 	CI_SUCCESS,
-	CI_FAILURE
+	CI_FAILURE,
+	CI_CANCELED /* ended without a verdict on the code (canceled, killed,
+		       declined, skipped): neither passed nor failed */
 };
 
 /* What ci_classify_pipeline() found out about a failed pipeline. */
@@ -36,9 +38,15 @@ struct ci_failure {
 /* The lower-case name of a state ("unknown", "none", "success", ...). */
 const char *ci_state_name(enum ci_state);
 /*
- * Map a Woodpecker pipeline status: success; failure, error, killed;
- * running, pending, blocked.  Returns 0 with *out set, or -1 for any other
- * status (the forge is asked instead).
+ * Map a Woodpecker pipeline status, every one of 2.x and 3.x
+ * (server/model/const.go, StatusValue): success; failure and error as a
+ * failure; pending, running, blocked (waiting for approval) and created
+ * as pending; killed (canceled while it ran: 2.x names every cancel so),
+ * canceled (3.14 on: canceled before it ran), declined (its approval
+ * refused) and skipped as CI_CANCELED, which is neither success nor a
+ * failure, and never an infrastructure failure to restart.  Returns 0
+ * with *out set, or -1 for any other status (the forge is asked
+ * instead).
  */
 int ci_state_from_woodpecker(const char *status, enum ci_state *out);
 /*
@@ -97,8 +105,10 @@ int ci_step_is_infra(const char *step_name, long long exit_code,
 /*
  * Read pipeline number and fill *out with its first failed step (name,
  * id, exit code, log tail of at most 200 lines) and whether any failed
- * step is infrastructure trouble.  Returns 0 (out->found is 0 when no step
- * failed), or -1 when the pipeline or a log could not be read.  Free with
+ * step is infrastructure trouble.  A pipeline whose own status is
+ * CI_CANCELED (killed by a cancel: its running steps exit 137) has no
+ * failed step here.  Returns 0 (out->found is 0 when no step failed), or
+ * -1 when the pipeline or a log could not be read.  Free with
  * ci_failure_free() in both cases.
  */
 int ci_classify_pipeline(struct woodpecker *, long long number,

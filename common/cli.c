@@ -15,12 +15,14 @@
 #include "buf.h"
 #include "cli.h"
 #include "config.h"
+#include "crashpoint.h"
 #include "file.h"
 #include "http.h"
 #include "log.h"
 #include "runfiles.h"
 #include "status.h"
 #include "strv.h"
+#include "valid.h"
 #include "version.h"
 #include "xmalloc.h"
 
@@ -149,17 +151,11 @@ cli_find(const struct cli_tool *t, const char *arg, const char **inline_value)
 	return NULL;
 }
 
-/* A positive decimal number: 0, or -1. */
+/* An issue or PR number (valid_number_text()): 0, or -1. */
 static int
 cli_number(const char *s, long long *out)
 {
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	return errno != 0 || *end != '\0' || *out <= 0 ? -1 : 0;
+	return valid_number_text(s, out) == NULL ? 0 : -1;
 }
 
 /* Apply option o (value: its value, or NULL): 0, or -1 with err set. */
@@ -178,7 +174,8 @@ cli_set(const struct cli_option *o, const char *value, struct cli *out,
 	case CLI_O_PR:
 		if (cli_number(value,
 			o->id == CLI_O_PR ? &out->pr : &out->issue) == -1) {
-			snprintf(err, errsz, "%s: expected a number, got '%s'",
+			snprintf(err, errsz,
+			    "%s: expected a number from 1 to 2^53, got '%s'",
 			    o->name, value);
 			return -1;
 		}
@@ -357,6 +354,7 @@ cli_configure(struct config *cfg, const struct cli *cli,
 	ho.backoff_ms = cfg->http_backoff_ms;
 	http_set_opts(&ho);
 	cli_dry_run = cli->dry_run;
+	crashpoint_set(cfg->test_crash);
 	return cli_agent_use(cfg, err, errsz);
 }
 
@@ -369,6 +367,7 @@ cli_agent_use(const struct config *cfg, char *err, size_t errsz)
 	    .session_lock = cfg->session_lock,
 	    .session_lock_wait_s = cfg->session_lock_wait_s,
 	    .run_timeout_s = cfg->agent_run_timeout_s,
+	    .ready_pattern = cfg->agent_ready_pattern,
 	    .marker_ready_s = cfg->marker_ready_s,
 	    .marker_ack_s = cfg->marker_ack_s,
 	    .dry_run = cli_dry_run};

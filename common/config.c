@@ -25,6 +25,7 @@
 #include "config.h"
 #include "envfile.h"
 #include "file.h"
+#include "redact.h"
 #include "spawn.h"
 #include "strv.h"
 #include "toml.h"
@@ -105,6 +106,10 @@ static const char *check_protocol(const char *);
 static const char *check_repo(const char *);
 static const char *check_optional_name(const char *);
 static const char *check_log(const char *);
+static int env_pass_next(const char **, char *, size_t);
+static const char *check_env_pass(const char *);
+static int agent_env_cli(const char *);
+static const char *env_value(const struct config *, const char *);
 static void *field(const struct config *, size_t);
 static void vars_set(struct load *, const char *, const char *, const char *,
     int);
@@ -139,6 +144,7 @@ static char *name_from_file(const char *);
 static void locate(struct load *);
 static void early(struct load *);
 static void env_wins(struct load *);
+static void secrets_register(const struct config *);
 static int ver_cmp(const void *, const void *);
 static void path_add(struct buf *, const char *);
 static void env_put(char ***, size_t *, const char *, const char *);
@@ -438,12 +444,22 @@ static const struct setting settings[] = {
 	.off = F(dev_agent_cmd),
 	.doc = "legacy mode: a command started with the issue number instead "
 	       "of a tmux session"},
+    {.env = "AGENT_ENV_PASS",
+	.type = T_STR,
+	.check = check_env_pass,
+	.off = F(agent_env_pass),
+	.doc = "more variables agents get, by name, comma-separated (from "
+	       "`.env`, else the environment); never the factory's tokens",
+	.def_doc = "none: agents get the agent CLI's `ANTHROPIC_*` and "
+		   "`CLAUDE_*` settings, `PATH`, `HOME`, the project's and "
+		   "forge's names and URLs and their role's token"},
     {.env = "SUPERVISOR_FIX_CMD",
 	.type = T_STR,
 	.flags = S_EMPTY,
 	.def = "claude -p --model sonnet --dangerously-skip-permissions",
 	.off = F(supervisor_fix_cmd),
-	.doc = "run once per tick with the alerts; empty disables"},
+	.doc = "run once per tick with the alerts as its prompt, on its "
+	       "standard input; empty disables"},
     {.env = "SUPERVISOR_DROP_CACHES",
 	.type = T_BOOL,
 	.def = "true",
@@ -478,6 +494,16 @@ static const struct setting settings[] = {
 	.def = "/",
 	.off = F(disk_path),
 	.doc = "the file system whose use supervisor-poll checks"},
+    {.env = "DISINTO_TEST_CRASH",
+	.type = T_STR,
+	.def = "",
+	.off = F(test_crash),
+	.doc = "tests only: end the tool as `kill -9` would at these "
+	       "points (comma-separated): `session-started` (a dev session "
+	       "started, its prompt not typed), `recorded` (a message's "
+	       "intent recorded, not typed), `typed` (typed, not recorded "
+	       "as delivered); never set it in a factory",
+	.def_doc = "none"},
     {.env = "DISINTO_REVIEW_POLL",
 	.type = T_STR,
 	.derive = derive_review_poll,
@@ -1008,6 +1034,56 @@ check_word(const char *s)
 	return NULL;
 }
 
+/*
+ * The next name of a list separated by commas or blanks, from *p into
+ * name: 1, or 0 at its end, or -1 when a name is not a variable's name
+ * (or too long).
+ */
+static int
+env_pass_next(const char **p, char *name, size_t namesz)
+{
+	size_t n;
+
+	*p += strspn(*p, ", \t");
+	if (**p == '\0')
+		return 0;
+	n = strcspn(*p, ", \t");
+	if (n >= namesz || (!isalpha((unsigned char)**p) && **p != '_'))
+		return -1;
+	memcpy(name, *p, n);
+	name[n] = '\0';
+	*p += n;
+	return strspn(name,
+		   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		   "0123456789_") == n ?
+	    1 :
+	    -1;
+}
+
+/*
+ * AGENT_ENV_PASS: variable names, none of them a secret of the table
+ * (the factory's tokens, legacy names too: an agent's own comes by its
+ * role, and never another).
+ */
+static const char *
+check_env_pass(const char *s)
+{
+	char name[256];
+	size_t k;
+	int r;
+
+	while ((r = env_pass_next(&s, name, sizeof(name))) == 1)
+		for (k = 0; k < NSETTINGS; k++)
+			if ((settings[k].flags & S_SECRET) &&
+			    (strcmp(name, settings[k].env) == 0 ||
+				(settings[k].legacy != NULL &&
+				    strcmp(name, settings[k].legacy) == 0)))
+				return "names a token of the factory, which "
+				       "agents never get (the role's own "
+				       "comes by its role)";
+	return r == -1 ? "expected variable names separated by commas" : NULL;
+}
+
 /* Where the log goes: "file" or "stderr". */
 static const char *
 check_log(const char *s)
@@ -1363,6 +1439,43 @@ env_wins(struct load *l)
 			vars_set(l, settings[i].env, v, NULL, 0);
 }
 
+/*
+ * Hand every secret read to the masker (redact.h): the secret rows, the
+ * .env variables and those of the environment whose names say they are
+ * secrets, and the credentials of every URL configured or assigned in
+ * .env.
+ */
+static void
+secrets_register(const struct config *c)
+{
+	extern char **environ;
+	const char *eq;
+	char *name;
+	size_t i;
+
+	for (i = 0; i < NSETTINGS; i++)
+		if ((settings[i].flags & S_SECRET) && settings[i].type == T_STR)
+			redact_add(*(char **)field(c, settings[i].off));
+	for (i = 0; i < c->nenv_vars; i++) {
+		if (redact_secret_name(c->env_vars[i].key))
+			redact_add(c->env_vars[i].value);
+		redact_add_url(c->env_vars[i].value);
+	}
+	for (i = 0; environ[i] != NULL; i++) {
+		if ((eq = strchr(environ[i], '=')) == NULL)
+			continue;
+		name = xstrndup(environ[i], (size_t)(eq - environ[i]));
+		if (redact_secret_name(name))
+			redact_add(eq + 1);
+		free(name);
+	}
+	redact_add_url(c->forge_url);
+	redact_add_url(c->forge_api);
+	redact_add_url(c->woodpecker_server);
+	for (i = 0; i < c->nmirrors; i++)
+		redact_add_url(c->mirrors[i].url);
+}
+
 int
 config_load(struct config *cfg, const char *project_toml, const char *exe,
     char *err, size_t errsz)
@@ -1395,6 +1508,7 @@ config_load(struct config *cfg, const char *project_toml, const char *exe,
 out:
 	if (r == -1)
 		locate(&l);
+	secrets_register(cfg);
 	vars_free(&l);
 	free(l.env_path);
 	return r;
@@ -1586,18 +1700,65 @@ env_put(char ***env, size_t *n, const char *key, const char *value)
 	(*env)[*n] = NULL;
 }
 
+/* The agent CLI's own settings (its model, its API, its key). */
+static int
+agent_env_cli(const char *name)
+{
+	return strncmp(name, "ANTHROPIC_", 10) == 0 ||
+	    strncmp(name, "CLAUDE_", 7) == 0;
+}
+
+/* name's value: .env's last assignment, else the environment's; NULL. */
+static const char *
+env_value(const struct config *c, const char *name)
+{
+	size_t i;
+
+	for (i = c->nenv_vars; i > 0; i--)
+		if (strcmp(c->env_vars[i - 1].key, name) == 0)
+			return c->env_vars[i - 1].value;
+	return getenv(name);
+}
+
+char *
+config_url_public(const char *url)
+{
+	const char *p = url != NULL ? strstr(url, "://") : NULL;
+	size_t len;
+
+	if (p == NULL)
+		return xstrdup(url != NULL ? url : "");
+	len = strcspn(p + 3, "/?#@");
+	if (p[3 + len] != '@')
+		return xstrdup(url);
+	return xasprintf("%.*s%s", (int)(p + 3 - url), url, p + 3 + len + 1);
+}
+
 char **
 config_agent_env(const struct config *c, enum config_role role)
 {
 	char **env = xcalloc(1, sizeof(*env)), *path, cwd[PATH_MAX], *toml;
+	const struct {
+		const char *name, *value;
+	} urls[] = {{"FORGE_URL", c->forge_url}, {"FORGE_API", c->forge_api},
+	    {"FORGE_WEB", c->forge_web}};
+	const char *list = c->agent_env_pass, *v;
+	char name[256], *url;
 	size_t n = 0, i;
 
 	for (i = 0; i < c->nenv_vars; i++)
-		env_put(&env, &n, c->env_vars[i].key, c->env_vars[i].value);
+		if (agent_env_cli(c->env_vars[i].key))
+			env_put(&env, &n, c->env_vars[i].key,
+			    c->env_vars[i].value);
+	while (list != NULL && env_pass_next(&list, name, sizeof(name)) == 1)
+		if ((v = env_value(c, name)) != NULL)
+			env_put(&env, &n, name, v);
 	env_put(&env, &n, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
 	path = config_path(getenv("HOME"), getenv("PATH"));
 	env_put(&env, &n, "PATH", path);
 	free(path);
+	if ((v = env_value(c, "HOME")) != NULL)
+		env_put(&env, &n, "HOME", v);
 	env_put(&env, &n, "FACTORY_ROOT", c->factory_root);
 	if (c->project_toml != NULL) {
 		toml = c->project_toml[0] == '/' ||
@@ -1610,10 +1771,12 @@ config_agent_env(const struct config *c, enum config_role role)
 	env_put(&env, &n, "PROJECT_NAME", c->project_name);
 	env_put(&env, &n, "PROJECT_REPO_ROOT", c->project_repo_root);
 	env_put(&env, &n, "PRIMARY_BRANCH", c->primary_branch);
-	env_put(&env, &n, "FORGE_URL", c->forge_url);
 	env_put(&env, &n, "FORGE_REPO", c->forge_repo);
-	env_put(&env, &n, "FORGE_API", c->forge_api);
-	env_put(&env, &n, "FORGE_WEB", c->forge_web);
+	for (i = 0; i < sizeof(urls) / sizeof(urls[0]); i++) {
+		url = config_url_public(urls[i].value);
+		env_put(&env, &n, urls[i].name, url);
+		free(url);
+	}
 	if (role == CONFIG_ROLE_DEV)
 		env_put(&env, &n, "FORGE_TOKEN", c->forge_token);
 	else if (role == CONFIG_ROLE_REVIEW)

@@ -83,6 +83,7 @@ struct config {
 	int marker_ack_s;	       /* markers: an acknowledgement's wait */
 	long long agent_run_timeout_s; /* a checkpoint run's longest */
 	char *dev_agent_cmd;	       /* legacy DEV_AGENT_CMD, or NULL */
+	char *agent_env_pass;	       /* AGENT_ENV_PASS: more names, or NULL */
 	char *supervisor_fix_cmd;      /* "" disables */
 	int drop_caches;	       /* SUPERVISOR_DROP_CACHES */
 	int docker_prune;	       /* SUPERVISOR_DOCKER_PRUNE */
@@ -91,6 +92,7 @@ struct config {
 	char *formulas_dir; /* prompt templates */
 	char *proc_dir;	    /* DISINTO_PROC_DIR, default /proc */
 	char *disk_path;    /* DISINTO_DISK_PATH, default / */
+	char *test_crash;   /* DISINTO_TEST_CRASH (crashpoint.h), tests only */
 	/* DISINTO_REVIEW_POLL: the review-poll supervisor-poll starts. */
 	char *review_poll_path;
 
@@ -133,6 +135,11 @@ enum config_role {
  * project file, FORGE_REPO or PROJECT_NAME, project_name and forge_repo
  * are both "": no project is configured.
  *
+ * Every secret read is handed to the masker (redact_add(): the token
+ * settings, .env and environment variables with secret names, the
+ * credentials in configured URLs), so that logs and forge texts never
+ * carry it.
+ *
  * Returns 0, or -1 with err set ("projects/x.toml:7: ...").  Even then
  * factory_root, run_dir and project_name are set, so that the failure
  * can be logged where the operator looks: project_name is the file's
@@ -169,16 +176,25 @@ char *config_path(const char *home, const char *inherited);
 int config_apply_path(void);
 /*
  * The environment an agent of role gets ("KEY=value" strings, NULL
- * ended), on top of the tools' own: every variable .env assigned,
+ * ended), on top of what it inherits (agent_exec_inherits()): the
+ * agent CLI's settings .env assigned (ANTHROPIC_*, CLAUDE_*), the
+ * variables AGENT_ENV_PASS names (from .env, else the environment),
  * CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, PATH as config_path()
- * makes it, FACTORY_ROOT, PROJECT_TOML (absolute), PROJECT_NAME, the
- * forge's FORGE_URL, FORGE_REPO, FORGE_API, FORGE_WEB, PRIMARY_BRANCH,
- * PROJECT_REPO_ROOT, and FORGE_TOKEN (dev) or FORGE_REVIEW_TOKEN
- * (review).  Later entries of one key replace earlier ones.  Free with
- * config_env_free() (which wipes it).
+ * makes it, HOME, FACTORY_ROOT, PROJECT_TOML (absolute), PROJECT_NAME,
+ * PROJECT_REPO_ROOT, PRIMARY_BRANCH, the forge's FORGE_URL, FORGE_REPO,
+ * FORGE_API and FORGE_WEB (without credentials), and the token of its
+ * role: FORGE_TOKEN (dev) or FORGE_REVIEW_TOKEN (review), never the
+ * other's, never WOODPECKER_TOKEN.  Later entries of one key replace
+ * earlier ones.  Free with config_env_free() (which wipes it).
  */
 char **config_agent_env(const struct config *, enum config_role role);
 void config_env_free(char **env);
+/*
+ * url (NULL: "") without the user information of its authority, where
+ * credentials go ("https://bot:tok@host/x" gives "https://host/x"), for
+ * what an agent is told.  Caller frees.
+ */
+char *config_url_public(const char *url);
 /*
  * The settings for --help: one line per environment variable with what
  * it is and its default.  Caller frees.

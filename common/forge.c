@@ -16,6 +16,7 @@
 #include "http_client.h"
 #include "json.h"
 #include "log.h"
+#include "redact.h"
 #include "xmalloc.h"
 
 #define FORGE_PAGE 50
@@ -31,19 +32,19 @@
  * list only what it reads: a field a tool reads must be in its table.
  */
 static const struct json_field forge_f_label[] = {
-    {"id", JSON_INT, 1, NULL},
+    {"id", JSON_ID, 1, NULL},
     {"name", JSON_STRING, 1, NULL},
     {NULL, JSON_STRING, 0, NULL},
 };
 
 static const struct json_field forge_f_item_label[] = {
-    {"id", JSON_INT, 0, NULL},
+    {"id", JSON_ID, 0, NULL},
     {"name", JSON_STRING, 1, NULL},
     {NULL, JSON_STRING, 0, NULL},
 };
 
 static const struct json_field forge_f_issue[] = {
-    {"number", JSON_INT, 1, NULL},
+    {"number", JSON_ID, 1, NULL},
     {"title", JSON_STRING, 1, NULL},
     {"state", JSON_STRING, 1, NULL},
     {"body", JSON_STRING, 0, NULL},
@@ -57,10 +58,11 @@ static const struct json_field forge_f_issue[] = {
 };
 
 static const struct json_field forge_f_pull[] = {
-    {"number", JSON_INT, 1, NULL},
+    {"number", JSON_ID, 1, NULL},
     {"title", JSON_STRING, 1, NULL},
     {"state", JSON_STRING, 1, NULL},
     {"head.ref", JSON_STRING, 1, NULL},
+    {"head.label", JSON_STRING, 0, NULL},
     {"head.sha", JSON_STRING, 1, NULL},
     {"base.ref", JSON_STRING, 1, NULL},
     {"body", JSON_STRING, 0, NULL},
@@ -77,7 +79,7 @@ static const struct json_field forge_f_pull[] = {
 };
 
 static const struct json_field forge_f_comment[] = {
-    {"id", JSON_INT, 1, NULL},
+    {"id", JSON_ID, 1, NULL},
     {"body", JSON_STRING, 1, NULL},
     {"user.login", JSON_STRING, 1, NULL},
     {"created_at", JSON_STRING, 0, NULL},
@@ -86,7 +88,7 @@ static const struct json_field forge_f_comment[] = {
 };
 
 static const struct json_field forge_f_review[] = {
-    {"id", JSON_INT, 1, NULL},
+    {"id", JSON_ID, 1, NULL},
     {"state", JSON_STRING, 1, NULL},
     {"user.login", JSON_STRING, 1, NULL},
     {"commit_id", JSON_STRING, 0, NULL},
@@ -115,28 +117,34 @@ static const struct json_field forge_f_status[] = {
     {NULL, JSON_STRING, 0, NULL},
 };
 
-/* A kind of object: its name in messages, the key naming one, fields. */
+/*
+ * A kind of object: its name in messages, the key naming one, fields,
+ * and what is set right in each one that passed its table (NULL: none).
+ */
 struct forge_kind {
 	const char *name;
 	const char *id_key;
 	const char *id_mark; /* "#" before a number, "" before an ID */
 	const struct json_field *fields;
+	void (*fix)(cJSON *);
 };
 
+static void forge_pull_fix(cJSON *);
+
 static const struct forge_kind forge_k_issue = {"issue", "number", "#",
-    forge_f_issue};
+    forge_f_issue, NULL};
 static const struct forge_kind forge_k_pull = {"PR", "number", "#",
-    forge_f_pull};
+    forge_f_pull, forge_pull_fix};
 static const struct forge_kind forge_k_comment = {"comment", "id", "",
-    forge_f_comment};
+    forge_f_comment, NULL};
 static const struct forge_kind forge_k_review = {"review", "id", "",
-    forge_f_review};
+    forge_f_review, NULL};
 static const struct forge_kind forge_k_label = {"label", "id", "",
-    forge_f_label};
+    forge_f_label, NULL};
 static const struct forge_kind forge_k_file = {"changed file", NULL, "",
-    forge_f_file};
+    forge_f_file, NULL};
 static const struct forge_kind forge_k_status = {"commit status", NULL, "",
-    forge_f_status};
+    forge_f_status, NULL};
 
 /* What a check of a result needs: the handle, the kind, the path. */
 struct forge_check {
@@ -170,6 +178,7 @@ static int forge_write(struct forge *, const char *, const char *,
 static int forge_ok(long);
 static cJSON *forge_body(void);
 static void forge_body_str(cJSON *, const char *, const char *);
+static void forge_body_text(cJSON *, const char *, const char *);
 static void forge_body_bool(cJSON *, const char *, int);
 static int forge_created_id(struct forge *, cJSON *, const char *, long long *);
 static const char *forge_label_color(const char *);
@@ -193,7 +202,7 @@ static void forge_prune(cJSON *, const struct json_field *, const char *);
 static int forge_check_list(cJSON *, void *, char *, size_t);
 static void forge_skip(struct forge_check *, const cJSON *, int, const char *);
 static void forge_issues_path(struct buf *, const char *, const char *,
-    const char *, const char *);
+    const char *);
 
 struct forge *
 forge_open(const char *api_base, const char *token)
@@ -256,6 +265,12 @@ long
 forge_last_status(const struct forge *f)
 {
 	return http_client_status(f->client);
+}
+
+int
+forge_too_large(const struct forge *f)
+{
+	return http_client_too_large(f->client);
 }
 
 /* The repository URL with a formatted path appended.  Caller frees. */
@@ -340,6 +355,8 @@ forge_check_one(cJSON *root, void *arg, char *err, size_t errsz)
 
 	if (json_check(root, fc->kind->fields, why, sizeof(why)) == 0) {
 		forge_prune(root, fc->kind->fields, "");
+		if (fc->kind->fix != NULL)
+			fc->kind->fix(root);
 		return 0;
 	}
 	snprintf(err, errsz, "%s: %s", fc->kind->name, why);
@@ -417,6 +434,8 @@ forge_check_list(cJSON *root, void *arg, char *err, size_t errsz)
 	while ((el = cJSON_GetArrayItem(root, i)) != NULL) {
 		if (json_check(el, fc->kind->fields, why, sizeof(why)) == 0) {
 			forge_prune(el, fc->kind->fields, "");
+			if (fc->kind->fix != NULL)
+				fc->kind->fix(el);
 			i++;
 			pos++;
 			continue;
@@ -453,6 +472,83 @@ forge_skip(struct forge_check *fc, const cJSON *el, int pos, const char *why)
 	f->skipped =
 	    xreallocarray(f->skipped, f->nskipped + 1, sizeof(*f->skipped));
 	f->skipped[f->nskipped++] = line;
+}
+
+/*
+ * A PR's branch in head.ref, whatever the forge says there: Gitea and
+ * Forgejo answer "refs/pull/N/head" once the head branch is deleted (by
+ * the merge's delete_branch_after_merge, or by hand), and keep the
+ * branch's name in head.label (services/convert/pull.go,
+ * ToAPIPullRequest: Ref starts as the pull ref and becomes the branch
+ * only while the branch exists; Name, the JSON "label", is always the
+ * branch).  Every caller reads head.ref, so a merged PR is still found
+ * by its branch.
+ */
+static void
+forge_pull_fix(cJSON *pr)
+{
+	cJSON *head = cJSON_GetObjectItemCaseSensitive(pr, "head");
+	const char *ref = json_str(head, "ref"),
+		   *label = json_str(head, "label");
+
+	if (ref == NULL || strncmp(ref, "refs/pull/", 10) != 0 ||
+	    label == NULL || *label == '\0')
+		return;
+	if (cJSON_ReplaceItemInObjectCaseSensitive(head, "ref",
+		cJSON_CreateString(label)) == 0)
+		abort();
+}
+
+void
+forge_issue_key(const cJSON *issue, struct forge_issue_key *out)
+{
+	if (json_time(issue, "created_at", &out->created) == -1)
+		out->created = 0;
+	if (json_int(issue, "number", &out->number) == -1)
+		out->number = 0;
+}
+
+int
+forge_issue_key_cmp(const struct forge_issue_key *a,
+    const struct forge_issue_key *b)
+{
+	if (a->created != b->created)
+		return a->created < b->created ? -1 : 1;
+	if (a->number != b->number)
+		return a->number < b->number ? -1 : 1;
+	return 0;
+}
+
+/* qsort() order of two issues (cJSON **): forge_issue_key_cmp(). */
+static int
+forge_issue_cmp(const void *pa, const void *pb)
+{
+	struct forge_issue_key a, b;
+
+	forge_issue_key(*(cJSON *const *)pa, &a);
+	forge_issue_key(*(cJSON *const *)pb, &b);
+	return forge_issue_key_cmp(&a, &b);
+}
+
+/*
+ * Put the issues of list in the tools' order (forge_issue_key_cmp()),
+ * in place: Gitea lists a repository's issues newest first and reads no
+ * "sort" there (routers/api/v1/repo/issue.go, ListIssues: SortBy is
+ * always SortByCreatedDesc), Forgejo reads one; neither decides here.
+ */
+static void
+forge_issues_order(cJSON *list)
+{
+	cJSON **v, *el;
+	size_t n = 0, i;
+
+	v = xcalloc((size_t)cJSON_GetArraySize(list) + 1, sizeof(*v));
+	while ((el = cJSON_DetachItemFromArray(list, 0)) != NULL)
+		v[n++] = el;
+	qsort(v, n, sizeof(*v), forge_issue_cmp);
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(list, v[i]);
+	free(v);
 }
 
 /*
@@ -552,6 +648,19 @@ forge_body_str(cJSON *o, const char *key, const char *value)
 		abort();
 }
 
+/*
+ * Text that will be public (a comment, a PR's title or description, a
+ * review): every secret the masker knows is masked first.
+ */
+static void
+forge_body_text(cJSON *o, const char *key, const char *value)
+{
+	char *masked = redact_values(value != NULL ? value : "");
+
+	forge_body_str(o, key, masked);
+	free(masked);
+}
+
 static void
 forge_body_bool(cJSON *o, const char *key, int value)
 {
@@ -578,40 +687,49 @@ forge_created_id(struct forge *f, cJSON *obj, const char *key, long long *id)
 	return r;
 }
 
-/* The issue list's path with its filters (NULL: left out) into q. */
+/*
+ * The issue list's path with its filters (NULL: left out) into q.  No
+ * "sort": Gitea does not read one on this list (the order is the tools'
+ * own, forge_issues_order()).
+ */
 static void
 forge_issues_path(struct buf *q, const char *state, const char *labels,
-    const char *type, const char *sort)
+    const char *type)
 {
 	buf_init(q, 0);
 	buf_puts(q, "/issues");
 	forge_query(q, "state", state);
 	forge_query(q, "labels", labels);
 	forge_query(q, "type", type);
-	forge_query(q, "sort", sort);
 }
 
 int
 forge_issues_list(struct forge *f, const char *state, const char *labels,
-    const char *type, const char *sort, const cJSON **out)
+    const char *type, const cJSON **out)
 {
 	struct buf q;
 	int r;
 
-	forge_issues_path(&q, state, labels, type, sort);
+	forge_issues_path(&q, state, labels, type);
 	r = forge_list_kind(f, buf_str(&q), &forge_k_issue, out);
+	/*
+	 * The cached list is put in order where it is kept: ordering it
+	 * again, as a later call does, changes nothing.
+	 */
+	if (r == 0)
+		forge_issues_order((cJSON *)*out);
 	buf_free(&q);
 	return r;
 }
 
 int
 forge_issues_each(struct forge *f, const char *state, const char *labels,
-    const char *type, const char *sort, http_each_fn fn, void *arg)
+    const char *type, http_each_fn fn, void *arg)
 {
 	struct buf q;
 	int r;
 
-	forge_issues_path(&q, state, labels, type, sort);
+	forge_issues_path(&q, state, labels, type);
 	r = forge_each_kind(f, buf_str(&q), &forge_k_issue, fn, arg);
 	buf_free(&q);
 	return r;
@@ -661,7 +779,7 @@ forge_comment_create(struct forge *f, long long number, const char *body,
 	int r;
 
 	req = forge_body();
-	forge_body_str(req, "body", body);
+	forge_body_text(req, "body", body);
 	url = forge_url(f, "/issues/%lld/comments", number);
 	r = forge_write(f, "POST", url, req, cJSON_Object, &resp);
 	if (r == 0)
@@ -679,7 +797,7 @@ forge_comment_edit(struct forge *f, long long comment_id, const char *body)
 	int r;
 
 	req = forge_body();
-	forge_body_str(req, "body", body);
+	forge_body_text(req, "body", body);
 	url = forge_url(f, "/issues/comments/%lld", comment_id);
 	r = forge_write(f, "PATCH", url, req, 0, NULL);
 	free(url);
@@ -914,8 +1032,8 @@ forge_pull_create(struct forge *f, const char *title, const char *body,
 	char *url;
 
 	req = forge_body();
-	forge_body_str(req, "title", title);
-	forge_body_str(req, "body", body != NULL ? body : "");
+	forge_body_text(req, "title", title);
+	forge_body_text(req, "body", body);
 	forge_body_str(req, "head", head);
 	forge_body_str(req, "base", base);
 	url = forge_url(f, "/pulls");
@@ -934,13 +1052,15 @@ enum forge_res
 forge_pull_find_head(struct forge *f, const char *head, long long *number)
 {
 	const cJSON *list, *pr;
-	const char *ref;
+	const char *ref, *label;
 
 	if (forge_pulls_list(f, "open", &list) == -1)
 		return FORGE_ERROR;
 	cJSON_ArrayForEach (pr, list) {
 		ref = json_str_at(pr, "head.ref");
-		if (ref != NULL && strcmp(ref, head) == 0 &&
+		label = json_str_at(pr, "head.label");
+		if (((ref != NULL && strcmp(ref, head) == 0) ||
+			(label != NULL && strcmp(label, head) == 0)) &&
 		    json_int(pr, "number", number) == 0)
 			return FORGE_OK;
 	}
@@ -995,7 +1115,7 @@ forge_pull_merge(struct forge *f, long long number, const char *head_sha,
 	}
 	http_client_status_fail(f->client, "POST", url, &resp);
 	snprintf(out->message, sizeof(out->message), "%s", forge_error(f));
-	r = resp.status == 405 ? forge_merge_check(f, number, out) : 0;
+	r = forge_merge_check(f, number, out);
 out:
 	http_response_free(&resp);
 	free(url);
@@ -1003,7 +1123,16 @@ out:
 	return r;
 }
 
-/* After a 405: is the PR merged already (by another poller)? */
+/*
+ * After any answer but 2xx: is the PR merged all the same?  Gitea
+ * answers 405 to a PR merged already (by another poller), and merges
+ * first and then answers the failure of the branch deletion asked with
+ * it: 404 when the branch is gone, 403 when it is the default or a
+ * protected branch, 500 when git fails (routers/api/v1/repo/pull.go,
+ * MergePullRequest, after pull_service.Merge).  Only the PR read back
+ * can tell.  0 (out->merged set when it is merged), or -1 when it could
+ * not be read: the merge's outcome is unknown.
+ */
 static int
 forge_merge_check(struct forge *f, long long number, struct forge_merge *out)
 {
@@ -1105,7 +1234,7 @@ forge_review_create(struct forge *f, long long number, const char *body,
 	int r;
 
 	req = forge_body();
-	forge_body_str(req, "body", body);
+	forge_body_text(req, "body", body);
 	forge_body_str(req, "event", event);
 	if (commit_id != NULL)
 		forge_body_str(req, "commit_id", commit_id);
@@ -1127,7 +1256,7 @@ forge_review_dismiss(struct forge *f, long long number, long long review_id,
 	int r;
 
 	req = forge_body();
-	forge_body_str(req, "message", message != NULL ? message : "");
+	forge_body_text(req, "message", message);
 	url = forge_url(f, "/pulls/%lld/reviews/%lld/dismissals", number,
 	    review_id);
 	r = forge_write(f, "POST", url, req, 0, NULL);

@@ -5,7 +5,9 @@
  * the reason (HTTP status and the forge's message, transport error,
  * malformed JSON, wrong JSON type) in forge_error(): a failed read is
  * never reported as an empty list.  Lists are read page by page
- * (limit=50) until a short page and returned as one array.
+ * (limit=50) until the forge's X-Total-Count (or Link header, or an empty
+ * page) says they end (a short page does not: the forge's page cap may
+ * be below 50), and returned as one array.
  *
  * Results of reads are borrowed from the handle's per-run cache: valid
  * until forge_close(), never freed by the caller.  Each GET URL is fetched
@@ -21,8 +23,11 @@
  *   issue:   number, title, state; body, labels[].name, user.login,
  *            pull_request (object), created_at, updated_at
  *   PR:      number, title, state, head.ref, head.sha, base.ref; body,
- *            merged, mergeable, draft, labels[].name, user.login,
- *            created_at, updated_at, merged_at
+ *            head.label, merged, mergeable, draft, labels[].name,
+ *            user.login, created_at, updated_at, merged_at
+ *            (head.ref is the branch name even after the branch was
+ *            deleted: the forge's "refs/pull/N/head" is replaced by
+ *            head.label, the branch it keeps)
  *   comment: id, body, user.login; created_at, updated_at
  *   review:  id, state, user.login; commit_id, body, stale, dismissed,
  *            submitted_at
@@ -38,6 +43,7 @@
 #define FORGE_H
 
 #include <stddef.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 #include "http_client.h"
@@ -55,7 +61,7 @@ struct forge;
 /* The outcome of forge_pull_merge(). */
 struct forge_merge {
 	long status;	   /* HTTP status of the merge request */
-	int merged;	   /* merged now, or found merged after a 405 */
+	int merged;	   /* merged now, or found merged after a non-2xx */
 	char message[256]; /* the forge's explanation of a refusal */
 };
 
@@ -74,6 +80,11 @@ const char *forge_error(const struct forge *f);
 unsigned long forge_writes(const struct forge *f);
 /* HTTP status behind the last call's failure (404 ...), else 0. */
 long forge_last_status(const struct forge *f);
+/*
+ * 1 when the last call failed because the forge's answer was over the
+ * body cap (an issue with more comments than a tick takes), else 0.
+ */
+int forge_too_large(const struct forge *f);
 
 /*
  * Read path (relative to api_base, e.g. "/issues/3") as a JSON object or
@@ -87,11 +98,25 @@ int forge_get_list(struct forge *f, const char *path, const cJSON **out);
 
 /*
  * Issues and PRs.  state "open", "closed" or "all"; labels a comma
- * separated list of names or NULL; type "issues", "pulls" or NULL; sort
- * (e.g. "oldest") or NULL.
+ * separated list of names or NULL; type "issues", "pulls" or NULL.  The
+ * list is in the tools' order, oldest first (forge_issue_key_cmp()),
+ * whatever order the forge used.
  */
 int forge_issues_list(struct forge *f, const char *state, const char *labels,
-    const char *type, const char *sort, const cJSON **out);
+    const char *type, const cJSON **out);
+/*
+ * The tools' order of issues: created_at, then number, oldest first (a
+ * missing created_at counts as the oldest).  A caller of
+ * forge_issues_each(), which visits the forge's pages in the forge's
+ * order, keeps each issue's key and sorts by it.
+ */
+struct forge_issue_key {
+	time_t created;
+	long long number;
+};
+void forge_issue_key(const cJSON *issue, struct forge_issue_key *out);
+int forge_issue_key_cmp(const struct forge_issue_key *,
+    const struct forge_issue_key *);
 int forge_issue_get(struct forge *f, long long number, const cJSON **out);
 /* Set the issue's state to closed (closing a closed issue succeeds). */
 int forge_issue_close(struct forge *f, long long number);
@@ -141,7 +166,7 @@ int forge_pulls_list(struct forge *f, const char *state, const cJSON **out);
 int forge_pulls_each(struct forge *f, const char *state, http_each_fn fn,
     void *arg);
 int forge_issues_each(struct forge *f, const char *state, const char *labels,
-    const char *type, const char *sort, http_each_fn fn, void *arg);
+    const char *type, http_each_fn fn, void *arg);
 /* The first page (at most limit, newest first) of the PRs in state. */
 int forge_pulls_recent(struct forge *f, const char *state, int limit,
     const cJSON **out);
@@ -154,7 +179,8 @@ int forge_pull_get(struct forge *f, long long number, const cJSON **out);
 enum forge_res forge_pull_create(struct forge *f, const char *title,
     const char *body, const char *head, const char *base, long long *number);
 /*
- * The number of the open PR whose head branch is head, in *number.
+ * The number of the open PR whose head branch is head (its head.ref or
+ * head.label), in *number.
  * Returns FORGE_OK, FORGE_NOT_FOUND when there is none, or FORGE_ERROR.
  */
 enum forge_res forge_pull_find_head(struct forge *f, const char *head,
@@ -170,9 +196,11 @@ int forge_pull_diff(struct forge *f, long long number, size_t max,
 /*
  * Merge the PR ("Do": "merge") only if its head is still head_sha (NULL:
  * any), deleting the branch when asked.  Returns 0 once the forge
- * answered, with the status and whether the PR is merged in *out; after a
- * 405 the PR is read again to tell "already merged" from a refusal.
- * Returns -1 when no answer arrived or that read failed.
+ * answered, with the status and whether the PR is merged in *out; after
+ * any answer but 2xx the PR is read again, since the forge may have
+ * merged it all the same (merged by another poller: 405; merged, then
+ * the branch deletion failed: 403, 404 or 500).  Returns -1 when no
+ * answer arrived or that read failed: whether it merged is unknown.
  */
 int forge_pull_merge(struct forge *f, long long number, const char *head_sha,
     int delete_branch, struct forge_merge *out);

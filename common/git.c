@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base64.h"
 #include "buf.h"
 #include "git.h"
 #include "spawn.h"
@@ -16,6 +17,8 @@
 #define GIT_LINE_MAX 4096
 
 static int git_is_dir(const char *);
+static int git_hex(int);
+static char *git_unescape(const char *, size_t);
 
 char **
 git_argv(const char *dir, const char *const *args)
@@ -118,4 +121,89 @@ git_in_rebase(const char *dir)
 	free(top);
 	free(gitdir);
 	return r;
+}
+
+static int
+git_hex(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The n bytes at s with %XX decoded.  Caller frees. */
+static char *
+git_unescape(const char *s, size_t n)
+{
+	char *out = xmalloc(n + 1);
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '%' && i + 2 < n &&
+		    git_hex((unsigned char)s[i + 1]) >= 0 &&
+		    git_hex((unsigned char)s[i + 2]) >= 0) {
+			out[k++] =
+			    (char)(git_hex((unsigned char)s[i + 1]) * 16 +
+				git_hex((unsigned char)s[i + 2]));
+			i += 2;
+		} else
+			out[k++] = s[i];
+	}
+	out[k] = '\0';
+	return out;
+}
+
+void
+git_remote_auth(const char *url, char **clean, char ***env)
+{
+	const char *p = strstr(url, "://"), *info;
+	char *user, *basic, *cred;
+	size_t len, n = 0;
+
+	*env = xcalloc(5, sizeof(**env));
+	(*env)[n++] = xstrdup("GIT_TERMINAL_PROMPT=0");
+	*clean = NULL;
+	if (p == NULL ||
+	    (strncmp(url, "http://", 7) != 0 &&
+		strncmp(url, "https://", 8) != 0))
+		goto plain;
+	info = p + 3;
+	len = strcspn(info, "/?#@");
+	if (info[len] != '@' || len == 0)
+		goto plain;
+	*clean = xasprintf("%.*s%s", (int)(info - url), url, info + len + 1);
+	user = git_unescape(info, len);
+	/* A user alone is a token: "TOKEN:" (empty password). */
+	cred =
+	    strchr(user, ':') != NULL ? xstrdup(user) : xasprintf("%s:", user);
+	basic = base64_encode(cred, strlen(cred));
+	(*env)[n++] = xstrdup("GIT_CONFIG_COUNT=1");
+	(*env)[n++] = xasprintf("GIT_CONFIG_KEY_0=http.%s.extraHeader", *clean);
+	(*env)[n++] =
+	    xasprintf("GIT_CONFIG_VALUE_0=Authorization: Basic %s", basic);
+	explicit_bzero(user, strlen(user));
+	explicit_bzero(cred, strlen(cred));
+	explicit_bzero(basic, strlen(basic));
+	free(user);
+	free(cred);
+	free(basic);
+	return;
+plain:
+	*clean = xstrdup(url);
+}
+
+void
+git_env_free(char **env)
+{
+	size_t i;
+
+	for (i = 0; env != NULL && env[i] != NULL; i++) {
+		explicit_bzero(env[i], strlen(env[i]));
+		free(env[i]);
+	}
+	free(env);
 }

@@ -39,5 +39,19 @@ const char *git_last_line(const char *text, char *line, size_t linesz);
  * its git directory cannot be found.
  */
 int git_in_rebase(const char *dir);
+/*
+ * How git reaches the remote url without the credentials in it on a
+ * command line (where every local user reads them): the URL without its
+ * user information into *clean (caller frees), and the variables of the
+ * git that uses it into *env (NULL-ended; free with git_env_free(),
+ * which wipes them): GIT_TERMINAL_PROMPT=0 and, for an http(s) URL with
+ * credentials, an Authorization header (Basic, of its user and password,
+ * percent-decoded) for that URL alone, as configuration given in the
+ * environment (GIT_CONFIG_COUNT, GIT_CONFIG_KEY_0, GIT_CONFIG_VALUE_0),
+ * which only this user can read.  Other URLs (ssh, paths) come back as
+ * they are.
+ */
+void git_remote_auth(const char *url, char **clean, char ***env);
+void git_env_free(char **env);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include <curl/curl.h>
@@ -25,6 +26,7 @@
 
 /* What one transfer writes into, and why it stopped early. */
 struct http_sink {
+	struct http_response *resp; /* its status line and headers */
 	struct buf *body;
 	size_t max;
 	int prefix; /* keep the first max bytes and stop */
@@ -61,6 +63,11 @@ static struct http_opts http_cur = {HTTP_DEF_CONNECT_MS, HTTP_DEF_TIMEOUT_MS,
     HTTP_DEF_RETRIES, HTTP_DEF_BACKOFF_MS, HTTP_DEF_MAX_BODY};
 
 static size_t http_write_cb(char *, size_t, size_t, void *);
+static size_t http_header_cb(char *, size_t, size_t, void *);
+static void http_header_line(struct http_response *, const char *, size_t);
+static int http_header_is(const char *, size_t, const char *, const char **);
+static int http_link_has_next(const char *, const char *);
+static void http_response_reset(struct http_response *);
 static CURL *http_get_handle(void);
 static void http_failure(const struct http_call *, CURLcode, int, const char *,
     char *, char *, size_t);
@@ -235,8 +242,18 @@ http_response_free(struct http_response *resp)
 	if (resp == NULL)
 		return;
 	buf_free(&resp->body);
+	http_response_reset(resp);
+}
+
+/* No status and no header seen yet (the body is left alone). */
+static void
+http_response_reset(struct http_response *resp)
+{
 	resp->status = 0;
 	resp->truncated = 0;
+	resp->too_large = 0;
+	resp->total = -1;
+	resp->next = -1;
 }
 
 char *
@@ -306,8 +323,7 @@ http_run(const struct http_call *c, struct http_response *resp, char *err,
 	long backoff = http_cur.backoff_ms;
 	int attempt, r = -1;
 
-	resp->status = 0;
-	resp->truncated = 0;
+	http_response_reset(resp);
 	buf_init(&resp->body, c->prefix ? 0 : c->max);
 	http_safe_url(c->url, safe, sizeof(safe));
 	if (c->auth != NULL && strpbrk(c->auth, "\r\n") != NULL) {
@@ -348,8 +364,8 @@ http_once(const struct http_call *c, struct http_response *resp, char *errbuf,
 
 	http_safe_url(c->url, safe, sizeof(safe));
 	buf_reset(&resp->body);
-	resp->status = 0;
-	resp->truncated = 0;
+	http_response_reset(resp);
+	sink.resp = resp;
 	sink.body = &resp->body;
 	sink.max = c->max;
 	sink.prefix = c->prefix;
@@ -394,6 +410,7 @@ http_attempt_end(const struct http_call *c, CURL *h, CURLcode rc,
 	if (rc == CURLE_OK && resp->status >= 100)
 		return 0;
 	http_safe_url(c->url, safe, sizeof(safe));
+	resp->too_large = sink->over || rc == CURLE_FILESIZE_EXCEEDED;
 	http_failure(c, rc, sink->over, safe, errbuf, err, errsz);
 	curl_easy_getinfo(h, CURLINFO_REQUEST_SIZE, &sent);
 	resp->status = 0;
@@ -490,6 +507,8 @@ http_setup(CURL *h, const struct http_call *c, struct curl_slist *hdrs,
 	HTTP_SET(CURLOPT_HTTPHEADER, hdrs);
 	HTTP_SET(CURLOPT_WRITEFUNCTION, http_write_cb);
 	HTTP_SET(CURLOPT_WRITEDATA, sink);
+	HTTP_SET(CURLOPT_HEADERFUNCTION, http_header_cb);
+	HTTP_SET(CURLOPT_HEADERDATA, sink);
 	if (!c->prefix)
 		HTTP_SET(CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)c->max);
 	if (strcmp(c->method, "GET") == 0)
@@ -528,6 +547,82 @@ http_write_cb(char *data, size_t size, size_t nmemb, void *arg)
 	}
 	buf_append(sink->body, data, room);
 	sink->over = 1;
+	return 0;
+}
+
+/*
+ * One header line of an answer (libcurl passes each, the status line
+ * first, CRLF included): what a list's page says of the pages after it.
+ */
+static size_t
+http_header_cb(char *data, size_t size, size_t nitems, void *arg)
+{
+	struct http_sink *sink = arg;
+	size_t n = size * nitems;
+
+	http_header_line(sink->resp, data, n);
+	return n;
+}
+
+/*
+ * Read X-Total-Count (Gitea's count of the whole list) and Link (whether
+ * a rel="next" page exists) from one header line; a status line starts a
+ * new answer (after a 100 Continue) and forgets what came before.
+ */
+static void
+http_header_line(struct http_response *resp, const char *line, size_t n)
+{
+	const char *v;
+	char *text, *end;
+	long long total;
+
+	text = xstrndup(line, n);
+	text[strcspn(text, "\r\n")] = '\0';
+	n = strlen(text);
+	if (strncmp(text, "HTTP/", 5) == 0) {
+		resp->total = -1;
+		resp->next = -1;
+	} else if (http_header_is(text, n, "X-Total-Count", &v)) {
+		total = strtoll(v, &end, 10);
+		if (end != v && *end == '\0' && total >= 0)
+			resp->total = total;
+	} else if (http_header_is(text, n, "Link", &v)) {
+		if (resp->next != 1)
+			resp->next = http_link_has_next(v, v + strlen(v));
+	}
+	free(text);
+}
+
+/* Whether line is header name; *value its value, blanks skipped. */
+static int
+http_header_is(const char *line, size_t n, const char *name, const char **value)
+{
+	size_t len = strlen(name);
+
+	if (n <= len || strncasecmp(line, name, len) != 0 || line[len] != ':')
+		return 0;
+	for (line += len + 1; *line == ' ' || *line == '\t'; line++)
+		;
+	*value = line;
+	return 1;
+}
+
+/*
+ * Whether a Link value [v, end) names a page with rel="next" (RFC 8288;
+ * Gitea writes <url>; rel="next",<url>; rel="last").  1 or 0.
+ */
+static int
+http_link_has_next(const char *v, const char *end)
+{
+	const char *p;
+
+	for (p = v; p < end && (p = strchr(p, ';')) != NULL; p++) {
+		p += strspn(p + 1, " \t") + 1;
+		if (strncasecmp(p, "rel=\"next\"", 10) == 0 ||
+		    (strncasecmp(p, "rel=next", 8) == 0 &&
+			strchr(",; \t", p[8] != '\0' ? p[8] : ' ') != NULL))
+			return 1;
+	}
 	return 0;
 }
 
@@ -616,6 +711,7 @@ http_par_start(CURLM *m, struct http_par *p)
 
 	http_response_free(&p->g->resp);
 	buf_init(&p->g->resp.body, p->call.max);
+	p->sink.resp = &p->g->resp;
 	p->sink.body = &p->g->resp.body;
 	p->sink.max = p->call.max;
 	p->sink.prefix = 0;
@@ -717,6 +813,7 @@ http_get_many(struct http_get *gets, size_t n, const char *auth)
 	ps = xcalloc(n + 1, sizeof(*ps));
 	for (i = 0; i < n; i++) {
 		memset(&gets[i].resp, 0, sizeof(gets[i].resp));
+		http_response_reset(&gets[i].resp);
 		gets[i].failed = 0;
 		gets[i].err[0] = '\0';
 		ps[i].g = &gets[i];

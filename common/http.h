@@ -23,6 +23,9 @@ struct http_opts {
 struct http_response {
 	long status;	 /* HTTP status, 0 when none arrived */
 	int truncated;	 /* http_get_prefix() hit its cap */
+	int too_large;	 /* http_request() failed: the body passed the cap */
+	long long total; /* X-Total-Count, -1 when not sent */
+	int next;	 /* Link: -1 not sent, 1 with rel="next", else 0 */
 	struct buf body; /* owned; NUL-terminated */
 };
 

@@ -33,6 +33,7 @@ struct http_client {
 	struct http_client_entry *live;	 /* looked up by key */
 	struct http_client_entry *stale; /* cleared by a write, kept alive */
 	long status;
+	int too_large;	      /* the last failure: an answer over the cap */
 	unsigned long writes; /* requests sent other than GET */
 	char err[512];
 };
@@ -47,14 +48,23 @@ static struct http_client_entry *http_client_add(struct http_client *,
 static void http_client_clear(struct http_client *);
 static void http_client_entries_free(struct http_client_entry *);
 static int http_client_drop(struct http_client_entry **, const char *);
-static int http_client_fetch(struct http_client *, const char *, int, cJSON **);
+/* What a page of a list says of the pages after it (http_response). */
+struct http_client_page {
+	long long total; /* X-Total-Count, -1 when not sent */
+	int next;	 /* Link: -1 not sent, 1 with rel="next", else 0 */
+};
+
+static int http_client_fetch(struct http_client *, const char *, int, cJSON **,
+    struct http_client_page *);
+static int http_client_more(const struct http_client_page *, int, long long);
+static char *http_client_page_url(const char *, const char *, int, int);
 static int http_client_merge_page(cJSON *, cJSON *);
 static int http_client_checked(struct http_client *, const char *,
     const struct http_check *, cJSON *);
 static void http_client_page_names(const char *, const char *, int, char **,
     char **);
 static int http_client_page_keep(struct http_client *, const char *,
-    struct http_get *, int, const struct http_check *);
+    struct http_get *, const struct http_check *);
 
 /* The part of url after scheme and authority: "/api/v1/...". */
 static const char *
@@ -111,12 +121,19 @@ http_client_status(const struct http_client *c)
 	return c->status;
 }
 
+int
+http_client_too_large(const struct http_client *c)
+{
+	return c->too_large;
+}
+
 void
 http_client_fail(struct http_client *c, long status, const char *fmt, ...)
 {
 	va_list ap;
 
 	c->status = status;
+	c->too_large = 0;
 	va_start(ap, fmt);
 	vsnprintf(c->err, sizeof(c->err), fmt, ap);
 	va_end(ap);
@@ -203,9 +220,13 @@ http_client_parse(struct http_client *c, const char *method, const char *url,
 	return root;
 }
 
-/* One uncached GET, checked and parsed into *out (caller frees). */
+/*
+ * One uncached GET, parsed into *out (caller frees); pg (may be NULL)
+ * gets what the answer's headers say of the pages after it.
+ */
 static int
-http_client_fetch(struct http_client *c, const char *url, int type, cJSON **out)
+http_client_fetch(struct http_client *c, const char *url, int type, cJSON **out,
+    struct http_client_page *pg)
 {
 	struct http_response resp;
 	int r = -1;
@@ -214,6 +235,7 @@ http_client_fetch(struct http_client *c, const char *url, int type, cJSON **out)
 	if (http_request("GET", url, c->auth, NULL, &resp, c->err,
 		sizeof(c->err)) == -1) {
 		c->status = 0;
+		c->too_large = resp.too_large;
 		goto out;
 	}
 	if (resp.status < 200 || resp.status > 299) {
@@ -222,9 +244,42 @@ http_client_fetch(struct http_client *c, const char *url, int type, cJSON **out)
 	}
 	if ((*out = http_client_parse(c, "GET", url, &resp, type)) != NULL)
 		r = 0;
+	if (pg != NULL) {
+		pg->total = resp.total;
+		pg->next = resp.next;
+	}
 out:
 	http_response_free(&resp);
 	return r;
+}
+
+/*
+ * Whether a list goes on after a page of n elements (seen: the elements
+ * of that page and of those before it).  The server's X-Total-Count
+ * says, else its Link header (a rel="next" page or none), else only an
+ * empty page ends the list.  A page shorter than the size asked proves
+ * nothing: the server's own cap (Gitea's [api] MAX_RESPONSE_ITEMS) may
+ * be below it, and every page is that short then.
+ */
+static int
+http_client_more(const struct http_client_page *pg, int n, long long seen)
+{
+	if (n <= 0)
+		return 0;
+	if (pg->total >= 0)
+		return seen < pg->total;
+	if (pg->next >= 0)
+		return pg->next;
+	return 1;
+}
+
+/* url with "<size_param>=per_page&page=pageno" added.  Caller frees. */
+static char *
+http_client_page_url(const char *url, const char *size_param, int per_page,
+    int pageno)
+{
+	return xasprintf("%s%c%s=%d&page=%d", url, strchr(url, '?') ? '&' : '?',
+	    size_param, per_page, pageno);
 }
 
 /*
@@ -267,7 +322,7 @@ http_client_get(struct http_client *c, const char *url, int type,
 		*out = e->json;
 		return 0;
 	}
-	if (http_client_fetch(c, url, type, &root) == -1 ||
+	if (http_client_fetch(c, url, type, &root, NULL) == -1 ||
 	    http_client_checked(c, url, check, root) == -1)
 		return -1;
 	e = http_client_add(c, url);
@@ -281,7 +336,7 @@ http_client_get_owned(struct http_client *c, const char *url, int type,
     const struct http_check *check, cJSON **out)
 {
 	http_client_fail(c, 0, "%s", "");
-	if (http_client_fetch(c, url, type, out) == -1 ||
+	if (http_client_fetch(c, url, type, out, NULL) == -1 ||
 	    http_client_checked(c, url, check, *out) == -1) {
 		*out = NULL;
 		return -1;
@@ -309,10 +364,12 @@ http_client_get_pages(struct http_client *c, const char *url,
     const char *size_param, int per_page, int max_pages,
     const struct http_check *check, const cJSON **out, int *complete)
 {
+	struct http_client_page pg;
 	struct http_client_entry *e;
 	cJSON *all = NULL, *page;
 	char *key, *purl;
-	int n = 0, pageno, r = -1;
+	long long seen = 0;
+	int n, pageno, more = 1, r = -1;
 
 	*out = NULL;
 	http_client_fail(c, 0, "%s", "");
@@ -326,25 +383,25 @@ http_client_get_pages(struct http_client *c, const char *url,
 	}
 	if ((all = cJSON_CreateArray()) == NULL)
 		abort();
-	for (pageno = 1; pageno <= max_pages; pageno++) {
-		purl = xasprintf("%s%c%s=%d&page=%d", url,
-		    strchr(url, '?') ? '&' : '?', size_param, per_page, pageno);
-		r = http_client_fetch(c, purl, cJSON_Array, &page);
+	for (pageno = 1; pageno <= max_pages && more; pageno++) {
+		purl = http_client_page_url(url, size_param, per_page, pageno);
+		r = http_client_fetch(c, purl, cJSON_Array, &page, &pg);
 		free(purl);
 		if (r == -1)
 			goto out;
+		/* Counted before the check leaves bad elements out. */
+		n = cJSON_GetArraySize(page);
+		seen += n;
 		/* Checked page by page: a long list is never whole unchecked.
 		 */
-		n = cJSON_GetArraySize(page);
 		if ((r = http_client_checked(c, url, check, page)) == -1)
 			goto out;
 		(void)http_client_merge_page(all, page);
-		if (n < per_page)
-			break;
+		more = http_client_more(&pg, n, seen);
 	}
 	e = http_client_add(c, key);
 	e->json = all;
-	e->truncated = n >= per_page;
+	e->truncated = more;
 	if (complete != NULL)
 		*complete = !e->truncated;
 	*out = all;
@@ -377,33 +434,50 @@ http_client_each_page(struct http_client *c, const char *url,
 {
 	cJSON *page;
 	char *purl;
-	int pageno, n = per_page, r = 0;
+	long long seen = 0;
+	int pageno, more = 1, r = 0;
 
 	http_client_fail(c, 0, "%s", "");
-	for (pageno = 1; pageno <= max_pages && r == 0 && n >= per_page;
-	     pageno++) {
-		purl = xasprintf("%s%c%s=%d&page=%d", url,
-		    strchr(url, '?') ? '&' : '?', size_param, per_page, pageno);
-		r = http_client_fetch(c, purl, cJSON_Array, &page);
+	for (pageno = 1; pageno <= max_pages && r == 0 && more; pageno++) {
+		purl = http_client_page_url(url, size_param, per_page, pageno);
+		r = http_client_get_page(c, purl, check, seen, &page, &more);
 		free(purl);
 		if (r == -1)
 			return -1;
-		/* Counted before the check leaves bad elements out. */
-		n = cJSON_GetArraySize(page);
-		if (http_client_checked(c, url, check, page) == -1)
-			return -1;
+		seen += cJSON_GetArraySize(page);
 		r = http_client_visit(page, fn, arg);
 		cJSON_Delete(page);
 	}
 	if (r == -1)
 		return -1;
 	if (complete != NULL)
-		*complete = r == 1 || n < per_page;
-	else if (r == 0 && n >= per_page) {
+		*complete = r == 1 || !more;
+	else if (r == 0 && more) {
 		http_client_fail(c, 0, "more than %d pages at '%s'", max_pages,
 		    http_client_endpoint(url));
 		return -1;
 	}
+	return 0;
+}
+
+int
+http_client_get_page(struct http_client *c, const char *url,
+    const struct http_check *check, long long seen, cJSON **out, int *more)
+{
+	struct http_client_page pg;
+	int n;
+
+	*more = 0;
+	http_client_fail(c, 0, "%s", "");
+	if (http_client_fetch(c, url, cJSON_Array, out, &pg) == -1)
+		return -1;
+	/* Counted before the check leaves bad elements out. */
+	n = cJSON_GetArraySize(*out);
+	if (http_client_checked(c, url, check, *out) == -1) {
+		*out = NULL;
+		return -1;
+	}
+	*more = http_client_more(&pg, n, seen + n);
 	return 0;
 }
 
@@ -413,25 +487,30 @@ http_client_page_names(const char *url, const char *size_param, int per_page,
     char **key, char **first)
 {
 	*key = xasprintf("pages %s %s=%d", url, size_param, per_page);
-	*first = xasprintf("%s%c%s=%d&page=1", url,
-	    strchr(url, '?') ? '&' : '?', size_param, per_page);
+	*first = http_client_page_url(url, size_param, per_page, 1);
 }
 
-/* Cache the first page of a list answered in g as the whole list.  0/-1. */
+/*
+ * Cache the first page of a list answered in g as the whole list, when
+ * its headers say no page follows it (http_client_more()).  0 or -1.
+ */
 static int
 http_client_page_keep(struct http_client *c, const char *key,
-    struct http_get *g, int per_page, const struct http_check *check)
+    struct http_get *g, const struct http_check *check)
 {
+	struct http_client_page pg = {g->resp.total, g->resp.next};
 	struct http_client_entry *e;
 	char err[256];
 	cJSON *page;
+	int n;
 
 	if (g->failed || g->resp.status < 200 || g->resp.status > 299)
 		return -1;
 	page =
 	    json_parse(g->resp.body.data, g->resp.body.len, err, sizeof(err));
+	n = cJSON_IsArray(page) ? cJSON_GetArraySize(page) : 0;
 	if (page == NULL || !cJSON_IsArray(page) ||
-	    cJSON_GetArraySize(page) >= per_page ||
+	    (n > 0 && http_client_more(&pg, n, n)) ||
 	    (check != NULL && check->fn(page, check->arg, err, sizeof(err)))) {
 		cJSON_Delete(page);
 		return -1;
@@ -467,8 +546,7 @@ http_client_prefetch_pages(struct http_client *c, const char *const *urls,
 	if (m > 0)
 		http_get_many(gets, m, c->auth);
 	for (i = 0; i < m; i++) {
-		if (http_client_page_keep(c, keys[i], &gets[i], per_page,
-			chk[i]) == 0)
+		if (http_client_page_keep(c, keys[i], &gets[i], chk[i]) == 0)
 			kept++;
 		http_response_free(&gets[i].resp);
 		free(keys[i]);

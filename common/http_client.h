@@ -45,6 +45,11 @@ const char *http_client_error(const struct http_client *);
 /* HTTP status behind the last call's failure; 0 for other failures. */
 long http_client_status(const struct http_client *);
 /*
+ * 1 when the last call failed because an answer was larger than the
+ * body cap (the data is there, and too large to take), else 0.
+ */
+int http_client_too_large(const struct http_client *);
+/*
  * How many writes were sent so far: a result kept by a caller is as
  * fresh as the cache while this is unchanged (a write clears the cache).
  */
@@ -70,12 +75,16 @@ int http_client_get_owned(struct http_client *, const char *url, int type,
     const struct http_check *check, cJSON **out);
 /*
  * GET every page of a list: url plus "<size_param>=per_page&page=N" for
- * N = 1 .. max_pages, until a page shorter than per_page.  Each page must
- * be an array.  *out is one merged array owned by the client; *complete
- * (may be NULL) is 0 when max_pages full pages were read and more may
- * exist.  check (may be NULL) runs on each page just fetched, before it
- * joins the others (so that a check that drops fields keeps the peak
- * small).  Returns 0 or -1 (never a partial list).
+ * N = 1 .. max_pages, until the list ends: when the pages seen hold as
+ * many elements as the server's X-Total-Count, else when its Link header
+ * names no rel="next" page, else at an empty page.  A page shorter than
+ * per_page ends nothing: the server may cap its pages below per_page
+ * (Gitea's [api] MAX_RESPONSE_ITEMS).  Each page must be an array.  *out
+ * is one merged array owned by the client; *complete (may be NULL) is 0
+ * when max_pages pages were read and more may exist.  check (may be
+ * NULL) runs on each page just fetched, before it joins the others (so
+ * that a check that drops fields keeps the peak small).  Returns 0 or -1
+ * (never a partial list: a page that did not arrive fails the read).
  */
 int http_client_get_pages(struct http_client *, const char *url,
     const char *size_param, int per_page, int max_pages,
@@ -90,29 +99,39 @@ void http_client_forget_pages(struct http_client *, const char *url,
     const char *size_param, int per_page);
 /*
  * Visit every element of the list at url page by page, as
- * http_client_get_pages() reads it, without keeping the pages: each page
- * is checked, each element passed to fn(arg, element), then the page is
- * freed.  Nothing is cached: the caller keeps what it needs and does not
- * ask again.  fn returns 0 to go on, 1 to stop early (no more pages are
- * read) or -1 to fail the read (fn records why).  Returns 0, or -1 when a
- * page did not arrive or fn failed; after -1 what fn saw is not the whole
- * list and the caller drops it.  When max_pages full pages were read and
- * more may exist: with complete NULL that is a failure too (-1), else
- * *complete is 0 (1 when the list ended or fn stopped it) and 0 returned.
+ * http_client_get_pages() reads it (and ends it), without keeping the
+ * pages: each page is checked, each element passed to fn(arg, element),
+ * then the page is freed.  Nothing is cached: the caller keeps what it
+ * needs and does not ask again.  fn returns 0 to go on, 1 to stop early
+ * (no more pages are read) or -1 to fail the read (fn records why).
+ * Returns 0, or -1 when a page did not arrive or fn failed; after -1
+ * what fn saw is not the whole list and the caller drops it.  When
+ * max_pages pages were read and more may exist: with complete NULL that
+ * is a failure too (-1), else *complete is 0 (1 when the list ended or fn
+ * stopped it) and 0 returned.
  */
 typedef int (*http_each_fn)(void *arg, const cJSON *element);
 int http_client_each_page(struct http_client *, const char *url,
     const char *size_param, int per_page, int max_pages,
     const struct http_check *check, http_each_fn fn, void *arg, int *complete);
 /*
+ * GET one page of a list (url names the page) as an array, check it
+ * (check may be NULL) and say in *more whether the list goes on after it,
+ * as http_client_get_pages() decides (seen: the elements of the pages
+ * before it).  *out is the caller's (cJSON_Delete()).  Returns 0 or -1.
+ */
+int http_client_get_page(struct http_client *, const char *url,
+    const struct http_check *check, long long seen, cJSON **out, int *more);
+/*
  * Read ahead, in parallel (http_get_many()), the lists of the n urls
  * whose pages http_client_get_pages() (same size_param and per_page,
  * checks[i] the check of urls[i]; checks may be NULL) would read and
- * that are not cached: each one whose first page
- * arrives (2xx, valid, shorter than per_page: the whole list) is checked
- * and cached as that call would cache it, so the call later costs no
- * request.  Anything else is left for that call to read (and to say
- * what failed).  Returns how many lists were cached.
+ * that are not cached: each one whose first page arrives (2xx, valid,
+ * and the whole list by its headers: X-Total-Count reached, or a Link
+ * without rel="next", or empty) is checked and cached as that call
+ * would cache it, so the call later costs no request.  Anything else is
+ * left for that call to read (and to say what failed).  Returns how
+ * many lists were cached.
  */
 size_t http_client_prefetch_pages(struct http_client *, const char *const *urls,
     size_t n, const char *size_param, int per_page,

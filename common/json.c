@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "file.h"
 #include "json.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 #define JSON_KEY_MAX 128
@@ -328,6 +329,8 @@ json_type_want(enum json_type t)
 		return "a string";
 	case JSON_INT:
 		return "an integer";
+	case JSON_ID:
+		return "an integer from 1 to 2^53";
 	case JSON_BOOL:
 		return "a boolean";
 	case JSON_OBJECT:
@@ -347,6 +350,8 @@ json_is(const cJSON *item, enum json_type t)
 		return cJSON_IsString(item) && item->valuestring != NULL;
 	case JSON_INT:
 		return json_item_int(item, &v) == 0;
+	case JSON_ID:
+		return json_item_int(item, &v) == 0 && valid_number(v) == NULL;
 	case JSON_BOOL:
 		return cJSON_IsBool(item);
 	case JSON_OBJECT:

@@ -74,6 +74,13 @@ write_pid(int fd)
 		return;
 }
 
+void
+lock_note_pid(int fd)
+{
+	if (fd != -1)
+		write_pid(fd);
+}
+
 int
 lock_take(const char *path, int *fd)
 {

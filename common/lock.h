@@ -26,6 +26,12 @@ int lock_take(const char *path, int *fd);
 int lock_wait(const char *path, int *fd, int timeout_s);
 
 /*
+ * Write this process's PID into the lock file held on fd (a lock handed
+ * over by its holder), for operators; best effort.
+ */
+void lock_note_pid(int fd);
+
+/*
  * Release a lock taken above and close fd (-1 is ignored).  The file is
  * left in place: unlinking a flock file races with the next taker.
  */

@@ -15,6 +15,7 @@
 #include "file.h"
 #include "buf.h"
 #include "log.h"
+#include "redact.h"
 #include "termsafe.h"
 #include "xmalloc.h"
 
@@ -34,6 +35,8 @@ static int log_verbose;
 static int log_stderr;
 static char log_prefix[32];
 
+static char *log_masked(const char *, va_list)
+    __attribute__((format(printf, 1, 0)));
 static void log_vline(int, const char *, va_list)
     __attribute__((format(printf, 2, 0)));
 static int log_vstatus(int, const char *, const char *, const char *, va_list)
@@ -108,6 +111,17 @@ log_iso8601(time_t t, char *out, size_t outsz)
 	strftime(out, outsz, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* The message with every secret the masker knows masked.  Caller frees. */
+static char *
+log_masked(const char *fmt, va_list ap)
+{
+	char *msg = xvasprintf(fmt, ap), *masked = redact_values(msg);
+
+	explicit_bzero(msg, strlen(msg));
+	free(msg);
+	return masked;
+}
+
 /*
  * One line of priority pri: to stderr with the priority prefix, or to
  * the file (and stderr with verbose) with the timestamp.
@@ -126,7 +140,7 @@ log_vline(int pri, const char *fmt, va_list ap)
 		log_timestamp(ts, sizeof(ts));
 		buf_printf(&line, "[%s] %s", ts, log_prefix);
 	}
-	msg = xvasprintf(fmt, ap);
+	msg = log_masked(fmt, ap);
 	termsafe_line(msg, strlen(msg), LOG_MSG_MAX, &line);
 	free(msg);
 	buf_puts(&line, "\n");
@@ -178,7 +192,7 @@ log_vstatus(int pri, const char *path, const char *who, const char *fmt,
 	int r = -1;
 
 	buf_init(&line, 0);
-	msg = xvasprintf(fmt, ap);
+	msg = log_masked(fmt, ap);
 	log_timestamp(ts, sizeof(ts));
 	buf_printf(&line, "[%s] %s: ", ts, who);
 	termsafe_line(msg, strlen(msg), LOG_MSG_MAX, &line);

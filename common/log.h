@@ -34,7 +34,9 @@ void log_use_stderr(int on);
  * Log one line.  The message is made printable and kept on one line
  * (termsafe_line(): control characters escaped, invalid UTF-8 replaced)
  * and cut after 4 kB, so text from a run file, the forge or a pane can be
- * logged as it is.  Never pass a token: nothing here scrubs one.
+ * logged as it is.  The secrets the masker knows (redact_values(): the
+ * configured tokens in every form, credentials in URLs) are masked first;
+ * still, never pass a token on purpose.
  */
 void log_msg(const char *, ...) __attribute__((format(printf, 1, 2)));
 /*

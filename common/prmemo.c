@@ -11,6 +11,7 @@
 #include "buf.h"
 #include "file.h"
 #include "prmemo.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 #define PRMEMO_FILE_MAX (4 * 1024 * 1024) /* longer: not ours, ignored */
@@ -47,17 +48,11 @@ prmemo_word_ok(const char *s)
 	return n >= 1 && n < sizeof(((struct prmemo *)0)->fact);
 }
 
-/* A positive decimal number, the whole of tok: 0, or -1. */
+/* A PR number, the whole of tok (valid_number_text()): 0, or -1. */
 static int
 prmemo_num(const char *tok, long long *out)
 {
-	char *end;
-
-	if (!isdigit((unsigned char)*tok))
-		return -1;
-	errno = 0;
-	*out = strtoll(tok, &end, 10);
-	return errno == 0 && *end == '\0' && *out > 0 ? 0 : -1;
+	return valid_number_text(tok, out) == NULL ? 0 : -1;
 }
 
 /* Parse one line (len bytes at line) into *m: 0, or -1. */

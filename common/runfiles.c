@@ -259,6 +259,12 @@ runfiles_supervisor_status(void)
 }
 
 char *
+runfiles_supervisor_fix_prompt(void)
+{
+	return xasprintf("%s/supervisor-fix-prompt", run_dir);
+}
+
+char *
 runfiles_supervisor_lock(void)
 {
 	return xasprintf("%s/supervisor-poll.lock", run_dir);
@@ -623,4 +629,45 @@ runfiles_dev_state_issues(const char *p, long long **nums, size_t *n)
 
 	free(pattern);
 	return r;
+}
+
+char *
+runfiles_launch_backoff(const char *p, long long n)
+{
+	return xasprintf("%s/dev-backoff-%s-%lld", run_dir, p, n);
+}
+
+long long
+runfiles_launch_backoff_issue(const char *p, const char *path)
+{
+	return runfiles_project_number(path, "dev-backoff-%s-", p, "");
+}
+
+int
+runfiles_launch_backoff_issues(const char *p, long long **nums, size_t *n)
+{
+	char *pattern = xasprintf("%s/dev-backoff-%s-*", run_dir, p);
+	int r =
+	    runfiles_list(pattern, runfiles_launch_backoff_issue, p, nums, n);
+
+	free(pattern);
+	return r;
+}
+
+char *
+runfiles_intent(const char *s)
+{
+	return xasprintf("%s/agent-%s.intent", run_dir, s);
+}
+
+char *
+runfiles_intent_lock(const char *s)
+{
+	return xasprintf("%s/agent-%s.intent-lock", run_dir, s);
+}
+
+char *
+runfiles_lock_handover(const char *s)
+{
+	return xasprintf("%s/agent-%s.handover", run_dir, s);
 }

@@ -119,6 +119,8 @@ char *runfiles_phase_notice(const char *project, long long issue);
 char *runfiles_escalation_notified(const char *project, long long issue);
 char *runfiles_escalation_injected(const char *project, long long issue);
 char *runfiles_supervisor_status(void);
+/* The fix command's prompt (0600), its standard input while it runs. */
+char *runfiles_supervisor_fix_prompt(void);
 char *runfiles_supervisor_lock(void);
 char *runfiles_infra_retries_dir(void);
 /* The retry count of a Woodpecker pipeline, inside the directory above. */
@@ -214,5 +216,25 @@ int runfiles_claim(const char *path, size_t max, struct buf *out);
 char *runfiles_dev_state(const char *project, long long issue);
 long long runfiles_dev_state_issue(const char *project, const char *path);
 int runfiles_dev_state_issues(const char *project, long long **nums, size_t *n);
+
+/*
+ * Launch back-off, exactly-once delivery and the lock's hand-over.
+ *
+ * dev-poll's back-off of an issue whose launch failed for a reason of
+ * its own (backoff.h): its name, read back, and the issues that have one.
+ */
+char *runfiles_launch_backoff(const char *project, long long issue);
+long long runfiles_launch_backoff_issue(const char *project, const char *path);
+int runfiles_launch_backoff_issues(const char *project, long long **nums,
+    size_t *n);
+/* A session's record of the messages typed into it (intent.h). */
+char *runfiles_intent(const char *session);
+/* The lock taken while a message is typed into the session. */
+char *runfiles_intent_lock(const char *session);
+/*
+ * The socket through which a tick hands the Claude session lock to the
+ * wrapper of the session it starts (agent_lock.h).
+ */
+char *runfiles_lock_handover(const char *session);
 
 #endif

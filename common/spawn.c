@@ -43,11 +43,12 @@ struct child {
 /* Programs started by this process, for the tick summaries. */
 static unsigned long spawned;
 
-static char **spawn_env_build(const char *const *);
+static char **spawn_env_build(const char *const *, int (*)(const char *));
+static int spawn_env_kept(const char *, int (*)(const char *));
 static int spawn_env_key_matches(const char *, const char *);
 static int spawn_fd_above_stdio(int);
-static void spawn_child_exec(char *const[], const char *, char **, int)
-    __attribute__((noreturn));
+static void spawn_child_exec(char *const[], const struct spawn_opts *, char **,
+    int) __attribute__((noreturn));
 static long long spawn_now_ms(void);
 static int spawn_supervise(struct child *);
 static void spawn_escalate(struct child *);
@@ -58,6 +59,7 @@ static void spawn_sleep_ms(int);
 static int spawn_try_reap(struct child *);
 static int spawn_exit_code(int);
 static int spawn_out_fd(const char *, int);
+static int spawn_in_fd(const char *, int);
 static void spawn_detached_ex_exec(char *const[],
     const struct spawn_detached_opts *, char **, int) __attribute__((noreturn));
 static int spawn_read_full(int, void *, size_t);
@@ -66,34 +68,50 @@ static int spawn_wait_pid(pid_t);
 extern char **environ;
 
 /*
- * The child's environment: ours with each "K=V" of add replacing or
- * extending it.  Returns environ itself when there is nothing to add;
- * otherwise an array the caller frees (the strings are borrowed).
+ * The child's environment: ours (the variables keep takes, all when it
+ * is NULL) with each "K=V" of add replacing or extending it.  Returns
+ * environ itself when there is nothing to add or drop; otherwise an
+ * array the caller frees (the strings are borrowed).
  */
 static char **
-spawn_env_build(const char *const *add)
+spawn_env_build(const char *const *add, int (*keep)(const char *))
 {
 	char **env;
 	size_t n = 0, nadd = 0, i, j, k = 0;
 
-	if (add == NULL || add[0] == NULL)
+	if ((add == NULL || add[0] == NULL) && keep == NULL)
 		return environ;
 	while (environ[n] != NULL)
 		n++;
-	while (add[nadd] != NULL)
+	while (add != NULL && add[nadd] != NULL)
 		nadd++;
 	env = xcalloc(n + nadd + 1, sizeof(*env));
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < nadd; j++)
 			if (spawn_env_key_matches(environ[i], add[j]))
 				break;
-		if (j == nadd)
+		if (j == nadd && spawn_env_kept(environ[i], keep))
 			env[k++] = environ[i];
 	}
 	for (j = 0; j < nadd; j++)
 		env[k++] = (char *)add[j];
 	env[k] = NULL;
 	return env;
+}
+
+/* 1 when keep (NULL: everything) takes the variable of "K=V". */
+static int
+spawn_env_kept(const char *entry, int (*keep)(const char *))
+{
+	char *name;
+	int r;
+
+	if (keep == NULL)
+		return 1;
+	name = xstrndup(entry, strcspn(entry, "="));
+	r = keep(name);
+	free(name);
+	return r;
 }
 
 /* 1 if the "K=V" strings a and b name the same variable. */
@@ -116,14 +134,16 @@ spawn_fd_above_stdio(int fd)
 
 /*
  * In the forked child: own process group, default signal handling,
- * stdin from /dev/null, stdout and stderr to outfd (or /dev/null), cwd,
- * nothing open above 2, then exec.  Only async-signal-safe calls here.
+ * stdin from o->in_path (or /dev/null), stdout and stderr to outfd (or
+ * /dev/null), o->cwd, nothing open above 2, then exec.  Only
+ * async-signal-safe calls here.
  */
 static void
-spawn_child_exec(char *const argv[], const char *cwd, char **envp, int outfd)
+spawn_child_exec(char *const argv[], const struct spawn_opts *o, char **envp,
+    int outfd)
 {
 	sigset_t none;
-	int nullfd;
+	int nullfd, infd;
 
 	(void)setpgid(0, 0);
 	(void)signal(SIGPIPE, SIG_DFL);
@@ -131,14 +151,14 @@ spawn_child_exec(char *const argv[], const char *cwd, char **envp, int outfd)
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 	nullfd = spawn_fd_above_stdio(open("/dev/null", O_RDWR | O_CLOEXEC));
 	outfd = spawn_fd_above_stdio(outfd);
-	if (nullfd == -1)
+	infd = spawn_in_fd(o->in_path, nullfd);
+	if (nullfd == -1 || infd == -1)
 		_exit(127);
 	if (outfd == -1)
 		outfd = nullfd;
-	if (dup2(nullfd, 0) == -1 || dup2(outfd, 1) == -1 ||
-	    dup2(outfd, 2) == -1)
+	if (dup2(infd, 0) == -1 || dup2(outfd, 1) == -1 || dup2(outfd, 2) == -1)
 		_exit(127);
-	if (cwd != NULL && chdir(cwd) == -1)
+	if (o->cwd != NULL && chdir(o->cwd) == -1)
 		_exit(127);
 	closefrom(3);
 	execvpe(argv[0], argv, envp);
@@ -327,12 +347,12 @@ spawn_run(char *const argv[], const struct spawn_opts *opts, struct buf *out,
 	}
 	if (out != NULL && pipe2(p, O_CLOEXEC) == -1)
 		return -1;
-	envp = spawn_env_build(opts->env_add);
+	envp = spawn_env_build(opts->env_add, NULL);
 	if ((c.pid = fork()) == -1)
 		goto out;
 	spawned++;
 	if (c.pid == 0)
-		spawn_child_exec(argv, opts->cwd, envp, p[1]);
+		spawn_child_exec(argv, opts, envp, p[1]);
 	/* Also set here, so a timeout can never miss the group. */
 	(void)setpgid(c.pid, c.pid);
 	if (p[1] != -1)
@@ -407,6 +427,16 @@ spawn_out_fd(const char *path, int nullfd)
 	    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600));
 }
 
+/* path opened for reading, above stdio (no symbolic link); nullfd. */
+static int
+spawn_in_fd(const char *path, int nullfd)
+{
+	if (path == NULL)
+		return nullfd;
+	return spawn_fd_above_stdio(
+	    open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+}
+
 /*
  * In the grandchild of spawn_detached_ex(): report our PID on errfd, lead
  * a process group, set up the descriptors, exec with envp; on failure
@@ -417,7 +447,7 @@ spawn_detached_ex_exec(char *const argv[], const struct spawn_detached_opts *o,
     char **envp, int errfd)
 {
 	pid_t self = getpid();
-	int nullfd, outfd, efd, keep[SPAWN_KEEP_MAX], nkeep = 0, i, e;
+	int nullfd, infd, outfd, efd, keep[SPAWN_KEEP_MAX], nkeep = 0, i, e;
 
 	if (write(errfd, &self, sizeof(self)) != sizeof(self))
 		_exit(127);
@@ -433,7 +463,9 @@ spawn_detached_ex_exec(char *const argv[], const struct spawn_detached_opts *o,
 		outfd = spawn_out_fd(o->out_path, nullfd);
 		efd = spawn_out_fd(o->err_path, nullfd);
 	}
-	if (errfd == -1 || nullfd == -1 || outfd == -1 || efd == -1)
+	infd = spawn_in_fd(o->in_path, nullfd);
+	if (errfd == -1 || nullfd == -1 || infd == -1 || outfd == -1 ||
+	    efd == -1)
 		goto fail;
 	/* Out of the way of the numbers they get below. */
 	for (; o->keep_fds != NULL && nkeep < SPAWN_KEEP_MAX &&
@@ -444,7 +476,7 @@ spawn_detached_ex_exec(char *const argv[], const struct spawn_detached_opts *o,
 			goto fail;
 	if ((errfd = fcntl(errfd, F_DUPFD_CLOEXEC, 16)) == -1)
 		goto fail;
-	if (dup2(nullfd, 0) == -1 || dup2(outfd, 1) == -1 || dup2(efd, 2) == -1)
+	if (dup2(infd, 0) == -1 || dup2(outfd, 1) == -1 || dup2(efd, 2) == -1)
 		goto fail;
 	if (o->cwd != NULL && chdir(o->cwd) == -1)
 		goto fail;
@@ -478,7 +510,7 @@ spawn_detached_ex(char *const argv[], const struct spawn_detached_opts *o,
 	}
 	if (pipe2(p, O_CLOEXEC) == -1)
 		return -1;
-	envp = spawn_env_build(o->env_add);
+	envp = spawn_env_build(o->env_add, o->env_keep);
 	if ((mid = fork()) == -1)
 		goto out;
 	spawned++;

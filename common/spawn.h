@@ -15,10 +15,12 @@ struct spawn_opts {
 	const char *const *env_add; /* "K=V" entries, NULL-ended */
 	int timeout_s;		    /* 0: no limit */
 	int grace_ms;		    /* SIGTERM to SIGKILL; 0: 2000 */
+	const char *in_path;	    /* stdin; NULL: /dev/null */
 };
 
 /*
- * Run argv[0] (looked up in PATH) with argv, stdin from /dev/null and
+ * Run argv[0] (looked up in PATH) with argv, stdin from /dev/null (or
+ * opts->in_path, a file, never followed through a symbolic link) and
  * stdout+stderr into out (appended; bytes past out's cap, or past 16 MiB
  * when it has none, are read and dropped) or to /dev/null when out is
  * NULL.  The child gets its own process group and no descriptor above 2.
@@ -54,6 +56,12 @@ struct spawn_detached_opts {
 	/* Inherited as descriptors 3, 4, ... (locks the program holds for
 	 * as long as it runs): -1-ended, at most SPAWN_KEEP_MAX, or NULL. */
 	const int *keep_fds;
+	/* stdin: a file (never followed through a symbolic link); NULL:
+	 * /dev/null. */
+	const char *in_path;
+	/* Which of the caller's variables the program inherits (name: 1
+	 * keep, 0 drop); NULL: all.  env_add's are set either way. */
+	int (*env_keep)(const char *name);
 };
 
 #define SPAWN_KEEP_MAX 4

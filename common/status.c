@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent.h"
+#include "backoff.h"
 #include "buf.h"
 #include "config.h"
 #include "file.h"
@@ -22,6 +23,7 @@
 #include "runfiles.h"
 #include "status.h"
 #include "termsafe.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 /* The end of a log read for its last line, and a line's longest form. */
@@ -41,6 +43,12 @@ struct status_session {
 	int alive;	  /* 1, 0, or -1 when not known */
 	int has_progress; /* the agent's own report, when it gives one */
 	struct agent_progress progress;
+};
+
+/* An issue whose launch is backed off (backoff.h). */
+struct status_backoff {
+	long long issue;
+	struct backoff b;
 };
 
 /* A PR's CI-fix count. */
@@ -77,6 +85,8 @@ struct status_project {
 	size_t nsessions;
 	struct status_cifix *cifix;
 	size_t ncifix;
+	struct status_backoff *backoffs;
+	size_t nbackoffs;
 	struct status_escalation *esc;
 	size_t nesc;
 	struct status_failures failures;
@@ -120,6 +130,11 @@ static int status_session_cmp(const void *, const void *);
 static void status_escalations(struct status_project *, const char *);
 static int status_cifix_cmp(const void *, const void *);
 static void status_cifix_read(struct status_project *, const char *);
+static int status_backoff_cmp(const void *, const void *);
+static void status_backoffs_read(struct status_project *, const char *);
+static void status_text_backoffs(const struct status *,
+    const struct status_project *, struct buf *);
+static cJSON *status_json_backoffs(const struct status_project *);
 static void status_failures_read(struct status_project *, const char *);
 static void status_project_free(struct status_project *);
 static void status_text_sessions(const struct status *,
@@ -173,6 +188,7 @@ status_project_free(struct status_project *p)
 		free(p->esc[i].reason);
 	free(p->sessions);
 	free(p->cifix);
+	free(p->backoffs);
 	free(p->esc);
 	free(p->failures.ts);
 	free(p->failures.reason);
@@ -459,7 +475,7 @@ status_cifix_cmp(const void *a, const void *b)
 static void
 status_cifix_read(struct status_project *p, const char *proj)
 {
-	char *path = runfiles_ci_fixes(proj), err[256], *end;
+	char *path = runfiles_ci_fixes(proj), err[256];
 	const cJSON *item;
 	cJSON *d;
 	long long pr, n;
@@ -472,9 +488,7 @@ status_cifix_read(struct status_project *p, const char *proj)
 		return;
 	}
 	cJSON_ArrayForEach (item, d) {
-		errno = 0;
-		pr = strtoll(item->string, &end, 10);
-		if (errno != 0 || *end != '\0' || pr <= 0 ||
+		if (valid_number_text(item->string, &pr) != NULL ||
 		    json_item_int(item, &n) == -1)
 			continue;
 		p->cifix =
@@ -526,6 +540,41 @@ status_failures_read(struct status_project *p, const char *proj)
 	free(path);
 }
 
+static int
+status_backoff_cmp(const void *a, const void *b)
+{
+	const struct status_backoff *x = a, *y = b;
+
+	return (x->issue > y->issue) - (x->issue < y->issue);
+}
+
+/* The issues whose launch was backed off, in number order. */
+static void
+status_backoffs_read(struct status_project *p, const char *proj)
+{
+	struct status_backoff *s;
+	long long *issues;
+	size_t i, n;
+	char *path;
+
+	if (runfiles_launch_backoff_issues(proj, &issues, &n) == -1)
+		return;
+	for (i = 0; i < n; i++) {
+		p->backoffs = xreallocarray(p->backoffs, p->nbackoffs + 1,
+		    sizeof(*p->backoffs));
+		s = &p->backoffs[p->nbackoffs];
+		s->issue = issues[i];
+		path = runfiles_launch_backoff(proj, issues[i]);
+		if (backoff_read(path, &s->b) == 0 && s->b.failures > 0)
+			p->nbackoffs++;
+		free(path);
+	}
+	free(issues);
+	if (p->nbackoffs > 1)
+		qsort(p->backoffs, p->nbackoffs, sizeof(*p->backoffs),
+		    status_backoff_cmp);
+}
+
 void
 status_add_project(struct status *st, const struct config *cfg)
 {
@@ -550,6 +599,7 @@ status_add_project(struct status *st, const struct config *cfg)
 		    status_session_cmp);
 	status_escalations(p, proj);
 	status_cifix_read(p, proj);
+	status_backoffs_read(p, proj);
 	status_failures_read(p, proj);
 	path = runfiles_dev_status(proj);
 	p->dev_status = status_first_line(path);
@@ -640,6 +690,29 @@ status_text_progress(const struct status *st, const struct status_session *s,
 }
 
 /* CI fixes, escalations, failures. */
+/* "backed off: #3 until ... (2 failures: why)", each on a line. */
+static void
+status_text_backoffs(const struct status *st, const struct status_project *p,
+    struct buf *b)
+{
+	const struct status_backoff *s;
+	char until[32];
+	size_t i;
+
+	buf_puts(b, "  backed off:   ");
+	for (i = 0; i < p->nbackoffs; i++) {
+		s = &p->backoffs[i];
+		log_iso8601(s->b.next, until, sizeof(until));
+		buf_printf(b, "%s #%lld %s %s (%lld failure%s: ",
+		    i ? "\n                " : "", s->issue,
+		    s->b.next > st->now ? "until" : "due since", until,
+		    s->b.failures, s->b.failures == 1 ? "" : "s");
+		termsafe_line(s->b.reason, strlen(s->b.reason), 0, b);
+		buf_puts(b, ")");
+	}
+	buf_puts(b, p->nbackoffs == 0 ? " none\n" : "\n");
+}
+
 static void
 status_text_rest(const struct status *st, const struct status_project *p,
     struct buf *b)
@@ -653,6 +726,7 @@ status_text_rest(const struct status *st, const struct status_project *p,
 		buf_printf(b, "%s PR #%lld: %lld", i ? "," : "", p->cifix[i].pr,
 		    p->cifix[i].attempts);
 	buf_puts(b, p->ncifix == 0 ? " none\n" : "\n");
+	status_text_backoffs(st, p, b);
 	buf_puts(b, "  escalations:  ");
 	for (i = 0; i < p->nesc; i++) {
 		e = &p->esc[i];
@@ -830,6 +904,28 @@ status_json_failures(const struct status_failures *f)
 	return o;
 }
 
+/* [{"issue", "failures", "until", "reason"}]. */
+static cJSON *
+status_json_backoffs(const struct status_project *p)
+{
+	cJSON *a = cJSON_CreateArray(), *o;
+	char until[32];
+	size_t i;
+
+	for (i = 0; i < p->nbackoffs; i++) {
+		o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "issue",
+		    (double)p->backoffs[i].issue);
+		cJSON_AddNumberToObject(o, "failures",
+		    (double)p->backoffs[i].b.failures);
+		log_iso8601(p->backoffs[i].b.next, until, sizeof(until));
+		cJSON_AddStringToObject(o, "until", until);
+		cJSON_AddStringToObject(o, "reason", p->backoffs[i].b.reason);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
 static cJSON *
 status_json_project(const struct status *st, const struct status_project *p)
 {
@@ -855,6 +951,7 @@ status_json_project(const struct status *st, const struct status_project *p)
 		    (double)p->cifix[i].attempts);
 		cJSON_AddItemToArray(a, c);
 	}
+	cJSON_AddItemToObject(o, "backoffs", status_json_backoffs(p));
 	a = cJSON_AddArrayToObject(o, "escalations");
 	for (i = 0; i < p->nesc; i++)
 		cJSON_AddItemToArray(a, status_json_escalation(st, &p->esc[i]));

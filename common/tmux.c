@@ -393,8 +393,10 @@ tmux_capture(const char *name, int lines, struct buf *out)
 	t = pane_target(name);
 	snprintf(from, sizeof(from), "-%d", lines);
 	buf_init(&tmp, 0);
-	st = run_cmd(&tmp, TMUX_CAPTURE_MAX, "capture-pane", "-p", "-t", t,
-	    "-S", from, NULL);
+	/* -J: a line the terminal wrapped comes back whole, so a token it
+	 * split is seen (and masked) as one word. */
+	st = run_cmd(&tmp, TMUX_CAPTURE_MAX, "capture-pane", "-p", "-J", "-t",
+	    t, "-S", from, NULL);
 	if (st == 0)
 		last_lines(buf_str(&tmp), tmp.len, lines, out);
 	buf_free(&tmp);

@@ -45,8 +45,9 @@ int tmux_new_session(const char *name, const char *cwd, char *const argv[],
 int tmux_kill_session(const char *name);
 
 /*
- * Append the last lines lines of the pane's text (history included;
- * lines <= 0: the visible screen) to out.  Returns 0 or -1.
+ * Append the last lines lines of the pane's text (history included,
+ * lines the terminal wrapped joined again; lines <= 0: the visible
+ * screen as it shows) to out.  Returns 0 or -1.
  */
 int tmux_capture(const char *name, int lines, struct buf *out);
 

@@ -168,3 +168,50 @@ valid_url(const char *url)
 			return "the URL has a blank or a control character";
 	return NULL;
 }
+
+const char *
+valid_number(long long n)
+{
+	if (n <= 0)
+		return "not a positive number";
+	if (n > VALID_NUMBER_MAX)
+		return "above 2^53";
+	return NULL;
+}
+
+const char *
+valid_number_at(const char *text, const char **end, long long *out)
+{
+	const char *p = text;
+	long long v = 0;
+
+	if (*p < '0' || *p > '9')
+		return "not a number";
+	for (; *p >= '0' && *p <= '9'; p++) {
+		/* Past the limit: the rest of the run is read, not kept. */
+		if (v <= VALID_NUMBER_MAX)
+			v = v * 10 + (*p - '0');
+	}
+	if (end != NULL)
+		*end = p;
+	if (text[0] == '0' && p - text > 1)
+		return "a number with a leading zero";
+	if (valid_number(v) != NULL)
+		return valid_number(v);
+	*out = v;
+	return NULL;
+}
+
+const char *
+valid_number_text(const char *text, long long *out)
+{
+	const char *end, *why;
+	long long v;
+
+	if ((why = valid_number_at(text, &end, &v)) != NULL)
+		return why;
+	if (*end != '\0')
+		return "not a number";
+	*out = v;
+	return NULL;
+}

@@ -1,7 +1,9 @@
 /*
  * Names the configuration hands to git, the forge, tmux and the file
- * system, checked the way those check them.  Each function returns NULL
- * when the name is fine, else why it is not (a static string).
+ * system, checked the way those check them, and the numbers of issues,
+ * PRs, comments and reviews read from the command line, run-file names
+ * and the forge.  Each function returns NULL when the name or number is
+ * fine, else why it is not (a static string).
  */
 #ifndef VALID_H
 #define VALID_H
@@ -17,5 +19,25 @@ const char *valid_repo(const char *owner_name);
 const char *valid_name(const char *name);
 /* An http:// or https:// URL with a host and no blanks or controls. */
 const char *valid_url(const char *url);
+
+/*
+ * The largest number of an issue, PR, comment or review: 2^53, the
+ * largest integer a JSON number holds exactly (Gitea's IDs are int64
+ * but its clients read them as doubles).
+ */
+#define VALID_NUMBER_MAX 9007199254740992LL
+/* A number of an issue, PR, comment or review: 1 .. VALID_NUMBER_MAX. */
+const char *valid_number(long long n);
+/*
+ * The whole of text as such a number, decimal digits only (no sign, no
+ * blank, no leading zero), into *out (untouched unless fine).
+ */
+const char *valid_number_text(const char *text, long long *out);
+/*
+ * The run of decimal digits at text as such a number into *out, *end
+ * (may be NULL) set past the digits.  A run that is no such number is
+ * refused whole.
+ */
+const char *valid_number_at(const char *text, const char **end, long long *out);
 
 #endif

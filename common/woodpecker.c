@@ -46,6 +46,11 @@ static const struct json_field woodpecker_f_pipeline[] = {
     {"created", JSON_INT, 0, NULL},
     {"started", JSON_INT, 0, NULL},
     {"finished", JSON_INT, 0, NULL},
+    {"updated", JSON_INT, 0, NULL},
+    {"created_at", JSON_INT, 0, NULL},
+    {"started_at", JSON_INT, 0, NULL},
+    {"finished_at", JSON_INT, 0, NULL},
+    {"updated_at", JSON_INT, 0, NULL},
     {"branch", JSON_STRING, 0, NULL},
     {"workflows", JSON_ARRAY, 0, woodpecker_f_workflow},
     {NULL, JSON_STRING, 0, NULL},
@@ -82,6 +87,7 @@ static int woodpecker_wp_b64_value(int);
 static char *woodpecker_wp_b64_decode(const char *, size_t *);
 static void woodpecker_wp_append_entry(struct buf *, const cJSON *);
 static const char *woodpecker_wp_tail(const char *, size_t, size_t, size_t);
+static void woodpecker_times(cJSON *);
 static int woodpecker_check_list(cJSON *, void *, char *, size_t);
 static int woodpecker_check_one(cJSON *, void *, char *, size_t);
 static void woodpecker_skip(struct woodpecker *, const cJSON *, int,
@@ -145,6 +151,36 @@ woodpecker_last_status(const struct woodpecker *w)
 	return http_client_status(w->client);
 }
 
+/*
+ * A pipeline's times under the names of Woodpecker 3.x, whichever
+ * version answered: 2.x names them created_at, started_at, finished_at
+ * and updated_at, 3.x created, started, finished and updated
+ * (server/model/pipeline.go at v2.8.3 and at v3.0.0).  Every caller reads
+ * the 3.x names.
+ */
+static void
+woodpecker_times(cJSON *p)
+{
+	static const char *const names[][2] = {{"created", "created_at"},
+	    {"started", "started_at"}, {"finished", "finished_at"},
+	    {"updated", "updated_at"}};
+	const cJSON *old;
+	cJSON *now;
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		now = cJSON_GetObjectItemCaseSensitive(p, names[i][0]);
+		old = cJSON_GetObjectItemCaseSensitive(p, names[i][1]);
+		if ((now != NULL && !cJSON_IsNull(now)) || old == NULL ||
+		    !cJSON_IsNumber(old))
+			continue;
+		cJSON_DeleteItemFromObjectCaseSensitive(p, names[i][0]);
+		if (cJSON_AddNumberToObject(p, names[i][0], old->valuedouble) ==
+		    NULL)
+			abort();
+	}
+}
+
 /* Leave out every pipeline of the list that fails its table.  0. */
 static int
 woodpecker_check_list(cJSON *root, void *arg, char *err, size_t errsz)
@@ -159,6 +195,7 @@ woodpecker_check_list(cJSON *root, void *arg, char *err, size_t errsz)
 	while ((el = cJSON_GetArrayItem(root, i)) != NULL) {
 		if (json_check(el, woodpecker_f_pipeline, why, sizeof(why)) ==
 		    0) {
+			woodpecker_times(el);
 			i++;
 			pos++;
 			continue;
@@ -176,8 +213,10 @@ woodpecker_check_one(cJSON *root, void *arg, char *err, size_t errsz)
 	char why[256];
 
 	(void)arg;
-	if (json_check(root, woodpecker_f_pipeline, why, sizeof(why)) == 0)
+	if (json_check(root, woodpecker_f_pipeline, why, sizeof(why)) == 0) {
+		woodpecker_times(root);
 		return 0;
+	}
 	snprintf(err, errsz, "pipeline: %s", why);
 	return -1;
 }
@@ -287,17 +326,22 @@ woodpecker_read_page(struct woodpecker *w)
 	const cJSON *p;
 	cJSON *page;
 	char *url;
+	int more, r;
 
 	url = xasprintf("%s/pipelines?perPage=%d&page=%d", w->api, WP_PAGE,
 	    w->pages + 1);
-	if (http_client_get_owned(w->client, url, cJSON_Array, &check, &page) ==
-	    -1) {
-		free(url);
-		return -1;
-	}
+	/*
+	 * Woodpecker sends no count of the list: only an empty page ends
+	 * it (its pages are cut at 50, server/router/middleware/session/
+	 * pagination.go, but a short page proves nothing in general).
+	 */
+	r = http_client_get_page(w->client, url, &check, (long long)w->nseen,
+	    &page, &more);
 	free(url);
+	if (r == -1)
+		return -1;
 	w->pages++;
-	w->ended = cJSON_GetArraySize(page) < WP_PAGE;
+	w->ended = !more;
 	cJSON_ArrayForEach (p, page)
 		woodpecker_keep(w, p);
 	cJSON_Delete(page);
@@ -452,9 +496,17 @@ woodpecker_step_log(struct woodpecker *w, long long number, long long step_id,
 	*text = NULL;
 	http_get_opts(&o);
 	url = xasprintf("%s/logs/%lld/%lld", w->api, number, step_id);
+	/*
+	 * No log: a step Woodpecker does not know is 404; one that is not
+	 * of this pipeline is 400 on 2.x (and on 3.x before 3.14), 404
+	 * since (server/api/pipeline.go, GetStepLogs).
+	 */
 	if (http_client_get_text(w->client, url, o.max_body, &raw,
 		&truncated) == -1) {
-		r = http_client_status(w->client) == 404 ? WOODPECKER_NONE : -1;
+		r = http_client_status(w->client) == 404 ||
+			http_client_status(w->client) == 400 ?
+		    WOODPECKER_NONE :
+		    -1;
 		goto out;
 	}
 	if (truncated) {

@@ -1,6 +1,9 @@
 /*
- * Woodpecker CI API (2.x) for one repository: pipelines, restarts and
- * step logs.  Same rules as the forge client: 0 / -1 with the reason in
+ * Woodpecker CI API (2.x and 3.x) for one repository: pipelines, restarts
+ * and step logs.  A pipeline's times are read under the 3.x names
+ * (created, started, finished, updated) whichever version answered: the
+ * 2.x names (created_at, ...) are copied to them as each pipeline
+ * arrives.  Same rules as the forge client: 0 / -1 with the reason in
  * woodpecker_error(), results borrowed from a per-handle cache that every
  * write clears, valid until woodpecker_close().
  */
@@ -82,8 +85,9 @@ int woodpecker_restart(struct woodpecker *, long long number,
  * The log of one step, addressed by the step's "id" (not its "pid"),
  * decoded to text and cut to its last max_lines lines and max_bytes bytes
  * (0: no limit).  *text is the caller's to free.  Returns 0,
- * WOODPECKER_NONE when the step has no readable log (404, or larger than
- * the HTTP body cap) with *text NULL, or -1.
+ * WOODPECKER_NONE when the step has no readable log (404; 400, a step
+ * not of the pipeline on 2.x; or larger than the HTTP body cap) with
+ * *text NULL, or -1.
  */
 int woodpecker_step_log(struct woodpecker *, long long number,
     long long step_id, size_t max_bytes, size_t max_lines, char **text);

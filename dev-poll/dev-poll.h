@@ -22,6 +22,7 @@
  *               and lock through common/agent*.c)
  *   legacy.c    the legacy launch of DEV_AGENT_CMD
  *   launch.c    claiming an issue and starting its session
+ *   backoff.c   issues whose launch failed for a reason of their own
  *   oneshot.c   dev-poll --issue N: one issue's session, now
  *
  * Side effects go through the effect layer (common/act.c) in c->act.
@@ -127,7 +128,8 @@ struct dp_pr {
  */
 struct dp_issue {
 	long long number;
-	long long *deps; /* deps_parse() of its body; owned */
+	struct forge_issue_key key; /* the tools' order (forge.h) */
+	long long *deps;	    /* deps_parse() of its body; owned */
 	size_t ndeps;
 	char *title;	  /* owned; kept for the first DP_BACKLOG_LINES + 1
 			     only (the prompt's backlog section), else NULL */
@@ -183,7 +185,7 @@ struct dev_ctx {
 	int closed_read;	     /* 1 read, 0 not (or a write since) */
 	unsigned long closed_writes; /* forge_writes() when it was read */
 	int backlog_read;
-	const cJSON **inprog; /* in-progress issues, newest first */
+	const cJSON **inprog; /* in-progress issues, oldest first */
 	size_t ninprog;
 	int merged;   /* PRs merged (or their merge asked) this tick */
 	int landed;   /* merges whose after-merge steps ran this tick */
@@ -202,7 +204,15 @@ enum dp_launch {
 	DP_BLOCKED,   /* closed, or unmet dependencies: nothing claimed */
 	DP_EXHAUSTED, /* the CI-fix budget ran out before the launch */
 	DP_LOCK_BUSY, /* the Claude session lock stayed busy: nothing claimed */
-	DP_LAUNCH_FAILED
+	DP_LAUNCH_FAILED,
+	/*
+	 * Failed for a reason of the issue's own (its data over the body
+	 * cap, its worktree path taken or not to be made, its prompt not to
+	 * be built): given back, recorded with back-off (backoff.c), and
+	 * the tick goes on with the next issue.
+	 */
+	DP_LAUNCH_BAD,
+	DP_BACKED_OFF /* not tried: backed off after such failures */
 };
 
 /* A launch request. */
@@ -211,8 +221,9 @@ struct dp_launch_req {
 	const cJSON *issue_json; /* the issue object, or NULL: read it */
 	const char *why;	 /* for the log: "recovery", "CI fix", ... */
 	long long ci_fix_pr;	 /* > 0: charge this PR's CI-fix budget */
-	int crash; /* crash recovery: no preflight, the worktree kept */
-	int force; /* dev-poll --issue --force: no preflight */
+	int crash;  /* crash recovery: no preflight, the worktree kept */
+	int force;  /* dev-poll --issue --force: no preflight */
+	int manual; /* dev-poll --issue: a person asks, no back-off */
 };
 
 /* What a launch reads before it changes anything (gather.c). */
@@ -231,13 +242,15 @@ struct dp_gather {
 	char *remote;	/* the launch's: the forge remote */
 	char *worktree; /* the launch's: P-worktree-N */
 	int crash;	/* restarting a crashed session */
+	char bad[256];	/* DP_GATHER_BAD, or a launch's: the issue's fault */
 };
 
 /* What dp_gather() found. */
 enum dp_gathered {
 	DP_GATHERED,	   /* all read: the launch goes on */
 	DP_GATHER_BLOCKED, /* the issue cannot start (closed, unmet deps) */
-	DP_GATHER_FAILED   /* a read failed (logged) */
+	DP_GATHER_FAILED,  /* a read failed (logged) */
+	DP_GATHER_BAD	   /* the issue's own data cannot be taken (in bad) */
 };
 
 /* repo.c */
@@ -250,10 +263,16 @@ char *dp_forge_remote(struct dev_ctx *);
 int dp_git_ff_primary(struct dev_ctx *);
 /* Push the primary branch to every [mirrors] URL, in the background. */
 void dp_mirror_push(struct dev_ctx *);
-/* A new worktree on branch from the remote's primary branch.  0 or -1. */
+/*
+ * A new worktree on branch from the remote's primary branch.  0, -1 when
+ * the remote cannot be fetched, 1 when the worktree cannot be made.
+ */
 int dp_worktree_fresh(struct dev_ctx *, const char *remote, const char *wt,
     const char *branch);
-/* A worktree on the remote's branch of an open PR, kept if there.  0/-1. */
+/*
+ * A worktree on the remote's branch of an open PR, kept if there.  As
+ * dp_worktree_fresh().
+ */
 int dp_worktree_recover(struct dev_ctx *, const char *remote, const char *wt,
     const char *branch);
 
@@ -310,12 +329,12 @@ int dp_text_fixes(const char *text, long long issue);
 
 /* issues.c */
 /*
- * The open issues carrying label, every page, sorted as sort (NULL: the
- * forge's default), into a new array of borrowed items (caller frees the
- * array).  0 or -1 (logged).
+ * The open issues carrying label, every page, oldest first (the tools'
+ * order, forge_issues_list()), into a new array of borrowed items
+ * (caller frees the array).  0 or -1 (logged).
  */
-int dp_issues_labelled(struct dev_ctx *, const char *label, const char *sort,
-    const cJSON ***out, size_t *n);
+int dp_issues_labelled(struct dev_ctx *, const char *label, const cJSON ***out,
+    size_t *n);
 /* The backlog, read once into the context.  0 or -1. */
 int dp_backlog_load(struct dev_ctx *);
 /* One issue (borrowed).  0 or -1 (logged). */
@@ -527,6 +546,13 @@ enum dp_busy dp_session_busy(struct dev_ctx *, long long issue);
  */
 int dp_session_start(struct dev_ctx *, long long issue, const char *worktree,
     const char *prompt);
+/*
+ * A live session whose launch was cut off between its start and its
+ * prompt (the tick was killed): the prompt recorded for it is delivered
+ * now (once: agent_deliver()).  1 when one was pending (delivered now,
+ * or to be tried again on a later tick), 0 none, -1 on failure (logged).
+ */
+int dp_session_finish(struct dev_ctx *, long long issue);
 
 /* legacy.c */
 /*
@@ -551,6 +577,18 @@ enum dp_launch dp_launch(struct dev_ctx *, const struct dp_launch_req *);
  * PR's latest comments.  0 or -1 (logged).
  */
 int dp_relaunch(struct dev_ctx *, long long issue);
+
+/* backoff.c */
+/*
+ * Whether the issue's launch is backed off now (logged, with until when
+ * and why): 1, 0, or -1 when its record cannot be read (logged; the
+ * issue is passed over this tick).
+ */
+int dp_backoff_holds(struct dev_ctx *, long long issue);
+/* Record one more failed launch of the issue, for reason (logged). */
+void dp_backoff_failed(struct dev_ctx *, long long issue, const char *reason);
+/* A launch of the issue succeeded: its record goes. */
+void dp_backoff_clear(struct dev_ctx *, long long issue);
 
 /* promfile.c */
 /*

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
+#include "cap.h"
 #include "config.h"
 #include "dev-poll.h"
 #include "forge.h"
@@ -20,6 +21,7 @@
 #include "runfiles.h"
 #include "template.h"
 #include "utf8.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 /* Prior art: the newest closed PRs looked at, and the diff kept. */
@@ -38,6 +40,23 @@ static int gather_find_pr(struct dev_ctx *, struct dp_gather *);
 static int gather_prior_art(struct dev_ctx *, struct dp_gather *);
 static int gather_pr_notes(struct dev_ctx *, struct dp_gather *);
 static int gather_rest(struct dev_ctx *, struct dp_gather *);
+static enum dp_gathered gather_failed(struct dev_ctx *, struct dp_gather *,
+    const char *);
+
+/*
+ * A read of the issue's own data failed: the issue's fault (DP_GATHER_BAD,
+ * why in l->bad) when the forge's answer was over the body cap, which no
+ * later tick changes (any forge user can comment an issue past it); else
+ * a failure of the tick's.
+ */
+static enum dp_gathered
+gather_failed(struct dev_ctx *c, struct dp_gather *l, const char *what)
+{
+	if (!forge_too_large(c->forge))
+		return DP_GATHER_FAILED;
+	snprintf(l->bad, sizeof(l->bad), "%s: %s", what, forge_error(c->forge));
+	return DP_GATHER_BAD;
+}
 
 /* A branch name safe to hand to git as an argument. */
 static int
@@ -58,14 +77,15 @@ static long long
 gather_body_pr(const char *body)
 {
 	const char *p;
+	long long n;
 
 	if (body == NULL || (p = strstr(body, "Existing PR:")) == NULL)
 		return 0;
 	for (p += 12; *p == ' ' || *p == '\t'; p++)
 		;
-	if (*p != '#' || !isdigit((unsigned char)p[1]))
+	if (*p != '#' || valid_number_at(p + 1, NULL, &n) != NULL)
 		return 0;
-	return strtoll(p + 1, NULL, 10);
+	return n;
 }
 
 /* Take PR number on branch as the one to continue. */
@@ -187,7 +207,7 @@ gather_pr_notes(struct dev_ctx *c, struct dp_gather *l)
 	for (i = n > PR_COMMENTS ? n - PR_COMMENTS : 0; i < n; i++) {
 		cm = cJSON_GetArrayItem(list, i);
 		who = json_str_at(cm, "user.login");
-		body = utf8_cut(json_str(cm, "body"), PR_COMMENT_MAX, NULL);
+		body = cap_head(json_str(cm, "body"), PR_COMMENT_MAX);
 		buf_printf(&b, "[%s] %s\n", who != NULL ? who : "?", body);
 		free(body);
 	}
@@ -207,7 +227,7 @@ dp_gather(struct dev_ctx *c, const struct dp_launch_req *req,
 	l->branch = runfiles_branch(req->issue);
 	if ((l->it = req->issue_json) == NULL &&
 	    dp_issue(c, req->issue, &l->it) == -1)
-		return DP_GATHER_FAILED;
+		return gather_failed(c, l, "the issue cannot be read");
 	if ((state = json_str(l->it, "state")) == NULL ||
 	    strcmp(state, "open") != 0) {
 		log_msg("SKIP: issue #%lld is %s", l->issue,
@@ -217,7 +237,7 @@ dp_gather(struct dev_ctx *c, const struct dp_launch_req *req,
 	if (forge_comments_list(c->forge, l->issue, &l->comments) == -1) {
 		log_warn("cannot read the comments of #%lld: %s", l->issue,
 		    forge_error(c->forge));
-		return DP_GATHER_FAILED;
+		return gather_failed(c, l, "its comments cannot be read");
 	}
 	l->crash = req->crash;
 	if (req->force)
@@ -234,7 +254,7 @@ dp_gather(struct dev_ctx *c, const struct dp_launch_req *req,
 		}
 	}
 	if (gather_rest(c, l) == -1)
-		return DP_GATHER_FAILED;
+		return gather_failed(c, l, "its PRs cannot be read");
 	l->text = dp_issue_text(c, l->it, l->comments, l->login);
 	l->title = dp_title(l->it);
 	l->backlog = dp_backlog_text(c, l->issue);

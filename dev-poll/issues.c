@@ -18,20 +18,21 @@
 #include "xmalloc.h"
 
 static int issues_keep(void *, const cJSON *);
+static int issues_cmp(const void *, const void *);
+static void issues_order(struct dp_issue *, size_t);
 static void issues_free(struct dp_issue *, size_t);
 static int issues_listed(const cJSON *const *, size_t, long long);
 static int issues_in_backlog(const struct dev_ctx *, long long);
 
 int
-dp_issues_labelled(struct dev_ctx *c, const char *label, const char *sort,
-    const cJSON ***out, size_t *n)
+dp_issues_labelled(struct dev_ctx *c, const char *label, const cJSON ***out,
+    size_t *n)
 {
 	const cJSON *list, *it;
 
 	*out = NULL;
 	*n = 0;
-	if (forge_issues_list(c->forge, "open", label, "issues", sort, &list) ==
-	    -1) {
+	if (forge_issues_list(c->forge, "open", label, "issues", &list) == -1) {
 		log_warn("cannot read the open '%s' issues: %s", label,
 		    forge_error(c->forge));
 		return -1;
@@ -74,13 +75,39 @@ issues_keep(void *arg, const cJSON *it)
 	r->list = xgrow(r->list, r->n, &r->cap, sizeof(*r->list));
 	d = &r->list[r->n];
 	d->number = num;
+	forge_issue_key(it, &d->key);
 	(void)deps_parse(json_str(it, "body"), num, &d->deps, &d->ndeps);
-	if (r->n <= DP_BACKLOG_LINES && (title = json_str(it, "title")) != NULL)
+	/* Which titles the prompt shows is known once the list is in order. */
+	if ((title = json_str(it, "title")) != NULL)
 		d->title = xstrdup(title);
 	d->skip = dp_skip_label(it);
 	d->priority = json_has_label(it, "priority");
 	r->n++;
 	return 0;
+}
+
+static int
+issues_cmp(const void *a, const void *b)
+{
+	return forge_issue_key_cmp(&((const struct dp_issue *)a)->key,
+	    &((const struct dp_issue *)b)->key);
+}
+
+/*
+ * The backlog in the tools' order, oldest first, whatever order the
+ * forge listed it in (Gitea: newest first, and no "sort" read); only the
+ * titles the prompt shows are kept.
+ */
+static void
+issues_order(struct dp_issue *list, size_t n)
+{
+	size_t i;
+
+	qsort(list, n, sizeof(*list), issues_cmp);
+	for (i = DP_BACKLOG_LINES + 1; i < n; i++) {
+		free(list[i].title);
+		list[i].title = NULL;
+	}
 }
 
 static void
@@ -110,13 +137,14 @@ dp_backlog_load(struct dev_ctx *c)
 
 	if (c->backlog_read)
 		return 0;
-	if (forge_issues_each(c->forge, "open", "backlog", "issues", "oldest",
+	if (forge_issues_each(c->forge, "open", "backlog", "issues",
 		issues_keep, &r) == -1) {
 		log_warn("cannot read the open 'backlog' issues: %s",
 		    forge_error(c->forge));
 		issues_free(r.list, r.n);
 		return -1;
 	}
+	issues_order(r.list, r.n);
 	c->backlog = r.list;
 	c->nbacklog = r.n;
 	c->backlog_read = 1;

@@ -5,11 +5,18 @@
  * prepare the worktree, build the prompt (prompt.c) and start the session
  * (session.c), which takes the lock over.  A lock that stays busy skips
  * the launch before anything is changed; any failure after the claim
- * gives the issue back.  In legacy mode DEV_AGENT_CMD is started instead
- * (legacy.c).
+ * gives the issue back.  A failure for a reason of the issue's own (its
+ * data over the body cap, its worktree path or phase file another user's,
+ * its worktree or prompt that cannot be made) is recorded with back-off
+ * (backoff.c), and the tick goes on with the next issue; an issue backed
+ * off is not tried until its wait is over.  In legacy mode DEV_AGENT_CMD
+ * is started instead (legacy.c).
  */
+#include <sys/stat.h>
+
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "act.h"
 #include "agent.h"
@@ -26,8 +33,10 @@ static int launch_claim(struct dev_ctx *, struct dp_gather *);
 static void launch_unclaim(struct dev_ctx *, const struct dp_gather *);
 static void launch_clear_files(struct dev_ctx *, const struct dp_gather *);
 static int launch_keeps_worktree(const struct dp_gather *);
-static void launch_mark_started(struct dev_ctx *, const struct dp_gather *,
-    int);
+static int launch_mark_started(struct dev_ctx *, const struct dp_gather *, int);
+static int launch_foreign(const char *, char *, size_t);
+static int launch_squatted(struct dev_ctx *, struct dp_gather *);
+static enum dp_launch launch_bad(struct dev_ctx *, struct dp_gather *);
 static int launch_charge(struct dev_ctx *, const struct dp_launch_req *,
     enum dp_launch *);
 static enum dp_launch launch_session(struct dev_ctx *,
@@ -100,18 +109,66 @@ launch_keeps_worktree(const struct dp_gather *l)
 /*
  * An empty phase file marks the session as started (on), or is removed
  * again when the start failed: while it is there the agent slot is busy
- * and the phase loop's clocks run from it until the first phase.
+ * and the phase loop's clocks run from it until the first phase, so a
+ * session is never started without it (the phase loop would never see
+ * it).  0, or -1 when it cannot be written.
  */
-static void
+static int
 launch_mark_started(struct dev_ctx *c, const struct dp_gather *l, int on)
 {
 	char *phase = runfiles_phase(c->cfg->project_name, l->issue);
+	int r;
 
 	if (on)
-		(void)act_write(&c->act, phase, "", 0);
+		r = act_write(&c->act, phase, "", 0);
 	else
-		(void)act_remove(&c->act, phase);
+		r = act_remove(&c->act, phase);
 	free(phase);
+	return r;
+}
+
+/*
+ * 1 when something another user owns stands at path (why, naming it, in
+ * why), else 0: a name the launch would write in the shared run
+ * directory, taken first by someone else.
+ */
+static int
+launch_foreign(const char *path, char *why, size_t whysz)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == -1 || st.st_uid == geteuid())
+		return 0;
+	snprintf(why, whysz, "'%s' belongs to another user (uid %ld)", path,
+	    (long)st.st_uid);
+	return 1;
+}
+
+/*
+ * Before anything is claimed: the issue's worktree path and phase file
+ * are free or this user's.  0, or -1 with why in l->bad.
+ */
+static int
+launch_squatted(struct dev_ctx *c, struct dp_gather *l)
+{
+	char *phase = runfiles_phase(c->cfg->project_name, l->issue);
+	int r = 0;
+
+	if (launch_foreign(l->worktree, l->bad, sizeof(l->bad)) ||
+	    launch_foreign(phase, l->bad, sizeof(l->bad)))
+		r = -1;
+	free(phase);
+	return r;
+}
+
+/* The issue's own fault (l->bad): recorded with back-off. */
+static enum dp_launch
+launch_bad(struct dev_ctx *c, struct dp_gather *l)
+{
+	dp_backoff_failed(c, l->issue, l->bad);
+	(void)dp_status(c, "#%lld: cannot be launched, backed off: %s",
+	    l->issue, l->bad);
+	return DP_LAUNCH_BAD;
 }
 
 int
@@ -171,7 +228,7 @@ static enum dp_launch
 launch_session(struct dev_ctx *c, const struct dp_launch_req *req,
     struct dp_gather *l)
 {
-	enum dp_launch stop;
+	enum dp_launch stop, res = DP_LAUNCH_FAILED;
 	char *prompt = NULL;
 	int r;
 
@@ -181,6 +238,9 @@ launch_session(struct dev_ctx *c, const struct dp_launch_req *req,
 	case -1:
 		return DP_LAUNCH_FAILED;
 	}
+	l->worktree = runfiles_worktree(c->cfg->project_name, l->issue);
+	if (launch_squatted(c, l) == -1)
+		return launch_bad(c, l);
 	if (launch_charge(c, req, &stop) == -1)
 		return stop;
 	if (l->pr > 0)
@@ -190,7 +250,6 @@ launch_session(struct dev_ctx *c, const struct dp_launch_req *req,
 	if (launch_claim(c, l) == -1)
 		goto fail;
 	l->remote = dp_forge_remote(c);
-	l->worktree = runfiles_worktree(c->cfg->project_name, l->issue);
 	log_msg("forge remote: %s (FORGE_URL=%s)", l->remote,
 	    c->cfg->forge_url);
 	(void)dp_status(c, "#%lld: setting up worktree", l->issue);
@@ -202,13 +261,28 @@ launch_session(struct dev_ctx *c, const struct dp_launch_req *req,
 		r = dp_worktree_fresh(c, l->remote, l->worktree, l->branch);
 	if (r == -1)
 		goto fail;
-	if ((prompt = dp_launch_prompt(c, l)) == NULL)
+	res = DP_LAUNCH_BAD;
+	if (r == 1) {
+		snprintf(l->bad, sizeof(l->bad),
+		    "its worktree '%s' cannot be made (see the log)",
+		    l->worktree);
+		goto fail;
+	}
+	if ((prompt = dp_launch_prompt(c, l)) == NULL) {
+		snprintf(l->bad, sizeof(l->bad),
+		    "its prompt cannot be built (see the log)");
 		goto fail_wt;
+	}
 	launch_clear_files(c, l);
 	/* Before the prompt: a fast agent may write its first phase at once. */
-	launch_mark_started(c, l, 1);
+	if (launch_mark_started(c, l, 1) == -1) {
+		if (!launch_squatted(c, l))
+			res = DP_LAUNCH_FAILED;
+		goto fail_wt;
+	}
+	res = DP_LAUNCH_FAILED;
 	if (dp_session_start(c, l->issue, l->worktree, prompt) == -1) {
-		launch_mark_started(c, l, 0);
+		(void)launch_mark_started(c, l, 0);
 		goto fail_wt;
 	}
 	free(prompt);
@@ -221,7 +295,7 @@ fail_wt:
 fail:
 	free(prompt);
 	launch_unclaim(c, l);
-	return DP_LAUNCH_FAILED;
+	return res == DP_LAUNCH_BAD ? launch_bad(c, l) : res;
 }
 
 enum dp_launch
@@ -239,6 +313,12 @@ dp_launch(struct dev_ctx *c, const struct dp_launch_req *req)
 	case DP_FREE:
 		break;
 	}
+	/* A person's --issue, and a crashed session's restart, try now. */
+	if (!req->manual && !req->crash &&
+	    dp_backoff_holds(c, req->issue) != 0) {
+		res = DP_BACKED_OFF;
+		goto out;
+	}
 	if (c->legacy) {
 		if (launch_charge(c, req, &res) == 0)
 			res = dp_launch_legacy(c, req);
@@ -251,6 +331,9 @@ dp_launch(struct dev_ctx *c, const struct dp_launch_req *req)
 	case DP_GATHER_BLOCKED:
 		res = DP_BLOCKED;
 		break;
+	case DP_GATHER_BAD:
+		res = launch_bad(c, &l);
+		break;
 	case DP_GATHER_FAILED:
 		break;
 	}
@@ -262,6 +345,7 @@ out:
 		c->launched++;
 		if (req->ci_fix_pr > 0)
 			c->ci_fixes++;
+		dp_backoff_clear(c, req->issue);
 	}
 	return res;
 }

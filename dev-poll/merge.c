@@ -240,7 +240,7 @@ merge_rebase_text(struct dev_ctx *c, const struct dp_pr *p,
 static int
 merge_rebase(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
 {
-	char *session, *idle, *text;
+	char *session, *idle, *text, key[96];
 	enum act_inject r;
 
 	if (strcmp(st->rebase, p->sha) == 0)
@@ -250,7 +250,8 @@ merge_rebase(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
 	session = runfiles_dev_session(c->cfg->project_name, p->issue);
 	idle = runfiles_idle_marker(session);
 	(void)act_remove(&c->act, idle);
-	if ((r = act_inject(&c->act, session, text)) == ACT_INJECTED) {
+	snprintf(key, sizeof(key), "rebase %s", p->sha);
+	if ((r = act_inject(&c->act, session, key, text)) == ACT_INJECTED) {
 		log_msg("#%lld: rebase onto %s asked for PR #%lld", p->issue,
 		    c->cfg->primary_branch, p->number);
 		snprintf(st->rebase, sizeof(st->rebase), "%s", p->sha);

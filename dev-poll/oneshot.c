@@ -109,8 +109,15 @@ oneshot_result(struct dev_ctx *c, long long issue, enum dp_launch r,
 		    issue, logp);
 		rc = 1;
 		break;
+	case DP_LAUNCH_BAD:
+		*msg = xasprintf("issue #%lld: it cannot be launched, backed "
+				 "off for the ticks (see '%s')\n",
+		    issue, logp);
+		rc = 1;
+		break;
 	case DP_EXHAUSTED:
 	case DP_LAUNCH_FAILED:
+	case DP_BACKED_OFF: /* not for --issue */
 		*msg = xasprintf("issue #%lld: the launch failed (see '%s')\n",
 		    issue, logp);
 		rc = 1;
@@ -124,7 +131,9 @@ oneshot_result(struct dev_ctx *c, long long issue, enum dp_launch r,
 int
 dp_oneshot(struct dev_ctx *c, long long issue, int force, char **msg)
 {
-	struct dp_launch_req req = {.issue = issue, .why = "--issue"};
+	struct dp_launch_req req = {.issue = issue,
+	    .why = "--issue",
+	    .manual = 1};
 	char *session = runfiles_dev_session(c->cfg->project_name, issue);
 	enum dp_launch r;
 	int rc = 1, crashed;

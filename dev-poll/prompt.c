@@ -5,7 +5,8 @@
  * session's (the branch's diff, the last phase and CI result, the PR's
  * latest comments), each with the phase protocol and its real paths.
  * Text from the forge is untrusted: every piece is cut to a bounded
- * length (on a UTF-8 character boundary) before it goes in.
+ * length (on a UTF-8 character boundary, the cut said: cap.h) before it
+ * goes in.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "agent.h"
 #include "buf.h"
+#include "cap.h"
 #include "config.h"
 #include "dev-poll.h"
 #include "file.h"
@@ -34,8 +36,7 @@
 #define DIFFSTAT_LINES 20
 #define CI_RESULT_MAX (8 * 1024)
 
-static void prompt_put_cut(struct buf *, const char *, size_t, int);
-static void prompt_put_capped(struct buf *, const char *, size_t);
+static void prompt_put_cut(struct buf *, const char *, size_t);
 static int prompt_is_human(struct dev_ctx *, const char *, const char *);
 static char *prompt_rstrip(struct buf *);
 static char *prompt_protocol(struct dev_ctx *, const struct dp_gather *);
@@ -43,25 +44,14 @@ static char *prompt_fresh(struct dev_ctx *, struct dp_gather *, const char *);
 static char *prompt_recovery(struct dev_ctx *, struct dp_gather *, const char *,
     const char *);
 
-/*
- * Append at most max bytes of s, cut before a partial character; with
- * note set, say how much was cut.
- */
+/* Append at most max bytes of s (a title), cut before a partial character. */
 static void
-prompt_put_cut(struct buf *b, const char *s, size_t max, int note)
+prompt_put_cut(struct buf *b, const char *s, size_t max)
 {
 	size_t len = s != NULL ? strlen(s) : 0, keep;
 
 	keep = utf8_prefix_len(s, len, max);
 	buf_append(b, s != NULL ? s : "", keep);
-	if (keep < len && note)
-		buf_printf(b, "\n[... %zu more bytes cut]\n", len - keep);
-}
-
-static void
-prompt_put_capped(struct buf *b, const char *s, size_t max)
-{
-	prompt_put_cut(b, s, max, 1);
 }
 
 /* The buffer's text without trailing white space, handed over. */
@@ -94,7 +84,7 @@ dp_issue_text(struct dev_ctx *c, const cJSON *issue, const cJSON *comments,
 
 	buf_init(&b, 0);
 	buf_init(&all, 0);
-	prompt_put_capped(&b, json_str(issue, "body"), BODY_MAX);
+	cap_append(&b, json_str(issue, "body"), BODY_MAX);
 	cJSON_ArrayForEach (cm, comments) {
 		user = json_str_at(cm, "user.login");
 		if (!prompt_is_human(c, user, login))
@@ -102,12 +92,12 @@ dp_issue_text(struct dev_ctx *c, const cJSON *issue, const cJSON *comments,
 		when = json_str(cm, "created_at");
 		buf_printf(&all, "### @%s (%.10s):\n", user,
 		    when != NULL ? when : "");
-		prompt_put_capped(&all, json_str(cm, "body"), COMMENT_MAX);
+		cap_append(&all, json_str(cm, "body"), COMMENT_MAX);
 		buf_puts(&all, "\n\n");
 	}
 	if (all.len > 0) {
 		buf_puts(&b, "\n\n## Comments from people on this issue\n\n");
-		prompt_put_capped(&b, buf_str(&all), COMMENTS_MAX);
+		cap_append(&b, buf_str(&all), COMMENTS_MAX);
 	}
 	buf_free(&all);
 	return prompt_rstrip(&b);
@@ -129,7 +119,7 @@ dp_backlog_text(struct dev_ctx *c, long long self)
 			continue;
 		}
 		buf_printf(&b, "- #%lld ", n);
-		prompt_put_cut(&b, c->backlog[i].title, TITLE_MAX, 0);
+		prompt_put_cut(&b, c->backlog[i].title, TITLE_MAX);
 		buf_puts(&b, "\n");
 		shown++;
 	}

@@ -22,6 +22,7 @@
 #include "log.h"
 #include "reviewers.h"
 #include "runfiles.h"
+#include "valid.h"
 #include "woodpecker.h"
 #include "xmalloc.h"
 
@@ -49,17 +50,15 @@ struct prs_read {
 static void
 prs_fixes_parse(const char *text, long long **out, size_t *n)
 {
-	const char *b;
-	char *end;
+	const char *b, *end;
 	long long v;
 
 	*out = NULL;
 	*n = 0;
 	for (b = text; b != NULL && *b != '\0'; b++) {
 		if (strncasecmp(b, "ixes #", 6) != 0 ||
-		    !isdigit((unsigned char)b[6]))
+		    valid_number_at(b + 6, &end, &v) != NULL)
 			continue;
-		v = strtoll(b + 6, &end, 10);
 		if (isalnum((unsigned char)*end) || *end == '_')
 			continue;
 		*out = xreallocarray(*out, *n + 1, sizeof(**out));
@@ -379,12 +378,11 @@ dp_pr_for_issue(struct dev_ctx *c, long long issue, int by_title)
 static int
 prs_number_at(const char *s, long long n)
 {
-	char *end;
+	const char *end;
 	long long v;
 
-	if (!isdigit((unsigned char)*s))
+	if (valid_number_at(s, &end, &v) != NULL)
 		return 0;
-	v = strtoll(s, &end, 10);
 	return v == n && !isalnum((unsigned char)*end) && *end != '_';
 }
 

@@ -27,7 +27,7 @@ static int
 quiet_ci_parse(const char *name, enum ci_state *out)
 {
 	static const enum ci_state all[] = {CI_NONE, CI_PENDING, CI_SUCCESS,
-	    CI_FAILURE};
+	    CI_FAILURE, CI_CANCELED};
 	size_t i;
 
 	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {

@@ -86,12 +86,16 @@ enum act_inject rx_notice(struct dev_ctx *, struct rx *, const char *kind,
 int rx_key_done(struct dev_ctx *, struct rx *, const char *kind);
 /* Set the key kind for the current phase write.  0 or -1. */
 int rx_key_set(struct dev_ctx *, struct rx *, const char *kind);
-/* Inject text (the idle marker goes: the agent has work again). */
-enum act_inject rx_inject(struct dev_ctx *, struct rx *, const char *text);
+/*
+ * Inject text, the message key (act_inject()); the idle marker goes: the
+ * agent has work again.
+ */
+enum act_inject rx_inject(struct dev_ctx *, struct rx *, const char *key,
+    const char *text);
 /* Move the session on to phase next, as act_advance(); the idle marker
  * goes as for rx_inject(). */
-enum act_inject rx_advance(struct dev_ctx *, struct rx *, enum phase next,
-    const char *text);
+enum act_inject rx_advance(struct dev_ctx *, struct rx *, const char *key,
+    enum phase next, const char *text);
 /*
  * Find the issue's open PR into rx->pr and rx->head (and remember it in
  * the issue's state).  0 or -1.

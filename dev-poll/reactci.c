@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "cap.h"
 #include "ci.h"
 #include "config.h"
 #include "dev-poll.h"
@@ -296,10 +297,13 @@ reactci_report(struct dev_ctx *c, struct rx *x, const char *state,
     long long pipeline, const struct ci_failure *f, long long attempt,
     const char *text)
 {
-	enum act_inject r = strcmp(state, "success") == 0 ?
-	    rx_advance(c, x, PHASE_AWAITING_REVIEW, text) :
-	    rx_inject(c, x, text);
+	enum act_inject r;
+	char key[128];
 
+	snprintf(key, sizeof(key), "ci %s %s %lld", x->head, state, attempt);
+	r = strcmp(state, "success") == 0 ?
+	    rx_advance(c, x, key, PHASE_AWAITING_REVIEW, text) :
+	    rx_inject(c, x, key, text);
 	if (r != ACT_INJECTED)
 		return r == ACT_INJECT_FAILED ? -1 : 0;
 	log_msg("#%lld: CI %s on PR #%lld injected", x->issue, state, x->pr);
@@ -352,12 +356,13 @@ static char *
 reactci_failure_text(struct dev_ctx *c, struct rx *x,
     const struct ci_failure *f, long long pipeline, long long attempt)
 {
-	char *tail = NULL, *text;
+	char *tail = NULL, *cut, *text;
 
-	if (f->log_tail != NULL)
-		tail = redact_secrets(f->log_tail +
-		    utf8_suffix_start(f->log_tail, strlen(f->log_tail),
-			LOG_TAIL_MAX));
+	if (f->log_tail != NULL) {
+		cut = cap_tail(f->log_tail, LOG_TAIL_MAX);
+		tail = redact_secrets(cut);
+		free(cut);
+	}
 	text = xasprintf("CI failed on PR #%lld (attempt %lld/%d, commit "
 			 "%.7s).\n\nFailed step: %s (exit code %lld, pipeline "
 			 "#%lld)\n\nLog tail:\n```\n%s\n```\n\nWhat to do:\n"

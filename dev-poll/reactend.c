@@ -27,7 +27,7 @@
 
 /* The refusal JSON is read up to this size. */
 #define REFUSAL_MAX (64 * 1024)
-/* Pane lines quoted in a diagnostic. */
+/* Pane lines a diagnostic logs. */
 #define PANE_LINES 50
 
 static int reactend_merged(struct dev_ctx *, struct rx *);
@@ -36,7 +36,8 @@ static char *reactend_blocked_by_text(const cJSON *);
 static char *reactend_refusal_body(struct dev_ctx *, const cJSON *,
     const char *);
 static int reactend_refusal(struct dev_ctx *, struct rx *, const cJSON *);
-static char *reactend_pane_tail(struct rx *);
+static int reactend_pane_log(struct rx *);
+static char *reactend_log_name(struct dev_ctx *);
 static int reactend_record(struct dev_ctx *, struct rx *, const char *);
 static int reactend_diagnostic(struct dev_ctx *, struct rx *, const char *);
 
@@ -259,19 +260,50 @@ out:
 	return r;
 }
 
-/* The pane's last lines with secrets masked, or NULL.  Caller frees. */
-static char *
-reactend_pane_tail(struct rx *x)
+/*
+ * The pane's last lines, secrets masked, into the log (one line each):
+ * they stay on the host.  1 when there were some, else 0.
+ */
+static int
+reactend_pane_log(struct rx *x)
 {
 	struct buf b;
-	char *out = NULL;
+	char *masked, *line, *save = NULL;
+	int n = 0;
 
 	buf_init(&b, 256 * 1024);
 	if (x->alive == 1 && agent_capture(x->session, PANE_LINES, &b) == 0 &&
-	    b.len > 0)
-		out = redact_secrets(buf_str(&b));
+	    b.len > 0) {
+		masked = redact_secrets(buf_str(&b));
+		for (line = strtok_r(masked, "\n", &save); line != NULL;
+		     line = strtok_r(NULL, "\n", &save))
+			log_msg("#%lld: %s pane %d: %s", x->issue, x->session,
+			    ++n, line);
+		free(masked);
+	}
 	buf_free(&b);
-	return out;
+	return n > 0;
+}
+
+/*
+ * Where the pane's lines were logged, as a public comment may say it:
+ * the log file relative to the factory (no path of the host), or the
+ * journal.  Caller frees.
+ */
+static char *
+reactend_log_name(struct dev_ctx *c)
+{
+	char *path, *name;
+	size_t n = strlen(c->cfg->factory_root);
+
+	if (c->cfg->log_dest != NULL && strcmp(c->cfg->log_dest, "stderr") == 0)
+		return xstrdup("the journal of dev-poll");
+	path = runfiles_dev_log(c->cfg->project_name);
+	name = strncmp(path, c->cfg->factory_root, n) == 0 && path[n] == '/' ?
+	    xasprintf("`%s`", path + n + 1) :
+	    xstrdup("the dev-poll log");
+	free(path);
+	return name;
 }
 
 /* One line in supervisor/escalations-P.jsonl. */
@@ -297,16 +329,31 @@ reactend_record(struct dev_ctx *c, struct rx *x, const char *reason)
 	return r;
 }
 
+/*
+ * The failure comment says what ended the session and where its pane's
+ * last lines are (the host's log), never the lines themselves: a pane
+ * shows whatever the agent printed, tokens included.
+ */
 static int
 reactend_diagnostic(struct dev_ctx *c, struct rx *x, const char *reason)
 {
-	char ts[32], *pane, *marker, *key, *body, pr[64] = "";
+	char ts[32], *why, *cut, *where, *marker, *key, *body, pr[64] = "";
+	char pane[512] = "";
 	int r = -1;
 
 	log_iso8601(c->now, ts, sizeof(ts));
 	if (x->pr > 0)
 		snprintf(pr, sizeof(pr), "| PR | #%lld |\n", x->pr);
-	pane = reactend_pane_tail(x);
+	why = redact_secrets(reason);
+	cut = utf8_cut(why, 200, NULL);
+	log_warn("#%lld: session failed: %s", x->issue, why);
+	where = reactend_log_name(c);
+	if (reactend_pane_log(x))
+		snprintf(pane, sizeof(pane),
+		    "\nThe last %d lines of the session's terminal are in %s "
+		    "on the factory's host (secrets masked); they are not "
+		    "posted here.\n",
+		    PANE_LINES, where);
 	marker = xasprintf("<!-- dev-diagnostic: %s-%lld-%lld -->",
 	    c->cfg->project_name, x->issue, (long long)x->sig.mtime);
 	key = xasprintf("dev-diagnostic %s-%lld-%lld", c->cfg->project_name,
@@ -314,25 +361,21 @@ reactend_diagnostic(struct dev_ctx *c, struct rx *x, const char *reason)
 	/* post_blocked_diagnostic's table and words. */
 	body = xasprintf("### Session failure diagnostic\n\n"
 			 "| Field | Value |\n|---|---|\n"
-			 "| Exit reason | `%.200s` |\n| Timestamp | `%s` |\n%s"
-			 "%s%s%s",
-	    reason, ts, pr,
-	    pane ? "\n<details><summary>Last 50 lines from tmux pane"
-		   "</summary>\n\n```\n" :
-		   "",
-	    pane ? pane : "", pane ? "\n```\n</details>" : "");
-	log_warn("#%lld: session failed: %s", x->issue, reason);
+			 "| Exit reason | `%s` |\n| Timestamp | `%s` |\n%s%s",
+	    cut, ts, pr, pane);
 	if (rx_comment_once(c, x->issue, key, marker, body) == 0 &&
 	    act_label_remove(&c->act, x->issue, "in-progress") == 0 &&
 	    act_label_add(&c->act, x->issue, "blocked") == 0 &&
 	    (rx_key_done(c, x, "recorded") ||
-		(reactend_record(c, x, reason) == 0 &&
+		(reactend_record(c, x, why) == 0 &&
 		    rx_key_set(c, x, "recorded") == 0)))
 		r = rx_end_session(c, x, x->pr > 0);
 	free(body);
 	free(key);
 	free(marker);
-	free(pane);
+	free(where);
+	free(cut);
+	free(why);
 	return r;
 }
 

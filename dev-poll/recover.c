@@ -140,11 +140,15 @@ rx_recover(struct dev_ctx *c, struct rx *x, const char *cause)
 int
 rx_idle(struct dev_ctx *c, struct rx *x)
 {
-	char *marker = runfiles_idle_marker(x->session);
-	char *path = runfiles_idle_ticks(c->cfg->project_name, x->issue);
+	char *marker, *path;
 	long long n;
 	int r = 0;
 
+	/* A launch cut off before its prompt is finished first. */
+	if (x->alive == 1 && (r = dp_session_finish(c, x->issue)) != 0)
+		return r == 1 ? 0 : -1;
+	marker = runfiles_idle_marker(x->session);
+	path = runfiles_idle_ticks(c->cfg->project_name, x->issue);
 	if (x->alive != 1 || !file_exists(marker)) {
 		(void)act_remove(&c->act, path);
 		goto out;

@@ -86,30 +86,39 @@ dp_git_ff_primary(struct dev_ctx *c)
 	return r;
 }
 
+/*
+ * Push the primary branch to every mirror, in the background.  A
+ * mirror's URL may hold credentials: they never go on git's command line
+ * (git_remote_auth() hands them over in its environment), and the log
+ * names the mirror, never its URL.
+ */
 void
 dp_mirror_push(struct dev_ctx *c)
 {
 	const struct config *cfg = c->cfg;
 	const char *push[] = {"push", NULL, cfg->primary_branch, "--tags",
 	    NULL};
-	char *what, **argv;
+	char *what, **argv, *url, **env;
 	size_t i;
 	pid_t pid;
 
 	for (i = 0; i < cfg->nmirrors; i++) {
 		if (cfg->mirrors[i].url == NULL || *cfg->mirrors[i].url == '\0')
 			continue;
-		push[1] = cfg->mirrors[i].url;
+		git_remote_auth(cfg->mirrors[i].url, &url, &env);
+		push[1] = url;
 		argv = git_argv(cfg->project_repo_root, push);
-		/* The log names the mirror, never its URL (it may hold a
-		 * token). */
 		what = xasprintf("a push of %s to mirror %s",
 		    cfg->primary_branch, cfg->mirrors[i].name);
-		if (act_spawn(&c->act, argv, NULL, what, &pid) == 0 && pid > 0)
+		if (act_spawn_env(&c->act, argv, (const char *const *)env, NULL,
+			what, &pid) == 0 &&
+		    pid > 0)
 			log_msg("mirror: pushed to %s (pid %ld)",
 			    cfg->mirrors[i].name, (long)pid);
 		free(what);
 		free(argv);
+		git_env_free(env);
+		free(url);
 	}
 }
 
@@ -154,8 +163,10 @@ dp_worktree_fresh(struct dev_ctx *c, const char *remote, const char *wt,
 	if (act_git(&c->act, root, fetch) != 0)
 		goto out;
 	(void)act_git(&c->act, root, pull);
-	if ((r = worktree_add(&c->act, root, wt, branch, ref)) == -1)
+	if ((r = worktree_add(&c->act, root, wt, branch, ref)) == -1) {
 		log_err("ERROR: worktree creation failed");
+		r = 1;
+	}
 out:
 	free(ref);
 	return r;
@@ -181,8 +192,10 @@ dp_worktree_recover(struct dev_ctx *c, const char *remote, const char *wt,
 		r = 0;
 		goto out;
 	}
-	if ((r = worktree_add(&c->act, root, wt, branch, ref)) == -1)
+	if ((r = worktree_add(&c->act, root, wt, branch, ref)) == -1) {
 		log_err("ERROR: worktree creation failed for recovery");
+		r = 1;
+	}
 out:
 	free(ref);
 	return r;

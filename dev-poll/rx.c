@@ -120,7 +120,7 @@ rx_key_set(struct dev_ctx *c, struct rx *x, const char *kind)
 }
 
 enum act_inject
-rx_inject(struct dev_ctx *c, struct rx *x, const char *text)
+rx_inject(struct dev_ctx *c, struct rx *x, const char *key, const char *text)
 {
 	char *idle;
 
@@ -128,28 +128,32 @@ rx_inject(struct dev_ctx *c, struct rx *x, const char *text)
 	idle = runfiles_idle_marker(x->session);
 	(void)act_remove(&c->act, idle);
 	free(idle);
-	return act_inject(&c->act, x->session, text);
+	return act_inject(&c->act, x->session, key, text);
 }
 
 enum act_inject
-rx_advance(struct dev_ctx *c, struct rx *x, enum phase next, const char *text)
+rx_advance(struct dev_ctx *c, struct rx *x, const char *key, enum phase next,
+    const char *text)
 {
 	char *idle = runfiles_idle_marker(x->session);
 
 	(void)act_remove(&c->act, idle);
 	free(idle);
-	return act_advance(&c->act, x->session, x->phase_path, next, text);
+	return act_advance(&c->act, x->session, key, x->phase_path, next, text);
 }
 
 enum act_inject
 rx_notice(struct dev_ctx *c, struct rx *x, const char *kind, const char *text)
 {
 	enum act_inject r;
+	char key[128];
 	int done;
 
 	if ((done = rx_key_done(c, x, kind)) != 0)
 		return done == 1 ? ACT_INJECTED : ACT_INJECT_FAILED;
-	if ((r = rx_inject(c, x, text)) != ACT_INJECTED)
+	snprintf(key, sizeof(key), "notice %s %lld", kind,
+	    (long long)x->sig.mtime);
+	if ((r = rx_inject(c, x, key, text)) != ACT_INJECTED)
 		return r;
 	log_msg("#%lld: %s notice injected", x->issue, kind);
 	return rx_key_set(c, x, kind) == 0 ? ACT_INJECTED : ACT_INJECT_FAILED;

@@ -6,7 +6,9 @@
  * PRs wait for CI or review).  Every branch ends the tick once it acted.
  * A PR or an issue whose data did not arrive is passed over (counted in
  * c->skipped), the others are still looked at; an orphan whose branch
- * was merged is finished as a merge, never started again.
+ * was merged is finished as a merge, never started again.  An issue that
+ * cannot be launched for a reason of its own is backed off (backoff.c)
+ * and the scan goes on with the next one, in the same tick.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,12 +53,18 @@ static enum schedule_pick schedule_backlog_one(struct dev_ctx *,
 static enum dp_step schedule_backlog_decide(struct dev_ctx *, long long,
     const struct buf *, long long);
 
-/* The tick ends after any launch attempt; only a failure is an error. */
+/*
+ * The tick ends after any launch attempt but one that failed for the
+ * issue's own reason or was backed off (DP_NEXT: the next issue); only a
+ * failure is an error.
+ */
 static enum dp_step
 schedule_after(struct dev_ctx *c, enum dp_launch r)
 {
 	if (r == DP_LAUNCHED)
 		c->acted++;
+	if (r == DP_LAUNCH_BAD || r == DP_BACKED_OFF)
+		return DP_NEXT;
 	if (r != DP_LAUNCH_FAILED)
 		return DP_DONE;
 	c->failed++;
@@ -208,7 +216,7 @@ dp_orphans(struct dev_ctx *c)
 	size_t n;
 
 	log_msg("checking for in-progress issues");
-	if (dp_issues_labelled(c, "in-progress", NULL, &list, &n) == -1)
+	if (dp_issues_labelled(c, "in-progress", &list, &n) == -1)
 		return DP_FAIL;
 	c->inprog = list;
 	c->ninprog = n;
@@ -404,6 +412,8 @@ schedule_backlog_one(struct dev_ctx *c, const struct dp_issue *it,
 		    num, it->skip);
 		return SCHEDULE_NEXT;
 	}
+	if (dp_backoff_holds(c, num) != 0)
+		return SCHEDULE_NEXT;
 	switch (dp_deps_ready(c, num, it->deps, it->ndeps)) {
 	case DP_DEPS_OPEN:
 		return SCHEDULE_NEXT;
@@ -422,15 +432,15 @@ schedule_backlog_one(struct dev_ctx *c, const struct dp_issue *it,
 	return SCHEDULE_PICK;
 }
 
-/* What to do once the scan found ready (or nothing), waiting PRs aside. */
+/*
+ * What to do with the ready issue the scan found, waiting PRs aside:
+ * DP_NEXT when its launch failed for a reason of its own (the scan goes
+ * on).
+ */
 static enum dp_step
 schedule_backlog_decide(struct dev_ctx *c, long long ready,
     const struct buf *waiting, long long fix_pr)
 {
-	if (ready == 0) {
-		log_msg("no ready issues (all blocked by unmerged deps)");
-		return DP_DONE;
-	}
 	if (waiting->len > 0) {
 		log_msg("holding #%lld — waiting for open PR(s) to land first: "
 			"%s",
@@ -447,11 +457,11 @@ enum dp_step
 dp_backlog(struct dev_ctx *c)
 {
 	const struct dp_issue **order;
-	enum schedule_pick pick = SCHEDULE_NEXT;
-	enum dp_step s = DP_DONE;
-	long long ready = 0, fix_pr = 0;
+	enum schedule_pick pick;
+	enum dp_step s = DP_NEXT;
+	long long fix_pr = 0;
 	struct buf waiting;
-	size_t n, i, npri = 0;
+	size_t n, i, npri = 0, ready = 0;
 
 	log_msg("scanning backlog for ready issues");
 	if (dp_backlog_load(c) == -1 || dp_prs_load(c) == -1)
@@ -465,15 +475,25 @@ dp_backlog(struct dev_ctx *c)
 		npri += order[i]->priority;
 	log_msg("found %zu backlog issues (%zu priority)", n, npri);
 	buf_init(&waiting, 0);
-	for (i = 0; i < n && pick == SCHEDULE_NEXT; i++) {
+	for (i = 0; i < n && s == DP_NEXT; i++) {
+		fix_pr = 0;
 		pick = schedule_backlog_one(c, order[i], &waiting, &fix_pr);
-		if (pick == SCHEDULE_PICK)
-			ready = order[i]->number;
+		if (pick == SCHEDULE_FAIL)
+			s = DP_FAIL;
+		else if (pick == SCHEDULE_OVER)
+			s = DP_DONE;
+		else if (pick == SCHEDULE_PICK) {
+			ready++;
+			s = schedule_backlog_decide(c, order[i]->number,
+			    &waiting, fix_pr);
+		}
 	}
-	if (pick == SCHEDULE_FAIL)
-		s = DP_FAIL;
-	else if (pick != SCHEDULE_OVER)
-		s = schedule_backlog_decide(c, ready, &waiting, fix_pr);
+	if (s == DP_NEXT) {
+		log_msg(ready == 0 ?
+			"no ready issues (all blocked by unmerged deps)" :
+			"no other ready issue could be launched this tick");
+		s = DP_DONE;
+	}
 	free(order);
 	buf_free(&waiting);
 	return s;

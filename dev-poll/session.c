@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "act.h"
 #include "agent.h"
 #include "agent_hooks.h"
 #include "config.h"
+#include "crashpoint.h"
 #include "dev-poll.h"
 #include "log.h"
 #include "runfiles.h"
@@ -20,6 +22,8 @@
 
 /* Seconds the agent may take to show its prompt. */
 #define READY_TIMEOUT 120
+/* The key of a session's first prompt starts so (then the launch's). */
+#define SESSION_PROMPT_KEY "prompt "
 
 static int session_hooks(struct dev_ctx *, const char *, const char *,
     long long);
@@ -75,8 +79,10 @@ session_hooks(struct dev_ctx *c, const char *session, const char *worktree,
 }
 
 /*
- * Start the agent in worktree, wait until it is ready and deliver prompt;
- * a session the prompt did not reach is stopped.  0 or -1 (logged).
+ * Start the agent in worktree, wait until it is ready and deliver prompt
+ * (recorded before the start: a tick cut off after the start leaves it
+ * to the next, dp_session_finish()); a session the prompt did not reach
+ * is stopped.  0 or -1 (logged).
  */
 static int
 session_run(struct dev_ctx *c, const char *session, const char *worktree,
@@ -86,6 +92,8 @@ session_run(struct dev_ctx *c, const char *session, const char *worktree,
 	char **env = config_agent_env(c->cfg, CONFIG_ROLE_DEV);
 	char *ready = runfiles_ready_marker(session);
 	char *phase = runfiles_phase(c->cfg->project_name, issue);
+	char *key = xasprintf("%s%lld.%ld", SESSION_PROMPT_KEY,
+	    (long long)c->now, (long)getpid());
 	struct agent_spec spec = {.session = session,
 	    .workdir = worktree,
 	    .argv = argv,
@@ -93,7 +101,9 @@ session_run(struct dev_ctx *c, const char *session, const char *worktree,
 	    .signal_path = phase,
 	    .ready_pattern = c->cfg->agent_ready_pattern,
 	    .ready_marker = ready,
-	    .ready_timeout_s = READY_TIMEOUT};
+	    .ready_timeout_s = READY_TIMEOUT,
+	    .first_key = key,
+	    .first_text = prompt};
 	int r = -1;
 
 	if (argv[0] == NULL) {
@@ -104,7 +114,8 @@ session_run(struct dev_ctx *c, const char *session, const char *worktree,
 		(void)dp_status(c, "creating tmux session: %s", session);
 	if (act_agent_start(&c->act, &spec) == -1)
 		goto out;
-	switch (act_inject(&c->act, session, prompt)) {
+	crashpoint("session-started");
+	switch (act_inject(&c->act, session, key, prompt)) {
 	case ACT_INJECTED:
 		log_msg("initial prompt sent to session %s", session);
 		/* FALLTHROUGH */
@@ -119,6 +130,7 @@ session_run(struct dev_ctx *c, const char *session, const char *worktree,
 		break;
 	}
 out:
+	free(key);
 	free(phase);
 	free(ready);
 	config_env_free(env);
@@ -135,6 +147,42 @@ dp_session_start(struct dev_ctx *c, long long issue, const char *worktree,
 
 	if (session_hooks(c, session, worktree, issue) == 0)
 		r = session_run(c, session, worktree, prompt, issue);
+	free(session);
+	return r;
+}
+
+int
+dp_session_finish(struct dev_ctx *c, long long issue)
+{
+	char *session = runfiles_dev_session(c->cfg->project_name, issue);
+	char *key = NULL, *prompt = NULL;
+	int r;
+
+	if ((r = agent_pending(session, SESSION_PROMPT_KEY, &key, &prompt)) ==
+	    -1)
+		log_warn("#%lld: cannot read the record of session %s", issue,
+		    session);
+	if (r != 1)
+		goto out;
+	log_msg("#%lld: the launch of %s was cut off before its prompt was "
+		"delivered — delivering it",
+	    issue, session);
+	switch (act_inject(&c->act, session, key, prompt)) {
+	case ACT_INJECTED:
+		log_msg("initial prompt sent to session %s", session);
+		/* FALLTHROUGH */
+	case ACT_INJECT_DRY:
+		r = 1;
+		break;
+	case ACT_INJECT_LATER:
+		break;
+	case ACT_INJECT_FAILED:
+		r = -1;
+		break;
+	}
+out:
+	free(prompt);
+	free(key);
 	free(session);
 	return r;
 }

@@ -6,12 +6,15 @@
  * for changes.  Output that is not the review JSON gives one error
  * comment per head, and the review is tried again on a later tick (at
  * most RP_MAX_TRIES tries per head, tries.c); an agent that went away
- * without a word is started once more first.  A fault between two writes
+ * without a word is started once more first.  Output that is there but
+ * cannot be read is unknown: it is read again on the next tick, with
+ * nothing posted and no try used.  A fault between two writes
  * is completed on the next tick, never duplicated: each write is looked
  * for on the forge before it is made (for a forced review of a head
  * reviewed before, a review comment newer than the ones there when it
  * started).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +48,7 @@ static int collect_dismiss_own(struct rp *, long long, const cJSON *,
 static int collect_post_error(struct rp *, const struct rp_run *, const char *);
 static int collect_finish(struct rp *, const struct rp_run *, int, int);
 static int collect_retry_later(struct rp *, const struct rp_run *);
+static int collect_unread(struct rp *, const struct rp_run *, const char *);
 static void collect_why(const struct rp *, const struct rp_run *, char *,
     size_t);
 
@@ -84,7 +88,7 @@ collect_one(struct rp *rp, const struct rp_run *run)
 	struct rp_verdict v;
 	struct buf out;
 	char why[200], *path;
-	int valid = 0, r;
+	int valid = 0, r, rd;
 
 	if (!rp_run_collectable(run))
 		return 0;
@@ -103,13 +107,20 @@ collect_one(struct rp *rp, const struct rp_run *run)
 		r = collect_retry_later(rp, run);
 		goto out;
 	}
+	/* An output older than the launch is none of this review's. */
+	if (!collect_fresh(run, path))
+		rd = -1;
+	else if ((rd = file_read(path, OUTPUT_MAX, &out)) == -1 &&
+	    errno != ENOENT) {
+		r = collect_unread(rp, run, path);
+		goto out;
+	}
 	if (run->state == RP_RUN_IDLE || run->state == RP_RUN_TIMEOUT) {
 		log_msg("pr #%lld: the review agent is %s: stopped", run->pr,
 		    rp_run_state_name(run->state));
 		rp_run_kill(rp, run->pr);
 	}
-	if (!collect_fresh(run, path) ||
-	    file_read(path, OUTPUT_MAX, &out) == -1)
+	if (rd == -1)
 		collect_why(rp, run, why, sizeof(why));
 	else if (rp_verdict_parse(buf_str(&out), out.len, &v, why,
 		     sizeof(why)) == 0)
@@ -157,6 +168,21 @@ collect_fresh(const struct rp_run *run, const char *path)
 	log_warn("pr #%lld: '%s' is older than the review's launch: ignored",
 	    run->pr, path);
 	return 0;
+}
+
+/*
+ * The review's output is there but could not be read: what it says is
+ * unknown, not "no review".  Nothing is posted and no try is used (the
+ * agent is left as it is); the next tick reads it again.  -1 (logged).
+ */
+static int
+collect_unread(struct rp *rp, const struct rp_run *run, const char *path)
+{
+	log_warn("pr #%lld: cannot read the review of %.7s in '%s': %s — "
+		 "read again next tick",
+	    run->pr, run->sha, path, strerror(errno));
+	(void)rp;
+	return -1;
 }
 
 /* Why a review left no output file, as review-pr.sh's monitor ended. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "act.h"
 #include "agent.h"
@@ -39,7 +40,7 @@ static char *launch_record(struct rp *, const char *, const struct rp_prompt *);
 static int launch_reserve(struct rp *);
 static int launch_hooks(struct rp *, const char *, const char *, const char *);
 static int launch_start_agent(struct rp *, const char *, const char *,
-    const char *);
+    const char *, const char *, const char *);
 static int launch_prepare(struct rp *, const struct rp_prompt *);
 static int launch_try(struct rp *, const struct rp_prompt *, const char *, int);
 
@@ -486,11 +487,12 @@ launch_hooks(struct rp *rp, const char *session, const char *workdir,
 
 /*
  * Start the review agent in workdir, with the review role's environment,
- * and wait until it is ready.
+ * and wait until it is ready; its prompt, key, is recorded first
+ * (agent_spec.first_key).
  */
 static int
 launch_start_agent(struct rp *rp, const char *session, const char *workdir,
-    const char *phase)
+    const char *phase, const char *key, const char *prompt)
 {
 	char **argv = launch_review_argv(rp);
 	char **env = config_agent_env(rp->cfg, CONFIG_ROLE_REVIEW);
@@ -500,7 +502,9 @@ launch_start_agent(struct rp *rp, const char *session, const char *workdir,
 	    .env = (const char *const *)env,
 	    .signal_path = phase,
 	    .ready_pattern = rp->cfg->agent_ready_pattern,
-	    .ready_timeout_s = rp->set.ready_timeout_s};
+	    .ready_timeout_s = rp->set.ready_timeout_s,
+	    .first_key = key,
+	    .first_text = prompt};
 	int r;
 
 	if ((r = act_agent_start(&rp->act, &spec)) == 0 && !rp->act.dry_run)
@@ -582,6 +586,8 @@ launch_try(struct rp *rp, const struct rp_prompt *in, const char *prompt,
 	char *session = runfiles_review_session(p, in->pr);
 	char *wt = runfiles_review_worktree(p, in->pr);
 	char *phase = runfiles_review_phase(p, in->pr);
+	char *key = xasprintf("prompt %.12s %lld.%ld", in->sha,
+	    (long long)rp->now, (long)getpid());
 	enum act_inject got;
 	int counted = 0, r = -1;
 
@@ -591,9 +597,9 @@ launch_try(struct rp *rp, const struct rp_prompt *in, const char *prompt,
 		counted = 1;
 	}
 	if (launch_hooks(rp, session, wt, phase) == -1 ||
-	    launch_start_agent(rp, session, wt, phase) == -1)
+	    launch_start_agent(rp, session, wt, phase, key, prompt) == -1)
 		goto out;
-	got = act_inject(&rp->act, session, prompt);
+	got = act_inject(&rp->act, session, key, prompt);
 	if (got != ACT_INJECTED && got != ACT_INJECT_DRY)
 		goto out;
 	if (!rp->act.dry_run)
@@ -606,6 +612,7 @@ launch_try(struct rp *rp, const struct rp_prompt *in, const char *prompt,
 out:
 	if (r == -1 && counted)
 		(void)rp_tries_set(rp, in->pr, in->sha, try_no - 1);
+	free(key);
 	free(session);
 	free(wt);
 	free(phase);

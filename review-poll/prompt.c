@@ -1,7 +1,7 @@
 /*
- * A review's prompt, from formulas/: the PR, its changed files and diff
- * (capped, the cut said), and on a re-review the previous review, the
- * developer's answer and the diff since.
+ * A review's prompt, from formulas/: the PR, its changed files and diff,
+ * and on a re-review the previous review, the developer's answer and the
+ * diff since; every piece of forge text capped, the cut said.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
+#include "cap.h"
 #include "config.h"
 #include "file.h"
 #include "forge.h"
@@ -19,11 +20,17 @@
 #include "review-poll.h"
 #include "runfiles.h"
 #include "template.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 /* The factory's review formula (upstream's), inlined into the prompt. */
 #define PROMPT_FORMULA_FILE "review-pr.toml"
 #define PROMPT_FORMULA_MAX (64 * 1024)
+/* Forge text in the prompt, each piece cut beyond (the cut said). */
+#define PROMPT_TITLE_MAX 300
+#define PROMPT_BODY_MAX (32 * 1024)
+#define PROMPT_REVIEW_MAX (16 * 1024)
+#define PROMPT_RESPONSE_MAX (8 * 1024)
 
 static char *prompt_files(const cJSON *);
 static char *prompt_formula(const struct rp *);
@@ -65,11 +72,15 @@ prompt_previous(struct rp *rp, struct rp_prompt *in, const cJSON *prev,
 	buf_init(&diff, 0);
 	buf_printf(&b,
 	    "## This is a re-review\n\nThe review of `%.7s` asked for "
-	    "changes.\n\n### Previous review\n\n%s\n\n",
-	    in->prev_sha, json_str(prev, "body"));
-	if (resp != NULL)
-		buf_printf(&b, "### The developer's response\n\n%s\n\n",
-		    json_str(resp, "body"));
+	    "changes.\n\n### Previous review\n\n",
+	    in->prev_sha);
+	cap_append(&b, json_str(prev, "body"), PROMPT_REVIEW_MAX);
+	buf_puts(&b, "\n\n");
+	if (resp != NULL) {
+		buf_puts(&b, "### The developer's response\n\n");
+		cap_append(&b, json_str(resp, "body"), PROMPT_RESPONSE_MAX);
+		buf_puts(&b, "\n\n");
+	}
 	if (rp_git_diff(rp, in->prev_sha, in->sha, rp->set.max_diff, &diff,
 		&cut) == 0)
 		buf_printf(&b,
@@ -153,6 +164,10 @@ prompt_formula(const struct rp *rp)
 	return out;
 }
 
+/*
+ * The review prompt.  The PR's title and description are cut to their
+ * caps (the cut said); the forge's API URL goes in without credentials.
+ */
 char *
 rp_prompt_render(struct rp *rp, const struct rp_prompt *in)
 {
@@ -161,16 +176,18 @@ rp_prompt_render(struct rp *rp, const struct rp_prompt *in)
 	char *formula = prompt_formula(rp);
 	char *phase = runfiles_review_phase(p, in->pr);
 	char *output = runfiles_review_output(p, in->pr);
+	char *title = utf8_cut(in->title, PROMPT_TITLE_MAX, " [... cut]");
+	char *body = cap_head(in->body, PROMPT_BODY_MAX);
+	char *api = config_url_public(rp->cfg->forge_api);
 	const struct template_var vars[] = {{"REPO", rp->cfg->forge_repo},
 	    {"PR_NUMBER", num}, {"PHASE_FILE", phase}, {"OUTPUT_FILE", output},
-	    {"PR_TITLE", in->title}, {"PR_HEAD", in->head},
-	    {"PR_BASE", in->base}, {"PR_SHA", in->sha}, {"CI_STATE", in->ci},
-	    {"RE_REVIEW", in->prev_sha[0] ? "yes" : "no"},
-	    {"PR_BODY", in->body}, {"CHANGED_FILES", in->files},
-	    {"DIFF_NOTE", note}, {"DIFF", in->diff},
-	    {"PREVIOUS_REVIEW", in->previous},
-	    {"FORGE_API", rp->cfg->forge_api},
-	    {"FACTORY_ROOT", rp->cfg->factory_root}, {"FORMULA", formula}};
+	    {"PR_TITLE", title}, {"PR_HEAD", in->head}, {"PR_BASE", in->base},
+	    {"PR_SHA", in->sha}, {"CI_STATE", in->ci},
+	    {"RE_REVIEW", in->prev_sha[0] ? "yes" : "no"}, {"PR_BODY", body},
+	    {"CHANGED_FILES", in->files}, {"DIFF_NOTE", note},
+	    {"DIFF", in->diff}, {"PREVIOUS_REVIEW", in->previous},
+	    {"FORGE_API", api}, {"FACTORY_ROOT", rp->cfg->factory_root},
+	    {"FORMULA", formula}};
 
 	snprintf(num, sizeof(num), "%lld", in->pr);
 	if (in->diff_cut)
@@ -181,6 +198,9 @@ rp_prompt_render(struct rp *rp, const struct rp_prompt *in)
 	if (template_render(rp->cfg->formulas_dir, "review-pr.md", vars,
 		sizeof(vars) / sizeof(vars[0]), &out, err, sizeof(err)) == -1)
 		log_err("cannot build the review prompt: %s", err);
+	free(api);
+	free(body);
+	free(title);
 	free(formula);
 	free(phase);
 	free(output);

@@ -6,7 +6,9 @@
  *
  * review-injected-P-R holds the key of the last delivered injection: the
  * SHA for a verdict, "no-review SHA" for the escalation notice.  It is
- * written only after the agent received the text.
+ * written only after the agent received the text; the text is typed as
+ * the message "review KEY" (agent_deliver()), so that a tick that dies
+ * between the two types nothing again.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include "act.h"
 #include "agent.h"
 #include "buf.h"
+#include "cap.h"
 #include "config.h"
 #include "file.h"
 #include "forge.h"
@@ -90,9 +93,11 @@ route_deliver(struct rp *rp, const char *session, const char *phase_path,
 	char *line;
 	int r;
 
-	got = approved ? act_advance(&rp->act, session, phase_path,
+	line = xasprintf("review %s", key);
+	got = approved ? act_advance(&rp->act, session, line, phase_path,
 			     PHASE_AWAITING_REVIEW, text) :
-			 act_inject(&rp->act, session, text);
+			 act_inject(&rp->act, session, line, text);
+	free(line);
 	if (got != ACT_INJECTED && got != ACT_INJECT_DRY)
 		return -1;
 	line = xasprintf("%s\n", key);
@@ -122,7 +127,7 @@ route_tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
 		return 0;
 	}
 	snprintf(num, sizeof(num), "%lld", pr);
-	vars[2].value = review = utf8_cut(body, REVIEW_TEXT_MAX, NULL);
+	vars[2].value = review = cap_head(body, REVIEW_TEXT_MAX);
 	name = strcmp(verdict, "APPROVE") == 0 ? "review-verdict-approve.md" :
 						 "review-verdict-changes.md";
 	if (template_render(rp->cfg->formulas_dir, name, vars,

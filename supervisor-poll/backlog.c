@@ -137,11 +137,12 @@ backlog_stale_dep(struct sup *s, const struct sup_issue *const *idx,
 		return;
 	} else
 		title = asked = lists_stale(s, issue, &days);
+	/* No title: forge text stays out of the fix command's prompt. */
 	if (title != NULL)
 		sup_alert(s, P3,
-		    "%s: stale dependency: #%lld waits on #%lld \"%s\" "
-		    "(open %lld days)",
-		    s->cfg->project_name, number, dep, title, days);
+		    "%s: stale dependency: #%lld waits on #%lld (open %lld "
+		    "days)",
+		    s->cfg->project_name, number, dep, days);
 	free(asked);
 }
 

@@ -15,6 +15,7 @@
 
 #include "agent.h"
 #include "buf.h"
+#include "cap.h"
 #include "config.h"
 #include "file.h"
 #include "forge.h"
@@ -60,7 +61,10 @@ static enum escalate_posted escalate_comment(struct sup *, const struct esc *,
 static int escalate_find_reply(struct sup *, const struct esc *, long long,
     const cJSON **);
 static enum act_inject escalate_inject_reply(struct sup *, const char *,
-    long long, const char *, const char *, const char *, const char *);
+    long long, const char *, const char *, const char *, const char *,
+    const char *);
+static void escalate_reply_key(const struct esc_target *, long long,
+    const char *, char *, size_t);
 static void escalate_reply_from_forge(struct sup *, const struct esc *,
     const cJSON *, int *);
 static void escalate_renotify(struct sup *, const struct esc *);
@@ -222,10 +226,10 @@ escalate_find_reply(struct sup *s, const struct esc *e, long long notice,
 static enum act_inject
 escalate_inject_reply(struct sup *s, const char *project, long long issue,
     const char *session, const char *phase, const char *source,
-    const char *reply)
+    const char *reply, const char *key)
 {
 	char num[32], err[256], *text = NULL;
-	char *cut = utf8_cut(reply, REPLY_MAX, " […]");
+	char *cut = cap_head(reply, REPLY_MAX);
 	struct template_var vars[] = {{"ISSUE", num}, {"SOURCE", source},
 	    {"REPLY", cut}, {"PHASE_FILE", phase}};
 	enum act_inject r = ACT_INJECT_FAILED;
@@ -235,7 +239,7 @@ escalate_inject_reply(struct sup *s, const char *project, long long issue,
 		sizeof(vars) / sizeof(vars[0]), &text, err, sizeof(err)) == -1)
 		sup_fail(s, "%s: #%lld: %s", project, issue, err);
 	else
-		r = act_answer(&s->act, session, cut, text);
+		r = act_answer(&s->act, session, key, cut, text);
 	free(text);
 	free(cut);
 	return r;
@@ -267,6 +271,26 @@ out:
 	free(injected);
 }
 
+/*
+ * The message key of a reply: the comment (0: the reply file) and the
+ * escalation it answers, and the reply's words (the reply file may bring
+ * several replies to one escalation).
+ */
+static void
+escalate_reply_key(const struct esc_target *t, long long id, const char *reply,
+    char *key, size_t keysz)
+{
+	unsigned long long h = 14695981039346656037ULL;
+	const char *p;
+
+	for (p = reply != NULL ? reply : ""; *p != '\0'; p++) {
+		h ^= (unsigned char)*p;
+		h *= 1099511628211ULL;
+	}
+	snprintf(key, keysz, "reply %lld %lld %016llx", id, (long long)t->since,
+	    h);
+}
+
 enum act_inject
 escalate_answer(struct sup *s, const struct esc_target *t, long long id,
     const char *source, const char *what, const char *reply)
@@ -274,9 +298,11 @@ escalate_answer(struct sup *s, const struct esc_target *t, long long id,
 	char *injected = runfiles_escalation_injected(t->project, t->issue);
 	char *renote = runfiles_renotify(t->project, t->issue);
 	enum act_inject r;
+	char key[96];
 
+	escalate_reply_key(t, id, reply, key, sizeof(key));
 	r = escalate_inject_reply(s, t->project, t->issue, t->session,
-	    t->phase_path, source, reply);
+	    t->phase_path, source, reply, key);
 	if (r == ACT_INJECTED &&
 	    escalate_state_save(s, injected, id, (long long)t->since) == 0) {
 		/* Marks the escalation answered: no reminder follows. */

@@ -168,7 +168,7 @@ lists_backlog(struct sup *s)
 
 	if (s->have_backlog)
 		return 0;
-	if (forge_issues_each(s->forge, "open", "backlog", "issues", NULL,
+	if (forge_issues_each(s->forge, "open", "backlog", "issues",
 		lists_issue_keep, &rd) == -1) {
 		lists_issues_drop(rd.g.v, rd.g.n);
 		sup_fail(s, "%s: cannot list '%s' issues: %s",
@@ -196,7 +196,7 @@ lists_count_labelled(struct sup *s, const char *label, long long *n)
 	struct lists_count c = {label, 0};
 
 	*n = 0;
-	if (forge_issues_each(s->forge, "open", label, "issues", NULL,
+	if (forge_issues_each(s->forge, "open", label, "issues",
 		lists_count_one, &c) == -1) {
 		sup_fail(s, "%s: cannot list '%s' issues: %s",
 		    s->cfg->project_name, label, forge_error(s->forge));

@@ -31,7 +31,15 @@
 #define RETRY_MAX 2
 #define RETRY_KEEP_S (24 * 3600)
 
-/* The statuses the checks tell apart. */
+/*
+ * The statuses the checks tell apart.  Every other status of Woodpecker
+ * 2.x and 3.x (server/model/const.go) is PIPE_OTHER: created and blocked
+ * are not "pending" to the stuck check (upstream counted status
+ * 'pending' only); killed (2.x's cancel), canceled, declined and skipped
+ * gave no verdict on the code, so they are neither in the "ci" metric
+ * (success, failure, error, as upstream's query) nor restarted as an
+ * infrastructure failure (failure and error only).
+ */
 enum pipelines_status {
 	PIPE_OTHER,
 	PIPE_RUNNING,
@@ -45,7 +53,11 @@ enum pipelines_status {
 static const char *const pipelines_status_names[PIPE_NSTATUS] = {"", "running",
     "pending", "success", "failure", "error"};
 
-/* A pipeline of the list: what the checks read (0: a field not there). */
+/*
+ * A pipeline of the list: what the checks read (0: a field not there).
+ * Its times under the 3.x names, which woodpecker.c gives a 2.x answer's
+ * pipelines too (created_at ... copied to created ...).
+ */
 struct pipeline {
 	long long number, parent;
 	long long created, started, finished;

@@ -16,6 +16,7 @@
 #include "log.h"
 #include "runfiles.h"
 #include "supervisor-poll.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 #define REPLY_FILE_MAX (64 * 1024)
@@ -42,9 +43,8 @@ replyfile_route(struct sup *s, const char *text, const char **body)
 	     p > first && (p[-1] == ' ' || p[-1] == '\r' || p[-1] == '\t');)
 		*--p = '\0';
 	*body = text[len] == '\n' ? text + len + 1 : text + len;
-	if (first[0] == '#' && first[1] != '\0' &&
-	    strspn(first + 1, "0123456789") == strlen(first + 1))
-		n = strtoll(first + 1, NULL, 10);
+	if (first[0] != '#' || valid_number_text(first + 1, &n) != NULL)
+		n = -1;
 	for (i = 0; i < s->nesc; i++) {
 		if (strcmp(first, s->esc[i].session) == 0 ||
 		    n == s->esc[i].issue) {

@@ -1,6 +1,8 @@
-"""The one-shot mode of tests/fake-agent: `fake-agent -p PROMPT
---output-format json [--resume ID] ...`, as the agent runs under protocol
-"checkpoint".
+"""The one-shot mode of tests/fake-agent: `fake-agent -p --output-format
+json [--resume ID] ... [PROMPT]`, as the agent runs under protocol
+"checkpoint".  As `claude -p` does, it takes the prompt from its
+standard input when no prompt argument is given (the orchestrator never
+puts one on the command line).
 
 Each run takes the next entry of the script (one entry per run, counted
 over every run that logs to the same $FAKE_AGENT_LOG, resumed or not),
@@ -20,8 +22,11 @@ refused, as the real CLI refuses it: exit 1); without it a new session ID
 is made.
 
 Logged in $FAKE_AGENT_LOG: prompt-N.txt (the prompt of run N, byte-exact),
+argv-N.txt (its command line as /proc shows it to every user, NUL
+separated), env-N.txt (its whole environment, one variable a line),
 events.log ("run N new SID" / "run N resume SID", "env NAME=VALUE" for the
-variables the orchestrator sets, "pid N pgid N").
+variables the orchestrator sets, "pid N pgid N", "prompt from stdin" or
+"prompt from argv").
 """
 
 import argparse
@@ -99,11 +104,28 @@ def make_agent(base):
     return OneShot
 
 
+def save_process(logdir, n):
+    """This run's command line and environment, as another process sees
+    them."""
+    with open("/proc/self/cmdline", "rb") as f:
+        cmdline = f.read()
+    with open(os.path.join(logdir, "argv-%d.txt" % n), "wb") as f:
+        f.write(cmdline)
+    with open(os.path.join(logdir, "env-%d.txt" % n), "w",
+              encoding="utf-8") as f:
+        for k in sorted(os.environ):
+            f.write("%s=%s\n" % (k, os.environ[k]))
+
+
 def main(argv, base, load_script):
     ap = argparse.ArgumentParser(add_help=False)
-    ap.add_argument("-p", dest="prompt", required=True)
+    ap.add_argument("-p", "--print", dest="print", action="store_true")
+    ap.add_argument("--output-format")
+    ap.add_argument("--model")
+    ap.add_argument("--dangerously-skip-permissions", action="store_true")
     ap.add_argument("--resume")
     ap.add_argument("--script", default=os.environ.get("FAKE_AGENT_SCRIPT"))
+    ap.add_argument("prompt", nargs="?")
     args, _unknown = ap.parse_known_args(argv)
     logdir = os.environ.get("FAKE_AGENT_LOG") or "."
     os.makedirs(logdir, exist_ok=True)
@@ -125,7 +147,18 @@ def main(argv, base, load_script):
                      ("summary_file", "FAKE_AGENT_SUMMARY_FILE")):
         if os.environ.get(env):
             agent.vars[var] = os.environ[env]
-    data = args.prompt.encode()
+    save_process(logdir, n)
+    if args.prompt is not None:
+        agent.event("prompt from argv")
+        data = args.prompt.encode()
+    else:
+        agent.event("prompt from stdin")
+        data = sys.stdin.buffer.read()
+    if not data:
+        sys.stderr.write("Error: Input must be provided either through "
+                         "stdin or as a prompt argument when using "
+                         "--print\n")
+        return 1
     agent.save_prompt(data)
     agent.learn_paths(data)
     entries = agent.script

@@ -4,16 +4,27 @@ Woodpecker CI API that disinto-c uses, for integration tests.
 
 Usage:
     forge-sim.py --scenario FILE --port-file PATH [--log PATH]
-                 [--git-dir BARE_REPO]
+                 [--git-dir BARE_REPO] [--dialect gitea|forgejo]
+                 [--woodpecker 2|3] [--page-cap N]
 
 It listens on 127.0.0.1 on a port chosen by the OS, writes that port to
 PATH (temp file + rename) once listening, and serves until SIGTERM/SIGINT.
 Standard library only.  See README.md next to this file for the scenario
 format, the endpoints and the admin interface.
 
+It answers as the servers' own source says (each behaviour that matters to
+a decision names the file it follows), by dialect: --dialect gitea (the
+default: Gitea 1.2x) or forgejo, --woodpecker 2 (2.8.x) or 3 (the default:
+3.14 and later), --page-cap N ([api] MAX_RESPONSE_ITEMS, default 50).
+
 Semantics follow real Gitea where the two differ from a naive reading:
  - list endpoints take `page` (1-based) and `limit` (default 30, capped at
-   50) and set X-Total-Count; past the end they return [];
+   the page cap) and set X-Total-Count (and Link where Gitea does); past
+   the end they return [];
+ - a repository's issue list is newest first and Gitea reads no `sort`
+   there (Forgejo does);
+ - a PR whose head branch is gone has head.ref "refs/pull/N/head" (the
+   branch's name stays in head.label);
  - GET /issues/{n}/comments is NOT paginated (Gitea ignores page/limit
    there; it takes `since`/`before`);
  - PATCH /issues/{n} answers 201; POST /pulls/{n}/reviews answers 200;
@@ -41,9 +52,13 @@ import urllib.parse
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-DEFAULT_LIMIT = 30          # Gitea setting.API.DefaultPagingNum
-MAX_LIMIT = 50              # Gitea setting.API.MaxResponseItems
-WP_DEFAULT_PER_PAGE = 50    # Woodpecker default page size
+# Gitea modules/setting/api.go: DefaultPagingNum 30, MaxResponseItems 50
+# (the [api] MAX_RESPONSE_ITEMS setting; --page-cap sets it here).
+DEFAULT_LIMIT = 30
+MAX_LIMIT = 50
+# Woodpecker server/router/middleware/session/pagination.go: perPage
+# (only that name) defaults to and is capped at maxPageSize, 50.
+WP_DEFAULT_PER_PAGE = 50
 BASE_TIME = 1700000000      # default created_at of item n: BASE_TIME + n min
 STATUS_RANK = {"error": 0, "failure": 1, "warning": 2, "pending": 3,
                "success": 4, "skipped": 5}
@@ -104,10 +119,15 @@ class HTTPError(Exception):
 # ---------------------------------------------------------------------------
 
 class Sim:
-    def __init__(self, scenario, git_dir=None, log_path=None):
+    def __init__(self, scenario, git_dir=None, log_path=None,
+                 dialect="gitea", woodpecker="3", page_cap=MAX_LIMIT):
+        self.dialect = dialect          # "gitea" or "forgejo"
+        self.wp_version = woodpecker    # "2" or "3"
+        self.page_cap = page_cap        # [api] MAX_RESPONSE_ITEMS
         self.lock = threading.RLock()
         self.inflight = 0      # API requests being handled now
         self.git_dir = git_dir
+        self.git_heads = None  # the bare repository's branches, cached
         self.log_path = log_path
         self.log = []
         self.seq = 0
@@ -309,9 +329,19 @@ class Sim:
     def git_branch_sha(self, branch):
         if not self.git_dir:
             return None
-        rc, out = self.git("rev-parse", "--verify", "--quiet",
-                           "refs/heads/" + branch)
-        return out if rc == 0 and out else None
+        if self.git_heads is None:
+            rc, out = self.git("for-each-ref",
+                               "--format=%(refname:strip=2) %(objectname)",
+                               "refs/heads/")
+            self.git_heads = dict(line.rsplit(" ", 1)
+                                  for line in out.splitlines()
+                                  if rc == 0 and " " in line)
+        return self.git_heads.get(branch)
+
+    def git_forget(self):
+        """The bare repository's branches are read again (once a request,
+        and after the simulator changed them)."""
+        self.git_heads = None
 
     def refresh_heads(self):
         """With --git-dir: open PR heads follow the bare repo's branches."""
@@ -474,6 +504,20 @@ class Shapes:
         return {"label": ref, "ref": ref, "sha": sha, "repo_id": 1,
                 "repo": self.repo_brief()}
 
+    def head_ref(self, pr):
+        """A PR's head as Gitea and Forgejo print it (services/convert/
+        pull.go, ToAPIPullRequest): "label" is always the branch's name;
+        "ref" starts as the pull ref "refs/pull/N/head" and becomes the
+        branch's name only while the branch exists in the head
+        repository, so a PR whose branch was deleted (by the merge's
+        delete_branch_after_merge, or by hand) keeps the pull ref.  The
+        sha is then the pull ref's, the PR's last head."""
+        ref = pr["head"]["ref"]
+        out = self.branch_ref(ref, pr["head"]["sha"])
+        if self.sim.branch_sha(ref) is None:
+            out["ref"] = "refs/pull/%d/head" % pr["number"]
+        return out
+
     def pull(self, pr):
         n = pr["number"]
         base_sha = (self.sim.branch_sha(pr["base"]["ref"]) or
@@ -500,7 +544,7 @@ class Shapes:
                 "merged_by": self.user(pr["merged_by"]),
                 "allow_maintainer_edit": False,
                 "base": self.branch_ref(pr["base"]["ref"], base_sha),
-                "head": self.branch_ref(pr["head"]["ref"], pr["head"]["sha"]),
+                "head": self.head_ref(pr),
                 "merge_base": base_sha, "due_date": None,
                 "created_at": pr["created_at"],
                 "updated_at": pr["updated_at"],
@@ -591,28 +635,56 @@ def pull_diff(pr):
     return "".join(parts)
 
 
-def wp_pipeline(p, with_workflows=True):
-    """A pipeline in Woodpecker 2.x JSON shape."""
+# Woodpecker's pipeline statuses (server/model/const.go StatusValue):
+# 2.x (v2.8.3) has no "canceled" (a cancel makes a pipeline "killed",
+# server/pipeline/cancel.go); 3.14 added it for a pipeline canceled before
+# any workflow ran.
+WP_STATUSES = {
+    "2": ("skipped", "pending", "running", "success", "failure", "killed",
+          "error", "blocked", "declined", "created"),
+    "3": ("skipped", "pending", "running", "success", "failure", "killed",
+          "canceled", "error", "blocked", "declined", "created"),
+}
+
+
+def wp_status(status, version):
+    """A scenario's status as that version says it: "canceled" is
+    "killed" on 2.x."""
+    if version == "2" and status == "canceled":
+        return "killed"
+    return status
+
+
+def wp_pipeline(p, version="3", with_workflows=True):
+    """A pipeline in the JSON shape of Woodpecker `version`: its times
+    are created_at, updated_at, started_at, finished_at and reviewed_at
+    on 2.x, created, updated, started, finished and reviewed on 3.x
+    (server/model/pipeline.go at v2.8.3 and v3.0.0)."""
+    times = {"created": p["created"], "updated": p.get("updated",
+                                                       p["created"]),
+             "started": p["started"], "finished": p["finished"],
+             "reviewed": 0}
+    if version == "2":
+        times = {k + "_at": v for k, v in times.items()}
     out = {"id": 1000 + p["number"], "number": p["number"],
            "author": p.get("author", "dev"), "parent": p["parent"],
-           "event": p["event"], "status": p["status"], "errors": None,
-           "created": p["created"], "updated": p.get("updated", p["created"]),
-           "started": p["started"], "finished": p["finished"],
-           "deploy_to": "", "deploy_task": "", "commit": p["commit"],
+           "event": p["event"], "status": wp_status(p["status"], version),
+           "errors": None, "deploy_to": "", "deploy_task": "",
+           "commit": p["commit"],
            "branch": p["branch"], "ref": p.get("ref", ""),
            "refspec": p.get("refspec", ""), "title": p.get("title", ""),
            "message": p.get("message", ""),
            "timestamp": p.get("timestamp", p["created"]),
            "sender": p.get("author", "dev"), "author_avatar": "",
-           "author_email": "", "forge_url": "", "reviewed_by": "",
-           "reviewed": 0}
+           "author_email": "", "forge_url": "", "reviewed_by": ""}
+    out.update(times)
     if with_workflows:
         out["workflows"] = []
         for wi, w in enumerate(p["workflows"]):
             wf = {"id": w.get("id", p["number"] * 100 + wi),
                   "pipeline_id": out["id"], "pid": w.get("pid", wi + 1),
                   "name": w.get("name", "woodpecker"),
-                  "state": w.get("state", p["status"]),
+                  "state": wp_status(w.get("state", p["status"]), version),
                   "started": w.get("started", p["started"]),
                   "stopped": w.get("stopped", p["finished"]),
                   "agent_id": 1, "platform": "linux/amd64",
@@ -625,7 +697,7 @@ def wp_pipeline(p, with_workflows=True):
                     "pipeline_id": out["id"],
                     "pid": c.get("pid", wf["pid"] + ci + 1),
                     "ppid": wf["pid"], "name": c.get("name", "step"),
-                    "state": c.get("state", "success"),
+                    "state": wp_status(c.get("state", "success"), version),
                     "error": c.get("error", ""),
                     "failure": c.get("failure", "fail"),
                     "exit_code": c.get("exit_code", 0),
@@ -776,19 +848,61 @@ class Handler(BaseHTTPRequestHandler):
         except (TypeError, ValueError):
             return default
 
-    def paginate(self, items, per_page_key="limit", default=DEFAULT_LIMIT,
-                 cap=MAX_LIMIT):
-        """Gitea's ListOptions: 1-based page, limit<=0 → default, > cap →
-        cap.  Sets X-Total-Count."""
+    def paginate(self, items, link=False):
+        """Gitea's list options (routers/api/v1/utils/page.go
+        GetListOptions, services/convert/utils.go ToCorrectPageSize):
+        1-based page, limit <= 0 is DefaultPagingNum (30), a limit above
+        the page cap ([api] MAX_RESPONSE_ITEMS, --page-cap) is the cap:
+        every page is then that short.  Sets X-Total-Count, and with link
+        the Link header as the lists that call SetLinkHeader do (issues,
+        pulls, a PR's files, a commit's statuses)."""
         page = max(self.qint("page", 1), 1)
-        limit = self.qint(per_page_key, 0)
+        limit = self.qint("limit", 0)
         if limit <= 0:
-            limit = default
-        if cap and limit > cap:
-            limit = cap
+            limit = DEFAULT_LIMIT
+        elif limit > self.sim.page_cap:
+            limit = self.sim.page_cap
         self.extra_headers["X-Total-Count"] = str(len(items))
+        if link:
+            self.link_header(len(items), limit, page)
         start = (page - 1) * limit
         return items[start:start + limit]
+
+    def link_header(self, total, size, page):
+        """Gitea's Link header (services/context/api.go SetLinkHeader,
+        genAPILinks): rel="next" and rel="last" while a page follows this
+        one, rel="first" and rel="prev" past the first page; none at all
+        on a list of one page."""
+        pages = max((total + size - 1) // size, 1)
+        page = min(page, pages)
+        links = []
+        url = urllib.parse.urlsplit(self.path)
+        query = [(k, v) for k, v in urllib.parse.parse_qsl(
+            url.query, keep_blank_values=True) if k != "page"]
+
+        def at(n):
+            q = urllib.parse.urlencode(query + [("page", str(n))])
+            return "<%s%s?%s>" % (self.base, url.path, q)
+        if total > page * size:
+            links += ['%s; rel="next"' % at(page + 1),
+                      '%s; rel="last"' % at(pages)]
+        if page > 1:
+            links += ['%s; rel="first"' % at(1),
+                      '%s; rel="prev"' % at(page - 1)]
+        if links:
+            self.extra_headers["Link"] = ",".join(links)
+
+    def wp_paginate(self, items):
+        """Woodpecker's pages (server/router/middleware/session/
+        pagination.go): "page" and "perPage" only, perPage out of 1..50
+        is 50; no count and no Link header is sent
+        (server/api/pipeline.go GetPipelines)."""
+        page = max(self.qint("page", 1), 1)
+        per = self.qint("perPage", 0)
+        if per < 1 or per > WP_DEFAULT_PER_PAGE:
+            per = WP_DEFAULT_PER_PAGE
+        start = (page - 1) * per
+        return items[start:start + per]
 
     def json_body(self):
         if self.body_obj is None and self.raw_body:
@@ -902,7 +1016,8 @@ class Handler(BaseHTTPRequestHandler):
         if log_body is None and self.raw_body:
             log_body = self.raw_body.decode("utf-8", "replace")
         entry = {"method": self.command, "path": self.path, "user": login,
-                 "status": 0, "body": log_body, "inflight": inflight}
+                 "status": 0, "body": log_body, "inflight": inflight,
+                 "agent": self.headers.get("User-Agent", "")}
         fault = sim.take_fault(self.command, self.path)
         mode = fault["mode"] if fault else None
         if mode:
@@ -984,6 +1099,7 @@ class Handler(BaseHTTPRequestHandler):
         sim = self.sim
         try:
             with sim.lock:
+                sim.git_forget()
                 if self.url_path.startswith("/api/v1/"):
                     if self.user is None:
                         raise HTTPError(401, "token is required")
@@ -1065,7 +1181,8 @@ class Handler(BaseHTTPRequestHandler):
 
     @route("GET", r"/api/v1/version")
     def get_version(self):
-        return 200, {"version": "1.21.11"}
+        return 200, {"version": "9.0.3+gitea-1.22.0"
+                     if self.sim.dialect == "forgejo" else "1.22.6"}
 
     # -- issues -----------------------------------------------------------
 
@@ -1108,18 +1225,31 @@ class Handler(BaseHTTPRequestHandler):
             if creator and it["user"] != creator:
                 continue
             items.append(it)
-        items = self.sort_items(items)
-        return 200, [self.shapes.issue(it) for it in self.paginate(items)]
+        # Gitea: newest first whatever "sort" says, for ListIssues reads
+        # none (routers/api/v1/repo/issue.go: SortBy is always
+        # issue_indexer.SortByCreatedDesc).  Forgejo reads it
+        # (issue_indexer.ParseSortBy, the same default).
+        sort = self.qget("sort", "") if self.sim.dialect == "forgejo" \
+            else ""
+        items = self.sort_items(items, sort)
+        return 200, [self.shapes.issue(it)
+                     for it in self.paginate(items, link=True)]
 
-    def sort_items(self, items):
-        key = lambda it: (parse_iso(it["created_at"]), it["number"])
-        sort = self.qget("sort", "")
-        if sort == "oldest":
-            return sorted(items, key=key)
-        if sort == "recentupdate":
-            return sorted(items, key=lambda it: (parse_iso(it["updated_at"]),
-                                                 it["number"]), reverse=True)
-        return sorted(items, key=key, reverse=True)
+    @staticmethod
+    def sort_items(items, sort):
+        """The orders of models/issues/issue_search.go applySorts (and of
+        the indexer's SortBy): newest first unless sort names another;
+        ties by number, as by id."""
+        created = lambda it: (parse_iso(it["created_at"]), it["number"])
+        updated = lambda it: (parse_iso(it["updated_at"]), it["number"])
+        comments = lambda it: (len(it["comments"]), it["number"])
+        orders = {"oldest": (created, False),
+                  "recentupdate": (updated, True),
+                  "leastupdate": (updated, False),
+                  "mostcomment": (comments, True),
+                  "leastcomment": (comments, False)}
+        key, rev = orders.get(sort, (created, True))
+        return sorted(items, key=key, reverse=rev)
 
     @route("POST", REPO + r"/issues")
     def create_issue(self):
@@ -1145,6 +1275,9 @@ class Handler(BaseHTTPRequestHandler):
     def get_issue(self, n):
         return 200, self.shapes.issue(self.get_item(n))
 
+    # routers/api/v1/repo/issue.go EditIssue: 201 (not 200), 412 to change
+    # the state of a merged PR; a state change is a timeline event
+    # (close/reopen comment) and moves updated_at.
     @route("PATCH", REPO + r"/issues/(?P<n>[^/]+)")
     def edit_issue(self, n):
         self.need_user()
@@ -1173,6 +1306,9 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- comments ---------------------------------------------------------
 
+    # routers/api/v1/repo/issue_comment.go ListIssueComments: every
+    # comment in one answer, oldest first; "since" and "before" are read,
+    # "page" and "limit" are not.
     @route("GET", REPO + r"/issues/(?P<n>[^/]+)/comments")
     def list_comments(self, n):
         it = self.get_item(n)
@@ -1189,6 +1325,7 @@ class Handler(BaseHTTPRequestHandler):
             out.append(self.shapes.comment(it, c))
         return 200, out
 
+    # routers/api/v1/repo/issue_comment.go CreateIssueComment: 201.
     @route("POST", REPO + r"/issues/(?P<n>[^/]+)/comments")
     def create_comment(self, n):
         user = self.need_user()
@@ -1200,6 +1337,9 @@ class Handler(BaseHTTPRequestHandler):
         return 201, self.shapes.comment(it, c)
 
     def sim_add_comment(self, it, login, text):
+        """A comment moves its issue's updated_at, as every timeline
+        event does (models/issues/comment.go CreateComment:
+        updateCommentInfos ends with UpdateIssueCols "updated_unix")."""
         ts = now_iso()
         c = {"id": self.sim.next_comment_id(), "user": login, "body": text,
              "created_at": ts, "updated_at": ts}
@@ -1245,6 +1385,7 @@ class Handler(BaseHTTPRequestHandler):
     @route("GET", REPO + r"/labels")
     def list_labels(self):
         labs = sorted(self.sim.state["labels"], key=lambda x: x["name"])
+        # routers/api/v1/repo/label.go ListLabels: the count, no Link.
         return 200, [self.shapes.label(x) for x in self.paginate(labs)]
 
     def label_ref(self, ref):
@@ -1280,6 +1421,10 @@ class Handler(BaseHTTPRequestHandler):
     def list_issue_labels(self, n):
         return 200, self.shapes.item_labels(self.get_item(n))
 
+    # routers/api/v1/repo/issue_label.go AddIssueLabels: 200 with the
+    # issue's labels; ids the repository does not have are left out; a
+    # label added is a timeline event (CommentTypeLabel) and moves
+    # updated_at.
     @route("POST", REPO + r"/issues/(?P<n>[^/]+)/labels")
     def add_issue_labels(self, n):
         self.need_user()
@@ -1299,6 +1444,9 @@ class Handler(BaseHTTPRequestHandler):
                 it["updated_at"] = now_iso()
         return 200, self.shapes.item_labels(it)
 
+    # routers/api/v1/repo/issue_label.go DeleteIssueLabel: 204, also when
+    # the issue does not carry it; a label the repository does not have
+    # is 422; a removal moves updated_at (a CommentTypeLabel event).
     @route("DELETE", REPO + r"/issues/(?P<n>[^/]+)/labels/(?P<lid>[^/]+)")
     def delete_issue_label(self, n, lid):
         self.need_user()
@@ -1324,8 +1472,11 @@ class Handler(BaseHTTPRequestHandler):
         state = self.qget("state", "open") or "open"
         prs = [p for p in self.sim.state["pulls"]
                if state == "all" or p["state"] == state]
-        prs = self.sort_items(prs)
-        return 200, [self.shapes.pull(p) for p in self.paginate(prs)]
+        # Both read "sort" here (routers/api/v1/repo/pull.go
+        # ListPullRequests); newest first by default.
+        prs = self.sort_items(prs, self.qget("sort", ""))
+        return 200, [self.shapes.pull(p)
+                     for p in self.paginate(prs, link=True)]
 
     @route("POST", REPO + r"/pulls")
     def create_pull(self):
@@ -1401,13 +1552,16 @@ class Handler(BaseHTTPRequestHandler):
                 self.shapes.repo_api, f["filename"], pr["head"]["sha"])
             f["raw_url"] = "%s/raw/commit/%s/%s" % (
                 self.shapes.repo_html, pr["head"]["sha"], f["filename"])
-        return 200, self.paginate(files)
+        # routers/api/v1/repo/pull.go GetPullRequestFiles: Link too.
+        return 200, self.paginate(files, link=True)
 
     @route("GET", REPO + r"/pulls/(?P<n>\d+)/reviews")
     def list_reviews(self, n):
         pr = self.get_pull(n)
         revs = [self.shapes.review(pr, r) for r in pr["reviews"]
                 if self.may_see(r)]
+        # routers/api/v1/repo/pull_review.go ListPullReviews: the count,
+        # no Link header.
         return 200, self.paginate(revs)
 
     def may_see(self, r):
@@ -1428,6 +1582,11 @@ class Handler(BaseHTTPRequestHandler):
                 return r
         raise HTTPError(404, NOT_FOUND_MSG)
 
+    # routers/api/v1/repo/pull_review.go CreatePullReview: 200 (not 201);
+    # preparePullReviewType: APPROVED and REQUEST_CHANGES of one's own PR
+    # are 422, REQUEST_CHANGES needs a body, COMMENT a body or comments,
+    # any other event makes a PENDING review.  A review is a timeline
+    # event (CommentTypeReview) and moves the PR's updated_at.
     @route("POST", REPO + r"/pulls/(?P<n>\d+)/reviews")
     def create_review(self, n):
         user = self.need_user()
@@ -1498,6 +1657,11 @@ class Handler(BaseHTTPRequestHandler):
             return 204, None
         raise HTTPError(404, NOT_FOUND_MSG)
 
+    # routers/api/v1/repo/pull.go MergePullRequest, services/pull/
+    # check.go CheckPullMergeable: Do outside the merge styles is 422
+    # (form binding), merged already 405, closed 404, work in progress or
+    # not mergeable 405, a head_commit_id that is not the head 409, 200
+    # with no body once merged; the branch deletion comes after.
     @route("POST", REPO + r"/pulls/(?P<n>\d+)/merge")
     def merge_pull(self, n):
         user = self.need_user()
@@ -1528,17 +1692,34 @@ class Handler(BaseHTTPRequestHandler):
         pr["closed_at"] = ts
         pr["updated_at"] = ts
         if body.get("delete_branch_after_merge"):
-            self.delete_merged_branch(pr)
+            failed = self.delete_merged_branch(pr)
+            if failed:
+                raise HTTPError(failed, {
+                    403: "branch protected", 404: "branch does not exist "
+                    "[name: %s]" % pr["head"]["ref"]}.get(failed, "DeleteBranch"))
         return 200, None
 
     def delete_merged_branch(self, pr):
+        """The branch deletion a merge asked for, after the merge is done
+        (routers/api/v1/repo/pull.go MergePullRequest): none while
+        another open PR uses the branch (200); a deletion that fails is
+        answered as its own error although the PR stays merged: 404 when
+        the branch does not exist, 403 when it is the default or a
+        protected branch, 500 otherwise.  The scenario's PR field
+        "branch_delete_status" (403, 404 or 500) makes it fail so.
+        Returns that status, or None."""
         ref = pr["head"]["ref"]
         for p in self.sim.state["pulls"]:
             if p["state"] == "open" and p["head"]["ref"] == ref:
-                return
+                return None
+        failed = pr.get("branch_delete_status")
+        if failed in (403, 500):
+            return failed
         self.sim.state["branches"].pop(ref, None)
         if self.sim.git_dir:
             self.sim.git("update-ref", "-d", "refs/heads/" + ref)
+            self.sim.git_forget()
+        return failed
 
     # -- statuses & branches ----------------------------------------------
 
@@ -1557,7 +1738,7 @@ class Handler(BaseHTTPRequestHandler):
         sts = ent.get("statuses") or self.sim.sha_statuses(sha)
         out = [self.shapes.status(sha, s, i) for i, s in enumerate(sts)]
         out.reverse()
-        return 200, self.paginate(out)
+        return 200, self.paginate(out, link=True)
 
     @route("POST", REPO + r"/statuses/(?P<sha>[^/]+)")
     def create_status(self, sha):
@@ -1600,6 +1781,7 @@ class Handler(BaseHTTPRequestHandler):
         self.sim.state["branches"].pop(b, None)
         if self.sim.git_dir:
             self.sim.git("update-ref", "-d", "refs/heads/" + b)
+            self.sim.git_forget()
         return 204, None
 
     # =====================================================================
@@ -1622,15 +1804,13 @@ class Handler(BaseHTTPRequestHandler):
     def wp_list(self, rid):
         wp = self.wp_repo(rid)
         ps = sorted(wp["pipelines"], key=lambda p: p["number"], reverse=True)
-        key = "per_page" if "per_page" in self.query else "perPage"
-        ps = self.paginate(ps, key, WP_DEFAULT_PER_PAGE, 0)
-        self.extra_headers.pop("X-Total-Count", None)
-        return 200, [wp_pipeline(p, False) for p in ps]
+        return 200, [wp_pipeline(p, self.sim.wp_version, False)
+                     for p in self.wp_paginate(ps)]
 
     @route("GET", r"/api/repos/(?P<rid>\d+)/pipelines/(?P<num>\d+)")
     def wp_get(self, rid, num):
         wp = self.wp_repo(rid)
-        return 200, wp_pipeline(self.wp_find(wp, num))
+        return 200, wp_pipeline(self.wp_find(wp, num), self.sim.wp_version)
 
     @route("POST", r"/api/repos/(?P<rid>\d+)/pipelines/(?P<num>\d+)")
     def wp_restart(self, rid, num):
@@ -1653,13 +1833,21 @@ class Handler(BaseHTTPRequestHandler):
                 c["state"] = "pending"
                 c["exit_code"] = 0
         wp["pipelines"].append(new)
-        return 200, wp_pipeline(new)
+        return 200, wp_pipeline(new, self.sim.wp_version)
 
     @route("GET", r"/api/repos/(?P<rid>\d+)/logs/(?P<num>\d+)/(?P<sid>\d+)")
     def wp_logs(self, rid, num, sid):
         wp = self.wp_repo(rid)
         p = self.wp_find(wp, num)
         if int(sid) not in list(step_ids(p)):
+            # server/api/pipeline.go GetStepLogs: a step id Woodpecker
+            # does not know is 404; one of another pipeline is 400 on 2.x
+            # (and 3.x before 3.14: "step with id N is not part of repo"),
+            # 404 since 3.14 (the step is looked up within the pipeline).
+            known = [i for q in wp["pipelines"] for i in step_ids(q)]
+            if self.sim.wp_version == "2" and int(sid) in known:
+                raise HTTPError(400, "step with id %s is not part of repo "
+                                "%s" % (sid, self.sim.state["repo"]))
             raise HTTPError(404, "step not found")
         lines = wp["logs"].get("%s/%s" % (num, sid), [])
         out = []
@@ -1680,6 +1868,13 @@ class Handler(BaseHTTPRequestHandler):
     @route("GET", r"/_admin/state")
     def admin_state(self):
         return 200, self.sim.state
+
+    @route("GET", r"/_admin/dialect")
+    def admin_dialect(self):
+        """Which servers the simulator answers as."""
+        return 200, {"dialect": self.sim.dialect,
+                     "woodpecker": self.sim.wp_version,
+                     "page_cap": self.sim.page_cap}
 
     @route("GET", r"/_admin/log")
     def admin_log(self):
@@ -1817,15 +2012,20 @@ class Handler(BaseHTTPRequestHandler):
         if "steps" in body:
             self.build_steps(wp, p, body["steps"])
         if body.get("forge_status", True) and p["commit"]:
-            fstate = {"success": "success", "failure": "failure",
-                      "killed": "failure", "error": "error",
+            # What Woodpecker reports to the forge (server/forge/gitea/
+            # helper.go getStatus at v2.8.3, gitea.go at 3.x): pending
+            # while pending, blocked or running, warning when declined,
+            # error on error, success, and failure for anything else
+            # (failure, killed, canceled, skipped, created).
+            fstate = {"success": "success", "error": "error",
                       "running": "pending", "pending": "pending",
-                      "blocked": "pending"}.get(status, "pending")
+                      "blocked": "pending",
+                      "declined": "warning"}.get(status, "failure")
             self.sim_set_status(
                 p["commit"], fstate, "ci/woodpecker/pr/woodpecker",
                 "%s/repos/%s/pipeline/%d" % (self.base, wp["repo_id"],
                                             p["number"]), "", "woodpecker")
-        return 200, wp_pipeline(p)
+        return 200, wp_pipeline(p, self.sim.wp_version)
 
     def build_steps(self, wp, p, steps):
         wf = {"id": p["number"] * 100, "pid": 1, "name": "woodpecker",
@@ -1857,11 +2057,18 @@ def main():
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--log")
     ap.add_argument("--git-dir")
+    ap.add_argument("--dialect", choices=("gitea", "forgejo"),
+                    default="gitea")
+    ap.add_argument("--woodpecker", choices=("2", "3"), default="3")
+    ap.add_argument("--page-cap", type=int, default=MAX_LIMIT)
     args = ap.parse_args()
+    if args.page_cap < 1:
+        ap.error("--page-cap must be at least 1")
     with open(args.scenario, encoding="utf-8") as f:
         scenario = json.load(f)
     git_dir = os.path.abspath(args.git_dir) if args.git_dir else None
-    Handler.sim = Sim(scenario, git_dir, args.log)
+    Handler.sim = Sim(scenario, git_dir, args.log, args.dialect,
+                      args.woodpecker, args.page_cap)
 
     class Server(ThreadingHTTPServer):
         daemon_threads = True

@@ -1,6 +1,7 @@
 /*
  * The redactor: any text gives a string in which no AWS key, no 0x key,
- * no "Bearer" token and no long hex run in a URL is left, and every run
+ * no "Bearer" token, no long hex run in a URL, no age secret key and no
+ * URL password is left, and every run
  * of 32 or more hex digits kept (a variable or a commit SHA) was in the
  * input.  (Redacting twice is not always the same as once: a later rule
  * may replace the "commit " before a SHA that an earlier rule kept.)
@@ -58,6 +59,21 @@ fuzz_urls(const char *out)
 	}
 }
 
+/*
+ * At "://": user information with a password (up to an '@' before the
+ * host ends) has it masked.
+ */
+static void
+fuzz_userinfo(const char *p)
+{
+	const char *colon;
+	size_t len = strcspn(p + 3, "/?#@ \t\r\n\"'<>`");
+
+	if (p[3 + len] != '@' || (colon = memchr(p + 3, ':', len)) == NULL)
+		return;
+	FUZZ_ASSERT(strncmp(colon + 1, "[REDACTED]@", 11) == 0);
+}
+
 static void
 fuzz_check(const char *in, const char *out)
 {
@@ -72,6 +88,10 @@ fuzz_check(const char *in, const char *out)
 			FUZZ_ASSERT(fuzz_span(p + 2, isxdigit) < 64);
 		if (strncmp(p, "Bearer ", 7) == 0)
 			FUZZ_ASSERT(fuzz_span(p + 7, fuzz_bearer_char) < 20);
+		if (strncmp(p, "AGE-SECRET-KEY-1", 16) == 0)
+			FUZZ_ASSERT(fuzz_span(p + 16, fuzz_upper_digit) < 10);
+		if (strncmp(p, "://", 3) == 0)
+			fuzz_userinfo(p);
 		if ((p == out || !isxdigit((unsigned char)p[-1])) &&
 		    (n = fuzz_span(p, isxdigit)) >= 32) {
 			run = fuzz_cstr((const uint8_t *)p, n);

@@ -2,13 +2,16 @@
 # PATH=/usr/bin:/bin HOME=...; the settings in the factory's .env): a dev
 # session, the legacy DEV_AGENT_CMD child and a review session each get
 # PATH as lib/env.sh builds it (the default agent command `claude` is
-# found in $HOME/.local/bin), every .env variable,
-# CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, FACTORY_ROOT, PROJECT_TOML,
-# PROJECT_NAME, FORGE_API and the token of their role.  No token is on
-# any process's command line, and the private file that carried the
-# variables is gone once the agent runs.  A probe stands in for
-# `claude`: it records its arguments and environment, then becomes the
-# fake agent.
+# found in $HOME/.local/bin), HOME, the agent CLI's settings from .env
+# (ANTHROPIC_*, CLAUDE_*), the .env variables AGENT_ENV_PASS names and no
+# other, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, FACTORY_ROOT,
+# PROJECT_TOML, PROJECT_NAME, FORGE_API and the token of their role:
+# never the other role's, never WOODPECKER_TOKEN, and no secret the tick
+# itself inherited (the tmux server keeps the environment of the tick
+# that started it).  No token is on any process's command line, and the
+# private file that carried the variables is gone once the agent runs.
+# A probe stands in for `claude`: it records its arguments and
+# environment, then becomes the fake agent.
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/dev.sh"
 dev_init git
@@ -41,14 +44,18 @@ printf '%s\n' "\$@" >"$T/probe/\$\$.argv"
 FAKE_AGENT_LOG=$T/agentlog FAKE_AGENT_SCRIPT=$T/script.json exec "$FAKE_AGENT" "\$@"
 EOF
 chmod +x "$H/.local/bin/claude"
-# The operator's .env: the tokens, a variable of their own, the test's
-# redirections.
+# The operator's .env: the tokens, variables of their own (two passed to
+# agents by name), the agent CLI's settings, the test's redirections.
 cat >"$FACTORY_ROOT/.env" <<EOF
 # secrets
 export FORGE_TOKEN=$DEV_TOK
 FORGE_REVIEW_TOKEN="$REV_TOK"
+WOODPECKER_TOKEN=wp-$TOK
 MY_SETTING='a b'
 DERIVED=\${MY_SETTING}-c
+NOT_PASSED=1
+AGENT_ENV_PASS=MY_SETTING,DERIVED
+ANTHROPIC_MODEL=claude-test
 FORGE_BOT_USERNAMES=review-bot
 DISINTO_TMUX_SOCKET=$DISINTO_TMUX_SOCKET
 DISINTO_MEMINFO=$T/meminfo
@@ -56,10 +63,12 @@ DISINTO_FORMULAS_DIR=$TOP/formulas
 CLAUDE_SESSION_LOCK=$CLAUDE_SESSION_LOCK
 EOF
 
-# cron CMD...: CMD with cron's environment.
+# cron CMD...: CMD with cron's environment, and a secret of the tick's
+# own (a crontab line's, say), which the tmux server it starts inherits.
 cron() {
 	env -i PATH=/usr/bin:/bin HOME="$H" FACTORY_ROOT="$FACTORY_ROOT" \
-	    DISINTO_RUN_DIR="$RUN" "$@" >>"$T/cron.out" 2>&1
+	    DISINTO_RUN_DIR="$RUN" CRON_DEPLOY_TOKEN=inh-$TOK \
+	    CLAUDE_CONFIG_DIR="$H/.claude" "$@" >>"$T/cron.out" 2>&1
 }
 
 # var FILE NAME: the value of NAME in an `env` listing.
@@ -91,9 +100,22 @@ agent_env() {
 	check_eq "$1: PROJECT_NAME" "$(var "$2" PROJECT_NAME)" "$PROJ"
 	check_eq "$1: no telemetry" \
 	    "$(var "$2" CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC)" 1
-	check_eq "$1: a .env variable" "$(var "$2" MY_SETTING)" "a b"
-	check_eq "$1: a .env variable made of another" \
+	check_eq "$1: HOME" "$(var "$2" HOME)" "$H"
+	check_eq "$1: a .env variable passed by name" \
+	    "$(var "$2" MY_SETTING)" "a b"
+	check_eq "$1: a .env variable made of another, passed" \
 	    "$(var "$2" DERIVED)" "a b-c"
+	check_eq "$1: the agent CLI's setting from .env" \
+	    "$(var "$2" ANTHROPIC_MODEL)" claude-test
+	check_eq "$1: the agent CLI's setting inherited" \
+	    "$(var "$2" CLAUDE_CONFIG_DIR)" "$H/.claude"
+	check_eq "$1: no other .env variable" "$(grep -c '^NOT_PASSED=' "$2")" 0
+	check_eq "$1: no WOODPECKER_TOKEN" \
+	    "$(grep -c '^WOODPECKER_TOKEN=' "$2")" 0
+	check_eq "$1: no secret the tick inherited" \
+	    "$(grep -c '^CRON_DEPLOY_TOKEN=' "$2")" 0
+	check_eq "$1: no value of another token" \
+	    "$(grep -c -e "wp-$TOK" -e "inh-$TOK" "$2")" 0
 	case $(var "$2" PATH) in
 	"$H/.local/bin:$H/.foundry/bin:"*/usr/local/bin:/usr/bin:/bin*)
 		ok "$1: PATH as lib/env.sh builds it" ;;
@@ -109,6 +131,7 @@ cron "$O/dev-poll/dev-poll" "$P"
 check "dev: session started" t_tmux has-session -t "dev-$PROJ-1"
 E=$(probe)
 agent_env dev "$E" FORGE_TOKEN "$DEV_TOK"
+check_eq "dev: not the review token" "$(grep -c "$REV_TOK" "$E")" 0
 check_eq "dev: the default agent command" "$(head -1 "${E%.env}.argv")" \
     --dangerously-skip-permissions
 check "dev: the prompt arrived" wait_for '[ -f "$T/agentlog/prompt-1.txt" ]' 10
@@ -135,6 +158,8 @@ cron "$O/dev-poll/dev-poll" "$P"
 wait_for '[ -s "$T/legacy.argv" ]' 10
 check_eq "legacy: started for the issue" "$(cat "$T/legacy.argv")" 3
 agent_env legacy "$T/legacy.env" FORGE_TOKEN "$DEV_TOK"
+check_eq "legacy: not the review token" \
+    "$(grep -c "$REV_TOK" "$T/legacy.env")" 0
 no_token legacy
 legacy_stop
 sed -i '/^DEV_AGENT_CMD=/d' "$FACTORY_ROOT/.env"
@@ -151,6 +176,7 @@ cron "$O/review-poll/review-poll" "$P"
 check "review: session started" t_tmux has-session -t "review-$PROJ-5"
 E=$(probe)
 agent_env review "$E" FORGE_REVIEW_TOKEN "$REV_TOK"
+check_eq "review: not the dev token" "$(grep -c "$DEV_TOK" "$E")" 0
 check "review: the review model" grep -qx sonnet "${E%.env}.argv"
 no_token review
 S=$RUN/$PROJ-review-5/.claude/settings.json

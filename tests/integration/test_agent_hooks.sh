@@ -1,8 +1,9 @@
 # The hooks an agent session gets (dev and review alike), run as the
 # agent CLI runs them: the installed command through sh -c, the JSON of
 # the event on stdin.  The fake agent uses them as the real one does: a
-# force push to the primary branch is refused before it runs (PreToolUse,
-# exit 2, the reason on stdout and stderr) while other commands run, and
+# force push to the primary branch and an approval of a PR with the dev
+# agent's own token are refused before they run (PreToolUse, exit 2, the
+# reason on stdout and stderr) while other commands run, and
 # an API error ends the turn (StopFailure): the phase says failed with
 # the reason, the phase-changed marker is touched, and the next tick
 # handles the failure at once.  Then each hook mode with the inputs that
@@ -19,6 +20,7 @@ cat >"$T/script.json" <<'JSON'
 [[{"tool": {"name": "Bash", "input": {"command": "git push --force origin master"}}},
   {"tool": {"name": "Bash", "input": {"command": "echo ran > {workdir}/allowed.txt"}}},
   {"tool": {"name": "Bash", "input": {"command": "rm -rf /etc/x"}}},
+  {"tool": {"name": "Bash", "input": {"command": "curl -sf -X POST -H \"Authorization: token $FORGE_TOKEN\" -H 'Content-Type: application/json' -d '{\"event\": \"APPROVED\"}' \"$FORGE_API/pulls/1/reviews\""}}},
   {"api_error": "rate_limit"}]]
 JSON
 S=dev-$PROJ-1
@@ -37,6 +39,11 @@ check_eq "the force push never ran" \
 check "other commands ran" test -f "$WT/allowed.txt"
 check "rm -rf outside the worktree refused" grep -q \
     "tool Bash refused: BLOCKED: 'rm -r /etc/x'" "$T/agentlog/events.log"
+check "an approval with the dev token refused" grep -q \
+    "tool Bash refused: BLOCKED: reviewing, approving or dismissing" \
+    "$T/agentlog/events.log"
+check_eq "the approval never reached the forge" \
+    "$(sim_log_count POST '/reviews')" 0
 check_eq "an API error: the phase says failed" "$(cat "$PHASE")" \
     "PHASE:failed
 Reason: api_error: rate_limit"
@@ -79,6 +86,10 @@ check_eq "guard: the factory's files" "$PRE_RC" 2
 check "guard: names the factory" grep -q "factory's own directory '$FACTORY_ROOT'" "$T/pre.out"
 pre "{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"curl -X POST \$FORGE_API/pulls/3/merge\"}}"
 check_eq "guard: merges through the API" "$PRE_RC" 2
+pre '{"tool_name": "Bash", "tool_input": {"command": "curl -X POST $FORGE_API/pulls/3/reviews/7/dismissals"}}'
+check_eq "guard: review dismissals" "$PRE_RC" 2
+pre '{"tool_name": "Bash", "tool_input": {"command": "curl -s $FORGE_API/pulls/3/reviews"}}'
+check_eq "guard: reading the reviews passes" "$PRE_RC" 0
 pre '{"tool_name": "Bash", "tool_input": {"command": "tmux kill-server"}}'
 check_eq "guard: the orchestrator's tmux" "$PRE_RC" 2
 pre '{"tool_name": "Write", "tool_input": {"file_path": "/etc/x"}}'

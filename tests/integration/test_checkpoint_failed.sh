@@ -1,9 +1,9 @@
 # Protocol "checkpoint": FAILED.  Recoverable: one resume run with the
 # error, whose DONE goes on as usual; FAILED again after it: failed.  Not
-# recoverable: failed at once, with the diagnostic (the redacted error and
-# the output's tail) and the blocked label.  DONE without any PR: the
-# next tick looks for it again, then one notice (the PR could not be
-# opened); the same after the next DONE, then failed.
+# recoverable: failed at once, with the diagnostic (the redacted error;
+# the output's tail goes to the log only) and the blocked label.  DONE
+# without any PR: the next tick looks for it again, then one notice (the
+# PR could not be opened); the same after the next DONE, then failed.
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/dev.sh"
 . "$TOP/tests/integration/lib/checkpoint.sh"
@@ -50,7 +50,7 @@ check_eq "the diagnostic names the error" "$(comments_with 1 'second failure')" 
 sim_stop
 t_cleanup
 
-# --- not recoverable: failed at once, error redacted, output's tail.
+# --- not recoverable: failed at once, error redacted, output's tail logged.
 ck_setup '[{"number": 1, "title": "Forbidden", "labels": ["backlog"]}]' git
 ck_script '[
  [{"say": "trying to push with the deploy key"},
@@ -64,7 +64,9 @@ check_eq "labelled blocked" \
     "$(sim_state_get "'blocked' in [l if isinstance(l, str) else l['name'] for i in d['issues'] if i['number'] == 1 for l in i['labels']]")" true
 check_eq "the diagnostic has the error" "$(comments_with 1 'push refused')" 1
 check_eq "redacted" "$(comments_with 1 'abcdefghijklmnopqrstuvwxyz123456')" 0
-check_eq "with the output's tail" "$(comments_with 1 'trying to push with the deploy key')" 1
+check_eq "without the output's tail" "$(comments_with 1 'trying to push with the deploy key')" 0
+check "the output's tail is logged" \
+    grep -q 'output (tail):.*trying to push with the deploy key' "$DEVLOG"
 check_eq "no agent process" "$(ck_agents)" 0
 sim_stop
 t_cleanup

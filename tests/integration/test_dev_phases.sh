@@ -167,7 +167,7 @@ check_eq "already_done: issue closed" "$(sim_state_get "[i['state'] for i in d['
 
 # failed for real (and a malformed refusal counts as that): diagnostic,
 # blocked, a record for the supervisor.  The pane shows a token: the
-# diagnostic quotes the pane with it masked.
+# diagnostic points to the log, which has the pane with it masked.
 SECRET=ab12cd34ef56ab12cd34ef56ab12cd34ef56ab12
 printf '[{"on": "start", "say": "export FORGE_TOKEN=%s"}]' "$SECRET" \
     >"$T/say-token.json"
@@ -178,9 +178,13 @@ printf '{"status": 42' >"$RUN/dev-impl-summary-$PROJ-7.txt"
 phase 7 'PHASE:failed\nReason: refused\n'
 dp
 check_eq "failed: one diagnostic comment" "$(comments_with 7 'Session failure diagnostic')" 1
-check_eq "failed: the pane is quoted" "$(comments_with 7 'fake-agent')" 1
-check_eq "failed: the pane's token is masked" \
-    "$(comments_with 7 'FORGE_TOKEN=[REDACTED]')" 1
+check_eq "failed: the pane is not quoted" "$(comments_with 7 'fake-agent')" 0
+check_eq "failed: the comment points to the log" \
+    "$(comments_with 7 "dev/dev-agent-$PROJ.log")" 1
+check "failed: the pane's lines are logged, the token masked" \
+    grep -q "dev-$PROJ-7 pane [0-9]*: export FORGE_TOKEN=\\[REDACTED\\]" \
+    "$T/tick.log"
+check_eq "failed: the token is in no log line" "$(grep -c "$SECRET" "$DEVLOG")" 0
 check_eq "failed: the token itself is not posted" \
     "$(sim_state_get "len([c for i in d['issues'] for c in i.get('comments', []) if '$SECRET' in c['body']])")" 0
 check_eq "failed: blocked, not in progress" "$(labels 7)" blocked

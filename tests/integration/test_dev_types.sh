@@ -67,9 +67,23 @@ legacy_agent
 field_fault GET 'labels=backlog' number 10 10.5
 dp
 lhas "fractional number: skipped" \
-    "skipping issue 1 of '/issues[?]state=open&labels=backlog.*': 'number' is a number, not an integer"
+    "skipping issue [0-9]+ of '/issues[?]state=open&labels=backlog.*': 'number' is a number, not an integer from 1 to 2\^53"
 check_eq "fractional number: the good issue is launched" "$(launched)" 11
 legacy_stop
+
+# A negative number, and one above 2^53 (no JSON reader holds it
+# exactly), cannot number an issue either.
+for bad in -10 9007199254740994; do
+	case_start
+	legacy_agent
+	field_fault GET 'labels=backlog' number 10 "$bad"
+	dp
+	lhas "number $bad: skipped" \
+	    "skipping issue #$bad of '/issues[?]state=open&labels=backlog.*': 'number' is a number, not an integer from 1 to 2\\^53"
+	check_eq "number $bad: the good issue is launched" "$(launched)" 11
+	lnot "number $bad: never claimed" "label 'in-progress' to #$bad"
+	legacy_stop
+done
 
 # --- PHASE:awaiting_ci with a live session.  The issue's title comes
 # back as an array: no PR titled "fix:  (#1)" is opened; once the title

@@ -154,7 +154,11 @@ status_has "diagnostic comment refused: in the status file" \
 faults_clear
 dp
 rc_is "diagnostic comment, then" 0
+status_has "a good tick replaces the failed tick's status line" \
+    "dev-poll: tick ok \\(the last failed tick is in the log\\)$"
 check_eq "diagnostic comment, then: posted once" \
     "$(comments_with 1 '<!-- disinto: dev-diagnostic ')" 1
 check_eq "diagnostic comment, then: blocked" "$(labels 1)" blocked
 tick_twice "after the diagnostic"
+status_has "a later good tick keeps it" \
+    "dev-poll: tick ok \\(the last failed tick is in the log\\)$"

@@ -369,8 +369,9 @@ check_eq "no git: uninstall-factory" "$?" 0
 check_eq "no git: installing twice, then uninstalling leaves it as it was" \
     "$(snapshot)" "$before"
 
-# The agent environment (the agents' side of this factory): a dev session sees the project,
-# the exported .env variables (one that only .env sets) and its token.
+# The agent environment (the agents' side of this factory): a dev session
+# sees the project, the .env variable AGENT_ENV_PASS names (one that only
+# .env sets) and its token, and not the review bot's or Woodpecker's.
 for want in "FORGE_TOKEN=dev-token" \
     "FORGE_API=$SIM_URL/api/v1/repos/johba/demo" "PROJECT_NAME=$P" \
     "PROJECT_TOML=$F/projects/$P.toml" "FACTORY_ROOT=$F" \
@@ -382,3 +383,9 @@ done
 want=FORGE_REVIEW_TOKEN=review-token
 check_eq "[agent environment] the review agent sees ${want%%=*}" \
     "$(grep "^${want%%=*}=" "$T/agent/env-review" | head -1)" "$want"
+check_eq "[agent environment] the dev agent lacks the other tokens" \
+    "$(grep -c -e '^FORGE_REVIEW_TOKEN=' -e '^WOODPECKER_TOKEN=' \
+	"$T/agent/env-dev")" 0
+check_eq "[agent environment] the review agent lacks the dev token" \
+    "$(grep -c -e '^FORGE_TOKEN=' -e '^WOODPECKER_TOKEN=' \
+	"$T/agent/env-review")" 0

@@ -23,6 +23,9 @@ sc = {"repo": "johba/harb",
                  "head": {"ref": "fix/issue-1", "sha": "ab" * 20}}]}
 json.dump(sc, open(sys.argv[1], "w"))
 EOF
+# Gitea 1.2x and Woodpecker 3.x, whatever FORGE_SIM_* say (the other
+# dialects have their own checks below).
+unset FORGE_SIM_DIALECT FORGE_SIM_WOODPECKER FORGE_SIM_PAGE_CAP
 sim_start "$T/many.json" || exit 1
 SIM_TOKEN=dev-token
 export SIM_TOKEN
@@ -46,8 +49,9 @@ check_eq "type=pulls" "$(sim_get "$API/issues?type=pulls" |
     '[[52, true]]'
 check_eq "newest first" "$(sim_get "$API/issues?type=issues&limit=2" |
     pyjson '[i["number"] for i in d]')" '[51, 50]'
-check_eq "sort=oldest" "$(sim_get "$API/issues?type=issues&limit=2&sort=oldest" |
-    pyjson '[i["number"] for i in d]')" '[1, 2]'
+check_eq "sort is not read on Gitea's issue list" \
+    "$(sim_get "$API/issues?type=issues&limit=2&sort=oldest" |
+    pyjson '[i["number"] for i in d]')" '[51, 50]'
 check_eq "labels filter needs all labels" \
     "$(count "$API/issues?labels=backlog,priority&limit=50")" 17
 check_eq "unknown label name is ignored (as Gitea)" \
@@ -65,6 +69,39 @@ check_eq "exactly 50 open: page 2 empty" \
 check_eq "state=closed" "$(sim_get "$API/issues?state=closed" |
     pyjson '[i["number"] for i in d]')" '[51]'
 check_eq "state=all" "$(count "$API/issues?state=all&type=issues&limit=50&page=2")" 1
+sim_stop
+
+# ------------------------------------------------------------------ dialects
+# hdr NAME PATH: one header of the answer to GET PATH (empty when absent).
+hdr() {
+	$SIMREQ -t dev-token -h "$1" GET "$SIM_URL$2"
+}
+sim_start "$T/many.json" --dialect forgejo --page-cap 30 || exit 1
+check_eq "dialect reported" "$(sim_get /_admin/dialect |
+    pyjson '[d["dialect"], d["woodpecker"], d["page_cap"]]')" \
+    '["forgejo", "3", 30]'
+check_eq "forgejo reads sort=oldest on the issue list" \
+    "$(sim_get "$API/issues?type=issues&limit=2&sort=oldest" |
+    pyjson '[i["number"] for i in d]')" '[1, 2]'
+check_eq "forgejo: latest first by default" \
+    "$(sim_get "$API/issues?type=issues&limit=2" |
+    pyjson '[i["number"] for i in d]')" '[51, 50]'
+check_eq "page cap 30: limit=50 answers 30" \
+    "$(count "$API/issues?type=issues&limit=50&page=1")" 30
+check_eq "page cap 30: page 2 holds the next 21" \
+    "$(count "$API/issues?type=issues&limit=50&page=2")" 21
+check_eq "page cap 30: X-Total-Count counts the whole list" \
+    "$(hdr X-Total-Count "$API/issues?type=issues&limit=50")" 51
+check "Link on page 1: next and last" sh -c "$SIMREQ -t dev-token -h Link \
+    GET '$SIM_URL$API/issues?type=issues&limit=50&page=1' |
+    grep -q 'page=2>; rel=\"next\",.*page=2>; rel=\"last\"'"
+check "Link on the last page: no next" sh -c "! $SIMREQ -t dev-token \
+    -h Link GET '$SIM_URL$API/issues?type=issues&limit=50&page=2' |
+    grep -q 'rel=\"next\"'"
+check_eq "no Link on a one-page list" \
+    "$(hdr Link "$API/issues?type=pulls&limit=50")" ""
+check_eq "no Link on the label list (the count only)" \
+    "$(hdr Link "$API/labels?limit=1")" ""
 sim_stop
 
 # ------------------------------------------------------------- basic scenario
@@ -233,8 +270,15 @@ check_eq "woodpecker unknown pipeline: 404" "$(sim_status GET /api/repos/1/pipel
 check_eq "woodpecker restart" "$(sim_post /api/repos/1/pipelines/7 '' |
     pyjson '[d["number"], d["status"], d["parent"], d["commit"][:4]]')" \
     '[8, "pending", 7, "1111"]'
-check_eq "woodpecker list newest first" "$(sim_get '/api/repos/1/pipelines?page=1&per_page=1' |
+check_eq "woodpecker list newest first" "$(sim_get '/api/repos/1/pipelines?page=1&perPage=1' |
     pyjson '[p["number"] for p in d]')" '[8]'
+check_eq "woodpecker reads no per_page (50 a page)" \
+    "$(sim_get '/api/repos/1/pipelines?page=1&per_page=1' |
+    pyjson '[p["number"] for p in d]')" '[8, 7]'
+check_eq "woodpecker 3: times named created, started, finished" \
+    "$(sim_get /api/repos/1/pipelines/7 |
+    pyjson 'sorted(set(d) & {"created", "started", "finished", "created_at"})')" \
+    '["created", "finished", "started"]'
 
 # Admin conveniences.
 check_eq "admin comment" "$(sim_post /_admin/comment \

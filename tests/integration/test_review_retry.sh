@@ -118,3 +118,35 @@ AGENT_CMD=$T/no-such-agent rv_tick
 check_eq "#13: a start that failed is no try" "$(tries 13)" "$(short "$S3") 1"
 check_eq "#13: tried to start again on the next tick" \
     "$(grep -c "cannot start session review-$P-13: " "$LOG")" 2
+
+# --- output that cannot be read is unknown, not a failed review ------------------
+# The agent wrote its review, but the file cannot be read this tick (here
+# a directory stands in its place): nothing is posted, no try is used,
+# and the next tick reads it.
+sim_post /_admin/item "{\"number\": 13, \"body\": $(printf '%s' "$GOOD" |
+    python3 -c 'import json,sys; print(json.dumps(sys.stdin.read()))')}" \
+    >/dev/null
+rv_tick
+rv_wait_done 13
+OUT=$DISINTO_RUN_DIR/$P-review-output-13.json
+check "#13: the review is written" test -s "$OUT"
+cp "$OUT" "$T/out-13.json"
+TRIES13=$(tries 13)
+W=$(write_requests)
+rm -f "$OUT"
+mkdir "$OUT"
+rv_tick
+check_eq "unreadable output: the tick says it failed" "$RV_RC" 1
+check "unreadable output: said, with the path" grep -q \
+    "pr #13: cannot read the review of $(short "$S3") in '$OUT': Is a directory — read again next tick" "$LOG"
+check_eq "unreadable output: nothing posted" "$(write_requests)" "$W"
+check_eq "unreadable output: no 'Review failed' comment" \
+    "$(rv_comments 13 | pyjson 'len([c for c in d if "Review failed" in c])')" 0
+check_eq "unreadable output: no try used" "$(tries 13)" "$TRIES13"
+rmdir "$OUT"
+cp "$T/out-13.json" "$OUT"
+rv_tick
+check_eq "readable again: the review is posted" "$(rv_reviews 13)" \
+    "review-bot APPROVED $S3 False"
+check_eq "readable again: one comment, the review" \
+    "$(rv_comments 13 | pyjson 'len(d)')" 1

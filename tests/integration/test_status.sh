@@ -39,6 +39,12 @@ put "$RUN/dev-session-other-1.phase" '40 minutes ago' 'PHASE:awaiting_review\n'
 : >"$RUN/dev-escalation-notified-harb-5"
 : >"$RUN/dev-renotify-harb-5"
 printf '{"20": 2, "21": 4}' >"$F/dev/ci-fixes-harb.json"
+printf 'FAILURES: 2\nNEXT: 4102444800\nREASON: %s\n' \
+    "its comments cannot be read: response body over 8388608 bytes" \
+    >"$RUN/dev-backoff-harb-4"
+printf 'FAILURES: 1\nNEXT: 1714550400\nREASON: %s\n' \
+    "'/tmp/harb-worktree-6' belongs to another user (uid 1001)" \
+    >"$RUN/dev-backoff-harb-6"
 cat >"$F/supervisor/escalations-harb.jsonl" <<'EOF'
 {"ts":"2024-05-01T08:00:00Z","project":"harb","issue":4,"pr":0,"reason":"crashed"}
 {"ts":"2024-05-01T09:00:00Z","project":"harb","issue":9,"pr":19,"reason":"idle_prompt"}

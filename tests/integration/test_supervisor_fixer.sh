@@ -1,7 +1,8 @@
 # supervisor-poll's fixer can act: the default SUPERVISOR_FIX_CMD is
 # upstream's "claude -p --model sonnet --dangerously-skip-permissions"
 # (without the last word a one-shot claude may not run a single command),
-# found on the PATH lib/env.sh built, under the 300 s limit.  After it
+# found on the PATH lib/env.sh built, under the 300 s limit, with its
+# prompt on its standard input (never on its command line).  After it
 # ran, the P0/P1 alerts it was given are checked again: one it resolved
 # is cleared (the status file says so) and the next tick does not call
 # it again; one it did not resolve stays.
@@ -19,9 +20,8 @@ low_memory() {
 # commands (FIX_WORKS set).
 cat >"$HOME/.local/bin/claude" <<EOF
 #!/bin/sh
-for a in "\$@"; do printf '%s\n' "\$a"; done | head -4 >"$T/claude.argv"
-for a in "\$@"; do last=\$a; done
-printf '%s' "\$last" >"$T/claude.prompt"
+for a in "\$@"; do printf '%s\n' "\$a"; done >"$T/claude.argv"
+cat >"$T/claude.prompt"
 echo called >>"$T/claude.calls"
 case " \$* " in
 *" --dangerously-skip-permissions "*)
@@ -53,8 +53,8 @@ rm -f "$T/claude.calls"
 sup_run
 check_eq "crisis: exit 0" "$SUP_RC" 0
 check "P0 raised" sup_log_has "P0: memory still critical after the fixes"
-check_eq "the default fix command is upstream's, with the prompt last" \
-    "$(head -4 "$T/claude.argv" | tr '\n' ' ')" \
+check_eq "the default fix command is upstream's, the prompt on stdin" \
+    "$(tr '\n' ' ' <"$T/claude.argv")" \
     "-p --model sonnet --dangerously-skip-permissions "
 check "its prompt lists the alert" grep -q '\[P0\] memory still critical' \
     "$T/claude.prompt"

@@ -80,8 +80,8 @@ static int cmd_classify(struct probe *, char **, int);
 static int cmd_count(struct probe *, char **, int);
 
 static const struct command commands[] = {
-    {"issues", 4, cmd_issues},
-    {"issues-each", 4, cmd_issues_each},
+    {"issues", 3, cmd_issues},
+    {"issues-each", 3, cmd_issues_each},
     {"pulls-each", 1, cmd_pulls_each},
     {"issue", 1, cmd_issue},
     {"issue-keys", 1, cmd_issue_keys},
@@ -178,8 +178,7 @@ cmd_issues(struct probe *p, char **a, int n)
 	const cJSON *l;
 
 	(void)n;
-	if (forge_issues_list(p->f, arg(a[0]), arg(a[1]), arg(a[2]), arg(a[3]),
-		&l) == -1)
+	if (forge_issues_list(p->f, arg(a[0]), arg(a[1]), arg(a[2]), &l) == -1)
 		return ferr(p);
 	print_items(l, "number", "title");
 	return 0;
@@ -207,14 +206,14 @@ each_print(void *arg, const cJSON *it)
 	return e->stop > 0 && e->seen >= e->stop ? 1 : 0;
 }
 
-/* issues-each STATE LABELS TYPE SORT [STOP]: the list visited by pages. */
+/* issues-each STATE LABELS TYPE [STOP]: the list visited by pages. */
 static int
 cmd_issues_each(struct probe *p, char **a, int n)
 {
-	struct each e = {n > 4 ? num(a[4]) : 0, 0};
+	struct each e = {n > 3 ? num(a[3]) : 0, 0};
 
-	if (forge_issues_each(p->f, arg(a[0]), arg(a[1]), arg(a[2]), arg(a[3]),
-		each_print, &e) == -1)
+	if (forge_issues_each(p->f, arg(a[0]), arg(a[1]), arg(a[2]), each_print,
+		&e) == -1)
 		return ferr(p);
 	printf("seen %lld\n", e.seen);
 	return 0;
@@ -582,12 +581,17 @@ cmd_pipeline(struct probe *p, char **a, int n)
 {
 	const cJSON *pl;
 	const char *s;
+	long long t[3] = {0, 0, 0};
 
 	(void)n;
 	if (p->w == NULL || woodpecker_pipeline(p->w, num(a[0]), &pl) == -1)
 		return werr(p);
 	s = json_str(pl, "status");
-	printf("status %s\n", s ? s : "");
+	(void)json_int(pl, "created", &t[0]);
+	(void)json_int(pl, "started", &t[1]);
+	(void)json_int(pl, "finished", &t[2]);
+	printf("status %s created %lld started %lld finished %lld\n",
+	    s ? s : "", t[0], t[1], t[2]);
 	return 0;
 }
 

@@ -1,17 +1,23 @@
 /*
  * Tests for the agent seam (common/agent.c): the calls reach the backend
  * in use, optional calls of a backend that lacks them fail, the default
- * backend is chosen by its protocol name and reads phase files.
+ * backend is chosen by its protocol name and reads phase files; a
+ * message is delivered once (agent_deliver()): typed after its intent
+ * is recorded, never again once delivered, and a message recorded but
+ * not confirmed is settled by the backend's look (seen).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "buf.h"
 #include "check.h"
 #include "cli.h"
 #include "config.h"
+#include "intent.h"
+#include "runfiles.h"
 
 static int fake_injected, fake_killed;
 static char fake_signal_of[64];
@@ -60,6 +66,30 @@ fake_valid(const char *name)
 {
 	return strchr(name, ' ') == NULL;
 }
+
+/* What fake_seen() answers, and how often it was asked. */
+static int fake_seen_says, fake_seen_asked;
+
+static int
+fake_seen(const char *session, const struct agent_msg *m, time_t at,
+    long long stamp)
+{
+	(void)session;
+	(void)m;
+	(void)at;
+	(void)stamp;
+	fake_seen_asked++;
+	return fake_seen_says;
+}
+
+static const struct agent_backend fake_looks = {.protocol = "fake",
+    .start = fake_start,
+    .inject = fake_inject,
+    .alive = fake_alive,
+    .read_signal = fake_signal,
+    .kill = fake_kill,
+    .valid_name = fake_valid,
+    .seen = fake_seen};
 
 static const struct agent_backend fake = {.protocol = "fake",
     .start = fake_start,
@@ -162,6 +192,77 @@ test_cli_agent_use(void)
 	agent_set_backend(NULL);
 }
 
+/* A message, once: recorded first, then typed, then never again. */
+static void
+test_deliver(void)
+{
+	char dir[] = "/tmp/test_agent.XXXXXX", *key, *text, path[300];
+	struct agent_msg m = {.key = "k1", .text = "hello there"};
+	struct intent in;
+
+	if (mkdtemp(dir) == NULL) {
+		CHECK(0);
+		return;
+	}
+	runfiles_init(dir, dir);
+	agent_set_backend(&fake_looks);
+	fake_injected = fake_seen_asked = 0;
+	CHECK_INT(agent_deliver("s2", &m), AGENT_DELIVERED);
+	CHECK_INT(fake_injected, 1);
+	CHECK_INT(agent_deliver("s2", &m), AGENT_DELIVERED);
+	CHECK_INT(fake_injected, 1);
+	CHECK_INT(fake_seen_asked, 0);
+	/* Not confirmed: recorded, tried once. */
+	m.key = "k2";
+	m.text = "late";
+	CHECK_INT(agent_deliver("s2", &m), AGENT_NOT_DELIVERED);
+	CHECK_INT(fake_injected, 2);
+	CHECK_INT(agent_pending("s2", "k", &key, &text), 1);
+	CHECK_STR(key, "k2");
+	CHECK_STR(text, "late");
+	free(key);
+	free(text);
+	/* The backend cannot tell yet: nothing typed. */
+	fake_seen_says = -1;
+	CHECK_INT(agent_deliver("s2", &m), AGENT_NOT_DELIVERED);
+	CHECK_INT(fake_injected, 2);
+	/* The session has it: recorded as delivered, nothing typed. */
+	fake_seen_says = 1;
+	CHECK_INT(agent_deliver("s2", &m), AGENT_DELIVERED);
+	CHECK_INT(fake_injected, 2);
+	CHECK_INT(agent_pending("s2", "k", &key, &text), 0);
+	CHECK(key == NULL && text == NULL);
+	CHECK_INT(intent_load("s2", &in), 0);
+	CHECK_INT(intent_was_delivered(&in, "k2"), 1);
+	intent_free(&in);
+	/* It has not and can take it: typed again. */
+	fake_seen_says = 0;
+	m.key = "k3";
+	CHECK_INT(agent_deliver("s2", &m), AGENT_NOT_DELIVERED);
+	CHECK_INT(agent_deliver("s2", &m), AGENT_NOT_DELIVERED);
+	CHECK_INT(fake_injected, 4);
+	CHECK_INT(intent_load("s2", &in), 0);
+	CHECK_INT(in.tries, 2);
+	intent_free(&in);
+	/* A new message, and k3 has arrived meanwhile: it is settled first. */
+	fake_seen_says = 1;
+	m.key = "k4";
+	m.text = "hello again";
+	CHECK_INT(agent_deliver("s2", &m), AGENT_DELIVERED);
+	CHECK_INT(fake_injected, 5);
+	CHECK_INT(intent_load("s2", &in), 0);
+	CHECK_INT(intent_was_delivered(&in, "k3"), 1);
+	CHECK_INT(intent_was_delivered(&in, "k4"), 1);
+	intent_free(&in);
+	/* Killed: its messages are forgotten. */
+	CHECK_INT(agent_kill("s2"), 0);
+	snprintf(path, sizeof(path), "%s/agent-s2.intent", dir);
+	CHECK_INT(access(path, F_OK), -1);
+	agent_set_backend(NULL);
+	runfiles_init("/tmp", ".");
+	CHECK_INT(rmdir(dir), 0);
+}
+
 int
 main(void)
 {
@@ -169,5 +270,6 @@ main(void)
 	RUN(test_optional);
 	RUN(test_default_backend);
 	RUN(test_cli_agent_use);
+	RUN(test_deliver);
 	return check_main();
 }

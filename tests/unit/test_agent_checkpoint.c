@@ -23,11 +23,15 @@
 
 static char dir[] = "/tmp/test-agent-checkpoint.XXXXXX";
 
-/* The stand-in: logs its arguments, sleeps $NAP, checkpoints, prints. */
+/*
+ * The stand-in: logs its arguments and standard input, sleeps $NAP,
+ * checkpoints, prints.
+ */
 static const char agent_sh[] =
     "#!/bin/sh\n"
     "echo run >>\"$LOG\"\n"
     "echo \"$*\" >>\"$LOG.args\"\n"
+    "echo \"stdin: $(cat)\" >>\"$LOG.args\"\n"
     "sleep \"$NAP\"\n"
     "printf '{\"status\":\"DONE\",\"session_id\":\"%s\"}' "
     "\"$CTRLRELAY_SESSION_ID\" >\"$CTRLRELAY_STATE_FILE\"\n"
@@ -107,6 +111,7 @@ static void
 test_checkpoint_session(void)
 {
 	char *phase = xasprintf("%s/p.phase", dir), **names = NULL;
+	char *prompt_file = xasprintf("%s/checkpoint-dev-x-1/prompt.txt", dir);
 	struct phase_info pi;
 	struct buf b;
 	size_t n = 0;
@@ -146,9 +151,13 @@ test_checkpoint_session(void)
 	CHECK_INT(later, 1);
 	sleep_ms(300);
 	CHECK_INT(calls(&b), 1);
-	CHECK(strstr(buf_str(&b), "--model m -p do it") != NULL);
+	/* The prompt is the run's standard input, never an argument. */
+	CHECK(strstr(buf_str(&b),
+		  "--model m -p --output-format json "
+		  "--dangerously-skip-permissions\nstdin: do it") != NULL);
 	CHECK(strstr(buf_str(&b), "CTRLRELAY_STATE_FILE") != NULL);
 	CHECK(strstr(buf_str(&b), "--resume") == NULL);
+	CHECK(!file_exists(prompt_file));
 	CHECK_INT(agent_alive("dev-x-1"), 1);
 	CHECK_INT(agent_inject("dev-x-1", "more"), AGENT_NOT_DELIVERED);
 	CHECK_INT(agent_read_signal("dev-x-1", phase, &pi), 0);
@@ -161,14 +170,14 @@ test_checkpoint_session(void)
 	sleep_ms(300);
 	CHECK_INT(calls(&b), 2);
 	CHECK(strstr(buf_str(&b),
-		  "-p again --output-format json "
-		  "--dangerously-skip-permissions --resume "
-		  "agent-42") != NULL);
+		  "-p --output-format json --dangerously-skip-permissions "
+		  "--resume agent-42\nstdin: again") != NULL);
 	/* Kill: the run ends, the session is gone. */
 	CHECK_INT(agent_kill("dev-x-1"), 0);
 	CHECK_INT(agent_alive("dev-x-1"), 0);
 	CHECK_INT(agent_kill("dev-x-1"), 0);
 	buf_free(&b);
+	free(prompt_file);
 	free(phase);
 }
 

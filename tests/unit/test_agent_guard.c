@@ -154,6 +154,73 @@ test_guard_api(void)
 	RUN_CASES(&guard, t);
 }
 
+/*
+ * Reviews, commit statuses and branch protection: judging the work is
+ * never the developer's, whatever the client; reading stays allowed.
+ */
+static void
+test_guard_reviews(void)
+{
+	static const struct gcase t[] = {
+	    {"curl -X POST \"$FORGE_API/pulls/5/reviews\" -H 'Content-Type: "
+	     "application/json' -d '{\"event\": \"APPROVED\"}'",
+		1, "review bot's job"},
+	    {"curl -sf -H \"Authorization: token $FORGE_TOKEN\" --data "
+	     "'{\"event\":\"APPROVE\",\"body\":\"lgtm\"}' "
+	     "http://f/api/v1/repos/o/r/pulls/5/reviews",
+		1, "review bot's job"},
+	    {"curl -XPOST $FORGE_API/pulls/5/reviews/12", 1, "review bot"},
+	    {"curl -sX POST $FORGE_API/pulls/5/reviews", 1, "review bot"},
+	    {"curl -sd '{}' $FORGE_API/pulls/5/reviews", 1, "review bot"},
+	    {"curl -fsSd @review.json $FORGE_API/pulls/5/reviews", 1,
+		"review bot"},
+	    {"curl --request=PUT $FORGE_API/pulls/5/reviews", 1, "review bot"},
+	    {"curl -X POST $FORGE_API/pulls/5/reviews/12/dismissals -d "
+	     "'{\"message\": \"stale\"}'",
+		1, "dismissing a review"},
+	    {"curl $FORGE_API/pulls/5/reviews/12/dismissals", 1, "review bot"},
+	    {"curl -X DELETE $FORGE_API/pulls/5/reviews/12", 1, "review bot"},
+	    {"U=$FORGE_API/pulls/5/reviews; curl -X POST --json '{}' \"$U\"", 1,
+		"review bot"},
+	    {"wget -qO- --method=POST --body-data='{}' "
+	     "$FORGE_API/pulls/5/reviews",
+		1, "review bot"},
+	    {"http POST $FORGE_API/pulls/5/reviews event=APPROVED", 1,
+		"review bot"},
+	    {"python3 -c \"import requests; requests.post('$FORGE_API/pulls/5/"
+	     "reviews', json={'event': 'APPROVED'})\"",
+		1, "review bot"},
+	    {"node -e \"fetch(process.env.FORGE_API + '/pulls/5/reviews', "
+	     "{method: 'POST', body: '{}'})\"",
+		1, "review bot"},
+	    {"sh -c 'curl -d {} $FORGE_API/pulls/5/reviews'", 1, "review bot"},
+	    {"tea pulls approve 5", 1, "review bot's job"},
+	    {"tea pr reject 5", 1, "review bot's job"},
+	    {"tea pr review 5", 1, "review bot's job"},
+	    {"curl -X POST $FORGE_API/statuses/$SHA -d '{\"state\": "
+	     "\"success\"}'",
+		1, "commit status is CI's job"},
+	    {"curl -X PATCH $FORGE_API/branch_protections/master -d '{}'", 1,
+		"branch protection"},
+	    /* Reading is allowed. */
+	    {"curl -s $FORGE_API/pulls/5/reviews", 0, NULL},
+	    {"curl -s -H \"Authorization: token $FORGE_TOKEN\" "
+	     "$FORGE_API/pulls/5/reviews | jq '.[].body'",
+		0, NULL},
+	    {"curl -sD - $FORGE_API/pulls/5/reviews/12/comments", 0, NULL},
+	    {"curl -s $FORGE_API/commits/$SHA/statuses", 0, NULL},
+	    {"curl -s $FORGE_API/statuses/$SHA", 0, NULL},
+	    {"curl -s $FORGE_API/branch_protections", 0, NULL},
+	    {"tea pulls list", 0, NULL},
+	    {"curl -X POST $FORGE_API/issues/5/comments -d '{\"body\": "
+	     "\"Addressed the review.\"}'",
+		0, NULL},
+	    {"git commit -m 'address the review of #5'", 0, NULL},
+	};
+
+	RUN_CASES(&guard, t);
+}
+
 static void
 test_guard_factory(void)
 {
@@ -265,6 +332,7 @@ main(void)
 	RUN(test_guard_checkout);
 	RUN(test_guard_rm);
 	RUN(test_guard_api);
+	RUN(test_guard_reviews);
 	RUN(test_guard_factory);
 	RUN(test_guard_processes);
 	RUN(test_guard_shell);

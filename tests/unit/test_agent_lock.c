@@ -6,6 +6,7 @@
  * requests say; the tick's side reserves it and reads the state.
  */
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +190,66 @@ test_lock_reserve(void)
 	agent_lock_configure(NULL, 0);
 }
 
+/*
+ * The hand-over: the lock this process reserved goes to a wrapper (a
+ * child here) over the socket, with no moment in which it is free; the
+ * wrapper's end frees it.
+ */
+static void
+test_lock_handover(void)
+{
+	char sock[300], pid_text[32];
+	struct stat st;
+	struct buf b;
+	int sfd, status;
+	pid_t pid;
+
+	snprintf(sock, sizeof(sock), "%s/agent-s.handover", dir);
+	agent_lock_configure(lockp, 0);
+	/* Nothing reserved: nothing to hand over. */
+	CHECK_INT(agent_lock_handover_listen(sock, &sfd), -1);
+	CHECK_INT(sfd, -1);
+	CHECK_INT(agent_lock_reserve(), 0);
+	CHECK_INT(agent_lock_handover_listen(sock, &sfd), 0);
+	CHECK_INT(lstat(sock, &st), 0);
+	CHECK_INT(st.st_mode & 0777, 0600);
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		struct agent_lock_holder h = {.path = lockp,
+		    .handover = sock,
+		    .wait_s = 0,
+		    .state = state,
+		    .request = request};
+
+		/* No wait of its own: only the hand-over can give it. */
+		if (agent_lock_hold_start(&h, never_stop, NULL) != 0)
+			_exit(1);
+		while (!file_exists(request))
+			usleep(10000);
+		agent_lock_hold_end(&h);
+		_exit(0);
+	}
+	CHECK_INT(agent_lock_handover(sfd, sock, "s", NULL), 0);
+	CHECK(!lock_free());
+	CHECK_INT(agent_lock_await_start(state, "s", NULL), 0);
+	CHECK(!lock_free());
+	CHECK(!file_exists(sock));
+	buf_init(&b, 0);
+	CHECK_INT(file_read(lockp, 64, &b), 0);
+	snprintf(pid_text, sizeof(pid_text), "%ld\n", (long)pid);
+	CHECK_STR(buf_str(&b), pid_text);
+	buf_free(&b);
+	/* This process holds nothing now: its unreserve changes nothing. */
+	agent_lock_unreserve();
+	CHECK(!lock_free());
+	CHECK_INT(file_create_excl(request, NULL, 0644), 0);
+	CHECK_INT(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(lock_free());
+	CHECK_INT(file_remove(request), 0);
+	agent_lock_configure(lockp, 1);
+}
+
 int
 main(void)
 {
@@ -203,6 +264,7 @@ main(void)
 	RUN(test_lock_busy);
 	RUN(test_lock_late_end);
 	RUN(test_lock_reserve);
+	RUN(test_lock_handover);
 	(void)unlink(lockp);
 	(void)unlink(phase);
 	(void)rmdir(strcat(strcpy(state, dir), "/home/.claude"));

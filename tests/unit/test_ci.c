@@ -30,16 +30,21 @@ test_woodpecker_mapping(void)
 		int r;
 		enum ci_state state;
 	} t[] = {
+	    /* Every status of Woodpecker 2.x and 3.x (server/model/const.go).
+	     */
 	    {"success", 0, CI_SUCCESS},
 	    {"failure", 0, CI_FAILURE},
 	    {"error", 0, CI_FAILURE},
-	    {"killed", 0, CI_FAILURE},
 	    {"running", 0, CI_PENDING},
 	    {"pending", 0, CI_PENDING},
 	    {"blocked", 0, CI_PENDING},
-	    {"skipped", -1, CI_UNKNOWN},
-	    {"declined", -1, CI_UNKNOWN},
+	    {"created", 0, CI_PENDING},
+	    {"killed", 0, CI_CANCELED},
+	    {"canceled", 0, CI_CANCELED},
+	    {"declined", 0, CI_CANCELED},
+	    {"skipped", 0, CI_CANCELED},
 	    {"", -1, CI_UNKNOWN},
+	    {"cancelled", -1, CI_UNKNOWN},
 	    {"SUCCESS", -1, CI_UNKNOWN},
 	};
 	enum ci_state s;
@@ -73,6 +78,7 @@ test_state_names(void)
 	CHECK_STR(ci_state_name(CI_PENDING), "pending");
 	CHECK_STR(ci_state_name(CI_SUCCESS), "success");
 	CHECK_STR(ci_state_name(CI_FAILURE), "failure");
+	CHECK_STR(ci_state_name(CI_CANCELED), "canceled");
 }
 
 static void
@@ -92,6 +98,9 @@ test_passed_failed(void)
 	    {CI_PENDING, 0, 1, 0},
 	    {CI_NONE, 0, 1, 0},
 	    {CI_UNKNOWN, 0, 0, 0},
+	    /* A canceled pipeline: neither passed nor failed. */
+	    {CI_CANCELED, 1, 0, 0},
+	    {CI_CANCELED, 0, 0, 0},
 	};
 	size_t i;
 

@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "file.h"
+#include "redact.h"
 #include "xmalloc.h"
 
 static char tmpdir[64];
@@ -54,7 +55,7 @@ clear_env(void)
 	    "CODEBERG_BOT_USERNAMES", "DISINTO_RUN_DIR", "AGENT_CMD",
 	    "CLAUDE_MODEL", "SUPERVISOR_FIX_CMD", "PROJECT_REPO_ROOT",
 	    "DISINTO_TMUX_SOCKET", "DISINTO_FORMULAS_DIR", "REVIEW_MODEL",
-	    "DISINTO_HTTP_TIMEOUT", NULL};
+	    "DISINTO_HTTP_TIMEOUT", "AGENT_ENV_PASS", "WOODPECKER_TOKEN", NULL};
 	size_t i;
 
 	for (i = 0; keys[i]; i++)
@@ -472,20 +473,29 @@ test_config_agent_env(void)
 
 	clear_env();
 	write_file(".env",
-	    "FORGE_TOKEN=dev-secret\nFORGE_REVIEW_TOKEN=rev\n"
-	    "EXTRA='x y'\nFORGE_URL=http://old\n");
+	    "FORGE_TOKEN=dev-secret\nFORGE_REVIEW_TOKEN=rev-secret\n"
+	    "WOODPECKER_TOKEN=wp-secret\nEXTRA='x y'\n"
+	    "ANTHROPIC_API_KEY=sk-key\nCLAUDE_CODE_USE_BEDROCK=1\n"
+	    "DB_PASSWORD=pw\nFORGE_URL=http://old\n");
 	write_file("p.toml",
 	    "name = 'harb'\nrepo = 'o/harb'\n"
-	    "forge_url = 'http://f:1'\n");
+	    "forge_url = 'https://bot:pw@f:1'\n");
 	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
 	env = config_agent_env(&c, CONFIG_ROLE_DEV);
-	CHECK(has(env, "EXTRA=x y"));
 	CHECK(has(env, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"));
+	CHECK(has(env, "ANTHROPIC_API_KEY=sk-key"));
+	CHECK(has(env, "CLAUDE_CODE_USE_BEDROCK=1"));
 	CHECK(has(env, "PROJECT_NAME=harb"));
 	CHECK(has(env, "FORGE_TOKEN=dev-secret"));
-	CHECK(has(env, "FORGE_URL=http://f:1"));
-	CHECK(!has(env, "FORGE_URL=http://old"));
-	CHECK(has(env, "FORGE_API=http://f:1/api/v1/repos/o/harb"));
+	/* Only what an agent needs: no other .env variable, no other token. */
+	CHECK(!sets(env, "FORGE_REVIEW_TOKEN"));
+	CHECK(!sets(env, "WOODPECKER_TOKEN"));
+	CHECK(!sets(env, "EXTRA"));
+	CHECK(!sets(env, "DB_PASSWORD"));
+	/* The forge's URLs without credentials. */
+	CHECK(has(env, "FORGE_URL=https://f:1"));
+	CHECK(has(env, "FORGE_API=https://f:1/api/v1/repos/o/harb"));
+	CHECK(has(env, "FORGE_WEB=https://f:1/o/harb"));
 	want = xasprintf("FACTORY_ROOT=%s", tmpdir);
 	CHECK(has(env, want));
 	free(want);
@@ -493,16 +503,25 @@ test_config_agent_env(void)
 	CHECK(has(env, want));
 	free(want);
 	CHECK(sets(env, "PATH"));
+	CHECK(sets(env, "HOME") == (getenv("HOME") != NULL));
 	config_env_free(env);
-	/* The review agent gets the review token (and .env's as they are). */
+	/* The review agent gets the review token, and not the dev one. */
 	env = config_agent_env(&c, CONFIG_ROLE_REVIEW);
-	CHECK(has(env, "FORGE_REVIEW_TOKEN=rev"));
+	CHECK(has(env, "FORGE_REVIEW_TOKEN=rev-secret"));
+	CHECK(!sets(env, "FORGE_TOKEN"));
+	CHECK(!sets(env, "WOODPECKER_TOKEN"));
 	config_env_free(env);
 	config_free(&c);
-	/* Without a token in .env, a role gets only its own. */
-	write_file(".env", "CODEBERG_TOKEN=legacy\n");
+	/* AGENT_ENV_PASS names more, from .env or else the environment. */
+	setenv("FROM_ENV", "e v", 1);
+	write_file(".env",
+	    "CODEBERG_TOKEN=legacy\nEXTRA='x y'\nAGENT_ENV_PASS='EXTRA, "
+	    "FROM_ENV,UNSET_ONE'\n");
 	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
 	env = config_agent_env(&c, CONFIG_ROLE_REVIEW);
+	CHECK(has(env, "EXTRA=x y"));
+	CHECK(has(env, "FROM_ENV=e v"));
+	CHECK(!sets(env, "UNSET_ONE"));
 	CHECK(!sets(env, "FORGE_TOKEN"));
 	CHECK(has(env, "FORGE_REVIEW_TOKEN="));
 	config_env_free(env);
@@ -513,6 +532,68 @@ test_config_agent_env(void)
 	CHECK(!sets(env, "FORGE_TOKEN") && !sets(env, "FORGE_REVIEW_TOKEN"));
 	config_env_free(env);
 	config_free(&c);
+	unsetenv("FROM_ENV");
+	/* It never names the factory's tokens, and names only variables. */
+	write_file(".env", "AGENT_ENV_PASS=EXTRA,WOODPECKER_TOKEN\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), -1);
+	CHECK(strstr(err, "AGENT_ENV_PASS") != NULL &&
+	    strstr(err, "never get") != NULL);
+	config_free(&c);
+	write_file(".env", "AGENT_ENV_PASS='A-B'\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), -1);
+	CHECK(strstr(err, "variable names") != NULL);
+	config_free(&c);
+	write_file(".env", "");
+}
+
+/* redact_values(in) is want. */
+static int
+masked(const char *in, const char *want)
+{
+	char *got = redact_values(in);
+	int ok = strcmp(got, want) == 0;
+
+	if (!ok)
+		printf("#   got \"%s\", want \"%s\"\n", got, want);
+	free(got);
+	return ok;
+}
+
+/*
+ * Loading hands the masker every secret read: the token settings (legacy
+ * names too), .env and environment variables with secret names, and the
+ * credentials of the configured URLs; nothing else.
+ */
+static void
+test_config_secrets_masked(void)
+{
+	struct config c;
+	char err[256];
+
+	clear_env();
+	redact_clear();
+	setenv("ANTHROPIC_API_KEY", "sk-ant-from-env-123", 1);
+	write_file(".env",
+	    "CODEBERG_TOKEN=legacy-dev-token\nFORGE_REVIEW_TOKEN=rev-token-42\n"
+	    "WOODPECKER_TOKEN=wp-token-4242\nDB_PASSWORD=correct-horse\n"
+	    "PLAIN_SETTING=not-a-secret-value\n");
+	write_file("p.toml",
+	    "name = 'harb'\nrepo = 'o/harb'\n"
+	    "forge_url = 'https://bot:url-password@f:1'\n"
+	    "[mirrors]\nbackup = 'https://mirror-token-0123456789@m/x.git'\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	CHECK(masked("legacy-dev-token rev-token-42 wp-token-4242",
+	    "[REDACTED] [REDACTED] [REDACTED]"));
+	CHECK(masked("pw correct-horse key sk-ant-from-env-123",
+	    "pw [REDACTED] key [REDACTED]"));
+	CHECK(masked("url-password mirror-token-0123456789",
+	    "[REDACTED] [REDACTED]"));
+	CHECK(masked("not-a-secret-value harb bot",
+	    "not-a-secret-value harb bot"));
+	config_free(&c);
+	unsetenv("ANTHROPIC_API_KEY");
+	redact_clear();
+	write_file(".env", "");
 }
 
 static void
@@ -583,6 +664,7 @@ main(void)
 	RUN(test_config_refused);
 	RUN(test_config_locate);
 	RUN(test_config_agent_env);
+	RUN(test_config_secrets_masked);
 	RUN(test_config_path);
 	RUN(test_config_docs);
 	nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);

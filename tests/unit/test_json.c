@@ -262,10 +262,10 @@ test_load_object(void)
 
 static const struct json_field test_label_schema[] = {{"id", JSON_INT, 1, NULL},
     {"name", JSON_STRING, 1, NULL}, {NULL, JSON_STRING, 0, NULL}};
-static const struct json_field test_pr_schema[] = {
-    {"number", JSON_INT, 1, NULL}, {"title", JSON_STRING, 1, NULL},
-    {"head.sha", JSON_STRING, 1, NULL}, {"merged", JSON_BOOL, 0, NULL},
-    {"body", JSON_STRING, 0, NULL}, {"base", JSON_OBJECT, 0, NULL},
+static const struct json_field test_pr_schema[] = {{"number", JSON_ID, 1, NULL},
+    {"title", JSON_STRING, 1, NULL}, {"head.sha", JSON_STRING, 1, NULL},
+    {"merged", JSON_BOOL, 0, NULL}, {"body", JSON_STRING, 0, NULL},
+    {"base", JSON_OBJECT, 0, NULL},
     {"labels", JSON_ARRAY, 0, test_label_schema}, {NULL, JSON_STRING, 0, NULL}};
 
 /* The fault json_check() finds in text, or "" when there is none. */
@@ -306,9 +306,19 @@ test_check_bad(void)
 			     "\"a\"}}"),
 	    "no 'number'");
 	CHECK_STR(check_text("{\"number\": \"3\", \"title\": \"t\"}"),
-	    "'number' is a string, not an integer");
+	    "'number' is a string, not an integer from 1 to 2^53");
 	CHECK_STR(check_text("{\"number\": 3.5, \"title\": \"t\"}"),
-	    "'number' is a number, not an integer");
+	    "'number' is a number, not an integer from 1 to 2^53");
+	CHECK_STR(check_text("{\"number\": -3, \"title\": \"t\"}"),
+	    "'number' is a number, not an integer from 1 to 2^53");
+	CHECK_STR(check_text("{\"number\": 0, \"title\": \"t\"}"),
+	    "'number' is a number, not an integer from 1 to 2^53");
+	CHECK_STR(
+	    check_text("{\"number\": 9007199254740994, \"title\": \"t\"}"),
+	    "'number' is a number, not an integer from 1 to 2^53");
+	CHECK_STR(check_text("{\"number\": 9007199254740992, \"title\": "
+			     "\"t\", \"head\": {\"sha\": \"a\"}}"),
+	    "");
 	CHECK_STR(check_text("{\"number\": 3, \"title\": [\"t\"], "
 			     "\"head\": {\"sha\": \"a\"}}"),
 	    "'title' is an array, not a string");

@@ -1,6 +1,7 @@
 /*
- * Unit tests for common/log.c: the line format, and that whatever is
- * logged stays one printable line of bounded length.
+ * Unit tests for common/log.c: the line format, that whatever is logged
+ * stays one printable line of bounded length, and that no secret the
+ * masker knows is written.
  */
 #include <sys/stat.h>
 
@@ -14,6 +15,7 @@
 #include "check.h"
 #include "file.h"
 #include "log.h"
+#include "redact.h"
 
 static char dir[] = "/tmp/test-log-XXXXXX";
 static char path[64], status[64];
@@ -54,6 +56,31 @@ test_format(void)
 	CHECK_STR(got, "poll: plain 42\n");
 	free(got);
 	unlink(path);
+}
+
+/* No secret the masker knows reaches the log or the status file. */
+static void
+test_masked(void)
+{
+	char *got;
+
+	redact_add("tok-0123456789abcdef");
+	CHECK_INT(log_open(path, "", 0, 0), 0);
+	log_msg("GET https://bot:pw-in-url@forge/x with tok-0123456789abcdef");
+	log_err("%s", "tok-0123456789abcdef failed");
+	CHECK_INT(log_status(status, "dev-poll", "a tok-0123456789abcdef"), 0);
+	log_close();
+	got = logged(path);
+	CHECK_STR(got,
+	    "GET https://bot:[REDACTED]@forge/x with [REDACTED]\n"
+	    "[REDACTED] failed\na [REDACTED]\n");
+	free(got);
+	got = logged(status);
+	CHECK_STR(got, "dev-poll: a [REDACTED]\n");
+	free(got);
+	redact_clear();
+	unlink(path);
+	unlink(status);
 }
 
 static void
@@ -171,6 +198,7 @@ main(void)
 	snprintf(path, sizeof(path), "%s/test.log", dir);
 	snprintf(status, sizeof(status), "%s/status", dir);
 	RUN(test_format);
+	RUN(test_masked);
 	RUN(test_printable);
 	RUN(test_capped);
 	RUN(test_status);

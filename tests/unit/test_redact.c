@@ -1,9 +1,12 @@
 /*
- * Unit tests for common/redact.c: each rule, and what must survive.
+ * Unit tests for common/redact.c: each rule, what must survive, and the
+ * masking of registered values in their raw, URL-encoded and base64
+ * forms.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "base64.h"
 #include "check.h"
 #include "redact.h"
 
@@ -166,6 +169,151 @@ test_combined(void)
 	    "export FORGE_TOKEN=[REDACTED] [REDACTED]"));
 }
 
+/* redact_values(in) compared with want. */
+static int
+same_values(const char *in, const char *want)
+{
+	char *got = redact_values(in);
+	int ok = strcmp(got, want) == 0;
+
+	if (!ok)
+		printf("#   got  \"%s\"\n#   want \"%s\"\n", got, want);
+	free(got);
+	return ok;
+}
+
+static void
+test_secret_names(void)
+{
+	CHECK(redact_secret_name("FORGE_TOKEN"));
+	CHECK(redact_secret_name("FORGE_REVIEW_TOKEN"));
+	CHECK(redact_secret_name("WOODPECKER_TOKEN"));
+	CHECK(redact_secret_name("ANTHROPIC_API_KEY"));
+	CHECK(redact_secret_name("SOPS_AGE_KEY"));
+	CHECK(redact_secret_name("DB_PASSWORD"));
+	CHECK(redact_secret_name("client_secret"));
+	CHECK(redact_secret_name("TOKEN"));
+	CHECK(redact_secret_name("AWS_CREDENTIALS"));
+	CHECK(!redact_secret_name("TOKENS"));
+	CHECK(!redact_secret_name("MONKEY"));
+	CHECK(!redact_secret_name("SOPS_AGE_KEY_FILE"));
+	CHECK(!redact_secret_name("AGENT_ENV_PASS"));
+	CHECK(!redact_secret_name("CLAUDE_MODEL"));
+	CHECK(!redact_secret_name(""));
+	CHECK(!redact_secret_name(NULL));
+}
+
+static void
+test_values_raw(void)
+{
+	redact_clear();
+	redact_add("wp-0a1b2c3d");
+	redact_add("short");
+	redact_add(NULL);
+	CHECK(same_values("token wp-0a1b2c3d in a line",
+	    "token [REDACTED] in a line"));
+	CHECK(same_values("wp-0a1b2c3dwp-0a1b2c3d", "[REDACTED][REDACTED]"));
+	/* Too short to be masked: a setting, not a credential. */
+	CHECK(same_values("a short line", "a short line"));
+	/* redact_secrets() masks the values too. */
+	CHECK(same("x=wp-0a1b2c3d", "x=[REDACTED]"));
+	redact_clear();
+	CHECK(same_values("token wp-0a1b2c3d", "token wp-0a1b2c3d"));
+}
+
+static void
+test_values_url_encoded(void)
+{
+	redact_clear();
+	redact_add("p@ss w0rd/+&x");
+	CHECK(same_values("raw p@ss w0rd/+&x", "raw [REDACTED]"));
+	CHECK(same_values("?pw=p%40ss%20w0rd%2F%2B%26x&a=1",
+	    "?pw=[REDACTED]&a=1"));
+	CHECK(same_values("?pw=p%40ss%20w0rd%2f%2b%26x", "?pw=[REDACTED]"));
+	redact_clear();
+}
+
+/*
+ * The value inside a longer base64 text, at every alignment: what is
+ * left of the text beside the mark are only the characters that also
+ * hold bits of the bytes around the value.
+ */
+static void
+test_values_base64(void)
+{
+	const char *value = "glpat-Zx9_secret-token-77";
+	char plain[64], *enc, *got;
+	size_t pre, post, left;
+
+	redact_clear();
+	redact_add(value);
+	for (pre = 0; pre < 6; pre++)
+		for (post = 0; post < 4; post++) {
+			snprintf(plain, sizeof(plain), "%.*s%s%.*s", (int)pre,
+			    "ABCDEF", value, (int)post, "uvwx");
+			enc = base64_encode(plain, strlen(plain));
+			got = redact_values(enc);
+			left = strlen(got) - strlen(REDACT_MARK);
+			if (strstr(got, REDACT_MARK) == NULL ||
+			    left > (pre + post) * 4 / 3 + 6) {
+				printf("#   %zu+%zu: %s -> %s\n", pre, post,
+				    enc, got);
+				CHECK(0);
+			}
+			free(got);
+			free(enc);
+		}
+	/* The URL-safe alphabet too. */
+	enc = base64_encode("xysecret?value>>with~bits", 25);
+	CHECK(strchr(enc, '/') != NULL || strchr(enc, '+') != NULL);
+	redact_add("secret?value>>with~bits");
+	for (got = enc; *got != '\0'; got++)
+		*got = *got == '+' ? '-' : *got == '/' ? '_' : *got;
+	got = redact_values(enc);
+	CHECK(strstr(got, REDACT_MARK) != NULL);
+	free(got);
+	free(enc);
+	redact_clear();
+}
+
+static void
+test_values_url(void)
+{
+	redact_clear();
+	redact_add_url("https://bot:s3cret-pass@forge.example/api");
+	redact_add_url("https://0123456789abcdefghij@git.example/x.git");
+	redact_add_url("http://localhost:3000");
+	redact_add_url(NULL);
+	CHECK(same_values("pass s3cret-pass, token 0123456789abcdefghij",
+	    "pass [REDACTED], token [REDACTED]"));
+	/* The user name alone is no secret. */
+	CHECK(same_values("bot", "bot"));
+	redact_clear();
+}
+
+static void
+test_patterns_kept_out(void)
+{
+	CHECK(same_values("push https://bot:hunter2@forge.example/o/r.git",
+	    "push https://bot:[REDACTED]@forge.example/o/r.git"));
+	CHECK(same_values("GET https://glpat-0123456789abcdefghij@h/x",
+	    "GET https://[REDACTED]@h/x"));
+	/* A user alone, an '@' past the host, e-mail: no credentials. */
+	CHECK(
+	    same_values("ssh://git@host/repo.git", "ssh://git@host/repo.git"));
+	CHECK(same_values("https://h/@user:x@y", "https://h/@user:x@y"));
+	CHECK(same_values("mail bot@example.com", "mail bot@example.com"));
+	CHECK(same_values("key AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQSZQ"
+			  "GPQYQSZQGPQYQSZQGPQYQSZQGPQYQS end",
+	    "key [REDACTED] end"));
+	CHECK(same_values("AGE-SECRET-KEY-1 is the prefix",
+	    "AGE-SECRET-KEY-1 is the prefix"));
+	/* SHAs and hex stay in redact_values(): logs are full of them. */
+	CHECK(
+	    same_values("commit " HEX40 " " HEX64, "commit " HEX40 " " HEX64));
+	CHECK(same("x https://u:pw@h/ y", "x https://u:[REDACTED]@h/ y"));
+}
+
 int
 main(void)
 {
@@ -178,5 +326,11 @@ main(void)
 	RUN(test_bearer);
 	RUN(test_plain_text);
 	RUN(test_combined);
+	RUN(test_secret_names);
+	RUN(test_values_raw);
+	RUN(test_values_url_encoded);
+	RUN(test_values_base64);
+	RUN(test_values_url);
+	RUN(test_patterns_kept_out);
 	return check_main();
 }

@@ -67,11 +67,46 @@ test_valid_name_url(void)
 	CHECK(valid_url("http://a\n") != NULL);
 }
 
+static void
+test_valid_number(void)
+{
+	const char *end;
+	long long n = 7;
+
+	CHECK_STR(valid_number(1), NULL);
+	CHECK_STR(valid_number(VALID_NUMBER_MAX), NULL);
+	CHECK_STR(valid_number(VALID_NUMBER_MAX + 1), "above 2^53");
+	CHECK_STR(valid_number(0), "not a positive number");
+	CHECK_STR(valid_number(-3), "not a positive number");
+	CHECK_STR(valid_number_text("42", &n), NULL);
+	CHECK_INT(n, 42);
+	CHECK_STR(valid_number_text("9007199254740992", &n), NULL);
+	CHECK_INT(n, VALID_NUMBER_MAX);
+	CHECK_STR(valid_number_text("9007199254740993", &n), "above 2^53");
+	CHECK_STR(valid_number_text("99999999999999999999999999", &n),
+	    "above 2^53");
+	CHECK_INT(n, VALID_NUMBER_MAX);
+	CHECK_STR(valid_number_text("-1", &n), "not a number");
+	CHECK_STR(valid_number_text("+1", &n), "not a number");
+	CHECK_STR(valid_number_text("0", &n), "not a positive number");
+	CHECK_STR(valid_number_text("012", &n), "a number with a leading zero");
+	CHECK_STR(valid_number_text("12x", &n), "not a number");
+	CHECK_STR(valid_number_text(" 12", &n), "not a number");
+	CHECK_STR(valid_number_text("", &n), "not a number");
+	CHECK_STR(valid_number_at("15 left", &end, &n), NULL);
+	CHECK_INT(n, 15);
+	CHECK_STR(end, " left");
+	CHECK_STR(valid_number_at("18446744073709551617x", &end, &n),
+	    "above 2^53");
+	CHECK_STR(end, "x");
+}
+
 int
 main(void)
 {
 	RUN(test_valid_branch);
 	RUN(test_valid_repo);
 	RUN(test_valid_name_url);
+	RUN(test_valid_number);
 	return check_main();
 }

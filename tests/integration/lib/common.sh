@@ -72,6 +72,18 @@ wait_for() {
 	return 1
 }
 
+# contract_check: every request the tools sent the simulator in this test
+# ($T/sim.log) is one the real servers read whole (tests/forge-contract.py);
+# a "not ok" line for each one that is not.  A test whose tools send
+# requests off the contract on purpose sets FORGE_CONTRACT=off.
+contract_check() {
+	[ "${FORGE_CONTRACT:-on}" != off ] && [ -s "$T/sim.log" ] || return 0
+	[ -f "$T/sim.earlier.log" ] || : >"$T/sim.earlier.log"
+	python3 "$TOP/tests/forge-contract.py" "$T/sim.earlier.log" \
+	    "$T/sim.log" >"$T/contract.out" 2>&1 && return 0
+	sed 's/^/not ok - forge contract: /' "$T/contract.out" | head -20
+}
+
 t_cleanup() {
 	[ -z "${KEEP_T:-}" ] || { echo "# kept $T"; return; }
 	if [ -n "${SIM_PID:-}" ]; then
@@ -79,6 +91,7 @@ t_cleanup() {
 		wait "$SIM_PID" 2>/dev/null
 		SIM_PID=
 	fi
+	[ -z "${T:-}" ] || contract_check
 	if [ -n "${DISINTO_TMUX_SOCKET:-}" ]; then
 		tmux -L "$DISINTO_TMUX_SOCKET" kill-server 2>/dev/null
 	fi
@@ -128,15 +141,24 @@ t_tmux() {
 	tmux -L "$(tmux_sock)" "$@"
 }
 
-# sim_start SCENARIO_JSON [--git-dir DIR]: start the simulator, logging to
-# $T/sim.log; returns 1 if it did not come up within 10 s.
+# sim_start SCENARIO_JSON [--git-dir DIR] [--dialect D] [--woodpecker V]
+# [--page-cap N]: start the simulator, logging to $T/sim.log; returns 1
+# if it did not come up within 10 s.  The servers it answers as come from
+# FORGE_SIM_DIALECT (gitea, forgejo), FORGE_SIM_WOODPECKER (2, 3) and
+# FORGE_SIM_PAGE_CAP when set (make test-dialects sets them), unless the
+# arguments say otherwise.
 sim_start() {
 	_s_scen=$1
 	shift
 	rm -f "$T/sim.port"
+	# The requests of an earlier simulator are kept for contract_check.
+	[ ! -s "$T/sim.log" ] || cat "$T/sim.log" >>"$T/sim.earlier.log"
 	: >"$T/sim.log"
 	python3 "$TOP/tests/forge-sim/forge-sim.py" --scenario "$_s_scen" \
-	    --port-file "$T/sim.port" --log "$T/sim.log" "$@" \
+	    --port-file "$T/sim.port" --log "$T/sim.log" \
+	    ${FORGE_SIM_DIALECT:+--dialect "$FORGE_SIM_DIALECT"} \
+	    ${FORGE_SIM_WOODPECKER:+--woodpecker "$FORGE_SIM_WOODPECKER"} \
+	    ${FORGE_SIM_PAGE_CAP:+--page-cap "$FORGE_SIM_PAGE_CAP"} "$@" \
 	    >"$T/sim.out" 2>&1 &
 	SIM_PID=$!
 	if ! wait_for '[ -s "$T/sim.port" ]' 10; then
