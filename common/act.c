@@ -40,6 +40,7 @@
 
 static int act_fail(struct act *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
+static int act_fail_write(struct act *, const char *, const char *);
 static int act_would(const struct act *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 static enum act_inject act_delivered(struct act *, const char *,
@@ -60,6 +61,21 @@ static int act_labels_dry(const struct act *, long long, const char *const *,
     const char *const *);
 static int act_labels_gone(struct act *, long long, const char *const *,
     const char *);
+
+/*
+ * A write to path failed (errno set): a failure of the tick, counted;
+ * or, where another user's file holds the name in the run directory
+ * (file.h, a directory shared with other users), a refusal that file.c
+ * logged: what the write was for waits, and the tick does not fail for a
+ * file it cannot remove.  Always -1.
+ */
+static int
+act_fail_write(struct act *a, const char *what, const char *path)
+{
+	if (file_foreign(path))
+		return -1;
+	return act_fail(a, "cannot %s '%s': %s", what, path, strerror(errno));
+}
 
 /* Log a failed effect and count it.  Always -1. */
 static int
@@ -443,8 +459,7 @@ act_write(struct act *a, const char *path, const char *text, int sync)
 	if (act_would(a, "write '%s'", path))
 		return 0;
 	if (file_write_atomic(path, text, strlen(text), 0644, sync) == -1)
-		return act_fail(a, "cannot write '%s': %s", path,
-		    strerror(errno));
+		return act_fail_write(a, "write", path);
 	return 0;
 }
 
@@ -502,8 +517,7 @@ act_touch(struct act *a, const char *path)
 	if (act_would(a, "touch '%s'", path))
 		return 0;
 	if (runfiles_touch(path) == -1)
-		return act_fail(a, "cannot touch '%s': %s", path,
-		    strerror(errno));
+		return act_fail_write(a, "touch", path);
 	return 0;
 }
 
@@ -529,8 +543,7 @@ act_append(struct act *a, const char *path, const char *line)
 	if (act_would(a, "append to '%s'", path))
 		return 0;
 	if (file_append_line(path, line) == -1)
-		return act_fail(a, "cannot append to '%s': %s", path,
-		    strerror(errno));
+		return act_fail_write(a, "append to", path);
 	return 0;
 }
 
@@ -540,8 +553,7 @@ act_truncate(struct act *a, const char *path)
 	if (act_would(a, "truncate '%s'", path))
 		return 0;
 	if (file_truncate(path) == -1)
-		return act_fail(a, "cannot truncate '%s': %s", path,
-		    strerror(errno));
+		return act_fail_write(a, "truncate", path);
 	return 0;
 }
 
@@ -569,7 +581,7 @@ act_status(struct act *a, const char *path, const char *who, const char *fmt,
 	va_end(ap);
 	if (!act_would(a, "set the status to '%s'", msg) &&
 	    log_status(path, who, "%s", msg) == -1)
-		r = act_fail(a, "cannot write '%s': %s", path, strerror(errno));
+		r = act_fail_write(a, "write", path);
 	free(msg);
 	return r;
 }

@@ -1,6 +1,8 @@
 /*
  * Start-up shared by the executables.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +56,8 @@ struct cli_option {
 
 /* The run's --dry-run, for the agent backends cli_agent_use() selects. */
 static int cli_dry_run;
+/* The default run directory was refused: nothing is written into it. */
+static int cli_run_dir_bad;
 
 static const struct cli_option cli_options[] = {
     {CLI_O_DRY_RUN, "--dry-run", "-n", NULL, 0,
@@ -114,6 +118,7 @@ static int cli_status_add(struct status *, const char *, const char *,
 static int cli_status_reply(const struct cli_tool *, const struct cli *,
     const struct config *, const char *, char **);
 static void cli_log_dest(const struct cli *, const struct config *);
+static void cli_umask(void);
 
 /* Whether tool t takes option o. */
 static int
@@ -335,6 +340,12 @@ cli_configure(struct config *cfg, const struct cli *cli,
 	if (config_load(cfg, project_toml ? project_toml : cli->project_toml,
 		exe, err, errsz) == -1)
 		return -1;
+	/* The default run directory: this user's alone, or none at all. */
+	if (cfg->run_dir_default &&
+	    file_mkdir_private(cfg->run_dir, err, errsz) == -1) {
+		cli_run_dir_bad = 1;
+		return -1;
+	}
 	runfiles_init(cfg->run_dir, cfg->factory_root);
 	http_get_opts(&ho);
 	ho.connect_timeout_ms = cfg->http_connect_timeout_ms;
@@ -395,13 +406,17 @@ cli_agent_active(const char *agent)
 int
 cli_fail(const struct cli_tool *t, const struct config *cfg, const char *why)
 {
-	char *path = NULL, *status = NULL;
+	char *path = NULL, *status = NULL, err[512];
 
 	if (cfg->factory_root != NULL && cfg->run_dir != NULL &&
 	    cfg->project_name != NULL) {
 		runfiles_init(cfg->run_dir, cfg->factory_root);
 		path = t->log_path(cfg);
-		if (t->status_path != NULL)
+		/* Nothing is written into a run directory not ours alone. */
+		if (t->status_path != NULL && !cli_run_dir_bad &&
+		    (!cfg->run_dir_default ||
+			file_mkdir_private(cfg->run_dir, err, sizeof(err)) ==
+			    0))
 			status = t->status_path(cfg);
 	}
 	/* stderr has the message already: the log is not mirrored. */
@@ -628,6 +643,20 @@ cli_status_reply(const struct cli_tool *t, const struct cli *cli,
 }
 
 /*
+ * Nothing the tools, their agents and the agents' hooks create is
+ * writable by group or others (file.h does not trust such a run file):
+ * 022 is added to the umask the process was given, before anything is
+ * created or started.
+ */
+static void
+cli_umask(void)
+{
+	mode_t mask = umask(022);
+
+	(void)umask(mask | 022);
+}
+
+/*
  * The modes agent sessions run the executables in, chosen by the first
  * argument before anything else is done: the wrapper of an agent
  * (agent_exec.h) and its hooks (agent_hooks.h).  Their exit status, or -1
@@ -669,6 +698,7 @@ cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
 
 	*msg = NULL;
 	memset(cfg, 0, sizeof(*cfg));
+	cli_umask();
 	if ((rc = cli_mode(t, argc, argv, msg)) != -1)
 		return rc;
 	(void)config_apply_path();

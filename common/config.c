@@ -92,6 +92,7 @@ struct load {
 };
 
 static char *derive_root(const struct load *);
+static char *derive_run_dir(const struct load *);
 static char *derive_api(const struct load *);
 static char *derive_web(const struct load *);
 static char *derive_name(const struct load *);
@@ -171,9 +172,12 @@ static const struct setting settings[] = {
     {.env = "DISINTO_RUN_DIR",
 	.type = T_STR,
 	.flags = S_EARLY | S_ENV_WINS,
-	.def = "/tmp",
+	.derive = derive_run_dir,
 	.off = F(run_dir),
-	.doc = "where every run file lives"},
+	.doc = "where every run file lives; only files of the running user "
+	       "that group and others cannot write are read from it",
+	.def_doc = "`/tmp/disinto-$UID`, created with mode 0700 and refused "
+		   "when it is not a directory of that user's alone"},
     {.env = "DISINTO_LOG",
 	.type = T_STR,
 	.flags = S_EARLY | S_ENV_WINS,
@@ -208,6 +212,21 @@ static const struct setting settings[] = {
 	.def = "",
 	.off = F(forge_bot_usernames),
 	.doc = "comma-separated logins whose comments are not human replies"},
+    {.env = "FORGE_REVIEW_BOT",
+	.type = T_STR,
+	.check = check_optional_name,
+	.off = F(forge_review_bot),
+	.doc = "login of the review bot, whose APPROVED and REQUEST_CHANGES "
+	       "reviews count (never the dev bot's)",
+	.def_doc = "the login of `FORGE_REVIEW_TOKEN` (asked once, "
+		   "remembered in the run directory); none when that token "
+		   "is unset or the dev bot's"},
+    {.env = "FORGE_REVIEWERS",
+	.type = T_STR,
+	.def = "",
+	.off = F(forge_reviewers),
+	.doc = "comma-separated logins of people whose APPROVED and "
+	       "REQUEST_CHANGES reviews count too"},
     {.env = "FORGE_REPO",
 	.legacy = "CODEBERG_REPO",
 	.section = "",
@@ -920,6 +939,18 @@ derive_root(const struct load *l)
 	return d1;
 }
 
+/*
+ * The run directory of this user alone: the same for cron, a login
+ * shell and a systemd unit (so never $XDG_RUNTIME_DIR, which cron does
+ * not set and which goes with the last login).  Caller frees.
+ */
+static char *
+derive_run_dir(const struct load *l)
+{
+	(void)l;
+	return xasprintf("/tmp/disinto-%lu", (unsigned long)geteuid());
+}
+
 static char *
 derive_api(const struct load *l)
 {
@@ -1356,7 +1387,9 @@ locate(struct load *l)
 
 	if (c->run_dir == NULL &&
 	    fill_row(l, row_by_env("DISINTO_RUN_DIR"), err, sizeof(err)) == -1)
-		c->run_dir = xstrdup("/tmp");
+		c->run_dir = derive_run_dir(l);
+	c->run_dir_default =
+	    row_value(l, row_by_env("DISINTO_RUN_DIR")) == NULL;
 	if (c->log_dest == NULL)
 		(void)fill_row(l, row_by_env("DISINTO_LOG"), err, sizeof(err));
 	if (c->project_name != NULL && c->project_name[0] != '\0')
@@ -1464,6 +1497,8 @@ config_load(struct config *cfg, const char *project_toml, const char *exe,
 	if (fill_row(&l, row_by_env("DISINTO_RUN_DIR"), err, errsz) == -1 ||
 	    fill_row(&l, row_by_env("DISINTO_LOG"), err, errsz) == -1)
 		goto out;
+	cfg->run_dir_default =
+	    row_value(&l, row_by_env("DISINTO_RUN_DIR")) == NULL;
 	if (project_toml != NULL &&
 	    toml_parse_file(project_toml, toml_item_cb, &l, err, errsz) == -1)
 		goto out;

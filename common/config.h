@@ -44,10 +44,12 @@ struct config_review {
 
 struct config {
 	char *factory_root;
-	char *run_dir;	    /* DISINTO_RUN_DIR, default /tmp */
+	char *run_dir;	    /* DISINTO_RUN_DIR, default /tmp/disinto-UID */
 	char *project_toml; /* the file given, or NULL */
 	int container;	    /* DISINTO_CONTAINER=1 */
 	char *log_dest;	    /* DISINTO_LOG: "file" or "stderr" */
+	/* run_dir is the default (DISINTO_RUN_DIR not set). */
+	int run_dir_default;
 
 	char *forge_token;
 	char *forge_review_token;
@@ -56,6 +58,9 @@ struct config {
 	char *forge_url;
 	char *forge_api; /* $FORGE_URL/api/v1/repos/$FORGE_REPO */
 	char *forge_web;
+	/* Whose verdicts count (reviewers.h): a login or NULL, a list. */
+	char *forge_review_bot;
+	char *forge_reviewers;
 
 	char *project_name;
 	char *project_repo_root;

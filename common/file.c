@@ -28,11 +28,28 @@
 static char *refused[FILE_REFUSED_MAX];
 static size_t nrefused;
 
+/* The private directory with its '/' (file_private_dir()), or NULL. */
+static char *private_dir;
+
+/* Who may have written a file that is accepted. */
+enum file_rule {
+	FILE_ANYONE, /* any regular file */
+	FILE_MINE,   /* a regular file of the effective user */
+	FILE_ALONE   /* ... that neither group nor others can write */
+};
+
+/* How open_checked() opens. */
+#define OPEN_QUIET 0x1	 /* log nothing, allocate nothing */
+#define OPEN_MISSING 0x2 /* others' file in the private dir: ENOENT */
+
 static int write_all(int, const void *, size_t);
-static const char *unfit(const struct stat *, int, int *);
+static int file_is_private(const char *);
+static enum file_rule rule_for(const char *, enum file_rule);
+static const char *unfit_owner(const struct stat *, enum file_rule, int *);
+static const char *unfit(const struct stat *, enum file_rule, int *);
 static int refuse(const char *, const char *, int, int);
-static int open_checked(const char *, int, int, int, int);
-static int lstat_regular(const char *, struct stat *);
+static int open_checked(const char *, int, int, enum file_rule, int);
+static int lstat_regular(const char *, struct stat *, enum file_rule, int);
 static int create_linked(const char *, const char *, int);
 
 static int
@@ -54,21 +71,63 @@ write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+void
+file_private_dir(const char *dir)
+{
+	free(private_dir);
+	private_dir = NULL;
+	if (dir != NULL && dir[0] != '\0')
+		private_dir = xasprintf("%s/", dir);
+}
+
+/* Whether path is below the private directory. */
+static int
+file_is_private(const char *path)
+{
+	return private_dir != NULL &&
+	    strncmp(path, private_dir, strlen(private_dir)) == 0;
+}
+
+/* The rule for path: FILE_ALONE below the private directory, else base. */
+static enum file_rule
+rule_for(const char *path, enum file_rule base)
+{
+	return file_is_private(path) ? FILE_ALONE : base;
+}
+
 /*
- * What is wrong with st as a file to open: NULL when it is a regular
- * file (owned by the effective user, with owned set), else what it is,
- * with the errno to report in *err.
+ * What is wrong with the owner or mode of st under rule: NULL when
+ * nothing, else what, with the errno to report (EPERM) in *err.  (A
+ * symlink's mode means nothing: only its owner counts.)
  */
 static const char *
-unfit(const struct stat *st, int owned, int *err)
+unfit_owner(const struct stat *st, enum file_rule rule, int *err)
 {
-	*err = EINVAL;
-	if (S_ISREG(st->st_mode)) {
-		if (!owned || st->st_uid == geteuid())
-			return NULL;
-		*err = EPERM;
+	*err = EPERM;
+	if (rule != FILE_ANYONE && st->st_uid != geteuid())
 		return "a file of another user";
-	}
+	if (rule == FILE_ALONE && !S_ISLNK(st->st_mode) &&
+	    (st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		return "writable by group or others";
+	return NULL;
+}
+
+/*
+ * What is wrong with st as a file to open: NULL when it is a regular
+ * file that rule accepts, else what it is, with the errno to report in
+ * *err: EPERM for whatever another user (or anyone, under FILE_ALONE)
+ * may have written, whatever its type; else what its type calls for.
+ */
+static const char *
+unfit(const struct stat *st, enum file_rule rule, int *err)
+{
+	const char *what;
+
+	if (rule == FILE_ALONE && (what = unfit_owner(st, rule, err)) != NULL)
+		return what;
+	*err = EINVAL;
+	if (S_ISREG(st->st_mode))
+		return unfit_owner(st, rule, err);
 	if (S_ISLNK(st->st_mode)) {
 		*err = ELOOP;
 		return "a symlink (never followed)";
@@ -110,55 +169,68 @@ refuse(const char *path, const char *what, int err, int quiet)
 /*
  * open(2) path with flags plus O_NOFOLLOW, O_NONBLOCK and O_CLOEXEC (a
  * symlink is never followed, a FIFO never blocks), and refuse() what is
- * not a regular file (of ours, with owned set).  Quiet allocates nothing:
- * safe between fork and exec.  The descriptor, or -1 with errno set.
+ * not a regular file that rule (made FILE_ALONE below the private
+ * directory) accepts.  how: OPEN_QUIET allocates and logs nothing (safe
+ * between fork and exec), OPEN_MISSING reports what another user (or
+ * anyone) may have written below the private directory as missing
+ * (ENOENT).  The descriptor, or -1 with errno set.
  */
 static int
-open_checked(const char *path, int flags, int mode, int owned, int quiet)
+open_checked(const char *path, int flags, int mode, enum file_rule rule,
+    int how)
 {
 	const char *what;
 	struct stat st;
 	int fd, err, saved;
 
+	rule = rule_for(path, rule);
 	fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
 	    (mode_t)mode);
 	if (fd == -1) {
 		/* ELOOP, ENXIO, EISDIR...: say what is there instead. */
 		saved = errno;
 		if (lstat(path, &st) == -1 ||
-		    (what = unfit(&st, owned, &err)) == NULL) {
+		    (what = unfit(&st, rule, &err)) == NULL) {
 			errno = saved;
 			return -1;
 		}
-		return refuse(path, what, err, quiet);
-	}
-	if (fstat(fd, &st) == -1) {
+	} else if (fstat(fd, &st) == -1) {
 		saved = errno;
 		close(fd);
 		errno = saved;
 		return -1;
-	}
-	if ((what = unfit(&st, owned, &err)) == NULL)
+	} else if ((what = unfit(&st, rule, &err)) == NULL)
 		return fd;
-	close(fd);
-	return refuse(path, what, err, quiet);
+	else
+		close(fd);
+	if ((how & OPEN_MISSING) && rule == FILE_ALONE && err == EPERM)
+		err = ENOENT;
+	return refuse(path, what, err, how & OPEN_QUIET);
 }
 
 /*
- * lstat(2) path into *st and refuse() what is not a regular file there.
- * 0, or -1 with errno set (ENOENT when nothing is there).
+ * lstat(2) path into *st and refuse() what is not a regular file that
+ * rule accepts there.  With private set, the rule below the private
+ * directory is FILE_ALONE, and what another user (or anyone) may have
+ * written there is reported as missing (ENOENT).  0, or -1 with errno
+ * set (ENOENT when nothing is there).
  */
 static int
-lstat_regular(const char *path, struct stat *st)
+lstat_regular(const char *path, struct stat *st, enum file_rule rule,
+    int private)
 {
 	const char *what;
 	int err;
 
+	if (private)
+		rule = rule_for(path, rule);
 	if (lstat(path, st) == -1)
 		return -1;
-	if ((what = unfit(st, 0, &err)) != NULL)
-		return refuse(path, what, err, 0);
-	return 0;
+	if ((what = unfit(st, rule, &err)) == NULL)
+		return 0;
+	if (private && rule == FILE_ALONE && err == EPERM)
+		err = ENOENT;
+	return refuse(path, what, err, 0);
 }
 
 /*
@@ -207,7 +279,7 @@ file_write_atomic(const char *path, const void *data, size_t len, int mode,
 	 * rename(2) would replace a planted symlink or FIFO without following
 	 * it; refusing instead tells the operator someone put it there.
 	 */
-	if (lstat_regular(path, &st) == -1 && errno != ENOENT)
+	if (lstat_regular(path, &st, FILE_ANYONE, 0) == -1 && errno != ENOENT)
 		return -1;
 	tmp = xasprintf("%s.tmp.XXXXXX", path);
 	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1)
@@ -284,8 +356,12 @@ file_create_excl(const char *path, const char *contents, int mode)
 		return close(fd) == -1 ? -1 : 0;
 	if (errno != EEXIST)
 		return -1;
-	/* A planted symlink or FIFO is not "already done". */
-	if (lstat_regular(path, &st) == -1 && errno != ENOENT)
+	/*
+	 * A planted symlink or FIFO, or another user's file below the
+	 * private directory, is not "already done".
+	 */
+	if (lstat_regular(path, &st, rule_for(path, FILE_ANYONE), 0) == -1 &&
+	    errno != ENOENT)
 		return -1;
 	return 1;
 }
@@ -293,13 +369,14 @@ file_create_excl(const char *path, const char *contents, int mode)
 int
 file_open_read(const char *path)
 {
-	return open_checked(path, O_RDONLY, 0, 0, 0);
+	return open_checked(path, O_RDONLY, 0, FILE_ANYONE, OPEN_MISSING);
 }
 
 int
 file_open_append(const char *path, int mode)
 {
-	return open_checked(path, O_WRONLY | O_APPEND | O_CREAT, mode, 0, 1);
+	return open_checked(path, O_WRONLY | O_APPEND | O_CREAT, mode,
+	    FILE_ANYONE, OPEN_QUIET);
 }
 
 int
@@ -309,7 +386,7 @@ file_open_lock(const char *path, const char *contents)
 
 	/* Created and removed by others meanwhile: a few tries settle it. */
 	for (try = 0; try < 3; try++) {
-		if ((fd = open_checked(path, O_RDWR, 0, 1, 0)) != -1 ||
+		if ((fd = open_checked(path, O_RDWR, 0, FILE_MINE, 0)) != -1 ||
 		    errno != ENOENT)
 			return fd;
 		if ((fd = create_linked(path, contents, 0644)) != -1 ||
@@ -327,7 +404,7 @@ file_touch(const char *path)
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 	    0644);
 	if (fd == -1 && errno == EEXIST)
-		fd = open_checked(path, O_WRONLY, 0, 1, 0);
+		fd = open_checked(path, O_WRONLY, 0, FILE_MINE, 0);
 	if (fd == -1)
 		return -1;
 	r = futimens(fd, NULL);
@@ -341,7 +418,7 @@ file_truncate(const char *path)
 {
 	int fd, r;
 
-	if ((fd = open_checked(path, O_WRONLY, 0, 1, 0)) == -1)
+	if ((fd = open_checked(path, O_WRONLY, 0, FILE_MINE, 0)) == -1)
 		return -1;
 	r = ftruncate(fd, 0);
 	if (close(fd) == -1)
@@ -354,23 +431,67 @@ file_mtime(const char *path, time_t *mtime)
 {
 	struct stat st;
 
-	if (lstat_regular(path, &st) == -1)
+	if (lstat_regular(path, &st, FILE_ANYONE, 1) == -1)
 		return -1;
 	*mtime = st.st_mtime;
 	return 0;
 }
 
 int
-file_exists(const char *path)
+file_trusted(const char *path)
 {
 	struct stat st;
 
-	return lstat(path, &st) == 0;
+	return lstat_regular(path, &st, FILE_ANYONE, 1) == 0;
+}
+
+int
+file_foreign(const char *path)
+{
+	struct stat st;
+	int saved = errno, r = 0;
+
+	if (file_is_private(path) && lstat(path, &st) == 0 &&
+	    st.st_uid != geteuid()) {
+		(void)refuse(path, "a file of another user", EPERM, 0);
+		r = 1;
+	}
+	errno = saved;
+	return r;
+}
+
+int
+file_exists(const char *path)
+{
+	const char *what;
+	struct stat st;
+	int err;
+
+	if (lstat(path, &st) == -1)
+		return 0;
+	/*
+	 * Below the private directory, what another user (or anyone) may
+	 * have written is not there for us; anything else is, whatever it
+	 * is (a reader refuses what is not a regular file: "unknown").
+	 */
+	if (!file_is_private(path) ||
+	    (what = unfit_owner(&st, FILE_ALONE, &err)) == NULL)
+		return 1;
+	(void)refuse(path, what, err, 0);
+	return 0;
 }
 
 int
 file_remove(const char *path)
 {
+	struct stat st;
+
+	/* Another user's file is not ours to remove, nor ever read. */
+	if (file_is_private(path) && lstat(path, &st) == 0 &&
+	    st.st_uid != geteuid()) {
+		(void)refuse(path, "a file of another user", EPERM, 0);
+		return 0;
+	}
 	if (unlink(path) == -1 && errno != ENOENT)
 		return -1;
 	return 0;
@@ -401,6 +522,39 @@ file_mkdirs(const char *path, int mode)
 }
 
 int
+file_mkdir_private(const char *dir, char *why, size_t whysz)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
+		snprintf(why, whysz, "cannot create the run directory '%s': %s",
+		    dir, strerror(errno));
+		return -1;
+	}
+	if (lstat(dir, &st) == -1) {
+		snprintf(why, whysz, "cannot stat the run directory '%s': %s",
+		    dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode))
+		snprintf(why, whysz, "the run directory '%s' is %s", dir,
+		    S_ISLNK(st.st_mode) ? "a symlink" : "not a directory");
+	else if (st.st_uid != geteuid())
+		snprintf(why, whysz,
+		    "the run directory '%s' belongs to uid %lu, not to this "
+		    "user (uid %lu)",
+		    dir, (unsigned long)st.st_uid, (unsigned long)geteuid());
+	else if ((st.st_mode & 077) != 0)
+		snprintf(why, whysz,
+		    "the run directory '%s' has mode %04o; only its owner "
+		    "may use it (0700)",
+		    dir, (unsigned)(st.st_mode & 07777));
+	else
+		return 0;
+	return -1;
+}
+
+int
 file_mkdir_parent(const char *path)
 {
 	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
@@ -422,7 +576,8 @@ file_append_line(const char *path, const char *line)
 
 	if (file_mkdir_parent(path) == -1)
 		goto out;
-	fd = open_checked(path, O_WRONLY | O_APPEND | O_CREAT, 0644, 0, 0);
+	fd = open_checked(path, O_WRONLY | O_APPEND | O_CREAT, 0644,
+	    FILE_ANYONE, 0);
 	if (fd == -1)
 		goto out;
 	r = write_all(fd, text, strlen(text));

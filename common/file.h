@@ -15,6 +15,19 @@
  *   whole under a temporary name, then link(2)ed into place.
  * A refusal is logged here ("refusing 'PATH': a FIFO, ..."), once per path
  * and process; the caller sees -1 with errno set, as for any failure.
+ *
+ * Below the private directory (file_private_dir(): the run directory,
+ * whose files decide what the tools do) a file is trusted only when only
+ * the running user can have written it: a regular file owned by the
+ * effective user and writable by neither group nor others.  What another
+ * user owns, or what group or others can write (a directory too), is
+ * refused as above and then is not there for the tools: it reads as
+ * missing (file_read(), file_open_read(), file_mtime(): errno ENOENT;
+ * file_exists(): 0), so a tick goes on without it; it is never removed
+ * (file_remove() leaves it and succeeds); the writes that would open it
+ * in place refuse it (EPERM), file_write_atomic() replaces it where the
+ * directory allows.  A symlink, FIFO or directory of the user's own is
+ * refused as before (errno ELOOP, EINVAL, EISDIR: there, but unknown).
  */
 #ifndef FILE_H
 #define FILE_H
@@ -23,6 +36,20 @@
 #include <time.h>
 
 struct buf;
+
+/*
+ * Hold every path below dir (dir followed by '/') to the rule of files
+ * only this user can have written (above).  One directory at a time: a
+ * new call replaces the last; NULL turns the rule off.  dir is copied.
+ */
+void file_private_dir(const char *dir);
+/*
+ * 1 when a regular file is at path that passes the rule of the private
+ * directory when path is below it; 0 when nothing is there or what is
+ * there is refused (logged as above).  For a caller that renames a file
+ * before reading it.
+ */
+int file_trusted(const char *path);
 
 /*
  * Replace path with len bytes of data, created with mode.  With sync set
@@ -82,9 +109,22 @@ int file_truncate(const char *path);
  * else there is refused).
  */
 int file_mtime(const char *path, time_t *mtime);
-/* 1 if path exists (without following a final symlink), else 0. */
+/*
+ * 1 when path is below the private directory and what is there belongs
+ * to another user (refused, logged once as above), else 0: for a write
+ * that failed because another user's file holds its name.  errno is kept.
+ */
+int file_foreign(const char *path);
+/*
+ * 1 if path exists (without following a final symlink), else 0; below
+ * the private directory, only what passes its rule counts.
+ */
 int file_exists(const char *path);
-/* unlink(2) that treats a missing file as success: 0 or -1. */
+/*
+ * unlink(2) that treats a missing file as success: 0 or -1.  Below the
+ * private directory, what belongs to another user is left in place
+ * (refused, logged) and counts as removed: it is never read anyway.
+ */
 int file_remove(const char *path);
 /* mkdir -p of the directory holding path (mode 0755): 0 or -1. */
 int file_mkdir_parent(const char *path);
@@ -97,5 +137,12 @@ int file_mkdir_parent(const char *path);
 int file_append_line(const char *path, const char *line);
 /* mkdir -p with mode for new components: 0 or -1. */
 int file_mkdirs(const char *path, int mode);
+/*
+ * Make dir a directory of this user alone: created with mode 0700 when
+ * missing (its parent must exist); one already there must be a directory,
+ * not a symlink, owned by the effective user, that group and others
+ * cannot use.  0, or -1 with why set (what is wrong, and with what).
+ */
+int file_mkdir_private(const char *dir, char *why, size_t whysz);
 
 #endif

@@ -38,6 +38,8 @@ runfiles_init(const char *rd, const char *fr)
 {
 	run_dir = rd;
 	factory = fr;
+	/* Only this user's own files in it are ever trusted. */
+	file_private_dir(rd);
 }
 
 char *
@@ -312,8 +314,9 @@ runfiles_review_tries_prs(const char *p, long long **nums, size_t *n)
 }
 
 /*
- * The numbers (> 0) that parse() reads from the paths matching pattern.
- * Caller frees *nums.  0 or -1.
+ * The numbers (> 0) that parse() reads from the paths matching pattern,
+ * of the files there for this user (file_exists()).  Caller frees *nums.
+ * 0 or -1.
  */
 static int
 runfiles_list(const char *pattern,
@@ -332,8 +335,10 @@ runfiles_list(const char *pattern,
 	if (r != 0)
 		return -1;
 	*nums = xcalloc(g.gl_pathc + 1, sizeof(**nums));
+	/* What others may have written is not listed (file.h). */
 	for (i = 0; i < g.gl_pathc; i++)
-		if ((num = parse(p, g.gl_pathv[i])) > 0)
+		if ((num = parse(p, g.gl_pathv[i])) > 0 &&
+		    file_exists(g.gl_pathv[i]))
 			(*nums)[(*n)++] = num;
 	globfree(&g);
 	return 0;
@@ -361,6 +366,12 @@ runfiles_project_files(char ***paths, size_t *n)
 	(*paths)[*n] = NULL;
 	globfree(&g);
 	return 0;
+}
+
+char *
+runfiles_forge_logins(void)
+{
+	return xasprintf("%s/forge-logins", run_dir);
 }
 
 char *
@@ -578,11 +589,20 @@ runfiles_claim(const char *path, size_t max, struct buf *out)
 	char *mine = xasprintf("%s.claimed.%ld", path, (long)getpid());
 	int r;
 
+	/* What is not ours alone stays where it is, unread (logged). */
+	if (!file_trusted(path)) {
+		r = 0;
+		goto out;
+	}
 	if (rename(path, mine) == -1) {
 		r = errno == ENOENT ? 0 : -1;
 		goto out;
 	}
-	r = file_read(mine, max, out) == -1 ? -1 : 1;
+	/* Replaced in between by a file refused now: dropped. */
+	if ((r = file_read(mine, max, out)) == -1)
+		r = errno == ENOENT ? 0 : -1;
+	else
+		r = 1;
 	unlink(mine);
 out:
 	free(mine);

@@ -134,6 +134,13 @@ int runfiles_phase_issues(const char *project, long long **nums, size_t *n);
 int runfiles_review_phase_prs(const char *project, long long **nums, size_t *n);
 int runfiles_review_tries_prs(const char *project, long long **nums, size_t *n);
 
+/*
+ * The review bot's login by its token, learnt from the forge
+ * (common/reviewers.h): "KHASH: LOGIN" lines, HASH the hex FNV-1a hash
+ * of the forge's URL and the token.
+ */
+char *runfiles_forge_logins(void);
+
 /* Agent session names ("dev-P-N", "review-P-R"). */
 char *runfiles_dev_session(const char *project, long long issue);
 char *runfiles_review_session(const char *project, long long pr);
@@ -194,8 +201,9 @@ int runfiles_age(const char *path, time_t now, long long *age);
 /*
  * Claim a file that others may race for by renaming it to a name unique
  * to this process, then read it (at most max bytes) into out and remove
- * it.  Returns 1 claimed, 0 nothing to claim (missing or taken by another
- * process first), -1 on error.
+ * it.  Returns 1 claimed, 0 nothing to claim (missing, not a file of
+ * this user alone (file.h), or taken by another process first), -1 on
+ * error.
  */
 int runfiles_claim(const char *path, size_t max, struct buf *out);
 

@@ -44,6 +44,7 @@
 struct buf;
 struct config;
 struct promtick;
+struct reviewers;
 struct template_var;
 struct forge;
 struct woodpecker;
@@ -111,6 +112,7 @@ struct dp_pr {
 	int noncode;	   /* only non-code files changed */
 	int approved;	   /* an APPROVED review of the head */
 	int changes;	   /* a REQUEST_CHANGES review of the head */
+	int ignored;	   /* one by an author whose verdicts do not count */
 	int merge_refused; /* a direct merge was refused this tick */
 	int ahead;	   /* its reviews were asked in a batch */
 	time_t updated;	   /* its updated_at, or 0 when not given */
@@ -166,6 +168,8 @@ struct dev_ctx {
 	struct forge *forge;
 	struct woodpecker *wp; /* NULL when no CI is configured */
 	struct act act;	       /* every side effect; act.dry_run */
+	/* Whose formal verdicts count (common/reviewers.h). */
+	struct reviewers *reviewers;
 	int verbose;
 	int legacy; /* DEV_AGENT_CMD set */
 	time_t now;
@@ -299,9 +303,10 @@ enum dp_pr_action dp_pr_decide(const struct dp_pr *);
 /*
  * Apply the PR's formal reviews (Gitea objects): an APPROVED or
  * REQUEST_CHANGES review counts when it is of the current head (stale
- * false) and was not dismissed.
+ * false), was not dismissed and its author's verdicts count (rv,
+ * reviewers.h).  0, or -1 when that cannot be told (nothing applied).
  */
-void dp_pr_reviews(struct dp_pr *, const cJSON *reviews);
+int dp_pr_reviews(struct dp_pr *, const cJSON *reviews, struct reviewers *rv);
 /*
  * The CI state of commit sha (and its pipeline, may be NULL): Woodpecker
  * first, the forge's commit status when Woodpecker has no pipeline for

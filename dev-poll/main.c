@@ -24,6 +24,7 @@
 #include "lock.h"
 #include "log.h"
 #include "promtick.h"
+#include "reviewers.h"
 #include "runfiles.h"
 #include "spawn.h"
 #include "woodpecker.h"
@@ -101,11 +102,13 @@ main_ctx_open(struct dev_ctx *c, const struct config *cfg,
 		    cfg->woodpecker_token, cfg->woodpecker_repo_id);
 	c->act.forge = c->forge;
 	c->act.wp = c->wp;
+	c->reviewers = reviewers_open(cfg, c->forge, NULL, cli->dry_run);
 }
 
 static void
 main_ctx_close(struct dev_ctx *c)
 {
+	reviewers_close(c->reviewers);
 	dp_prs_free(c);
 	dp_backlog_free(c);
 	free(c->inprog);

@@ -20,6 +20,7 @@
 #include "issueref.h"
 #include "json.h"
 #include "log.h"
+#include "reviewers.h"
 #include "runfiles.h"
 #include "valid.h"
 #include "woodpecker.h"
@@ -236,6 +237,7 @@ static int
 prs_reviews(struct dev_ctx *c, struct dp_pr *p)
 {
 	const cJSON *list;
+	int r;
 
 	/* Known to hold no verdict, and unchanged since: not read again. */
 	if (dp_quiet(p))
@@ -246,19 +248,21 @@ prs_reviews(struct dev_ctx *c, struct dp_pr *p)
 		    forge_error(c->forge));
 		return -1;
 	}
-	dp_pr_reviews(p, list);
-	p->reviews_read = 1;
+	r = dp_pr_reviews(p, list, c->reviewers);
 	/* Only the verdicts are needed: review texts are not held. */
 	forge_reviews_forget(c->forge, p->number);
+	if (r == -1)
+		return -1;
+	p->reviews_read = 1;
 	return 0;
 }
 
-void
-dp_pr_reviews(struct dp_pr *p, const cJSON *reviews)
+int
+dp_pr_reviews(struct dp_pr *p, const cJSON *reviews, struct reviewers *rv)
 {
 	const cJSON *r;
 	const char *state;
-	int stale, dismissed;
+	int stale, dismissed, approved = 0, changes = 0, ignored = 0, counts;
 
 	cJSON_ArrayForEach (r, reviews) {
 		if ((state = json_str(r, "state")) == NULL ||
@@ -266,11 +270,24 @@ dp_pr_reviews(struct dp_pr *p, const cJSON *reviews)
 			continue;
 		if (json_bool(r, "dismissed", &dismissed) == 0 && dismissed)
 			continue;
-		if (strcmp(state, "APPROVED") == 0)
-			p->approved = 1;
-		else if (strcmp(state, "REQUEST_CHANGES") == 0)
-			p->changes = 1;
+		if (strcmp(state, "APPROVED") != 0 &&
+		    strcmp(state, "REQUEST_CHANGES") != 0)
+			continue;
+		counts = reviewers_count(rv, json_str_at(r, "user.login"),
+		    p->number, state);
+		if (counts == -1)
+			return -1;
+		if (!counts)
+			ignored = 1;
+		else if (state[0] == 'A')
+			approved = 1;
+		else
+			changes = 1;
 	}
+	p->approved |= approved;
+	p->changes |= changes;
+	p->ignored |= ignored;
+	return 0;
 }
 
 enum dp_pr_action

@@ -80,8 +80,12 @@ dp_quiet_save(struct dev_ctx *c)
 	buf_init(&b, 0);
 	for (i = 0; i < c->nprs; i++) {
 		p = &c->prs[i];
-		/* Read this tick and found without a verdict. */
-		if (p->reviews_read && !p->approved && !p->changes)
+		/*
+		 * Read this tick and found without a verdict (one that did
+		 * not count may count under other settings: not kept).
+		 */
+		if (p->reviews_read && !p->approved && !p->changes &&
+		    !p->ignored)
 			(void)prmemo_put(&b, p->number, p->sha, p->updated,
 			    ci_state_name(p->ci), c->now, c->now);
 		/* Remembered, and not read again. */

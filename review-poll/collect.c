@@ -34,6 +34,8 @@
 #define OUTPUT_MAX (1024 * 1024)
 
 static void collect_key(char *, size_t, const char *, const struct rp_run *);
+static int collect_launched(const struct rp_run *);
+static int collect_fresh(const struct rp_run *, const char *);
 static int collect_one(struct rp *, const struct rp_run *);
 static int collect_post_review(struct rp *, const struct rp_run *,
     const struct rp_verdict *);
@@ -93,8 +95,9 @@ collect_one(struct rp *rp, const struct rp_run *run)
 	path = runfiles_review_output(rp->cfg->project_name, run->pr);
 	memset(&v, 0, sizeof(v));
 	buf_init(&out, 0);
-	if (!rp_is_sha(run->sha)) {
-		log_msg("pr #%lld: review without a launch record, dropped",
+	if (!collect_launched(run)) {
+		log_msg("pr #%lld: review without a launch record of this "
+			"tool's, dropped",
 		    run->pr);
 		rp_run_cleanup(rp, run->pr, 0);
 		r = 0;
@@ -104,7 +107,11 @@ collect_one(struct rp *rp, const struct rp_run *run)
 		r = collect_retry_later(rp, run);
 		goto out;
 	}
-	if ((rd = file_read(path, OUTPUT_MAX, &out)) == -1 && errno != ENOENT) {
+	/* An output older than the launch is none of this review's. */
+	if (!collect_fresh(run, path))
+		rd = -1;
+	else if ((rd = file_read(path, OUTPUT_MAX, &out)) == -1 &&
+	    errno != ENOENT) {
 		r = collect_unread(rp, run, path);
 		goto out;
 	}
@@ -135,6 +142,32 @@ out:
 	buf_free(&out);
 	free(path);
 	return r;
+}
+
+/*
+ * Whether review-poll launched this review: its launch record (a file of
+ * this user alone, file.h) names the head and the launch time, and the
+ * phase file was written since.  Anything else (files planted, or left
+ * by another version) posts nothing.
+ */
+static int
+collect_launched(const struct rp_run *run)
+{
+	return rp_is_sha(run->sha) && run->at > 0 &&
+	    run->phase.mtime >= run->at;
+}
+
+/* Whether the output file at path, if any, was written since the launch. */
+static int
+collect_fresh(const struct rp_run *run, const char *path)
+{
+	time_t t;
+
+	if (file_mtime(path, &t) == -1 || t >= run->at)
+		return 1;
+	log_warn("pr #%lld: '%s' is older than the review's launch: ignored",
+	    run->pr, path);
+	return 0;
 }
 
 /*
@@ -186,7 +219,8 @@ static int
 collect_retry_later(struct rp *rp, const struct rp_run *run)
 {
 	char *req = runfiles_review_request(rp->cfg->project_name, run->pr);
-	char *text = rp_run_record(run->sha, run->prev, 1, run->forced);
+	char *text =
+	    rp_run_record(run->sha, run->prev, run->at, 1, run->forced);
 	int r = -1;
 
 	log_msg("pr #%lld: the review agent exited without a review, "

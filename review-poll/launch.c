@@ -23,6 +23,7 @@
 #include "meminfo.h"
 #include "record.h"
 #include "review-poll.h"
+#include "reviewers.h"
 #include "runfiles.h"
 #include "strv.h"
 #include "woodpecker.h"
@@ -176,10 +177,10 @@ launch_wanted(const struct rp *rp, const struct rp_pull *pr)
 int
 rp_reviewed(struct rp *rp, long long pr, const char *sha)
 {
-	const cJSON *comments, *reviews, *rv;
+	const cJSON *comments, *reviews, *rv, *c;
 	const char *commit, *state;
 	char *mark;
-	int found;
+	int found = 0;
 
 	if (forge_reviews_list(rp->review, pr, &reviews) == -1 ||
 	    forge_comments_list(rp->review, pr, &comments) == -1) {
@@ -187,17 +188,44 @@ rp_reviewed(struct rp *rp, long long pr, const char *sha)
 		    forge_error(rp->review));
 		return -1;
 	}
+	/* A verdict counts only from the review bot or a reviewer. */
 	cJSON_ArrayForEach (rv, reviews) {
 		commit = json_str(rv, "commit_id");
 		state = json_str(rv, "state");
-		if (commit != NULL && state != NULL &&
-		    strcmp(commit, sha) == 0 && strcmp(state, "COMMENT") != 0)
-			return 1;
+		if (commit == NULL || state == NULL ||
+		    strcmp(commit, sha) != 0 ||
+		    (strcmp(state, "APPROVED") != 0 &&
+			strcmp(state, "REQUEST_CHANGES") != 0))
+			continue;
+		if ((found = reviewers_count(rp->reviewers,
+			 json_str_at(rv, "user.login"), pr, state)) != 0)
+			return found;
 	}
 	mark = rp_reviewed_marker(sha);
-	found = rp_last_comment_with(comments, mark) != NULL;
+	found = rp_counted_comment(rp, pr, comments, mark, &c);
 	free(mark);
-	return found;
+	return found == -1 ? -1 : c != NULL;
+}
+
+int
+rp_counted_comment(struct rp *rp, long long pr, const cJSON *comments,
+    const char *mark, const cJSON **out)
+{
+	const cJSON *c;
+	int counts;
+
+	*out = NULL;
+	cJSON_ArrayForEach (c, comments) {
+		if (!rp_comment_has(c, mark))
+			continue;
+		counts = reviewers_count(rp->reviewers,
+		    json_str_at(c, "user.login"), pr, "a review comment");
+		if (counts == -1)
+			return -1;
+		if (counts)
+			*out = c;
+	}
+	return 0;
 }
 
 /*
@@ -513,8 +541,8 @@ launch_record(struct rp *rp, const char *req, const struct rp_prompt *in)
 	buf_free(&b);
 	if (rp->forced_pr == in->pr)
 		forced = rp->forced_seen;
-	return rp_run_record(in->sha, in->prev_sha, strcmp(retried, "1") == 0,
-	    (int)forced);
+	return rp_run_record(in->sha, in->prev_sha, rp->now,
+	    strcmp(retried, "1") == 0, (int)forced);
 }
 
 /* The worktree and the run files of a launch: 0, or -1. */

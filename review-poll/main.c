@@ -19,6 +19,7 @@
 #include "log.h"
 #include "promtick.h"
 #include "review-poll.h"
+#include "reviewers.h"
 #include "runfiles.h"
 #include "woodpecker.h"
 
@@ -76,6 +77,8 @@ main_rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli)
 		    cfg->woodpecker_token, cfg->woodpecker_repo_id);
 	rp->act.forge = rp->review;
 	rp->act.wp = rp->wp;
+	rp->reviewers =
+	    reviewers_open(cfg, rp->forge, rp->review, cli->dry_run);
 }
 
 static void
@@ -84,6 +87,7 @@ main_rp_close(struct rp *rp)
 	rp_pulls_free(&rp->pulls);
 	prmemo_free(&rp->files_memo);
 	woodpecker_close(rp->wp);
+	reviewers_close(rp->reviewers);
 	forge_close(rp->review);
 	forge_close(rp->forge);
 }

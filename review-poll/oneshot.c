@@ -23,6 +23,7 @@
 #include "lock.h"
 #include "log.h"
 #include "review-poll.h"
+#include "reviewers.h"
 #include "runfiles.h"
 #include "termsafe.h"
 #include "xmalloc.h"
@@ -192,11 +193,18 @@ oneshot_formal(struct rp *rp, struct oneshot *o)
 		commit = json_str(rv, "commit_id");
 		state = json_str(rv, "state");
 		user = json_str_at(rv, "user.login");
-		if (commit != NULL && state != NULL &&
-		    strcmp(commit, o->sha) == 0 &&
-		    strcmp(state, "COMMENT") != 0)
+		if (commit == NULL || state == NULL ||
+		    strcmp(commit, o->sha) != 0 ||
+		    (strcmp(state, "APPROVED") != 0 &&
+			strcmp(state, "REQUEST_CHANGES") != 0))
+			continue;
+		switch (reviewers_count(rp->reviewers, user, o->pr, state)) {
+		case 1:
 			return oneshot_say(o, ONESHOT_DONE, "%s by %s", state,
-			    user != NULL ? user : "?");
+			    user);
+		case -1:
+			return ONESHOT_UNKNOWN;
+		}
 	}
 	return ONESHOT_WAIT;
 }

@@ -34,6 +34,7 @@ struct buf;
 struct config;
 struct promtick;
 struct forge;
+struct reviewers;
 struct woodpecker;
 
 /*
@@ -68,6 +69,8 @@ struct rp {
 	struct forge *review;	  /* FORGE_REVIEW_TOKEN: comments, reviews */
 	struct woodpecker *wp;	  /* NULL when no CI is configured */
 	struct act act;		  /* side effects, with the review token */
+	/* Whose formal verdicts count (common/reviewers.h). */
+	struct reviewers *reviewers;
 	time_t now;
 	struct rp_pulls pulls;	      /* the open PRs, read once per tick */
 	struct prmemo_set files_memo; /* review-poll-files-P as read */
@@ -120,6 +123,7 @@ struct rp_run {
 	enum rp_run_state state;
 	char sha[64];  /* the reviewed head, from the launch record */
 	char prev[64]; /* the previously reviewed head, or "" */
+	time_t at;     /* when it was launched (the record's AT:), or 0 */
 	int retried;   /* started again after its agent went away */
 	int forced;    /* forced: the head's review comments before, else -1 */
 };
@@ -216,6 +220,15 @@ char *rp_error_comment(const char *sha, const char *why);
  */
 /* The last such comment whose body contains needle, or NULL. */
 const cJSON *rp_last_comment_with(const cJSON *comments, const char *needle);
+/* 1 when the comment c is such a comment and contains needle, else 0. */
+int rp_comment_has(const cJSON *c, const char *needle);
+/*
+ * The last such comment of PR pr containing mark whose author's verdicts
+ * count (common/reviewers.h; launch.c) in *out, or NULL.  0, or -1 when
+ * that cannot be told.
+ */
+int rp_counted_comment(struct rp *, long long pr, const cJSON *comments,
+    const char *mark, const cJSON **out);
 /* How many comments contain needle. */
 int rp_count_comments_with(const cJSON *comments, const char *needle);
 /*
@@ -243,12 +256,14 @@ int rp_runs_each(struct rp *, int (*fn)(struct rp *, const struct rp_run *));
 int rp_review_busy(struct rp *, long long pr);
 /*
  * The text of a review's launch record: the head reviewed, the previous
- * review's head (or ""), whether the review was started again after its
- * agent went away, and for a forced review of a head reviewed before
- * (review-poll --pr --force) how many review comments of the head there
- * were (forced >= 0; -1 for any other review).  Caller frees.
+ * review's head (or ""), when it was launched, whether the review was
+ * started again after its agent went away, and for a forced review of a
+ * head reviewed before (review-poll --pr --force) how many review
+ * comments of the head there were (forced >= 0; -1 for any other
+ * review).  Caller frees.
  */
-char *rp_run_record(const char *sha, const char *prev, int retried, int forced);
+char *rp_run_record(const char *sha, const char *prev, time_t at, int retried,
+    int forced);
 /*
  * Remove a review's session (and its hooks' markers), worktree and run
  * files; with forget set (the PR closed) also its injection record and

@@ -207,8 +207,11 @@ route_one(struct rp *rp, long long n)
 		r = -1;
 		goto out;
 	}
+	/* Only a review comment whose author's verdicts count is told. */
 	mark = rp_reviewed_marker(sha);
-	if ((c = rp_last_comment_with(comments, mark)) != NULL)
+	if (rp_counted_comment(rp, pr, comments, mark, &c) == -1)
+		r = -1;
+	else if (c != NULL)
 		r = route_tell_verdict(rp, pr, c, session, phase_path, record);
 	else if (rp->now - pi.mtime >= rp->set.no_review_s &&
 	    !(strncmp(key, "no-review ", 10) == 0 &&

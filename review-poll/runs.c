@@ -2,10 +2,10 @@
  * The reviews in flight, known by their run files: the phase file (empty
  * at launch, PHASE:done from the agent, PHASE:awaiting_changes + SHA:
  * after a review asking for changes), the launch record (SHA:, PREV:,
- * RETRIED:, FORCED:), the agent's output JSON and the worktree.  The phase file
- * is written first and removed first, so a phase file that says done always has
- * its launch record and output.  Every step of a tick works from this list;
- * nothing else reads the run files.
+ * AT:, RETRIED:, FORCED:), the agent's output JSON and the worktree.
+ * The phase file is written first and removed first, so a phase file
+ * that says done always has its launch record and output.  Every step of
+ * a tick works from this list; nothing else reads the run files.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,14 +62,14 @@ rp_runs_list(struct rp *rp, struct rp_run **runs, size_t *n)
 }
 
 /*
- * What the review is about, from its launch record (SHA:, PREV:,
+ * What the review is about, from its launch record (SHA:, PREV:, AT:,
  * RETRIED:, FORCED:) and, once it asked for changes, its phase file (SHA:).
  */
 static void
 runs_record(const char *p, struct rp_run *run)
 {
 	char *req = runfiles_review_request(p, run->pr), retried[8];
-	long long forced;
+	long long forced, at;
 	struct buf b;
 
 	run->forced = -1;
@@ -79,6 +79,8 @@ runs_record(const char *p, struct rp_run *run)
 		    sizeof(run->sha));
 		(void)record_get(buf_str(&b), "PREV:", run->prev,
 		    sizeof(run->prev));
+		if (record_get_ll(buf_str(&b), "AT:", &at) == 0 && at > 0)
+			run->at = (time_t)at;
 		run->retried = record_get(buf_str(&b), "RETRIED:", retried,
 				   sizeof(retried)) == 0 &&
 		    strcmp(retried, "1") == 0;
@@ -162,14 +164,15 @@ rp_run_state_name(enum rp_run_state st)
 }
 
 char *
-rp_run_record(const char *sha, const char *prev, int retried, int forced)
+rp_run_record(const char *sha, const char *prev, time_t at, int retried,
+    int forced)
 {
 	char f[32] = "";
 
 	if (forced >= 0)
 		snprintf(f, sizeof(f), "FORCED:%d\n", forced);
-	return xasprintf("SHA:%s\nPREV:%s\n%s%s", sha, prev,
-	    retried ? "RETRIED:1\n" : "", f);
+	return xasprintf("SHA:%s\nPREV:%s\nAT:%lld\n%s%s", sha, prev,
+	    (long long)at, retried ? "RETRIED:1\n" : "", f);
 }
 
 int

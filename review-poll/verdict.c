@@ -339,6 +339,14 @@ verdict_comment_body(const cJSON *c)
 	return body != NULL && verdict_is_review_comment(body) ? body : NULL;
 }
 
+int
+rp_comment_has(const cJSON *c, const char *needle)
+{
+	const char *body = verdict_comment_body(c);
+
+	return body != NULL && strstr(body, needle) != NULL;
+}
+
 const cJSON *
 rp_last_comment_with(const cJSON *comments, const char *needle)
 {

@@ -12,6 +12,7 @@
 #include "forge.h"
 #include "json.h"
 #include "log.h"
+#include "reviewers.h"
 #include "runfiles.h"
 #include "supervisor-poll.h"
 #include "woodpecker.h"
@@ -27,9 +28,9 @@ static int prs_review_poll(struct sup *);
 static void prs_ci_scan(struct sup *);
 
 /*
- * 1 when the head sha has a review: the review comment's marker, or a
- * formal approval or change request on that commit.  0 if not, -1 when
- * it cannot be told.
+ * 1 when the head sha has a review by someone whose verdicts count
+ * (reviewers.h): the review comment's marker, or a formal approval or
+ * change request on that commit.  0 if not, -1 when it cannot be told.
  */
 static int
 prs_reviewed(struct sup *s, long long pr, const char *sha)
@@ -37,17 +38,22 @@ prs_reviewed(struct sup *s, long long pr, const char *sha)
 	const cJSON *list, *it;
 	char *marker = xasprintf("<!-- reviewed: %s", sha);
 	const char *body, *state, *commit;
-	int r = -1, dismissed;
+	int r = -1, dismissed, counts;
 
 	if (forge_comments_list(s->forge, pr, &list) == -1)
 		goto out;
 	r = 0;
-	cJSON_ArrayForEach (it, list)
-		if ((body = json_str(it, "body")) != NULL &&
-		    strstr(body, marker) != NULL)
-			r = 1;
-	if (r == 1)
-		goto out;
+	cJSON_ArrayForEach (it, list) {
+		if ((body = json_str(it, "body")) == NULL ||
+		    strstr(body, marker) == NULL)
+			continue;
+		counts = reviewers_count(s->reviewers,
+		    json_str_at(it, "user.login"), pr, "a review comment");
+		if (counts != 0) {
+			r = counts;
+			goto out;
+		}
+	}
 	if (forge_reviews_list(s->forge, pr, &list) == -1) {
 		r = -1;
 		goto out;
@@ -57,11 +63,17 @@ prs_reviewed(struct sup *s, long long pr, const char *sha)
 		commit = json_str(it, "commit_id");
 		if (json_bool(it, "dismissed", &dismissed) == -1)
 			dismissed = 0;
-		if (state != NULL && commit != NULL && !dismissed &&
-		    strcmp(commit, sha) == 0 &&
-		    (strcmp(state, "APPROVED") == 0 ||
-			strcmp(state, "REQUEST_CHANGES") == 0))
-			r = 1;
+		if (state == NULL || commit == NULL || dismissed ||
+		    strcmp(commit, sha) != 0 ||
+		    (strcmp(state, "APPROVED") != 0 &&
+			strcmp(state, "REQUEST_CHANGES") != 0))
+			continue;
+		counts = reviewers_count(s->reviewers,
+		    json_str_at(it, "user.login"), pr, state);
+		if (counts != 0) {
+			r = counts;
+			goto out;
+		}
 	}
 out:
 	free(marker);
@@ -151,8 +163,11 @@ prs_check(struct sup *s)
 	if (lists_prs(s) == -1)
 		return;
 	prs_ci_scan(s);
+	s->reviewers = reviewers_open(s->cfg, s->forge, NULL, s->act.dry_run);
 	for (i = 0; i < s->nprs; i++)
 		prs_pr_one(s, &s->prs[i]);
+	reviewers_close(s->reviewers);
+	s->reviewers = NULL;
 }
 
 /*

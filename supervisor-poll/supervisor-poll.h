@@ -17,6 +17,7 @@
 
 struct config;
 struct promtick;
+struct reviewers;
 struct forge;
 struct woodpecker;
 
@@ -62,6 +63,8 @@ struct sup {
 	struct forge *forge;	   /* the project's forge, or NULL */
 	struct woodpecker *wp;	   /* its CI, or NULL */
 	struct act act;		   /* side effects, the project's forge */
+	/* Whose formal verdicts count (prs.c, common/reviewers.h). */
+	struct reviewers *reviewers;
 	time_t now;
 	int failed; /* some check could not be completed */
 

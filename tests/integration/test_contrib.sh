@@ -160,10 +160,12 @@ def check_task(path, group, tool):
         bad(path, "command %r is not an absolute path to %s" % (cmd, tool))
     if not (t.get("Env") or {}).get("FACTORY_ROOT"):
         bad(path, "FACTORY_ROOT not set")
-    run = (t.get("Env") or {}).get("DISINTO_RUN_DIR", "")
+    run = (t.get("Env") or {}).get("DISINTO_RUN_DIR")
     # The host's own run directory, shared with the agents and the other
-    # ticks: never one of the allocation's directories.
-    if not run.startswith("/") or "NOMAD" in run or "alloc" in run:
+    # ticks (the user's default one when not set): never one of the
+    # allocation's directories.
+    if run is not None and (not run.startswith("/") or "NOMAD" in run or
+                            "alloc" in run):
         bad(path, "DISINTO_RUN_DIR %r is not a host directory" % run)
     return (t.get("Config") or {}).get("args") or []
 
@@ -292,7 +294,7 @@ sed -n '/^## More than one host/,/^## /p' "$TOP/README.md" >"$T/hosts.md"
 check "README: supervisor-poll --project in More than one host" \
     grep -q -- '--project NAME' "$T/hosts.md"
 check "README: host-local run directories in More than one host" \
-    grep -q 'DISINTO_RUN_DIR=/tmp' "$T/hosts.md"
+    grep -qF 'the same `DISINTO_RUN_DIR` in each' "$T/hosts.md"
 nomad_mutant disinto-supervisor-poll-host-a.json \
     "j['TaskGroups'][0]['Tasks'][0]['Config']['args'] = ['harb']" \
     "a supervisor given a project file"

@@ -34,9 +34,12 @@ rv_scenario "$T/scenario.json"
 sim_start "$T/scenario.json" --git-dir "$T/origin.git" ||
     { fail "simulator starts"; exit 1; }
 
-run_files() {	# the run files of reviews (not locks, status or try counts)
+# run_files: the run files of reviews (not locks, status, try counts or
+# the bots' logins).
+run_files() {
 	(cd "$DISINTO_RUN_DIR" && ls |
-	    grep -v -e '\.lock$' -e -review-status -e -review-tries- |
+	    grep -v -e '\.lock$' -e -review-status -e -review-tries- \
+		-e '^forge-logins$' |
 	    tr '\n' ' ')
 }
 
@@ -46,9 +49,11 @@ for n in 14 15; do
 done
 sim_post /_admin/item '{"number": 14, "state": "closed"}' >/dev/null
 
-# A review of #17 that finished while no tick ran: its run files only.
+# A review of #17 that finished while no tick ran: its run files only
+# (its launch record, then the agent's phase and output).
+printf 'SHA:%s\nPREV:\nAT:%s\n' "$S7" "$(($(date +%s) - 60))" \
+    >"$DISINTO_RUN_DIR/$P-review-request-17"
 echo PHASE:done >"$DISINTO_RUN_DIR/review-session-$P-17.phase"
-printf 'SHA:%s\nPREV:\n' "$S7" >"$DISINTO_RUN_DIR/$P-review-request-17"
 echo '{"verdict": "APPROVE", "verdict_reason": "ok", "review_markdown": "fine"}' \
     >"$DISINTO_RUN_DIR/$P-review-output-17.json"
 
@@ -140,8 +145,9 @@ check_eq "with room for four: the third starts" "$(sessions)" \
     "review-harb-11 review-harb-12 review-harb-13 review-harb-15 "
 
 # Now #11 closes, #12 asked for changes and no push came for over 4 h,
-# #13's phase file says something unknown; #12 and #13 got a human's
-# approval meanwhile.
+# #13's phase file says something unknown; #12 and #13 got the approval
+# of a person whose verdicts count (FORGE_REVIEWERS) meanwhile.
+export FORGE_REVIEWERS=alice
 sim_post /_admin/item '{"number": 11, "state": "closed"}' >/dev/null
 for n in 12 13; do
 	SIM_TOKEN=alice-token sim_post "/api/v1/repos/johba/harb/pulls/$n/reviews" \

@@ -43,7 +43,9 @@ tries() {
 	sed -n 's/^TRIES: //p' "$RUN/$P-review-tries-$1" 2>/dev/null
 }
 backdate() {	# backdate PR AGE: the review's launch moved into the past
-	touch -d "$2" "$RUN/review-session-$P-$1.phase"
+	_b_at=$(date -d "$2" +%s)
+	touch -d "@$_b_at" "$RUN/review-session-$P-$1.phase"
+	sed -i "s/^AT:.*/AT:$_b_at/" "$RUN/$P-review-request-$1"
 }
 
 # --- at most 3 alive -----------------------------------------------------------

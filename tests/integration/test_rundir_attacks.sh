@@ -78,7 +78,8 @@ world() {
 	echo "[x] dev-poll: running" >"$RUN/dev-agent-status-$PROJ"
 	# review: the review of #10 is written, waiting to be posted.
 	echo PHASE:done >"$RUN/review-session-$PROJ-10.phase"
-	printf 'SHA: %s\n' "$SHA2" >"$RUN/$PROJ-review-request-10"
+	printf 'SHA: %s\nAT: %s\n' "$SHA2" "$(($(date +%s) - 60))" \
+	    >"$RUN/$PROJ-review-request-10"
 	echo '{"verdict": "APPROVE", "verdict_reason": "ok", "review_markdown": "fine"}' \
 	    >"$RUN/$PROJ-review-output-10.json"
 	# review-poll routes the verdict of #9 to the session of #1.

@@ -11,8 +11,10 @@
 #include <cjson/cJSON.h>
 
 #include "check.h"
+#include "config.h"
 #include "dev-poll.h"
 #include "react.h"
+#include "reviewers.h"
 
 static cJSON *
 parse(const char *text)
@@ -69,30 +71,79 @@ test_pr_decide(void)
 	CHECK_INT(dp_pr_decide(&p), DP_PR_WAIT);
 }
 
+/*
+ * Whose verdicts count without asking the forge: the review bot named,
+ * a listed person, no FORGE_TOKEN (so no dev bot to rule out).
+ */
+static struct reviewers *
+reviewers_of(struct config *cfg, const char *bot, const char *people)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->forge_review_bot = (char *)bot;
+	cfg->forge_reviewers = (char *)people;
+	cfg->forge_token = (char *)"";
+	cfg->forge_review_token = (char *)"";
+	return reviewers_open(cfg, NULL, NULL, 1);
+}
+
 static void
 test_pr_reviews(void)
 {
 	cJSON *list =
-	    parse("[{\"state\": \"APPROVED\", \"stale\": true},"
+	    parse("[{\"state\": \"APPROVED\", \"stale\": true,"
+		  "  \"user\": {\"login\": \"rb\"}},"
 		  " {\"state\": \"REQUEST_CHANGES\", \"stale\": false,"
-		  "  \"dismissed\": true},"
-		  " {\"state\": \"COMMENT\", \"stale\": false},"
-		  " {\"state\": \"APPROVED\"},"
+		  "  \"dismissed\": true, \"user\": {\"login\": \"rb\"}},"
+		  " {\"state\": \"COMMENT\", \"stale\": false,"
+		  "  \"user\": {\"login\": \"rb\"}},"
+		  " {\"state\": \"APPROVED\", \"user\": {\"login\": \"rb\"}},"
 		  " {\"state\": 4, \"stale\": false}]");
 	struct dp_pr p = pr_facts(0, 0, 0, 0);
+	struct config cfg;
+	struct reviewers *rv = reviewers_of(&cfg, "rb", "alice, bob");
 
 	/* Stale, dismissed, comments, no "stale" field: none counts. */
-	dp_pr_reviews(&p, list);
+	CHECK_INT(dp_pr_reviews(&p, list, rv), 0);
 	CHECK_INT(p.approved, 0);
 	CHECK_INT(p.changes, 0);
 	cJSON_Delete(list);
-	list = parse("[{\"state\": \"APPROVED\", \"stale\": false},"
+	list = parse("[{\"state\": \"APPROVED\", \"stale\": false,"
+		     "  \"user\": {\"login\": \"rb\"}},"
 		     " {\"state\": \"REQUEST_CHANGES\", \"stale\": false,"
-		     "  \"dismissed\": false}]");
-	dp_pr_reviews(&p, list);
+		     "  \"dismissed\": false, \"user\": {\"login\": \"rb\"}}]");
+	CHECK_INT(dp_pr_reviews(&p, list, rv), 0);
 	CHECK_INT(p.approved, 1);
 	CHECK_INT(p.changes, 1);
 	cJSON_Delete(list);
+	/* Only the review bot and the people listed count. */
+	p = pr_facts(0, 0, 0, 0);
+	list = parse("[{\"state\": \"APPROVED\", \"stale\": false,"
+		     "  \"user\": {\"login\": \"dev-bot\"}},"
+		     " {\"state\": \"REQUEST_CHANGES\", \"stale\": false,"
+		     "  \"user\": {\"login\": \"mallory\"}},"
+		     " {\"state\": \"APPROVED\", \"stale\": false}]");
+	CHECK_INT(dp_pr_reviews(&p, list, rv), 0);
+	CHECK_INT(p.approved, 0);
+	CHECK_INT(p.changes, 0);
+	cJSON_Delete(list);
+	list = parse("[{\"state\": \"APPROVED\", \"stale\": false,"
+		     "  \"user\": {\"login\": \"bob\"}}]");
+	CHECK_INT(dp_pr_reviews(&p, list, rv), 0);
+	CHECK_INT(p.approved, 1);
+	cJSON_Delete(list);
+	reviewers_close(rv);
+	/* No review bot at all: the people listed only. */
+	rv = reviewers_of(&cfg, NULL, "alice");
+	p = pr_facts(0, 0, 0, 0);
+	list = parse("[{\"state\": \"APPROVED\", \"stale\": false,"
+		     "  \"user\": {\"login\": \"rb\"}},"
+		     " {\"state\": \"REQUEST_CHANGES\", \"stale\": false,"
+		     "  \"user\": {\"login\": \"alice\"}}]");
+	CHECK_INT(dp_pr_reviews(&p, list, rv), 0);
+	CHECK_INT(p.approved, 0);
+	CHECK_INT(p.changes, 1);
+	cJSON_Delete(list);
+	reviewers_close(rv);
 }
 
 /* Priority issues first, each tier in the order read (oldest first). */

@@ -97,6 +97,11 @@ test_state_note_pr(void)
 	free(path);
 }
 
+/*
+ * A state that is there but cannot be read (a FIFO) is unknown: what
+ * depends on it waits, and noting a PR does not write over it.  One that
+ * others could have written is no state of ours (file.h): none.
+ */
 static void
 test_state_unreadable(void)
 {
@@ -105,8 +110,12 @@ test_state_unreadable(void)
 
 	CHECK_INT(mkfifo(path, 0600), 0);
 	CHECK_INT(dp_state_read(&ctx, 4, &st), -1);
-	/* Noting a PR does not write over what could not be read. */
 	CHECK_INT(dp_state_note_pr(&ctx, 4, 40), -1);
+	CHECK_INT(unlink(path), 0);
+	CHECK_INT(dp_state_note_pr(&ctx, 4, 40), 0);
+	CHECK_INT(chmod(path, 0666), 0);
+	CHECK_INT(dp_state_read(&ctx, 4, &st), 0);
+	CHECK_INT(st.pr, 0);
 	CHECK_INT(unlink(path), 0);
 	free(path);
 }

@@ -301,6 +301,164 @@ test_refusal_logged_once(void)
 	unlink(log);
 }
 
+/*
+ * Below the private directory only files of this user alone are read:
+ * one that group or others can write, or of another user, or anything
+ * but a regular file reads as missing (refused, logged), and another
+ * user's file is left in place by file_remove().  Outside it, nothing
+ * changes.
+ */
+static void
+test_private_dir(void)
+{
+	char sub[PATH_MAX], path[PATH_MAX + 8];
+	struct buf b;
+	time_t t;
+
+	snprintf(sub, sizeof(sub), "%s", at("priv"));
+	snprintf(path, sizeof(path), "%s/f", sub);
+	CHECK_INT(mkdir(sub, 0700), 0);
+	file_private_dir(sub);
+	buf_init(&b, 0);
+	put(path, "ours\n");
+	CHECK_INT(chmod(path, 0644), 0);
+	CHECK_INT(file_read(path, 100, &b), 0);
+	CHECK_STR(buf_str(&b), "ours\n");
+	CHECK_INT(file_exists(path), 1);
+	CHECK_INT(file_trusted(path), 1);
+	buf_reset(&b);
+	/* Writable by group, then by others: missing. */
+	CHECK_INT(chmod(path, 0664), 0);
+	CHECK_INT(file_read(path, 100, &b), -1);
+	CHECK_INT(errno, ENOENT);
+	CHECK_INT(b.len, 0);
+	CHECK_INT(file_mtime(path, &t), -1);
+	CHECK_INT(errno, ENOENT);
+	CHECK_INT(file_exists(path), 0);
+	CHECK_INT(file_trusted(path), 0);
+	CHECK_INT(file_create_excl(path, "x", 0644), -1);
+	CHECK_INT(chmod(path, 0646), 0);
+	CHECK_INT(file_open_read(path), -1);
+	CHECK_INT(errno, ENOENT);
+	CHECK_INT(file_open_lock(path, "1\n"), -1);
+	CHECK_INT(file_touch(path), -1);
+	/* Ours: removed; replaced whole by the atomic writer. */
+	CHECK_INT(file_write_atomic(path, "new\n", 4, 0644, 0), 0);
+	CHECK_INT(file_read(path, 100, &b), 0);
+	CHECK_STR(buf_str(&b), "new\n");
+	CHECK_INT(file_remove(path), 0);
+	CHECK_INT(file_exists(path), 0);
+	/* A symlink of ours is there, unknown, as anywhere else. */
+	CHECK_INT(symlink("/etc/passwd", path), 0);
+	CHECK_INT(file_read(path, 100, &b), -1);
+	CHECK_INT(errno, ELOOP);
+	CHECK_INT(file_exists(path), 1);
+	CHECK_INT(file_trusted(path), 0);
+	CHECK_INT(unlink(path), 0);
+	/* Directories: ours alone count, others do not. */
+	CHECK_INT(mkdir(path, 0755), 0);
+	CHECK_INT(file_exists(path), 1);
+	CHECK_INT(chmod(path, 0777), 0);
+	CHECK_INT(file_exists(path), 0);
+	CHECK_INT(rmdir(path), 0);
+	/* Outside it, a group-writable file is read as before. */
+	put(at("shared"), "x\n");
+	CHECK_INT(chmod(at("shared"), 0664), 0);
+	buf_reset(&b);
+	CHECK_INT(file_read(at("shared"), 100, &b), 0);
+	/* Turned off, the rule no longer holds below it either. */
+	put(path, "again\n");
+	CHECK_INT(chmod(path, 0664), 0);
+	CHECK_INT(file_exists(path), 0);
+	file_private_dir(NULL);
+	CHECK_INT(file_exists(path), 1);
+	CHECK_INT(unlink(path), 0);
+	unlink(at("shared"));
+	buf_free(&b);
+	CHECK_INT(rmdir(sub), 0);
+}
+
+/*
+ * Another user's file below the private directory: missing for every
+ * reader, never removed, not "already there" for a create-once marker,
+ * and replaced by the atomic writer where the directory allows it.
+ */
+static void
+test_private_other_user(void)
+{
+	char sub[PATH_MAX], path[PATH_MAX + 8];
+	struct buf b;
+	time_t t;
+
+	if (geteuid() != 0) {
+		printf("# skip: only root can make a file of another user\n");
+		return;
+	}
+	snprintf(sub, sizeof(sub), "%s", at("priv"));
+	snprintf(path, sizeof(path), "%s/theirs", sub);
+	CHECK_INT(mkdir(sub, 0700), 0);
+	file_private_dir(sub);
+	buf_init(&b, 0);
+	put(path, "PHASE:done\n");
+	CHECK_INT(chmod(path, 0644), 0);
+	CHECK_INT(chown(path, 65534, 65534), 0);
+	CHECK_INT(file_read(path, 100, &b), -1);
+	CHECK_INT(errno, ENOENT);
+	CHECK_INT(b.len, 0);
+	CHECK_INT(file_mtime(path, &t), -1);
+	CHECK_INT(file_exists(path), 0);
+	CHECK_INT(file_trusted(path), 0);
+	CHECK_INT(file_create_excl(path, "x", 0644), -1);
+	CHECK_INT(file_remove(path), 0);
+	CHECK_STR(contents(path), "PHASE:done\n");
+	CHECK_INT(file_write_atomic(path, "ours\n", 5, 0644, 0), 0);
+	CHECK_INT(file_read(path, 100, &b), 0);
+	CHECK_STR(buf_str(&b), "ours\n");
+	CHECK_INT(unlink(path), 0);
+	file_private_dir(NULL);
+	buf_free(&b);
+	CHECK_INT(rmdir(sub), 0);
+}
+
+/* The run directory: made 0700, or refused with a reason. */
+static void
+test_mkdir_private(void)
+{
+	char sub[PATH_MAX], why[512];
+	struct stat st;
+	mode_t mask = umask(0);
+
+	snprintf(sub, sizeof(sub), "%s", at("rd"));
+	CHECK_INT(file_mkdir_private(sub, why, sizeof(why)), 0);
+	CHECK_INT(lstat(sub, &st), 0);
+	CHECK_INT(st.st_mode & 07777, 0700);
+	CHECK_INT(file_mkdir_private(sub, why, sizeof(why)), 0);
+	CHECK_INT(chmod(sub, 0755), 0);
+	CHECK_INT(file_mkdir_private(sub, why, sizeof(why)), -1);
+	CHECK(strstr(why, "has mode 0755") != NULL);
+	CHECK_INT(chmod(sub, 01777), 0);
+	CHECK_INT(file_mkdir_private(sub, why, sizeof(why)), -1);
+	CHECK_INT(rmdir(sub), 0);
+	CHECK_INT(symlink(dir, sub), 0);
+	CHECK_INT(file_mkdir_private(sub, why, sizeof(why)), -1);
+	CHECK(strstr(why, "is a symlink") != NULL);
+	CHECK_INT(unlink(sub), 0);
+	put(sub, "x");
+	CHECK_INT(file_mkdir_private(sub, why, sizeof(why)), -1);
+	CHECK(strstr(why, "not a directory") != NULL);
+	CHECK_INT(unlink(sub), 0);
+	if (geteuid() == 0) {
+		CHECK_INT(mkdir(sub, 0700), 0);
+		CHECK_INT(chown(sub, 65534, 65534), 0);
+		CHECK_INT(file_mkdir_private(sub, why, sizeof(why)), -1);
+		CHECK(strstr(why, "belongs to uid 65534") != NULL);
+		CHECK_INT(rmdir(sub), 0);
+	} else
+		printf("# skip: only root can make a directory of another "
+		       "user\n");
+	umask(mask);
+}
+
 /* Nothing else may be left in the directory. */
 static void
 test_nothing_left(void)
@@ -332,6 +490,9 @@ main(void)
 	RUN(test_owner);
 	RUN(test_create_and_touch);
 	RUN(test_refusal_logged_once);
+	RUN(test_private_dir);
+	RUN(test_private_other_user);
+	RUN(test_mkdir_private);
 	RUN(test_nothing_left);
 	rmdir(dir);
 	return check_main();

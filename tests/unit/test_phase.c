@@ -137,14 +137,20 @@ test_phase_planted(void)
 	CHECK_INT(mkdir(path, 0755), 0);
 	CHECK_INT(phase_read(path, &pi), -1);
 	rmdir(path);
-	/* A claimed reply that is a symlink is dropped, not followed. */
+	/*
+	 * A reply that is a symlink is not claimed (only a regular file of
+	 * this user alone is), not followed, and left where it is.
+	 */
 	claimed = runfiles_escalation_reply();
 	CHECK_INT(symlink(target, claimed), 0);
 	buf_init(&b, 0);
-	CHECK_INT(runfiles_claim(claimed, 100, &b), -1);
+	CHECK_INT(runfiles_claim(claimed, 100, &b), 0);
 	CHECK_INT(b.len, 0);
-	CHECK_INT(file_exists(claimed), 0);
+	CHECK_INT(file_exists(claimed), 1);
+	CHECK_INT(file_read(target, 100, &b), 0);
+	CHECK_STR(buf_str(&b), "PHASE:done\n");
 	buf_free(&b);
+	unlink(claimed);
 	unlink(target);
 	rmdir(dir);
 	free(claimed);

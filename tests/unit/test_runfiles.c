@@ -3,11 +3,14 @@
  * makes is read back to its number by the matching parser, and nothing
  * else is.
  */
+#include <sys/stat.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "check.h"
 #include "runfiles.h"
 
@@ -147,6 +150,38 @@ test_listing(void)
 	rmdir(dir);
 }
 
+/*
+ * A claim takes a file of this user alone (read, then gone), and leaves
+ * one that group or others could have written where it is, unread.
+ */
+static void
+test_claim(void)
+{
+	char dir[] = "/tmp/test-runfiles-XXXXXX", path[128];
+	struct buf b;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	runfiles_init(dir, "/factory");
+	snprintf(path, sizeof(path), "%s/dev-escalation-reply", dir);
+	buf_init(&b, 0);
+	CHECK_INT(runfiles_claim(path, 100, &b), 0);
+	if ((f = fopen(path, "w")) != NULL) {
+		fputs("yes\n", f);
+		fclose(f);
+	}
+	CHECK_INT(chmod(path, 0666), 0);
+	CHECK_INT(runfiles_claim(path, 100, &b), 0);
+	CHECK_INT(b.len, 0);
+	CHECK_INT(access(path, F_OK), 0);
+	CHECK_INT(chmod(path, 0644), 0);
+	CHECK_INT(runfiles_claim(path, 100, &b), 1);
+	CHECK_STR(buf_str(&b), "yes\n");
+	CHECK(access(path, F_OK) == -1);
+	buf_free(&b);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -154,5 +189,6 @@ main(void)
 	RUN(test_round_trip);
 	RUN(test_not_names);
 	RUN(test_listing);
+	RUN(test_claim);
 	return check_main();
 }

@@ -16,6 +16,9 @@
 # CLAUDE_SESSION_LOCK_WAIT 5 s unless set).  sim_start exports SIM_URL, FORGE_URL and
 # WOODPECKER_SERVER.  Binaries live under $O (exported by tests/run; "."
 # means the repository top $TOP), e.g. "$O/dev-poll/dev-poll".
+# other_user, as_user and shared_run_dir stand for the other users of the
+# host (root only; a test prints "# skip: ..." without them).  KEEP_T=1
+# keeps $T after the test, for a look.
 
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 O=${O:-.}
@@ -82,6 +85,7 @@ contract_check() {
 }
 
 t_cleanup() {
+	[ -z "${KEEP_T:-}" ] || { echo "# kept $T"; return; }
 	if [ -n "${SIM_PID:-}" ]; then
 		kill "$SIM_PID" 2>/dev/null
 		wait "$SIM_PID" 2>/dev/null
@@ -95,6 +99,9 @@ t_cleanup() {
 }
 
 t_setup() {
+	# Run files the tests write stand for the factory's own: never
+	# writable by group or others (the tools would not trust them).
+	umask 022
 	T=$(mktemp -d "${TMPDIR:-/tmp}/disinto-test.XXXXXX") || exit 1
 	export T
 	trap t_cleanup EXIT
@@ -245,4 +252,44 @@ labels() {
 # sessions: the tmux sessions of the private server, sorted, on one line.
 sessions() {
 	t_tmux list-sessions -F '#{session_name}' 2>/dev/null | sort | tr '\n' ' '
+}
+
+# other_user NAME: make sure the local user NAME exists, standing for
+# another user of the host (created without a home when missing, which
+# takes root).  0, or 1 with the reason in $NO_USER ("# skip: ..." is the
+# caller's to print).
+other_user() {
+	NO_USER=
+	id -u "$1" >/dev/null 2>&1 && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		NO_USER="not root: cannot create the local user $1"
+	elif ! command -v useradd >/dev/null 2>&1; then
+		NO_USER="no useradd: cannot create the local user $1"
+	else
+		useradd -M -r -d /nonexistent -s /usr/sbin/nologin "$1" \
+		    >/dev/null 2>&1
+		# Another test may have made it meanwhile.
+		id -u "$1" >/dev/null 2>&1 && return 0
+		NO_USER="useradd $1 failed"
+	fi
+	return 1
+}
+
+# as_user NAME CMD...: run CMD as the local user NAME (root only).
+as_user() {
+	_a_user=$1
+	shift
+	setpriv --reuid="$_a_user" --regid="$_a_user" --init-groups "$@"
+}
+
+# shared_run_dir: the run directory becomes $T/shared, sticky and
+# writable by everyone as /tmp is (DISINTO_RUN_DIR=/tmp), and $T may be
+# passed through by other users to reach it.
+shared_run_dir() {
+	chmod 711 "$T"
+	mkdir -p "$T/shared"
+	chmod 1777 "$T/shared"
+	DISINTO_RUN_DIR=$T/shared
+	RUN=$DISINTO_RUN_DIR
+	export DISINTO_RUN_DIR RUN
 }
