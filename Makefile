@@ -38,7 +38,10 @@ WARN	= -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Wstrict-prototypes \
 	  -Wmissing-prototypes -Wshadow -Wpointer-arith -Wsign-compare -Werror
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS))
-ALL_CFLAGS = $(WARN) $(PKG_CFLAGS) -Icommon $(CFLAGS)
+# common/ is grouped by layer, a folder each (README.md, "Layout"); every
+# folder is on the include path, so a header is named by its file name.
+COMMON_DIRS = $(sort $(patsubst %/,%,$(dir $(wildcard common/*/*.h))))
+ALL_CFLAGS = $(WARN) $(PKG_CFLAGS) $(addprefix -I,$(COMMON_DIRS)) $(CFLAGS)
 LDLIBS	= $(PKG_LIBS)
 
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -61,7 +64,7 @@ TEMPLATES = $(filter-out formulas/README.md,$(sort $(wildcard formulas/*.md)))
 EMBED	= $(O)/formulas/embed
 TEMPLATE_INC = $(O)/formulas/template_builtin.inc
 
-LIB_SRC	= $(sort $(wildcard common/*.c))
+LIB_SRC	= $(sort $(wildcard common/*/*.c))
 LIB_OBJ	= $(LIB_SRC:%.c=$(O)/%.o)
 LIB	= $(O)/common/libcommon.a
 
@@ -90,22 +93,22 @@ TOOL_BIN = $(TOOL_SRC:%.c=$(O)/%)
 
 all: $(BINS)
 
-$(O)/%.o: %.c $(wildcard common/*.h) $(wildcard */*.h)
+$(O)/%.o: %.c $(wildcard common/*/*.h) $(wildcard */*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 # version.o is rebuilt whenever the version or the commit changes.
-$(O)/common/version.stamp: FORCE
+$(O)/common/base/version.stamp: FORCE
 	@mkdir -p $(dir $@)
 	@echo '$(VERSION) $(GIT_COMMIT)' | cmp -s - $@ || \
 		echo '$(VERSION) $(GIT_COMMIT)' >$@
 
-$(O)/common/version.o: common/version.c common/version.h $(O)/common/version.stamp
+$(O)/common/base/version.o: common/base/version.c common/base/version.h $(O)/common/base/version.stamp
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(VERSION_DEFS) -c -o $@ $<
 
 # The prompt templates are compiled in: formulas/embed, built for the host,
-# turns formulas/*.md into the table common/template.c includes (from
+# turns formulas/*.md into the table common/parse/template.c includes (from
 # $(O)/formulas, never from the source tree, so another build root's copy
 # is never picked up).  The list of files is a stamp of its own, so that a
 # template removed is removed from the table too.
@@ -121,8 +124,8 @@ $(TEMPLATE_INC): $(EMBED) $(TEMPLATES) $(O)/formulas/templates.list
 	$(EMBED) $(TEMPLATES) >$@.tmp
 	mv $@.tmp $@
 
-$(O)/common/template.o: $(TEMPLATE_INC)
-$(O)/common/template.o: ALL_CFLAGS += -I$(O)/formulas
+$(O)/common/parse/template.o: $(TEMPLATE_INC)
+$(O)/common/parse/template.o: ALL_CFLAGS += -I$(O)/formulas
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -385,7 +388,7 @@ install-factory uninstall-factory: export FACTORY_SH_TEXT = $(value FACTORY_SH)
 install-factory uninstall-factory:
 	@sh -c "$$FACTORY_SH_TEXT" sh $(@:-factory=) '$(FACTORY)' '$(O)' $(FACTORY_NAMES)
 
-# README.md's configuration table, generated from common/config.c's table.
+# README.md's configuration table, generated from common/config/config.c's table.
 readme: $(O)/tests/tools/conf-tool
 	$(O)/tests/tools/conf-tool doc >README.table.tmp
 	awk -v t=README.table.tmp '/^<!-- config-table begin/ { print; \
@@ -462,12 +465,12 @@ fuzz-long: fuzz
 	tests/fuzz/long $(FUZZ_RUNS) $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_O)/%)
 
 format-check:
-	clang-format --dry-run --Werror common/*.[ch] $(foreach p,$(PROGS),$(p)/*.[ch]) formulas/*.c \
+	clang-format --dry-run --Werror common/*/*.[ch] $(foreach p,$(PROGS),$(p)/*.[ch]) formulas/*.c \
 		tests/unit/*.[ch] $(wildcard tests/tools/*.c) \
 		$(wildcard tests/fuzz/*.[ch])
 
 clean:
-	rm -f $(LIB_OBJ) $(LIB) $(BINS) $(PROG_LIBS) $(UNIT_BIN) $(TOOL_BIN) $(O)/common/version.stamp
+	rm -f $(LIB_OBJ) $(LIB) $(BINS) $(PROG_LIBS) $(UNIT_BIN) $(TOOL_BIN) $(O)/common/base/version.stamp
 	rm -f $(foreach p,$(PROGS),$($(p)_OBJ))
 	rm -f $(EMBED) $(TEMPLATE_INC) $(O)/formulas/templates.list
 	rm -rf build

@@ -25,7 +25,7 @@
  *   backoff.c   issues whose launch failed for a reason of their own
  *   oneshot.c   dev-poll --issue N: one issue's session, now
  *
- * Side effects go through the effect layer (common/act.c) in c->act.
+ * Side effects go through the effect layer (common/act/act.c) in c->act.
  */
 #ifndef DEV_POLL_H
 #define DEV_POLL_H
@@ -168,7 +168,7 @@ struct dev_ctx {
 	struct forge *forge;
 	struct woodpecker *wp; /* NULL when no CI is configured */
 	struct act act;	       /* every side effect; act.dry_run */
-	/* Whose formal verdicts count (common/reviewers.h). */
+	/* Whose formal verdicts count (common/world/reviewers.h). */
 	struct reviewers *reviewers;
 	int verbose;
 	int legacy; /* DEV_AGENT_CMD set */

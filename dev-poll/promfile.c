@@ -1,6 +1,6 @@
 /*
  * dev-poll's metrics: the tick's file $FACTORY_ROOT/metrics/dev-poll-P.prom
- * (common/promtick.h) with the project's dev sessions by phase, the
+ * (common/tick/promtick.h) with the project's dev sessions by phase, the
  * escalations waiting for a person, the sessions started (CI fixes
  * among them), the merges and the backlog.
  */

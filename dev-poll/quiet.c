@@ -1,6 +1,6 @@
 /*
  * Open PRs whose reviews hold no verdict, remembered between ticks in
- * dev-poll-reviews-P (common/prmemo.h; the fact is the PR's CI state when
+ * dev-poll-reviews-P (common/world/prmemo.h; the fact is the PR's CI state when
  * its reviews were read), so that a PR waiting for CI does not cost a
  * review read every tick.  Every submitted or dismissed review moves the
  * PR's updated_at (each adds to its timeline) and a push its head, so a

@@ -1,7 +1,7 @@
 /*
  * embed: the prompt templates as C source, so that the executables carry
- * them compiled in (common/template.c includes the output).  Built for the
- * host and run by make:
+ * them compiled in (common/parse/template.c includes the output).
+ * Built for the host and run by make:
  *
  *	embed formulas/dev-initial.md formulas/review-pr.md ... >out.inc
  *

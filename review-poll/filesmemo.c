@@ -1,6 +1,6 @@
 /*
  * Whether an open PR changes only non-code files, remembered between
- * ticks (review-poll-files-P, common/prmemo.h), so that a PR waiting for
+ * ticks (review-poll-files-P, common/world/prmemo.h), so that a PR waiting for
  * CI does not cost a changed-files read every tick.  The changed files
  * are those between the head and where it left the base branch: they
  * stay while the head does, and a retargeted base moves the PR's

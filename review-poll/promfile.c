@@ -1,6 +1,6 @@
 /*
  * review-poll's metrics: the tick's file
- * $FACTORY_ROOT/metrics/review-poll-P.prom (common/promtick.h) with the
+ * $FACTORY_ROOT/metrics/review-poll-P.prom (common/tick/promtick.h) with the
  * project's review sessions by phase and the reviews started and posted.
  */
 #include <stddef.h>

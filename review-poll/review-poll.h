@@ -15,7 +15,7 @@
  *   launch.c    steps 4 and 5: choosing PRs, starting review sessions
  *   oneshot.c   review-poll --pr N: one review, now, waited for
  *
- * Side effects go through the effect layer (common/act.c) in rp->act.
+ * Side effects go through the effect layer (common/act/act.c) in rp->act.
  */
 #ifndef REVIEW_POLL_H
 #define REVIEW_POLL_H
@@ -69,7 +69,7 @@ struct rp {
 	struct forge *review;	  /* FORGE_REVIEW_TOKEN: comments, reviews */
 	struct woodpecker *wp;	  /* NULL when no CI is configured */
 	struct act act;		  /* side effects, with the review token */
-	/* Whose formal verdicts count (common/reviewers.h). */
+	/* Whose formal verdicts count (common/world/reviewers.h). */
 	struct reviewers *reviewers;
 	time_t now;
 	struct rp_pulls pulls;	      /* the open PRs, read once per tick */
@@ -224,7 +224,7 @@ const cJSON *rp_last_comment_with(const cJSON *comments, const char *needle);
 int rp_comment_has(const cJSON *c, const char *needle);
 /*
  * The last such comment of PR pr containing mark whose author's verdicts
- * count (common/reviewers.h; launch.c) in *out, or NULL.  0, or -1 when
+ * count (common/world/reviewers.h; launch.c) in *out, or NULL.  0, or -1 when
  * that cannot be told.
  */
 int rp_counted_comment(struct rp *, long long pr, const cJSON *comments,
@@ -351,7 +351,7 @@ int rp_launch(struct rp *, const struct rp_pull *pr, const char *prev_sha,
     const char *ci, int try_no);
 /*
  * filesmemo.c: whether a PR changes only non-code files, remembered
- * between ticks in review-poll-files-P (common/prmemo.h): the changed
+ * between ticks in review-poll-files-P (common/world/prmemo.h): the changed
  * files of a head do not change while the PR's head and updated_at stay.
  */
 /* Read the file; mark what it knows of the tick's PRs. */

@@ -1,5 +1,5 @@
 /*
- * supervisor-poll's metrics: the tick's file (common/promtick.h),
+ * supervisor-poll's metrics: the tick's file (common/tick/promtick.h),
  * $FACTORY_ROOT/metrics/supervisor-poll.prom for the host, or
  * supervisor-poll-P.prom for a tick of --project P alone (two such ticks
  * on one host must not replace each other's file).  It has the alerts the

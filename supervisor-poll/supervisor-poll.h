@@ -63,7 +63,7 @@ struct sup {
 	struct forge *forge;	   /* the project's forge, or NULL */
 	struct woodpecker *wp;	   /* its CI, or NULL */
 	struct act act;		   /* side effects, the project's forge */
-	/* Whose formal verdicts count (prs.c, common/reviewers.h). */
+	/* Whose formal verdicts count (prs.c, common/world/reviewers.h). */
 	struct reviewers *reviewers;
 	time_t now;
 	int failed; /* some check could not be completed */

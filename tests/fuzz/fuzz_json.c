@@ -1,6 +1,6 @@
 /*
  * The typed JSON reads every forge and CI decoder goes through
- * (common/json.c), on any document: the shapes of Gitea's issues, PRs,
+ * (common/parse/json.c), on any document: the shapes of Gitea's issues, PRs,
  * comments and labels are read as the callers read them, and no accessor
  * returns an item of another type than it promises.
  */

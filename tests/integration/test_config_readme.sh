@@ -1,5 +1,5 @@
 # README.md's configuration table is the one the settings table of
-# common/config.c generates (`make readme` rewrites it): a setting added,
+# common/config/config.c generates (`make readme` rewrites it): a setting added,
 # renamed or given another default without `make readme` fails here.
 . "$(dirname "$0")/lib/common.sh"
 t_setup

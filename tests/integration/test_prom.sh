@@ -1,5 +1,5 @@
 # The Prometheus textfile writer end to end: tests/tools/prom-sample
-# writes each tool's series through common/prom.c, twice (the second tick
+# writes each tool's series through common/tick/prom.c, twice (the second tick
 # carries the counters on), and the files pass the exposition-format
 # checker tests/tools/promcheck.py (and promtool, when installed).  The
 # checker itself is shown to refuse each kind of broken file.

@@ -1,5 +1,5 @@
 /*
- * agent-tool: a small command line over the agent seam (common/agent.c)
+ * agent-tool: a small command line over the agent seam (common/agent/agent.c)
  * for integration scripts, with the backend of a protocol.
  *
  *   agent-tool [-P protocol] [-R rundir] [-L socket] [-r ready_s]

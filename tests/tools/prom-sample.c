@@ -1,5 +1,5 @@
 /*
- * prom-sample DIR: write, through common/prom.c, one tick's metrics of
+ * prom-sample DIR: write, through common/tick/prom.c, one tick's metrics of
  * each tool (dev-poll-demo.prom, review-poll-demo.prom,
  * supervisor-poll.prom in DIR) with the series the tools are to write,
  * some label values made of the characters that need escaping.  Each run

@@ -1,5 +1,5 @@
 /*
- * tmux-tool: a small command line over common/tmux.c for integration
+ * tmux-tool: a small command line over common/agent/tmux.c for integration
  * scripts.
  *
  *   tmux-tool [-L socket] [-T tmpdir] [-e K=V]... command args...

@@ -1,5 +1,5 @@
 /*
- * Tests for the agent seam (common/agent.c): the calls reach the backend
+ * Tests for the agent seam (common/agent/agent.c): the calls reach the backend
  * in use, optional calls of a backend that lacks them fail, the default
  * backend is chosen by its protocol name and reads phase files; a
  * message is delivered once (agent_deliver()): typed after its intent

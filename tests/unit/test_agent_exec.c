@@ -1,5 +1,5 @@
 /*
- * Tests for the agent's wrapper (common/agent_exec.c): the private
+ * Tests for the agent's wrapper (common/agent/agent_exec.c): the private
  * variables file, the command line, and the wrapper itself run in a
  * child: the variables reach the command and the file is gone, the lock
  * is held while the command runs and the state says so, the command's

@@ -1,7 +1,8 @@
 /*
- * Tests for the guard of an agent's shell commands (common/agent_guard.c):
- * a table of commands an agent in /run/p-worktree-1 may and may not run,
- * with the factory in /srv/factory and the run directory /run.
+ * Tests for the guard of an agent's shell commands
+ * (common/agent/agent_guard.c): a table of commands an agent in
+ * /run/p-worktree-1 may and may not run, with the factory in /srv/factory and
+ * the run directory /run.
  */
 #include <stdio.h>
 #include <string.h>

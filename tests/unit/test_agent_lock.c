@@ -1,5 +1,5 @@
 /*
- * Tests for the Claude session lock (common/agent_lock.c), in one
+ * Tests for the Claude session lock (common/agent/agent_lock.c), in one
  * process: flock(2) locks belong to open file descriptions, so a second
  * open of the lock file stands for another holder.  The wrapper's side
  * takes, gives up and takes again the lock as the phase file and the

@@ -1,5 +1,5 @@
 /*
- * Tests for the launch back-off record (common/backoff.c): the schedule
+ * Tests for the launch back-off record (common/run/backoff.c): the schedule
  * (10 minutes, doubled, at most 6 hours), the record's text read back,
  * and a reason made one printable line.
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests for common/base64.c: the test vectors of RFC 4648 section
+ * Unit tests for common/base/base64.c: the test vectors of RFC 4648 section
  * 10, and bytes of every value.
  */
 #include <stdlib.h>

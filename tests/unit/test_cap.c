@@ -1,5 +1,5 @@
 /*
- * Unit tests for common/cap.c: text within its cap is kept as it is;
+ * Unit tests for common/base/cap.c: text within its cap is kept as it is;
  * beyond it, cut on a character boundary with the cut said.
  */
 #include <stdlib.h>

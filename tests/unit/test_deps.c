@@ -1,5 +1,5 @@
 /*
- * Unit tests for common/deps.c, the port of parse-deps.sh.
+ * Unit tests for common/parse/deps.c, the port of parse-deps.sh.
  */
 #include <stdio.h>
 #include <stdlib.h>

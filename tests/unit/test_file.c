@@ -1,5 +1,5 @@
 /*
- * Unit tests for common/file.c: reads and writes of run files never
+ * Unit tests for common/base/file.c: reads and writes of run files never
  * follow a symlink, never block on a FIFO, refuse what is not a regular
  * file, and stay within their limits.
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests for common/git.c's remote credentials: a URL's user
+ * Unit tests for common/act/git.c's remote credentials: a URL's user
  * information leaves the URL (the command line) for an Authorization
  * header given to git in its environment, for that URL alone.
  */

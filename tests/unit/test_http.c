@@ -1,5 +1,5 @@
 /*
- * Unit tests for the cached HTTP client (common/http_client.c) against a
+ * Unit tests for the cached HTTP client (common/forge/http_client.c) against a
  * tiny server in a child process that answers every request with a body
  * cut short: the failure is reported, and the partial body it left behind is
  * freed (counted with check_heap(); LeakSanitizer sees the same under

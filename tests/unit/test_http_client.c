@@ -1,9 +1,9 @@
 /*
- * Unit tests for the end of a list read page by page (common/http_client.c)
- * against a tiny server in a child process whose pages hold 3 items
- * whatever size is asked (a server's page cap below the 50 asked), and
- * which says where its 7-item list ends by X-Total-Count (/total), by a
- * Link header (/link: rel="next" while a page follows, as Gitea writes
+ * Unit tests for the end of a list read page by page
+ * (common/forge/http_client.c) against a tiny server in a child process whose
+ * pages hold 3 items whatever size is asked (a server's page cap below the 50
+ * asked), and which says where its 7-item list ends by X-Total-Count (/total),
+ * by a Link header (/link: rel="next" while a page follows, as Gitea writes
  * it), or not at all (/none: only an empty page ends it).  A page that
  * does not arrive (/lost: page 2 answers 500) fails the read.
  */

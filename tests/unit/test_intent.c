@@ -1,5 +1,5 @@
 /*
- * Tests for a session's record of messages (common/intent.c): written
+ * Tests for a session's record of messages (common/run/intent.c): written
  * and read back (key, tries, time, stamp, delivered keys, the text), a
  * delivered key joins the list (the oldest go past INTENT_DONE_MAX), a
  * key is one line, a record that is not one is an error, the lock.

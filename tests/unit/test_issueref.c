@@ -1,5 +1,5 @@
 /*
- * Unit tests for common/issueref.c (dev-poll.sh's issue extraction).
+ * Unit tests for common/world/issueref.c (dev-poll.sh's issue extraction).
  */
 #include "check.h"
 #include "issueref.h"

@@ -1,5 +1,5 @@
 /*
- * Unit tests for common/lock.c: exclusion across processes, release,
+ * Unit tests for common/base/lock.c: exclusion across processes, release,
  * death of the holder, descriptor hygiene, lock_wait() and PID files.
  */
 #include <sys/types.h>

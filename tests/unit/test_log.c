@@ -1,5 +1,5 @@
 /*
- * Unit tests for common/log.c: the line format, that whatever is logged
+ * Unit tests for common/base/log.c: the line format, that whatever is logged
  * stays one printable line of bounded length, and that no secret the
  * masker knows is written.
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests for common/markers.c, the session directory of the markers
+ * Unit tests for common/agent/markers.c, the session directory of the markers
  * protocol: made fresh and private, never through a planted symlink,
  * removed whole without following one; markers seen and cleared; the
  * agent's status.json read with its types checked and its text made

@@ -1,5 +1,5 @@
 /*
- * Unit tests for common/record.c: "KEY: value" headers as the CI result,
+ * Unit tests for common/run/record.c: "KEY: value" headers as the CI result,
  * the review launch record and the escalation state files use them.
  */
 #include <stdio.h>

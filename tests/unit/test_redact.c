@@ -1,5 +1,5 @@
 /*
- * Unit tests for common/redact.c: each rule, what must survive, and the
+ * Unit tests for common/base/redact.c: each rule, what must survive, and the
  * masking of registered values in their raw, URL-encoded and base64
  * forms.
  */

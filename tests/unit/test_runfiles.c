@@ -1,5 +1,5 @@
 /*
- * Unit tests for the names of common/runfiles.c: every name a function
+ * Unit tests for the names of common/run/runfiles.c: every name a function
  * makes is read back to its number by the matching parser, and nothing
  * else is.
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests for common/screen.c on screens captured from the real agent
+ * Unit tests for common/agent/screen.c on screens captured from the real agent
  * CLI (Claude Code 2.1.197 in tmux, 200x50, tests/fixtures/screens/):
  * its first-run dialogs are never taken for its input box.
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests for common/spawn.c: exit codes, capture and its cap,
+ * Unit tests for common/base/spawn.c: exit codes, capture and its cap,
  * timeouts, cwd, environment, literal argv and descriptor hygiene.
  */
 #include <sys/stat.h>

@@ -1,5 +1,5 @@
 /*
- * Unit tests for common/status.c: the short ages, a report gathered
+ * Unit tests for common/tick/status.c: the short ages, a report gathered
  * without listing the sessions (liveness unknown), a project whose file
  * did not load, hostile run files (a FIFO as a status file, control
  * characters in a phase reason and a log line, a tracker that is not

@@ -1,5 +1,5 @@
 /*
- * Unit tests for common/termsafe.c: what reaches a terminal, what a log
+ * Unit tests for common/base/termsafe.c: what reaches a terminal, what a log
  * line shows, and that the output is always clean, valid UTF-8.
  */
 #include <stdlib.h>

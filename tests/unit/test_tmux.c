@@ -1,5 +1,5 @@
 /*
- * Unit tests for common/tmux.c against a private tmux server
+ * Unit tests for common/agent/tmux.c against a private tmux server
  * (-L test-tmux-PID, killed at the end).  The panes run this same program
  * in a helper mode ("pane-app"): a raw-mode reader that records every
  * byte it is sent, so an injection can be compared byte for byte.

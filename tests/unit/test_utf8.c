@@ -1,5 +1,5 @@
 /*
- * Unit tests for common/utf8.c: cuts never split a character, leave short
+ * Unit tests for common/base/utf8.c: cuts never split a character, leave short
  * text alone and mark what was cut.
  */
 #include <stdlib.h>

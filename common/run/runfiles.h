@@ -106,7 +106,7 @@ char *runfiles_review_lock(const char *project);
 char *runfiles_review_status(const char *project);
 /*
  * review-poll's open PRs whose changed files it read: one line "PR
- * HEAD-SHA UPDATED FACT AT" each (common/prmemo.h), FACT "non-code" when
+ * HEAD-SHA UPDATED FACT AT" each (common/world/prmemo.h), FACT "non-code" when
  * only non-code files changed, else "code".
  */
 char *runfiles_review_files(const char *project);
@@ -136,7 +136,7 @@ int runfiles_review_tries_prs(const char *project, long long **nums, size_t *n);
 
 /*
  * The review bot's login by its token, learnt from the forge
- * (common/reviewers.h): "KHASH: LOGIN" lines, HASH the hex FNV-1a hash
+ * (common/world/reviewers.h): "KHASH: LOGIN" lines, HASH the hex FNV-1a hash
  * of the forge's URL and the token.
  */
 char *runfiles_forge_logins(void);

@@ -18,23 +18,26 @@
 #include "valid.h"
 #include "xmalloc.h"
 
-static int ck_bad(char *, size_t, const char *, ...)
+static int checkpoint_bad(char *, size_t, const char *, ...)
     __attribute__((format(printf, 3, 4)));
-static int ck_str(const cJSON *, const char *, int, const char *, char **,
-    char *, size_t);
-static int ck_digits(const char **, int);
-static int ck_iso_time(const char *);
-static int ck_timestamp(const cJSON *, char **, char *, size_t);
-static int ck_status(const cJSON *, enum checkpoint_status *, char *, size_t);
-static int ck_bool_text(const char *, int *);
-static int ck_recoverable(const cJSON *, int *, char *, size_t);
-static int ck_context(const cJSON *, char **, char *, size_t);
-static int ck_outputs(const cJSON *, struct checkpoint *, char *, size_t);
-static int ck_rules(const struct checkpoint *, char *, size_t);
-static int ck_fields(const cJSON *, struct checkpoint *, char *, size_t);
+static int checkpoint_str(const cJSON *, const char *, int, const char *,
+    char **, char *, size_t);
+static int checkpoint_digits(const char **, int);
+static int checkpoint_iso_time(const char *);
+static int checkpoint_timestamp(const cJSON *, char **, char *, size_t);
+static int checkpoint_status(const cJSON *, enum checkpoint_status *, char *,
+    size_t);
+static int checkpoint_bool_text(const char *, int *);
+static int checkpoint_recoverable(const cJSON *, int *, char *, size_t);
+static int checkpoint_context(const cJSON *, char **, char *, size_t);
+static int checkpoint_outputs(const cJSON *, struct checkpoint *, char *,
+    size_t);
+static int checkpoint_rules(const struct checkpoint *, char *, size_t);
+static int checkpoint_fields(const cJSON *, struct checkpoint *, char *,
+    size_t);
 
 static int
-ck_bad(char *err, size_t errsz, const char *fmt, ...)
+checkpoint_bad(char *err, size_t errsz, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -49,7 +52,7 @@ ck_bad(char *err, size_t errsz, const char *fmt, ...)
  * def; any other type is an error.
  */
 static int
-ck_str(const cJSON *obj, const char *key, int nullable, const char *def,
+checkpoint_str(const cJSON *obj, const char *key, int nullable, const char *def,
     char **out, char *err, size_t errsz)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -59,15 +62,15 @@ ck_str(const cJSON *obj, const char *key, int nullable, const char *def,
 		return 0;
 	}
 	if (!cJSON_IsString(v))
-		return ck_bad(err, errsz, "'%s': expected a string%s", key,
-		    nullable ? " or null" : "");
+		return checkpoint_bad(err, errsz, "'%s': expected a string%s",
+		    key, nullable ? " or null" : "");
 	*out = xstrdup(v->valuestring);
 	return 0;
 }
 
 /* Exactly n digits at *p, stepped over: 1, else 0. */
 static int
-ck_digits(const char **p, int n)
+checkpoint_digits(const char **p, int n)
 {
 	int i;
 
@@ -83,19 +86,21 @@ ck_digits(const char **p, int n)
  * |-HH:MM|+HHMM]].  1 when s is one, else 0.
  */
 static int
-ck_iso_time(const char *s)
+checkpoint_iso_time(const char *s)
 {
 	const char *p = s;
 
-	if (!ck_digits(&p, 4) || *p++ != '-' || !ck_digits(&p, 2) ||
-	    *p++ != '-' || !ck_digits(&p, 2))
+	if (!checkpoint_digits(&p, 4) || *p++ != '-' ||
+	    !checkpoint_digits(&p, 2) || *p++ != '-' ||
+	    !checkpoint_digits(&p, 2))
 		return 0;
 	if (*p == '\0')
 		return 1;
-	if ((*p != 'T' && *p != 't' && *p != ' ') || (p++, !ck_digits(&p, 2)) ||
-	    *p++ != ':' || !ck_digits(&p, 2))
+	if ((*p != 'T' && *p != 't' && *p != ' ') ||
+	    (p++, !checkpoint_digits(&p, 2)) || *p++ != ':' ||
+	    !checkpoint_digits(&p, 2))
 		return 0;
-	if (*p == ':' && (p++, !ck_digits(&p, 2)))
+	if (*p == ':' && (p++, !checkpoint_digits(&p, 2)))
 		return 0;
 	if (*p == '.' || *p == ',') {
 		p++;
@@ -108,17 +113,17 @@ ck_iso_time(const char *s)
 		return p[1] == '\0';
 	if (*p == '+' || *p == '-') {
 		p++;
-		if (!ck_digits(&p, 2))
+		if (!checkpoint_digits(&p, 2))
 			return 0;
 		if (*p == ':')
 			p++;
-		return ck_digits(&p, 2) && *p == '\0';
+		return checkpoint_digits(&p, 2) && *p == '\0';
 	}
 	return *p == '\0';
 }
 
 static int
-ck_timestamp(const cJSON *obj, char **out, char *err, size_t errsz)
+checkpoint_timestamp(const cJSON *obj, char **out, char *err, size_t errsz)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "timestamp");
 	char num[64];
@@ -132,15 +137,15 @@ ck_timestamp(const cJSON *obj, char **out, char *err, size_t errsz)
 		*out = xstrdup(num);
 		return 0;
 	}
-	if (!cJSON_IsString(v) || !ck_iso_time(v->valuestring))
-		return ck_bad(err, errsz,
+	if (!cJSON_IsString(v) || !checkpoint_iso_time(v->valuestring))
+		return checkpoint_bad(err, errsz,
 		    "'timestamp': expected an ISO 8601 date-time or a number");
 	*out = xstrdup(v->valuestring);
 	return 0;
 }
 
 static int
-ck_status(const cJSON *obj, enum checkpoint_status *out, char *err,
+checkpoint_status(const cJSON *obj, enum checkpoint_status *out, char *err,
     size_t errsz)
 {
 	static const enum checkpoint_status all[] = {CHECKPOINT_DONE,
@@ -149,21 +154,21 @@ ck_status(const cJSON *obj, enum checkpoint_status *out, char *err,
 	size_t i;
 
 	if (v == NULL)
-		return ck_bad(err, errsz, "'status' is missing");
+		return checkpoint_bad(err, errsz, "'status' is missing");
 	for (i = 0; cJSON_IsString(v) && i < sizeof(all) / sizeof(all[0]); i++)
 		if (strcmp(v->valuestring, checkpoint_status_name(all[i])) ==
 		    0) {
 			*out = all[i];
 			return 0;
 		}
-	return ck_bad(err, errsz,
+	return checkpoint_bad(err, errsz,
 	    "'status': expected \"DONE\", \"BLOCKED_NEEDS_INPUT\" or "
 	    "\"FAILED\"");
 }
 
 /* The words a lax boolean takes: 0 or 1 into *out, else -1. */
 static int
-ck_bool_text(const char *s, int *out)
+checkpoint_bool_text(const char *s, int *out)
 {
 	static const char *const yes[] = {"true", "yes", "on", "1", "t", "y",
 	    NULL};
@@ -182,7 +187,7 @@ ck_bool_text(const char *s, int *out)
 
 /* true/false, 0/1 or a boolean word; absent is true. */
 static int
-ck_recoverable(const cJSON *obj, int *out, char *err, size_t errsz)
+checkpoint_recoverable(const cJSON *obj, int *out, char *err, size_t errsz)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "recoverable");
 
@@ -197,13 +202,13 @@ ck_recoverable(const cJSON *obj, int *out, char *err, size_t errsz)
 		*out = v->valuedouble == 1;
 		return 0;
 	}
-	if (cJSON_IsString(v) && ck_bool_text(v->valuestring, out) == 0)
+	if (cJSON_IsString(v) && checkpoint_bool_text(v->valuestring, out) == 0)
 		return 0;
-	return ck_bad(err, errsz, "'recoverable': expected a boolean");
+	return checkpoint_bad(err, errsz, "'recoverable': expected a boolean");
 }
 
 static int
-ck_context(const cJSON *obj, char **out, char *err, size_t errsz)
+checkpoint_context(const cJSON *obj, char **out, char *err, size_t errsz)
 {
 	const cJSON *v =
 	    cJSON_GetObjectItemCaseSensitive(obj, "question_context");
@@ -213,7 +218,7 @@ ck_context(const cJSON *obj, char **out, char *err, size_t errsz)
 		return 0;
 	}
 	if (!cJSON_IsObject(v))
-		return ck_bad(err, errsz,
+		return checkpoint_bad(err, errsz,
 		    "'question_context': expected an object or null");
 	*out = json_print(v);
 	return 0;
@@ -221,7 +226,8 @@ ck_context(const cJSON *obj, char **out, char *err, size_t errsz)
 
 /* outputs: an object (absent: empty), free-form; its PR when it names one. */
 static int
-ck_outputs(const cJSON *obj, struct checkpoint *c, char *err, size_t errsz)
+checkpoint_outputs(const cJSON *obj, struct checkpoint *c, char *err,
+    size_t errsz)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "outputs");
 	const cJSON *n;
@@ -232,7 +238,8 @@ ck_outputs(const cJSON *obj, struct checkpoint *c, char *err, size_t errsz)
 	if (v == NULL)
 		return 0;
 	if (!cJSON_IsObject(v))
-		return ck_bad(err, errsz, "'outputs': expected an object");
+		return checkpoint_bad(err, errsz,
+		    "'outputs': expected an object");
 	n = cJSON_GetObjectItemCaseSensitive(v, "pr_number");
 	if (json_item_int(n, &pr) == 0 && valid_number(pr) == NULL)
 		c->pr_number = pr;
@@ -248,39 +255,43 @@ ck_outputs(const cJSON *obj, struct checkpoint *c, char *err, size_t errsz)
 
 /* What each status needs besides the common fields. */
 static int
-ck_rules(const struct checkpoint *c, char *err, size_t errsz)
+checkpoint_rules(const struct checkpoint *c, char *err, size_t errsz)
 {
 	if (c->status == CHECKPOINT_BLOCKED && *c->question == '\0')
-		return ck_bad(err, errsz,
+		return checkpoint_bad(err, errsz,
 		    "'question' is required when status is "
 		    "BLOCKED_NEEDS_INPUT");
 	if (c->status == CHECKPOINT_FAILED && *c->error == '\0')
-		return ck_bad(err, errsz,
+		return checkpoint_bad(err, errsz,
 		    "'error' is required when status is FAILED");
 	return 0;
 }
 
 static int
-ck_fields(const cJSON *j, struct checkpoint *c, char *err, size_t errsz)
+checkpoint_fields(const cJSON *j, struct checkpoint *c, char *err, size_t errsz)
 {
 	const cJSON *sid = cJSON_GetObjectItemCaseSensitive(j, "session_id");
 
 	if (!cJSON_IsObject(j))
-		return ck_bad(err, errsz, "expected a JSON object");
+		return checkpoint_bad(err, errsz, "expected a JSON object");
 	if (sid == NULL)
-		return ck_bad(err, errsz, "'session_id' is missing");
-	if (ck_status(j, &c->status, err, errsz) == -1 ||
-	    ck_str(j, "version", 0, "1", &c->version, err, errsz) == -1 ||
-	    ck_str(j, "session_id", 0, "", &c->session_id, err, errsz) == -1 ||
-	    ck_timestamp(j, &c->timestamp, err, errsz) == -1 ||
-	    ck_str(j, "summary", 1, "", &c->summary, err, errsz) == -1 ||
-	    ck_str(j, "question", 1, "", &c->question, err, errsz) == -1 ||
-	    ck_context(j, &c->question_context, err, errsz) == -1 ||
-	    ck_str(j, "error", 1, "", &c->error, err, errsz) == -1 ||
-	    ck_recoverable(j, &c->recoverable, err, errsz) == -1 ||
-	    ck_outputs(j, c, err, errsz) == -1)
+		return checkpoint_bad(err, errsz, "'session_id' is missing");
+	if (checkpoint_status(j, &c->status, err, errsz) == -1 ||
+	    checkpoint_str(j, "version", 0, "1", &c->version, err, errsz) ==
+		-1 ||
+	    checkpoint_str(j, "session_id", 0, "", &c->session_id, err,
+		errsz) == -1 ||
+	    checkpoint_timestamp(j, &c->timestamp, err, errsz) == -1 ||
+	    checkpoint_str(j, "summary", 1, "", &c->summary, err, errsz) ==
+		-1 ||
+	    checkpoint_str(j, "question", 1, "", &c->question, err, errsz) ==
+		-1 ||
+	    checkpoint_context(j, &c->question_context, err, errsz) == -1 ||
+	    checkpoint_str(j, "error", 1, "", &c->error, err, errsz) == -1 ||
+	    checkpoint_recoverable(j, &c->recoverable, err, errsz) == -1 ||
+	    checkpoint_outputs(j, c, err, errsz) == -1)
 		return -1;
-	return ck_rules(c, err, errsz);
+	return checkpoint_rules(c, err, errsz);
 }
 
 int
@@ -293,11 +304,11 @@ checkpoint_parse(const char *text, size_t len, struct checkpoint *out,
 
 	memset(out, 0, sizeof(*out));
 	if (len > CHECKPOINT_MAX)
-		return ck_bad(err, errsz, "longer than %d bytes",
+		return checkpoint_bad(err, errsz, "longer than %d bytes",
 		    CHECKPOINT_MAX);
 	if ((j = json_parse(text, len, why, sizeof(why))) == NULL)
-		return ck_bad(err, errsz, "not JSON: %s", why);
-	if ((r = ck_fields(j, out, err, errsz)) == -1)
+		return checkpoint_bad(err, errsz, "not JSON: %s", why);
+	if ((r = checkpoint_fields(j, out, err, errsz)) == -1)
 		checkpoint_free(out);
 	cJSON_Delete(j);
 	return r;
@@ -316,9 +327,11 @@ checkpoint_load(const char *path, struct checkpoint *out, char *err,
 	if (r == -1 && errno == ENOENT)
 		r = 1;
 	else if (r == -1)
-		r = ck_bad(err, errsz, "cannot read: %s", strerror(errno));
+		r = checkpoint_bad(err, errsz, "cannot read: %s",
+		    strerror(errno));
 	else if (r == 1)
-		r = ck_bad(err, errsz, "longer than %d bytes", CHECKPOINT_MAX);
+		r = checkpoint_bad(err, errsz, "longer than %d bytes",
+		    CHECKPOINT_MAX);
 	else
 		r = checkpoint_parse(buf_str(&b), b.len, out, err, errsz);
 	buf_free(&b);

@@ -105,8 +105,8 @@ static int cli_option(int, char *[], int *, const struct cli_tool *,
 static int cli_check(const struct cli_tool *, const struct cli *, char *,
     size_t);
 static const char *operand(int, char *[], int);
-static int status_failing(const char *);
-static void status_recover(const struct cli_tool *, const struct config *,
+static int cli_status_failing(const char *);
+static void cli_status_recover(const struct cli_tool *, const struct config *,
     const struct cli *);
 static int configure(const struct cli_tool *, const char *, const struct cli *,
     struct config *, char *, size_t);
@@ -605,7 +605,7 @@ configure(const struct cli_tool *t, const char *exe, const struct cli *cli,
 
 /* 1 when the status file says the tool was failing. */
 static int
-status_failing(const char *path)
+cli_status_failing(const char *path)
 {
 	struct buf text;
 	int r;
@@ -619,12 +619,12 @@ status_failing(const char *path)
 
 /* A status left by a failed start goes once the tool starts again. */
 static void
-status_recover(const struct cli_tool *t, const struct config *cfg,
+cli_status_recover(const struct cli_tool *t, const struct config *cfg,
     const struct cli *cli)
 {
 	char *status = t->status_path ? t->status_path(cfg) : NULL;
 
-	if (status != NULL && !cli->dry_run && status_failing(status))
+	if (status != NULL && !cli->dry_run && cli_status_failing(status))
 		(void)log_status(status, t->prog, "configuration loaded");
 	free(status);
 }
@@ -730,7 +730,7 @@ cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
 		(void)log_open(path, t->log_prefix, t->rotate_bytes,
 		    cli->verbose);
 	cli_log_warnings(cfg, cli->verbose);
-	status_recover(t, cfg, cli);
+	cli_status_recover(t, cfg, cli);
 	free(path);
 	return rc;
 }

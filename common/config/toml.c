@@ -210,7 +210,7 @@ static int header_rule(struct tp *);
 static int array_header_rule(struct tp *);
 static int statement(struct tp *);
 static int line_end(struct tp *);
-static size_t utf8_bad(const unsigned char *, size_t);
+static size_t toml_utf8_bad(const unsigned char *, size_t);
 static int check_bytes(struct tp *);
 static void tp_source(struct tp *, const char *, size_t, int);
 static int run_lines(struct tp *, const char *, size_t, int);
@@ -1404,7 +1404,7 @@ line_end(struct tp *p)
 
 /* The offset of the first byte that is not valid UTF-8, or len. */
 static size_t
-utf8_bad(const unsigned char *s, size_t len)
+toml_utf8_bad(const unsigned char *s, size_t len)
 {
 	size_t i = 0, n, k;
 	unsigned char lo, hi;
@@ -1444,7 +1444,7 @@ static int
 check_bytes(struct tp *p)
 {
 	const char *nul = memchr(p->src, '\0', p->len);
-	size_t bad = utf8_bad((const unsigned char *)p->src, p->len);
+	size_t bad = toml_utf8_bad((const unsigned char *)p->src, p->len);
 
 	if (nul != NULL && (size_t)(nul - p->src) <= bad)
 		return fail(p, (size_t)(nul - p->src), "NUL byte in the file");

@@ -40,45 +40,46 @@
 /* Times an instruction is typed at most. */
 #define MARKERS_SENDS 2
 
-static int markers_init(const struct agent_conf *);
-static int markers_start(const struct agent_spec *, char *, size_t);
-static int markers_handshake(const struct agent_spec *, const char *, char *,
-    size_t);
-static int markers_ask_ready(const char *);
-static int markers_ask_system(const char *);
-static char *markers_instruction(const char *);
-static char *markers_system_text(const char *);
-static enum agent_delivery markers_inject(const char *, const char *);
-static enum agent_delivery markers_deliver(const char *, const char *);
-static int markers_same(const char *, struct markers_delivery *,
+static int agent_markers_init(const struct agent_conf *);
+static int agent_markers_start(const struct agent_spec *, char *, size_t);
+static int agent_markers_handshake(const struct agent_spec *, const char *,
+    char *, size_t);
+static int agent_markers_ask_ready(const char *);
+static int agent_markers_ask_system(const char *);
+static char *agent_markers_instruction(const char *);
+static char *agent_markers_system_text(const char *);
+static enum agent_delivery agent_markers_inject(const char *, const char *);
+static enum agent_delivery agent_markers_deliver(const char *, const char *);
+static int agent_markers_same(const char *, struct markers_delivery *,
     enum agent_delivery *);
-static enum agent_delivery markers_fresh(const char *, const char *,
+static enum agent_delivery agent_markers_fresh(const char *, const char *,
     unsigned long long);
-static enum agent_delivery markers_type(const char *,
+static enum agent_delivery agent_markers_type(const char *,
     struct markers_delivery *);
-static int markers_typed(const char *);
-static void markers_typed_add(const char *);
-static int markers_signal(const char *, const char *, struct phase_info *);
-static int markers_kill(const char *);
-static int markers_progress(const char *, struct agent_progress *);
-static int markers_seen(const char *, const struct agent_msg *, time_t,
+static int agent_markers_typed(const char *);
+static void agent_markers_typed_add(const char *);
+static int agent_markers_signal(const char *, const char *,
+    struct phase_info *);
+static int agent_markers_kill(const char *);
+static int agent_markers_progress(const char *, struct agent_progress *);
+static int agent_markers_seen(const char *, const struct agent_msg *, time_t,
     long long);
 
 const struct agent_backend agent_markers_backend = {
     .protocol = "markers",
-    .init = markers_init,
-    .start = markers_start,
-    .inject = markers_inject,
+    .init = agent_markers_init,
+    .start = agent_markers_start,
+    .inject = agent_markers_inject,
     .alive = tmux_has_session,
-    .read_signal = markers_signal,
-    .kill = markers_kill,
+    .read_signal = agent_markers_signal,
+    .kill = agent_markers_kill,
     .valid_name = tmux_valid_name,
     .capture = tmux_capture,
     .list = tmux_list_sessions,
     .list_free = tmux_list_free,
     .activity = tmux_session_activity,
-    .progress = markers_progress,
-    .seen = markers_seen,
+    .progress = agent_markers_progress,
+    .seen = agent_markers_seen,
 };
 
 static int markers_ready_s = MARKERS_READY_S;
@@ -88,7 +89,7 @@ static char **markers_typed_names;
 static size_t markers_ntyped;
 
 static int
-markers_init(const struct agent_conf *conf)
+agent_markers_init(const struct agent_conf *conf)
 {
 	tmux_set_socket(conf->tmux_socket);
 	tmux_set_tmpdir(conf->state_dir);
@@ -105,7 +106,7 @@ markers_init(const struct agent_conf *conf)
  * directory removed.
  */
 static int
-markers_start(const struct agent_spec *s, char *err, size_t errsz)
+agent_markers_start(const struct agent_spec *s, char *err, size_t errsz)
 {
 	if (markers_prepare(s->session) == -1) {
 		snprintf(err, errsz,
@@ -113,7 +114,8 @@ markers_start(const struct agent_spec *s, char *err, size_t errsz)
 		    s->session, strerror(errno));
 		return -1;
 	}
-	if (agent_tmux_start_with(s, markers_handshake, err, errsz) == -1) {
+	if (agent_tmux_start_with(s, agent_markers_handshake, err, errsz) ==
+	    -1) {
 		(void)markers_remove(s->session);
 		return -1;
 	}
@@ -127,8 +129,8 @@ markers_start(const struct agent_spec *s, char *err, size_t errsz)
  * its ack.  0, or -1 with err set.
  */
 static int
-markers_handshake(const struct agent_spec *s, const char *state, char *err,
-    size_t errsz)
+agent_markers_handshake(const struct agent_spec *s, const char *state,
+    char *err, size_t errsz)
 {
 	int every = markers_ready_s * 1000 / MARKERS_READY_ASKS, left, got = 0;
 	char why[512];
@@ -138,7 +140,7 @@ markers_handshake(const struct agent_spec *s, const char *state, char *err,
 		 * Typing fails when the agent has gone; its session may
 		 * take a moment longer to close.
 		 */
-		if (markers_ask_ready(s->session) == -1) {
+		if (agent_markers_ask_ready(s->session) == -1) {
 			(void)markers_wait(s->session, RUNFILES_READY_MARKER,
 			    1000, tmux_has_session);
 			break;
@@ -163,7 +165,7 @@ markers_handshake(const struct agent_spec *s, const char *state, char *err,
 		    s->session, markers_ready_s);
 		return -1;
 	}
-	if (markers_ask_system(s->session) == -1 ||
+	if (agent_markers_ask_system(s->session) == -1 ||
 	    !markers_wait(s->session, RUNFILES_ACK_MARKER, markers_ack_s * 1000,
 		tmux_has_session)) {
 		snprintf(err, errsz,
@@ -177,7 +179,7 @@ markers_handshake(const struct agent_spec *s, const char *state, char *err,
 
 /* Type the request for the ready marker: 0 or -1. */
 static int
-markers_ask_ready(const char *session)
+agent_markers_ask_ready(const char *session)
 {
 	char *ready = runfiles_session_file(session, RUNFILES_READY_MARKER);
 	char *text = xasprintf("Create the empty file %s now, and do "
@@ -192,11 +194,11 @@ markers_ask_ready(const char *session)
 
 /* Write system_prompt.txt and type the request to read it: 0 or -1. */
 static int
-markers_ask_system(const char *session)
+agent_markers_ask_system(const char *session)
 {
 	char *path = runfiles_session_file(session, RUNFILES_SYSTEM_PROMPT);
 	char *ack = runfiles_session_file(session, RUNFILES_ACK_MARKER);
-	char *body = markers_system_text(session), *text = NULL;
+	char *body = agent_markers_system_text(session), *text = NULL;
 	int r = -1;
 
 	if (markers_clear(session, RUNFILES_ACK_MARKER) == -1 ||
@@ -216,7 +218,7 @@ out:
 
 /* The standing instructions, with the session's real paths.  Caller frees. */
 static char *
-markers_system_text(const char *session)
+agent_markers_system_text(const char *session)
 {
 	char *dir = runfiles_session_dir(session), *text;
 
@@ -245,7 +247,7 @@ markers_system_text(const char *session)
 
 /* The instruction typed for each message.  Caller frees. */
 static char *
-markers_instruction(const char *session)
+agent_markers_instruction(const char *session)
 {
 	char *prompt = runfiles_session_file(session, RUNFILES_SESSION_PROMPT);
 	char *ack = runfiles_session_file(session, RUNFILES_ACK_MARKER);
@@ -267,7 +269,7 @@ markers_instruction(const char *session)
  * text delivered).
  */
 static enum agent_delivery
-markers_inject(const char *session, const char *text)
+agent_markers_inject(const char *session, const char *text)
 {
 	char *path = runfiles_session_file(session, RUNFILES_SESSION_LOCK);
 	char *dir = runfiles_session_dir(session);
@@ -283,7 +285,7 @@ markers_inject(const char *session, const char *text)
 		log_msg("session %s: another tick is typing into it", session);
 		r = AGENT_NOT_DELIVERED;
 	} else if (got == 0)
-		r = markers_deliver(session, text);
+		r = agent_markers_deliver(session, text);
 	else
 		log_msg("cannot lock '%s': %s", path, strerror(errno));
 	lock_release(fd);
@@ -295,7 +297,7 @@ out:
 
 /* Under the lock: a message seen before, or a new one. */
 static enum agent_delivery
-markers_deliver(const char *session, const char *text)
+agent_markers_deliver(const char *session, const char *text)
 {
 	unsigned long long h = markers_hash(text);
 	struct markers_delivery d;
@@ -307,9 +309,9 @@ markers_deliver(const char *session, const char *text)
 		    session);
 		return AGENT_INJECT_ERROR;
 	}
-	if (rd == 0 && d.hash == h && markers_same(session, &d, &r))
+	if (rd == 0 && d.hash == h && agent_markers_same(session, &d, &r))
 		return r;
-	return markers_fresh(session, text, h);
+	return agent_markers_fresh(session, text, h);
 }
 
 /*
@@ -320,7 +322,7 @@ markers_deliver(const char *session, const char *text)
  * times.  1 with *r set, or 0: send it afresh.
  */
 static int
-markers_same(const char *session, struct markers_delivery *d,
+agent_markers_same(const char *session, struct markers_delivery *d,
     enum agent_delivery *r)
 {
 	if (d->acked) {
@@ -337,7 +339,7 @@ markers_same(const char *session, struct markers_delivery *d,
 		    AGENT_INJECT_ERROR;
 		return 1;
 	}
-	if (markers_typed(session)) {
+	if (agent_markers_typed(session)) {
 		*r = AGENT_NOT_DELIVERED;
 		return 1;
 	}
@@ -350,7 +352,7 @@ markers_same(const char *session, struct markers_delivery *d,
 	}
 	log_msg("session %s: prompt.txt re-sent (no ack.marker after %d s)",
 	    session, markers_ack_s);
-	*r = markers_type(session, d);
+	*r = agent_markers_type(session, d);
 	return 1;
 }
 
@@ -360,7 +362,7 @@ markers_same(const char *session, struct markers_delivery *d,
  * typed.
  */
 static enum agent_delivery
-markers_fresh(const char *session, const char *text, unsigned long long h)
+agent_markers_fresh(const char *session, const char *text, unsigned long long h)
 {
 	struct markers_delivery d = {.hash = h};
 	char *safe = NULL;
@@ -378,7 +380,7 @@ out:
 		    strerror(errno));
 		return AGENT_INJECT_ERROR;
 	}
-	return markers_type(session, &d);
+	return agent_markers_type(session, &d);
 }
 
 /*
@@ -386,7 +388,7 @@ out:
  * crash in between never grants another try), and wait for the ack.
  */
 static enum agent_delivery
-markers_type(const char *session, struct markers_delivery *d)
+agent_markers_type(const char *session, struct markers_delivery *d)
 {
 	char *text;
 	int r;
@@ -400,8 +402,8 @@ markers_type(const char *session, struct markers_delivery *d)
 		    session, strerror(errno));
 		return AGENT_INJECT_ERROR;
 	}
-	text = markers_instruction(session);
-	markers_typed_add(session);
+	text = agent_markers_instruction(session);
+	agent_markers_typed_add(session);
 	r = tmux_type(session, text);
 	free(text);
 	if (r == -1)
@@ -420,7 +422,7 @@ markers_type(const char *session, struct markers_delivery *d)
 
 /* 1 when this process typed into session already. */
 static int
-markers_typed(const char *session)
+agent_markers_typed(const char *session)
 {
 	size_t i;
 
@@ -432,9 +434,9 @@ markers_typed(const char *session)
 
 /* Kept for the life of the process, which is one tick. */
 static void
-markers_typed_add(const char *session)
+agent_markers_typed_add(const char *session)
 {
-	if (markers_typed(session))
+	if (agent_markers_typed(session))
 		return;
 	markers_typed_names = xreallocarray(markers_typed_names,
 	    markers_ntyped + 1, sizeof(*markers_typed_names));
@@ -443,7 +445,8 @@ markers_typed_add(const char *session)
 
 /* The phase file is the lifecycle signal, as with the default backend. */
 static int
-markers_signal(const char *session, const char *path, struct phase_info *out)
+agent_markers_signal(const char *session, const char *path,
+    struct phase_info *out)
 {
 	(void)session;
 	return phase_read(path, out);
@@ -451,7 +454,7 @@ markers_signal(const char *session, const char *path, struct phase_info *out)
 
 /* The session, then its directory. */
 static int
-markers_kill(const char *session)
+agent_markers_kill(const char *session)
 {
 	int r = agent_tmux_kill(session);
 
@@ -464,7 +467,7 @@ markers_kill(const char *session)
 }
 
 static int
-markers_progress(const char *session, struct agent_progress *out)
+agent_markers_progress(const char *session, struct agent_progress *out)
 {
 	return markers_status(session, out);
 }
@@ -472,11 +475,11 @@ markers_progress(const char *session, struct agent_progress *out)
 /*
  * A message recorded and not confirmed: the mailbox has it when the
  * delivery record is of its text and the agent acknowledged it (then or
- * since).  Otherwise it can take it: markers_inject() types its
+ * since).  Otherwise it can take it: agent_markers_inject() types its
  * instruction once more only as its own record allows.
  */
 static int
-markers_seen(const char *session, const struct agent_msg *m, time_t at,
+agent_markers_seen(const char *session, const struct agent_msg *m, time_t at,
     long long stamp)
 {
 	struct markers_delivery d;

@@ -82,7 +82,7 @@
 #define CK_TAIL_MAX 2000
 
 /* What was started and read of a session (state.json). */
-struct ck_state {
+struct agent_checkpoint_state {
 	long long runs;	     /* runs started */
 	long long read;	     /* the last run whose end was read */
 	long long started;   /* when the last run started */
@@ -93,23 +93,24 @@ struct ck_state {
 	long long phase_ns;  /* the phase file's mtime as the run started */
 	char outcome[16];    /* of run `read`: done, blocked, failed, lost */
 	char agent[256];     /* the agent's own session id, or "" */
-	char msg[24];	     /* the last run's message (ck_hash()), or "" */
+	char msg[24]; /* the last run's message (agent_checkpoint_hash()), or ""
+		       */
 };
 
 /* What agent_start() was given (spec.json). */
-struct ck_spec {
+struct agent_checkpoint_spec {
 	char *workdir;
 	char *signal;
 	char **argv;
 	char **env;
 };
 
-static char *ck_dir;   /* the state directory */
-static int ck_dry_run; /* reading changes nothing */
-static long long ck_timeout_s = CK_TIMEOUT_DEFAULT;
+static char *agent_checkpoint_dir;   /* the state directory */
+static int agent_checkpoint_dry_run; /* reading changes nothing */
+static long long agent_checkpoint_timeout_s = CK_TIMEOUT_DEFAULT;
 
 /* The text the first prompt of a session ends with. */
-static const char ck_protocol_text[] =
+static const char agent_checkpoint_protocol_text[] =
     "\n\n## How this run ends: the checkpoint\n\n"
     "You run as a one-shot process: when you stop, this run ends and no "
     "one is waiting at a prompt. Wherever the instructions above say to "
@@ -134,36 +135,48 @@ static const char ck_protocol_text[] =
     "\"what you did\" > \"$CTRLRELAY_STATE_FILE\"\n";
 
 static int agent_checkpoint_init(const struct agent_conf *);
-static char *ck_path(const char *, const char *);
-static int ck_mkdir(const char *);
-static int ck_state_load(const char *, struct ck_state *);
-static int ck_state_save(const char *, const struct ck_state *);
-static char **ck_strv_from(const cJSON *);
-static void ck_strv_to(cJSON *, const char *, char *const *);
-static int ck_spec_save(const char *, const struct agent_spec *);
-static int ck_spec_load(const char *, struct ck_spec *);
-static void ck_spec_free(struct ck_spec *);
-static int ck_lock(const char *, int *);
-static int ck_wait_end(const char *, int, int *);
-static int ck_overdue(const char *, struct ck_state *);
-static char **ck_argv(const struct ck_spec *, const struct ck_state *);
-static char **ck_env(const char *, const struct ck_spec *);
-static void ck_markers_clear(const char *);
-static int ck_launch(const char *, int, struct ck_state *,
-    const struct ck_spec *, const char *);
-static long long ck_phase_ns(const char *);
-static int ck_phase_write(const struct ck_spec *, const char *, const char *);
-static char *ck_tail(const char *, size_t);
-static char *ck_one_line(const char *);
-static int ck_on_done(const char *, struct ck_state *, const struct ck_spec *,
+static char *agent_checkpoint_path(const char *, const char *);
+static int agent_checkpoint_mkdir(const char *);
+static int agent_checkpoint_state_load(const char *,
+    struct agent_checkpoint_state *);
+static int agent_checkpoint_state_save(const char *,
+    const struct agent_checkpoint_state *);
+static char **agent_checkpoint_strv_from(const cJSON *);
+static void agent_checkpoint_strv_to(cJSON *, const char *, char *const *);
+static int agent_checkpoint_spec_save(const char *, const struct agent_spec *);
+static int agent_checkpoint_spec_load(const char *,
+    struct agent_checkpoint_spec *);
+static void agent_checkpoint_spec_free(struct agent_checkpoint_spec *);
+static int agent_checkpoint_lock(const char *, int *);
+static int agent_checkpoint_wait_end(const char *, int, int *);
+static int agent_checkpoint_overdue(const char *,
+    struct agent_checkpoint_state *);
+static char **agent_checkpoint_argv(const struct agent_checkpoint_spec *,
+    const struct agent_checkpoint_state *);
+static char **agent_checkpoint_env(const char *,
+    const struct agent_checkpoint_spec *);
+static void agent_checkpoint_markers_clear(const char *);
+static int agent_checkpoint_launch(const char *, int,
+    struct agent_checkpoint_state *, const struct agent_checkpoint_spec *,
+    const char *);
+static long long agent_checkpoint_phase_ns(const char *);
+static int agent_checkpoint_phase_write(const struct agent_checkpoint_spec *,
+    const char *, const char *);
+static char *agent_checkpoint_tail(const char *, size_t);
+static char *agent_checkpoint_one_line(const char *);
+static int agent_checkpoint_on_done(const char *,
+    struct agent_checkpoint_state *, const struct agent_checkpoint_spec *,
     const struct checkpoint *);
-static int ck_on_blocked(const char *, struct ck_state *,
-    const struct ck_spec *, const struct checkpoint *);
-static int ck_on_failed(const char *, int, struct ck_state *,
-    const struct ck_spec *, const struct checkpoint *);
-static int ck_read_end(const char *, int, struct ck_state *,
-    const struct ck_spec *);
-static int ck_settle(const char *, struct ck_state *, int *);
+static int agent_checkpoint_on_blocked(const char *,
+    struct agent_checkpoint_state *, const struct agent_checkpoint_spec *,
+    const struct checkpoint *);
+static int agent_checkpoint_on_failed(const char *, int,
+    struct agent_checkpoint_state *, const struct agent_checkpoint_spec *,
+    const struct checkpoint *);
+static int agent_checkpoint_read_end(const char *, int,
+    struct agent_checkpoint_state *, const struct agent_checkpoint_spec *);
+static int agent_checkpoint_settle(const char *,
+    struct agent_checkpoint_state *, int *);
 static int agent_checkpoint_start(const struct agent_spec *, char *, size_t);
 static enum agent_delivery agent_checkpoint_inject(const char *, const char *);
 static enum agent_delivery agent_checkpoint_answer(const char *, const char *,
@@ -174,13 +187,13 @@ static int agent_checkpoint_alive(const char *);
 static int agent_checkpoint_signal(const char *, const char *,
     struct phase_info *);
 static int agent_checkpoint_kill(const char *);
-static void ck_remove_all(const char *);
+static void agent_checkpoint_remove_all(const char *);
 static int agent_checkpoint_valid_name(const char *);
 static int agent_checkpoint_capture(const char *, int, struct buf *);
 static int agent_checkpoint_list(const char *, char ***, size_t *);
 static int agent_checkpoint_activity(const char *, time_t *);
-static void ck_hash(const char *, char *, size_t);
-static char *ck_answer_prompt(const char *);
+static void agent_checkpoint_hash(const char *, char *, size_t);
+static char *agent_checkpoint_answer_prompt(const char *);
 static int agent_checkpoint_seen(const char *, const struct agent_msg *, time_t,
     long long);
 
@@ -207,19 +220,20 @@ agent_checkpoint_init(const struct agent_conf *conf)
 {
 	if (conf->state_dir == NULL || *conf->state_dir == '\0')
 		return -1;
-	free(ck_dir);
-	ck_dir = xstrdup(conf->state_dir);
-	ck_timeout_s =
+	free(agent_checkpoint_dir);
+	agent_checkpoint_dir = xstrdup(conf->state_dir);
+	agent_checkpoint_timeout_s =
 	    conf->run_timeout_s > 0 ? conf->run_timeout_s : CK_TIMEOUT_DEFAULT;
-	ck_dry_run = conf->dry_run;
+	agent_checkpoint_dry_run = conf->dry_run;
 	return 0;
 }
 
 /* The session's directory (leaf NULL) or a file in it.  Caller frees. */
 static char *
-ck_path(const char *session, const char *leaf)
+agent_checkpoint_path(const char *session, const char *leaf)
 {
-	const char *dir = ck_dir != NULL ? ck_dir : "/tmp";
+	const char *dir =
+	    agent_checkpoint_dir != NULL ? agent_checkpoint_dir : "/tmp";
 
 	if (leaf == NULL)
 		return xasprintf("%s/" CK_DIR_PREFIX "%s", dir, session);
@@ -228,9 +242,9 @@ ck_path(const char *session, const char *leaf)
 
 /* The session's directory, private, ours: 0 or -1 (errno set). */
 static int
-ck_mkdir(const char *session)
+agent_checkpoint_mkdir(const char *session)
 {
-	char *dir = ck_path(session, NULL);
+	char *dir = agent_checkpoint_path(session, NULL);
 	struct stat st;
 	int r = -1;
 
@@ -250,9 +264,10 @@ out:
 
 /* 0, 1 when the session has no state (no such session), or -1. */
 static int
-ck_state_load(const char *session, struct ck_state *st)
+agent_checkpoint_state_load(const char *session,
+    struct agent_checkpoint_state *st)
 {
-	char *path = ck_path(session, "state.json"), err[256];
+	char *path = agent_checkpoint_path(session, "state.json"), err[256];
 	const char *s;
 	cJSON *j;
 
@@ -289,9 +304,11 @@ ck_state_load(const char *session, struct ck_state *st)
 
 /* Written (and synced) before what it counts is done: 0 or -1 (logged). */
 static int
-ck_state_save(const char *session, const struct ck_state *st)
+agent_checkpoint_state_save(const char *session,
+    const struct agent_checkpoint_state *st)
 {
-	char *path = ck_path(session, "state.json"), *text, ns[32];
+	char *path = agent_checkpoint_path(session, "state.json"), *text,
+	     ns[32];
 	cJSON *j = cJSON_CreateObject();
 	int r;
 
@@ -318,7 +335,7 @@ ck_state_save(const char *session, const struct ck_state *st)
 
 /* The strings of a JSON array, NULL-ended.  Free with strv_free(). */
 static char **
-ck_strv_from(const cJSON *arr)
+agent_checkpoint_strv_from(const cJSON *arr)
 {
 	const cJSON *it;
 	char **v = xcalloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*v));
@@ -331,7 +348,7 @@ ck_strv_from(const cJSON *arr)
 }
 
 static void
-ck_strv_to(cJSON *obj, const char *key, char *const *v)
+agent_checkpoint_strv_to(cJSON *obj, const char *key, char *const *v)
 {
 	cJSON *arr = cJSON_AddArrayToObject(obj, key);
 
@@ -341,17 +358,17 @@ ck_strv_to(cJSON *obj, const char *key, char *const *v)
 
 /* spec.json, private (it holds the role's tokens): 0 or -1 (errno). */
 static int
-ck_spec_save(const char *session, const struct agent_spec *s)
+agent_checkpoint_spec_save(const char *session, const struct agent_spec *s)
 {
-	char *path = ck_path(session, "spec.json"), *text;
+	char *path = agent_checkpoint_path(session, "spec.json"), *text;
 	cJSON *j = cJSON_CreateObject();
 	int r;
 
 	cJSON_AddStringToObject(j, "workdir", s->workdir);
 	cJSON_AddStringToObject(j, "signal_path",
 	    s->signal_path != NULL ? s->signal_path : "");
-	ck_strv_to(j, "argv", s->argv);
-	ck_strv_to(j, "env", (char *const *)s->env);
+	agent_checkpoint_strv_to(j, "argv", s->argv);
+	agent_checkpoint_strv_to(j, "env", (char *const *)s->env);
 	text = json_print(j);
 	r = file_write_atomic(path, text, strlen(text), 0600, 0);
 	explicit_bzero(text, strlen(text));
@@ -363,9 +380,10 @@ ck_spec_save(const char *session, const struct agent_spec *s)
 
 /* 0, 1 when there is no such session, -1 when it cannot be read. */
 static int
-ck_spec_load(const char *session, struct ck_spec *sp)
+agent_checkpoint_spec_load(const char *session,
+    struct agent_checkpoint_spec *sp)
 {
-	char *path = ck_path(session, "spec.json"), err[256];
+	char *path = agent_checkpoint_path(session, "spec.json"), err[256];
 	const char *s;
 	cJSON *j;
 	int r = -1;
@@ -384,8 +402,8 @@ ck_spec_load(const char *session, struct ck_spec *sp)
 	sp->workdir = xstrdup(s != NULL ? s : ".");
 	s = json_str(j, "signal_path");
 	sp->signal = xstrdup(s != NULL ? s : "");
-	sp->argv = ck_strv_from(json_arr(j, "argv"));
-	sp->env = ck_strv_from(json_arr(j, "env"));
+	sp->argv = agent_checkpoint_strv_from(json_arr(j, "argv"));
+	sp->env = agent_checkpoint_strv_from(json_arr(j, "env"));
 	cJSON_Delete(j);
 	r = sp->argv[0] != NULL ? 0 : -1;
 	if (r == -1)
@@ -396,7 +414,7 @@ out:
 }
 
 static void
-ck_spec_free(struct ck_spec *sp)
+agent_checkpoint_spec_free(struct agent_checkpoint_spec *sp)
 {
 	char **e;
 
@@ -414,10 +432,10 @@ ck_spec_free(struct ck_spec *sp)
  * holds it, -1 on error (errno; ENOENT: no such session).
  */
 static int
-ck_lock(const char *session, int *fd)
+agent_checkpoint_lock(const char *session, int *fd)
 {
-	char *dir = ck_path(session, NULL),
-	     *path = ck_path(session, "run.lock");
+	char *dir = agent_checkpoint_path(session, NULL),
+	     *path = agent_checkpoint_path(session, "run.lock");
 	int r = -1;
 
 	*fd = -1;
@@ -435,12 +453,14 @@ ck_lock(const char *session, int *fd)
  * (*fd), 1 still held, -1 on error.
  */
 static int
-ck_wait_end(const char *session, int secs, int *fd)
+agent_checkpoint_wait_end(const char *session, int secs, int *fd)
 {
 	struct timespec ts = {0, 50 * 1000 * 1000};
 	int i, r = 1;
 
-	for (i = 0; i <= secs * 20 && (r = ck_lock(session, fd)) == 1; i++)
+	for (i = 0;
+	     i <= secs * 20 && (r = agent_checkpoint_lock(session, fd)) == 1;
+	     i++)
 		nanosleep(&ts, NULL);
 	return r;
 }
@@ -450,21 +470,21 @@ ck_wait_end(const char *session, int secs, int *fd)
  * (the run counts as lost), 0 it may go on, -1 on error.
  */
 static int
-ck_overdue(const char *session, struct ck_state *st)
+agent_checkpoint_overdue(const char *session, struct agent_checkpoint_state *st)
 {
 	time_t now = time(NULL);
 	int fd;
 
-	if (st->pgid <= 1 || now - st->started <= ck_timeout_s)
+	if (st->pgid <= 1 || now - st->started <= agent_checkpoint_timeout_s)
 		return 0;
 	log_msg("session %s: run %lld passed its timeout (%lld s) — killing "
 		"its process group",
-	    session, st->runs, ck_timeout_s);
+	    session, st->runs, agent_checkpoint_timeout_s);
 	st->timed_out = st->runs;
-	if (ck_state_save(session, st) == -1)
+	if (agent_checkpoint_state_save(session, st) == -1)
 		return -1;
 	(void)kill(-(pid_t)st->pgid, SIGKILL);
-	if (ck_wait_end(session, 5, &fd) != 0)
+	if (agent_checkpoint_wait_end(session, 5, &fd) != 0)
 		return -1;
 	close(fd);
 	return 1;
@@ -476,7 +496,8 @@ ck_overdue(const char *session, struct ck_state *st)
  * The prompt is not on it: it is the run's standard input.
  */
 static char **
-ck_argv(const struct ck_spec *sp, const struct ck_state *st)
+agent_checkpoint_argv(const struct agent_checkpoint_spec *sp,
+    const struct agent_checkpoint_state *st)
 {
 	static const char skip[] = "--dangerously-skip-permissions";
 	size_t n = strv_len(sp->argv), i, k = 0;
@@ -504,9 +525,10 @@ ck_argv(const struct ck_spec *sp, const struct ck_state *st)
  * the reference's names and ours.  Free with strv_free().
  */
 static char **
-ck_env(const char *session, const struct ck_spec *sp)
+agent_checkpoint_env(const char *session,
+    const struct agent_checkpoint_spec *sp)
 {
-	char *state = ck_path(session, "checkpoint.json");
+	char *state = agent_checkpoint_path(session, "checkpoint.json");
 	size_t n = strv_len(sp->env), i, k = 0;
 	char **v = xcalloc(n + 5, sizeof(*v));
 
@@ -526,7 +548,7 @@ ck_env(const char *session, const struct ck_spec *sp)
  * instead.
  */
 static void
-ck_markers_clear(const char *session)
+agent_checkpoint_markers_clear(const char *session)
 {
 	char *exited = runfiles_exited_marker(session);
 	char *idle = runfiles_idle_marker(session);
@@ -544,14 +566,16 @@ ck_markers_clear(const char *session)
  * is the caller's still then.
  */
 static int
-ck_launch(const char *session, int fd, struct ck_state *st,
-    const struct ck_spec *sp, const char *prompt)
+agent_checkpoint_launch(const char *session, int fd,
+    struct agent_checkpoint_state *st, const struct agent_checkpoint_spec *sp,
+    const char *prompt)
 {
-	char *out = ck_path(session, "out.json"),
-	     *err = ck_path(session, "err.txt");
-	char *ckpt = ck_path(session, "checkpoint.json");
-	char *in = ck_path(session, "prompt.txt");
-	char **argv = ck_argv(sp, st), **env = ck_env(session, sp);
+	char *out = agent_checkpoint_path(session, "out.json"),
+	     *err = agent_checkpoint_path(session, "err.txt");
+	char *ckpt = agent_checkpoint_path(session, "checkpoint.json");
+	char *in = agent_checkpoint_path(session, "prompt.txt");
+	char **argv = agent_checkpoint_argv(sp, st),
+	     **env = agent_checkpoint_env(session, sp);
 	struct spawn_detached_opts o = {.cwd = sp->workdir,
 	    .env_add = (const char *const *)env,
 	    .env_keep = agent_exec_inherits,
@@ -575,22 +599,22 @@ ck_launch(const char *session, int fd, struct ck_state *st,
 	keep[1] = claude;
 	o.keep_fds = keep;
 	(void)file_remove(ckpt);
-	ck_markers_clear(session);
+	agent_checkpoint_markers_clear(session);
 	st->runs++;
 	st->started = (long long)time(NULL);
 	st->pgid = 0;
-	st->phase_ns = ck_phase_ns(sp->signal);
+	st->phase_ns = agent_checkpoint_phase_ns(sp->signal);
 	r = -1;
 	if (file_write_atomic(in, prompt, strlen(prompt), 0600, 0) == -1)
 		log_msg("session %s: cannot write '%s': %s", session, in,
 		    strerror(errno));
-	else if (ck_state_save(session, st) == 0) {
+	else if (agent_checkpoint_state_save(session, st) == 0) {
 		if (spawn_detached_ex(argv, &o, &pid) == -1)
 			log_msg("session %s: cannot start run %lld of '%s': %s",
 			    session, st->runs, argv[0], strerror(errno));
 		else {
 			st->pgid = pid;
-			(void)ck_state_save(session, st);
+			(void)agent_checkpoint_state_save(session, st);
 			log_msg("session %s: run %lld started%s%s", session,
 			    st->runs, st->agent[0] ? ", resuming " : "",
 			    st->agent);
@@ -616,7 +640,7 @@ out:
 
 /* The mtime of the phase file at path in nanoseconds, 0 when missing. */
 static long long
-ck_phase_ns(const char *path)
+agent_checkpoint_phase_ns(const char *path)
 {
 	struct stat st;
 
@@ -627,7 +651,8 @@ ck_phase_ns(const char *path)
 
 /* Write the phase file (text, a reason line when reason is not NULL). */
 static int
-ck_phase_write(const struct ck_spec *sp, const char *phase, const char *reason)
+agent_checkpoint_phase_write(const struct agent_checkpoint_spec *sp,
+    const char *phase, const char *reason)
 {
 	char *text = reason != NULL ?
 	    xasprintf("%s\nReason: %s\n", phase, reason) :
@@ -644,16 +669,16 @@ ck_phase_write(const struct ck_spec *sp, const char *phase, const char *reason)
 
 /* The last max bytes of the session's file leaf (redacted).  Caller frees. */
 static char *
-ck_tail(const char *session, size_t max)
+agent_checkpoint_tail(const char *session, size_t max)
 {
-	char *path = ck_path(session, "err.txt"), *red;
+	char *path = agent_checkpoint_path(session, "err.txt"), *red;
 	struct buf b;
 	size_t at;
 
 	buf_init(&b, 0);
 	(void)file_read(path, CK_FILE_MAX, &b);
 	free(path);
-	path = ck_path(session, "out.json");
+	path = agent_checkpoint_path(session, "out.json");
 	(void)file_read(path, CK_FILE_MAX, &b);
 	free(path);
 	at = utf8_suffix_start(buf_str(&b), b.len, max);
@@ -664,7 +689,7 @@ ck_tail(const char *session, size_t max)
 
 /* text on one line (a phase file's reason).  Caller frees. */
 static char *
-ck_one_line(const char *text)
+agent_checkpoint_one_line(const char *text)
 {
 	char *s = utf8_cut(text, PHASE_REASON_MAX - 64, " […]"), *p;
 
@@ -676,32 +701,33 @@ ck_one_line(const char *text)
 
 /* DONE: awaiting_ci, unless the agent wrote a phase during the run. */
 static int
-ck_on_done(const char *session, struct ck_state *st, const struct ck_spec *sp,
-    const struct checkpoint *c)
+agent_checkpoint_on_done(const char *session, struct agent_checkpoint_state *st,
+    const struct agent_checkpoint_spec *sp, const struct checkpoint *c)
 {
 	struct phase_info pi;
 	char *why;
 	int r;
 
-	if (ck_phase_ns(sp->signal) != st->phase_ns &&
+	if (agent_checkpoint_phase_ns(sp->signal) != st->phase_ns &&
 	    phase_read(sp->signal, &pi) == 0 && pi.phase != PHASE_NONE) {
 		log_msg("session %s: run %lld DONE, phase %s written by the "
 			"agent",
 		    session, st->runs, pi.raw);
 		return 0;
 	}
-	why = ck_one_line(*c->summary ? c->summary : "DONE");
+	why = agent_checkpoint_one_line(*c->summary ? c->summary : "DONE");
 	log_msg("session %s: run %lld DONE%s — PHASE:awaiting_ci", session,
 	    st->runs, c->pr_number > 0 ? " with a PR" : "");
-	r = ck_phase_write(sp, "PHASE:awaiting_ci", why);
+	r = agent_checkpoint_phase_write(sp, "PHASE:awaiting_ci", why);
 	free(why);
 	return r;
 }
 
 /* BLOCKED_NEEDS_INPUT: an escalation with the question, or too many. */
 static int
-ck_on_blocked(const char *session, struct ck_state *st,
-    const struct ck_spec *sp, const struct checkpoint *c)
+agent_checkpoint_on_blocked(const char *session,
+    struct agent_checkpoint_state *st, const struct agent_checkpoint_spec *sp,
+    const struct checkpoint *c)
 {
 	char *q, *why;
 	int r;
@@ -709,20 +735,21 @@ ck_on_blocked(const char *session, struct ck_state *st,
 	if (++st->blocked > CK_BLOCKED_MAX) {
 		log_msg("session %s: blocked %lld times — PHASE:failed",
 		    session, st->blocked);
-		if (ck_state_save(session, st) == -1)
+		if (agent_checkpoint_state_save(session, st) == -1)
 			return -1;
-		return ck_phase_write(sp, "PHASE:failed", "blocked_rounds");
+		return agent_checkpoint_phase_write(sp, "PHASE:failed",
+		    "blocked_rounds");
 	}
-	if (ck_state_save(session, st) == -1)
+	if (agent_checkpoint_state_save(session, st) == -1)
 		return -1;
 	q = *c->question_context ?
 	    xasprintf("%s (context: %s)", c->question, c->question_context) :
 	    xstrdup(c->question);
-	why = ck_one_line(q);
+	why = agent_checkpoint_one_line(q);
 	log_msg("session %s: run %lld BLOCKED_NEEDS_INPUT (round %lld/%d) — "
 		"PHASE:escalate",
 	    session, st->runs, st->blocked, CK_BLOCKED_MAX);
-	r = ck_phase_write(sp, "PHASE:escalate", why);
+	r = agent_checkpoint_phase_write(sp, "PHASE:escalate", why);
 	free(why);
 	free(q);
 	return r;
@@ -734,8 +761,9 @@ ck_on_blocked(const char *session, struct ck_state *st,
  * (secrets masked) as its reason, and the output's tail logged.
  */
 static int
-ck_on_failed(const char *session, int fd, struct ck_state *st,
-    const struct ck_spec *sp, const struct checkpoint *c)
+agent_checkpoint_on_failed(const char *session, int fd,
+    struct agent_checkpoint_state *st, const struct agent_checkpoint_spec *sp,
+    const struct checkpoint *c)
 {
 	char *err = redact_secrets(c->error), *tail, *why, *prompt;
 	int r;
@@ -751,7 +779,7 @@ ck_on_failed(const char *session, int fd, struct ck_state *st,
 		log_msg("session %s: run %lld FAILED (recoverable) — one "
 			"resume run",
 		    session, st->runs);
-		r = ck_launch(session, fd, st, sp, prompt);
+		r = agent_checkpoint_launch(session, fd, st, sp, prompt);
 		free(prompt);
 		if (r == 0) {
 			free(err);
@@ -760,7 +788,7 @@ ck_on_failed(const char *session, int fd, struct ck_state *st,
 		log_msg("session %s: the resume run did not start", session);
 	}
 	/* The output stays in the log: the reason is posted on the issue. */
-	tail = ck_tail(session, 400);
+	tail = agent_checkpoint_tail(session, 400);
 	if (*tail != '\0')
 		log_msg("session %s: run %lld output (tail): %s", session,
 		    st->runs, tail);
@@ -768,10 +796,10 @@ ck_on_failed(const char *session, int fd, struct ck_state *st,
 	    c->recoverable ? " (failed again)" : " (not recoverable)");
 	free(err);
 	free(tail);
-	err = ck_one_line(why);
+	err = agent_checkpoint_one_line(why);
 	log_msg("session %s: run %lld FAILED — PHASE:failed", session,
 	    st->runs);
-	r = ck_phase_write(sp, "PHASE:failed", err);
+	r = agent_checkpoint_phase_write(sp, "PHASE:failed", err);
 	free(why);
 	free(err);
 	return r;
@@ -783,11 +811,11 @@ ck_on_failed(const char *session, int fd, struct ck_state *st,
  * 1 when a new run took fd over, -1 on error.
  */
 static int
-ck_read_end(const char *session, int fd, struct ck_state *st,
-    const struct ck_spec *sp)
+agent_checkpoint_read_end(const char *session, int fd,
+    struct agent_checkpoint_state *st, const struct agent_checkpoint_spec *sp)
 {
-	char *out = ck_path(session, "out.json"),
-	     *ckpt = ck_path(session, "checkpoint.json");
+	char *out = agent_checkpoint_path(session, "out.json"),
+	     *ckpt = agent_checkpoint_path(session, "checkpoint.json");
 	char err[256], *id;
 	struct checkpoint c;
 	struct buf b;
@@ -809,20 +837,20 @@ ck_read_end(const char *session, int fd, struct ck_state *st,
 		c.status == CHECKPOINT_DONE    ? "done" :
 		c.status == CHECKPOINT_BLOCKED ? "blocked" :
 						 "failed");
-	if (ck_state_save(session, st) == -1) {
+	if (agent_checkpoint_state_save(session, st) == -1) {
 		r = -1;
 	} else if (v != 0) {
 		log_msg("session %s: run %lld ended without a valid "
 			"checkpoint (%s): the session is gone",
 		    session, st->runs, err);
 	} else {
-		ck_markers_clear(session);
+		agent_checkpoint_markers_clear(session);
 		if (c.status == CHECKPOINT_DONE)
-			r = ck_on_done(session, st, sp, &c);
+			r = agent_checkpoint_on_done(session, st, sp, &c);
 		else if (c.status == CHECKPOINT_BLOCKED)
-			r = ck_on_blocked(session, st, sp, &c);
+			r = agent_checkpoint_on_blocked(session, st, sp, &c);
 		else
-			r = ck_on_failed(session, fd, st, sp, &c);
+			r = agent_checkpoint_on_failed(session, fd, st, sp, &c);
 	}
 	if (v == 0)
 		checkpoint_free(&c);
@@ -839,17 +867,18 @@ ck_read_end(const char *session, int fd, struct ck_state *st,
  * such session, -1 on error.
  */
 static int
-ck_settle(const char *session, struct ck_state *st, int *running)
+agent_checkpoint_settle(const char *session, struct agent_checkpoint_state *st,
+    int *running)
 {
-	struct ck_spec sp;
+	struct agent_checkpoint_spec sp;
 	int fd = -1, r;
 
 	*running = 0;
-	if ((r = ck_state_load(session, st)) != 0)
+	if ((r = agent_checkpoint_state_load(session, st)) != 0)
 		return r;
-	if ((r = ck_lock(session, &fd)) == -1)
+	if ((r = agent_checkpoint_lock(session, &fd)) == -1)
 		return errno == ENOENT ? 1 : -1;
-	if (ck_dry_run) {
+	if (agent_checkpoint_dry_run) {
 		/* A run that ended unread counts as going until read. */
 		*running = r == 1 || st->read < st->runs;
 		if (r == 0)
@@ -857,22 +886,24 @@ ck_settle(const char *session, struct ck_state *st, int *running)
 		return 0;
 	}
 	if (r == 1) {
-		if ((r = ck_overdue(session, st)) != 1) {
+		if ((r = agent_checkpoint_overdue(session, st)) != 1) {
 			*running = r == 0;
 			return r;
 		}
-		if (ck_lock(session, &fd) != 0)
+		if (agent_checkpoint_lock(session, &fd) != 0)
 			return -1;
 	}
 	/* The lock is ours: no run is going, none starts meanwhile. */
-	if ((r = ck_state_load(session, st)) == 0 && st->read < st->runs) {
-		if ((r = ck_spec_load(session, &sp)) == 0 &&
-		    (r = ck_read_end(session, fd, st, &sp)) == 1) {
+	if ((r = agent_checkpoint_state_load(session, st)) == 0 &&
+	    st->read < st->runs) {
+		if ((r = agent_checkpoint_spec_load(session, &sp)) == 0 &&
+		    (r = agent_checkpoint_read_end(session, fd, st, &sp)) ==
+			1) {
 			fd = -1;
 			*running = 1;
 			r = 0;
 		}
-		ck_spec_free(&sp);
+		agent_checkpoint_spec_free(&sp);
 	}
 	if (fd != -1)
 		lock_release(fd);
@@ -886,7 +917,7 @@ ck_settle(const char *session, struct ck_state *st, int *running)
 static int
 agent_checkpoint_start(const struct agent_spec *s, char *err, size_t errsz)
 {
-	struct ck_state st;
+	struct agent_checkpoint_state st;
 
 	memset(&st, 0, sizeof(st));
 	if (s->argv == NULL || s->argv[0] == NULL) {
@@ -895,10 +926,11 @@ agent_checkpoint_start(const struct agent_spec *s, char *err, size_t errsz)
 		return -1;
 	}
 	(void)agent_checkpoint_kill(s->session);
-	if (ck_mkdir(s->session) == -1 || ck_spec_save(s->session, s) == -1 ||
-	    ck_state_save(s->session, &st) == -1) {
+	if (agent_checkpoint_mkdir(s->session) == -1 ||
+	    agent_checkpoint_spec_save(s->session, s) == -1 ||
+	    agent_checkpoint_state_save(s->session, &st) == -1) {
 		snprintf(err, errsz, "cannot set up session '%s' in '%s': %s",
-		    s->session, ck_dir, strerror(errno));
+		    s->session, agent_checkpoint_dir, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -912,28 +944,31 @@ agent_checkpoint_start(const struct agent_spec *s, char *err, size_t errsz)
 static enum agent_delivery
 agent_checkpoint_inject(const char *session, const char *text)
 {
-	struct ck_state st;
-	struct ck_spec sp;
+	struct agent_checkpoint_state st;
+	struct agent_checkpoint_spec sp;
 	enum agent_delivery d = AGENT_INJECT_ERROR;
 	char *prompt;
 	int fd = -1, running, r;
 
-	if ((r = ck_settle(session, &st, &running)) != 0 || running)
+	if ((r = agent_checkpoint_settle(session, &st, &running)) != 0 ||
+	    running)
 		return r == 0 ? AGENT_NOT_DELIVERED : AGENT_INJECT_ERROR;
-	if ((r = ck_lock(session, &fd)) != 0)
+	if ((r = agent_checkpoint_lock(session, &fd)) != 0)
 		return r == 1 ? AGENT_NOT_DELIVERED : AGENT_INJECT_ERROR;
 	/* Settled above; another tick may have started a run since. */
-	if (ck_state_load(session, &st) != 0 || st.read < st.runs ||
-	    ck_spec_load(session, &sp) != 0) {
+	if (agent_checkpoint_state_load(session, &st) != 0 ||
+	    st.read < st.runs ||
+	    agent_checkpoint_spec_load(session, &sp) != 0) {
 		lock_release(fd);
 		return st.read < st.runs ? AGENT_NOT_DELIVERED :
 					   AGENT_INJECT_ERROR;
 	}
-	prompt = st.runs == 0 ? xasprintf("%s%s", text, ck_protocol_text) :
-				xstrdup(text);
+	prompt = st.runs == 0 ?
+	    xasprintf("%s%s", text, agent_checkpoint_protocol_text) :
+	    xstrdup(text);
 	/* Saved with the run's start: the message it was started for. */
-	ck_hash(text, st.msg, sizeof(st.msg));
-	switch (ck_launch(session, fd, &st, &sp, prompt)) {
+	agent_checkpoint_hash(text, st.msg, sizeof(st.msg));
+	switch (agent_checkpoint_launch(session, fd, &st, &sp, prompt)) {
 	case 0:
 		d = AGENT_DELIVERED;
 		break;
@@ -946,13 +981,13 @@ agent_checkpoint_inject(const char *session, const char *text)
 		break;
 	}
 	free(prompt);
-	ck_spec_free(&sp);
+	agent_checkpoint_spec_free(&sp);
 	return d;
 }
 
 /* The reference's prompt for a person's answer.  Caller frees. */
 static char *
-ck_answer_prompt(const char *reply)
+agent_checkpoint_answer_prompt(const char *reply)
 {
 	return xasprintf("User answered: %s\n\nContinue from where you left "
 			 "off.",
@@ -961,7 +996,7 @@ ck_answer_prompt(const char *reply)
 
 /* The message text identifies, as it is kept in state.json. */
 static void
-ck_hash(const char *text, char *out, size_t outsz)
+agent_checkpoint_hash(const char *text, char *out, size_t outsz)
 {
 	unsigned long long h = 14695981039346656037ULL;
 
@@ -983,7 +1018,7 @@ agent_checkpoint_seen(const char *session, const struct agent_msg *m, time_t at,
     long long stamp)
 {
 	struct phase_info pi;
-	struct ck_state st;
+	struct agent_checkpoint_state st;
 	char h[sizeof(st.msg)], *prompt;
 
 	(void)at;
@@ -991,14 +1026,14 @@ agent_checkpoint_seen(const char *session, const struct agent_msg *m, time_t at,
 	if (m->kind == AGENT_MSG_ADVANCE)
 		return phase_read(m->signal_path, &pi) == 0 &&
 		    pi.phase == m->next;
-	if (ck_state_load(session, &st) != 0)
+	if (agent_checkpoint_state_load(session, &st) != 0)
 		return -1;
 	if (m->kind == AGENT_MSG_ANSWER) {
-		prompt = ck_answer_prompt(m->reply);
-		ck_hash(prompt, h, sizeof(h));
+		prompt = agent_checkpoint_answer_prompt(m->reply);
+		agent_checkpoint_hash(prompt, h, sizeof(h));
 		free(prompt);
 	} else
-		ck_hash(m->text, h, sizeof(h));
+		agent_checkpoint_hash(m->text, h, sizeof(h));
 	return st.runs > 0 && strcmp(st.msg, h) == 0;
 }
 
@@ -1006,7 +1041,7 @@ static enum agent_delivery
 agent_checkpoint_answer(const char *session, const char *reply,
     const char *text)
 {
-	char *prompt = ck_answer_prompt(reply);
+	char *prompt = agent_checkpoint_answer_prompt(reply);
 	enum agent_delivery d = agent_checkpoint_inject(session, prompt);
 
 	(void)text;
@@ -1022,13 +1057,13 @@ static enum agent_delivery
 agent_checkpoint_advance(const char *session, const char *signal_path,
     enum phase next, const char *text)
 {
-	struct ck_spec sp = {.signal = (char *)signal_path};
+	struct agent_checkpoint_spec sp = {.signal = (char *)signal_path};
 	struct phase_info pi;
-	struct ck_state st;
+	struct agent_checkpoint_state st;
 	int running;
 
 	(void)text;
-	if (ck_settle(session, &st, &running) != 0)
+	if (agent_checkpoint_settle(session, &st, &running) != 0)
 		return AGENT_INJECT_ERROR;
 	if (running)
 		return AGENT_NOT_DELIVERED;
@@ -1036,7 +1071,7 @@ agent_checkpoint_advance(const char *session, const char *signal_path,
 		return AGENT_DELIVERED;
 	log_msg("session %s: %s written for the agent", session,
 	    phase_name(next));
-	return ck_phase_write(&sp, phase_name(next), NULL) == 0 ?
+	return agent_checkpoint_phase_write(&sp, phase_name(next), NULL) == 0 ?
 	    AGENT_DELIVERED :
 	    AGENT_INJECT_ERROR;
 }
@@ -1049,8 +1084,8 @@ agent_checkpoint_advance(const char *session, const char *signal_path,
 static int
 agent_checkpoint_alive(const char *session)
 {
-	struct ck_state st;
-	int running, r = ck_settle(session, &st, &running);
+	struct agent_checkpoint_state st;
+	int running, r = agent_checkpoint_settle(session, &st, &running);
 
 	if (r == -1)
 		return -1;
@@ -1064,10 +1099,10 @@ static int
 agent_checkpoint_signal(const char *session, const char *path,
     struct phase_info *out)
 {
-	struct ck_state st;
+	struct agent_checkpoint_state st;
 	int running;
 
-	if (ck_settle(session, &st, &running) == -1)
+	if (agent_checkpoint_settle(session, &st, &running) == -1)
 		log_msg("session %s: cannot read its last run", session);
 	return phase_read(path, out);
 }
@@ -1079,38 +1114,39 @@ agent_checkpoint_signal(const char *session, const char *path,
 static int
 agent_checkpoint_kill(const char *session)
 {
-	struct ck_state st;
+	struct agent_checkpoint_state st;
 	int fd = -1, r;
 
-	if ((r = ck_lock(session, &fd)) == -1)
+	if ((r = agent_checkpoint_lock(session, &fd)) == -1)
 		return errno == ENOENT ? 0 : -1;
-	if (r == 1 && ck_state_load(session, &st) == 0 && st.pgid > 1) {
+	if (r == 1 && agent_checkpoint_state_load(session, &st) == 0 &&
+	    st.pgid > 1) {
 		(void)kill(-(pid_t)st.pgid, SIGTERM);
-		if ((r = ck_wait_end(session, 3, &fd)) == 1) {
+		if ((r = agent_checkpoint_wait_end(session, 3, &fd)) == 1) {
 			(void)kill(-(pid_t)st.pgid, SIGKILL);
-			r = ck_wait_end(session, 3, &fd);
+			r = agent_checkpoint_wait_end(session, 3, &fd);
 		}
 	}
 	if (r != 0) {
 		log_msg("session %s: its run would not end", session);
 		return -1;
 	}
-	ck_remove_all(session);
+	agent_checkpoint_remove_all(session);
 	lock_release(fd);
 	return 0;
 }
 
 static void
-ck_remove_all(const char *session)
+agent_checkpoint_remove_all(const char *session)
 {
 	static const char *const leaves[] = {"spec.json", "state.json",
 	    "checkpoint.json", "out.json", "err.txt", "prompt.txt", "run.lock",
 	    NULL};
-	char *path, *dir = ck_path(session, NULL);
+	char *path, *dir = agent_checkpoint_path(session, NULL);
 	size_t i;
 
 	for (i = 0; leaves[i] != NULL; i++) {
-		path = ck_path(session, leaves[i]);
+		path = agent_checkpoint_path(session, leaves[i]);
 		(void)file_remove(path);
 		free(path);
 	}
@@ -1128,7 +1164,7 @@ agent_checkpoint_valid_name(const char *name)
 static int
 agent_checkpoint_capture(const char *session, int lines, struct buf *out)
 {
-	char *tail = ck_tail(session, CK_TAIL_MAX), *p;
+	char *tail = agent_checkpoint_tail(session, CK_TAIL_MAX), *p;
 	int n = 0;
 
 	for (p = tail + strlen(tail); p > tail && n <= lines; p--)
@@ -1148,13 +1184,14 @@ agent_checkpoint_list(const char *prefix, char ***names, size_t *n)
 	char *spec;
 	DIR *d;
 
-	if ((d = opendir(ck_dir != NULL ? ck_dir : "/tmp")) == NULL)
+	if ((d = opendir(agent_checkpoint_dir != NULL ? agent_checkpoint_dir :
+							"/tmp")) == NULL)
 		return -1;
 	while ((e = readdir(d)) != NULL) {
 		if (strncmp(e->d_name, CK_DIR_PREFIX, plen) != 0 ||
 		    strncmp(e->d_name + plen, prefix, strlen(prefix)) != 0)
 			continue;
-		spec = ck_path(e->d_name + plen, "spec.json");
+		spec = agent_checkpoint_path(e->d_name + plen, "spec.json");
 		if (file_exists(spec)) {
 			if (*n + 1 >= cap) {
 				cap = cap ? cap * 2 : 8;
@@ -1173,7 +1210,7 @@ agent_checkpoint_list(const char *prefix, char ***names, size_t *n)
 static int
 agent_checkpoint_activity(const char *session, time_t *when)
 {
-	char *path = ck_path(session, "state.json");
+	char *path = agent_checkpoint_path(session, "state.json");
 	int r = file_mtime(path, when);
 
 	free(path);

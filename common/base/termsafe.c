@@ -17,11 +17,11 @@
 #include "buf.h"
 #include "termsafe.h"
 
-/* What utf8_next() reports for an ill-formed sequence. */
+/* What termsafe_utf8_next() reports for an ill-formed sequence. */
 #define TERMSAFE_BAD (-1L)
 static const char replacement[] = "\xef\xbf\xbd";
 
-static size_t utf8_next(const unsigned char *, size_t, long *);
+static size_t termsafe_utf8_next(const unsigned char *, size_t, long *);
 static int is_control(long);
 static int is_bidi(long);
 static size_t line_piece(const char *, size_t, long, char *, size_t);
@@ -35,7 +35,7 @@ static size_t line_piece(const char *, size_t, long, char *, size_t);
  * U+10FFFF are ill-formed.
  */
 static size_t
-utf8_next(const unsigned char *s, size_t n, long *cp)
+termsafe_utf8_next(const unsigned char *s, size_t n, long *cp)
 {
 	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
 	size_t need, i;
@@ -96,7 +96,7 @@ termsafe_text(const char *text, size_t len, struct buf *out)
 
 	/* Clean stretches are copied whole; [run, i) is the current one. */
 	while (i < len) {
-		k = utf8_next(s + i, len - i, &cp);
+		k = termsafe_utf8_next(s + i, len - i, &cp);
 		if (cp != TERMSAFE_BAD &&
 		    (!is_control(cp) || cp == '\n' || cp == '\t')) {
 			i += k;
@@ -159,7 +159,7 @@ termsafe_line(const char *text, size_t len, size_t max, struct buf *out)
 	long cp;
 
 	while (i < len) {
-		k = utf8_next(s + i, len - i, &cp);
+		k = termsafe_utf8_next(s + i, len - i, &cp);
 		n = line_piece(text + i, k, cp, piece, sizeof(piece));
 		if (max != 0 && used + n > max) {
 			buf_printf(out, "...[%zu bytes cut]", len - i);

@@ -108,7 +108,7 @@ static const char *check_optional_name(const char *);
 static const char *check_log(const char *);
 static int env_pass_next(const char **, char *, size_t);
 static const char *check_env_pass(const char *);
-static int agent_env_cli(const char *);
+static int config_agent_env_cli(const char *);
 static const char *env_value(const struct config *, const char *);
 static void *field(const struct config *, size_t);
 static void vars_set(struct load *, const char *, const char *, const char *,
@@ -136,10 +136,11 @@ static int env_set(void *, const char *, const char *, int, char *, size_t);
 static int find_in_path(const char *);
 static int load_env_enc(struct load *, const char *, char *, size_t);
 static int load_env_file(struct load *, char *, size_t);
-static char *toml_text(const struct toml_value *, enum set_type, char *,
+static char *config_toml_text(const struct toml_value *, enum set_type, char *,
     size_t);
 static int add_mirror(struct load *, const struct toml_item *, char *, size_t);
-static int toml_item_cb(void *, const struct toml_item *, char *, size_t);
+static int config_toml_item_cb(void *, const struct toml_item *, char *,
+    size_t);
 static char *name_from_file(const char *);
 static void locate(struct load *);
 static void early(struct load *);
@@ -1251,7 +1252,8 @@ out:
  * set when the value cannot stand for a row of type t.  Caller frees.
  */
 static char *
-toml_text(const struct toml_value *v, enum set_type t, char *err, size_t errsz)
+config_toml_text(const struct toml_value *v, enum set_type t, char *err,
+    size_t errsz)
 {
 	struct buf b;
 	size_t i;
@@ -1295,7 +1297,8 @@ add_mirror(struct load *l, const struct toml_item *it, char *err, size_t errsz)
 
 /* One key of the project file. */
 static int
-toml_item_cb(void *arg, const struct toml_item *it, char *err, size_t errsz)
+config_toml_item_cb(void *arg, const struct toml_item *it, char *err,
+    size_t errsz)
 {
 	struct load *l = arg;
 	const struct setting *s = row_by_key(it->path, it->depth);
@@ -1323,7 +1326,7 @@ toml_item_cb(void *arg, const struct toml_item *it, char *err, size_t errsz)
 	}
 	if (s->type == T_MIRRORS)
 		return add_mirror(l, it, err, errsz);
-	if ((text = toml_text(it->value, s->type, err, errsz)) == NULL)
+	if ((text = config_toml_text(it->value, s->type, err, errsz)) == NULL)
 		return -1;
 	vars_set(l, s->env, text, l->cfg->project_toml, it->lineno);
 	free(text);
@@ -1500,7 +1503,8 @@ config_load(struct config *cfg, const char *project_toml, const char *exe,
 	cfg->run_dir_default =
 	    row_value(&l, row_by_env("DISINTO_RUN_DIR")) == NULL;
 	if (project_toml != NULL &&
-	    toml_parse_file(project_toml, toml_item_cb, &l, err, errsz) == -1)
+	    toml_parse_file(project_toml, config_toml_item_cb, &l, err,
+		errsz) == -1)
 		goto out;
 	if (fill(&l, err, errsz) == -1)
 		goto out;
@@ -1702,7 +1706,7 @@ env_put(char ***env, size_t *n, const char *key, const char *value)
 
 /* The agent CLI's own settings (its model, its API, its key). */
 static int
-agent_env_cli(const char *name)
+config_agent_env_cli(const char *name)
 {
 	return strncmp(name, "ANTHROPIC_", 10) == 0 ||
 	    strncmp(name, "CLAUDE_", 7) == 0;
@@ -1747,7 +1751,7 @@ config_agent_env(const struct config *c, enum config_role role)
 	size_t n = 0, i;
 
 	for (i = 0; i < c->nenv_vars; i++)
-		if (agent_env_cli(c->env_vars[i].key))
+		if (config_agent_env_cli(c->env_vars[i].key))
 			env_put(&env, &n, c->env_vars[i].key,
 			    c->env_vars[i].value);
 	while (list != NULL && env_pass_next(&list, name, sizeof(name)) == 1)

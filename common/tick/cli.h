@@ -99,7 +99,7 @@ int cli_agent_use(const struct config *cfg, char *err, size_t errsz);
 int cli_start(int argc, char *argv[], const struct cli_tool *tool,
     struct cli *cli, struct config *cfg, char **msg);
 /*
- * The `--status` report (common/status.h) of the project cfg was loaded
+ * The `--status` report (common/tick/status.h) of the project cfg was loaded
  * for when a project file was given, else of every project file (with
  * cli->project, only the one of that name; without project files, the
  * environment's project), as text or, with cli->json, JSON.  Returns 0
