@@ -498,6 +498,7 @@ launch_start_agent(struct rp *rp, const char *session, const char *workdir,
 	char **env = config_agent_env(rp->cfg, CONFIG_ROLE_REVIEW);
 	struct agent_spec spec = {.session = session,
 	    .workdir = workdir,
+	    .trust_dir = rp->cfg->project_repo_root,
 	    .argv = argv,
 	    .env = (const char *const *)env,
 	    .signal_path = phase,

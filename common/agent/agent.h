@@ -67,6 +67,9 @@ struct agent_conf {
 struct agent_spec {
 	const char *session; /* session name */
 	const char *workdir;
+	/* The repository workdir is a worktree of (the folder the agent's
+	 * trust dialog must be answered for), or NULL: workdir. */
+	const char *trust_dir;
 	char *const *argv;	 /* the agent command */
 	const char *const *env;	 /* "K=V", NULL-ended, or NULL */
 	const char *signal_path; /* the phase file, or NULL */

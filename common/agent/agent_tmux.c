@@ -287,7 +287,8 @@ agent_tmux_dialog(const struct agent_spec *s, const char *screen, char *err,
 
 	log_msg("session %s shows the agent's %s, not its input box: %s",
 	    s->session, screen_dialog_name(d), text);
-	screen_dialog_advice(d, s->workdir, advice, sizeof(advice));
+	screen_dialog_advice(d, s->workdir, s->trust_dir, advice,
+	    sizeof(advice));
 	snprintf(err, errsz, "session '%s' waits in the agent's %s; %s",
 	    s->session, screen_dialog_name(d), advice);
 	free(text);
