@@ -16,6 +16,7 @@
 #include "buf.h"
 #include "ci.h"
 #include "config.h"
+#include "factory_pull.h"
 #include "forge.h"
 #include "http.h"
 #include "json.h"
@@ -647,6 +648,8 @@ rp_launch(struct rp *rp, const struct rp_pull *pr, const char *prev_sha,
 	in.base = pr->base;
 	in.title = pr->title;
 	snprintf(in.ci, sizeof(in.ci), "%s", ci);
+	/* As review-pr.sh did: the formulas of the prompt, fresh. */
+	(void)factory_pull(&rp->act, rp->cfg->factory_root);
 	rp_status(rp, in.pr, "fetching metadata");
 	if ((in.body = rp_pull_body(rp, pr)) == NULL)
 		goto out;
