@@ -105,7 +105,7 @@ factory_pull_now(const char *root)
 	if ((d != NULL && *d != '\0') || (d == NULL && st != 0)) {
 		log_msg("factory %s: not pulled: %s", root,
 		    d == NULL ? "git status failed" :
-			      "it has local changes (commit or stash them)");
+				"it has local changes (commit or stash them)");
 		goto out;
 	}
 	if ((st = git_run(root, fetch, &out)) != 0) {
