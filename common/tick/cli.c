@@ -64,7 +64,7 @@ static const struct cli_option cli_options[] = {
 	"log every side effect it would take and take none"},
     {CLI_O_VERBOSE, "--verbose", "-v", NULL, 0,
 	"mirror the log to stderr (and log the project file's keys the "
-	"tools do not use)"},
+	"tools do not use, and what the tick cost)"},
     {CLI_O_ISSUE, "--issue", NULL, "N", CLI_OPT_ISSUE,
 	"launch (or recover) the session of issue N now, obeying the agent "
 	"slot, the memory guard and the dependencies, then exit"},
