@@ -17,7 +17,12 @@
 #include <stddef.h>
 #include <time.h>
 
-/* In the order of the metrics' "phase" label (promtick_sessions()). */
+/*
+ * In the order of the metrics' "phase" label (promtick_sessions()).  A
+ * new phase goes last, before PHASE_COUNT, so that the compile-time check
+ * of phase.c fails until its row is there (tests/unit/test_phase.c finds
+ * a row missing anywhere).
+ */
 enum phase {
 	PHASE_NONE, /* no file, or an empty first line */
 	PHASE_AWAITING_CI,
