@@ -29,9 +29,6 @@
 
 static char *main_log_path(const struct config *);
 static char *main_status_path(const struct config *);
-static char *main_lock_path(const struct config *);
-static struct promtick *main_prom_open(struct promtick *, const struct config *,
-    const struct cli *);
 static void main_open(struct tick *);
 static int main_oneshot(struct tick *);
 static enum dp_step main_steps(struct dev_ctx *, const char **);
@@ -49,10 +46,10 @@ static const struct tick_tool main_tool = {
 	.opts = CLI_OPT_ISSUE,
 	.report = pollers_report},
     .guard = "dev",
-    .lock_path = main_lock_path,
+    .lock_path = runfiles_dev_poll_lock,
     .lock_held = "another dev-poll holds '%s' — exiting",
     .oneshot_lock_s = ONESHOT_LOCK_WAIT,
-    .prom_open = main_prom_open,
+    .metrics = dp_prom_families,
     .open = main_open,
     .oneshot = main_oneshot,
     .run = main_run,
@@ -72,20 +69,6 @@ main_status_path(const struct config *cfg)
 {
 	return cfg->project_name[0] ? runfiles_dev_status(cfg->project_name) :
 				      NULL;
-}
-
-static char *
-main_lock_path(const struct config *cfg)
-{
-	return runfiles_dev_poll_lock(cfg->project_name);
-}
-
-static struct promtick *
-main_prom_open(struct promtick *pt, const struct config *cfg,
-    const struct cli *cli)
-{
-	(void)cli;
-	return dp_prom_open(pt, cfg);
 }
 
 static void

@@ -26,9 +26,6 @@
 
 static char *main_log_path(const struct config *);
 static char *main_status_path(const struct config *);
-static char *main_lock_path(const struct config *);
-static struct promtick *main_prom_open(struct promtick *, const struct config *,
-    const struct cli *);
 static void main_open(struct tick *);
 static int main_oneshot(struct tick *);
 static void main_step(struct rp *, int);
@@ -46,10 +43,10 @@ static const struct tick_tool main_tool = {
 	.opts = CLI_OPT_PR,
 	.report = pollers_report},
     .guard = "reviewer",
-    .lock_path = main_lock_path,
+    .lock_path = runfiles_review_lock,
     .lock_held = "skip: another review-poll holds %s",
     .dry_run_unlocked = 1,
-    .prom_open = main_prom_open,
+    .metrics = rp_prom_families,
     .open = main_open,
     .oneshot = main_oneshot,
     .run = main_run,
@@ -69,20 +66,6 @@ main_status_path(const struct config *cfg)
 	return cfg->project_name[0] ?
 	    runfiles_review_status(cfg->project_name) :
 	    NULL;
-}
-
-static char *
-main_lock_path(const struct config *cfg)
-{
-	return runfiles_review_lock(cfg->project_name);
-}
-
-static struct promtick *
-main_prom_open(struct promtick *pt, const struct config *cfg,
-    const struct cli *cli)
-{
-	(void)cli;
-	return rp_prom_open(pt, cfg);
 }
 
 /* The tick's context: settings (borrowed from cfg), forge handles, CI. */

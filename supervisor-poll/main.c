@@ -36,9 +36,7 @@ struct main_state {
 
 static char *main_log_path(const struct config *);
 static char *main_status_path(const struct config *);
-static char *main_lock_path(const struct config *);
-static struct promtick *main_prom_open(struct promtick *, const struct config *,
-    const struct cli *);
+static char *main_lock_path(const char *);
 static int main_load(struct tick *);
 static void main_open(struct tick *);
 static void main_check_project(struct sup *, const struct config *);
@@ -56,7 +54,7 @@ static const struct tick_tool main_tool = {
 	.opts = CLI_OPT_PROJECT,
 	.report = pollers_report},
     .lock_path = main_lock_path,
-    .prom_open = main_prom_open,
+    .metrics = sup_prom_families,
     .load = main_load,
     .open = main_open,
     .run = main_run,
@@ -78,18 +76,10 @@ main_status_path(const struct config *cfg)
 }
 
 static char *
-main_lock_path(const struct config *cfg)
+main_lock_path(const char *project)
 {
-	(void)cfg;
+	(void)project;
 	return runfiles_supervisor_lock();
-}
-
-/* The host's metrics, or --project P's alone. */
-static struct promtick *
-main_prom_open(struct promtick *pt, const struct config *cfg,
-    const struct cli *cli)
-{
-	return sup_prom_open(pt, cfg, cli->project);
 }
 
 /* Every project file (or only --project's) loads before any check. */

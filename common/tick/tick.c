@@ -63,9 +63,11 @@ tick_prom(struct tick *t, int rc)
 	    !t->cli.status && !tick_oneshot(t) && cfg->factory_root != NULL &&
 	    cfg->run_dir != NULL &&
 	    (!t->tool->cli.takes_project ||
-		(cfg->project_name != NULL && cfg->project_name[0] != '\0')) &&
-	    t->tool->prom_open != NULL) {
-		t->prom = t->tool->prom_open(t->prom, cfg, &t->cli);
+		(cfg->project_name != NULL && cfg->project_name[0] != '\0'))) {
+		t->prom = promtick_begin(t->prom, cfg,
+		    t->tool->cli.takes_project ? cfg->project_name :
+						 t->cli.project,
+		    t->tool->metrics);
 		return;
 	}
 	promtick_free(t->prom);
@@ -109,7 +111,7 @@ tick_lock(struct tick *t)
 
 	if (oneshot && tool->oneshot_lock_s <= 0)
 		return -1;
-	path = tool->lock_path(&t->cfg);
+	path = tool->lock_path(t->cfg.project_name);
 	if (t->cli.dry_run && tool->dry_run_unlocked) {
 		log_msg("dry-run: not taking the lock %s", path);
 		free(path);

@@ -29,6 +29,7 @@
 
 struct act;
 struct promtick;
+struct promtick_family;
 struct tick;
 
 /* What a tool is: its description and its steps. */
@@ -36,18 +37,21 @@ struct tick_tool {
 	struct cli_tool cli; /* name, options, log and status files */
 	/* The guard's name ("dev": state/.dev-active), or NULL: no guard. */
 	const char *guard;
-	/* The tick lock's file.  Caller frees. */
-	char *(*lock_path)(const struct config *);
+	/* The tick lock's file, of the project (or NULL).  Caller frees. */
+	char *(*lock_path)(const char *project);
 	/* Logged when another tick holds the lock ("%s": its path), or NULL. */
 	const char *lock_held;
 	int dry_run_unlocked; /* a dry run takes no lock (and says so) */
 	/* A one-shot waits this long for the lock; 0: it takes it itself. */
 	int oneshot_lock_s;
+	/*
+	 * Its own families of the tick's metrics (promtick.h), whose file is
+	 * the project's (a tool of every project: --project's, or the
+	 * host's).
+	 */
+	const struct promtick_family *metrics;
 
 	/* The steps, in the order they run; NULL where a tool has none. */
-	/* The tool's metrics on pt (promtick_begin()): pt, or NULL. */
-	struct promtick *(*prom_open)(struct promtick *pt,
-	    const struct config *, const struct cli *);
 	/* Before the lock: -1 to go on, else the exit status (msg set). */
 	int (*load)(struct tick *);
 	/* Set up its state in ctx, and act: its effects (or NULL). */

@@ -27,7 +27,6 @@
 #include "config.h"
 #include "file.h"
 #include "lock.h"
-#include "promtick.h"
 #include "tick.h"
 #include "xmalloc.h"
 
@@ -45,9 +44,7 @@ static char *project_toml;
 
 static char *fake_log_path(const struct config *);
 static char *fake_status_path(const struct config *);
-static char *fake_lock_path(const struct config *);
-static struct promtick *fake_prom_open(struct promtick *, const struct config *,
-    const struct cli *);
+static char *fake_lock_path(const char *);
 static int fake_load(struct tick *);
 static void fake_open(struct tick *);
 static int fake_oneshot(struct tick *);
@@ -65,7 +62,6 @@ static const struct tick_tool fake_tool = {
     .lock_path = fake_lock_path,
     .lock_held = "another fake holds '%s' — exiting",
     .oneshot_lock_s = 1,
-    .prom_open = fake_prom_open,
     .open = fake_open,
     .oneshot = fake_oneshot,
     .run = fake_run,
@@ -83,7 +79,6 @@ static const struct tick_tool loading_tool = {
     .guard = "fake",
     .lock_path = fake_lock_path,
     .dry_run_unlocked = 1,
-    .prom_open = fake_prom_open,
     .load = fake_load,
     .open = fake_open,
     .oneshot = fake_oneshot,
@@ -113,18 +108,10 @@ fake_status_path(const struct config *cfg)
 }
 
 static char *
-fake_lock_path(const struct config *cfg)
+fake_lock_path(const char *project)
 {
-	(void)cfg;
+	CHECK_STR(project, "demo");
 	return at("run/fake.lock");
-}
-
-static struct promtick *
-fake_prom_open(struct promtick *pt, const struct config *cfg,
-    const struct cli *cli)
-{
-	(void)cli;
-	return promtick_begin(pt, cfg, cfg->project_name, NULL);
 }
 
 /* Note step c. */
