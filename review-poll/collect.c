@@ -194,13 +194,13 @@ collect_why(const struct rp *rp, const struct rp_run *run, char *why,
 	case RP_RUN_IDLE:
 		snprintf(why, whysz,
 		    "no output file; the agent stopped at its prompt without "
-		    "writing PHASE:done (idle_prompt)");
+		    "writing %s (idle_prompt)",
+		    phase_name(PHASE_DONE));
 		break;
 	case RP_RUN_TIMEOUT:
 		snprintf(why, whysz,
-		    "no output file; no PHASE:done within %lld s "
-		    "(idle_timeout)",
-		    rp->set.agent_timeout_s);
+		    "no output file; no %s within %lld s (idle_timeout)",
+		    phase_name(PHASE_DONE), rp->set.agent_timeout_s);
 		break;
 	default:
 		snprintf(why, whysz, "no output file; the agent %s",
