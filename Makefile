@@ -41,7 +41,8 @@ PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS))
 # common/ is grouped by layer, a folder each (README.md, "Layout"); every
 # folder is on the include path, so a header is named by its file name.
 COMMON_DIRS = $(sort $(patsubst %/,%,$(dir $(wildcard common/*/*.h))))
-ALL_CFLAGS = $(WARN) $(PKG_CFLAGS) $(addprefix -I,$(COMMON_DIRS)) $(CFLAGS)
+ALL_CFLAGS = $(WARN) $(PKG_CFLAGS) $(addprefix -I,$(COMMON_DIRS)) -Ipollers \
+	     $(CFLAGS)
 LDLIBS	= $(PKG_LIBS)
 
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -68,6 +69,11 @@ LIB_SRC	= $(sort $(wildcard common/*/*.c))
 LIB_OBJ	= $(LIB_SRC:%.c=$(O)/%.o)
 LIB	= $(O)/common/libcommon.a
 
+# What the executables share outside common/ (pollers/: the one place
+# that knows them all), linked into each.
+POLLERS_SRC = $(sort $(wildcard pollers/*.c))
+POLLERS_OBJ = $(POLLERS_SRC:%.c=$(O)/%.o)
+
 # Each executable: every .c in its directory (exactly one holds main).
 # All of them but main.o also go into an archive (dev-poll/libdevpoll.a,
 # ...) that the unit tests of the executable's decisions link.
@@ -75,8 +81,8 @@ define prog_rules
 $(1)_SRC = $$(sort $$(wildcard $(1)/*.c))
 $(1)_OBJ = $$($(1)_SRC:%.c=$(O)/%.o)
 $(1)_LIB = $(O)/$(1)/lib$(subst -,,$(1)).a
-$(O)/$(1)/$(1): $$($(1)_OBJ) $(LIB)
-	$$(CC) $$(ALL_CFLAGS) $$(LDFLAGS) -o $$@ $$($(1)_OBJ) $(LIB) $$(LDLIBS)
+$(O)/$(1)/$(1): $$($(1)_OBJ) $(POLLERS_OBJ) $(LIB)
+	$$(CC) $$(ALL_CFLAGS) $$(LDFLAGS) -o $$@ $$($(1)_OBJ) $(POLLERS_OBJ) $(LIB) $$(LDLIBS)
 $$($(1)_LIB): $$(filter-out $(O)/$(1)/main.o,$$($(1)_OBJ))
 	rm -f $$@
 	$$(AR) rcs $$@ $$^
@@ -475,13 +481,13 @@ fuzz-long: fuzz
 	tests/fuzz/long $(FUZZ_RUNS) $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_O)/%)
 
 format-check:
-	clang-format --dry-run --Werror common/*/*.[ch] $(foreach p,$(PROGS),$(p)/*.[ch]) formulas/*.c \
+	clang-format --dry-run --Werror common/*/*.[ch] $(foreach p,$(PROGS),$(p)/*.[ch]) pollers/*.[ch] formulas/*.c \
 		tests/unit/*.[ch] $(wildcard tests/tools/*.c) \
 		$(wildcard tests/fuzz/*.[ch])
 
 clean:
 	rm -f $(LIB_OBJ) $(LIB) $(BINS) $(PROG_LIBS) $(UNIT_BIN) $(TOOL_BIN) $(O)/common/base/version.stamp
-	rm -f $(foreach p,$(PROGS),$($(p)_OBJ))
+	rm -f $(foreach p,$(PROGS),$($(p)_OBJ)) $(POLLERS_OBJ)
 	rm -f $(EMBED) $(TEMPLATE_INC) $(O)/formulas/templates.list
 	rm -rf build
 

@@ -40,6 +40,7 @@
 #include "forge.h"
 #include "phase.h"
 #include "prmemo.h"
+#include "promtick.h"
 
 struct buf;
 struct config;
@@ -591,11 +592,8 @@ void dp_backoff_failed(struct dev_ctx *, long long issue, const char *reason);
 void dp_backoff_clear(struct dev_ctx *, long long issue);
 
 /* promfile.c */
-/*
- * The tick's metrics (promtick.h) for the project of cfg, with dev-poll's
- * families: pt, or NULL when they cannot be written (logged).
- */
-struct promtick *dp_prom_open(struct promtick *pt, const struct config *cfg);
+/* dev-poll's own families of the tick's metrics (promtick.h). */
+extern const struct promtick_family dp_prom_families[];
 /* The tick's counts and the sessions' phases into pt (NULL: none). */
 void dp_prom_tick(struct promtick *pt, const struct dev_ctx *);
 

@@ -121,7 +121,7 @@ launch_mark_started(struct dev_ctx *c, const struct dp_gather *l, int on)
 	int r;
 
 	if (on)
-		r = act_write(&c->act, phase, "", 0);
+		r = act_phase(&c->act, phase, PHASE_NONE, NULL, NULL);
 	else
 		r = act_remove(&c->act, phase);
 	free(phase);

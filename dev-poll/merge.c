@@ -87,7 +87,7 @@ merge_phase_done(struct dev_ctx *c, long long issue)
 		if (agent_read_signal(session, path, &sig) == 0 &&
 		    sig.phase == PHASE_DONE)
 			break;
-		r = act_write(&c->act, path, "PHASE:done\n", 0);
+		r = act_phase(&c->act, path, PHASE_DONE, NULL, NULL);
 		break;
 	case 0:
 		summary = runfiles_summary(proj, issue);
@@ -184,7 +184,7 @@ merge_answer(const struct forge_merge *m, char *out, size_t outsz)
 static int
 merge_escalate(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
 {
-	char *path = runfiles_phase(c->cfg->project_name, p->issue), *text;
+	char *path = runfiles_phase(c->cfg->project_name, p->issue), *why;
 	char *session = runfiles_dev_session(c->cfg->project_name, p->issue);
 	struct phase_info sig;
 	int r = 0;
@@ -195,11 +195,11 @@ merge_escalate(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
 	log_msg("PR #%lld blocked — merge requirements not met (HTTP %ld) — "
 		"escalating #%lld",
 	    p->number, st->status, p->issue);
-	text = xasprintf("PHASE:escalate\nReason: PR #%lld merge blocked — "
-			 "merge requirements not met (HTTP %ld): %s\n",
+	why = xasprintf("PR #%lld merge blocked — merge requirements not met "
+			"(HTTP %ld): %s",
 	    p->number, st->status, st->answer);
-	r = act_write(&c->act, path, text, 0);
-	free(text);
+	r = act_phase(&c->act, path, PHASE_ESCALATE, why, NULL);
+	free(why);
 	if (r == 0) {
 		st->refused_at = merge_phase_mtime(c, p->issue);
 		r = dp_state_write(c, p->issue, st);

@@ -12,7 +12,7 @@
 #include "prom.h"
 #include "promtick.h"
 
-static const struct promtick_family dp_prom_families[] = {
+const struct promtick_family dp_prom_families[] = {
     {"disinto_dev_sessions", PROM_GAUGE, 0,
 	"Dev sessions of the project by the phase of their phase file."},
     {"disinto_escalations_pending", PROM_GAUGE, 0,
@@ -31,12 +31,6 @@ static const struct promtick_family dp_prom_families[] = {
     {NULL, PROM_GAUGE, 0, NULL}};
 
 static int dp_prom_counts(struct prom *, const struct dev_ctx *);
-
-struct promtick *
-dp_prom_open(struct promtick *pt, const struct config *cfg)
-{
-	return promtick_begin(pt, cfg, cfg->project_name, dp_prom_families);
-}
 
 /* What the tick did, onto the counters; the backlog when it was read. */
 static int

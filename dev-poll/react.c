@@ -54,7 +54,7 @@ rx_reaction(enum phase ph, int alive, int exited, long long age,
 		*cause = "the session ended";
 	else if (alive == 0)
 		*cause = "the session is gone";
-	else if ((ph == PHASE_NONE || ph == PHASE_AWAITING_CI) && age > timeout)
+	else if (phase_def(ph)->crash_clock && age > timeout)
 		*cause = "the phase did not change within CLAUDE_TIMEOUT";
 	if (*cause != NULL)
 		return RX_RECOVER;

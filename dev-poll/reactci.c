@@ -385,8 +385,7 @@ static int
 reactci_escalate_exhausted(struct dev_ctx *c, struct rx *x,
     const struct ci_failure *f, long long attempt)
 {
-	char *text = xasprintf("PHASE:escalate\nReason: ci_exhausted after "
-			       "%lld attempts (step: %s)\n",
+	char *why = xasprintf("ci_exhausted after %lld attempts (step: %s)",
 	    attempt - 1, f->found ? f->step : "unknown");
 	int r;
 
@@ -394,8 +393,9 @@ reactci_escalate_exhausted(struct dev_ctx *c, struct rx *x,
 	    x->issue, attempt - 1, x->pr);
 	r = reactci_rec_write(c, x, "failure", 0, f, attempt, "(escalated)");
 	if (r == 0)
-		r = act_write(&c->act, x->phase_path, text, 0);
-	free(text);
+		r = act_phase(&c->act, x->phase_path, PHASE_ESCALATE, why,
+		    NULL);
+	free(why);
 	return r;
 }
 

@@ -194,13 +194,13 @@ collect_why(const struct rp *rp, const struct rp_run *run, char *why,
 	case RP_RUN_IDLE:
 		snprintf(why, whysz,
 		    "no output file; the agent stopped at its prompt without "
-		    "writing PHASE:done (idle_prompt)");
+		    "writing %s (idle_prompt)",
+		    phase_name(PHASE_DONE));
 		break;
 	case RP_RUN_TIMEOUT:
 		snprintf(why, whysz,
-		    "no output file; no PHASE:done within %lld s "
-		    "(idle_timeout)",
-		    rp->set.agent_timeout_s);
+		    "no output file; no %s within %lld s (idle_timeout)",
+		    phase_name(PHASE_DONE), rp->set.agent_timeout_s);
 		break;
 	default:
 		snprintf(why, whysz, "no output file; the agent %s",
@@ -246,8 +246,7 @@ collect_finish(struct rp *rp, const struct rp_run *run, int valid,
     int wants_changes)
 {
 	const char *p = rp->cfg->project_name;
-	char *text, *wt, *out, *req;
-	int r = 0;
+	char *wt, *out, *req;
 
 	if (valid) {
 		rp->posted++;
@@ -257,12 +256,8 @@ collect_finish(struct rp *rp, const struct rp_run *run, int valid,
 		rp_run_cleanup(rp, run->pr, 0);
 		return 0;
 	}
-	text = xasprintf("%s\nSHA:%s\n", phase_name(PHASE_AWAITING_CHANGES),
-	    run->sha);
-	if (act_write(&rp->act, run->phase_path, text, 0) == -1)
-		r = -1;
-	free(text);
-	if (r == -1)
+	if (act_phase(&rp->act, run->phase_path, PHASE_AWAITING_CHANGES, NULL,
+		run->sha) == -1)
 		return -1;
 	wt = runfiles_review_worktree(p, run->pr);
 	out = runfiles_review_output(p, run->pr);

@@ -564,7 +564,7 @@ launch_prepare(struct rp *rp, const struct rp_prompt *in)
 	if (rp_worktree_add(rp, wt, in->sha) == 0 &&
 	    act_remove(&rp->act, output) == 0 &&
 	    act_write(&rp->act, req, record, 0) == 0 &&
-	    act_write(&rp->act, phase, "", 0) == 0)
+	    act_phase(&rp->act, phase, PHASE_NONE, NULL, NULL) == 0)
 		r = 0;
 	free(wt);
 	free(phase);

@@ -1,26 +1,24 @@
 /*
  * review-poll: one tick of reviews and verdict routing for one project
  * (DESIGN section 7).  It never waits for an agent: a tick starts review
- * sessions and posts the reviews of the ones that finished since.
+ * sessions and posts the reviews of the ones that finished since.  The
+ * lifecycle around the steps is common/tick/tick.c's.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include <curl/curl.h>
-
-#include "act.h"
 #include "cli.h"
 #include "config.h"
 #include "forge.h"
-#include "http.h"
-#include "lock.h"
 #include "log.h"
+#include "pollers.h"
 #include "promtick.h"
 #include "review-poll.h"
 #include "reviewers.h"
 #include "runfiles.h"
+#include "tick.h"
 #include "woodpecker.h"
 
 /* The review log is rotated past 100 KiB, as upstream. */
@@ -28,16 +26,32 @@
 
 static char *main_log_path(const struct config *);
 static char *main_status_path(const struct config *);
-static void main_rp_open(struct rp *, const struct config *,
-    const struct cli *);
-static void main_rp_close(struct rp *);
-static int main_take_lock(struct rp *, int *);
+static void main_open(struct tick *);
+static int main_oneshot(struct tick *);
 static void main_step(struct rp *, int);
-static struct promtick *main_prom(struct promtick *, const struct config *,
-    const struct cli *, int);
+static int main_run(struct tick *);
+static void main_close(struct tick *);
 
-static const struct cli_tool main_tool = {"review-poll", 1, main_log_path,
-    main_status_path, "", LOG_ROTATE, CLI_OPT_PR};
+/* The one-shot (--pr) waits for the review lock itself (oneshot.c). */
+static const struct tick_tool main_tool = {
+    .cli = {.prog = "review-poll",
+	.takes_project = 1,
+	.log_path = main_log_path,
+	.status_path = main_status_path,
+	.log_prefix = "",
+	.rotate_bytes = LOG_ROTATE,
+	.opts = CLI_OPT_PR,
+	.report = pollers_report},
+    .guard = "reviewer",
+    .lock_path = runfiles_review_lock,
+    .lock_held = "skip: another review-poll holds %s",
+    .dry_run_unlocked = 1,
+    .metrics = rp_prom_families,
+    .open = main_open,
+    .oneshot = main_oneshot,
+    .run = main_run,
+    .close = main_close,
+};
 
 static char *
 main_log_path(const struct config *cfg)
@@ -56,15 +70,17 @@ main_status_path(const struct config *cfg)
 
 /* The tick's context: settings (borrowed from cfg), forge handles, CI. */
 static void
-main_rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli)
+main_open(struct tick *t)
 {
+	const struct config *cfg = &t->cfg;
 	const char *token = cfg->forge_review_token;
+	struct rp *rp = t->ctx;
 
 	memset(rp, 0, sizeof(*rp));
 	rp->alive = -1;
 	rp->cfg = cfg;
 	rp->set = cfg->review;
-	rp->act.dry_run = cli->dry_run;
+	rp->act.dry_run = t->cli.dry_run;
 	rp->now = time(NULL);
 	if (token == NULL || token[0] == '\0') {
 		log_warn("no FORGE_REVIEW_TOKEN: reviewing with FORGE_TOKEN");
@@ -78,12 +94,15 @@ main_rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli)
 	rp->act.forge = rp->review;
 	rp->act.wp = rp->wp;
 	rp->reviewers =
-	    reviewers_open(cfg, rp->forge, rp->review, cli->dry_run);
+	    reviewers_open(cfg, rp->forge, rp->review, t->cli.dry_run);
+	t->act = &rp->act;
 }
 
 static void
-main_rp_close(struct rp *rp)
+main_close(struct tick *t)
 {
+	struct rp *rp = t->ctx;
+
 	rp_pulls_free(&rp->pulls);
 	prmemo_free(&rp->files_memo);
 	woodpecker_close(rp->wp);
@@ -92,26 +111,11 @@ main_rp_close(struct rp *rp)
 	forge_close(rp->forge);
 }
 
-/* The review lock for the tick: 0 taken, 1 held elsewhere, -1 error. */
+/* review-poll --pr N [--force]: that PR's review, waited for. */
 static int
-main_take_lock(struct rp *rp, int *fd)
+main_oneshot(struct tick *t)
 {
-	char *path = runfiles_review_lock(rp->cfg->project_name);
-	int r;
-
-	*fd = -1;
-	if (rp->act.dry_run) {
-		log_msg("dry-run: not taking the lock %s", path);
-		free(path);
-		return 0;
-	}
-	r = lock_take(path, fd);
-	if (r == 1)
-		log_msg("skip: another review-poll holds %s", path);
-	else if (r == -1)
-		log_err("cannot lock '%s'", path);
-	free(path);
-	return r;
+	return rp_oneshot(t->ctx, t->cli.pr, t->cli.force, &t->msg);
 }
 
 /* A step's failure makes the tick fail, but the others still run. */
@@ -123,93 +127,38 @@ main_step(struct rp *rp, int result)
 }
 
 /*
- * The tick's metrics for a tick cron runs (not a one-shot, --status,
- * --help or a dry run): pt, or NULL.  rc is what cli_start() returned: a
- * run that could not start (2) is recorded when the configuration names
- * the project.
+ * The tick: the open PRs read once, then the finished reviews cleaned
+ * up, collected and routed, re-reviews and new reviews started.
  */
-static struct promtick *
-main_prom(struct promtick *pt, const struct config *cfg, const struct cli *cli,
-    int rc)
+static int
+main_run(struct tick *t)
 {
-	if ((rc == -1 || rc == CLI_EXIT_USAGE) && !cli->dry_run &&
-	    !cli->status && cli->pr == 0 && cfg->factory_root != NULL &&
-	    cfg->run_dir != NULL && cfg->project_name != NULL &&
-	    cfg->project_name[0] != '\0')
-		return rp_prom_open(pt, cfg);
-	promtick_free(pt);
-	return NULL;
+	struct rp *rp = t->ctx;
+	int rc = CLI_EXIT_FAIL;
+
+	log_msg("--- poll start ---");
+	if (rp_pulls_read(rp) == -1)
+		goto out;
+	rp_files_memo_load(rp);
+	main_step(rp, rp_cleanup(rp));
+	main_step(rp, rp_collect(rp));
+	main_step(rp, rp_route(rp));
+	main_step(rp, rp_rereview(rp));
+	main_step(rp, rp_review_new(rp));
+	rp_files_memo_save(rp);
+	rp_status_tick(rp);
+	log_msg("--- poll done: %d review(s) started ---", rp->launched);
+	rc = rp->failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+out:
+	rp_prom_tick(t->prom, rp);
+	return rc;
 }
 
 int
 main(int argc, char *argv[])
 {
-	struct config cfg;
-	struct cli cli;
 	struct rp rp;
-	struct promtick *pt = promtick_new(main_tool.prog);
-	char *msg = NULL, *status;
-	const char *result = NULL;
-	int rc, lockfd = -1, opened = 0;
 
-	memset(&cli, 0, sizeof(cli));
-	rc = cli_start(argc, argv, &main_tool, &cli, &cfg, &msg);
-	pt = main_prom(pt, &cfg, &cli, rc);
-	if (rc != -1)
-		goto out;
-	rc = CLI_EXIT_OK;
-	/* A one-shot is run by a person: the factory may be paused. */
-	if (cli.pr == 0 && !cli_agent_active("reviewer")) {
-		result = PROMTICK_INACTIVE;
-		goto out;
-	}
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	main_rp_open(&rp, &cfg, &cli);
-	opened = 1;
-	if (cli.pr > 0) {
-		rc = rp_oneshot(&rp, cli.pr, cli.force, &msg);
-		goto done;
-	}
-	if ((rc = main_take_lock(&rp, &lockfd)) != 0) {
-		if (rc == 1)
-			result = PROMTICK_LOCKED;
-		rc = rc == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
-		goto done;
-	}
-	log_msg("--- poll start ---");
-	if (rp_pulls_read(&rp) == -1) {
-		rc = CLI_EXIT_FAIL;
-		goto done;
-	}
-	rp_files_memo_load(&rp);
-	main_step(&rp, rp_cleanup(&rp));
-	main_step(&rp, rp_collect(&rp));
-	main_step(&rp, rp_route(&rp));
-	main_step(&rp, rp_rereview(&rp));
-	main_step(&rp, rp_review_new(&rp));
-	rp_files_memo_save(&rp);
-	rp_status_tick(&rp);
-	log_msg("--- poll done: %d review(s) started ---", rp.launched);
-	rc = rp.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
-	/* A write that failed fails the tick, wherever it was. */
-	status = main_status_path(&cfg);
-	if (act_tick_failed(&rp.act, status, main_tool.prog))
-		rc = CLI_EXIT_FAIL;
-	free(status);
-done:
-	lock_release(lockfd);
-	if (opened) {
-		rp_prom_tick(pt, &rp);
-		main_rp_close(&rp);
-	}
-	http_cleanup();
-	curl_global_cleanup();
-out:
-	if (msg != NULL)
-		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
-	free(msg);
-	promtick_end(pt, rc, promtick_result(rc, result));
-	log_close();
-	config_free(&cfg);
-	return rc;
+	memset(&rp, 0, sizeof(rp));
+	return pollers_main(&main_tool, &rp, argc, argv);
 }

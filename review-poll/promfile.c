@@ -11,7 +11,7 @@
 #include "promtick.h"
 #include "review-poll.h"
 
-static const struct promtick_family rp_prom_families[] = {
+const struct promtick_family rp_prom_families[] = {
     {"disinto_review_sessions", PROM_GAUGE, 0,
 	"Review sessions of the project by the phase of their phase file."},
     {"disinto_reviews_started_total", PROM_COUNTER, 0,
@@ -19,12 +19,6 @@ static const struct promtick_family rp_prom_families[] = {
     {"disinto_reviews_posted_total", PROM_COUNTER, 0,
 	"Reviews posted by the ticks."},
     {NULL, PROM_GAUGE, 0, NULL}};
-
-struct promtick *
-rp_prom_open(struct promtick *pt, const struct config *cfg)
-{
-	return promtick_begin(pt, cfg, cfg->project_name, rp_prom_families);
-}
 
 void
 rp_prom_tick(struct promtick *pt, const struct rp *rp)

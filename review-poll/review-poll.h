@@ -29,6 +29,7 @@
 #include "config.h"
 #include "phase.h"
 #include "prmemo.h"
+#include "promtick.h"
 
 struct buf;
 struct config;
@@ -380,12 +381,8 @@ int rp_review_new(struct rp *);
 int rp_may_launch(struct rp *);
 
 /* promfile.c */
-/*
- * The tick's metrics (promtick.h) for the project of cfg, with
- * review-poll's families: pt, or NULL when they cannot be written
- * (logged).
- */
-struct promtick *rp_prom_open(struct promtick *pt, const struct config *cfg);
+/* review-poll's own families of the tick's metrics (promtick.h). */
+extern const struct promtick_family rp_prom_families[];
 /* The tick's counts and the review sessions' phases into pt (NULL: none). */
 void rp_prom_tick(struct promtick *pt, const struct rp *);
 

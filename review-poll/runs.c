@@ -88,9 +88,10 @@ runs_record(const char *p, struct rp_run *run)
 		    forced >= 0 && forced < 1000000)
 			run->forced = (int)forced;
 	}
-	if (run->phase.phase == PHASE_AWAITING_CHANGES)
-		(void)record_read(run->phase_path, "SHA:", run->sha,
-		    sizeof(run->sha));
+	if (run->phase.phase == PHASE_AWAITING_CHANGES &&
+	    run->phase.sha[0] != '\0' &&
+	    strlen(run->phase.sha) < sizeof(run->sha))
+		memcpy(run->sha, run->phase.sha, strlen(run->phase.sha) + 1);
 	buf_free(&b);
 	free(req);
 }

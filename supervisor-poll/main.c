@@ -4,43 +4,62 @@
  * $FACTORY_ROOT/projects (or the environment alone when there is none):
  * CI, the dev factory's health, PRs, the backlog's dependencies,
  * escalations to humans and leftover sessions and worktrees.  Alerts that
- * remain go to the fix command once at the end.
+ * remain go to the fix command once at the end.  The lifecycle around
+ * the steps is common/tick/tick.c's.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include <curl/curl.h>
-
-#include "act.h"
 #include "cli.h"
 #include "config.h"
 #include "forge.h"
-#include "http.h"
-#include "lock.h"
 #include "log.h"
+#include "pollers.h"
 #include "promtick.h"
 #include "runfiles.h"
 #include "supervisor-poll.h"
+#include "tick.h"
 #include "woodpecker.h"
 #include "xmalloc.h"
 
 /* The log is rotated past this size. */
 #define LOG_ROTATE (5 * 1024 * 1024)
 
+/* The tick's state: the checks', and the project files they go over. */
+struct main_state {
+	struct sup s;
+	struct config *projects;
+	size_t nprojects;
+};
+
 static char *main_log_path(const struct config *);
 static char *main_status_path(const struct config *);
-static void main_free_projects(struct config *, size_t);
-static int main_take_lock(int *);
+static char *main_lock_path(const char *);
+static int main_load(struct tick *);
+static void main_open(struct tick *);
 static void main_check_project(struct sup *, const struct config *);
 static void main_check_projects(struct sup *, struct config *, size_t);
-static struct promtick *main_prom(struct promtick *, const struct config *,
-    const struct cli *, int);
+static int main_run(struct tick *);
+static void main_close(struct tick *);
 
-static const struct cli_tool main_tool = {"supervisor-poll", 0, main_log_path,
-    main_status_path, "", LOG_ROTATE, CLI_OPT_PROJECT};
+static const struct tick_tool main_tool = {
+    .cli = {.prog = "supervisor-poll",
+	.takes_project = 0,
+	.log_path = main_log_path,
+	.status_path = main_status_path,
+	.log_prefix = "",
+	.rotate_bytes = LOG_ROTATE,
+	.opts = CLI_OPT_PROJECT,
+	.report = pollers_report},
+    .lock_path = main_lock_path,
+    .metrics = sup_prom_families,
+    .load = main_load,
+    .open = main_open,
+    .run = main_run,
+    .close = main_close,
+};
 
 static char *
 main_log_path(const struct config *cfg)
@@ -56,27 +75,61 @@ main_status_path(const struct config *cfg)
 	return runfiles_supervisor_status();
 }
 
-static void
-main_free_projects(struct config *p, size_t n)
+static char *
+main_lock_path(const char *project)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		config_free(&p[i]);
-	free(p);
+	(void)project;
+	return runfiles_supervisor_lock();
 }
 
-/* The tick lock: 0 taken, 1 another tick runs, -1 error (logged). */
+/* Every project file (or only --project's) loads before any check. */
 static int
-main_take_lock(int *fd)
+main_load(struct tick *t)
 {
-	char *path = runfiles_supervisor_lock();
-	int r = lock_take(path, fd);
+	struct main_state *m = t->ctx;
+	char err[1024];
+	size_t i;
 
-	if (r == -1)
-		log_err("cannot take the lock '%s': %s", path, strerror(errno));
-	free(path);
-	return r;
+	if (cli_projects_load(&t->cfg, t->exe, t->cli.project, &m->projects,
+		&m->nprojects, err, sizeof(err)) == -1) {
+		t->msg = xasprintf("%s: %s\n", t->tool->cli.prog, err);
+		return cli_fail(&t->tool->cli, &t->cfg, err);
+	}
+	for (i = 0; i < m->nprojects; i++)
+		cli_log_warnings(&m->projects[i], t->cli.verbose);
+	return -1;
+}
+
+static void
+main_open(struct tick *t)
+{
+	struct main_state *m = t->ctx;
+	struct sup *s = &m->s;
+	size_t i;
+
+	s->base = s->cfg = &t->cfg;
+	s->act.dry_run = t->cli.dry_run;
+	s->now = time(NULL);
+	s->prom = t->prom;
+	for (i = 0; i < NPRIO; i++)
+		buf_init(&s->alerts[i], 0);
+	buf_init(&s->fixes, 0);
+	t->act = &s->act;
+}
+
+static void
+main_close(struct tick *t)
+{
+	struct main_state *m = t->ctx;
+	size_t i;
+
+	m->s.prom = NULL;
+	sup_free(&m->s);
+	for (i = 0; i < m->nprojects; i++)
+		config_free(&m->projects[i]);
+	free(m->projects);
+	m->projects = NULL;
+	m->nprojects = 0;
 }
 
 static void
@@ -140,89 +193,33 @@ main_check_projects(struct sup *s, struct config *projects, size_t n)
 }
 
 /*
- * The tick's metrics for a tick cron runs (not --status, --help or a dry
- * run): pt, or NULL.  rc is what cli_start() returned: a run that could
- * not start (2) is recorded when the factory is known.
+ * The tick: the host, every project, the unnamed replies; the alerts
+ * raised into the metrics, then to the fix command.
  */
-static struct promtick *
-main_prom(struct promtick *pt, const struct config *cfg, const struct cli *cli,
-    int rc)
+static int
+main_run(struct tick *t)
 {
-	if ((rc == -1 || rc == CLI_EXIT_USAGE) && !cli->dry_run &&
-	    !cli->status && cfg->factory_root != NULL && cfg->run_dir != NULL)
-		return sup_prom_open(pt, cfg, cli->project);
-	promtick_free(pt);
-	return NULL;
+	struct main_state *m = t->ctx;
+	struct sup *s = &m->s;
+
+	metrics_rotate(s);
+	host_check(s);
+	main_check_projects(s, m->projects, m->nprojects);
+	/* Unnamed replies go to the only escalation: of every project. */
+	if (t->cli.project == NULL)
+		replyfile_check(s);
+	/* The alerts raised, before the fix command clears any. */
+	sup_prom_tick(t->prom, s,
+	    m->nprojects > 0 ? m->nprojects : t->cfg.forge_repo[0] != '\0');
+	fixer_run(s);
+	return s->failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
 int
 main(int argc, char *argv[])
 {
-	struct config cfg, *projects = NULL;
-	struct cli cli;
-	struct sup s;
-	size_t nprojects = 0, i;
-	char *msg = NULL, err[1024], *status;
-	const char *result = NULL;
-	int rc, lockfd = -1;
+	struct main_state m;
 
-	memset(&s, 0, sizeof(s));
-	memset(&cli, 0, sizeof(cli));
-	s.prom = promtick_new(main_tool.prog);
-	rc = cli_start(argc, argv, &main_tool, &cli, &cfg, &msg);
-	s.prom = main_prom(s.prom, &cfg, &cli, rc);
-	if (rc != -1)
-		goto out;
-	/* Every project file (or only --project's) loads before any check. */
-	if (cli_projects_load(&cfg, argv[0], cli.project, &projects, &nprojects,
-		err, sizeof(err)) == -1) {
-		msg = xasprintf("supervisor-poll: %s\n", err);
-		rc = cli_fail(&main_tool, &cfg, err);
-		goto out;
-	}
-	for (i = 0; i < nprojects; i++)
-		cli_log_warnings(&projects[i], cli.verbose);
-	if ((rc = main_take_lock(&lockfd)) != 0) {
-		if (rc == 1)
-			result = PROMTICK_LOCKED;
-		rc = rc == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
-		goto out;
-	}
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	s.base = s.cfg = &cfg;
-	s.act.dry_run = cli.dry_run;
-	s.now = time(NULL);
-	for (i = 0; i < NPRIO; i++)
-		buf_init(&s.alerts[i], 0);
-	buf_init(&s.fixes, 0);
-	metrics_rotate(&s);
-	host_check(&s);
-	main_check_projects(&s, projects, nprojects);
-	/* Unnamed replies go to the only escalation: of every project. */
-	if (cli.project == NULL)
-		replyfile_check(&s);
-	/* The alerts raised, before the fix command clears any. */
-	sup_prom_tick(s.prom, &s,
-	    nprojects > 0 ? nprojects : cfg.forge_repo[0] != '\0');
-	fixer_run(&s);
-	rc = s.failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
-	/* A write that failed fails the tick, wherever it was. */
-	status = main_status_path(&cfg);
-	if (act_tick_failed(&s.act, status, main_tool.prog))
-		rc = CLI_EXIT_FAIL;
-	free(status);
-	http_cleanup();
-	curl_global_cleanup();
-out:
-	if (msg != NULL)
-		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
-	free(msg);
-	promtick_end(s.prom, rc, promtick_result(rc, result));
-	s.prom = NULL;
-	lock_release(lockfd);
-	sup_free(&s);
-	main_free_projects(projects, nprojects);
-	log_close();
-	config_free(&cfg);
-	return rc;
+	memset(&m, 0, sizeof(m));
+	return pollers_main(&main_tool, &m, argc, argv);
 }

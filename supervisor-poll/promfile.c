@@ -16,7 +16,7 @@
 
 #define MB (1024.0 * 1024.0)
 
-static const struct promtick_family sup_prom_families[] = {
+const struct promtick_family sup_prom_families[] = {
     {"disinto_supervisor_alerts", PROM_GAUGE, 0,
 	"Alerts the last tick raised, by priority (P0 memory, P1 disk, P2 "
 	"the factory stopped, P3 degraded, P4 housekeeping)."},
@@ -30,13 +30,6 @@ static const struct promtick_family sup_prom_families[] = {
     {NULL, PROM_GAUGE, 0, NULL}};
 
 static int sup_prom_host(struct prom *, const struct sup *);
-
-struct promtick *
-sup_prom_open(struct promtick *pt, const struct config *cfg,
-    const char *project)
-{
-	return promtick_begin(pt, cfg, project, sup_prom_families);
-}
 
 /* The host's figures, when the tick read them. */
 static int

@@ -14,6 +14,7 @@
 
 #include "act.h"
 #include "buf.h"
+#include "promtick.h"
 
 struct config;
 struct promtick;
@@ -130,12 +131,11 @@ void metrics_rotate(struct sup *);
 
 /* promfile.c */
 /*
- * The tick's metrics (promtick.h) for the host (project NULL) or project
- * alone, with supervisor-poll's families: pt, or NULL when they cannot
- * be written (logged).
+ * supervisor-poll's own families of the tick's metrics (promtick.h), of
+ * the host, or of --project P's alone (supervisor-poll-P.prom: two such
+ * ticks on one host must not replace each other's file).
  */
-struct promtick *sup_prom_open(struct promtick *pt, const struct config *cfg,
-    const char *project);
+extern const struct promtick_family sup_prom_families[];
 /* The tick's alerts, host figures and nprojects checked into pt. */
 void sup_prom_tick(struct promtick *pt, const struct sup *, size_t nprojects);
 

@@ -85,8 +85,7 @@ static int sweep_worktree_in_use(struct sup *, const char *, long long, int);
 static int
 sweep_protected_phase(enum phase ph)
 {
-	return ph == PHASE_ESCALATE || ph == PHASE_AWAITING_CI ||
-	    ph == PHASE_AWAITING_REVIEW;
+	return phase_def(ph)->sweep_protected;
 }
 
 /* The issues of the project's n dev sessions (names), nothing read yet. */

@@ -27,6 +27,7 @@
 #include "git.h"
 #include "json.h"
 #include "log.h"
+#include "phase.h"
 #include "runfiles.h"
 #include "spawn.h"
 #include "woodpecker.h"
@@ -459,6 +460,17 @@ act_write(struct act *a, const char *path, const char *text, int sync)
 	if (act_would(a, "write '%s'", path))
 		return 0;
 	if (file_write_atomic(path, text, strlen(text), 0644, sync) == -1)
+		return act_fail_write(a, "write", path);
+	return 0;
+}
+
+int
+act_phase(struct act *a, const char *path, enum phase p, const char *reason,
+    const char *sha)
+{
+	if (act_would(a, "write '%s'", path))
+		return 0;
+	if (phase_write(path, p, reason, sha) == -1)
 		return act_fail_write(a, "write", path);
 	return 0;
 }

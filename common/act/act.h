@@ -123,6 +123,12 @@ int act_pipeline_restart(struct act *, long long pipeline,
 /* Run files and other files. */
 /* Replace a file atomically (mode 0644); sync: fsync before the rename. */
 int act_write(struct act *, const char *path, const char *text, int sync);
+/*
+ * Write a phase file: phase p, its reason and sha (NULL: none), in the
+ * one format of phase_write().
+ */
+int act_phase(struct act *, const char *path, enum phase p, const char *reason,
+    const char *sha);
 /* Remove a file; a missing one is no change. */
 int act_remove(struct act *, const char *path);
 /* Remove a directory tree, never following a symbolic link. */

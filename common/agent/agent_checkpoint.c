@@ -161,7 +161,7 @@ static int agent_checkpoint_launch(const char *, int,
     const char *);
 static long long agent_checkpoint_phase_ns(const char *);
 static int agent_checkpoint_phase_write(const struct agent_checkpoint_spec *,
-    const char *, const char *);
+    enum phase, const char *);
 static char *agent_checkpoint_tail(const char *, size_t);
 static char *agent_checkpoint_one_line(const char *);
 static int agent_checkpoint_on_done(const char *,
@@ -649,21 +649,16 @@ agent_checkpoint_phase_ns(const char *path)
 	return (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
 }
 
-/* Write the phase file (text, a reason line when reason is not NULL). */
+/* Write the phase file: phase, and a reason line when reason is not NULL. */
 static int
 agent_checkpoint_phase_write(const struct agent_checkpoint_spec *sp,
-    const char *phase, const char *reason)
+    enum phase phase, const char *reason)
 {
-	char *text = reason != NULL ?
-	    xasprintf("%s\nReason: %s\n", phase, reason) :
-	    xasprintf("%s\n", phase);
 	int r = 0;
 
 	if (*sp->signal != '\0' &&
-	    (r = file_write_atomic(sp->signal, text, strlen(text), 0644, 0)) ==
-		-1)
+	    (r = phase_write(sp->signal, phase, reason, NULL)) == -1)
 		log_msg("cannot write '%s': %s", sp->signal, strerror(errno));
-	free(text);
 	return r;
 }
 
@@ -716,9 +711,10 @@ agent_checkpoint_on_done(const char *session, struct agent_checkpoint_state *st,
 		return 0;
 	}
 	why = agent_checkpoint_one_line(*c->summary ? c->summary : "DONE");
-	log_msg("session %s: run %lld DONE%s — PHASE:awaiting_ci", session,
-	    st->runs, c->pr_number > 0 ? " with a PR" : "");
-	r = agent_checkpoint_phase_write(sp, "PHASE:awaiting_ci", why);
+	log_msg("session %s: run %lld DONE%s — %s", session, st->runs,
+	    c->pr_number > 0 ? " with a PR" : "",
+	    phase_name(PHASE_AWAITING_CI));
+	r = agent_checkpoint_phase_write(sp, PHASE_AWAITING_CI, why);
 	free(why);
 	return r;
 }
@@ -733,11 +729,11 @@ agent_checkpoint_on_blocked(const char *session,
 	int r;
 
 	if (++st->blocked > CK_BLOCKED_MAX) {
-		log_msg("session %s: blocked %lld times — PHASE:failed",
-		    session, st->blocked);
+		log_msg("session %s: blocked %lld times — %s", session,
+		    st->blocked, phase_name(PHASE_FAILED));
 		if (agent_checkpoint_state_save(session, st) == -1)
 			return -1;
-		return agent_checkpoint_phase_write(sp, "PHASE:failed",
+		return agent_checkpoint_phase_write(sp, PHASE_FAILED,
 		    "blocked_rounds");
 	}
 	if (agent_checkpoint_state_save(session, st) == -1)
@@ -746,10 +742,10 @@ agent_checkpoint_on_blocked(const char *session,
 	    xasprintf("%s (context: %s)", c->question, c->question_context) :
 	    xstrdup(c->question);
 	why = agent_checkpoint_one_line(q);
-	log_msg("session %s: run %lld BLOCKED_NEEDS_INPUT (round %lld/%d) — "
-		"PHASE:escalate",
-	    session, st->runs, st->blocked, CK_BLOCKED_MAX);
-	r = agent_checkpoint_phase_write(sp, "PHASE:escalate", why);
+	log_msg("session %s: run %lld BLOCKED_NEEDS_INPUT (round %lld/%d) — %s",
+	    session, st->runs, st->blocked, CK_BLOCKED_MAX,
+	    phase_name(PHASE_ESCALATE));
+	r = agent_checkpoint_phase_write(sp, PHASE_ESCALATE, why);
 	free(why);
 	free(q);
 	return r;
@@ -797,9 +793,9 @@ agent_checkpoint_on_failed(const char *session, int fd,
 	free(err);
 	free(tail);
 	err = agent_checkpoint_one_line(why);
-	log_msg("session %s: run %lld FAILED — PHASE:failed", session,
-	    st->runs);
-	r = agent_checkpoint_phase_write(sp, "PHASE:failed", err);
+	log_msg("session %s: run %lld FAILED — %s", session, st->runs,
+	    phase_name(PHASE_FAILED));
+	r = agent_checkpoint_phase_write(sp, PHASE_FAILED, err);
 	free(why);
 	free(err);
 	return r;
@@ -1071,7 +1067,7 @@ agent_checkpoint_advance(const char *session, const char *signal_path,
 		return AGENT_DELIVERED;
 	log_msg("session %s: %s written for the agent", session,
 	    phase_name(next));
-	return agent_checkpoint_phase_write(&sp, phase_name(next), NULL) == 0 ?
+	return agent_checkpoint_phase_write(&sp, next, NULL) == 0 ?
 	    AGENT_DELIVERED :
 	    AGENT_INJECT_ERROR;
 }

@@ -370,20 +370,18 @@ hooks_run_stop_failure(int argc, char *argv[], const cJSON *in)
 {
 	static const char *const keys[] = {"error_type", "error", "stop_reason",
 	    "matched_hook", "reason", "type", NULL};
-	char reason[HOOKS_REASON_MAX + 1], *text;
+	char reason[HOOKS_REASON_MAX + 1], *why;
 	struct phase_info pi;
 
 	if (argc < 3)
 		return 0;
 	if (phase_read(argv[2], &pi) == 0 &&
-	    (strcmp(pi.raw, "PHASE:done") == 0 ||
-		strcmp(pi.raw, "PHASE:merged") == 0 ||
-		strcmp(pi.raw, "PHASE:escalate") == 0))
+	    (pi.phase == PHASE_DONE || pi.phase == PHASE_ESCALATE))
 		return 0;
 	hooks_clean(hooks_first_str(in, keys), reason, sizeof(reason));
-	text = xasprintf("PHASE:failed\nReason: api_error: %s\n", reason);
-	(void)file_write_atomic(argv[2], text, strlen(text), 0644, 0);
-	free(text);
+	why = xasprintf("api_error: %s", reason);
+	(void)phase_write(argv[2], PHASE_FAILED, why, NULL);
+	free(why);
 	if (argc >= 4)
 		(void)hooks_stamp(argv[3], NULL);
 	return 0;

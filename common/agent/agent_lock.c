@@ -632,17 +632,7 @@ agent_lock_waiting(const char *path)
 
 	if (phase_read(path, &pi) == -1)
 		return 0;
-	switch (pi.phase) {
-	case PHASE_AWAITING_CI:
-	case PHASE_AWAITING_REVIEW:
-	case PHASE_AWAITING_CHANGES:
-	case PHASE_ESCALATE:
-	case PHASE_DONE:
-	case PHASE_FAILED:
-		return 1;
-	default:
-		return 0;
-	}
+	return phase_def(pi.phase)->waiting;
 }
 
 void

@@ -64,7 +64,7 @@ static const struct cli_option cli_options[] = {
 	"log every side effect it would take and take none"},
     {CLI_O_VERBOSE, "--verbose", "-v", NULL, 0,
 	"mirror the log to stderr (and log the project file's keys the "
-	"tools do not use)"},
+	"tools do not use, and what the tick cost)"},
     {CLI_O_ISSUE, "--issue", NULL, "N", CLI_OPT_ISSUE,
 	"launch (or recover) the session of issue N now, obeying the agent "
 	"slot, the memory guard and the dependencies, then exit"},
@@ -397,18 +397,6 @@ cli_log_warnings(const struct config *cfg, int verbose)
 }
 
 int
-cli_agent_active(const char *agent)
-{
-	char *flag = runfiles_active_flag(agent);
-	int active = file_exists(flag);
-
-	if (!active)
-		log_msg("%s not active — skipping", agent);
-	free(flag);
-	return active;
-}
-
-int
 cli_fail(const struct cli_tool *t, const struct config *cfg, const char *why)
 {
 	char *path = NULL, *status = NULL, err[512];
@@ -510,9 +498,9 @@ cli_status_add(struct status *st, const char *file, const char *exe,
 
 int
 cli_status(const struct cli *cli, const struct config *cfg, const char *exe,
-    char **out, char *err, size_t errsz)
+    const struct status_file *report, char **out, char *err, size_t errsz)
 {
-	struct status *st = status_new(time(NULL), 1);
+	struct status *st = status_new(time(NULL), 1, report);
 	char **files = NULL;
 	size_t i, nfiles = 0, n = 0;
 	int r = CLI_EXIT_OK;
@@ -642,7 +630,8 @@ cli_status_reply(const struct cli_tool *t, const struct cli *cli,
 	char err[512];
 	int rc;
 
-	if ((rc = cli_status(cli, cfg, exe, msg, err, sizeof(err))) != 0)
+	if ((rc = cli_status(cli, cfg, exe, t->report, msg, err,
+		 sizeof(err))) != 0)
 		*msg = xasprintf("%s: %s\n", t->prog, err);
 	return rc;
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 struct config;
+struct status_file;
 
 /* The options a tool takes beyond the common ones (cli_tool.opts). */
 #define CLI_OPT_ISSUE 0x1   /* dev-poll --issue N [--force] */
@@ -43,6 +44,8 @@ struct cli_tool {
 	const char *log_prefix; /* "poll: " or "" */
 	size_t rotate_bytes;	/* the log is rotated past this size */
 	unsigned opts;		/* CLI_OPT_* */
+	/* What --status shows of the tools' own files (status.h). */
+	const struct status_file *report;
 };
 
 /* Exit statuses shared by every executable (DESIGN section 9). */
@@ -102,12 +105,13 @@ int cli_start(int argc, char *argv[], const struct cli_tool *tool,
  * The `--status` report (common/tick/status.h) of the project cfg was loaded
  * for when a project file was given, else of every project file (with
  * cli->project, only the one of that name; without project files, the
- * environment's project), as text or, with cli->json, JSON.  Returns 0
- * with *out set, or CLI_EXIT_USAGE with err set (no project of that
- * name).  Caller frees *out.
+ * environment's project), as text or, with cli->json, JSON, with the
+ * lines of the tools' files of report.  Returns 0 with *out set, or
+ * CLI_EXIT_USAGE with err set (no project of that name).  Caller frees
+ * *out.
  */
 int cli_status(const struct cli *cli, const struct config *cfg, const char *exe,
-    char **out, char *err, size_t errsz);
+    const struct status_file *report, char **out, char *err, size_t errsz);
 /*
  * Load the project files of $FACTORY_ROOT/projects (.toml, sorted) for
  * exe, or with only set the one whose project is called only (a broken
@@ -128,10 +132,5 @@ int cli_fail(const struct cli_tool *tool, const struct config *cfg,
     const char *why);
 /* Log the configuration's warnings, and its notes when verbose. */
 void cli_log_warnings(const struct config *, int verbose);
-/*
- * The guard of the bash scripts: 1 when $FACTORY_ROOT/state/.<agent>-active
- * exists, else 0 (after logging the skip).
- */
-int cli_agent_active(const char *agent);
 
 #endif

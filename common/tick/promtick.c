@@ -46,29 +46,11 @@ static const struct promtick_family promtick_tick_families[] = {
 	"or 5xx after the retries), by API (forge, woodpecker)."},
     {NULL, PROM_GAUGE, 0, NULL}};
 
-/* Every phase a session can be in, as the "phase" label says it. */
-static const struct {
-	enum phase phase;
-	const char *label;
-} promtick_phases[] = {
-    {PHASE_NONE, "none"},
-    {PHASE_AWAITING_CI, "awaiting_ci"},
-    {PHASE_AWAITING_REVIEW, "awaiting_review"},
-    {PHASE_AWAITING_CHANGES, "awaiting_changes"},
-    {PHASE_ESCALATE, "escalate"},
-    {PHASE_DONE, "done"},
-    {PHASE_FAILED, "failed"},
-    {PHASE_UNKNOWN, "unknown"},
-};
-
-#define PROMTICK_NPHASES (sizeof(promtick_phases) / sizeof(promtick_phases[0]))
-
 static int promtick_fail(struct promtick *, const char *);
 static int promtick_declare(struct promtick *, const struct promtick_family *);
 static char *promtick_prefix(const char *, const char *);
 static double promtick_elapsed(const struct promtick *);
 static int promtick_api(struct promtick *, const char *);
-static size_t promtick_phase_index(enum phase);
 static int promtick_tick(struct promtick *, int, const char *);
 
 struct promtick *
@@ -191,23 +173,12 @@ promtick_prom(struct promtick *t)
 	return t->prom;
 }
 
-static size_t
-promtick_phase_index(enum phase p)
-{
-	size_t i;
-
-	for (i = 0; i < PROMTICK_NPHASES; i++)
-		if (promtick_phases[i].phase == p)
-			return i;
-	return PROMTICK_NPHASES - 1;
-}
-
 int
 promtick_sessions(struct promtick *t, const char *family, const char *project,
     int review)
 {
 	struct phase_info pi;
-	double count[PROMTICK_NPHASES] = {0};
+	double count[PHASE_COUNT] = {0};
 	long long *nums = NULL;
 	size_t i, n = 0;
 	char *path;
@@ -222,13 +193,14 @@ promtick_sessions(struct promtick *t, const char *family, const char *project,
 				runfiles_phase(project, nums[i]);
 		/* A file gone since the listing is no session any more. */
 		if (phase_read(path, &pi) == 0 && pi.mtime != 0)
-			count[promtick_phase_index(pi.phase)]++;
+			count[pi.phase]++;
 		free(path);
 	}
 	free(nums);
-	for (i = 0; i < PROMTICK_NPHASES; i++) {
-		const char *labels[] = {"phase", promtick_phases[i].label,
-		    NULL};
+	/* Every phase, in the table's order, by its label. */
+	for (i = 0; i < PHASE_COUNT; i++) {
+		const char *labels[] = {"phase",
+		    phase_def((enum phase)i)->label, NULL};
 
 		if (prom_set(t->prom, family, labels, count[i]) == -1)
 			return promtick_fail(t, prom_error(t->prom));

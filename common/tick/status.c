@@ -90,9 +90,7 @@ struct status_project {
 	struct status_escalation *esc;
 	size_t nesc;
 	struct status_failures failures;
-	char *dev_status;    /* the status lines, NULL: none */
-	char *dev_last;	     /* the dev log's last line */
-	char *review_status; /* P-review-status */
+	char **lines; /* of the per-project files (NULL: none read) */
 };
 
 struct status {
@@ -102,9 +100,9 @@ struct status {
 	size_t nlive;
 	struct status_project *projects;
 	size_t nprojects;
-	char *supervisor_status;
-	char *supervisor_last;
-	char *review_last;
+	const struct status_file *files; /* the tools' lines to show */
+	size_t nfiles;
+	char **lines; /* of the factory's files, NULL for a project's */
 };
 
 static char *status_clean(const char *, size_t);
@@ -115,6 +113,12 @@ static cJSON *status_json_progress(const struct status *,
     const struct status_session *);
 static char *status_first_line(const char *);
 static char *status_last_line(const char *);
+static char **status_lines(const struct status *, const char *);
+static void status_lines_free(const struct status *, char **);
+static void status_text_lines(const struct status *, char *const *, int,
+    struct buf *);
+static void status_json_lines(const struct status *, char *const *, int,
+    cJSON *);
 static int status_is_live(const struct status *, const char *);
 static struct status_session *status_session_add(struct status_project *,
     const char *, long long, const char *);
@@ -136,7 +140,7 @@ static void status_text_backoffs(const struct status *,
     const struct status_project *, struct buf *);
 static cJSON *status_json_backoffs(const struct status_project *);
 static void status_failures_read(struct status_project *, const char *);
-static void status_project_free(struct status_project *);
+static void status_project_free(const struct status *, struct status_project *);
 static void status_text_sessions(const struct status *,
     const struct status_project *, struct buf *);
 static void status_text_rest(const struct status *,
@@ -154,28 +158,56 @@ static cJSON *status_json_project(const struct status *,
 static void status_json_str(cJSON *, const char *, const char *);
 
 struct status *
-status_new(time_t now, int list_sessions)
+status_new(time_t now, int list_sessions, const struct status_file *files)
 {
 	struct status *st = xcalloc(1, sizeof(*st));
-	char *path;
 
 	st->now = now;
+	st->files = files;
+	while (files != NULL && files[st->nfiles].label != NULL)
+		st->nfiles++;
 	if (list_sessions && agent_list("", &st->live, &st->nlive) == 0)
 		st->listed = 1;
-	path = runfiles_supervisor_status();
-	st->supervisor_status = status_first_line(path);
-	free(path);
-	path = runfiles_supervisor_log();
-	st->supervisor_last = status_last_line(path);
-	free(path);
-	path = runfiles_review_log();
-	st->review_last = status_last_line(path);
-	free(path);
+	st->lines = status_lines(st, NULL);
 	return st;
 }
 
+/*
+ * The lines of the per-project files for project, or of the factory's
+ * for NULL (one per file of the table, NULL where it is not one of those
+ * or cannot be read).  Free with status_lines_free().
+ */
+static char **
+status_lines(const struct status *st, const char *project)
+{
+	const struct status_file *f;
+	char **lines = xcalloc(st->nfiles + 1, sizeof(*lines)), *path;
+	size_t i;
+
+	for (i = 0; i < st->nfiles; i++) {
+		f = &st->files[i];
+		if (f->per_project != (project != NULL))
+			continue;
+		path = f->path(project);
+		lines[i] =
+		    f->log ? status_last_line(path) : status_first_line(path);
+		free(path);
+	}
+	return lines;
+}
+
 static void
-status_project_free(struct status_project *p)
+status_lines_free(const struct status *st, char **lines)
+{
+	size_t i;
+
+	for (i = 0; lines != NULL && i < st->nfiles; i++)
+		free(lines[i]);
+	free(lines);
+}
+
+static void
+status_project_free(const struct status *st, struct status_project *p)
 {
 	size_t i;
 
@@ -196,9 +228,7 @@ status_project_free(struct status_project *p)
 	free(p->repo);
 	free(p->file);
 	free(p->error);
-	free(p->dev_status);
-	free(p->dev_last);
-	free(p->review_status);
+	status_lines_free(st, p->lines);
 }
 
 void
@@ -209,13 +239,11 @@ status_free(struct status *st)
 	if (st == NULL)
 		return;
 	for (i = 0; i < st->nprojects; i++)
-		status_project_free(&st->projects[i]);
+		status_project_free(st, &st->projects[i]);
 	free(st->projects);
 	if (st->listed)
 		agent_list_free(st->live, st->nlive);
-	free(st->supervisor_status);
-	free(st->supervisor_last);
-	free(st->review_last);
+	status_lines_free(st, st->lines);
 	free(st);
 }
 
@@ -580,7 +608,6 @@ status_add_project(struct status *st, const struct config *cfg)
 {
 	const char *proj = cfg->project_name;
 	struct status_project *p;
-	char *path;
 
 	st->projects = xreallocarray(st->projects, st->nprojects + 1,
 	    sizeof(*st->projects));
@@ -601,15 +628,7 @@ status_add_project(struct status *st, const struct config *cfg)
 	status_cifix_read(p, proj);
 	status_backoffs_read(p, proj);
 	status_failures_read(p, proj);
-	path = runfiles_dev_status(proj);
-	p->dev_status = status_first_line(path);
-	free(path);
-	path = runfiles_dev_log(proj);
-	p->dev_last = status_last_line(path);
-	free(path);
-	path = runfiles_review_status(proj);
-	p->review_status = status_first_line(path);
-	free(path);
+	p->lines = status_lines(st, proj);
 }
 
 void
@@ -761,14 +780,31 @@ status_text_project(const struct status *st, const struct status_project *p,
 		buf_printf(b, "  error:         %s\n", p->error);
 	if (*p->repo == '\0')
 		return;
-	buf_printf(b, "  dev-poll:      %s\n",
-	    p->dev_status ? p->dev_status : "(no status file)");
-	buf_printf(b, "  last log line: %s\n",
-	    p->dev_last ? p->dev_last : "(no log)");
-	buf_printf(b, "  review-poll:   %s\n",
-	    p->review_status ? p->review_status : "(no status file)");
+	status_text_lines(st, p->lines, 1, b);
 	status_text_sessions(st, p, b);
 	status_text_rest(st, p, b);
+}
+
+/*
+ * The lines of the files (the per-project ones, or the factory's), each
+ * after its label; what is missing says so.
+ */
+static void
+status_text_lines(const struct status *st, char *const *lines, int per_project,
+    struct buf *b)
+{
+	const struct status_file *f;
+	size_t i;
+
+	for (i = 0; i < st->nfiles; i++) {
+		f = &st->files[i];
+		if (f->per_project != per_project)
+			continue;
+		buf_printf(b, "%-16s %s\n", f->label,
+		    lines != NULL && lines[i] != NULL ? lines[i] :
+			f->log			      ? "(no log)" :
+							"(no status file)");
+	}
 }
 
 char *
@@ -782,12 +818,7 @@ status_text(const struct status *st)
 		buf_puts(&b, "no projects\n");
 	for (i = 0; i < st->nprojects; i++)
 		status_text_project(st, &st->projects[i], &b);
-	buf_printf(&b, "supervisor-poll: %s\n",
-	    st->supervisor_status ? st->supervisor_status : "(no status file)");
-	buf_printf(&b, "  last log line: %s\n",
-	    st->supervisor_last ? st->supervisor_last : "(no log)");
-	buf_printf(&b, "review log:      %s\n",
-	    st->review_last ? st->review_last : "(no log)");
+	status_text_lines(st, st->lines, 0, &b);
 	if (!st->listed)
 		buf_puts(&b,
 		    "(the sessions could not be listed: liveness "
@@ -820,6 +851,36 @@ status_json_str(cJSON *o, const char *key, const char *value)
 		cJSON_AddNullToObject(o, key);
 	else
 		cJSON_AddStringToObject(o, key, value);
+}
+
+/*
+ * The lines of the files into o (null where missing): a member of o, or
+ * for "object.member" a member of o's object of that name.
+ */
+static void
+status_json_lines(const struct status *st, char *const *lines, int per_project,
+    cJSON *o)
+{
+	const struct status_file *f;
+	const char *dot;
+	char name[64];
+	cJSON *in;
+	size_t i;
+
+	for (i = 0; i < st->nfiles; i++) {
+		f = &st->files[i];
+		if (f->per_project != per_project)
+			continue;
+		in = o;
+		if ((dot = strchr(f->member, '.')) != NULL) {
+			snprintf(name, sizeof(name), "%.*s",
+			    (int)(dot - f->member), f->member);
+			if ((in = cJSON_GetObjectItem(o, name)) == NULL)
+				in = cJSON_AddObjectToObject(o, name);
+		}
+		status_json_str(in, dot != NULL ? dot + 1 : f->member,
+		    lines != NULL ? lines[i] : NULL);
+	}
 }
 
 static cJSON *
@@ -936,9 +997,7 @@ status_json_project(const struct status *st, const struct status_project *p)
 	cJSON_AddStringToObject(o, "repo", p->repo);
 	status_json_str(o, "file", p->file);
 	status_json_str(o, "error", p->error);
-	status_json_str(o, "dev_status", p->dev_status);
-	status_json_str(o, "dev_last_log", p->dev_last);
-	status_json_str(o, "review_status", p->review_status);
+	status_json_lines(st, p->lines, 1, o);
 	a = cJSON_AddArrayToObject(o, "sessions");
 	for (i = 0; i < p->nsessions; i++)
 		cJSON_AddItemToArray(a,
@@ -963,7 +1022,7 @@ status_json_project(const struct status *st, const struct status_project *p)
 char *
 status_json(const struct status *st)
 {
-	cJSON *o = cJSON_CreateObject(), *a, *c;
+	cJSON *o = cJSON_CreateObject(), *a;
 	char iso[32], *text, *out;
 	size_t i;
 
@@ -974,11 +1033,7 @@ status_json(const struct status *st)
 	for (i = 0; i < st->nprojects; i++)
 		cJSON_AddItemToArray(a,
 		    status_json_project(st, &st->projects[i]));
-	c = cJSON_AddObjectToObject(o, "supervisor");
-	status_json_str(c, "status", st->supervisor_status);
-	status_json_str(c, "last_log", st->supervisor_last);
-	c = cJSON_AddObjectToObject(o, "review");
-	status_json_str(c, "last_log", st->review_last);
+	status_json_lines(st, st->lines, 0, o);
 	text = cJSON_Print(o);
 	cJSON_Delete(o);
 	out = xasprintf("%s\n", text);

@@ -2,12 +2,14 @@
  * What `--status` shows, the same from every executable: for each
  * project, its agent sessions (dev and review) with their phase, its age
  * and whether the session lives, the CI-fix counts, the escalations
- * waiting for a person, the failures recorded for the supervisor, and
- * the last tick's result; then the supervisor's and review-poll's last
- * word.  Everything comes from the run files, the state files and the
- * logs; the one outside call is one listing of the agent sessions
- * (agent_list(): `tmux list-sessions`).  Nothing is written, no forge or
- * CI is asked.  runfiles_init() and agent_use() must have been called.
+ * waiting for a person, the failures recorded for the supervisor; and
+ * the lines of the tools' own files the caller lists (struct
+ * status_file: the last word of each tool's status file and log, each
+ * project's and the factory's).  Everything comes from the run files,
+ * the state files and the logs; the one outside call is one listing of
+ * the agent sessions (agent_list(): `tmux list-sessions`).  Nothing is
+ * written, no forge or CI is asked.  runfiles_init() and agent_use()
+ * must have been called.
  */
 #ifndef STATUS_H
 #define STATUS_H
@@ -19,11 +21,29 @@ struct config;
 struct status;
 
 /*
- * A new report as of now.  With list_sessions set, the live sessions are
+ * A line of the report read from a tool's file: the first line of its
+ * status file, or the last of its log.  A table of them ends with a NULL
+ * label; the lines come in its order, a project's after its name, the
+ * factory's at the end.
+ */
+struct status_file {
+	const char *label;  /* the text's label, indent included */
+	const char *member; /* the JSON member ("dev_status"); for the
+			       factory's, "object.member" of the report */
+	int per_project;    /* each project's file: path(its name); else
+			       the factory's one: path(NULL) */
+	int log;	    /* its last line (a log), else its first */
+	char *(*path)(const char *project); /* Caller frees. */
+};
+
+/*
+ * A new report as of now, with the lines of files (a table that must
+ * outlive the report).  With list_sessions set, the live sessions are
  * listed once (a failure leaves every session's liveness unknown).  Free
  * with status_free().
  */
-struct status *status_new(time_t now, int list_sessions);
+struct status *status_new(time_t now, int list_sessions,
+    const struct status_file *files);
 void status_free(struct status *);
 /* Gather the project of cfg into the report (a copy is kept). */
 void status_add_project(struct status *, const struct config *cfg);

@@ -1,8 +1,9 @@
 # The layers of common/ (README.md, "Layout"): a file includes headers of
 # its own folder and of the folders above it in the list, never of one
 # below; each folder holds what the README says; no two source files of
-# the tree share a name; every static function of common/ is named
-# either without a module's prefix or with its own file's.
+# the tree share a name; common/ names no tool; every static function of
+# common/ is named either without a module's prefix or with its own
+# file's.
 . "$(dirname "$0")/lib/common.sh"
 python3 - "$TOP" <<'PY'
 import glob, os, re, sys
@@ -66,6 +67,28 @@ if not dup:
     ok("no two source files share a name")
 else:
     fail("no two source files share a name", str(dup))
+
+# common/ names no tool and includes nothing of the executables': the
+# tools' table is pollers/'s, each tool's description its main.c.  Only
+# the names of run files (runfiles.c) and the settings' documentation
+# (config.c) spell a tool's name.
+tools = re.compile(r'"[^"\n]*\b(dev|review|supervisor)-poll\b[^"\n]*"')
+ours = {os.path.basename(h) for h in glob.glob("common/*/*.h")}
+ours.add("template_builtin.inc")  # formulas/embed's, of formulas/*.md
+named = []
+for f in sorted(glob.glob("common/*/*.[ch]")):
+    text = open(f).read()
+    for inc in re.findall(r'#include "([^"]+)"', text):
+        if inc not in ours:
+            named.append("%s includes %s" % (f, inc))
+    if f in ("common/run/runfiles.c", "common/config/config.c"):
+        continue
+    for m in tools.finditer(re.sub(r"/\*.*?\*/", "", text, flags=re.S)):
+        named.append("%s: %s" % (f, m.group(0)))
+if not named:
+    ok("common/ names no tool")
+else:
+    fail("common/ names no tool", "; ".join(named))
 
 mods = {os.path.basename(f)[:-2] for f in glob.glob("common/*/*.c")}
 borrowed = []

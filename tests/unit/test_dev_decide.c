@@ -2,19 +2,28 @@
  * Unit tests for dev-poll's pure decisions, linked with its archive
  * (dev-poll/libdevpoll.a): what a PR needs next (merge, fix the review,
  * fix CI, wait), its reviews, the backlog's launch order and dependency
- * readiness, the CI-fix budget's rule, and what a phase file calls for.
+ * readiness, the CI-fix budget's rule, what a phase file calls for (and
+ * the crash clock, by the table of phases), the labels that keep an
+ * issue out, the memory guard, the launch back-off and the agent slot.
  * Until now these were reached only through the simulator and tmux.
  */
+#include <sys/stat.h>
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
+#include "agent.h"
 #include "check.h"
 #include "config.h"
 #include "dev-poll.h"
+#include "phase.h"
 #include "react.h"
 #include "reviewers.h"
+#include "runfiles.h"
 
 static cJSON *
 parse(const char *text)
@@ -289,6 +298,231 @@ test_phase_reaction(void)
 	CHECK_INT(rx_reaction(PHASE_AWAITING_CI, 1, 0, 10, t, &cause), RX_CI);
 }
 
+/*
+ * The crash clock runs in the phases the table gives it, and in no
+ * other: past CLAUDE_TIMEOUT, a live session in such a phase is
+ * recovered, one in another phase is left to its own clock.
+ */
+static void
+test_phase_crash_clock(void)
+{
+	const char *cause;
+	enum rx_reaction r;
+	size_t p;
+
+	for (p = 0; p < PHASE_COUNT; p++) {
+		if (phase_is_terminal((enum phase)p) || p == PHASE_UNKNOWN)
+			continue;
+		r = rx_reaction((enum phase)p, 1, 0, 100, 99, &cause);
+		CHECK_INT(r == RX_RECOVER,
+		    phase_def((enum phase)p)->crash_clock);
+		r = rx_reaction((enum phase)p, 1, 0, 99, 99, &cause);
+		CHECK(r != RX_RECOVER);
+	}
+}
+
+/* The labels that keep an issue out of the launches. */
+static void
+test_skip_label(void)
+{
+	static const char *const skipped[] = {"formula", "action",
+	    "prediction/dismissed", "prediction/unreviewed", NULL};
+	char text[256];
+	cJSON *it;
+	size_t i;
+
+	for (i = 0; skipped[i] != NULL; i++) {
+		snprintf(text, sizeof(text),
+		    "{\"number\": 3, \"labels\": [{\"name\": \"backlog\"}, "
+		    "{\"name\": \"%s\"}]}",
+		    skipped[i]);
+		it = parse(text);
+		CHECK_STR(dp_skip_label(it), skipped[i]);
+		cJSON_Delete(it);
+	}
+	it = parse("{\"number\": 3, \"labels\": [{\"name\": \"backlog\"}, "
+		   "{\"name\": \"priority\"}, {\"name\": \"formulas\"}]}");
+	CHECK(dp_skip_label(it) == NULL);
+	cJSON_Delete(it);
+	it = parse("{\"number\": 3}");
+	CHECK(dp_skip_label(it) == NULL);
+	cJSON_Delete(it);
+}
+
+/* A scratch run directory and a context of project "p" over it. */
+static char dp_dir[] = "/tmp/test_dev_decide.XXXXXX";
+
+static void
+dp_ctx(struct dev_ctx *c, struct config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->project_name = "p";
+	memset(c, 0, sizeof(*c));
+	c->cfg = cfg;
+	c->now = 1714557600;
+}
+
+/* dp_dir/name with text (NULL: removed). */
+static void
+dp_put(const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dp_dir, name);
+	if (text == NULL) {
+		unlink(path);
+		return;
+	}
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f != NULL) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* The memory guard: 2000 MB available, or no launch. */
+static void
+test_memory_guard(void)
+{
+	struct config cfg;
+	struct dev_ctx c;
+	char path[512];
+
+	dp_ctx(&c, &cfg);
+	snprintf(path, sizeof(path), "%s/meminfo", dp_dir);
+	cfg.meminfo_path = path;
+	dp_put("meminfo", "MemTotal: 8000000 kB\nMemAvailable: 2047999 kB\n");
+	CHECK_INT(dp_memory(&c), DP_DONE);
+	dp_put("meminfo", "MemTotal: 8000000 kB\nMemAvailable: 2048000 kB\n");
+	CHECK_INT(dp_memory(&c), DP_NEXT);
+	/* Not known: the tick cannot decide, and fails. */
+	dp_put("meminfo", "MemTotal: 8000000 kB\n");
+	CHECK_INT(dp_memory(&c), DP_FAIL);
+	dp_put("meminfo", NULL);
+	CHECK_INT(dp_memory(&c), DP_FAIL);
+}
+
+/*
+ * An issue that failed to launch for a reason of its own waits, longer
+ * after each failure; a launch forgets it; an unreadable record passes
+ * the issue over this tick.
+ */
+static void
+test_backoff(void)
+{
+	char *rec = runfiles_launch_backoff("p", 8);
+	struct config cfg;
+	struct dev_ctx c;
+
+	dp_ctx(&c, &cfg);
+	CHECK_INT(dp_backoff_holds(&c, 8), 0);
+	dp_backoff_failed(&c, 8, "its body is over the cap");
+	CHECK_INT(c.act.failed, 0);
+	CHECK_INT(dp_backoff_holds(&c, 8), 1);
+	CHECK_INT(dp_backoff_holds(&c, 9), 0);
+	c.now += 24 * 3600;
+	CHECK_INT(dp_backoff_holds(&c, 8), 0);
+	dp_backoff_failed(&c, 8, "again");
+	CHECK_INT(dp_backoff_holds(&c, 8), 1);
+	dp_backoff_clear(&c, 8);
+	CHECK_INT(dp_backoff_holds(&c, 8), 0);
+	/* Under dry-run nothing is recorded. */
+	c.act.dry_run = 1;
+	dp_backoff_failed(&c, 8, "dry");
+	CHECK_INT(dp_backoff_holds(&c, 8), 0);
+	c.act.dry_run = 0;
+	CHECK_INT(mkdir(rec, 0700), 0);
+	CHECK_INT(dp_backoff_holds(&c, 8), -1);
+	rmdir(rec);
+	free(rec);
+}
+
+/* The sessions the fake backend lists, and whether listing works. */
+static const char *fake_live[4];
+static int fake_list_fails;
+
+static int
+fake_list(const char *prefix, char ***names, size_t *n)
+{
+	size_t i;
+
+	*names = NULL;
+	*n = 0;
+	if (fake_list_fails)
+		return -1;
+	*names = calloc(5, sizeof(**names));
+	for (i = 0; fake_live[i] != NULL; i++)
+		if (strncmp(fake_live[i], prefix, strlen(prefix)) == 0)
+			(*names)[(*n)++] = strdup(fake_live[i]);
+	return 0;
+}
+
+static void
+fake_list_free(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static int
+fake_read_signal(const char *session, const char *path, struct phase_info *pi)
+{
+	(void)session;
+	return phase_read(path, pi);
+}
+
+static const struct agent_backend fake_backend = {.protocol = "fake",
+    .read_signal = fake_read_signal,
+    .list = fake_list,
+    .list_free = fake_list_free};
+
+/*
+ * The agent slot: one dev session of the project at a time, live in the
+ * session list or with a phase file that has not ended (the one the
+ * caller launches for excepted).
+ */
+static void
+test_slot(void)
+{
+	struct config cfg;
+	struct dev_ctx c;
+
+	dp_ctx(&c, &cfg);
+	agent_set_backend(&fake_backend);
+	CHECK_INT(dp_slot(&c), DP_NEXT);
+	/* A launch's empty phase file holds it, as a phase in progress. */
+	dp_put("dev-session-p-4.phase", "");
+	CHECK_INT(dp_slot(&c), DP_DONE);
+	CHECK_INT(dp_slot_except(&c, 4), DP_NEXT);
+	dp_put("dev-session-p-4.phase", "PHASE:awaiting_review\n");
+	CHECK_INT(dp_slot(&c), DP_DONE);
+	dp_put("dev-session-p-4.phase", "PHASE:escalate\nReason: why\n");
+	CHECK_INT(dp_slot(&c), DP_DONE);
+	/* A session that ended holds nothing. */
+	dp_put("dev-session-p-4.phase", "PHASE:done\n");
+	CHECK_INT(dp_slot(&c), DP_NEXT);
+	dp_put("dev-session-p-4.phase", "PHASE:failed\n");
+	CHECK_INT(dp_slot(&c), DP_NEXT);
+	/* Another project's session does not count; this one's does. */
+	fake_live[0] = "dev-q-3";
+	CHECK_INT(dp_slot(&c), DP_NEXT);
+	fake_live[1] = "dev-p-7";
+	CHECK_INT(dp_slot(&c), DP_DONE);
+	CHECK_INT(dp_slot_except(&c, 7), DP_NEXT);
+	/* The list cannot be had: no decision. */
+	fake_list_fails = 1;
+	CHECK_INT(dp_slot(&c), DP_FAIL);
+	fake_list_fails = 0;
+	fake_live[0] = fake_live[1] = NULL;
+	dp_put("dev-session-p-4.phase", NULL);
+	agent_set_backend(NULL);
+}
+
 int
 main(void)
 {
@@ -298,5 +532,15 @@ main(void)
 	RUN(test_issue_ready);
 	RUN(test_cifix_step);
 	RUN(test_phase_reaction);
+	RUN(test_phase_crash_clock);
+	RUN(test_skip_label);
+	if (mkdtemp(dp_dir) == NULL)
+		return 1;
+	runfiles_init(dp_dir, dp_dir);
+	RUN(test_memory_guard);
+	RUN(test_backoff);
+	RUN(test_slot);
+	dp_put("meminfo", NULL);
+	rmdir(dp_dir);
 	return check_main();
 }

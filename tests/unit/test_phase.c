@@ -1,9 +1,12 @@
 /*
- * Tests for the phase reader and the run-file names.
+ * Tests for the table of phases, the phase file's reader and writer, the
+ * phase words of the prompts and sources, and the run-file names.
  */
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +44,11 @@ test_phase_values(void)
 	CHECK_INT(parse("PHASE:awaiting_changes\nSHA:abc\n", &pi),
 	    PHASE_AWAITING_CHANGES);
 	CHECK_STR(pi.reason, "");
+	CHECK_STR(pi.sha, "abc");
+	CHECK_INT(parse("PHASE:awaiting_changes\nReason: x\nSHA:  d1 \n", &pi),
+	    PHASE_AWAITING_CHANGES);
+	CHECK_STR(pi.reason, "x");
+	CHECK_STR(pi.sha, "d1");
 	CHECK_INT(parse("\xef\xbb\xbfPHASE:done\n", &pi), PHASE_DONE);
 	/* As agent-session.sh: merged is done. */
 	CHECK_INT(parse("PHASE:merged\n", &pi), PHASE_DONE);
@@ -72,6 +80,217 @@ test_phase_junk(void)
 	CHECK_STR(phase_name(PHASE_UNKNOWN), "");
 	CHECK_INT(phase_is_terminal(PHASE_FAILED), 1);
 	CHECK_INT(phase_is_terminal(PHASE_AWAITING_CI), 0);
+}
+
+/*
+ * The table: one row per phase, every row filled in, and the sets as the
+ * tools use them.
+ */
+static void
+test_phase_table(void)
+{
+	const struct phase_def *d, *e;
+	char line[64];
+	size_t p, q;
+
+	for (p = 0; p < PHASE_COUNT; p++) {
+		d = phase_def((enum phase)p);
+		/* A row left out of the table is all zeros. */
+		CHECK(d->line != NULL && d->label != NULL && *d->label != '\0');
+		if (d->line == NULL || d->label == NULL)
+			continue;
+		for (q = 0; q < p; q++) {
+			e = phase_def((enum phase)q);
+			CHECK(strcmp(d->label, e->label) != 0);
+			CHECK(
+			    *d->line == '\0' || strcmp(d->line, e->line) != 0);
+		}
+		/* A phase with a line: "PHASE:" and its label, a writer. */
+		if (*d->line != '\0') {
+			snprintf(line, sizeof(line), "PHASE:%s", d->label);
+			CHECK_STR(d->line, line);
+			CHECK(d->writers != 0);
+		}
+		/* Protected from the sweep: waiting, and not at its end. */
+		CHECK_INT(d->sweep_protected, d->waiting && !d->terminal);
+		CHECK_INT(phase_is_terminal((enum phase)p), d->terminal);
+		CHECK_STR(phase_name((enum phase)p), d->line);
+	}
+	CHECK_STR(phase_def(PHASE_NONE)->line, "");
+	CHECK_STR(phase_def(PHASE_UNKNOWN)->line, "");
+	CHECK_INT(phase_def(PHASE_UNKNOWN)->writers, 0);
+	CHECK(phase_def(PHASE_COUNT) == phase_def(PHASE_UNKNOWN));
+	CHECK(phase_def((enum phase) - 1) == phase_def(PHASE_UNKNOWN));
+	CHECK_STR(phase_def(PHASE_DONE)->alias, "PHASE:merged");
+	/* The agent lets the session lock go in these (agent_lock.c). */
+	CHECK_INT(phase_def(PHASE_AWAITING_CI)->waiting, 1);
+	CHECK_INT(phase_def(PHASE_AWAITING_CHANGES)->waiting, 1);
+	CHECK_INT(phase_def(PHASE_FAILED)->waiting, 1);
+	CHECK_INT(phase_def(PHASE_NONE)->waiting, 0);
+	CHECK_INT(phase_def(PHASE_UNKNOWN)->waiting, 0);
+	/* CLAUDE_TIMEOUT runs before a phase and while CI is fixed. */
+	CHECK_INT(phase_def(PHASE_NONE)->crash_clock, 1);
+	CHECK_INT(phase_def(PHASE_AWAITING_CI)->crash_clock, 1);
+	CHECK_INT(phase_def(PHASE_AWAITING_REVIEW)->crash_clock, 0);
+	CHECK_INT(phase_def(PHASE_ESCALATE)->crash_clock, 0);
+	/* Never swept: waiting on CI, a review or a person. */
+	CHECK_INT(phase_def(PHASE_ESCALATE)->sweep_protected, 1);
+	CHECK_INT(phase_def(PHASE_AWAITING_REVIEW)->sweep_protected, 1);
+	CHECK_INT(phase_def(PHASE_DONE)->sweep_protected, 0);
+	CHECK_INT(phase_def(PHASE_NONE)->sweep_protected, 0);
+	CHECK_INT(phase_def(PHASE_AWAITING_CHANGES)->writers, PHASE_BY_REVIEW);
+}
+
+/* What phase_text() writes, phase_parse() reads back. */
+static void
+test_phase_text(void)
+{
+	struct phase_info pi;
+	char *t;
+	size_t p;
+
+	for (p = 0; p < PHASE_COUNT; p++) {
+		if (p == PHASE_UNKNOWN)
+			continue;
+		t = phase_text((enum phase)p, "one\ntwo\r\nthree", "abc123");
+		CHECK_INT(parse(t, &pi), p);
+		if (p != PHASE_NONE) {
+			CHECK_STR(pi.reason, "one two  three");
+			CHECK_STR(pi.sha, "abc123");
+		}
+		free(t);
+	}
+	t = phase_text(PHASE_NONE, "why", "abc");
+	CHECK_STR(t, "");
+	free(t);
+	t = phase_text(PHASE_DONE, NULL, NULL);
+	CHECK_STR(t, "PHASE:done\n");
+	free(t);
+	t = phase_text(PHASE_FAILED, "", NULL);
+	CHECK_STR(t, "PHASE:failed\n");
+	free(t);
+	t = phase_text(PHASE_ESCALATE, "need a key", NULL);
+	CHECK_STR(t, "PHASE:escalate\nReason: need a key\n");
+	free(t);
+	t = phase_text(PHASE_AWAITING_CHANGES, NULL, "d00d");
+	CHECK_STR(t, "PHASE:awaiting_changes\nSHA:d00d\n");
+	free(t);
+}
+
+static void
+test_phase_write(void)
+{
+	char dir[] = "/tmp/test_phase.XXXXXX", *path;
+	struct phase_info pi;
+	struct stat st;
+
+	CHECK(mkdtemp(dir) != NULL);
+	path = xasprintf("%s/p.phase", dir);
+	CHECK_INT(phase_write(path, PHASE_ESCALATE, "which key?", NULL), 0);
+	CHECK_INT(phase_read(path, &pi), 0);
+	CHECK_INT(pi.phase, PHASE_ESCALATE);
+	CHECK_STR(pi.reason, "which key?");
+	CHECK_INT(stat(path, &st), 0);
+	CHECK_INT(st.st_mode & 0777, 0644);
+	CHECK_INT(phase_write(path, PHASE_NONE, NULL, NULL), 0);
+	CHECK_INT(phase_read(path, &pi), 0);
+	CHECK_INT(pi.phase, PHASE_NONE);
+	CHECK(pi.mtime != 0);
+	errno = 0;
+	CHECK_INT(phase_write(path, PHASE_UNKNOWN, NULL, NULL), -1);
+	CHECK_INT(errno, EINVAL);
+	CHECK_INT(phase_write(path, PHASE_COUNT, NULL, NULL), -1);
+	/* The file is as the last write that was taken left it. */
+	CHECK_INT(phase_read(path, &pi), 0);
+	CHECK_INT(pi.phase, PHASE_NONE);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+
+/*
+ * Every "PHASE:word" of the file at path names a phase of the table;
+ * in a prompt (agent set), one the agent writes.  The number checked.
+ */
+static int
+phase_words(const char *path, int agent)
+{
+	struct phase_info pi;
+	struct buf b;
+	const char *s;
+	size_t n;
+	int words = 0;
+
+	buf_init(&b, 0);
+	if (file_read(path, 1 << 20, &b) == -1) {
+		buf_free(&b);
+		return 0;
+	}
+	for (s = buf_str(&b); (s = strstr(s, "PHASE:")) != NULL; s += n) {
+		n = 6 + strspn(s + 6, "abcdefghijklmnopqrstuvwxyz_");
+		phase_parse(s, n, &pi);
+		if (pi.phase == PHASE_UNKNOWN ||
+		    (agent && !(phase_def(pi.phase)->writers & PHASE_BY_AGENT)))
+			printf("#   %s: '%.*s'\n", path, (int)n, s);
+		CHECK(pi.phase != PHASE_UNKNOWN);
+		CHECK(!agent || phase_def(pi.phase)->writers & PHASE_BY_AGENT);
+		words++;
+	}
+	buf_free(&b);
+	return words;
+}
+
+/* phase_words() of the files of dir/sub ending in ext. */
+static int
+phase_words_dir(const char *top, const char *sub, const char *ext, int agent)
+{
+	struct dirent *e;
+	char *path;
+	size_t n;
+	int words = 0;
+	DIR *d;
+
+	path = xasprintf("%s/%s", top, sub);
+	d = opendir(path);
+	free(path);
+	CHECK(d != NULL);
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		n = strlen(e->d_name);
+		if (n < strlen(ext) ||
+		    strcmp(e->d_name + n - strlen(ext), ext) != 0)
+			continue;
+		path = xasprintf("%s/%s/%s", top, sub, e->d_name);
+		words += phase_words(path, agent);
+		free(path);
+	}
+	if (d != NULL)
+		closedir(d);
+	return words;
+}
+
+/*
+ * The phase words spelled outside the table: the prompts the agent
+ * reads (formulas/, and the text the tools type into a session), the
+ * guard's refusals, the logs and comments.  Each names a row, so a
+ * phase renamed in the table and not in a prompt fails here.
+ */
+static void
+test_phase_words(void)
+{
+	static const char *const dirs[] = {"common/act", "common/agent",
+	    "common/run", "common/tick", "common/world", "dev-poll",
+	    "review-poll", "supervisor-poll", NULL};
+	const char *top = getenv("TOP") != NULL ? getenv("TOP") : ".";
+	size_t i;
+	int words;
+
+	words = phase_words_dir(top, "formulas", ".md", 1);
+	CHECK(words >= 10);
+	for (i = 0; dirs[i] != NULL; i++) {
+		words += phase_words_dir(top, dirs[i], ".c", 0);
+		words += phase_words_dir(top, dirs[i], ".h", 0);
+	}
+	CHECK(words >= 40);
 }
 
 static void
@@ -272,6 +491,10 @@ main(void)
 {
 	RUN(test_phase_values);
 	RUN(test_phase_junk);
+	RUN(test_phase_table);
+	RUN(test_phase_text);
+	RUN(test_phase_write);
+	RUN(test_phase_words);
 	RUN(test_phase_file);
 	RUN(test_phase_planted);
 	RUN(test_runfile_names);

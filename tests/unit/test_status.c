@@ -24,6 +24,33 @@
 
 static char dir[] = "/tmp/test_status.XXXXXX";
 
+static char *test_tool_status(const char *);
+static char *test_tool_log(const char *);
+
+/*
+ * The tools' files as a caller lists them (status.c knows none): two of
+ * each project, a status line and a log of the factory's.
+ */
+static const struct status_file files[] = {
+    {"  dev-poll:", "dev_status", 1, 0, runfiles_dev_status},
+    {"  last log line:", "dev_last_log", 1, 1, runfiles_dev_log},
+    {"some-tool:", "tool.status", 0, 0, test_tool_status},
+    {"  its log:", "tool.last_log", 0, 1, test_tool_log},
+    {NULL, NULL, 0, 0, NULL}};
+
+/* The factory's files of the table (project is NULL). */
+static char *
+test_tool_status(const char *project)
+{
+	return project == NULL ? runfiles_supervisor_status() : NULL;
+}
+
+static char *
+test_tool_log(const char *project)
+{
+	return project == NULL ? runfiles_supervisor_log() : NULL;
+}
+
 static void
 put(const char *name, const char *text, time_t mtime)
 {
@@ -44,7 +71,7 @@ put(const char *name, const char *text, time_t mtime)
 /* The files put() made, removed at the end. */
 static const char *const made[] = {"dev-session-p-4.phase",
     "review-session-p-8.phase", "dev/ci-fixes-p.json", "dev/dev-agent-p.log",
-    "dev-agent-status-p", "dev", ""};
+    "dev-agent-status-p", "supervisor/supervisor.log", "dev", "supervisor", ""};
 
 static void
 test_age(void)
@@ -82,9 +109,10 @@ test_unlisted(void)
 	put("dev/ci-fixes-p.json", "not json", now);
 	put("dev/dev-agent-p.log", "[x] poll: first\n[x] poll: la\tst\n\n",
 	    now);
+	put("supervisor/supervisor.log", "[s] one\n[s] the last\n", now);
 	snprintf(path, sizeof(path), "%s/dev-agent-status-p", dir);
 	CHECK_INT(mkfifo(path, 0600), 0);
-	st = status_new(now, 0);
+	st = status_new(now, 0, files);
 	status_add_project(st, &cfg);
 	status_add_broken(st, "q", "/x/q.toml", "/x/q.toml:1: bad");
 	text = status_text(st);
@@ -102,6 +130,9 @@ test_unlisted(void)
 		  "project q\n  file:          /x/q.toml\n"
 		  "  error:         /x/q.toml:1: bad\n") != NULL);
 	CHECK(strstr(text, "liveness unknown") != NULL);
+	CHECK(strstr(text,
+		  "some-tool:       (no status file)\n"
+		  "  its log:       [s] the last\n") != NULL);
 	CHECK(strchr(text, '\x1b') == NULL);
 	free(text);
 	status_free(st);
@@ -121,7 +152,7 @@ test_json(void)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.project_name = "p";
 	cfg.forge_repo = "o/p";
-	st = status_new(now, 0);
+	st = status_new(now, 0, files);
 	status_add_project(st, &cfg);
 	text = status_json(st);
 	d = cJSON_Parse(text);
@@ -132,6 +163,11 @@ test_json(void)
 	p = cJSON_GetArrayItem(cJSON_GetObjectItem(d, "projects"), 0);
 	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(p, "name")), "p");
 	CHECK(cJSON_IsNull(cJSON_GetObjectItem(p, "dev_status")));
+	CHECK(cJSON_GetObjectItem(p, "tool") == NULL);
+	s = cJSON_GetObjectItem(d, "tool");
+	CHECK(cJSON_IsNull(cJSON_GetObjectItem(s, "status")));
+	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(s, "last_log")),
+	    "[s] the last");
 	s = cJSON_GetArrayItem(cJSON_GetObjectItem(p, "sessions"), 0);
 	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(s, "session")),
 	    "dev-p-4");
@@ -153,6 +189,8 @@ main(void)
 	if (mkdtemp(dir) == NULL)
 		return 1;
 	snprintf(sub, sizeof(sub), "%s/dev", dir);
+	(void)mkdir(sub, 0755);
+	snprintf(sub, sizeof(sub), "%s/supervisor", dir);
 	(void)mkdir(sub, 0755);
 	runfiles_init(dir, dir);
 	RUN(test_age);

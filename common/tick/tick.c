@@ -1,0 +1,225 @@
+/*
+ * The lifecycle of a run, once for every tool (tick.h has the order).
+ */
+#include <sys/resource.h>
+#include <sys/time.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <curl/curl.h>
+
+#include "act.h"
+#include "cli.h"
+#include "config.h"
+#include "file.h"
+#include "http.h"
+#include "lock.h"
+#include "log.h"
+#include "promtick.h"
+#include "runfiles.h"
+#include "spawn.h"
+#include "tick.h"
+#include "xmalloc.h"
+
+static long long tick_now_ms(void);
+static void tick_prom(struct tick *, int);
+static int tick_active(struct tick *);
+static int tick_lock(struct tick *);
+static int tick_steps(struct tick *);
+static int tick_run(struct tick *);
+static void tick_summary(const struct tick *);
+
+static long long
+tick_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+int
+tick_oneshot(const struct tick *t)
+{
+	return t->cli.issue > 0 || t->cli.pr > 0;
+}
+
+/*
+ * The metrics of a tick cron runs (not a one-shot, --status, --help or a
+ * dry run), once the factory (and the project, for a tool of one) is
+ * known: rc is what cli_start() returned, and a run that could not start
+ * (2) is recorded too.  Otherwise there are none.
+ */
+static void
+tick_prom(struct tick *t, int rc)
+{
+	const struct config *cfg = &t->cfg;
+
+	if ((rc == -1 || rc == CLI_EXIT_USAGE) && !t->cli.dry_run &&
+	    !t->cli.status && !tick_oneshot(t) && cfg->factory_root != NULL &&
+	    cfg->run_dir != NULL &&
+	    (!t->tool->cli.takes_project ||
+		(cfg->project_name != NULL && cfg->project_name[0] != '\0'))) {
+		t->prom = promtick_begin(t->prom, cfg,
+		    t->tool->cli.takes_project ? cfg->project_name :
+						 t->cli.project,
+		    t->tool->metrics);
+		return;
+	}
+	promtick_free(t->prom);
+	t->prom = NULL;
+}
+
+/*
+ * The guard of the bash scripts: a tick runs only while
+ * $FACTORY_ROOT/state/.<guard>-active exists (a one-shot is run by a
+ * person: the factory may be paused).  1 active, else 0 (logged).
+ */
+static int
+tick_active(struct tick *t)
+{
+	char *flag;
+	int active;
+
+	if (t->tool->guard == NULL || tick_oneshot(t))
+		return 1;
+	flag = runfiles_active_flag(t->tool->guard);
+	if (!(active = file_exists(flag))) {
+		log_msg("%s not active — skipping", t->tool->guard);
+		t->result = PROMTICK_INACTIVE;
+	}
+	free(flag);
+	return active;
+}
+
+/*
+ * Take the tick lock (a one-shot waits for it, when the tool does not
+ * take it in the one-shot itself): -1 to go on, else the exit status.
+ * Another tick holding it ends a tick without a failure; a one-shot that
+ * cannot have it fails.
+ */
+static int
+tick_lock(struct tick *t)
+{
+	const struct tick_tool *tool = t->tool;
+	int oneshot = tick_oneshot(t), r;
+	char *path;
+
+	if (oneshot && tool->oneshot_lock_s <= 0)
+		return -1;
+	path = tool->lock_path(t->cfg.project_name);
+	if (t->cli.dry_run && tool->dry_run_unlocked) {
+		log_msg("dry-run: not taking the lock %s", path);
+		free(path);
+		return -1;
+	}
+	r = oneshot ? lock_wait(path, &t->lockfd, tool->oneshot_lock_s) :
+		      lock_take(path, &t->lockfd);
+	if (r == 1 && tool->lock_held != NULL)
+		log_msg(tool->lock_held, path);
+	else if (r == -1)
+		log_err("cannot lock '%s': %s", path, strerror(errno));
+	free(path);
+	if (r == 0)
+		return -1;
+	if (oneshot) {
+		t->msg = xasprintf("%s: cannot take the tick lock (see the "
+				   "log)\n",
+		    tool->cli.prog);
+		return CLI_EXIT_FAIL;
+	}
+	if (r == 1)
+		t->result = PROMTICK_LOCKED;
+	return r == 1 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}
+
+/*
+ * The tool's steps, with HTTP set up around them: open, the tick or the
+ * one-shot, the verdict on the writes, close.  The exit status.
+ */
+static int
+tick_steps(struct tick *t)
+{
+	const struct tick_tool *tool = t->tool;
+	char *status;
+	int rc;
+
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	tool->open(t);
+	rc = tick_oneshot(t) ? tool->oneshot(t) : tool->run(t);
+	/* A write that failed fails the tick, wherever it was. */
+	status = tool->cli.status_path(&t->cfg);
+	if (t->act != NULL && act_tick_failed(t->act, status, tool->cli.prog))
+		rc = CLI_EXIT_FAIL;
+	free(status);
+	tool->close(t);
+	http_cleanup();
+	curl_global_cleanup();
+	if (t->cli.verbose)
+		tick_summary(t);
+	return rc;
+}
+
+/* A run past the start: the guard, load, the lock, the steps. */
+static int
+tick_run(struct tick *t)
+{
+	const struct tick_tool *tool = t->tool;
+	int rc = -1;
+
+	if (!tick_active(t))
+		return CLI_EXIT_OK;
+	if (tool->load != NULL)
+		rc = tool->load(t);
+	if (rc == -1)
+		rc = tick_lock(t);
+	if (rc == -1)
+		return tick_steps(t);
+	/* Loaded, and stopped before it opened. */
+	if (tool->load != NULL)
+		tool->close(t);
+	return rc;
+}
+
+/* The tick's cost, at -v: what tests/bench reads. */
+static void
+tick_summary(const struct tick *t)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) == -1)
+		ru.ru_maxrss = 0;
+	log_msg("tick: %lu requests, %lu processes, %lld ms, peak rss %ld kB",
+	    http_request_count(), spawn_count(), tick_now_ms() - t->start_ms,
+	    ru.ru_maxrss);
+}
+
+int
+tick_main(const struct tick_tool *tool, void *ctx, int argc, char *argv[],
+    char **msg)
+{
+	struct tick t;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	t.tool = tool;
+	t.exe = argv[0];
+	t.ctx = ctx;
+	t.lockfd = -1;
+	t.start_ms = tick_now_ms();
+	t.prom = promtick_new(tool->cli.prog);
+	rc = cli_start(argc, argv, &tool->cli, &t.cli, &t.cfg, &t.msg);
+	tick_prom(&t, rc);
+	if (rc == -1)
+		rc = tick_run(&t);
+	promtick_end(t.prom, rc, promtick_result(rc, t.result));
+	lock_release(t.lockfd);
+	log_close();
+	config_free(&t.cfg);
+	*msg = t.msg;
+	return rc;
+}

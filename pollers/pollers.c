@@ -1,0 +1,61 @@
+/*
+ * The table of the tools' files for `--status`, and their main().
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "pollers.h"
+#include "runfiles.h"
+#include "status.h"
+#include "tick.h"
+
+static char *pollers_supervisor_status(const char *);
+static char *pollers_supervisor_log(const char *);
+static char *pollers_review_log(const char *);
+
+const struct status_file pollers_report[] = {
+    {"  dev-poll:", "dev_status", 1, 0, runfiles_dev_status},
+    {"  last log line:", "dev_last_log", 1, 1, runfiles_dev_log},
+    {"  review-poll:", "review_status", 1, 0, runfiles_review_status},
+    {"supervisor-poll:", "supervisor.status", 0, 0, pollers_supervisor_status},
+    {"  last log line:", "supervisor.last_log", 0, 1, pollers_supervisor_log},
+    {"review log:", "review.last_log", 0, 1, pollers_review_log},
+    {NULL, NULL, 0, 0, NULL},
+};
+
+/* The factory's files (project is NULL).  Caller frees. */
+static char *
+pollers_supervisor_status(const char *project)
+{
+	(void)project;
+	return runfiles_supervisor_status();
+}
+
+static char *
+pollers_supervisor_log(const char *project)
+{
+	(void)project;
+	return runfiles_supervisor_log();
+}
+
+static char *
+pollers_review_log(const char *project)
+{
+	(void)project;
+	return runfiles_review_log();
+}
+
+int
+pollers_main(const struct tick_tool *tool, void *ctx, int argc, char *argv[])
+{
+	char *msg;
+	int rc;
+
+	rc = tick_main(tool, ctx, argc, argv, &msg);
+	if (msg != NULL)
+		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
+	free(msg);
+	return rc;
+}
