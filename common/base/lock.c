@@ -5,6 +5,7 @@
  */
 #include <sys/types.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,10 +21,13 @@
 #include "lock.h"
 
 #define LOCK_POLL_MS 50
+/* Opens of a name whose file its holder removed as we took it. */
+#define LOCK_STALE_TRIES 8
 /* A PID file holds a few digits; anything longer is not one. */
 #define LOCK_PID_MAX 64
 
 static int lock_try(const char *, int *, int *);
+static int lock_is_file(const char *, int);
 static void pid_line(char *, size_t);
 static void write_pid(int);
 static pid_t parse_pid(const char *);
@@ -39,19 +43,39 @@ static int
 lock_try(const char *path, int *openfd, int *fd)
 {
 	char line[32];
+	int tries;
 
 	*fd = -1;
-	if (*openfd == -1) {
-		pid_line(line, sizeof(line));
-		if ((*openfd = file_open_lock(path, line)) == -1)
-			return -1;
+	for (tries = 0; tries < LOCK_STALE_TRIES; tries++) {
+		if (*openfd == -1) {
+			pid_line(line, sizeof(line));
+			if ((*openfd = file_open_lock(path, line)) == -1)
+				return -1;
+		}
+		if (flock(*openfd, LOCK_EX | LOCK_NB) == -1)
+			return errno == EWOULDBLOCK ? 1 : -1;
+		if (lock_is_file(path, *openfd)) {
+			write_pid(*openfd);
+			*fd = *openfd;
+			*openfd = -1;
+			return 0;
+		}
+		/* Its holder removed it as it let go: open the name again. */
+		(void)flock(*openfd, LOCK_UN);
+		close(*openfd);
+		*openfd = -1;
 	}
-	if (flock(*openfd, LOCK_EX | LOCK_NB) == -1)
-		return errno == EWOULDBLOCK ? 1 : -1;
-	write_pid(*openfd);
-	*fd = *openfd;
-	*openfd = -1;
-	return 0;
+	return 1;
+}
+
+/* 1 when path still names the file open on fd, else 0. */
+static int
+lock_is_file(const char *path, int fd)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && lstat(path, &b) == 0 &&
+	    a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 /* "PID\n" of this process into line. */
@@ -119,6 +143,16 @@ lock_release(int fd)
 		return;
 	(void)flock(fd, LOCK_UN);
 	close(fd);
+}
+
+void
+lock_release_remove(const char *path, int fd)
+{
+	if (fd == -1)
+		return;
+	if (path != NULL && lock_is_file(path, fd))
+		(void)unlink(path);
+	lock_release(fd);
 }
 
 /* The PID in s (surrounding whitespace allowed), or 0 if it is not one. */

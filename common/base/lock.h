@@ -33,9 +33,18 @@ void lock_note_pid(int fd);
 
 /*
  * Release a lock taken above and close fd (-1 is ignored).  The file is
- * left in place: unlinking a flock file races with the next taker.
+ * left in place (a lock other programs share with flock: the agent
+ * session lock).
  */
 void lock_release(int fd);
+/*
+ * Release the lock at path held on fd and remove the file first, so that
+ * no file with a PID that is gone stays behind for tools that read it
+ * (upstream's supervisor preflight lists lock files with PIDs).  Safe
+ * with the takers above: one that took the lock on the removed file sees
+ * that path names another file, or none, and opens it again.
+ */
+void lock_release_remove(const char *path, int fd);
 
 /*
  * For lock files written by the bash scripts, which hold only a PID: read

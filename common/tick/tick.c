@@ -123,9 +123,11 @@ tick_lock(struct tick *t)
 		log_msg(tool->lock_held, path);
 	else if (r == -1)
 		log_err("cannot lock '%s': %s", path, strerror(errno));
-	free(path);
-	if (r == 0)
+	if (r == 0) {
+		t->lockpath = path;
 		return -1;
+	}
+	free(path);
 	if (oneshot) {
 		t->msg = xasprintf("%s: cannot take the tick lock (see the "
 				   "log)\n",
@@ -217,7 +219,9 @@ tick_main(const struct tick_tool *tool, void *ctx, int argc, char *argv[],
 	if (rc == -1)
 		rc = tick_run(&t);
 	promtick_end(t.prom, rc, promtick_result(rc, t.result));
-	lock_release(t.lockfd);
+	/* No file with a PID that is gone stays (upstream's preflight). */
+	lock_release_remove(t.lockpath, t.lockfd);
+	free(t.lockpath);
 	log_close();
 	config_free(&t.cfg);
 	*msg = t.msg;

@@ -77,6 +77,7 @@ struct tick {
 	char *msg;	       /* the text main() prints, or NULL */
 	const char *result;    /* PROMTICK_LOCKED, _INACTIVE, or NULL */
 	int lockfd;	       /* the tick lock, or -1 */
+	char *lockpath;	       /* its file (removed at the end), or NULL */
 	long long start_ms;    /* CLOCK_MONOTONIC at the start */
 };
 

@@ -178,6 +178,60 @@ test_wait_success(void)
 	lock_release(fd);
 }
 
+/* 1 when path names the file open on fd. */
+static int
+same_file(const char *path, int fd)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && stat(path, &b) == 0 &&
+	    a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
+/*
+ * A holder that removes the file as it lets go: the waiter that took the
+ * lock on the removed file opens the name again, so it holds the file
+ * the name is, and a later taker agrees with it.
+ */
+static void
+test_release_remove(void)
+{
+	int fd = -1, fd2 = -1, p[2];
+	pid_t pid;
+	char c;
+
+	CHECK_INT(lock_take(lockpath, &fd), 0);
+	lock_release_remove(lockpath, fd);
+	CHECK(access(lockpath, F_OK) == -1 && errno == ENOENT);
+	lock_release_remove(lockpath, -1);
+	/* A holder in a child, which removes the file after 300 ms. */
+	CHECK(pipe(p) == 0);
+	if ((pid = fork()) == 0) {
+		close(p[0]);
+		if (lock_take(lockpath, &fd) != 0 || write(p[1], "x", 1) != 1)
+			_exit(1);
+		usleep(300 * 1000);
+		lock_release_remove(lockpath, fd);
+		_exit(0);
+	}
+	close(p[1]);
+	CHECK(read(p[0], &c, 1) == 1);
+	close(p[0]);
+	CHECK_INT(lock_wait(lockpath, &fd, 5), 0);
+	CHECK(fd >= 0 && same_file(lockpath, fd));
+	CHECK_INT(lock_take(lockpath, &fd2), 1);
+	reap(pid, 0);
+	/* The file replaced under a holder: the name's file is free. */
+	CHECK_INT(unlink(lockpath), 0);
+	CHECK_INT(lock_take(lockpath, &fd2), 0);
+	CHECK(same_file(lockpath, fd2));
+	/* The first holder's removal leaves the other's file alone. */
+	lock_release_remove(lockpath, fd);
+	CHECK(same_file(lockpath, fd2));
+	lock_release_remove(lockpath, fd2);
+	CHECK(access(lockpath, F_OK) == -1);
+}
+
 static void
 test_errors(void)
 {
@@ -374,6 +428,7 @@ main(void)
 	RUN(test_wait_timeout);
 	RUN(test_wait_success);
 	RUN(test_errors);
+	RUN(test_release_remove);
 	RUN(test_pid_alive);
 	RUN(test_planted);
 	RUN(test_created_whole);
