@@ -155,12 +155,12 @@ struct dev_ctx {
 	struct dp_pr *prs; /* the model's open PRs as the scheduler sees them */
 	size_t nprs;
 	int prs_read; /* 1 read, -1 the read failed (logged), 0 not yet */
-	struct backlog backlog; /* the backlog issues, oldest first */
+	struct backlog backlog;	      /* the backlog issues, oldest first */
 	struct dp_merged *merged_prs; /* the closed list's merged PRs */
 	size_t nmerged_prs;
 	int closed_read;	     /* 1 read, 0 not (or a write since) */
 	unsigned long closed_writes; /* forge_writes() when it was read */
-	const cJSON **inprog; /* in-progress issues, oldest first */
+	const cJSON **inprog;	     /* in-progress issues, oldest first */
 	size_t ninprog;
 	int merged;   /* PRs merged (or their merge asked) this tick */
 	int landed;   /* merges whose after-merge steps ran this tick */
@@ -344,7 +344,6 @@ enum dp_deps dp_deps_ready(struct dev_ctx *, long long number,
 void dp_backlog_free(struct dev_ctx *);
 /* Free the context's PRs. */
 void dp_prs_free(struct dev_ctx *);
-
 
 /* cifix.c */
 /*

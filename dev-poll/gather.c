@@ -215,8 +215,8 @@ gather_pr_notes(struct dev_ctx *c, struct dp_gather *l)
 	for (i = n > PR_COMMENTS ? n - PR_COMMENTS : 0; i < n; i++) {
 		forge_comment_view(cJSON_GetArrayItem(list, i), &cm);
 		body = cap_head(cm.body, PR_COMMENT_MAX);
-		buf_printf(&b, "[%s] %s\n",
-		    cm.author != NULL ? cm.author : "?", body);
+		buf_printf(&b, "[%s] %s\n", cm.author != NULL ? cm.author : "?",
+		    body);
 		free(body);
 	}
 	if (b.len == 0)

@@ -184,8 +184,9 @@ merge_answer(const struct forge_merge *m, char *out, size_t outsz)
 static int
 merge_escalate(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
 {
-	char *path = runfiles_phase(c->cfg->project_name, p->pull->issue), *text;
-	char *session = runfiles_dev_session(c->cfg->project_name, p->pull->issue);
+	const char *proj = c->cfg->project_name;
+	char *path = runfiles_phase(proj, p->pull->issue), *text;
+	char *session = runfiles_dev_session(proj, p->pull->issue);
 	struct phase_info sig;
 	int r = 0;
 
@@ -252,8 +253,8 @@ merge_rebase(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
 	(void)act_remove(&c->act, idle);
 	snprintf(key, sizeof(key), "rebase %s", p->pull->sha);
 	if ((r = act_inject(&c->act, session, key, text)) == ACT_INJECTED) {
-		log_msg("#%lld: rebase onto %s asked for PR #%lld", p->pull->issue,
-		    c->cfg->primary_branch, p->pull->number);
+		log_msg("#%lld: rebase onto %s asked for PR #%lld",
+		    p->pull->issue, c->cfg->primary_branch, p->pull->number);
 		snprintf(st->rebase, sizeof(st->rebase), "%s", p->pull->sha);
 		if (dp_state_write(c, p->pull->issue, st) == -1)
 			r = ACT_INJECT_FAILED;
@@ -272,7 +273,8 @@ merge_rebase(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
 static enum dp_merge
 merge_refused(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
 {
-	char *session = runfiles_dev_session(c->cfg->project_name, p->pull->issue);
+	char *session =
+	    runfiles_dev_session(c->cfg->project_name, p->pull->issue);
 	int alive = agent_alive(session);
 
 	free(session);

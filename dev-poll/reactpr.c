@@ -94,9 +94,7 @@ reactpr_one(struct dev_ctx *c, long long issue)
 
 	if (dp_state_read(c, issue, &st) == -1)
 		return -1;
-	if (st.pr <= 0 ||
-	    (dp_pr_open(c, st.pr) != NULL &&
-		st.merge[0] == '\0'))
+	if (st.pr <= 0 || (dp_pr_open(c, st.pr) != NULL && st.merge[0] == '\0'))
 		return 0;
 	switch (reactpr_read(c, issue, &st)) {
 	case 1:

@@ -108,7 +108,8 @@ schedule_merge(struct dev_ctx *c, struct dp_pr *p, long long issue,
 		    p->pull->number);
 		return DP_NEXT;
 	}
-	log_msg("falling back to dev-agent for PR #%lld merge", p->pull->number);
+	log_msg("falling back to dev-agent for PR #%lld merge",
+	    p->pull->number);
 	return schedule_after(c,
 	    schedule_launch(c, issue, it, "agent-merge", 0));
 }
@@ -294,9 +295,10 @@ schedule_stuck_one(struct dev_ctx *c, struct dp_pr *p)
 	} else {
 		if (!schedule_may_fix(c, p->pull->issue, p, DP_NEXT, &stop))
 			return stop;
-		log_msg("PR #%lld (issue #%lld) CI failed — fixing", p->pull->number,
-		    p->pull->issue);
-		l = schedule_launch(c, p->pull->issue, NULL, "stuck PR", p->pull->number);
+		log_msg("PR #%lld (issue #%lld) CI failed — fixing",
+		    p->pull->number, p->pull->issue);
+		l = schedule_launch(c, p->pull->issue, NULL, "stuck PR",
+		    p->pull->number);
 	}
 	if (l == DP_SKIPPED || l == DP_EXHAUSTED)
 		return DP_NEXT;
@@ -400,7 +402,8 @@ schedule_backlog_pr(struct dev_ctx *c, long long num, struct dp_pr *p,
 	}
 	log_msg("#%lld PR #%lld exists (CI: %s, waiting)", num, p->pull->number,
 	    dp_pr_ci_name(p));
-	buf_printf(waiting, "%s#%lld", waiting->len ? ", " : "", p->pull->number);
+	buf_printf(waiting, "%s#%lld", waiting->len ? ", " : "",
+	    p->pull->number);
 	return SCHEDULE_NEXT;
 }
 

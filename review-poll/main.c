@@ -84,8 +84,7 @@ main_rp_open(struct rp *rp, const struct config *cfg, const struct cli *cli)
 static void
 main_rp_close(struct rp *rp)
 {
-	rp_pulls_free(&rp->pulls);
-	prmemo_free(&rp->files_memo);
+	rp_pulls_free(rp);
 	woodpecker_close(rp->wp);
 	reviewers_close(rp->reviewers);
 	forge_close(rp->review);

@@ -9,6 +9,7 @@
 #include <ctype.h>
 
 #include "fuzz.h"
+#include "marks.h"
 #include "review-poll.h"
 
 static const char fuzz_sha[] = "0123456789abcdef0123456789abcdef01234567";
@@ -33,7 +34,7 @@ fuzz_parsed(const struct rp_verdict *v, int round)
 	FUZZ_ASSERT(rp_verdict_event(v->verdict) != NULL);
 	body =
 	    rp_review_comment(v, fuzz_sha, round > 1 ? fuzz_prev : "", round);
-	FUZZ_ASSERT(rp_comment_reviewed_sha(body, sha, sizeof(sha)) == 0);
+	FUZZ_ASSERT(marks_reviewed_sha(body, sha, sizeof(sha)) == 0);
 	FUZZ_ASSERT(strcmp(sha, fuzz_sha) == 0);
 	FUZZ_ASSERT(rp_comment_verdict(body, word, sizeof(word)) == 0);
 	FUZZ_ASSERT(strcmp(word, v->verdict) == 0);
@@ -48,10 +49,10 @@ fuzz_comment(const char *text)
 
 	if (rp_comment_verdict(text, word, sizeof(word)) == 0)
 		FUZZ_ASSERT(word[0] != '\0');
-	if (rp_comment_reviewed_sha(text, sha, sizeof(sha)) == 0)
+	if (marks_reviewed_sha(text, sha, sizeof(sha)) == 0)
 		FUZZ_ASSERT(rp_is_sha(sha));
 	body = rp_error_comment(fuzz_sha, text);
-	FUZZ_ASSERT(rp_comment_reviewed_sha(body, sha, sizeof(sha)) == -1);
+	FUZZ_ASSERT(marks_reviewed_sha(body, sha, sizeof(sha)) == -1);
 	FUZZ_ASSERT(strstr(body, "<!-- review-error: ") != NULL);
 	free(body);
 }
