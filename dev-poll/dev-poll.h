@@ -7,7 +7,7 @@
  *   status.c    the operators' status line
  *   prs.c       the open PRs (the forge model, common/world/pulls.h) as
  *               the scheduler sees them
- *   issues.c    issue lists, dependency states, skip labels
+ *   issues.c    the backlog, issue lists, dependency states
  *   cifix.c     the CI-fix budget in dev/ci-fixes-P.json
  *   state.c     what dev-poll remembers of an issue between ticks
  *   merge.c     direct merges, refusals, the after-merge steps and the

@@ -241,9 +241,10 @@ launch_new_one(struct rp *rp, const struct pull *pr, char *note, size_t notesz)
 }
 
 /*
- * Read ahead, at once, the changed files of the next wanted PRs from
- * index i on (up to HTTP_PARALLEL) whose CI the model will need them for
- * (pulls_files_ahead()).  Returns the index after the last PR looked at.
+ * Read ahead, at once, the changed files of the next PRs from index i on
+ * (up to HTTP_PARALLEL) that launch_new_one() will have the model read:
+ * wanted, their files needed (pulls_files_needed(): no request is made
+ * to tell).  Returns the index after the last PR looked at.
  */
 static size_t
 launch_files_ahead(struct rp *rp, size_t i)
@@ -253,7 +254,7 @@ launch_files_ahead(struct rp *rp, size_t i)
 
 	for (; i < n && k < HTTP_PARALLEL; i++) {
 		pr = pulls_at(rp->pulls, i);
-		if (launch_wanted(rp, pr))
+		if (launch_wanted(rp, pr) && pulls_files_needed(rp->pulls, pr))
 			v[k++] = pr;
 	}
 	pulls_files_ahead(rp->pulls, v, k);

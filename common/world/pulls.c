@@ -503,23 +503,26 @@ pulls_ci_failed(struct pulls *m, const struct pull *p)
 	}
 }
 
+int
+pulls_files_needed(const struct pulls *m, const struct pull *p)
+{
+	enum ci_state st;
+
+	if (pulls_fact(m, p)->noncode != -1)
+		return 0;
+	/* Passed by the pipeline list: no files needed. */
+	return pulls_ci_known(m, p, &st) == -1 ||
+	    !ci_passed(st, config_ci_configured(m->src.cfg));
+}
+
 void
 pulls_files_ahead(struct pulls *m, const struct pull *const *v, size_t n)
 {
-	int configured = config_ci_configured(m->src.cfg);
 	long long nums[HTTP_PARALLEL];
-	enum ci_state st;
 	size_t i, k = 0;
 
-	for (i = 0; i < n && k < HTTP_PARALLEL; i++) {
-		if (pulls_fact(m, v[i])->noncode != -1)
-			continue;
-		/* Passed by the pipeline list: no files needed. */
-		if (pulls_ci_known(m, v[i], &st) == 0 &&
-		    ci_passed(st, configured))
-			continue;
+	for (i = 0; i < n && k < HTTP_PARALLEL; i++)
 		nums[k++] = v[i]->number;
-	}
 	if (k > 1)
 		forge_files_prefetch(m->src.forge, nums, k);
 }

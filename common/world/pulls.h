@@ -177,9 +177,14 @@ enum pulls_ci pulls_ci_says(struct pulls *, const struct pull *p);
 int pulls_ci_passed(struct pulls *, const struct pull *p);
 int pulls_ci_failed(struct pulls *, const struct pull *p);
 /*
- * Read ahead, at once, the changed files of those of the n PRs v whose
- * files are not known and whose CI has not passed as far as the
- * pipeline list says.
+ * Whether pulls_ci_says() would read p's files, as far as is known
+ * without asking: they are not known, and CI has not passed as far as
+ * the pipeline list says.  1 or 0.
+ */
+int pulls_files_needed(const struct pulls *, const struct pull *p);
+/*
+ * Read ahead, at once (at most HTTP_PARALLEL), the changed files of the n
+ * PRs v, so that pulls_ci_says() finds them read.
  */
 void pulls_files_ahead(struct pulls *, const struct pull *const *v, size_t n);
 
