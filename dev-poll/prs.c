@@ -30,19 +30,12 @@ static int prs_closed_load(struct dev_ctx *);
 struct pulls *
 dp_pulls(struct dev_ctx *c)
 {
-	struct pulls_src src;
-
-	if (c->pulls != NULL)
-		return c->pulls;
-	memset(&src, 0, sizeof(src));
-	src.cfg = c->cfg;
-	src.forge = c->forge;
-	src.wp = c->wp;
-	src.rv = c->reviewers;
-	src.now = c->now;
-	/* The scans decide on the PRs with an issue, in the list's order. */
-	src.reviews_ahead = 1;
-	c->pulls = pulls_new(&src);
+	if (c->pulls == NULL) {
+		c->pulls =
+		    pulls_new(c->cfg, c->forge, c->wp, c->reviewers, c->now);
+		/* The scans decide on the PRs with an issue, in order. */
+		pulls_set_ahead(c->pulls);
+	}
 	return c->pulls;
 }
 

@@ -28,6 +28,7 @@
 #include "marks.h"
 #include "review-poll.h"
 #include "runfiles.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 /* Largest output file read. */
@@ -153,7 +154,7 @@ out:
 static int
 collect_launched(const struct rp_run *run)
 {
-	return rp_is_sha(run->sha) && run->at > 0 &&
+	return valid_sha(run->sha) == NULL && run->at > 0 &&
 	    run->phase.mtime >= run->at;
 }
 

@@ -25,6 +25,7 @@
 #include "review-poll.h"
 #include "runfiles.h"
 #include "strv.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 static int launch_alive(struct rp *);
@@ -169,7 +170,7 @@ launch_wanted(const struct rp *rp, const struct pull *pr)
 	return pr->base != NULL &&
 	    strcmp(pr->base, rp->cfg->primary_branch) == 0 && !pr->draft &&
 	    pr->title != NULL && !launch_is_wip(pr->title) && pr->sha != NULL &&
-	    rp_is_sha(pr->sha) && pr->branch != NULL;
+	    valid_sha(pr->sha) == NULL && pr->branch != NULL;
 }
 
 int

@@ -33,18 +33,11 @@ static struct pulls *model_open(struct rp *);
 static struct pulls *
 model_open(struct rp *rp)
 {
-	struct pulls_src src;
-
-	if (rp->pulls != NULL)
-		return rp->pulls;
-	memset(&src, 0, sizeof(src));
-	src.cfg = rp->cfg;
-	src.forge = rp->forge;
-	src.review = rp->review;
-	src.wp = rp->wp;
-	src.rv = rp->reviewers;
-	src.now = rp->now;
-	rp->pulls = pulls_new(&src);
+	if (rp->pulls == NULL) {
+		rp->pulls = pulls_new(rp->cfg, rp->forge, rp->wp,
+		    rp->reviewers, rp->now);
+		pulls_set_review(rp->pulls, rp->review);
+	}
 	return rp->pulls;
 }
 

@@ -27,6 +27,7 @@
 #include "reviewed.h"
 #include "runfiles.h"
 #include "termsafe.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 /* How often the review's run files are looked at while waiting (ms). */
@@ -367,7 +368,7 @@ oneshot_open(struct rp *rp, struct oneshot *o)
 		return oneshot_say(o, ONESHOT_DONE,
 		    "not an open PR: nothing to review");
 	sha = o->pull->sha;
-	if (sha == NULL || !rp_is_sha(sha) || o->pull->branch == NULL)
+	if (sha == NULL || valid_sha(sha) != NULL || o->pull->branch == NULL)
 		return oneshot_say(o, ONESHOT_FAILED, "its head is unusable");
 	snprintf(o->sha, sizeof(o->sha), "%s", sha);
 	return ONESHOT_WAIT;

@@ -21,6 +21,7 @@
 #include "runfiles.h"
 #include "template.h"
 #include "utf8.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 /* The factory's review formula (upstream's), inlined into the prompt. */
@@ -125,7 +126,7 @@ rp_prompt_gather(struct rp *rp, struct rp_prompt *in, const char *prev_sha)
 	    marks_reviewed_sha(rp_comment_body(prev), in->prev_sha,
 		sizeof(in->prev_sha)) == -1)
 		prev = NULL;
-	if (prev_sha != NULL && rp_is_sha(prev_sha))
+	if (prev_sha != NULL && valid_sha(prev_sha) == NULL)
 		snprintf(in->prev_sha, sizeof(in->prev_sha), "%s", prev_sha);
 	in->previous = prev != NULL && in->prev_sha[0] != '\0' ?
 	    prompt_previous(rp, in, prev, comments) :

@@ -157,8 +157,6 @@ int rp_git_diff(struct rp *, const char *from, const char *to, size_t max,
     struct buf *out, int *truncated);
 
 /* verdict.c: pure text work, unit tested. */
-/* 1 when s looks like a commit ID (7 to 64 hex digits), else 0. */
-int rp_is_sha(const char *s);
 /*
  * Find the review JSON in len bytes of text (the whole text, a ```json
  * fence, or the span from the first '{' to the last '}') and fill *out.

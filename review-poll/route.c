@@ -26,6 +26,7 @@
 #include "runfiles.h"
 #include "template.h"
 #include "utf8.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 /* A review comment quoted to the agent is cut here. */
@@ -191,7 +192,7 @@ route_one(struct rp *rp, long long n)
 		goto out;
 	if ((pull = rp_issue_pull(rp, n)) == NULL ||
 	    (pr = pull->number) == -1 || (sha = pull->sha) == NULL ||
-	    !rp_is_sha(sha)) {
+	    valid_sha(sha) != NULL) {
 		log_msg("issue #%lld waits for a review but has no open pr", n);
 		goto out;
 	}

@@ -200,18 +200,6 @@ rp_verdict_wants_changes(const char *verdict)
 	    strcmp(verdict, "DISCUSS") == 0;
 }
 
-int
-rp_is_sha(const char *s)
-{
-	size_t n;
-
-	for (n = 0; s[n] != '\0'; n++)
-		if (!isxdigit((unsigned char)s[n]) ||
-		    isupper((unsigned char)s[n]))
-			return 0;
-	return n >= 7 && n <= 64;
-}
-
 /* The word between "**" and "**" at s (after blanks): 0, or -1. */
 static int
 verdict_word_after_stars(const char *s, char *out, size_t outsz)

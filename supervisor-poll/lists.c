@@ -29,21 +29,12 @@ static int lists_count_one(void *, const cJSON *);
 int
 lists_prs(struct sup *s)
 {
-	struct pulls_src src;
-
-	if (s->pulls != NULL && pulls_loaded(s->pulls) == 1)
+	if (s->pulls != NULL)
 		return 0;
-	pulls_free(s->pulls);
 	if (s->reviewers == NULL)
 		s->reviewers =
 		    reviewers_open(s->cfg, s->forge, NULL, s->act.dry_run);
-	memset(&src, 0, sizeof(src));
-	src.cfg = s->cfg;
-	src.forge = s->forge;
-	src.wp = s->wp;
-	src.rv = s->reviewers;
-	src.now = s->now;
-	s->pulls = pulls_new(&src);
+	s->pulls = pulls_new(s->cfg, s->forge, s->wp, s->reviewers, s->now);
 	if (pulls_load(s->pulls) == -1) {
 		sup_fail(s, "%s: cannot list open PRs: %s",
 		    s->cfg->project_name, pulls_error(s->pulls));

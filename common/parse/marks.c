@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "marks.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 #define MARKS_KEY_MAX 200
@@ -14,21 +15,6 @@
 #define MARKS_ERROR_OPEN "<!-- review-error: "
 #define MARKS_DEV_RESPONSE "<!-- dev-response:"
 #define MARKS_CLOSE " -->"
-
-static int marks_is_sha(const char *);
-
-/* 7 to 64 lower-case hex digits. */
-static int
-marks_is_sha(const char *s)
-{
-	size_t n;
-
-	for (n = 0; s[n] != '\0'; n++)
-		if (!isxdigit((unsigned char)s[n]) ||
-		    isupper((unsigned char)s[n]))
-			return 0;
-	return n >= 7 && n <= 64;
-}
 
 char *
 marks_key(const char *key)
@@ -75,7 +61,7 @@ marks_reviewed_sha(const char *body, char *out, size_t outsz)
 		return -1;
 	memcpy(out, p, n);
 	out[n] = '\0';
-	return marks_is_sha(out) ? 0 : -1;
+	return valid_sha(out) == NULL ? 0 : -1;
 }
 
 int

@@ -53,6 +53,17 @@ struct pulls_memofile {
 	int applied;
 };
 
+/* Where a model reads from; everything borrowed. */
+struct pulls_src {
+	const struct config *cfg;
+	struct forge *forge;   /* the open list, changed files, CI */
+	struct forge *review;  /* reviews and comments (NULL: forge) */
+	struct woodpecker *wp; /* NULL when Woodpecker is not set up */
+	struct reviewers *rv;  /* whose verdicts count */
+	time_t now;
+	int reviews_ahead; /* pulls_set_ahead() */
+};
+
 struct pulls {
 	struct pulls_src src;
 	struct pull *v;
@@ -80,16 +91,33 @@ static void pulls_memo_fact(struct pulls *, enum pulls_memo, size_t,
     const struct prmemo *);
 static void pulls_memo_line(const struct pulls *, enum pulls_memo, size_t,
     struct buf *);
-static void pulls_reviews_ahead(struct pulls *, size_t);
+static void pulls_ahead_read(struct pulls *, size_t);
 static int pulls_quiet(const struct pulls_fact *);
 
 struct pulls *
-pulls_new(const struct pulls_src *src)
+pulls_new(const struct config *cfg, struct forge *f, struct woodpecker *wp,
+    struct reviewers *rv, time_t now)
 {
 	struct pulls *m = xcalloc(1, sizeof(*m));
 
-	m->src = *src;
+	m->src.cfg = cfg;
+	m->src.forge = f;
+	m->src.wp = wp;
+	m->src.rv = rv;
+	m->src.now = now;
 	return m;
+}
+
+void
+pulls_set_review(struct pulls *m, struct forge *review)
+{
+	m->src.review = review;
+}
+
+void
+pulls_set_ahead(struct pulls *m)
+{
+	m->src.reviews_ahead = 1;
 }
 
 /* Drop the list and every fact of it. */
@@ -536,10 +564,10 @@ pulls_quiet(const struct pulls_fact *f)
 
 /*
  * Read the reviews of the PR at i and of the next PRs the scans will ask
- * for, up to HTTP_PARALLEL of them, at once (src.reviews_ahead).
+ * for, up to HTTP_PARALLEL of them, at once (pulls_set_ahead()).
  */
 static void
-pulls_reviews_ahead(struct pulls *m, size_t at)
+pulls_ahead_read(struct pulls *m, size_t at)
 {
 	long long nums[HTTP_PARALLEL];
 	struct pulls_fact *f;
@@ -577,7 +605,7 @@ pulls_verdict(struct pulls *m, const struct pull *p,
 		*out = f->verdict;
 		return 0;
 	}
-	pulls_reviews_ahead(m, (size_t)(p - m->v));
+	pulls_ahead_read(m, (size_t)(p - m->v));
 	if (forge_reviews_list(pulls_rf(m), p->number, &list) == -1)
 		return pulls_fail(m, "%s", forge_error(pulls_rf(m)));
 	r = reviewed_verdict(list, p->sha, p->number, m->src.rv, &v);

@@ -43,22 +43,6 @@ struct forge;
 struct reviewers;
 struct woodpecker;
 
-/* Where a model reads from; everything borrowed. */
-struct pulls_src {
-	const struct config *cfg;
-	struct forge *forge;   /* the open list, changed files, CI */
-	struct forge *review;  /* reviews and comments (NULL: forge) */
-	struct woodpecker *wp; /* NULL when Woodpecker is not set up */
-	struct reviewers *rv;  /* whose verdicts count */
-	time_t now;
-	/*
-	 * When a PR's reviews are read, read along (at most HTTP_PARALLEL
-	 * at once) those of the next PRs linked to an issue (issue >= 0)
-	 * whose CI has not been asked yet: the PRs a scan decides on next.
-	 */
-	int reviews_ahead;
-};
-
 /* One open PR as the list said it; strings NULL when not given. */
 struct pull {
 	long long number;
@@ -93,8 +77,23 @@ enum pulls_memo {
 
 struct pulls;
 
-/* A model reading from src (copied).  Free with pulls_free(). */
-struct pulls *pulls_new(const struct pulls_src *src);
+/*
+ * A model of cfg's project read with f (the open list, changed files,
+ * CI, and reviews and comments unless pulls_set_review()) and wp (NULL
+ * when Woodpecker is not set up), rv saying whose verdicts count, at
+ * now; all borrowed.  Nothing is asked before a call needs it.  Free
+ * with pulls_free().
+ */
+struct pulls *pulls_new(const struct config *cfg, struct forge *f,
+    struct woodpecker *wp, struct reviewers *rv, time_t now);
+/* Read reviews and comments with review (borrowed) instead. */
+void pulls_set_review(struct pulls *, struct forge *review);
+/*
+ * When a PR's reviews are read, read along (at most HTTP_PARALLEL at
+ * once) those of the next PRs linked to an issue (issue >= 0) whose CI
+ * has not been asked yet: the PRs a scan decides on next.
+ */
+void pulls_set_ahead(struct pulls *);
 void pulls_free(struct pulls *);
 /* Why the last call failed ("" after a success). */
 const char *pulls_error(const struct pulls *);

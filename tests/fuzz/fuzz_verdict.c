@@ -11,6 +11,7 @@
 #include "fuzz.h"
 #include "marks.h"
 #include "review-poll.h"
+#include "valid.h"
 
 static const char fuzz_sha[] = "0123456789abcdef0123456789abcdef01234567";
 static const char fuzz_prev[] = "89abcdef0123456789abcdef0123456789abcdef";
@@ -50,7 +51,7 @@ fuzz_comment(const char *text)
 	if (rp_comment_verdict(text, word, sizeof(word)) == 0)
 		FUZZ_ASSERT(word[0] != '\0');
 	if (marks_reviewed_sha(text, sha, sizeof(sha)) == 0)
-		FUZZ_ASSERT(rp_is_sha(sha));
+		FUZZ_ASSERT(valid_sha(sha) == NULL);
 	body = rp_error_comment(fuzz_sha, text);
 	FUZZ_ASSERT(marks_reviewed_sha(body, sha, sizeof(sha)) == -1);
 	FUZZ_ASSERT(strstr(body, "<!-- review-error: ") != NULL);

@@ -23,6 +23,9 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
+#include <curl/curl.h>
+
+#include "http.h"
 
 /* One canned answer. */
 struct canned {
@@ -151,6 +154,35 @@ canned_stop(void)
 		waitpid(canned_pid, NULL, 0);
 		canned_pid = -1;
 	}
+}
+
+/*
+ * A test program's start: libcurl, short timeouts and no retry, the
+ * server of table t (n rows).  0, or -1 (said as a failed test).
+ */
+static int
+canned_begin(const struct canned *t, size_t n)
+{
+	struct http_opts o = {.connect_timeout_ms = 2000,
+	    .timeout_ms = 5000,
+	    .retries = 1,
+	    .backoff_ms = 1};
+
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	http_set_opts(&o);
+	if (canned_start(t, n) == 0)
+		return 0;
+	printf("not ok - cannot start the canned forge\n");
+	return -1;
+}
+
+/* Its end. */
+static void
+canned_end(void)
+{
+	canned_stop();
+	http_cleanup();
+	curl_global_cleanup();
 }
 
 #endif

@@ -10,12 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
-
 #include "canned.h"
 #include "check.h"
 #include "forge.h"
-#include "http.h"
 
 #define REPO "/api/v1/repos/o/r"
 #define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
@@ -270,17 +267,8 @@ test_file_names(void)
 int
 main(void)
 {
-	struct http_opts o = {.connect_timeout_ms = 2000,
-	    .timeout_ms = 5000,
-	    .retries = 1,
-	    .backoff_ms = 1};
-
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	http_set_opts(&o);
-	if (canned_start(answers, sizeof(answers) / sizeof(answers[0])) == -1) {
-		printf("not ok - cannot start the canned forge\n");
+	if (canned_begin(answers, sizeof(answers) / sizeof(answers[0])) == -1)
 		return 1;
-	}
 	RUN(test_pull_refs_pull);
 	RUN(test_pull_wrong_type);
 	RUN(test_pulls_list_skips);
@@ -288,8 +276,6 @@ main(void)
 	RUN(test_comment_view);
 	RUN(test_review_view);
 	RUN(test_file_names);
-	canned_stop();
-	http_cleanup();
-	curl_global_cleanup();
+	canned_end();
 	return check_main();
 }

@@ -11,8 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <curl/curl.h>
-
 #include "act.h"
 #include "canned.h"
 #include "check.h"
@@ -116,7 +114,6 @@ static struct reviewers *rv;
 static struct pulls *
 model_open(void)
 {
-	struct pulls_src src;
 	char base[128];
 
 	memset(&cfg, 0, sizeof(cfg));
@@ -128,12 +125,7 @@ model_open(void)
 	snprintf(base, sizeof(base), "%s%s", canned_url, REPO);
 	forge = forge_open(base, NULL);
 	rv = reviewers_open(&cfg, NULL, NULL, 1);
-	memset(&src, 0, sizeof(src));
-	src.cfg = &cfg;
-	src.forge = forge;
-	src.rv = rv;
-	src.now = time(NULL);
-	return pulls_new(&src);
+	return pulls_new(&cfg, forge, NULL, rv, time(NULL));
 }
 
 static void
@@ -297,46 +289,33 @@ test_files_memo(void)
 static void
 test_list_fails(void)
 {
-	struct pulls_src src;
+	struct forge *f;
 	struct pulls *m;
 	char base[128];
 
 	snprintf(base, sizeof(base), "%s/gone%s", canned_url, REPO);
-	memset(&src, 0, sizeof(src));
-	src.cfg = &cfg;
-	src.forge = forge_open(base, NULL);
-	m = pulls_new(&src);
+	f = forge_open(base, NULL);
+	m = pulls_new(&cfg, f, NULL, NULL, time(NULL));
 	CHECK_INT(pulls_load(m), -1);
 	CHECK(pulls_error(m)[0] != '\0');
 	CHECK_INT(pulls_loaded(m), -1);
 	CHECK_INT(pulls_count(m), 0);
 	CHECK_INT(pulls_load(m), -1);
 	pulls_free(m);
-	forge_close(src.forge);
+	forge_close(f);
 }
 
 int
 main(void)
 {
-	struct http_opts o = {.connect_timeout_ms = 2000,
-	    .timeout_ms = 5000,
-	    .retries = 1,
-	    .backoff_ms = 1};
-
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	http_set_opts(&o);
-	if (canned_start(answers, sizeof(answers) / sizeof(answers[0])) == -1) {
-		printf("not ok - cannot start the canned forge\n");
+	if (canned_begin(answers, sizeof(answers) / sizeof(answers[0])) == -1)
 		return 1;
-	}
 	RUN(test_ci_rule);
 	RUN(test_lookups);
 	RUN(test_ci);
 	RUN(test_verdicts);
 	RUN(test_files_memo);
 	RUN(test_list_fails);
-	canned_stop();
-	http_cleanup();
-	curl_global_cleanup();
+	canned_end();
 	return check_main();
 }

@@ -122,11 +122,6 @@ test_events(void)
 	CHECK_STR(rp_verdict_event("LGTM"), "COMMENT");
 	CHECK_INT(rp_verdict_wants_changes("DISCUSS"), 1);
 	CHECK_INT(rp_verdict_wants_changes("APPROVE"), 0);
-	CHECK_INT(rp_is_sha("abcdef0"), 1);
-	CHECK_INT(rp_is_sha("abcdef"), 0);
-	CHECK_INT(rp_is_sha("ABCDEF0"), 0);
-	CHECK_INT(rp_is_sha("-abcdef0"), 0);
-	CHECK_INT(rp_is_sha(""), 0);
 }
 
 static void

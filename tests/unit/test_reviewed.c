@@ -13,13 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
-
 #include "canned.h"
 #include "check.h"
 #include "config.h"
 #include "forge.h"
-#include "http.h"
 #include "reviewed.h"
 #include "reviewers.h"
 
@@ -144,18 +141,21 @@ static const struct comment_row comment_rows[] = {
 static struct config cfg;
 static struct forge *dev;
 
-/* The rule with review bot rb, reviewers alice, bob and dev-bot. */
+/*
+ * The rule with review bot rb, the reviewers listed, and the dev bot the
+ * login the canned forge at root says (none there: unknown).
+ */
 static struct reviewers *
-rule_open(void)
+rule_open(const char *listed, const char *root)
 {
 	char base[128];
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.forge_review_bot = (char *)"rb";
-	cfg.forge_reviewers = (char *)"alice, bob, dev-bot";
+	cfg.forge_reviewers = (char *)listed;
 	cfg.forge_token = (char *)"dev-token";
 	cfg.forge_review_token = (char *)"";
-	snprintf(base, sizeof(base), "%s/api/v1/repos/o/r", canned_url);
+	snprintf(base, sizeof(base), "%s%s/api/v1/repos/o/r", canned_url, root);
 	dev = forge_open(base, "dev-token");
 	return reviewers_open(&cfg, dev, NULL, 1);
 }
@@ -170,7 +170,7 @@ rule_close(struct reviewers *rv)
 static void
 test_verdict_table(void)
 {
-	struct reviewers *rv = rule_open();
+	struct reviewers *rv = rule_open("alice, bob, dev-bot", "");
 	struct reviewed_verdict v;
 	cJSON *list;
 	size_t i;
@@ -200,7 +200,7 @@ test_verdict_table(void)
 static void
 test_comment_table(void)
 {
-	struct reviewers *rv = rule_open();
+	struct reviewers *rv = rule_open("alice, bob, dev-bot", "");
 	struct forge_comment c;
 	const cJSON *found;
 	cJSON *list;
@@ -225,20 +225,11 @@ test_comment_table(void)
 static void
 test_unknown(void)
 {
-	struct reviewers *rv;
+	struct reviewers *rv = rule_open("", "/gone");
 	struct reviewed_verdict v;
 	const cJSON *found;
-	char base[128];
 	cJSON *list;
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.forge_review_bot = (char *)"rb";
-	cfg.forge_reviewers = (char *)"";
-	cfg.forge_token = (char *)"dev-token";
-	cfg.forge_review_token = (char *)"";
-	snprintf(base, sizeof(base), "%s/gone/api/v1/repos/o/r", canned_url);
-	dev = forge_open(base, "dev-token");
-	rv = reviewers_open(&cfg, dev, NULL, 1);
 	list = cJSON_Parse(verdict_rows[0].reviews);
 	CHECK_INT(reviewed_verdict(list, H, 42, rv, &v), -1);
 	cJSON_Delete(list);
@@ -256,22 +247,11 @@ test_unknown(void)
 int
 main(void)
 {
-	struct http_opts o = {.connect_timeout_ms = 2000,
-	    .timeout_ms = 5000,
-	    .retries = 1,
-	    .backoff_ms = 1};
-
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-	http_set_opts(&o);
-	if (canned_start(answers, sizeof(answers) / sizeof(answers[0])) == -1) {
-		printf("not ok - cannot start the canned forge\n");
+	if (canned_begin(answers, sizeof(answers) / sizeof(answers[0])) == -1)
 		return 1;
-	}
 	RUN(test_verdict_table);
 	RUN(test_comment_table);
 	RUN(test_unknown);
-	canned_stop();
-	http_cleanup();
-	curl_global_cleanup();
+	canned_end();
 	return check_main();
 }
