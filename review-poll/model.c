@@ -34,8 +34,8 @@ static struct pulls *
 model_open(struct rp *rp)
 {
 	if (rp->pulls == NULL) {
-		rp->pulls = pulls_new(rp->cfg, rp->forge, rp->wp,
-		    rp->reviewers, rp->now);
+		rp->pulls = pulls_new(rp->cfg, rp->forge, rp->wp, rp->reviewers,
+		    rp->now);
 		pulls_set_review(rp->pulls, rp->review);
 	}
 	return rp->pulls;

@@ -112,8 +112,9 @@ test_valid_sha(void)
 	CHECK(valid_sha("-abcdef0") != NULL);
 	CHECK(valid_sha("") != NULL);
 	CHECK(valid_sha("abcdef0 ") != NULL);
-	CHECK(valid_sha("00000000000000000000000000000000000000000000000000000000"
-			"000000000") != NULL);
+	CHECK(
+	    valid_sha("00000000000000000000000000000000000000000000000000000000"
+		      "000000000") != NULL);
 }
 
 int
