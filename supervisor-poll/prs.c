@@ -23,7 +23,8 @@
 
 static long long prs_idle_min(const struct sup *, const struct pull *);
 static void prs_pr_one(struct sup *, const struct pull *);
-static void prs_unreviewed(struct sup *, const struct pull *, long long);
+static void prs_unreviewed(struct sup *, const struct pull *, long long,
+    const char *);
 static int prs_review_poll(struct sup *);
 
 /* Minutes since the PR was last updated; -1 when it does not say. */
@@ -53,12 +54,13 @@ prs_review_poll(struct sup *s)
 }
 
 /*
- * CI let the PR through an hour ago or more: alert, and start
- * review-poll, unless its head is reviewed (the one rule of
- * common/world/reviewed.h).
+ * CI let the PR through (why: "CI green", or that it needs none) an hour
+ * ago or more: alert, and start review-poll, unless its head is reviewed
+ * (the one rule of common/world/reviewed.h).
  */
 static void
-prs_unreviewed(struct sup *s, const struct pull *pr, long long idle)
+prs_unreviewed(struct sup *s, const struct pull *pr, long long idle,
+    const char *why)
 {
 	const char *proj = s->cfg->project_name;
 	int r;
@@ -70,8 +72,8 @@ prs_unreviewed(struct sup *s, const struct pull *pr, long long idle)
 	}
 	if (r == 1)
 		return;
-	sup_alert(s, P3, "%s: PR #%lld: CI green, no review for %lld min", proj,
-	    pr->number, idle);
+	sup_alert(s, P3, "%s: PR #%lld: %s, no review for %lld min", proj,
+	    pr->number, why, idle);
 	if (!s->review_started && prs_review_poll(s) == 0)
 		sup_fixed(s, "%s: started review-poll (PR #%lld waits)", proj,
 		    pr->number);
@@ -119,7 +121,9 @@ prs_pr_one(struct sup *s, const struct pull *pr)
 		sup_alert(s, P3, "%s: PR #%lld: CI %s, untouched for %lld min",
 		    proj, pr->number, ci_state_name(st), idle);
 	else if (says == PULLS_CI_PASSED && idle * 60 > UNREVIEWED_S)
-		prs_unreviewed(s, pr, idle);
+		prs_unreviewed(s, pr, idle,
+		    ci_passed(st, ci) ? "CI green" :
+					"only non-code files (no CI needed)");
 }
 
 void
