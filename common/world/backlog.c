@@ -89,7 +89,8 @@ backlog_load(struct backlog *b, struct forge *f, size_t titles)
 		backlog_drop(r.v, r.n);
 		return -1;
 	}
-	qsort(r.v, r.n, sizeof(*r.v), backlog_cmp);
+	if (r.n > 1) /* no qsort of an empty (null) array */
+		qsort(r.v, r.n, sizeof(*r.v), backlog_cmp);
 	for (i = titles; i < r.n; i++) {
 		free(r.v[i].title);
 		r.v[i].title = NULL;
@@ -99,7 +100,9 @@ backlog_load(struct backlog *b, struct forge *f, size_t titles)
 	b->by_number = xcalloc(r.n + 1, sizeof(*b->by_number));
 	for (i = 0; i < r.n; i++)
 		b->by_number[i] = &r.v[i];
-	qsort(b->by_number, r.n, sizeof(*b->by_number), backlog_number_cmp);
+	if (r.n > 1)
+		qsort(b->by_number, r.n, sizeof(*b->by_number),
+		    backlog_number_cmp);
 	b->read = 1;
 	return 0;
 }
