@@ -10,6 +10,9 @@
 #ifndef CANNED_H
 #define CANNED_H
 
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -112,12 +115,28 @@ canned_serve(int fd, const struct canned *t, size_t n)
 	close(fd);
 }
 
+/*
+ * The server's end with the test program's, when that one ends without
+ * canned_stop() (a failed check that aborts, a sanitizer's report): an
+ * orphan would keep the program's output open and its runner waiting.
+ */
+static void
+canned_orphan_exit(pid_t parent)
+{
+#ifdef __linux__
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+	if (getppid() != parent)
+		_exit(0);
+}
+
 /* Serve table t (n rows) until canned_stop(): 0, or -1. */
 static int
 canned_start(const struct canned *t, size_t n)
 {
 	struct sockaddr_in sa;
 	socklen_t len = sizeof(sa);
+	pid_t parent = getpid();
 	int s, c;
 
 	if ((s = socket(AF_INET, SOCK_STREAM, 0)) == -1)
@@ -138,6 +157,7 @@ canned_start(const struct canned *t, size_t n)
 		return -1;
 	}
 	if (canned_pid == 0) {
+		canned_orphan_exit(parent);
 		for (;;)
 			if ((c = accept(s, NULL, NULL)) != -1)
 				canned_serve(c, t, n);

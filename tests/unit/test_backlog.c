@@ -4,7 +4,7 @@
  * label, never a PR, whatever the forge's filters let through; the
  * tools' order (created, then number); dependencies, priority, the
  * labels that keep an issue from the dev agent; titles kept for the
- * first few only; lookups by number.
+ * first few only; lookups by number; an empty backlog.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +37,7 @@ static const struct canned answers[] = {
 		    "2024-01-01T00:00:00Z", L("backlog"),
 		    "## Dependencies\\n- #1\\n- #2") "]"},
     {"/gone" REPO "/issues", NULL, 500, "{}"},
+    {"/empty" REPO "/issues", NULL, 200, "[]"},
 };
 
 static void
@@ -99,6 +100,25 @@ test_fails(void)
 	forge_close(f);
 }
 
+/* An empty backlog is read, holds nothing and finds nothing. */
+static void
+test_empty(void)
+{
+	struct backlog b;
+	struct forge *f;
+	char base[128];
+
+	snprintf(base, sizeof(base), "%s/empty%s", canned_url, REPO);
+	f = forge_open(base, NULL);
+	memset(&b, 0, sizeof(b));
+	CHECK_INT(backlog_load(&b, f, 2), 0);
+	CHECK_INT(b.read, 1);
+	CHECK_INT(b.n, 0);
+	CHECK(backlog_find(&b, 1) == NULL);
+	backlog_free(&b);
+	forge_close(f);
+}
+
 int
 main(void)
 {
@@ -106,6 +126,7 @@ main(void)
 		return 1;
 	RUN(test_projection);
 	RUN(test_fails);
+	RUN(test_empty);
 	canned_end();
 	return check_main();
 }
