@@ -95,6 +95,11 @@ depgraph_stale_dep(struct sup *s, long long number, long long dep)
 		    s->cfg->project_name, number, dep, days);
 }
 
+/*
+ * Newest issue first, as the alerts came when they followed Gitea's
+ * listing (routers/api/v1/repo/issue.go, ListIssues: newest first): the
+ * backlog's order reversed.
+ */
 static void
 depgraph_stale_deps(struct sup *s, const struct graph *g)
 {
@@ -102,7 +107,7 @@ depgraph_stale_deps(struct sup *s, const struct graph *g)
 
 	sup_status(s, "P3: %s: checking for stale dependencies",
 	    s->cfg->project_name);
-	for (i = 0; i < g->n; i++)
+	for (i = g->n; i-- > 0;)
 		for (j = 0; j < g->nodes[i].ndeps; j++)
 			depgraph_stale_dep(s, g->nodes[i].id,
 			    g->nodes[i].deps[j]);
