@@ -22,6 +22,7 @@
 #include "agent.h"
 #include "config.h"
 #include "dev-poll.h"
+#include "factory_pull.h"
 #include "file.h"
 #include "forge.h"
 #include "log.h"
@@ -268,6 +269,8 @@ launch_session(struct dev_ctx *c, const struct dp_launch_req *req,
 		    l->worktree);
 		goto fail;
 	}
+	/* As dev-agent.sh did: the formulas of the prompt, fresh. */
+	(void)factory_pull(&c->act, c->cfg->factory_root);
 	if ((prompt = dp_launch_prompt(c, l)) == NULL) {
 		snprintf(l->bad, sizeof(l->bad),
 		    "its prompt cannot be built (see the log)");

@@ -96,6 +96,7 @@ session_run(struct dev_ctx *c, const char *session, const char *worktree,
 	    (long long)c->now, (long)getpid());
 	struct agent_spec spec = {.session = session,
 	    .workdir = worktree,
+	    .trust_dir = c->cfg->project_repo_root,
 	    .argv = argv,
 	    .env = (const char *const *)env,
 	    .signal_path = phase,

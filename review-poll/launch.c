@@ -16,6 +16,7 @@
 #include "buf.h"
 #include "ci.h"
 #include "config.h"
+#include "factory_pull.h"
 #include "forge.h"
 #include "http.h"
 #include "log.h"
@@ -403,6 +404,7 @@ launch_start_agent(struct rp *rp, const char *session, const char *workdir,
 	char **env = config_agent_env(rp->cfg, CONFIG_ROLE_REVIEW);
 	struct agent_spec spec = {.session = session,
 	    .workdir = workdir,
+	    .trust_dir = rp->cfg->project_repo_root,
 	    .argv = argv,
 	    .env = (const char *const *)env,
 	    .signal_path = phase,
@@ -551,6 +553,8 @@ rp_launch(struct rp *rp, const struct pull *pr, const char *prev_sha,
 	in.base = pr->base;
 	in.title = pr->title;
 	snprintf(in.ci, sizeof(in.ci), "%s", ci);
+	/* As review-pr.sh did: the formulas of the prompt, fresh. */
+	(void)factory_pull(&rp->act, rp->cfg->factory_root);
 	rp_status(rp, in.pr, "fetching metadata");
 	if ((in.body = rp_pull_body(rp, pr)) == NULL)
 		goto out;

@@ -2,10 +2,12 @@
  * Worktrees, through git first: git must not keep a record of a worktree
  * that is gone, nor be asked to make one where a stale one stands.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "act.h"
+#include "buf.h"
 #include "file.h"
 #include "git.h"
 #include "worktree.h"
@@ -69,5 +71,73 @@ worktree_on_branch(const char *path, const char *branch)
 	}
 	free(cur);
 	free(git);
+	return r;
+}
+
+/* The clone's info/exclude for the worktree at path, or NULL.  Caller frees. */
+static char *
+worktree_exclude_file(const char *path)
+{
+	static const char *const common[] = {"rev-parse", "--git-common-dir",
+	    NULL};
+	char *dir = git_line(path, common, NULL), *file = NULL;
+
+	if (dir != NULL && *dir != '\0')
+		file = *dir == '/' ? xasprintf("%s/info/exclude", dir) :
+				     xasprintf("%s/%s/info/exclude", path, dir);
+	free(dir);
+	return file;
+}
+
+/* Whether pattern is a line of the file at path already: 1, 0 or -1. */
+static int
+worktree_excluded(const char *path, const char *pattern)
+{
+	struct buf b;
+	const char *p;
+	size_t n = strlen(pattern);
+	int r = 0;
+
+	buf_init(&b, 0);
+	if (file_read(path, 1 << 20, &b) == -1) {
+		r = errno == ENOENT ? 0 : -1;
+		goto out;
+	}
+	for (p = buf_str(&b); p != NULL && *p != '\0';
+	     p = strchr(p, '\n') != NULL ? strchr(p, '\n') + 1 : NULL)
+		if (strncmp(p, pattern, n) == 0 &&
+		    (p[n] == '\n' || p[n] == '\0'))
+			r = 1;
+out:
+	buf_free(&b);
+	return r;
+}
+
+int
+worktree_exclude(struct act *a, const char *path, const char *rel)
+{
+	const char *tracked[] = {"ls-files", "--error-unmatch", "--", rel,
+	    NULL};
+	const char *skip[] = {"update-index", "--skip-worktree", "--", rel,
+	    NULL};
+	char *file = worktree_exclude_file(path), *pattern = NULL, *line;
+	int r = -1;
+
+	if (file == NULL)
+		goto out;
+	pattern = xasprintf("/%s", rel);
+	if ((r = worktree_excluded(file, pattern)) == 0)
+		r = act_append(a, file, pattern);
+	if (r == -1)
+		goto out;
+	r = 0;
+	/* A file of the project's own: its index entry ignores our copy. */
+	if ((line = git_line(path, tracked, NULL)) != NULL) {
+		free(line);
+		r = act_git(a, path, skip) == 0 ? 0 : -1;
+	}
+out:
+	free(pattern);
+	free(file);
 	return r;
 }

@@ -24,6 +24,16 @@ int worktree_add(struct act *, const char *repo, const char *path,
 /* A fresh worktree at path with sha checked out, detached.  0 or -1. */
 int worktree_add_detached(struct act *, const char *repo, const char *path,
     const char *sha);
+/*
+ * Keep the file rel (relative to the worktree at path, one the tools put
+ * there, such as the agent's .claude/settings.json) out of what is
+ * committed there: "/rel" in the clone's info/exclude (git reads that
+ * file from the clone's common directory, for every worktree; a
+ * worktree's own info/exclude is never read), and, where the project
+ * tracks a file of that name, marked skip-worktree in this worktree's
+ * index.  0 or -1.
+ */
+int worktree_exclude(struct act *, const char *path, const char *rel);
 /* Whether a worktree is at path with branch checked out: 1 or 0. */
 int worktree_on_branch(const char *path, const char *branch);
 

@@ -28,6 +28,7 @@
 #include "log.h"
 #include "phase.h"
 #include "runfiles.h"
+#include "worktree.h"
 #include "xmalloc.h"
 
 #define HOOKS_SETTINGS_MAX (1024 * 1024)
@@ -246,6 +247,10 @@ agent_hooks_install(struct act *a, const struct agent_hooks *h)
 	if ((text = cJSON_Print(settings)) == NULL)
 		abort();
 	if ((r = act_write(a, path, text, 0)) == 0) {
+		if (worktree_exclude(a, h->workdir, ".claude/settings.json") ==
+		    -1)
+			log_msg("cannot keep '%s' out of the agent's commits",
+			    path);
 		hooks_marks_get(h->session, &m);
 		(void)act_remove(a, m.idle);
 		(void)act_remove(a, m.exited);

@@ -93,6 +93,7 @@ agent_markers_init(const struct agent_conf *conf)
 {
 	tmux_set_socket(conf->tmux_socket);
 	tmux_set_tmpdir(conf->state_dir);
+	tmux_set_server_env(conf->server_env);
 	markers_ready_s =
 	    conf->marker_ready_s > 0 ? conf->marker_ready_s : MARKERS_READY_S;
 	markers_ack_s =
@@ -123,19 +124,38 @@ agent_markers_start(const struct agent_spec *s, char *err, size_t errsz)
 }
 
 /*
- * Ask for the ready marker and wait for it, asking again a few times
- * (keys typed while the agent is still starting may be dropped when it
- * sets up its terminal); then hand over system_prompt.txt and wait for
- * its ack.  0, or -1 with err set.
+ * Type only into the input box: wait until the agent shows it (a dialog
+ * is a person's to answer: named, nothing typed; keys typed into an agent
+ * still starting are dropped or merged into one request), then ask for
+ * the ready marker and wait for it, asking again a few times only while
+ * the agent waits at its input box with no marker made (a request it
+ * dropped); then hand over system_prompt.txt and wait for its ack.  An
+ * empty AGENT_READY_PATTERN (an agent without an input box to see) skips
+ * the looking, not the dialogs.  0, or -1 with err set.
  */
 static int
 agent_markers_handshake(const struct agent_spec *s, const char *state,
     char *err, size_t errsz)
 {
 	int every = markers_ready_s * 1000 / MARKERS_READY_ASKS, left, got = 0;
+	int box = s->ready_pattern != NULL && *s->ready_pattern != '\0', seen;
 	char why[512];
 
+	if (box && agent_tmux_wait_box(s, state, err, errsz) == -1)
+		return -1;
 	for (left = markers_ready_s * 1000; left > 0 && !got; left -= every) {
+		if (left < markers_ready_s * 1000 &&
+		    (seen = agent_tmux_screen_check(s, err, errsz)) != 1) {
+			if (seen == -1)
+				return -1;
+			if (box) {
+				got = markers_wait(s->session,
+				    RUNFILES_READY_MARKER,
+				    every < left ? every : left,
+				    tmux_has_session);
+				continue;
+			}
+		}
 		/*
 		 * Typing fails when the agent has gone; its session may
 		 * take a moment longer to close.
@@ -165,6 +185,8 @@ agent_markers_handshake(const struct agent_spec *s, const char *state,
 		    s->session, markers_ready_s);
 		return -1;
 	}
+	if (agent_tmux_screen_check(s, err, errsz) == -1)
+		return -1;
 	if (agent_markers_ask_system(s->session) == -1 ||
 	    !markers_wait(s->session, RUNFILES_ACK_MARKER, markers_ack_s * 1000,
 		tmux_has_session)) {
@@ -390,9 +412,15 @@ out:
 static enum agent_delivery
 agent_markers_type(const char *session, struct markers_delivery *d)
 {
-	char *text;
+	struct agent_spec s = {.session = session};
+	char *text, why[512];
 	int r;
 
+	/* A dialog on the screen would take the Enter as its answer. */
+	if (agent_tmux_screen_check(&s, why, sizeof(why)) == -1) {
+		log_msg("session %s: nothing typed: %s", session, why);
+		return AGENT_NOT_DELIVERED;
+	}
 	if ((r = agent_tmux_relock(session)) != 0)
 		return r == 1 ? AGENT_NOT_DELIVERED : AGENT_INJECT_ERROR;
 	d->sent++;

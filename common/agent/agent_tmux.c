@@ -81,6 +81,7 @@ agent_tmux_init(const struct agent_conf *conf)
 {
 	tmux_set_socket(conf->tmux_socket);
 	tmux_set_tmpdir(conf->state_dir);
+	tmux_set_server_env(conf->server_env);
 	free(agent_tmux_glyph);
 	agent_tmux_glyph =
 	    conf->ready_pattern != NULL ? xstrdup(conf->ready_pattern) : NULL;
@@ -206,19 +207,20 @@ out:
 }
 
 /*
- * Wait until the agent shows its input box.  0, or -1 with err set (with
- * the wrapper's words when it could not start the agent).
+ * Wait until the agent shows its input box (or marker, when not NULL,
+ * exists).  0, or -1 with err set (with the wrapper's words when it could
+ * not start the agent).
  */
 static int
-agent_tmux_ready(const struct agent_spec *s, const char *state, char *err,
-    size_t errsz)
+agent_tmux_await(const struct agent_spec *s, const char *state,
+    const char *marker, char *err, size_t errsz)
 {
 	struct buf screen;
 	char why[512];
 	int r;
 
 	buf_init(&screen, 0);
-	r = tmux_wait_ready(s->session, s->ready_pattern, s->ready_marker,
+	r = tmux_wait_ready(s->session, s->ready_pattern, marker,
 	    s->ready_timeout_s, &screen);
 	if (r == TMUX_DIALOG)
 		agent_tmux_dialog(s, buf_str(&screen), err, errsz);
@@ -231,6 +233,43 @@ agent_tmux_ready(const struct agent_spec *s, const char *state, char *err,
 					  "exited before it was ready");
 	buf_free(&screen);
 	return r == 0 ? 0 : -1;
+}
+
+/* The phase backend's readiness: the input box or the ready marker. */
+static int
+agent_tmux_ready(const struct agent_spec *s, const char *state, char *err,
+    size_t errsz)
+{
+	return agent_tmux_await(s, state, s->ready_marker, err, errsz);
+}
+
+int
+agent_tmux_wait_box(const struct agent_spec *s, const char *state, char *err,
+    size_t errsz)
+{
+	return agent_tmux_await(s, state, NULL, err, errsz);
+}
+
+int
+agent_tmux_screen_check(const struct agent_spec *s, char *err, size_t errsz)
+{
+	struct buf screen;
+	int r = -1;
+
+	buf_init(&screen, 0);
+	if (tmux_capture(s->session, 0, &screen) == -1) {
+		snprintf(err, errsz, "session '%s' exited before it was ready",
+		    s->session);
+		goto out;
+	}
+	if (screen_dialog(buf_str(&screen)) != SCREEN_NO_DIALOG) {
+		agent_tmux_dialog(s, buf_str(&screen), err, errsz);
+		goto out;
+	}
+	r = screen_input_box(buf_str(&screen), s->ready_pattern) ? 1 : 0;
+out:
+	buf_free(&screen);
+	return r;
 }
 
 /*
@@ -287,7 +326,8 @@ agent_tmux_dialog(const struct agent_spec *s, const char *screen, char *err,
 
 	log_msg("session %s shows the agent's %s, not its input box: %s",
 	    s->session, screen_dialog_name(d), text);
-	screen_dialog_advice(d, s->workdir, advice, sizeof(advice));
+	screen_dialog_advice(d, s->workdir, s->trust_dir, advice,
+	    sizeof(advice));
 	snprintf(err, errsz, "session '%s' waits in the agent's %s; %s",
 	    s->session, screen_dialog_name(d), advice);
 	free(text);

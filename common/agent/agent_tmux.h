@@ -24,6 +24,20 @@ typedef int agent_tmux_ready_fn(const struct agent_spec *, const char *state,
 int agent_tmux_start_with(const struct agent_spec *, agent_tmux_ready_fn *ready,
     char *err, size_t errsz);
 /*
+ * Wait until the agent of a session that started shows its input box
+ * (agent_spec.ready_pattern): 0, or -1 with err set (a dialog named with
+ * what to accept by hand, a timeout, an agent that exited).
+ */
+int agent_tmux_wait_box(const struct agent_spec *, const char *state, char *err,
+    size_t errsz);
+/*
+ * Look at the session's screen before typing into it: 1 when it shows
+ * the input box, 0 when not (busy, or still drawing), -1 with err set
+ * when it shows a dialog (named, with what to accept by hand) or the
+ * session is gone.
+ */
+int agent_tmux_screen_check(const struct agent_spec *, char *err, size_t errsz);
+/*
  * Kill the session and let its wrapper end (the lock free, the state
  * file gone).  One already gone counts as killed.  0 or -1.
  */

@@ -151,20 +151,23 @@ screen_dialog_name(enum screen_dialog d)
 }
 
 void
-screen_dialog_advice(enum screen_dialog d, const char *workdir, char *out,
-    size_t outsz)
+screen_dialog_advice(enum screen_dialog d, const char *workdir,
+    const char *trust_dir, char *out, size_t outsz)
 {
-	const char *slash = workdir != NULL ? strrchr(workdir, '/') : NULL;
-	int parent =
-	    slash != NULL && slash != workdir ? (int)(slash - workdir) : 1;
-
 	switch (d) {
 	case SCREEN_TRUST:
-		/* Claude Code trusts every folder below a trusted one. */
+		/*
+		 * Claude Code trusts a git worktree through its own path or
+		 * its main repository's, never through a parent folder: the
+		 * repository is the one place that holds for every worktree.
+		 */
 		snprintf(out, outsz,
-		    "run the agent once by hand in '%.*s' (it holds the "
-		    "worktrees) and choose \"Yes, I trust this folder\"",
-		    parent, workdir != NULL ? workdir : "/");
+		    "run the agent once by hand in '%s' (the repository the "
+		    "worktrees come from: the agent trusts a worktree through "
+		    "it) and choose \"Yes, I trust this folder\"",
+		    trust_dir != NULL	? trust_dir :
+			workdir != NULL ? workdir :
+					  ".");
 		break;
 	case SCREEN_API_KEY:
 		snprintf(out, outsz,

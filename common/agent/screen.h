@@ -34,11 +34,11 @@ enum screen_dialog screen_dialog(const char *screen);
 const char *screen_dialog_name(enum screen_dialog);
 /*
  * What the operator must do once by hand for dialog d of an agent run in
- * workdir, into out: "run the agent once by hand in '/tmp' and choose
- * ...".
+ * workdir, a worktree of trust_dir (or NULL), into out: "run the agent
+ * once by hand in '/home/f/harb' ... and choose ...".
  */
-void screen_dialog_advice(enum screen_dialog d, const char *workdir, char *out,
-    size_t outsz);
+void screen_dialog_advice(enum screen_dialog d, const char *workdir,
+    const char *trust_dir, char *out, size_t outsz);
 /*
  * The screen's text on one line: each non-blank line trimmed, rules and
  * box borders dropped, joined with " | ".  Caller frees.

@@ -70,6 +70,7 @@ static int redact_ends_with_word(const char *, size_t, const char *);
 static void redact_form_add(const char *);
 static char *redact_url_encode(const char *, const char *);
 static void redact_add_base64(const char *);
+static void redact_add_tails(const char *);
 static size_t redact_match_value(const char *, size_t, struct buf *);
 static size_t redact_match_userinfo(const char *, size_t, struct buf *);
 static size_t redact_match_age(const char *, size_t, struct buf *);
@@ -376,6 +377,16 @@ redact_add_base64(const char *value)
 	free(padded);
 }
 
+/* A value's tails, longest first (redact_form_add() keeps that order). */
+static void
+redact_add_tails(const char *value)
+{
+	size_t len = strlen(value), n;
+
+	for (n = REDACT_TAIL_MIN; n <= REDACT_TAIL_MAX && n < len; n++)
+		redact_form_add(value + len - n);
+}
+
 void
 redact_add(const char *value)
 {
@@ -384,6 +395,7 @@ redact_add(const char *value)
 	if (value == NULL || strlen(value) < REDACT_VALUE_MIN)
 		return;
 	redact_form_add(value);
+	redact_add_tails(value);
 	enc = redact_url_encode(value, "0123456789ABCDEF");
 	redact_form_add(enc);
 	free(enc);

@@ -23,6 +23,13 @@
  * are settings, not credentials, and masking them would mangle text.
  */
 #define REDACT_VALUE_MIN 8
+/*
+ * A value's tails of REDACT_TAIL_MIN to REDACT_TAIL_MAX bytes are masked
+ * too (raw form only): programs show a key by its last characters (the
+ * agent CLI's API key dialog shows its last 20).
+ */
+#define REDACT_TAIL_MIN 12
+#define REDACT_TAIL_MAX 40
 
 /*
  * 1 when a variable called name holds a secret by its name: it ends in
@@ -32,8 +39,8 @@
 int redact_secret_name(const char *name);
 /*
  * From now on, mask value (when it has REDACT_VALUE_MIN bytes or more)
- * in every form above.  The value is copied; adding one twice is a
- * no-op.
+ * in every form above, and its tails (REDACT_TAIL_MIN).  The value is copied;
+ * adding one twice is a no-op.
  */
 void redact_add(const char *value);
 /*

@@ -44,11 +44,22 @@ dialog() {
 
 dialog trust "folder trust dialog" \
     "Accessing workspace: \| $RUN/$PROJ-worktree-1 \|.*❯ 1\. Yes, I trust this folder \| 2\. No, exit"
-lhas "trust: trust the directory of the worktrees" \
-    "run the agent once by hand in '$RUN' \(it holds the worktrees\) and choose \"Yes, I trust this folder\""
+lhas "trust: trust the repository the worktrees come from" \
+    "run the agent once by hand in '$T/repo' \(the repository the worktrees come from: the agent trusts a worktree through it\) and choose \"Yes, I trust this folder\""
+# The API key dialog shows the key's last 20 characters: none of them,
+# nor any tail of 12 or more, reaches the log.
+KEY=sk-ant-api03-Zq81LmN4pR8sT1vW3yB5dF6gH0jK-tailXYZ
+export ANTHROPIC_API_KEY=$KEY
 dialog api-key "API key confirmation dialog" \
     "Detected a custom API key in your environment .*❯ 2\. No \(recommended\)"
 lhas "api-key: answer yes" 'answer "Yes" to use it'
+check "api-key: the dialog showed the key's tail" \
+    grep -qF "key shown: ...$(printf %s "$KEY" | tail -c 20)" "$T/al-api-key/events.log"
+check "api-key: no tail of the key in the log" \
+    sh -c "! grep -qF '$(printf %s "$KEY" | tail -c 12)' '$DEVLOG'"
+lhas "api-key: the key is masked in the dialog's line" \
+    'ANTHROPIC_API_KEY: sk-ant-\.\.\.\[REDACTED\]'
+unset ANTHROPIC_API_KEY
 dialog bypass "bypass-permissions confirmation dialog" \
     "running in Bypass Permissions mode .*❯ 1\. No, exit \| 2\. Yes, I accept"
 lhas "bypass: accept" 'with --dangerously-skip-permissions and choose "Yes, I accept"'

@@ -37,6 +37,13 @@ check_eq "the force push never ran" \
     "$(git --git-dir="$T/origin.git" rev-parse master)" \
     "$(git -C "$T/repo" rev-parse master)"
 check "other commands ran" test -f "$WT/allowed.txt"
+# The hooks' settings are the tools', never the agent's to commit:
+# "git add -A" there stages the agent's file and leaves .claude/ out.
+git -C "$WT" add -A
+check_eq "git add -A: the agent's file staged, .claude/ left out" \
+    "$(git -C "$WT" status --porcelain | tr '\n' ' ')" "A  allowed.txt "
+check "the pattern is in the clone's info/exclude" \
+    grep -qx '/.claude/settings.json' "$T/repo/.git/info/exclude"
 check "rm -rf outside the worktree refused" grep -q \
     "tool Bash refused: BLOCKED: 'rm -r /etc/x'" "$T/agentlog/events.log"
 check "an approval with the dev token refused" grep -q \

@@ -81,6 +81,14 @@ check "no merged PR as prior art" sh -c "! grep -q 'MERGED DIFF' '$T/agentlog/pr
 
 # The hooks: merged into the repository's settings, each working.
 S=$WT/.claude/settings.json
+# The repository's own settings file holds the factory's hooks now: the
+# worktree's index ignores that copy, so the agent never commits it.
+git -C "$WT" add -A
+check_eq "git add -A leaves the merged settings out" \
+    "$(git -C "$WT" status --porcelain -- .claude)" ""
+check_eq "the repository's settings marked skip-worktree there" \
+    "$(git -C "$WT" ls-files -v -- .claude/settings.json)" \
+    "S .claude/settings.json"
 check_eq "the repository's own settings kept" \
     "$(pyjson '[d["model"], d["hooks"]["Stop"][0]["hooks"][0]["command"]]' <"$S")" \
     '["x", "echo mine"]'

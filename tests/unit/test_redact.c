@@ -221,6 +221,41 @@ test_values_raw(void)
 	CHECK(same_values("token wp-0a1b2c3d", "token wp-0a1b2c3d"));
 }
 
+/*
+ * A key shown by its last characters, as the agent CLI's API key dialog
+ * shows its last 20: every tail of 12 to 40 bytes is masked, shorter
+ * ones and the rest of the text are kept.
+ */
+static void
+test_values_tails(void)
+{
+	const char *key =
+	    "sk-ant-api03-Q7x9Zk2LmN4pR8sT1vW3yB5dF6gH0jK_abcdEFGH-1234";
+	char line[160], want[160];
+	size_t len = strlen(key), n;
+
+	redact_clear();
+	redact_add(key);
+	for (n = REDACT_TAIL_MIN; n <= REDACT_TAIL_MAX; n++) {
+		snprintf(line, sizeof(line), "key ...%s here", key + len - n);
+		CHECK(same_values(line, "key ...[REDACTED] here"));
+	}
+	/* The dialog's own line, the tail after an ellipsis character. */
+	snprintf(line, sizeof(line), "ANTHROPIC_API_KEY: sk-ant-\u2026%s",
+	    key + len - 20);
+	snprintf(want, sizeof(want), "ANTHROPIC_API_KEY: sk-ant-\u2026%s",
+	    REDACT_MARK);
+	CHECK(same_values(line, want));
+	/* Under REDACT_TAIL_MIN: too short to tell from text. */
+	snprintf(line, sizeof(line), "end %s", key + len - 11);
+	CHECK(same_values(line, line));
+	/* A short value has no tails of its own. */
+	redact_clear();
+	redact_add("wp-0a1b2c3d99");
+	CHECK(same_values("b2c3d99 and a1b2c3d99", "b2c3d99 and a1b2c3d99"));
+	redact_clear();
+}
+
 static void
 test_values_url_encoded(void)
 {
@@ -328,6 +363,7 @@ main(void)
 	RUN(test_combined);
 	RUN(test_secret_names);
 	RUN(test_values_raw);
+	RUN(test_values_tails);
 	RUN(test_values_url_encoded);
 	RUN(test_values_base64);
 	RUN(test_values_url);

@@ -142,14 +142,19 @@ test_text_and_advice(void)
 	CHECK(strchr(t, '\n') == NULL);
 	free(t);
 	free(s);
-	screen_dialog_advice(SCREEN_TRUST, "/tmp/harb-worktree-3", out,
-	    sizeof(out));
+	screen_dialog_advice(SCREEN_TRUST, "/tmp/harb-worktree-3",
+	    "/home/f/harb", out, sizeof(out));
 	CHECK_STR(out,
-	    "run the agent once by hand in '/tmp' (it holds the worktrees) "
-	    "and choose \"Yes, I trust this folder\"");
-	screen_dialog_advice(SCREEN_BYPASS, "/tmp/x", out, sizeof(out));
+	    "run the agent once by hand in '/home/f/harb' (the repository "
+	    "the worktrees come from: the agent trusts a worktree through "
+	    "it) and choose \"Yes, I trust this folder\"");
+	/* No repository known: the worktree itself. */
+	screen_dialog_advice(SCREEN_TRUST, "/tmp/harb-worktree-3", NULL, out,
+	    sizeof(out));
+	CHECK(strstr(out, "in '/tmp/harb-worktree-3'") != NULL);
+	screen_dialog_advice(SCREEN_BYPASS, "/tmp/x", NULL, out, sizeof(out));
 	CHECK(strstr(out, "\"Yes, I accept\"") != NULL);
-	screen_dialog_advice(SCREEN_API_KEY, "/tmp/x", out, sizeof(out));
+	screen_dialog_advice(SCREEN_API_KEY, "/tmp/x", NULL, out, sizeof(out));
 	CHECK(strstr(out, "ANTHROPIC_API_KEY") != NULL);
 	CHECK_STR(screen_dialog_name(SCREEN_TRUST), "folder trust dialog");
 }
