@@ -21,6 +21,7 @@
 #include "config.h"
 #include "dev-poll.h"
 #include "file.h"
+#include "forge.h"
 #include "json.h"
 #include "lock.h"
 #include "log.h"
@@ -183,7 +184,7 @@ dp_cifix(struct dev_ctx *c, long long pr, long long issue, int check_only,
 	*attempts = 0;
 	if (dp_issue(c, issue, &it) == -1)
 		return DP_CIFIX_ERROR;
-	if (json_has_label(it, "blocked")) {
+	if (forge_labelled(it, "blocked")) {
 		(void)cifix_locked(c, pr, DP_CIFIX_READ, attempts, &res);
 		log_msg("PR #%lld (issue #%lld) already blocked (%lld "
 			"attempts) — skipping",

@@ -5,8 +5,9 @@
  *
  *   repo.c      repo_root: the forge remote, session worktrees, mirrors
  *   status.c    the operators' status line
- *   prs.c       the open PRs, their issue, CI state and reviews
- *   issues.c    issue lists, dependency states, skip labels
+ *   prs.c       the open PRs (the forge model, common/world/pulls.h) as
+ *               the scheduler sees them
+ *   issues.c    the backlog, issue lists, dependency states
  *   cifix.c     the CI-fix budget in dev/ci-fixes-P.json
  *   state.c     what dev-poll remembers of an issue between ticks
  *   merge.c     direct merges, refusals, the after-merge steps and the
@@ -38,9 +39,11 @@
 #include "act.h"
 #include "ci.h"
 #include "forge.h"
+#include "backlog.h"
 #include "phase.h"
 #include "prmemo.h"
 #include "promtick.h"
+#include "pulls.h"
 
 struct buf;
 struct config;
@@ -97,45 +100,20 @@ enum dp_busy {
 	DP_BUSY_UNKNOWN /* logged */
 };
 
-/* One open PR as the scheduler sees it, worked out at most once a tick. */
-struct dp_pr {
-	long long number;
-	long long issue; /* -1 none, 0 a chore PR */
-	char *branch;	 /* owned, like sha and title */
-	char *sha;
-	char *title;
-	long long *fixes; /* each N of "fixes #N" in its body; owned */
-	size_t nfixes;
-	int evaluated;	   /* 1 done, -1 a read failed, 0 not yet */
-	enum ci_state ci;  /* as read */
-	int passed;	   /* CI passed, non-code PRs included */
-	int failed;	   /* CI failed for good */
-	int noncode;	   /* only non-code files changed */
-	int approved;	   /* an APPROVED review of the head */
-	int changes;	   /* a REQUEST_CHANGES review of the head */
-	int ignored;	   /* one by an author whose verdicts do not count */
-	int merge_refused; /* a direct merge was refused this tick */
-	int ahead;	   /* its reviews were asked in a batch */
-	time_t updated;	   /* its updated_at, or 0 when not given */
-	int reviews_read;  /* its reviews were read this tick */
-	int quiet; /* in dev-poll-reviews-P, unchanged: see dp_quiet() */
-	enum ci_state quiet_ci; /* its CI state when they were read */
-	time_t quiet_at;	/* when they were read */
-};
-
 /*
- * A backlog issue as the scan needs it; the list's pages are not kept
- * (an issue to launch is read again, whole).
+ * An open PR as the scheduler sees it: the forge model's PR (pulls.h)
+ * and what the scheduler worked out of it, at most once a tick.
  */
-struct dp_issue {
-	long long number;
-	struct forge_issue_key key; /* the tools' order (forge.h) */
-	long long *deps;	    /* deps_parse() of its body; owned */
-	size_t ndeps;
-	char *title;	  /* owned; kept for the first DP_BACKLOG_LINES + 1
-			     only (the prompt's backlog section), else NULL */
-	const char *skip; /* dp_skip_label() (static), or NULL */
-	int priority;	  /* labelled priority */
+struct dp_pr {
+	const struct pull *pull; /* the model's; valid until dp_prs_free() */
+	int evaluated;		 /* 1 done, -1 a read failed, 0 not yet */
+	enum ci_state ci;	 /* as read */
+	int passed;		 /* CI passed, non-code PRs included */
+	int failed;		 /* CI failed for good */
+	int noncode;		 /* only non-code files changed */
+	int approved;		 /* the head's verdict is an approval */
+	int changes;		 /* the head's verdict asks for changes */
+	int merge_refused;	 /* a direct merge was refused this tick */
 };
 
 /* Backlog issues listed by title in a session's prompt. */
@@ -174,19 +152,17 @@ struct dev_ctx {
 	int verbose;
 	int legacy; /* DEV_AGENT_CMD set */
 	time_t now;
-	struct dp_pr *prs; /* the open PRs, read once */
+	/* The open PRs, their CI and verdicts (common/world/pulls.h). */
+	struct pulls *pulls;
+	struct dp_pr *prs; /* the model's open PRs as the scheduler sees them */
 	size_t nprs;
 	int prs_read; /* 1 read, -1 the read failed (logged), 0 not yet */
-	struct prmemo_set quiet; /* dev-poll-reviews-P (dp_quiet_load()) */
-	int wp_down; /* Woodpecker failed: the forge's status only */
-	struct dp_issue *backlog; /* backlog issues, oldest first */
-	size_t nbacklog;
+	struct backlog backlog;	      /* the backlog issues, oldest first */
 	struct dp_merged *merged_prs; /* the closed list's merged PRs */
 	size_t nmerged_prs;
 	int closed_read;	     /* 1 read, 0 not (or a write since) */
 	unsigned long closed_writes; /* forge_writes() when it was read */
-	int backlog_read;
-	const cJSON **inprog; /* in-progress issues, oldest first */
+	const cJSON **inprog;	     /* in-progress issues, oldest first */
 	size_t ninprog;
 	int merged;   /* PRs merged (or their merge asked) this tick */
 	int landed;   /* merges whose after-merge steps ran this tick */
@@ -299,20 +275,21 @@ struct dp_pr *dp_pr_for_branch(struct dev_ctx *, const char *branch);
 struct dp_pr *dp_pr_for_issue(struct dev_ctx *, long long issue, int by_title);
 /* The open PR whose body says "Fixes #N" (any case), or NULL. */
 struct dp_pr *dp_pr_fixing(struct dev_ctx *, long long issue);
+/* The open PR numbered number, or NULL (also when none were read). */
+struct dp_pr *dp_pr_open(struct dev_ctx *, long long number);
 /* What an evaluated PR needs next. */
 enum dp_pr_action dp_pr_decide(const struct dp_pr *);
 /*
- * Apply the PR's formal reviews (Gitea objects): an APPROVED or
- * REQUEST_CHANGES review counts when it is of the current head (stale
- * false), was not dismissed and its author's verdicts count (rv,
- * reviewers.h).  0, or -1 when that cannot be told (nothing applied).
+ * The forge model of the tick's open PRs (common/world/pulls.h), made
+ * when first asked for; the list is read by dp_prs_load().
  */
-int dp_pr_reviews(struct dp_pr *, const cJSON *reviews, struct reviewers *rv);
+struct pulls *dp_pulls(struct dev_ctx *);
 /*
  * The CI state of commit sha (and its pipeline, may be NULL): Woodpecker
  * first, the forge's commit status when Woodpecker has no pipeline for
  * it or fails (said once a tick; Woodpecker is not asked again that
- * tick).  0, or -1 when the forge's status could not be read either.
+ * tick; pulls_commit_ci()).  0, or -1 when the forge's status could not
+ * be read either.
  */
 int dp_ci_state(struct dev_ctx *, const char *sha, enum ci_state *,
     long long *pipeline);
@@ -323,10 +300,11 @@ int dp_ci_state(struct dev_ctx *, const char *sha, enum ci_state *,
 int dp_pr_merged(struct dev_ctx *, long long issue, long long *pr);
 /* The CI state of an evaluated PR for the log ("success" if non-code). */
 const char *dp_pr_ci_name(const struct dp_pr *);
-/* Whether title names #N (not followed by another digit). */
-int dp_title_names(const char *title, long long issue);
-/* Whether text says "fixes #N" (any case). */
-int dp_text_fixes(const char *text, long long issue);
+/*
+ * Rewrite dev-poll-reviews-P, the PRs whose reviews were read and hold no
+ * verdict (pulls.h, PULLS_MEMO_REVIEWS), from this tick's PRs.
+ */
+void dp_quiet_save(struct dev_ctx *);
 
 /* issues.c */
 /*
@@ -336,7 +314,10 @@ int dp_text_fixes(const char *text, long long issue);
  */
 int dp_issues_labelled(struct dev_ctx *, const char *label, const cJSON ***out,
     size_t *n);
-/* The backlog, read once into the context.  0 or -1. */
+/*
+ * The backlog (common/world/backlog.h), read once into the context.  0
+ * or -1 (logged).
+ */
 int dp_backlog_load(struct dev_ctx *);
 /* One issue (borrowed).  0 or -1 (logged). */
 int dp_issue(struct dev_ctx *, long long number, const cJSON **out);
@@ -365,19 +346,6 @@ enum dp_deps dp_deps_ready(struct dev_ctx *, long long number,
 void dp_backlog_free(struct dev_ctx *);
 /* Free the context's PRs. */
 void dp_prs_free(struct dev_ctx *);
-
-/* quiet.c: the PRs whose reviews hold no verdict, kept between ticks. */
-/* Mark the PRs listed unchanged in dev-poll-reviews-P as quiet. */
-void dp_quiet_load(struct dev_ctx *);
-/*
- * Whether p's reviews are known to hold no verdict: listed unchanged, the
- * read not too old, its CI state (read this tick) as it was then.
- */
-int dp_quiet(const struct dp_pr *);
-/* Rewrite dev-poll-reviews-P from this tick's PRs (when it changed). */
-void dp_quiet_save(struct dev_ctx *);
-/* The label that keeps the issue from the dev agent, or NULL. */
-const char *dp_skip_label(const cJSON *issue);
 
 /* cifix.c */
 /*
@@ -488,8 +456,8 @@ enum dp_step dp_memory(struct dev_ctx *);
  * first (the list is read oldest first).  *n items; caller frees the
  * array, not the items.
  */
-const struct dp_issue **dp_backlog_order(const struct dp_issue *backlog,
-    size_t n, size_t *nout);
+const struct backlog_issue **dp_backlog_order(
+    const struct backlog_issue *backlog, size_t n, size_t *nout);
 /* Priority 1: the first orphaned in-progress issue. */
 enum dp_step dp_orphans(struct dev_ctx *);
 /* Priority 1.5: PRs with requested changes or failed CI. */

@@ -16,7 +16,7 @@
 #include "config.h"
 #include "dev-poll.h"
 #include "forge.h"
-#include "json.h"
+#include "issueref.h"
 #include "log.h"
 #include "runfiles.h"
 #include "template.h"
@@ -113,17 +113,19 @@ gather_adopt(struct dp_gather *l, long long number, const char *branch,
 static int
 gather_find_pr(struct dev_ctx *c, struct dp_gather *l)
 {
+	struct forge_issue fi;
+	struct forge_pull fp;
 	const cJSON *pr;
-	const char *state;
 	struct dp_pr *p;
 	long long n;
 
-	if ((n = gather_body_pr(json_str(l->it, "body"))) > 0) {
+	forge_issue_view(l->it, &fi);
+	if ((n = gather_body_pr(fi.body)) > 0) {
 		if (forge_pull_get(c->forge, n, &pr) == 0) {
-			state = json_str(pr, "state");
-			if (state != NULL && strcmp(state, "open") == 0)
-				return gather_adopt(l, n,
-				    json_str_at(pr, "head.ref"), "issue body");
+			forge_pull_view(pr, &fp);
+			if (fp.state != NULL && strcmp(fp.state, "open") == 0)
+				return gather_adopt(l, n, fp.branch,
+				    "issue body");
 		} else if (forge_last_status(c->forge) != 404) {
 			log_warn("cannot read PR #%lld: %s", n,
 			    forge_error(c->forge));
@@ -133,11 +135,14 @@ gather_find_pr(struct dev_ctx *c, struct dp_gather *l)
 	if (dp_prs_load(c) == -1)
 		return -1;
 	if ((p = dp_pr_for_branch(c, l->branch)) != NULL)
-		return gather_adopt(l, p->number, p->branch, "branch match");
+		return gather_adopt(l, p->pull->number, p->pull->branch,
+		    "branch match");
 	if ((p = dp_pr_fixing(c, l->issue)) != NULL)
-		return gather_adopt(l, p->number, p->branch, "body match");
+		return gather_adopt(l, p->pull->number, p->pull->branch,
+		    "body match");
 	if ((p = dp_pr_for_issue(c, l->issue, 1)) != NULL)
-		return gather_adopt(l, p->number, p->branch, "title match");
+		return gather_adopt(l, p->pull->number, p->pull->branch,
+		    "title match");
 	return 0;
 }
 
@@ -146,10 +151,11 @@ static int
 gather_prior_art(struct dev_ctx *c, struct dp_gather *l)
 {
 	const cJSON *list, *pr;
+	struct forge_pull fp;
 	const char *diff;
 	char num[32], *cut;
 	long long n = 0;
-	int merged, trunc;
+	int trunc;
 
 	l->prior = xstrdup("");
 	if (forge_pulls_recent(c->forge, "closed", PRIOR_PRS, &list) == -1) {
@@ -158,13 +164,15 @@ gather_prior_art(struct dev_ctx *c, struct dp_gather *l)
 		return -1;
 	}
 	cJSON_ArrayForEach (pr, list) {
-		if (json_bool(pr, "merged", &merged) == 0 && merged)
+		forge_pull_view(pr, &fp);
+		if (fp.merged)
 			continue;
-		if ((dp_title_names(json_str(pr, "title"), l->issue) ||
-			dp_text_fixes(json_str(pr, "body"), l->issue)) &&
-		    json_int(pr, "number", &n) == 0)
+		if ((issueref_title_names(fp.title, l->issue) ||
+			issueref_text_fixes(fp.body, l->issue)) &&
+		    fp.number > 0) {
+			n = fp.number;
 			break;
-		n = 0;
+		}
 	}
 	if (n == 0)
 		return 0;
@@ -191,8 +199,8 @@ gather_prior_art(struct dev_ctx *c, struct dp_gather *l)
 static int
 gather_pr_notes(struct dev_ctx *c, struct dp_gather *l)
 {
-	const cJSON *list, *cm;
-	const char *who;
+	struct forge_comment cm;
+	const cJSON *list;
 	struct buf b;
 	char *body;
 	int n, i;
@@ -205,10 +213,10 @@ gather_pr_notes(struct dev_ctx *c, struct dp_gather *l)
 	buf_init(&b, 0);
 	n = cJSON_GetArraySize(list);
 	for (i = n > PR_COMMENTS ? n - PR_COMMENTS : 0; i < n; i++) {
-		cm = cJSON_GetArrayItem(list, i);
-		who = json_str_at(cm, "user.login");
-		body = cap_head(json_str(cm, "body"), PR_COMMENT_MAX);
-		buf_printf(&b, "[%s] %s\n", who != NULL ? who : "?", body);
+		forge_comment_view(cJSON_GetArrayItem(list, i), &cm);
+		body = cap_head(cm.body, PR_COMMENT_MAX);
+		buf_printf(&b, "[%s] %s\n", cm.author != NULL ? cm.author : "?",
+		    body);
 		free(body);
 	}
 	if (b.len == 0)
@@ -221,17 +229,17 @@ enum dp_gathered
 dp_gather(struct dev_ctx *c, const struct dp_launch_req *req,
     struct dp_gather *l)
 {
-	const char *state;
+	struct forge_issue fi;
 
 	l->issue = req->issue;
 	l->branch = runfiles_branch(req->issue);
 	if ((l->it = req->issue_json) == NULL &&
 	    dp_issue(c, req->issue, &l->it) == -1)
 		return gather_failed(c, l, "the issue cannot be read");
-	if ((state = json_str(l->it, "state")) == NULL ||
-	    strcmp(state, "open") != 0) {
+	forge_issue_view(l->it, &fi);
+	if (fi.state == NULL || strcmp(fi.state, "open") != 0) {
 		log_msg("SKIP: issue #%lld is %s", l->issue,
-		    state != NULL ? state : "in an unknown state");
+		    fi.state != NULL ? fi.state : "in an unknown state");
 		return DP_GATHER_BLOCKED;
 	}
 	if (forge_comments_list(c->forge, l->issue, &l->comments) == -1) {
@@ -243,8 +251,7 @@ dp_gather(struct dev_ctx *c, const struct dp_launch_req *req,
 	if (req->force)
 		log_msg("#%lld: dependencies not checked (--force)", l->issue);
 	else if (!l->crash) {
-		switch (dp_preflight(c, l->issue, json_str(l->it, "body"),
-		    l->comments)) {
+		switch (dp_preflight(c, l->issue, fi.body, l->comments)) {
 		case DP_DEPS_OPEN:
 			return DP_GATHER_BLOCKED;
 		case DP_DEPS_UNKNOWN:

@@ -24,7 +24,7 @@
 #include "dev-poll.h"
 #include "factory_pull.h"
 #include "file.h"
-#include "json.h"
+#include "forge.h"
 #include "log.h"
 #include "runfiles.h"
 #include "worktree.h"
@@ -47,10 +47,10 @@ static enum dp_launch launch_session(struct dev_ctx *,
 static int
 launch_claim(struct dev_ctx *c, struct dp_gather *l)
 {
-	if (!json_has_label(l->it, "in-progress") &&
+	if (!forge_labelled(l->it, "in-progress") &&
 	    act_label_add(&c->act, l->issue, "in-progress") == -1)
 		return -1;
-	if (json_has_label(l->it, "backlog") &&
+	if (forge_labelled(l->it, "backlog") &&
 	    act_label_remove(&c->act, l->issue, "backlog") == -1)
 		return -1;
 	return 0;

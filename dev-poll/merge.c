@@ -155,10 +155,10 @@ dp_merged(struct dev_ctx *c, long long issue, long long pr, const char *sha)
 static int
 merge_held(struct dev_ctx *c, const struct dp_pr *p, const struct dp_state *st)
 {
-	if (st->refused[0] == '\0' || strcmp(st->refused, p->sha) != 0)
+	if (st->refused[0] == '\0' || strcmp(st->refused, p->pull->sha) != 0)
 		return 0;
 	return st->status != 405 ||
-	    st->refused_at == merge_phase_mtime(c, p->issue);
+	    st->refused_at == merge_phase_mtime(c, p->pull->issue);
 }
 
 /*
@@ -184,8 +184,9 @@ merge_answer(const struct forge_merge *m, char *out, size_t outsz)
 static int
 merge_escalate(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
 {
-	char *path = runfiles_phase(c->cfg->project_name, p->issue), *why;
-	char *session = runfiles_dev_session(c->cfg->project_name, p->issue);
+	const char *proj = c->cfg->project_name;
+	char *path = runfiles_phase(proj, p->pull->issue), *why;
+	char *session = runfiles_dev_session(proj, p->pull->issue);
 	struct phase_info sig;
 	int r = 0;
 
@@ -194,15 +195,15 @@ merge_escalate(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
 		goto out;
 	log_msg("PR #%lld blocked — merge requirements not met (HTTP %ld) — "
 		"escalating #%lld",
-	    p->number, st->status, p->issue);
+	    p->pull->number, st->status, p->pull->issue);
 	why = xasprintf("PR #%lld merge blocked — merge requirements not met "
 			"(HTTP %ld): %s",
-	    p->number, st->status, st->answer);
+	    p->pull->number, st->status, st->answer);
 	r = act_phase(&c->act, path, PHASE_ESCALATE, why, NULL);
 	free(why);
 	if (r == 0) {
-		st->refused_at = merge_phase_mtime(c, p->issue);
-		r = dp_state_write(c, p->issue, st);
+		st->refused_at = merge_phase_mtime(c, p->pull->issue);
+		r = dp_state_write(c, p->pull->issue, st);
 	}
 out:
 	free(session);
@@ -218,13 +219,13 @@ merge_rebase_text(struct dev_ctx *c, const struct dp_pr *p,
 	char *remote = dp_forge_remote(c), *phase, *text;
 	char pr[32], status[32];
 
-	phase = runfiles_phase(c->cfg->project_name, p->issue);
-	snprintf(pr, sizeof(pr), "%lld", p->number);
+	phase = runfiles_phase(c->cfg->project_name, p->pull->issue);
+	snprintf(pr, sizeof(pr), "%lld", p->pull->number);
 	snprintf(status, sizeof(status), "%ld", st->status);
 	text = dp_render(c, "dev-merge-rebase.md",
 	    (struct template_var[]) {{"PR", pr},
 		{"PRIMARY_BRANCH", c->cfg->primary_branch}, {"REMOTE", remote},
-		{"BRANCH", p->branch != NULL ? p->branch : ""},
+		{"BRANCH", p->pull->branch != NULL ? p->pull->branch : ""},
 		{"PHASE_FILE", phase}, {"STATUS", status},
 		{"ANSWER", st->answer}},
 	    7);
@@ -243,19 +244,19 @@ merge_rebase(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
 	char *session, *idle, *text, key[96];
 	enum act_inject r;
 
-	if (strcmp(st->rebase, p->sha) == 0)
+	if (strcmp(st->rebase, p->pull->sha) == 0)
 		return 0;
 	if ((text = merge_rebase_text(c, p, st)) == NULL)
 		return -1;
-	session = runfiles_dev_session(c->cfg->project_name, p->issue);
+	session = runfiles_dev_session(c->cfg->project_name, p->pull->issue);
 	idle = runfiles_idle_marker(session);
 	(void)act_remove(&c->act, idle);
-	snprintf(key, sizeof(key), "rebase %s", p->sha);
+	snprintf(key, sizeof(key), "rebase %s", p->pull->sha);
 	if ((r = act_inject(&c->act, session, key, text)) == ACT_INJECTED) {
-		log_msg("#%lld: rebase onto %s asked for PR #%lld", p->issue,
-		    c->cfg->primary_branch, p->number);
-		snprintf(st->rebase, sizeof(st->rebase), "%s", p->sha);
-		if (dp_state_write(c, p->issue, st) == -1)
+		log_msg("#%lld: rebase onto %s asked for PR #%lld",
+		    p->pull->issue, c->cfg->primary_branch, p->pull->number);
+		snprintf(st->rebase, sizeof(st->rebase), "%s", p->pull->sha);
+		if (dp_state_write(c, p->pull->issue, st) == -1)
 			r = ACT_INJECT_FAILED;
 	}
 	free(idle);
@@ -272,7 +273,8 @@ merge_rebase(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
 static enum dp_merge
 merge_refused(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
 {
-	char *session = runfiles_dev_session(c->cfg->project_name, p->issue);
+	char *session =
+	    runfiles_dev_session(c->cfg->project_name, p->pull->issue);
 	int alive = agent_alive(session);
 
 	free(session);
@@ -289,9 +291,9 @@ merge_refused(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
 static int
 merge_remember(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
 {
-	st->pr = p->number;
-	snprintf(st->merge, sizeof(st->merge), "%s", p->sha);
-	return dp_state_write(c, p->issue, st);
+	st->pr = p->pull->number;
+	snprintf(st->merge, sizeof(st->merge), "%s", p->pull->sha);
+	return dp_state_write(c, p->pull->issue, st);
 }
 
 /*
@@ -304,16 +306,16 @@ merge_refusal(struct dev_ctx *c, struct dp_pr *p, struct dp_state *st,
 {
 	log_warn("PR #%lld direct merge failed (HTTP %ld) — falling back to "
 		 "dev-agent",
-	    p->number, m->status);
+	    p->pull->number, m->status);
 	p->merge_refused = 1;
-	if (p->issue <= 0)
+	if (p->pull->issue <= 0)
 		return DP_MERGE_REFUSED;
 	st->merge[0] = '\0';
-	snprintf(st->refused, sizeof(st->refused), "%s", p->sha);
+	snprintf(st->refused, sizeof(st->refused), "%s", p->pull->sha);
 	st->status = m->status;
-	st->refused_at = merge_phase_mtime(c, p->issue);
+	st->refused_at = merge_phase_mtime(c, p->pull->issue);
 	merge_answer(m, st->answer, sizeof(st->answer));
-	(void)dp_state_write(c, p->issue, st);
+	(void)dp_state_write(c, p->pull->issue, st);
 	return merge_refused(c, p, st);
 }
 
@@ -327,16 +329,16 @@ static enum dp_merge
 merge_prepare(struct dev_ctx *c, struct dp_pr *p, struct dp_state *st)
 {
 	memset(st, 0, sizeof(*st));
-	if (p->issue <= 0)
+	if (p->pull->issue <= 0)
 		return DP_MERGED;
-	if (dp_state_read(c, p->issue, st) == -1) {
+	if (dp_state_read(c, p->pull->issue, st) == -1) {
 		c->skipped++;
 		return DP_MERGE_UNKNOWN;
 	}
 	if (merge_held(c, p, st)) {
 		log_err("PR #%lld: its merge was refused at %.7s (HTTP %ld) — "
 			"not asked again",
-		    p->number, p->sha, st->status);
+		    p->pull->number, p->pull->sha, st->status);
 		return DP_MERGE_REFUSED;
 	}
 	return merge_remember(c, p, st) == 0 ? DP_MERGED : DP_MERGE_UNKNOWN;
@@ -357,30 +359,30 @@ dp_merge(struct dev_ctx *c, struct dp_pr *p)
 	}
 	log_msg("PR #%lld (issue #%lld) approved + CI green → attempting "
 		"direct merge",
-	    p->number, p->issue);
-	switch (act_pull_merge(&c->act, p->number, p->sha, &m)) {
+	    p->pull->number, p->pull->issue);
+	switch (act_pull_merge(&c->act, p->pull->number, p->pull->sha, &m)) {
 	case ACT_MERGE_FAILED:
 		if (m.status == 0)
 			log_msg("PR #%lld: no answer to the merge — a later "
 				"tick finds out whether it happened",
-			    p->number);
+			    p->pull->number);
 		else
 			log_msg("PR #%lld: the merge failed (HTTP %ld) — a "
 				"later tick asks again",
-			    p->number, m.status);
+			    p->pull->number, m.status);
 		p->merge_refused = 1;
 		c->merged++;
 		return DP_MERGE_FAILED;
 	case ACT_MERGE_REFUSED:
 		return merge_refusal(c, p, &st, &m);
 	case ACT_MERGED:
-		log_msg("PR #%lld merged successfully", p->number);
+		log_msg("PR #%lld merged successfully", p->pull->number);
 		break;
 	case ACT_MERGE_DRY:
 		break;
 	}
 	c->merged++;
-	(void)dp_merged(c, p->issue, p->number, p->sha);
+	(void)dp_merged(c, p->pull->issue, p->pull->number, p->pull->sha);
 	return DP_MERGED;
 }
 
@@ -403,12 +405,12 @@ dp_merge_prelock(struct dev_ctx *c)
 	 */
 	for (i = 0; i < c->nprs; i++) {
 		p = &c->prs[i];
-		if (p->issue >= 0 && dp_pr_evaluate(c, p) == -1)
+		if (p->pull->issue >= 0 && dp_pr_evaluate(c, p) == -1)
 			c->skipped++;
 	}
 	for (i = 0; i < c->nprs; i++) {
 		p = &c->prs[i];
-		if (p->issue < 0 || p->evaluated != 1 || !p->passed ||
+		if (p->pull->issue < 0 || p->evaluated != 1 || !p->passed ||
 		    !p->approved)
 			continue;
 		switch (dp_merge(c, p)) {

@@ -15,7 +15,7 @@
 #include "buf.h"
 #include "deps.h"
 #include "dev-poll.h"
-#include "json.h"
+#include "forge.h"
 #include "log.h"
 #include "xmalloc.h"
 
@@ -32,6 +32,7 @@ static int preflight_notify(struct dev_ctx *, long long, const cJSON *,
 static int
 preflight_blocker_ready(struct dev_ctx *c, long long blocker)
 {
+	struct forge_issue fi;
 	const cJSON *it;
 	long long *deps = NULL;
 	size_t n = 0, i;
@@ -45,7 +46,8 @@ preflight_blocker_ready(struct dev_ctx *c, long long blocker)
 	default:
 		return 0;
 	}
-	(void)deps_parse(json_str(it, "body"), blocker, &deps, &n);
+	forge_issue_view(it, &fi);
+	(void)deps_parse(fi.body, blocker, &deps, &n);
 	for (i = 0, r = 1; i < n && r == 1; i++) {
 		if (dp_dep_closed(c, deps[i], &closed) == -1)
 			r = -1;
@@ -76,14 +78,14 @@ preflight_suggest(struct dev_ctx *c, const long long *blockers, size_t n)
 static int
 preflight_last_is_notice(const cJSON *comments)
 {
+	struct forge_comment cm;
 	const cJSON *last;
-	const char *body;
 	int n = cJSON_GetArraySize(comments);
 
 	if (n == 0 || (last = cJSON_GetArrayItem(comments, n - 1)) == NULL)
 		return 0;
-	body = json_str(last, "body");
-	return body != NULL && strstr(body, UNMET_MARK) != NULL;
+	forge_comment_view(last, &cm);
+	return cm.body != NULL && strstr(cm.body, UNMET_MARK) != NULL;
 }
 
 /*
@@ -94,6 +96,7 @@ static int
 preflight_notify(struct dev_ctx *c, long long issue, const cJSON *comments,
     const long long *blockers, size_t n, long long suggestion)
 {
+	struct forge_comment cm;
 	const cJSON *last;
 	long long after = 0;
 	struct buf b;
@@ -104,8 +107,10 @@ preflight_notify(struct dev_ctx *c, long long issue, const cJSON *comments,
 	int r;
 
 	last = cJSON_GetArrayItem(comments, cJSON_GetArraySize(comments) - 1);
-	if (last == NULL || json_int(last, "id", &after) == -1)
-		after = 0;
+	if (last != NULL) {
+		forge_comment_view(last, &cm);
+		after = cm.id;
+	}
 	snprintf(key, sizeof(key), "unmet-dependency #%lld after %lld", issue,
 	    after);
 

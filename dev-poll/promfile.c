@@ -42,9 +42,9 @@ dp_prom_counts(struct prom *p, const struct dev_ctx *c)
 		c->ci_fixes) == -1 ||
 	    prom_add(p, "disinto_dev_merges_total", NULL, c->merged) == -1)
 		return -1;
-	if (c->backlog_read == 1 &&
+	if (c->backlog.read == 1 &&
 	    prom_set(p, "disinto_dev_backlog_issues", NULL,
-		(double)c->nbacklog) == -1)
+		(double)c->backlog.n) == -1)
 		return -1;
 	return 0;
 }

@@ -20,8 +20,8 @@
 #include "config.h"
 #include "dev-poll.h"
 #include "file.h"
+#include "forge.h"
 #include "git.h"
-#include "json.h"
 #include "log.h"
 #include "runfiles.h"
 #include "template.h"
@@ -78,21 +78,22 @@ char *
 dp_issue_text(struct dev_ctx *c, const cJSON *issue, const cJSON *comments,
     const char *login)
 {
-	const cJSON *cm;
-	const char *user, *when;
+	struct forge_comment cm;
+	struct forge_issue fi;
+	const cJSON *it;
 	struct buf b, all;
 
 	buf_init(&b, 0);
 	buf_init(&all, 0);
-	cap_append(&b, json_str(issue, "body"), BODY_MAX);
-	cJSON_ArrayForEach (cm, comments) {
-		user = json_str_at(cm, "user.login");
-		if (!prompt_is_human(c, user, login))
+	forge_issue_view(issue, &fi);
+	cap_append(&b, fi.body, BODY_MAX);
+	cJSON_ArrayForEach (it, comments) {
+		forge_comment_view(it, &cm);
+		if (!prompt_is_human(c, cm.author, login))
 			continue;
-		when = json_str(cm, "created_at");
-		buf_printf(&all, "### @%s (%.10s):\n", user,
-		    when != NULL ? when : "");
-		cap_append(&all, json_str(cm, "body"), COMMENT_MAX);
+		buf_printf(&all, "### @%s (%.10s):\n", cm.author,
+		    cm.created_at != NULL ? cm.created_at : "");
+		cap_append(&all, cm.body, COMMENT_MAX);
 		buf_puts(&all, "\n\n");
 	}
 	if (all.len > 0) {
@@ -111,15 +112,15 @@ dp_backlog_text(struct dev_ctx *c, long long self)
 	size_t i, shown = 0, more = 0;
 
 	buf_init(&b, 0);
-	for (i = 0; i < c->nbacklog; i++) {
-		if ((n = c->backlog[i].number) == self)
+	for (i = 0; i < c->backlog.n; i++) {
+		if ((n = c->backlog.v[i].number) == self)
 			continue;
 		if (shown == DP_BACKLOG_LINES) {
 			more++;
 			continue;
 		}
 		buf_printf(&b, "- #%lld ", n);
-		prompt_put_cut(&b, c->backlog[i].title, TITLE_MAX);
+		prompt_put_cut(&b, c->backlog.v[i].title, TITLE_MAX);
 		buf_puts(&b, "\n");
 		shown++;
 	}
@@ -133,7 +134,10 @@ dp_backlog_text(struct dev_ctx *c, long long self)
 char *
 dp_title(const cJSON *issue)
 {
-	return utf8_cut(json_str(issue, "title"), TITLE_MAX, NULL);
+	struct forge_issue fi;
+
+	forge_issue_view(issue, &fi);
+	return utf8_cut(fi.title, TITLE_MAX, NULL);
 }
 
 char *

@@ -170,6 +170,7 @@ reactci_pr_open(struct dev_ctx *c, struct rx *x, const cJSON *issue,
 {
 	char *title, *body, *sum, *msg;
 	long long number = 0;
+	struct forge_pull fp;
 	enum act_pull made;
 	const cJSON *pr;
 
@@ -185,7 +186,8 @@ reactci_pr_open(struct dev_ctx *c, struct rx *x, const cJSON *issue,
 	if (made == ACT_PULL_OPENED) {
 		if (forge_pull_get(c->forge, number, &pr) == 0) {
 			x->pr = number;
-			x->head = json_str_at(pr, "head.sha");
+			forge_pull_view(pr, &fp);
+			x->head = fp.sha;
 			x->pr_read = 1;
 			(void)dp_state_note_pr(c, x->issue, number);
 			log_msg("PR #%lld for #%lld on %s", number, x->issue,
@@ -409,17 +411,19 @@ static int
 reactci_details(struct dev_ctx *c, struct rx *x, long long pipeline,
     struct ci_failure *f, int *r)
 {
+	struct pulls *m = dp_pulls(c);
+
 	if (c->wp == NULL ||
-	    (!c->wp_down &&
+	    (!pulls_wp_down(m) &&
 		(pipeline <= 0 ||
 		    ci_classify_pipeline(c->wp, pipeline, f) == 0)))
 		return 0;
 	ci_failure_free(f);
 	memset(f, 0, sizeof(*f));
-	if (!c->wp_down)
+	if (!pulls_wp_down(m))
 		log_warn("Woodpecker: cannot read pipeline #%lld: %s", pipeline,
 		    woodpecker_error(c->wp));
-	c->wp_down = 1;
+	pulls_wp_failed(m);
 	if (!rx_key_done(c, x, "ci-details-wait")) {
 		log_msg("#%lld: CI failed; its details are read again next "
 			"tick",

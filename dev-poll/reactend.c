@@ -19,6 +19,7 @@
 #include "forge.h"
 #include "json.h"
 #include "log.h"
+#include "marks.h"
 #include "react.h"
 #include "redact.h"
 #include "runfiles.h"
@@ -235,7 +236,7 @@ reactend_refusal(struct dev_ctx *c, struct rx *x, const cJSON *j)
 	char *marker, *key, *body;
 	int r = -1;
 
-	marker = xasprintf("<!-- dev-refusal: %.60s -->", status);
+	marker = marks_refusal(status);
 	key = xasprintf("dev-refusal %.60s", status);
 	log_warn("#%lld: the agent refused: %s", x->issue, status);
 	body = reactend_refusal_body(c, j, status);
@@ -354,8 +355,8 @@ reactend_diagnostic(struct dev_ctx *c, struct rx *x, const char *reason)
 		    "on the factory's host (secrets masked); they are not "
 		    "posted here.\n",
 		    PANE_LINES, where);
-	marker = xasprintf("<!-- dev-diagnostic: %s-%lld-%lld -->",
-	    c->cfg->project_name, x->issue, (long long)x->sig.mtime);
+	marker = marks_diagnostic(c->cfg->project_name, x->issue,
+	    (long long)x->sig.mtime);
 	key = xasprintf("dev-diagnostic %s-%lld-%lld", c->cfg->project_name,
 	    x->issue, (long long)x->sig.mtime);
 	/* post_blocked_diagnostic's table and words. */

@@ -19,28 +19,15 @@
 #include "config.h"
 #include "dev-poll.h"
 #include "forge.h"
-#include "json.h"
 #include "log.h"
+#include "marks.h"
 #include "react.h"
 #include "runfiles.h"
 #include "xmalloc.h"
 
-static int reactpr_is_open(const struct dev_ctx *, long long);
 static int reactpr_closed(struct dev_ctx *, long long, long long);
 static int reactpr_read(struct dev_ctx *, long long, struct dp_state *);
 static int reactpr_one(struct dev_ctx *, long long);
-
-/* Whether PR number is among the open PRs read this tick. */
-static int
-reactpr_is_open(const struct dev_ctx *c, long long number)
-{
-	size_t i;
-
-	for (i = 0; i < c->nprs; i++)
-		if (c->prs[i].number == number)
-			return 1;
-	return 0;
-}
 
 /*
  * The issue's PR was closed without a merge: the session ends, the
@@ -58,7 +45,7 @@ reactpr_closed(struct dev_ctx *c, long long issue, long long pr)
 	log_msg("#%lld: PR #%lld was closed without a merge — ending the "
 		"session, the issue stays open",
 	    issue, pr);
-	marker = xasprintf("<!-- dev-poll: PR #%lld closed unmerged -->", pr);
+	marker = marks_pr_closed(pr);
 	body = xasprintf("PR #%lld was closed without being merged, so the "
 			 "dev agent stopped working on this issue: its "
 			 "session and worktree were removed and the issue "
@@ -82,9 +69,8 @@ reactpr_closed(struct dev_ctx *c, long long issue, long long pr)
 static int
 reactpr_read(struct dev_ctx *c, long long issue, struct dp_state *st)
 {
+	struct forge_pull fp;
 	const cJSON *pr;
-	const char *state;
-	int merged;
 
 	if (forge_pull_get(c->forge, st->pr, &pr) == -1) {
 		if (forge_last_status(c->forge) == 404)
@@ -93,10 +79,10 @@ reactpr_read(struct dev_ctx *c, long long issue, struct dp_state *st)
 		    forge_error(c->forge));
 		return -1;
 	}
-	if (json_bool(pr, "merged", &merged) == 0 && merged)
+	forge_pull_view(pr, &fp);
+	if (fp.merged)
 		return 1;
-	state = json_str(pr, "state");
-	return state != NULL && strcmp(state, "closed") == 0 ? 2 : 0;
+	return fp.state != NULL && strcmp(fp.state, "closed") == 0 ? 2 : 0;
 }
 
 /* One issue's remembered PR.  0, or -1 when it was left for later. */
@@ -108,9 +94,7 @@ reactpr_one(struct dev_ctx *c, long long issue)
 
 	if (dp_state_read(c, issue, &st) == -1)
 		return -1;
-	if (st.pr <= 0 ||
-	    (c->prs_read == 1 && reactpr_is_open(c, st.pr) &&
-		st.merge[0] == '\0'))
+	if (st.pr <= 0 || (dp_pr_open(c, st.pr) != NULL && st.merge[0] == '\0'))
 		return 0;
 	switch (reactpr_read(c, issue, &st)) {
 	case 1:

@@ -17,8 +17,8 @@
 #include "dev-poll.h"
 #include "file.h"
 #include "forge.h"
-#include "json.h"
 #include "log.h"
+#include "marks.h"
 #include "react.h"
 #include "runfiles.h"
 #include "worktree.h"
@@ -173,8 +173,8 @@ rx_find_pr(struct dev_ctx *c, struct rx *x)
 	p = dp_pr_for_issue(c, x->issue, 0);
 	if (p == NULL)
 		p = dp_pr_fixing(c, x->issue);
-	x->pr = p != NULL ? p->number : 0;
-	x->head = p != NULL ? p->sha : NULL;
+	x->pr = p != NULL ? p->pull->number : 0;
+	x->head = p != NULL ? p->pull->sha : NULL;
 	x->pr_read = 1;
 	/* Remembered, so that a tick finds it merged or closed later. */
 	if (x->pr > 0)
@@ -186,18 +186,19 @@ rx_find_pr(struct dev_ctx *c, struct rx *x)
 static int
 rx_has_marker(struct dev_ctx *c, long long issue, const char *marker)
 {
+	struct forge_comment cm;
 	const cJSON *list, *it;
-	const char *body;
 
 	if (forge_comments_list(c->forge, issue, &list) == -1) {
 		log_warn("cannot read the comments of #%lld: %s", issue,
 		    forge_error(c->forge));
 		return -1;
 	}
-	cJSON_ArrayForEach (it, list)
-		if ((body = json_str(it, "body")) != NULL &&
-		    strstr(body, marker) != NULL)
+	cJSON_ArrayForEach (it, list) {
+		forge_comment_view(it, &cm);
+		if (marks_in(cm.body, marker))
 			return 1;
+	}
 	return 0;
 }
 

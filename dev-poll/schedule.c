@@ -16,10 +16,11 @@
 
 #include <cjson/cJSON.h>
 
+#include "backlog.h"
 #include "buf.h"
 #include "config.h"
 #include "dev-poll.h"
-#include "json.h"
+#include "forge.h"
 #include "log.h"
 #include "xmalloc.h"
 
@@ -49,7 +50,7 @@ static enum dp_step schedule_stuck_one(struct dev_ctx *, struct dp_pr *);
 static enum schedule_pick schedule_backlog_pr(struct dev_ctx *, long long,
     struct dp_pr *, struct buf *, long long *);
 static enum schedule_pick schedule_backlog_one(struct dev_ctx *,
-    const struct dp_issue *, struct buf *, long long *);
+    const struct backlog_issue *, struct buf *, long long *);
 static enum dp_step schedule_backlog_decide(struct dev_ctx *, long long,
     const struct buf *, long long);
 
@@ -104,10 +105,11 @@ schedule_merge(struct dev_ctx *c, struct dp_pr *p, long long issue,
 	if (issue <= 0) {
 		log_warn("PR #%lld direct merge failed — no issue ref for "
 			 "dev-agent, skipping",
-		    p->number);
+		    p->pull->number);
 		return DP_NEXT;
 	}
-	log_msg("falling back to dev-agent for PR #%lld merge", p->number);
+	log_msg("falling back to dev-agent for PR #%lld merge",
+	    p->pull->number);
 	return schedule_after(c,
 	    schedule_launch(c, issue, it, "agent-merge", 0));
 }
@@ -147,7 +149,7 @@ schedule_may_fix(struct dev_ctx *c, long long issue, struct dp_pr *p,
 	if (!schedule_free(c, issue, busy, stop))
 		return 0;
 	*stop = DP_FAIL;
-	switch (dp_cifix(c, p->number, issue, 1, &attempts)) {
+	switch (dp_cifix(c, p->pull->number, issue, 1, &attempts)) {
 	case DP_CIFIX_EXHAUSTED:
 		*stop = DP_NEXT;
 		return 0;
@@ -169,9 +171,9 @@ schedule_ci_fix(struct dev_ctx *c, long long num, const cJSON *it,
 	if (!schedule_may_fix(c, num, p, DP_DONE, &stop))
 		return stop;
 	log_msg("issue #%lld PR #%lld CI failed — spawning agent to fix", num,
-	    p->number);
+	    p->pull->number);
 	return schedule_after(c,
-	    schedule_launch(c, num, it, "CI fix", p->number));
+	    schedule_launch(c, num, it, "CI fix", p->pull->number));
 }
 
 /* Priority 1 with an open PR on fix/issue-N. */
@@ -179,11 +181,11 @@ static enum dp_step
 schedule_orphan_pr(struct dev_ctx *c, const cJSON *it, long long num,
     struct dp_pr *p)
 {
-	(void)dp_state_note_pr(c, num, p->number);
+	(void)dp_state_note_pr(c, num, p->pull->number);
 	if (dp_pr_evaluate(c, p) == -1) {
 		log_msg("issue #%lld PR #%lld: its state is unknown — passed "
 			"over this tick",
-		    num, p->number);
+		    num, p->pull->number);
 		c->skipped++;
 		return DP_NEXT;
 	}
@@ -193,7 +195,7 @@ schedule_orphan_pr(struct dev_ctx *c, const cJSON *it, long long num,
 	case DP_PR_FIX_REVIEW:
 		log_msg("issue #%lld PR #%lld has REQUEST_CHANGES — spawning "
 			"agent",
-		    num, p->number);
+		    num, p->pull->number);
 		return schedule_after(c,
 		    schedule_launch(c, num, it, "review fix", 0));
 	case DP_PR_FIX_CI:
@@ -202,7 +204,7 @@ schedule_orphan_pr(struct dev_ctx *c, const cJSON *it, long long num,
 		break;
 	}
 	log_msg("issue #%lld has open PR #%lld (CI: %s, waiting)", num,
-	    p->number, dp_pr_ci_name(p));
+	    p->pull->number, dp_pr_ci_name(p));
 	return DP_NEXT;
 }
 
@@ -210,6 +212,7 @@ enum dp_step
 dp_orphans(struct dev_ctx *c)
 {
 	const cJSON **list, *it;
+	struct forge_issue fi;
 	const char *skip;
 	struct dp_pr *p;
 	long long num;
@@ -220,10 +223,13 @@ dp_orphans(struct dev_ctx *c)
 		return DP_FAIL;
 	c->inprog = list;
 	c->ninprog = n;
-	if (n == 0 || json_int(list[0], "number", &num) == -1)
+	if (n == 0)
 		return DP_NEXT;
 	it = list[0];
-	if ((skip = dp_skip_label(it)) != NULL) {
+	forge_issue_view(it, &fi);
+	if ((num = fi.number) <= 0)
+		return DP_NEXT;
+	if ((skip = backlog_skip(it)) != NULL) {
 		log_msg("issue #%lld has '%s' label — removing in-progress, "
 			"skipping",
 		    num, skip);
@@ -276,22 +282,23 @@ schedule_stuck_one(struct dev_ctx *c, struct dp_pr *p)
 		return DP_NEXT;
 	}
 	if ((act = dp_pr_decide(p)) == DP_PR_MERGE)
-		return schedule_merge(c, p, p->issue, NULL);
-	if (p->issue == 0 || act == DP_PR_WAIT)
+		return schedule_merge(c, p, p->pull->issue, NULL);
+	if (p->pull->issue == 0 || act == DP_PR_WAIT)
 		return DP_NEXT;
 	if (act == DP_PR_FIX_REVIEW) {
-		if (!schedule_free(c, p->issue, DP_NEXT, &stop))
+		if (!schedule_free(c, p->pull->issue, DP_NEXT, &stop))
 			return stop;
 		log_msg("PR #%lld (issue #%lld) has REQUEST_CHANGES — fixing "
 			"first",
-		    p->number, p->issue);
-		l = schedule_launch(c, p->issue, NULL, "stuck PR", 0);
+		    p->pull->number, p->pull->issue);
+		l = schedule_launch(c, p->pull->issue, NULL, "stuck PR", 0);
 	} else {
-		if (!schedule_may_fix(c, p->issue, p, DP_NEXT, &stop))
+		if (!schedule_may_fix(c, p->pull->issue, p, DP_NEXT, &stop))
 			return stop;
-		log_msg("PR #%lld (issue #%lld) CI failed — fixing", p->number,
-		    p->issue);
-		l = schedule_launch(c, p->issue, NULL, "stuck PR", p->number);
+		log_msg("PR #%lld (issue #%lld) CI failed — fixing",
+		    p->pull->number, p->pull->issue);
+		l = schedule_launch(c, p->pull->issue, NULL, "stuck PR",
+		    p->pull->number);
 	}
 	if (l == DP_SKIPPED || l == DP_EXHAUSTED)
 		return DP_NEXT;
@@ -308,10 +315,10 @@ dp_stuck(struct dev_ctx *c)
 	if (dp_prs_load(c) == -1)
 		return DP_FAIL;
 	for (i = 0; i < c->nprs; i++) {
-		if (c->prs[i].issue < 0) {
+		if (c->prs[i].pull->issue < 0) {
 			log_msg("PR #%lld has no issue ref — cannot spawn "
 				"dev-agent, skipping",
-			    c->prs[i].number);
+			    c->prs[i].pull->number);
 			continue;
 		}
 		if ((s = schedule_stuck_one(c, &c->prs[i])) != DP_NEXT)
@@ -320,10 +327,10 @@ dp_stuck(struct dev_ctx *c)
 	return DP_NEXT;
 }
 
-const struct dp_issue **
-dp_backlog_order(const struct dp_issue *backlog, size_t n, size_t *nout)
+const struct backlog_issue **
+dp_backlog_order(const struct backlog_issue *backlog, size_t n, size_t *nout)
 {
-	const struct dp_issue **out;
+	const struct backlog_issue **out;
 	size_t i;
 
 	out = xcalloc(n + 1, sizeof(*out));
@@ -353,7 +360,7 @@ schedule_backlog_pr(struct dev_ctx *c, long long num, struct dp_pr *p,
 	if (dp_pr_evaluate(c, p) == -1) {
 		c->skipped++;
 		buf_printf(waiting, "%s#%lld (unknown)",
-		    waiting->len ? ", " : "", p->number);
+		    waiting->len ? ", " : "", p->pull->number);
 		return SCHEDULE_NEXT;
 	}
 	/* As upstream, the backlog scan takes requested changes first. */
@@ -366,18 +373,18 @@ schedule_backlog_pr(struct dev_ctx *c, long long num, struct dp_pr *p,
 			return SCHEDULE_FAIL;
 		case DP_NEXT: /* not tried: it still holds new work */
 			buf_printf(waiting, "%s#%lld", waiting->len ? ", " : "",
-			    p->number);
+			    p->pull->number);
 			return SCHEDULE_NEXT;
 		default:
 			return SCHEDULE_OVER;
 		}
 	case DP_PR_FIX_REVIEW:
 		log_msg("#%lld PR #%lld has REQUEST_CHANGES — picking up", num,
-		    p->number);
+		    p->pull->number);
 		return SCHEDULE_PICK;
 	case DP_PR_FIX_CI:
 		/* An exhausted PR is no longer waiting: it holds nothing. */
-		switch (dp_cifix(c, p->number, num, 1, &attempts)) {
+		switch (dp_cifix(c, p->pull->number, num, 1, &attempts)) {
 		case DP_CIFIX_EXHAUSTED:
 			return SCHEDULE_NEXT;
 		case DP_CIFIX_ERROR:
@@ -387,21 +394,22 @@ schedule_backlog_pr(struct dev_ctx *c, long long num, struct dp_pr *p,
 		}
 		log_msg("#%lld PR #%lld CI failed — picking up (attempt "
 			"%lld/%d)",
-		    num, p->number, attempts + 1, DP_CI_FIX_BUDGET);
-		*fix_pr = p->number;
+		    num, p->pull->number, attempts + 1, DP_CI_FIX_BUDGET);
+		*fix_pr = p->pull->number;
 		return SCHEDULE_PICK;
 	case DP_PR_WAIT:
 		break;
 	}
-	log_msg("#%lld PR #%lld exists (CI: %s, waiting)", num, p->number,
+	log_msg("#%lld PR #%lld exists (CI: %s, waiting)", num, p->pull->number,
 	    dp_pr_ci_name(p));
-	buf_printf(waiting, "%s#%lld", waiting->len ? ", " : "", p->number);
+	buf_printf(waiting, "%s#%lld", waiting->len ? ", " : "",
+	    p->pull->number);
 	return SCHEDULE_NEXT;
 }
 
 /* Judge one backlog issue (*fix_pr set when its launch pays a CI fix). */
 static enum schedule_pick
-schedule_backlog_one(struct dev_ctx *c, const struct dp_issue *it,
+schedule_backlog_one(struct dev_ctx *c, const struct backlog_issue *it,
     struct buf *waiting, long long *fix_pr)
 {
 	long long num = it->number;
@@ -456,7 +464,7 @@ schedule_backlog_decide(struct dev_ctx *c, long long ready,
 enum dp_step
 dp_backlog(struct dev_ctx *c)
 {
-	const struct dp_issue **order;
+	const struct backlog_issue **order;
 	enum schedule_pick pick;
 	enum dp_step s = DP_NEXT;
 	long long fix_pr = 0;
@@ -466,11 +474,11 @@ dp_backlog(struct dev_ctx *c)
 	log_msg("scanning backlog for ready issues");
 	if (dp_backlog_load(c) == -1 || dp_prs_load(c) == -1)
 		return DP_FAIL;
-	if (c->nbacklog == 0) {
+	if (c->backlog.n == 0) {
 		log_msg("no backlog issues");
 		return DP_DONE;
 	}
-	order = dp_backlog_order(c->backlog, c->nbacklog, &n);
+	order = dp_backlog_order(c->backlog.v, c->backlog.n, &n);
 	for (i = 0; i < n; i++)
 		npri += order[i]->priority;
 	log_msg("found %zu backlog issues (%zu priority)", n, npri);

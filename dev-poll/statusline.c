@@ -50,7 +50,7 @@ status_outcome(const struct dev_ctx *c, enum dp_step s, const char *ended)
 	if (c->status_steps > 0)
 		return RUNFILES_TICK_LAUNCHED;
 	if (strcmp(ended, RUNFILES_TICK_NOTHING_READY) == 0 &&
-	    c->backlog_read && c->nbacklog == 0)
+	    c->backlog.read && c->backlog.n == 0)
 		return RUNFILES_TICK_NO_BACKLOG;
 	return ended;
 }

@@ -12,7 +12,6 @@
 #include "config.h"
 #include "file.h"
 #include "forge.h"
-#include "json.h"
 #include "log.h"
 #include "review-poll.h"
 #include "runfiles.h"
@@ -27,8 +26,8 @@ static int cleanup_orphans(struct rp *);
 static int
 cleanup_pr_closed(struct rp *rp, long long pr)
 {
+	struct forge_pull fp;
 	const cJSON *obj;
-	const char *state;
 
 	if (rp_open_pull(rp, pr) != NULL)
 		return 0;
@@ -39,8 +38,8 @@ cleanup_pr_closed(struct rp *rp, long long pr)
 		    forge_error(rp->forge));
 		return -1;
 	}
-	state = json_str(obj, "state");
-	return state != NULL && strcmp(state, "open") != 0;
+	forge_pull_view(obj, &fp);
+	return fp.state != NULL && strcmp(fp.state, "open") != 0;
 }
 
 /* Step 1 for one review: 0 (cleaned up or kept), or -1 (unknown). */

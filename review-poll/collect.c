@@ -24,10 +24,11 @@
 #include "config.h"
 #include "file.h"
 #include "forge.h"
-#include "json.h"
 #include "log.h"
+#include "marks.h"
 #include "review-poll.h"
 #include "runfiles.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 /* Largest output file read. */
@@ -153,7 +154,7 @@ out:
 static int
 collect_launched(const struct rp_run *run)
 {
-	return rp_is_sha(run->sha) && run->at > 0 &&
+	return valid_sha(run->sha) == NULL && run->at > 0 &&
 	    run->phase.mtime >= run->at;
 }
 
@@ -295,7 +296,7 @@ collect_post_review(struct rp *rp, const struct rp_run *run,
     const struct rp_verdict *v)
 {
 	const cJSON *comments;
-	char *mark = rp_reviewed_marker(run->sha), *body, key[96];
+	char *mark = marks_reviewed(run->sha), *body, key[96];
 	int round = 0, r = -1;
 
 	if (forge_comments_list(rp->review, run->pr, &comments) == -1) {
@@ -304,7 +305,7 @@ collect_post_review(struct rp *rp, const struct rp_run *run,
 		goto out;
 	}
 	if (run->prev[0] != '\0')
-		round = rp_count_comments_with(comments, RP_REVIEWED_MARK) -
+		round = rp_count_reviews(comments) -
 		    rp_count_comments_with(comments, mark) + 1;
 	if (!rp_posted(comments, mark, run->sha, run->forced)) {
 		body = rp_review_comment(v, run->sha, run->prev, round);
@@ -329,16 +330,14 @@ static int
 collect_already_formal(const cJSON *reviews, const char *login, const char *sha,
     const char *event)
 {
+	struct forge_review r;
 	const cJSON *rv;
-	const char *user, *commit, *state;
 
 	cJSON_ArrayForEach (rv, reviews) {
-		user = json_str_at(rv, "user.login");
-		commit = json_str(rv, "commit_id");
-		state = json_str(rv, "state");
-		if (user != NULL && commit != NULL && state != NULL &&
-		    strcmp(user, login) == 0 && strcmp(commit, sha) == 0 &&
-		    strcmp(state, event) == 0)
+		forge_review_view(rv, &r);
+		if (r.author != NULL && r.commit != NULL && r.state != NULL &&
+		    strcmp(r.author, login) == 0 &&
+		    strcmp(r.commit, sha) == 0 && strcmp(r.state, event) == 0)
 			return 1;
 	}
 	return 0;
@@ -349,23 +348,20 @@ static int
 collect_dismiss_own(struct rp *rp, long long pr, const cJSON *reviews,
     const char *login)
 {
+	struct forge_review v;
 	const cJSON *rv;
-	const char *user, *state;
-	long long id;
-	int dismissed, r = 0;
+	int r = 0;
 
 	cJSON_ArrayForEach (rv, reviews) {
-		user = json_str_at(rv, "user.login");
-		state = json_str(rv, "state");
-		if (user == NULL || state == NULL || strcmp(user, login) != 0 ||
-		    strcmp(state, "REQUEST_CHANGES") != 0 ||
-		    json_int(rv, "id", &id) == -1)
+		forge_review_view(rv, &v);
+		if (v.author == NULL || v.state == NULL ||
+		    strcmp(v.author, login) != 0 ||
+		    strcmp(v.state, "REQUEST_CHANGES") != 0 || v.id <= 0 ||
+		    v.dismissed)
 			continue;
-		if (json_bool(rv, "dismissed", &dismissed) == 0 && dismissed)
-			continue;
-		if (act_review_dismiss(&rp->act, pr, id,
+		if (act_review_dismiss(&rp->act, pr, v.id,
 			"Superseded by approval") == 0)
-			log_msg("pr #%lld: dismissed review %lld", pr, id);
+			log_msg("pr #%lld: dismissed review %lld", pr, v.id);
 		else
 			r = -1;
 	}
@@ -412,7 +408,7 @@ static int
 collect_post_error(struct rp *rp, const struct rp_run *run, const char *why)
 {
 	const cJSON *comments;
-	char *mark = rp_error_marker(run->sha), *body, key[96];
+	char *mark = marks_review_error(run->sha), *body, key[96];
 	int r = -1;
 
 	if (forge_comments_list(rp->review, run->pr, &comments) == -1) {

@@ -19,22 +19,21 @@
 #include "factory_pull.h"
 #include "forge.h"
 #include "http.h"
-#include "json.h"
 #include "log.h"
 #include "meminfo.h"
+#include "pulls.h"
 #include "record.h"
 #include "review-poll.h"
-#include "reviewers.h"
 #include "runfiles.h"
 #include "strv.h"
-#include "woodpecker.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 static int launch_alive(struct rp *);
 static int launch_is_wip(const char *);
-static int launch_wanted(const struct rp *, const struct rp_pull *);
+static int launch_wanted(const struct rp *, const struct pull *);
 static size_t launch_files_ahead(struct rp *, size_t);
-static int launch_new_pr(struct rp *, const struct rp_pull *);
+static int launch_new_pr(struct rp *, const struct pull *);
 static const char *launch_try_name(int);
 static char **launch_review_argv(const struct rp *);
 static char *launch_record(struct rp *, const char *, const struct rp_prompt *);
@@ -167,153 +166,77 @@ launch_is_wip(const char *title)
 
 /* An open, ready PR against the primary branch with a usable head. */
 static int
-launch_wanted(const struct rp *rp, const struct rp_pull *pr)
+launch_wanted(const struct rp *rp, const struct pull *pr)
 {
 	return pr->base != NULL &&
 	    strcmp(pr->base, rp->cfg->primary_branch) == 0 && !pr->draft &&
 	    pr->title != NULL && !launch_is_wip(pr->title) && pr->sha != NULL &&
-	    rp_is_sha(pr->sha) && pr->head != NULL;
+	    valid_sha(pr->sha) == NULL && pr->branch != NULL;
 }
 
 int
-rp_reviewed(struct rp *rp, long long pr, const char *sha)
+rp_reviewed(struct rp *rp, const struct pull *pr)
 {
-	const cJSON *comments, *reviews, *rv, *c;
-	const char *commit, *state;
-	char *mark;
-	int found = 0;
+	int r;
 
-	if (forge_reviews_list(rp->review, pr, &reviews) == -1 ||
-	    forge_comments_list(rp->review, pr, &comments) == -1) {
-		log_warn("pr #%lld: cannot read reviews and comments: %s", pr,
-		    forge_error(rp->review));
-		return -1;
-	}
-	/* A verdict counts only from the review bot or a reviewer. */
-	cJSON_ArrayForEach (rv, reviews) {
-		commit = json_str(rv, "commit_id");
-		state = json_str(rv, "state");
-		if (commit == NULL || state == NULL ||
-		    strcmp(commit, sha) != 0 ||
-		    (strcmp(state, "APPROVED") != 0 &&
-			strcmp(state, "REQUEST_CHANGES") != 0))
-			continue;
-		if ((found = reviewers_count(rp->reviewers,
-			 json_str_at(rv, "user.login"), pr, state)) != 0)
-			return found;
-	}
-	mark = rp_reviewed_marker(sha);
-	found = rp_counted_comment(rp, pr, comments, mark, &c);
-	free(mark);
-	return found == -1 ? -1 : c != NULL;
+	if ((r = pulls_reviewed(rp->pulls, pr)) == -1)
+		log_warn("pr #%lld: cannot read reviews and comments: %s",
+		    pr->number, pulls_error(rp->pulls));
+	return r;
 }
 
 int
-rp_counted_comment(struct rp *rp, long long pr, const cJSON *comments,
-    const char *mark, const cJSON **out)
+rp_ci_ready(struct rp *rp, const struct pull *pr, char *note, size_t notesz)
 {
-	const cJSON *c;
-	int counts;
+	enum ci_state st;
+	const char *name;
 
-	*out = NULL;
-	cJSON_ArrayForEach (c, comments) {
-		if (!rp_comment_has(c, mark))
-			continue;
-		counts = reviewers_count(rp->reviewers,
-		    json_str_at(c, "user.login"), pr, "a review comment");
-		if (counts == -1)
-			return -1;
-		if (counts)
-			*out = c;
-	}
-	return 0;
-}
-
-/*
- * The CI state of the PR's head in *st, and when it has not passed,
- * whether only non-code files changed (*noncode).  0, or -1 (logged).
- */
-static int
-launch_ci_read(struct rp *rp, long long pr, const char *sha, enum ci_state *st,
-    int *noncode)
-{
-	const cJSON *files;
-
-	*noncode = 0;
-	if (ci_commit_state(rp->forge, rp->wp, sha, st, NULL) == -1) {
-		log_warn("pr #%lld: cannot read the ci state of %.7s: %s", pr,
-		    sha,
-		    rp->wp && woodpecker_error(rp->wp)[0] ?
-			woodpecker_error(rp->wp) :
-			forge_error(rp->forge));
+	if (pulls_ci(rp->pulls, pr, &st) == -1) {
+		log_warn("pr #%lld: cannot read the ci state of %.7s: %s",
+		    pr->number, pr->sha, pulls_error(rp->pulls));
 		return -1;
 	}
-	if (ci_passed(*st, config_ci_configured(rp->cfg)) ||
-	    rp_noncode_known(rp, pr, noncode))
+	name = ci_state_name(st);
+	snprintf(note, notesz, "%s", name);
+	switch (pulls_ci_says(rp->pulls, pr)) {
+	case PULLS_CI_PASSED:
+		break;
+	case PULLS_CI_UNKNOWN:
+		log_warn("pr #%lld: cannot read the changed files: %s",
+		    pr->number, pulls_error(rp->pulls));
+		return -1;
+	default:
+		log_msg("pr #%lld: ci=%s, skip", pr->number, name);
 		return 0;
-	if (forge_pull_files(rp->forge, pr, &files) == -1) {
-		log_warn("pr #%lld: cannot read the changed files: %s", pr,
-		    forge_error(rp->forge));
-		return -1;
 	}
-	*noncode = !ci_files_need_ci(files);
-	rp_noncode_note(rp, pr, *noncode);
-	return 0;
-}
-
-/* What launch_ci_read() found, said: 1 ready (note set), 0 not. */
-static int
-launch_ci_say(const struct rp *rp, long long pr, enum ci_state st, int noncode,
-    char *note, size_t notesz)
-{
-	snprintf(note, notesz, "%s", ci_state_name(st));
 	if (ci_passed(st, config_ci_configured(rp->cfg)))
 		return 1;
-	if (!noncode) {
-		log_msg("pr #%lld: ci=%s, skip", pr, ci_state_name(st));
-		return 0;
-	}
-	log_msg("pr #%lld: ci=%s but no code files, proceeding", pr,
-	    ci_state_name(st));
-	snprintf(note, notesz, "%s (not required: no code files)",
-	    ci_state_name(st));
+	log_msg("pr #%lld: ci=%s but no code files, proceeding", pr->number,
+	    name);
+	snprintf(note, notesz, "%s (not required: no code files)", name);
 	return 1;
 }
 
-int
-rp_ci_ready(struct rp *rp, long long pr, const char *sha, char *note,
-    size_t notesz)
-{
-	enum ci_state st;
-	int noncode;
-
-	if (launch_ci_read(rp, pr, sha, &st, &noncode) == -1)
-		return -1;
-	return launch_ci_say(rp, pr, st, noncode, note, notesz);
-}
-
 /*
- * Whether the open PR pr (head sha) is to be reviewed now: 1 with the CI
- * note set, 0 not, -1 a read failed.  Its CI state comes first (the
- * tick's one pipeline list; the files only when CI has not passed), so
- * that reviews, comments and the session check are read only for PRs
- * that CI lets through.
+ * Whether the open PR pr is to be reviewed now: 1 with the CI note set,
+ * 0 not, -1 a read failed.  Its CI state comes first (the tick's one
+ * pipeline list; the files only when CI has not passed), so that
+ * reviews, comments and the session check are read only for PRs that CI
+ * lets through.
  */
 static int
-launch_new_one(struct rp *rp, long long pr, const char *sha, char *note,
-    size_t notesz)
+launch_new_one(struct rp *rp, const struct pull *pr, char *note, size_t notesz)
 {
-	enum ci_state st;
-	int noncode, done;
+	int done;
 
-	if (launch_ci_read(rp, pr, sha, &st, &noncode) == -1)
-		return -1;
-	if (!launch_ci_say(rp, pr, st, noncode, note, notesz) ||
-	    rp_review_busy(rp, pr))
+	if ((done = rp_ci_ready(rp, pr, note, notesz)) != 1)
+		return done;
+	if (rp_review_busy(rp, pr->number))
 		return 0;
-	if ((done = rp_reviewed(rp, pr, sha)) != 0) {
+	if ((done = rp_reviewed(rp, pr)) != 0) {
 		if (done == 1)
-			log_msg("pr #%lld: %.7s reviewed, skip", pr, sha);
+			log_msg("pr #%lld: %.7s reviewed, skip", pr->number,
+			    pr->sha);
 		return done == -1 ? -1 : 0;
 	}
 	return 1;
@@ -321,48 +244,33 @@ launch_new_one(struct rp *rp, long long pr, const char *sha, char *note,
 
 /*
  * Read ahead, at once, the changed files of the next PRs from index i on
- * (up to HTTP_PARALLEL) that launch_ci_read() will ask for: wanted, CI
- * not passed as far as the pipeline list read says (no request is made to
- * tell), their files not known from an earlier tick.  Returns the index
- * after the last PR looked at.
+ * (up to HTTP_PARALLEL) that launch_new_one() will have the model read:
+ * wanted, their files needed (pulls_files_needed(): no request is made
+ * to tell).  Returns the index after the last PR looked at.
  */
 static size_t
 launch_files_ahead(struct rp *rp, size_t i)
 {
-	int configured = config_ci_configured(rp->cfg), noncode;
-	long long nums[HTTP_PARALLEL];
-	const struct rp_pull *pr;
-	const char *status;
-	enum ci_state st;
-	size_t k = 0;
+	const struct pull *v[HTTP_PARALLEL], *pr;
+	size_t k = 0, n = pulls_count(rp->pulls);
 
-	for (; i < rp->pulls.n && k < HTTP_PARALLEL; i++) {
-		pr = &rp->pulls.v[i];
-		if (!launch_wanted(rp, pr) ||
-		    rp_noncode_known(rp, pr->number, &noncode))
-			continue;
-		/* Passed by the pipeline list: no files needed. */
-		if (rp->wp != NULL &&
-		    woodpecker_known(rp->wp, pr->sha, &status) == 0 &&
-		    ci_state_from_woodpecker(status, &st) == 0 &&
-		    ci_passed(st, configured))
-			continue;
-		nums[k++] = pr->number;
+	for (; i < n && k < HTTP_PARALLEL; i++) {
+		pr = pulls_at(rp->pulls, i);
+		if (launch_wanted(rp, pr) && pulls_files_needed(rp->pulls, pr))
+			v[k++] = pr;
 	}
-	if (k > 1)
-		forge_files_prefetch(rp->forge, nums, k);
+	pulls_files_ahead(rp->pulls, v, k);
 	return i;
 }
 
 /* Step 5 for one PR: 1 launched or passed over, 2 no room, -1 failed. */
 static int
-launch_new_pr(struct rp *rp, const struct rp_pull *pr)
+launch_new_pr(struct rp *rp, const struct pull *pr)
 {
 	char ci[96];
 	int done, try_no;
 
-	if ((done = launch_new_one(rp, pr->number, pr->sha, ci, sizeof(ci))) !=
-		1 ||
+	if ((done = launch_new_one(rp, pr, ci, sizeof(ci))) != 1 ||
 	    (done = rp_launch_tries(rp, pr->number, pr->sha, &try_no)) != 1)
 		return done == -1 ? -1 : 1;
 	if (!rp_may_launch(rp))
@@ -375,12 +283,12 @@ launch_new_pr(struct rp *rp, const struct rp_pull *pr)
 int
 rp_review_new(struct rp *rp)
 {
-	const struct rp_pull *pr;
-	size_t i, ahead = 0;
+	const struct pull *pr;
+	size_t i, ahead = 0, n = pulls_count(rp->pulls);
 	int r = 0, done;
 
-	for (i = 0; i < rp->pulls.n; i++) {
-		pr = &rp->pulls.v[i];
+	for (i = 0; i < n; i++) {
+		pr = pulls_at(rp->pulls, i);
 		if (i == ahead)
 			ahead = launch_files_ahead(rp, i);
 		if (!launch_wanted(rp, pr))
@@ -400,8 +308,7 @@ int
 rp_rereview(struct rp *rp)
 {
 	struct rp_run *runs;
-	const struct rp_pull *pr;
-	const char *sha;
+	const struct pull *pr;
 	char ci[96];
 	size_t i, n;
 	int r = 0, done, try_no;
@@ -413,26 +320,24 @@ rp_rereview(struct rp *rp)
 		    (pr = rp_open_pull(rp, runs[i].pr)) == NULL ||
 		    !launch_wanted(rp, pr))
 			continue;
-		sha = pr->sha;
-		if (strcmp(sha, runs[i].sha) == 0)
+		if (strcmp(pr->sha, runs[i].sha) == 0)
 			continue;
-		if ((done = rp_reviewed(rp, runs[i].pr, sha)) != 0) {
+		if ((done = rp_reviewed(rp, pr)) != 0) {
 			if (done == 1)
 				rp_run_cleanup(rp, runs[i].pr, 0);
 			r = done == -1 ? -1 : r;
 			continue;
 		}
-		if ((done = rp_ci_ready(rp, runs[i].pr, sha, ci, sizeof(ci))) !=
-			1 ||
-		    (done = rp_launch_tries(rp, runs[i].pr, sha, &try_no)) !=
-			1) {
+		if ((done = rp_ci_ready(rp, pr, ci, sizeof(ci))) != 1 ||
+		    (done = rp_launch_tries(rp, runs[i].pr, pr->sha,
+			 &try_no)) != 1) {
 			r = done == -1 ? -1 : r;
 			continue;
 		}
 		if (!rp_may_launch(rp))
 			break;
 		log_msg("pr #%lld: re-review, new commits (%.7s -> %.7s)",
-		    runs[i].pr, runs[i].sha, sha);
+		    runs[i].pr, runs[i].sha, pr->sha);
 		if (rp_launch(rp, pr, runs[i].sha, ci, try_no) == -1)
 			r = -1;
 	}
@@ -634,7 +539,7 @@ launch_try_name(int try_no)
 }
 
 int
-rp_launch(struct rp *rp, const struct rp_pull *pr, const char *prev_sha,
+rp_launch(struct rp *rp, const struct pull *pr, const char *prev_sha,
     const char *ci, int try_no)
 {
 	struct rp_prompt in;
@@ -644,7 +549,7 @@ rp_launch(struct rp *rp, const struct rp_pull *pr, const char *prev_sha,
 	memset(&in, 0, sizeof(in));
 	in.pr = pr->number;
 	in.sha = pr->sha;
-	in.head = pr->head;
+	in.head = pr->branch;
 	in.base = pr->base;
 	in.title = pr->title;
 	snprintf(in.ci, sizeof(in.ci), "%s", ci);

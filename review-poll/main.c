@@ -103,8 +103,7 @@ main_close(struct tick *t)
 {
 	struct rp *rp = t->ctx;
 
-	rp_pulls_free(&rp->pulls);
-	prmemo_free(&rp->files_memo);
+	rp_pulls_free(rp);
 	woodpecker_close(rp->wp);
 	reviewers_close(rp->reviewers);
 	forge_close(rp->review);

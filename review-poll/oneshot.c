@@ -19,13 +19,15 @@
 #include "buf.h"
 #include "config.h"
 #include "forge.h"
-#include "json.h"
 #include "lock.h"
 #include "log.h"
+#include "marks.h"
+#include "pulls.h"
 #include "review-poll.h"
-#include "reviewers.h"
+#include "reviewed.h"
 #include "runfiles.h"
 #include "termsafe.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 /* How often the review's run files are looked at while waiting (ms). */
@@ -34,12 +36,12 @@
 /* The review asked for. */
 struct oneshot {
 	long long pr;
-	const struct rp_pull *pull; /* the open PR, from the tick's list */
-	char sha[72];		    /* its head */
-	char prev[72];		    /* a re-review: the head reviewed before */
-	char ci[96];		    /* the CI state, for the prompt */
-	int forced;		    /* rp_run.forced of the review, or -1 */
-	int launched;		    /* starts so far */
+	const struct pull *pull; /* the open PR, from the tick's list */
+	char sha[72];		 /* its head */
+	char prev[72];		 /* a re-review: the head reviewed before */
+	char ci[96];		 /* the CI state, for the prompt */
+	int forced;		 /* rp_run.forced of the review, or -1 */
+	int launched;		 /* starts so far */
 	time_t deadline;
 	char *text; /* what the operator is told, after "PR #N SHA: " */
 };
@@ -157,7 +159,7 @@ oneshot_verdict_line(const char *body)
 static enum oneshot_state
 oneshot_posted(struct rp *rp, struct oneshot *o)
 {
-	char *mark = rp_reviewed_marker(o->sha), *err = rp_error_marker(o->sha);
+	char *mark = marks_reviewed(o->sha), *err = marks_review_error(o->sha);
 	enum oneshot_state r = ONESHOT_WAIT;
 	const cJSON *comments;
 	char *line;
@@ -168,7 +170,7 @@ oneshot_posted(struct rp *rp, struct oneshot *o)
 		r = ONESHOT_UNKNOWN;
 	} else if (rp_posted(comments, mark, o->sha, o->forced)) {
 		line = oneshot_verdict_line(
-		    json_str(rp_last_comment_with(comments, mark), "body"));
+		    rp_comment_body(rp_last_comment_with(comments, mark)));
 		r = oneshot_say(o, ONESHOT_DONE, "%s",
 		    line != NULL ? line : "reviewed");
 		free(line);
@@ -180,33 +182,22 @@ oneshot_posted(struct rp *rp, struct oneshot *o)
 	return r;
 }
 
-/* A formal review of o's head (not a comment), said: DONE, or WAIT. */
+/*
+ * The verdict of o's head (a formal review, not a comment; the one rule
+ * of common/world/reviewed.h), said: DONE, or WAIT.
+ */
 static enum oneshot_state
 oneshot_formal(struct rp *rp, struct oneshot *o)
 {
-	const cJSON *reviews, *rv;
-	const char *commit, *state, *user;
+	struct reviewed_verdict v;
 
-	if (forge_reviews_list(rp->review, o->pr, &reviews) == -1)
+	if (pulls_verdict(rp->pulls, o->pull, &v) == -1)
 		return ONESHOT_UNKNOWN;
-	cJSON_ArrayForEach (rv, reviews) {
-		commit = json_str(rv, "commit_id");
-		state = json_str(rv, "state");
-		user = json_str_at(rv, "user.login");
-		if (commit == NULL || state == NULL ||
-		    strcmp(commit, o->sha) != 0 ||
-		    (strcmp(state, "APPROVED") != 0 &&
-			strcmp(state, "REQUEST_CHANGES") != 0))
-			continue;
-		switch (reviewers_count(rp->reviewers, user, o->pr, state)) {
-		case 1:
-			return oneshot_say(o, ONESHOT_DONE, "%s by %s", state,
-			    user);
-		case -1:
-			return ONESHOT_UNKNOWN;
-		}
-	}
-	return ONESHOT_WAIT;
+	if (v.state == REVIEWED_NONE)
+		return ONESHOT_WAIT;
+	return oneshot_say(o, ONESHOT_DONE, "%s by %s",
+	    v.state == REVIEWED_APPROVED ? "APPROVED" : "REQUEST_CHANGES",
+	    v.author != NULL ? v.author : "?");
 }
 
 /* A head reviewed already, and no --force: what its review said. */
@@ -299,7 +290,7 @@ oneshot_start(struct rp *rp, struct oneshot *o, int force)
 		o->launched = 1;
 		return ONESHOT_WAIT;
 	}
-	switch (rp_reviewed(rp, o->pr, o->sha)) {
+	switch (rp_reviewed(rp, o->pull)) {
 	case -1:
 		return oneshot_say(o, ONESHOT_FAILED,
 		    "cannot read its reviews (see the log)");
@@ -308,7 +299,7 @@ oneshot_start(struct rp *rp, struct oneshot *o, int force)
 			return oneshot_existing(rp, o);
 		break;
 	}
-	switch (rp_ci_ready(rp, o->pr, o->sha, o->ci, sizeof(o->ci))) {
+	switch (rp_ci_ready(rp, o->pull, o->ci, sizeof(o->ci))) {
 	case -1:
 		return oneshot_say(o, ONESHOT_FAILED,
 		    "cannot read its CI state (see the log)");
@@ -377,7 +368,7 @@ oneshot_open(struct rp *rp, struct oneshot *o)
 		return oneshot_say(o, ONESHOT_DONE,
 		    "not an open PR: nothing to review");
 	sha = o->pull->sha;
-	if (sha == NULL || !rp_is_sha(sha) || o->pull->head == NULL)
+	if (sha == NULL || valid_sha(sha) != NULL || o->pull->branch == NULL)
 		return oneshot_say(o, ONESHOT_FAILED, "its head is unusable");
 	snprintf(o->sha, sizeof(o->sha), "%s", sha);
 	return ONESHOT_WAIT;

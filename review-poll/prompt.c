@@ -15,12 +15,13 @@
 #include "config.h"
 #include "file.h"
 #include "forge.h"
-#include "json.h"
 #include "log.h"
+#include "marks.h"
 #include "review-poll.h"
 #include "runfiles.h"
 #include "template.h"
 #include "utf8.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 /* The factory's review formula (upstream's), inlined into the prompt. */
@@ -47,7 +48,7 @@ prompt_files(const cJSON *files)
 
 	buf_init(&b, 0);
 	cJSON_ArrayForEach (f, files) {
-		if ((name = json_str(f, "filename")) != NULL)
+		if ((name = forge_file_name(f)) != NULL)
 			buf_printf(&b, "%s\n", name);
 	}
 	if (b.len == 0)
@@ -74,11 +75,11 @@ prompt_previous(struct rp *rp, struct rp_prompt *in, const cJSON *prev,
 	    "## This is a re-review\n\nThe review of `%.7s` asked for "
 	    "changes.\n\n### Previous review\n\n",
 	    in->prev_sha);
-	cap_append(&b, json_str(prev, "body"), PROMPT_REVIEW_MAX);
+	cap_append(&b, rp_comment_body(prev), PROMPT_REVIEW_MAX);
 	buf_puts(&b, "\n\n");
 	if (resp != NULL) {
 		buf_puts(&b, "### The developer's response\n\n");
-		cap_append(&b, json_str(resp, "body"), PROMPT_RESPONSE_MAX);
+		cap_append(&b, rp_comment_body(resp), PROMPT_RESPONSE_MAX);
 		buf_puts(&b, "\n\n");
 	}
 	if (rp_git_diff(rp, in->prev_sha, in->sha, rp->set.max_diff, &diff,
@@ -122,10 +123,10 @@ rp_prompt_gather(struct rp *rp, struct rp_prompt *in, const char *prev_sha)
 	in->files = prompt_files(files);
 	prev = rp_previous_review(comments, in->sha);
 	if (prev_sha == NULL && prev != NULL &&
-	    rp_comment_reviewed_sha(json_str(prev, "body"), in->prev_sha,
+	    marks_reviewed_sha(rp_comment_body(prev), in->prev_sha,
 		sizeof(in->prev_sha)) == -1)
 		prev = NULL;
-	if (prev_sha != NULL && rp_is_sha(prev_sha))
+	if (prev_sha != NULL && valid_sha(prev_sha) == NULL)
 		snprintf(in->prev_sha, sizeof(in->prev_sha), "%s", prev_sha);
 	in->previous = prev != NULL && in->prev_sha[0] != '\0' ?
 	    prompt_previous(rp, in, prev, comments) :

@@ -11,6 +11,7 @@
 #include "git.h"
 #include "log.h"
 #include "review-poll.h"
+#include "valid.h"
 #include "worktree.h"
 #include "xmalloc.h"
 
@@ -29,7 +30,7 @@ rp_git_fetch(struct rp *rp, const char *branch)
 int
 rp_worktree_add(struct rp *rp, const char *path, const char *sha)
 {
-	if (!rp_is_sha(sha)) {
+	if (valid_sha(sha) != NULL) {
 		log_err("refusing a worktree of '%.60s'", sha);
 		return -1;
 	}
@@ -56,7 +57,7 @@ rp_git_diff(struct rp *rp, const char *from, const char *to, size_t max,
 	char *range;
 	int r = -1;
 
-	if (!rp_is_sha(from) || !rp_is_sha(to))
+	if (valid_sha(from) != NULL || valid_sha(to) != NULL)
 		return -1;
 	range = xasprintf("%s..%s", from, to);
 	args[1] = range;

@@ -2,7 +2,8 @@
  * review-poll's private interface: the tick context shared by the steps
  * (main.c lists them), and the prototypes of its topic files.
  *
- *   pulls.c     the tick's open PRs, by number and by issue
+ *   model.c     the tick's forge model (common/world/pulls.h): the open
+ *               PRs, their CI and verdicts, review-poll-files-P
  *   repo.c      fetch, detached worktrees, incremental diffs
  *   verdict.c   the review output file, review comments and their markers
  *   runs.c      the reviews in flight, from their run files
@@ -30,6 +31,7 @@
 #include "phase.h"
 #include "prmemo.h"
 #include "promtick.h"
+#include "pulls.h"
 
 struct buf;
 struct config;
@@ -37,30 +39,6 @@ struct promtick;
 struct forge;
 struct reviewers;
 struct woodpecker;
-
-/*
- * An open PR as the tick keeps it: the fields review-poll reads, copied
- * from the list while it is visited.  The strings point into text (one
- * allocation, owned); the description is not kept (rp_pull_body() reads
- * the PR to review again).
- */
-struct rp_pull {
-	long long number;
-	const char *title, *head, *base, *sha; /* head: head.ref */
-	int draft;
-	long long branch_issue; /* runfiles_branch_issue() of head, or -1 */
-	long long ref_issue;	/* issueref_from_pr() of head, title, body */
-	time_t updated;		/* its updated_at, or 0 */
-	int noncode;		/* -1 unknown, else its files: non-code only */
-	time_t noncode_at;	/* when it was read */
-	char *text;		/* title, head, base and sha (owned) */
-};
-
-/* The tick's open PRs, in the forge's order (rp_pulls_read()). */
-struct rp_pulls {
-	struct rp_pull *v;
-	size_t n, cap;
-};
 
 /* One tick. */
 struct rp {
@@ -73,9 +51,9 @@ struct rp {
 	/* Whose formal verdicts count (common/world/reviewers.h). */
 	struct reviewers *reviewers;
 	time_t now;
-	struct rp_pulls pulls;	      /* the open PRs, read once per tick */
-	struct prmemo_set files_memo; /* review-poll-files-P as read */
-	int launched;		      /* review sessions started this tick */
+	/* The open PRs, their CI and verdicts (common/world/pulls.h). */
+	struct pulls *pulls;
+	int launched;	     /* review sessions started this tick */
 	int alive;	     /* review sessions alive before launching; -1 */
 	int posted;	     /* reviews posted this tick */
 	int lock_busy;	     /* the Claude session lock stayed busy */
@@ -137,31 +115,34 @@ struct rp_run {
 /* The review text kept from an agent's output. */
 #define RP_MARKDOWN_MAX (60 * 1024)
 
-/* The verdict markers the tools agree on. */
-#define RP_REVIEWED_MARK "<!-- reviewed: "
-#define RP_ERROR_MARK "<!-- review-error: "
-#define RP_DEV_RESPONSE_MARK "<!-- dev-response:"
-
-/* pulls.c */
+/* model.c */
 /*
- * Read the open PRs, page by page, into rp->pulls (nothing of it when a
- * page fails).  0, or -1 (logged).  Free with rp_pulls_free().
+ * Read the open PRs, page by page, into the tick's forge model
+ * (rp->pulls; nothing of them when a page fails).  0, or -1 (logged).
+ * Free with rp_pulls_free().
  */
 int rp_pulls_read(struct rp *);
-void rp_pulls_free(struct rp_pulls *);
+void rp_pulls_free(struct rp *);
 /* The open PR numbered pr from the tick's list, or NULL. */
-const struct rp_pull *rp_open_pull(const struct rp *, long long pr);
+const struct pull *rp_open_pull(const struct rp *, long long pr);
 /*
  * The open PR working on issue n: on its fix/issue-n branch, else the
- * first naming it (issueref_from_pr()), or NULL.
+ * first linked to it (pulls_linked()), or NULL.
  */
-const struct rp_pull *rp_issue_pull(const struct rp *, long long n);
+const struct pull *rp_issue_pull(const struct rp *, long long n);
 /*
  * The description of p ("" when it has none), read from the forge (the
  * list's copy was not kept), or NULL when it cannot be read (logged).
  * Caller frees.
  */
-char *rp_pull_body(const struct rp *, const struct rp_pull *p);
+char *rp_pull_body(const struct rp *, const struct pull *p);
+/*
+ * review-poll-files-P: whether a PR changes only non-code files,
+ * remembered between ticks (the model's PULLS_MEMO_FILES), so that a PR
+ * waiting for CI does not cost a changed-files read every tick.
+ */
+void rp_files_memo_load(struct rp *);
+void rp_files_memo_save(struct rp *);
 
 /* repo.c */
 /* Fetch branch from origin into repo_root: 0 or -1. */
@@ -178,8 +159,6 @@ int rp_git_diff(struct rp *, const char *from, const char *to, size_t max,
     struct buf *out, int *truncated);
 
 /* verdict.c: pure text work, unit tested. */
-/* 1 when s looks like a commit ID (7 to 64 hex digits), else 0. */
-int rp_is_sha(const char *s);
 /*
  * Find the review JSON in len bytes of text (the whole text, a ```json
  * fence, or the span from the first '{' to the last '}') and fill *out.
@@ -193,10 +172,6 @@ void rp_verdict_free(struct rp_verdict *);
 const char *rp_verdict_event(const char *verdict);
 /* 1 when the verdict asks the developer for changes, else 0. */
 int rp_verdict_wants_changes(const char *verdict);
-/* "<!-- reviewed: SHA -->".  Caller frees. */
-char *rp_reviewed_marker(const char *sha);
-/* "<!-- review-error: SHA -->".  Caller frees. */
-char *rp_error_marker(const char *sha);
 /*
  * The verdict a review comment states in its last "### Verdict" section
  * (a heading at the start of a line; failing that, the first **APPROVE**,
@@ -204,8 +179,6 @@ char *rp_error_marker(const char *sha);
  * states none.
  */
 int rp_comment_verdict(const char *body, char *out, size_t outsz);
-/* The SHA of the first "<!-- reviewed: SHA -->" in body into out: 0/-1. */
-int rp_comment_reviewed_sha(const char *body, char *out, size_t outsz);
 /*
  * The body of the comment posted for a review: heading (round > 0 for a
  * re-review), marker, markdown, verdict, footer.  Caller frees.
@@ -216,22 +189,17 @@ char *rp_review_comment(const struct rp_verdict *, const char *sha,
 char *rp_error_comment(const char *sha, const char *why);
 
 /*
- * Comment lists (Gitea objects with "body"); results are borrowed.  Only
- * review-poll's own comments (starting "## AI Re") are searched.
+ * Comment lists (Gitea objects); results are borrowed.  Only
+ * review-poll's own comments (marks_review_comment()) are searched.
  */
 /* The last such comment whose body contains needle, or NULL. */
 const cJSON *rp_last_comment_with(const cJSON *comments, const char *needle);
-/* 1 when the comment c is such a comment and contains needle, else 0. */
-int rp_comment_has(const cJSON *c, const char *needle);
-/*
- * The last such comment of PR pr containing mark whose author's verdicts
- * count (common/world/reviewers.h; launch.c) in *out, or NULL.  0, or -1 when
- * that cannot be told.
- */
-int rp_counted_comment(struct rp *, long long pr, const cJSON *comments,
-    const char *mark, const cJSON **out);
 /* How many comments contain needle. */
 int rp_count_comments_with(const cJSON *comments, const char *needle);
+/* How many carry a reviewed marker, of any head. */
+int rp_count_reviews(const cJSON *comments);
+/* The body of comment c (NULL when it has none). */
+const char *rp_comment_body(const cJSON *c);
 /*
  * The last review comment of a head other than sha (the previous review),
  * or NULL.
@@ -330,39 +298,25 @@ void rp_prompt_free(struct rp_prompt *);
 
 /* launch.c */
 /*
- * 1 when sha of pr has a review already (a formal one other than a
- * comment, a review comment, or an error comment), 0 when not, -1 when
- * that cannot be told.
+ * 1 when the head of pr is reviewed (pulls_reviewed(): the one rule of
+ * common/world/reviewed.h), 0 when not, -1 when that cannot be told
+ * (logged).
  */
-int rp_reviewed(struct rp *, long long pr, const char *sha);
+int rp_reviewed(struct rp *, const struct pull *pr);
 /*
- * 1 when CI let sha of pr through (passed, not configured, or only
- * non-code files changed), with the state for the prompt in note; 0 when
- * it did not; -1 when it cannot be told.
+ * 1 when CI let the head of pr through (passed, not configured, or only
+ * non-code files changed: pulls_ci_says()), with the state for the
+ * prompt in note; 0 when it did not; -1 when it cannot be told.
  */
-int rp_ci_ready(struct rp *, long long pr, const char *sha, char *note,
-    size_t notesz);
+int rp_ci_ready(struct rp *, const struct pull *pr, char *note, size_t notesz);
 /*
  * Launch a review of the open PR pr (prev_sha: a re-review of it), ci
  * the CI state for the prompt, as try try_no of its head (0: the one
  * restart of a review whose agent went away, not counted): 0, or -1
  * (logged, everything removed).
  */
-int rp_launch(struct rp *, const struct rp_pull *pr, const char *prev_sha,
+int rp_launch(struct rp *, const struct pull *pr, const char *prev_sha,
     const char *ci, int try_no);
-/*
- * filesmemo.c: whether a PR changes only non-code files, remembered
- * between ticks in review-poll-files-P (common/world/prmemo.h): the changed
- * files of a head do not change while the PR's head and updated_at stay.
- */
-/* Read the file; mark what it knows of the tick's PRs. */
-void rp_files_memo_load(struct rp *);
-/* Whether PR pr's files are known (*noncode set): 1, else 0. */
-int rp_noncode_known(struct rp *, long long pr, int *noncode);
-/* PR pr's files were read this tick: only non-code ones (noncode) or not. */
-void rp_noncode_note(struct rp *, long long pr, int noncode);
-/* Rewrite the file from the tick's PRs, when it changed. */
-void rp_files_memo_save(struct rp *);
 
 /*
  * Whether the review of sha of pr may be tried (again): 1 with the try's

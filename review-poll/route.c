@@ -20,13 +20,13 @@
 #include "cap.h"
 #include "config.h"
 #include "file.h"
-#include "forge.h"
-#include "json.h"
 #include "log.h"
+#include "pulls.h"
 #include "review-poll.h"
 #include "runfiles.h"
 #include "template.h"
 #include "utf8.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 /* A review comment quoted to the agent is cut here. */
@@ -39,7 +39,7 @@ static int route_deliver(struct rp *, const char *, const char *, int,
     const char *, const char *, const char *);
 static int route_tell_verdict(struct rp *, long long, const cJSON *,
     const char *, const char *, const char *);
-static int route_tell_no_review(struct rp *, long long, const struct rp_pull *,
+static int route_tell_no_review(struct rp *, long long, const struct pull *,
     const char *, const char *, const char *);
 
 /* 1 while a finished review of pr is still being posted. */
@@ -110,12 +110,12 @@ static int
 route_tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
     const char *session, const char *phase_path, const char *record)
 {
-	const struct rp_pull *pull = rp_open_pull(rp, pr);
-	const char *body = json_str(comment, "body");
+	const struct pull *pull = rp_open_pull(rp, pr);
+	const char *body = rp_comment_body(comment);
 	const char *sha = pull != NULL ? pull->sha : NULL;
 	char verdict[40], num[32], err[256], *text = NULL, *review = NULL;
 	struct template_var vars[] = {{"PR_NUMBER", num}, {"VERDICT", verdict},
-	    {"REVIEW", NULL}, {"BRANCH", pull != NULL ? pull->head : NULL},
+	    {"REVIEW", NULL}, {"BRANCH", pull != NULL ? pull->branch : NULL},
 	    {"REMOTE", "origin"}, {"PHASE_FILE", phase_path},
 	    {"SHORT_SHA", sha}};
 	const char *name;
@@ -143,7 +143,7 @@ route_tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
 }
 
 static int
-route_tell_no_review(struct rp *rp, long long pr, const struct rp_pull *pull,
+route_tell_no_review(struct rp *rp, long long pr, const struct pull *pull,
     const char *session, const char *phase_path, const char *record)
 {
 	const char *sha = pull->sha;
@@ -180,9 +180,9 @@ route_one(struct rp *rp, long long n)
 {
 	const char *p = rp->cfg->project_name, *sha;
 	char *session = runfiles_dev_session(p, n), *record = NULL;
-	char *phase_path = runfiles_phase(p, n), *mark = NULL, key[128];
-	const struct rp_pull *pull;
-	const cJSON *comments, *c;
+	char *phase_path = runfiles_phase(p, n), key[128];
+	const struct pull *pull;
+	const cJSON *c;
 	struct phase_info pi;
 	long long pr = 0;
 	int r = 0;
@@ -192,7 +192,7 @@ route_one(struct rp *rp, long long n)
 		goto out;
 	if ((pull = rp_issue_pull(rp, n)) == NULL ||
 	    (pr = pull->number) == -1 || (sha = pull->sha) == NULL ||
-	    !rp_is_sha(sha)) {
+	    valid_sha(sha) != NULL) {
 		log_msg("issue #%lld waits for a review but has no open pr", n);
 		goto out;
 	}
@@ -201,17 +201,12 @@ route_one(struct rp *rp, long long n)
 	    route_injected_key(record, key, sizeof(key)) == -1 ||
 	    strcmp(key, sha) == 0)
 		goto out;
-	if (forge_comments_list(rp->review, pr, &comments) == -1) {
-		log_warn("pr #%lld: cannot read the comments: %s", pr,
-		    forge_error(rp->review));
-		r = -1;
-		goto out;
-	}
 	/* Only a review comment whose author's verdicts count is told. */
-	mark = rp_reviewed_marker(sha);
-	if (rp_counted_comment(rp, pr, comments, mark, &c) == -1)
+	if (pulls_review_comment(rp->pulls, pull, &c) == -1) {
+		log_warn("pr #%lld: cannot read the comments: %s", pr,
+		    pulls_error(rp->pulls));
 		r = -1;
-	else if (c != NULL)
+	} else if (c != NULL)
 		r = route_tell_verdict(rp, pr, c, session, phase_path, record);
 	else if (rp->now - pi.mtime >= rp->set.no_review_s &&
 	    !(strncmp(key, "no-review ", 10) == 0 &&
@@ -222,7 +217,6 @@ out:
 	free(session);
 	free(record);
 	free(phase_path);
-	free(mark);
 	return r;
 }
 

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "buf.h"
+#include "forge.h"
 #include "json.h"
+#include "marks.h"
 #include "review-poll.h"
 #include "utf8.h"
 #include "xmalloc.h"
@@ -17,15 +19,12 @@
 /* Longest verdict word, review text and reason kept. */
 #define VERDICT_MAX 32
 #define REASON_MAX 1000
-/* Review comments start with this ("## AI Review", "## AI Re-review"). */
-#define REVIEW_HEADING "## AI Re"
 
 static cJSON *verdict_parse_object(const char *, size_t);
 static int verdict_from_object(const cJSON *, struct rp_verdict *);
 static int verdict_fence_span(const char *, size_t, const char **, size_t *);
 static char *verdict_normalise_verdict(const char *);
 static char *verdict_clean_text(const char *, size_t, int);
-static int verdict_is_review_comment(const char *);
 static const char *verdict_comment_body(const cJSON *);
 static int verdict_word_after_stars(const char *, char *, size_t);
 
@@ -201,30 +200,6 @@ rp_verdict_wants_changes(const char *verdict)
 	    strcmp(verdict, "DISCUSS") == 0;
 }
 
-int
-rp_is_sha(const char *s)
-{
-	size_t n;
-
-	for (n = 0; s[n] != '\0'; n++)
-		if (!isxdigit((unsigned char)s[n]) ||
-		    isupper((unsigned char)s[n]))
-			return 0;
-	return n >= 7 && n <= 64;
-}
-
-char *
-rp_reviewed_marker(const char *sha)
-{
-	return xasprintf("%s%s -->", RP_REVIEWED_MARK, sha);
-}
-
-char *
-rp_error_marker(const char *sha)
-{
-	return xasprintf("%s%s -->", RP_ERROR_MARK, sha);
-}
-
 /* The word between "**" and "**" at s (after blanks): 0, or -1. */
 static int
 verdict_word_after_stars(const char *s, char *out, size_t outsz)
@@ -268,37 +243,21 @@ rp_comment_verdict(const char *body, char *out, size_t outsz)
 	return best != NULL ? verdict_word_after_stars(best, out, outsz) : -1;
 }
 
-int
-rp_comment_reviewed_sha(const char *body, char *out, size_t outsz)
-{
-	const char *p = strstr(body, RP_REVIEWED_MARK);
-	size_t n = 0;
-
-	if (p == NULL)
-		return -1;
-	p += strlen(RP_REVIEWED_MARK);
-	while (isxdigit((unsigned char)p[n]) && n < outsz - 1)
-		n++;
-	if (n < 7 || strncmp(p + n, " -->", 4) != 0)
-		return -1;
-	memcpy(out, p, n);
-	out[n] = '\0';
-	return rp_is_sha(out) ? 0 : -1;
-}
-
 char *
 rp_review_comment(const struct rp_verdict *v, const char *sha,
     const char *prev_sha, int round)
 {
+	char *mark = marks_reviewed(sha);
 	struct buf b;
 
 	buf_init(&b, 0);
+	/* The heading marks_review_comment() recognises, then the marker. */
 	if (round > 0)
 		buf_printf(&b, "## AI Re-review (round %d)\n", round);
 	else
 		buf_puts(&b, "## AI Review\n");
-	buf_printf(&b, "%s%s -->\n\n%s\n\n", RP_REVIEWED_MARK, sha,
-	    v->markdown);
+	buf_printf(&b, "%s\n\n%s\n\n", mark, v->markdown);
+	free(mark);
 	buf_printf(&b, "### Verdict\n**%s** — %s\n\n---\n", v->verdict,
 	    v->reason[0] ? v->reason : "(no reason given)");
 	buf_printf(&b, "*Reviewed at `%.7s`", sha);
@@ -312,39 +271,36 @@ char *
 rp_error_comment(const char *sha, const char *why)
 {
 	char *clean = verdict_clean_text(why, 300, 1), *s;
+	char *mark = marks_review_error(sha);
 
-	s = xasprintf("## AI Review — Error\n%s%s -->\nReview failed.\n\n"
+	s = xasprintf("## AI Review — Error\n%s\nReview failed.\n\n"
 		      "The review agent left no usable review (%s). The "
 		      "review is tried again on later ticks, at most %d "
 		      "times for this commit (this comment is posted "
 		      "once); a new push starts a new review.\n\n---\n"
 		      "*%.7s*\n",
-	    RP_ERROR_MARK, sha, clean, RP_MAX_TRIES, sha);
+	    mark, clean, RP_MAX_TRIES, sha);
 	free(clean);
+	free(mark);
 	return s;
 }
 
-/* Only review-poll's own comments count: they start with the heading. */
-static int
-verdict_is_review_comment(const char *body)
+const char *
+rp_comment_body(const cJSON *c)
 {
-	return strncmp(body, REVIEW_HEADING, strlen(REVIEW_HEADING)) == 0;
+	struct forge_comment cm;
+
+	forge_comment_view(c, &cm);
+	return cm.body;
 }
 
+/* Only review-poll's own comments count: they start with the heading. */
 static const char *
 verdict_comment_body(const cJSON *c)
 {
-	const char *body = json_str(c, "body");
+	const char *body = rp_comment_body(c);
 
-	return body != NULL && verdict_is_review_comment(body) ? body : NULL;
-}
-
-int
-rp_comment_has(const cJSON *c, const char *needle)
-{
-	const char *body = verdict_comment_body(c);
-
-	return body != NULL && strstr(body, needle) != NULL;
+	return marks_review_comment(body) ? body : NULL;
 }
 
 const cJSON *
@@ -376,17 +332,27 @@ rp_count_comments_with(const cJSON *comments, const char *needle)
 	return n;
 }
 
+int
+rp_count_reviews(const cJSON *comments)
+{
+	const cJSON *c;
+	int n = 0;
+
+	cJSON_ArrayForEach (c, comments)
+		n += marks_has_reviewed(verdict_comment_body(c));
+	return n;
+}
+
 const cJSON *
 rp_previous_review(const cJSON *comments, const char *sha)
 {
 	const cJSON *c, *last = NULL;
 	const char *body;
-	char *mark = rp_reviewed_marker(sha);
+	char *mark = marks_reviewed(sha);
 
 	cJSON_ArrayForEach (c, comments) {
-		if ((body = verdict_comment_body(c)) != NULL &&
-		    strstr(body, RP_REVIEWED_MARK) != NULL &&
-		    strstr(body, mark) == NULL)
+		body = verdict_comment_body(c);
+		if (marks_has_reviewed(body) && !marks_in(body, mark))
 			last = c;
 	}
 	free(mark);
@@ -397,12 +363,9 @@ const cJSON *
 rp_last_dev_response(const cJSON *comments)
 {
 	const cJSON *c, *last = NULL;
-	const char *body;
 
-	cJSON_ArrayForEach (c, comments) {
-		if ((body = json_str(c, "body")) != NULL &&
-		    strstr(body, RP_DEV_RESPONSE_MARK) != NULL)
+	cJSON_ArrayForEach (c, comments)
+		if (marks_dev_response(rp_comment_body(c)))
 			last = c;
-	}
 	return last;
 }

@@ -19,8 +19,8 @@
 #include "config.h"
 #include "file.h"
 #include "forge.h"
-#include "json.h"
 #include "log.h"
+#include "marks.h"
 #include "record.h"
 #include "redact.h"
 #include "runfiles.h"
@@ -111,8 +111,7 @@ escalate_state_save(struct sup *s, const char *path, long long id, long long at)
 static char *
 escalate_marker(const struct esc *e, const char *kind)
 {
-	return xasprintf("<!-- %s: %s-%lld -->\n<!-- escalation-at: %lld -->",
-	    kind, e->project, e->issue, e->since);
+	return marks_escalation(kind, e->project, e->issue, e->since);
 }
 
 /*
@@ -123,8 +122,8 @@ static int
 escalate_find_own(struct sup *s, const struct esc *e, const char *kind,
     long long *id)
 {
+	struct forge_comment cm;
 	const cJSON *list, *c;
-	const char *body, *user;
 	char *mark = escalate_marker(e, kind);
 	int r = 0;
 
@@ -135,11 +134,10 @@ escalate_find_own(struct sup *s, const struct esc *e, const char *kind,
 		goto out;
 	}
 	cJSON_ArrayForEach (c, list) {
-		body = json_str(c, "body");
-		user = json_str_at(c, "user.login");
-		if (body != NULL && user != NULL &&
-		    strcmp(user, e->login) == 0 && strstr(body, mark) != NULL &&
-		    json_int(c, "id", id) == 0) {
+		forge_comment_view(c, &cm);
+		if (cm.author != NULL && strcmp(cm.author, e->login) == 0 &&
+		    marks_in(cm.body, mark) && cm.id > 0) {
+			*id = cm.id;
 			r = 1;
 			break;
 		}
@@ -195,9 +193,8 @@ static int
 escalate_find_reply(struct sup *s, const struct esc *e, long long notice,
     const cJSON **reply)
 {
+	struct forge_comment cm;
 	const cJSON *list, *c;
-	const char *user, *body;
-	long long id;
 
 	if (forge_comments_list(s->forge, e->issue, &list) == -1) {
 		sup_fail(s, "%s: cannot read the comments of #%lld: %s",
@@ -205,11 +202,11 @@ escalate_find_reply(struct sup *s, const struct esc *e, long long notice,
 		return -1;
 	}
 	cJSON_ArrayForEach (c, list) {
-		user = json_str_at(c, "user.login");
-		body = json_str(c, "body");
-		if (json_int(c, "id", &id) == -1 || id <= notice ||
-		    user == NULL || body == NULL || *body == '\0' ||
-		    strcmp(user, e->login) == 0 || config_is_bot(s->cfg, user))
+		forge_comment_view(c, &cm);
+		if (cm.id <= 0 || cm.id <= notice || cm.author == NULL ||
+		    cm.body == NULL || *cm.body == '\0' ||
+		    strcmp(cm.author, e->login) == 0 ||
+		    config_is_bot(s->cfg, cm.author))
 			continue;
 		*reply = c;
 		return 1;
@@ -249,22 +246,23 @@ static void
 escalate_reply_from_forge(struct sup *s, const struct esc *e,
     const cJSON *reply, int *handled)
 {
-	const char *user = json_str_at(reply, "user.login");
 	char *injected = runfiles_escalation_injected(e->project, e->issue);
+	struct forge_comment cm;
 	char *source, *what;
-	long long id = 0, iid, at;
+	long long id, iid, at;
 
-	(void)json_int(reply, "id", &id);
+	forge_comment_view(reply, &cm);
+	id = cm.id;
 	*handled = 0;
 	if (escalate_state_load(injected, &iid, &at) == 0 && at == e->since &&
 	    iid == id)
 		goto out;
 	*handled = 1;
-	source = xasprintf("comment by @%s", user);
-	what = xasprintf("@%s's reply", user);
+	source = xasprintf("comment by @%s", cm.author);
+	what = xasprintf("@%s's reply", cm.author);
 	/* escalate_one() remembered this escalation last. */
 	(void)escalate_answer(s, &s->esc[s->nesc - 1], id, source, what,
-	    json_str(reply, "body"));
+	    cm.body);
 	free(what);
 	free(source);
 out:
@@ -373,7 +371,7 @@ escalate_timeout(struct sup *s, const struct esc *e)
 		    forge_error(s->forge));
 		return;
 	}
-	if (!json_has_label(issue, "blocked") &&
+	if (!forge_labelled(issue, "blocked") &&
 	    act_label_add(&s->act, e->issue, "blocked") == -1)
 		return;
 	log_iso8601((time_t)s->now, ts, sizeof(ts));
@@ -391,7 +389,7 @@ escalate_timeout(struct sup *s, const struct esc *e)
 	free(text);
 	if (r == ESCALATE_POST_FAILED)
 		return;
-	if ((json_has_label(issue, "in-progress") &&
+	if ((forge_labelled(issue, "in-progress") &&
 		act_label_remove(&s->act, e->issue, "in-progress") == -1) ||
 	    act_kill(&s->act, e->session) == -1 ||
 	    act_remove(&s->act, e->phase) == -1)

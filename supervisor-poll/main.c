@@ -161,7 +161,7 @@ main_check_project(struct sup *s, const struct config *cfg)
 	pipelines_check(s);
 	devhealth_check(s);
 	prs_check(s);
-	backlog_check(s);
+	depgraph_check(s);
 	escalate_check(s);
 	sweep_sessions(s);
 	sweep_worktrees(s);

@@ -16,7 +16,6 @@
 #include "ci.h"
 #include "config.h"
 #include "file.h"
-#include "json.h"
 #include "log.h"
 #include "runfiles.h"
 #include "supervisor-poll.h"
@@ -71,7 +70,6 @@ struct pipeline_list {
 	size_t n;
 };
 
-static long long pipelines_num(const cJSON *, const char *);
 static enum pipelines_status pipelines_status(const char *);
 static int pipelines_keep(void *, const cJSON *);
 static void pipelines_free(struct pipeline_list *);
@@ -85,15 +83,6 @@ static void pipelines_retry_one(struct sup *, const struct pipeline_list *,
     const struct pipeline *);
 static void pipelines_retry_infra(struct sup *, const struct pipeline_list *);
 static void pipelines_retry_prune(struct sup *);
-
-/* A numeric field, 0 when missing or not an integer. */
-static long long
-pipelines_num(const cJSON *p, const char *key)
-{
-	long long v;
-
-	return json_int(p, key, &v) == 0 ? v : 0;
-}
 
 /* The status named st (NULL: none). */
 static enum pipelines_status
@@ -111,20 +100,20 @@ pipelines_status(const char *st)
 static int
 pipelines_keep(void *arg, const cJSON *p)
 {
+	struct woodpecker_pipeline_info w;
 	struct pipeline_list *l = arg;
 	struct pipeline *q;
-	const char *commit;
 
+	woodpecker_pipeline_view(p, &w);
 	l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
 	q = &l->v[l->n++];
-	q->number = pipelines_num(p, "number");
-	q->parent = pipelines_num(p, "parent");
-	q->created = pipelines_num(p, "created");
-	q->started = pipelines_num(p, "started");
-	q->finished = pipelines_num(p, "finished");
-	q->status = pipelines_status(json_str(p, "status"));
-	q->commit =
-	    (commit = json_str(p, "commit")) != NULL ? xstrdup(commit) : NULL;
+	q->number = w.number;
+	q->parent = w.parent;
+	q->created = w.created;
+	q->started = w.started;
+	q->finished = w.finished;
+	q->status = pipelines_status(w.status);
+	q->commit = w.commit != NULL ? xstrdup(w.commit) : NULL;
 	return 0;
 }
 

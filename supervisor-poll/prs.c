@@ -1,7 +1,10 @@
 /*
  * Open PRs that went off the rails: a merge conflict with green CI, a CI
- * failure nobody touched for 30 minutes, green CI without a review for an
- * hour (then review-poll is started for the project).
+ * failure nobody touched for 30 minutes, green CI (or a PR that changes
+ * only non-code files, which needs none) without a review for an hour
+ * (then review-poll is started for the project).  The PRs, their CI and
+ * whether their heads are reviewed are the forge model's
+ * (common/world/pulls.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,82 +12,26 @@
 
 #include "ci.h"
 #include "config.h"
-#include "forge.h"
-#include "json.h"
 #include "log.h"
-#include "reviewers.h"
+#include "pulls.h"
 #include "runfiles.h"
 #include "supervisor-poll.h"
-#include "woodpecker.h"
 #include "xmalloc.h"
 
 #define FAILED_STALE_S (30 * 60)
 #define UNREVIEWED_S (60 * 60)
 
-static int prs_reviewed(struct sup *, long long, const char *);
-static long long prs_idle_min(const struct sup *, const struct sup_pr *);
-static void prs_pr_one(struct sup *, const struct sup_pr *);
+static long long prs_idle_min(const struct sup *, const struct pull *);
+static void prs_pr_one(struct sup *, const struct pull *);
+static void prs_unreviewed(struct sup *, const struct pull *, long long,
+    const char *);
 static int prs_review_poll(struct sup *);
-static void prs_ci_scan(struct sup *);
-
-/*
- * 1 when the head sha has a review by someone whose verdicts count
- * (reviewers.h): the review comment's marker, or a formal approval or
- * change request on that commit.  0 if not, -1 when it cannot be told.
- */
-static int
-prs_reviewed(struct sup *s, long long pr, const char *sha)
-{
-	const cJSON *list, *it;
-	char *marker = xasprintf("<!-- reviewed: %s", sha);
-	const char *body, *state, *commit;
-	int r = -1, dismissed, counts;
-
-	if (forge_comments_list(s->forge, pr, &list) == -1)
-		goto out;
-	r = 0;
-	cJSON_ArrayForEach (it, list) {
-		if ((body = json_str(it, "body")) == NULL ||
-		    strstr(body, marker) == NULL)
-			continue;
-		counts = reviewers_count(s->reviewers,
-		    json_str_at(it, "user.login"), pr, "a review comment");
-		if (counts != 0) {
-			r = counts;
-			goto out;
-		}
-	}
-	if (forge_reviews_list(s->forge, pr, &list) == -1) {
-		r = -1;
-		goto out;
-	}
-	cJSON_ArrayForEach (it, list) {
-		state = json_str(it, "state");
-		commit = json_str(it, "commit_id");
-		if (json_bool(it, "dismissed", &dismissed) == -1)
-			dismissed = 0;
-		if (state == NULL || commit == NULL || dismissed ||
-		    strcmp(commit, sha) != 0 ||
-		    (strcmp(state, "APPROVED") != 0 &&
-			strcmp(state, "REQUEST_CHANGES") != 0))
-			continue;
-		counts = reviewers_count(s->reviewers,
-		    json_str_at(it, "user.login"), pr, state);
-		if (counts != 0) {
-			r = counts;
-			goto out;
-		}
-	}
-out:
-	free(marker);
-	return r;
-}
 
 /* Minutes since the PR was last updated; -1 when it does not say. */
 static long long
-prs_idle_min(const struct sup *s, const struct sup_pr *pr)
+prs_idle_min(const struct sup *s, const struct pull *pr)
 {
-	if (!pr->has_updated)
+	if (pr->updated == 0)
 		return -1;
 	if (s->now <= pr->updated)
 		return 0;
@@ -106,20 +53,51 @@ prs_review_poll(struct sup *s)
 	return r;
 }
 
+/*
+ * CI let the PR through (why: "CI green", or that it needs none) an hour
+ * ago or more: alert, and start review-poll, unless its head is reviewed
+ * (the one rule of common/world/reviewed.h).
+ */
 static void
-prs_pr_one(struct sup *s, const struct sup_pr *pr)
+prs_unreviewed(struct sup *s, const struct pull *pr, long long idle,
+    const char *why)
 {
 	const char *proj = s->cfg->project_name;
-	const char *sha = pr->sha;
-	int ci = config_ci_configured(s->cfg), r;
-	long long number = pr->number, idle;
+	int r;
+
+	if ((r = pulls_reviewed(s->pulls, pr)) == -1) {
+		sup_fail(s, "%s: PR #%lld: cannot read its reviews: %s", proj,
+		    pr->number, pulls_error(s->pulls));
+		return;
+	}
+	if (r == 1)
+		return;
+	sup_alert(s, P3, "%s: PR #%lld: %s, no review for %lld min", proj,
+	    pr->number, why, idle);
+	if (!s->review_started && prs_review_poll(s) == 0)
+		sup_fixed(s, "%s: started review-poll (PR #%lld waits)", proj,
+		    pr->number);
+	s->review_started = 1;
+}
+
+/*
+ * One open PR.  CI as the model says it (the non-code rule applied), the
+ * changed files read only for a PR idle long enough for an alert.
+ */
+static void
+prs_pr_one(struct sup *s, const struct pull *pr)
+{
+	const char *proj = s->cfg->project_name;
+	int ci = config_ci_configured(s->cfg);
+	long long idle;
+	enum pulls_ci says;
 	enum ci_state st;
 
-	if (sha == NULL)
+	if (pr->sha == NULL)
 		return;
-	if (ci_commit_state(s->forge, s->wp, sha, &st, NULL) == -1) {
+	if (pulls_ci(s->pulls, pr, &st) == -1) {
 		sup_fail(s, "%s: PR #%lld: cannot read the CI state", proj,
-		    number);
+		    pr->number);
 		return;
 	}
 	idle = prs_idle_min(s, pr);
@@ -127,29 +105,25 @@ prs_pr_one(struct sup *s, const struct sup_pr *pr)
 		sup_alert(s, P3,
 		    "%s: PR #%lld: CI green but a merge conflict — "
 		    "needs a rebase",
-		    proj, number);
-	} else if (ci_failed(st, ci)) {
-		if (idle * 60 > FAILED_STALE_S)
-			sup_alert(s, P3,
-			    "%s: PR #%lld: CI %s, untouched for "
-			    "%lld min",
-			    proj, number, ci_state_name(st), idle);
-	} else if (ci_passed(st, ci) && idle * 60 > UNREVIEWED_S) {
-		if ((r = prs_reviewed(s, number, sha)) == -1) {
-			sup_fail(s, "%s: PR #%lld: cannot read its reviews: %s",
-			    proj, number, forge_error(s->forge));
-			return;
-		}
-		if (r == 1)
-			return;
-		sup_alert(s, P3,
-		    "%s: PR #%lld: CI green, no review for %lld min", proj,
-		    number, idle);
-		if (!s->review_started && prs_review_poll(s) == 0)
-			sup_fixed(s, "%s: started review-poll (PR #%lld waits)",
-			    proj, number);
-		s->review_started = 1;
+		    proj, pr->number);
+		return;
 	}
+	/* Not passed, and not idle long enough for any alert: no files. */
+	if (!ci_passed(st, ci) &&
+	    idle * 60 <= (ci_failed(st, ci) ? FAILED_STALE_S : UNREVIEWED_S))
+		return;
+	if ((says = pulls_ci_says(s->pulls, pr)) == PULLS_CI_UNKNOWN) {
+		sup_fail(s, "%s: PR #%lld: cannot read its changed files: %s",
+		    proj, pr->number, pulls_error(s->pulls));
+		return;
+	}
+	if (says == PULLS_CI_FAILED)
+		sup_alert(s, P3, "%s: PR #%lld: CI %s, untouched for %lld min",
+		    proj, pr->number, ci_state_name(st), idle);
+	else if (says == PULLS_CI_PASSED && idle * 60 > UNREVIEWED_S)
+		prs_unreviewed(s, pr, idle,
+		    ci_passed(st, ci) ? "CI green" :
+					"only non-code files (no CI needed)");
 }
 
 void
@@ -162,30 +136,6 @@ prs_check(struct sup *s)
 	sup_status(s, "P3: %s: checking PRs", s->cfg->project_name);
 	if (lists_prs(s) == -1)
 		return;
-	prs_ci_scan(s);
-	s->reviewers = reviewers_open(s->cfg, s->forge, NULL, s->act.dry_run);
-	for (i = 0; i < s->nprs; i++)
-		prs_pr_one(s, &s->prs[i]);
-	reviewers_close(s->reviewers);
-	s->reviewers = NULL;
-}
-
-/*
- * One pipeline list for the CI states of every open PR's head, read
- * before any is asked for.  A failure is left to the per-PR reads,
- * which fall back on the forge's status.
- */
-static void
-prs_ci_scan(struct sup *s)
-{
-	const char **shas;
-	size_t i;
-
-	if (s->wp == NULL || s->nprs == 0)
-		return;
-	shas = xcalloc(s->nprs, sizeof(*shas));
-	for (i = 0; i < s->nprs; i++)
-		shas[i] = s->prs[i].sha;
-	(void)woodpecker_scan(s->wp, shas, s->nprs);
-	free(shas);
+	for (i = 0; i < pulls_count(s->pulls); i++)
+		prs_pr_one(s, pulls_at(s->pulls, i));
 }

@@ -13,11 +13,13 @@
 #include <cjson/cJSON.h>
 
 #include "act.h"
+#include "backlog.h"
 #include "buf.h"
 #include "promtick.h"
 
 struct config;
 struct promtick;
+struct pulls;
 struct reviewers;
 struct forge;
 struct woodpecker;
@@ -34,28 +36,8 @@ struct esc_target {
 	time_t since; /* when the agent escalated */
 };
 
-/* A dependency open for more than this many days is stale (backlog.c). */
+/* A dependency open for more than this many days is stale (depgraph.c). */
 #define SUP_DEP_STALE_DAYS 30
-
-/* An open PR: what the checks read of it (lists.c). */
-struct sup_pr {
-	long long number;
-	long long issue; /* of its branch (runfiles_branch_issue()), or -1 */
-	char *sha;	 /* head.sha, or NULL */
-	time_t updated;	 /* updated_at, when has_updated */
-	int has_updated;
-	int mergeable; /* 1, 0, or -1 when not said */
-};
-
-/* An issue of the open "backlog" list: what the dependency checks read. */
-struct sup_issue {
-	long long number;
-	int backlog;	 /* it carries the label (the filter is not trusted) */
-	long long *deps; /* deps_parse() of its body, when labelled */
-	size_t ndeps;
-	long long stale_days; /* lists_stale() */
-	char *title;	      /* lists_stale(): NULL unless stale */
-};
 
 /* One tick. */
 struct sup {
@@ -64,7 +46,7 @@ struct sup {
 	struct forge *forge;	   /* the project's forge, or NULL */
 	struct woodpecker *wp;	   /* its CI, or NULL */
 	struct act act;		   /* side effects, the project's forge */
-	/* Whose formal verdicts count (prs.c, common/world/reviewers.h). */
+	/* Whose formal verdicts count (common/world/reviewers.h). */
 	struct reviewers *reviewers;
 	time_t now;
 	int failed; /* some check could not be completed */
@@ -88,13 +70,13 @@ struct sup {
 	size_t nesc;
 	int review_started;
 
-	/* The project's shared lists, read once (lists.c). */
-	struct sup_pr *prs; /* the open PRs, when have_prs */
-	size_t nprs;
-	int have_prs;
-	struct sup_issue *backlog; /* the backlog, when have_backlog */
-	size_t nbacklog;
-	int have_backlog;
+	/*
+	 * The project's shared lists, read once (lists.c): the open PRs,
+	 * their CI and verdicts (common/world/pulls.h; NULL until asked
+	 * for), and the backlog (common/world/backlog.h).
+	 */
+	struct pulls *pulls;
+	struct backlog backlog;
 };
 
 /* alerts.c */
@@ -141,19 +123,20 @@ void sup_prom_tick(struct promtick *pt, const struct sup *, size_t nprojects);
 
 /* lists.c */
 /*
- * Read the project's open PRs into s->prs unless they are there: 0, or -1
- * when they could not be read (logged; nothing kept, a later call asks
+ * Read the project's open PRs into the forge model s->pulls (with
+ * s->reviewers for their verdicts) unless they are there: 0, or -1 when
+ * they could not be read (logged; nothing kept, a later call asks
  * again).
  */
 int lists_prs(struct sup *);
-/* The same for the open issues labelled "backlog", into s->backlog. */
+/* The same for the backlog (backlog.h), into s->backlog. */
 int lists_backlog(struct sup *);
 /*
- * When issue is open for more than SUP_DEP_STALE_DAYS: its title cut for
- * the alert (caller frees) and the days in *days.  Else NULL and -1.
+ * 1 when the issue (a forge object) is open for more than
+ * SUP_DEP_STALE_DAYS, the days in *days; else 0 and -1.
  */
-char *lists_stale(const struct sup *, const cJSON *issue, long long *days);
-/* How many of s->backlog carry the "backlog" label. */
+int lists_stale(const struct sup *, const cJSON *issue, long long *days);
+/* How many issues the backlog holds. */
 long long lists_backlog_labelled(const struct sup *);
 /*
  * The number of open issues carrying label, counted as the list is read
@@ -197,8 +180,8 @@ void devhealth_check(struct sup *);
 /* prs.c: conflicts, stale CI failures, unreviewed green PRs. */
 void prs_check(struct sup *);
 
-/* backlog.c: dependency cycles, stale dependencies, the "dev" metric. */
-void backlog_check(struct sup *);
+/* depgraph.c: dependency cycles, stale dependencies, the "dev" metric. */
+void depgraph_check(struct sup *);
 
 /* escalate.c: notices, replies, reminders and timeouts of escalations. */
 /* The clocks run from the escalation (the phase file's mtime). */

@@ -20,10 +20,10 @@
 #include "config.h"
 #include "file.h"
 #include "forge.h"
-#include "json.h"
 #include "lock.h"
 #include "log.h"
 #include "phase.h"
+#include "pulls.h"
 #include "runfiles.h"
 #include "supervisor-poll.h"
 #include "xmalloc.h"
@@ -120,20 +120,19 @@ static int
 sweep_closed_keep(void *arg, const cJSON *el)
 {
 	struct sweep_closed *c = arg;
+	struct forge_pull fp;
 	struct sweep_pr pr;
-	const char *ref;
 	long long issue;
 	size_t i;
 
 	memset(&pr, 0, sizeof(pr));
-	if ((ref = json_str_at(el, "head.ref")) == NULL ||
-	    (issue = runfiles_branch_issue(ref)) < 1 ||
-	    json_int(el, "number", &pr.number) == -1)
+	forge_pull_view(el, &fp);
+	if (fp.branch == NULL ||
+	    (issue = runfiles_branch_issue(fp.branch)) < 1 || fp.number <= 0)
 		return 0;
-	(void)json_bool(el, "merged", &pr.merged);
-	if (json_time(el, pr.merged ? "merged_at" : "closed_at", &pr.closed) ==
-	    -1)
-		pr.closed = 0;
+	pr.number = fp.number;
+	pr.merged = fp.merged;
+	pr.closed = pr.merged ? fp.merged_at : fp.closed_at;
 	for (i = 0; i < c->n; i++) {
 		if (c->issues[i] != issue || c->found[i])
 			continue;
@@ -150,18 +149,15 @@ sweep_closed_keep(void *arg, const cJSON *el)
 static int
 sweep_pr_open(struct sup *s, long long issue, struct sweep_pr *pr)
 {
-	size_t i;
+	const struct pull *p;
 
 	memset(pr, 0, sizeof(*pr));
 	if (lists_prs(s) == -1)
 		return -1;
-	for (i = 0; i < s->nprs; i++) {
-		if (s->prs[i].issue == issue) {
-			pr->number = s->prs[i].number;
-			return 1;
-		}
-	}
-	return 0;
+	if ((p = pulls_issue_branch(s->pulls, issue)) == NULL)
+		return 0;
+	pr->number = p->number;
+	return 1;
 }
 
 /* The same for a closed (or merged) PR, from the list c reads once. */
@@ -198,7 +194,7 @@ static enum sweep_work
 sweep_work(struct sup *s, struct sweep_closed *c, long long issue,
     struct sweep_pr *pr)
 {
-	const char *state;
+	struct forge_issue fi;
 	const cJSON *it;
 	int r;
 
@@ -208,10 +204,9 @@ sweep_work(struct sup *s, struct sweep_closed *c, long long issue,
 		    issue, forge_error(s->forge));
 		return SWEEP_UNKNOWN;
 	}
-	if ((state = json_str(it, "state")) != NULL &&
-	    strcmp(state, "closed") == 0) {
-		if (json_time(it, "closed_at", &pr->closed) == -1)
-			pr->closed = 0;
+	forge_issue_view(it, &fi);
+	if (fi.state != NULL && strcmp(fi.state, "closed") == 0) {
+		pr->closed = fi.closed;
 		return SWEEP_ISSUE_CLOSED;
 	}
 	if ((r = sweep_pr_open(s, issue, pr)) != 0)

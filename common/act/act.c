@@ -27,6 +27,7 @@
 #include "git.h"
 #include "json.h"
 #include "log.h"
+#include "marks.h"
 #include "phase.h"
 #include "runfiles.h"
 #include "spawn.h"
@@ -35,9 +36,6 @@
 
 /* Output of a git command kept for the log. */
 #define ACT_GIT_OUTPUT_MAX (16 * 1024)
-/* The hidden marker every comment of the tools ends with. */
-#define ACT_MARK_FMT "<!-- disinto: %s -->"
-#define ACT_KEY_MAX 200
 
 static int act_fail(struct act *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
@@ -48,7 +46,6 @@ static enum act_inject act_delivered(struct act *, const char *,
     enum agent_delivery);
 static int act_rm_entry(const char *, const struct stat *, int, struct FTW *);
 static int act_lost(const struct forge *);
-static char *act_marker(const char *);
 static int act_comment_find(struct act *, long long, const char *, long long *);
 static int act_comment_post(struct act *, long long, const char *, const char *,
     const char *, long long *);
@@ -125,24 +122,6 @@ act_lost(const struct forge *f)
 	return status == 0 || status >= 500;
 }
 
-/* "<!-- disinto: KEY -->", key made safe for an HTML comment.  Caller frees. */
-static char *
-act_marker(const char *key)
-{
-	char safe[ACT_KEY_MAX + 1];
-	size_t i;
-
-	for (i = 0; key[i] != '\0' && i < ACT_KEY_MAX; i++) {
-		safe[i] = key[i];
-		if (strchr("<>!\\", key[i]) != NULL ||
-		    (unsigned char)key[i] < 0x20 || key[i] == 0x7f ||
-		    (key[i] == '-' && i > 0 && safe[i - 1] == '-'))
-			safe[i] = '_';
-	}
-	safe[i] = '\0';
-	return xasprintf(ACT_MARK_FMT, safe);
-}
-
 /*
  * Look marker up among the comments of number: 1 found (its ID in *id),
  * 0 not there, -1 when they cannot be read.
@@ -151,15 +130,17 @@ static int
 act_comment_find(struct act *a, long long number, const char *marker,
     long long *id)
 {
+	struct forge_comment cm;
 	const cJSON *list, *c;
-	const char *body;
 
 	if (forge_comments_list(a->forge, number, &list) == -1)
 		return -1;
 	cJSON_ArrayForEach (c, list) {
-		if ((body = json_str(c, "body")) != NULL &&
-		    strstr(body, marker) != NULL && json_int(c, "id", id) == 0)
+		forge_comment_view(c, &cm);
+		if (marks_in(cm.body, marker) && cm.id > 0) {
+			*id = cm.id;
 			return 1;
+		}
 	}
 	return 0;
 }
@@ -168,7 +149,8 @@ int
 act_comment(struct act *a, long long number, const char *key, const char *body,
     long long *id)
 {
-	char *marker = act_marker(key);
+	/* The hidden marker every comment of the tools ends with. */
+	char *marker = marks_key(key);
 	long long found = 0;
 	int r = 0;
 

@@ -4,6 +4,7 @@
  * (modules/validation, models/repo), and the toolkit's own file-name
  * rule.
  */
+#include <ctype.h>
 #include <string.h>
 
 #include "valid.h"
@@ -132,6 +133,18 @@ valid_repo(const char *owner_name)
 	if (strchr(slash + 1, '/') != NULL)
 		return "expected 'owner/name' with one '/'";
 	return gitea_repo(slash + 1, strlen(slash + 1));
+}
+
+const char *
+valid_sha(const char *sha)
+{
+	size_t n;
+
+	for (n = 0; sha[n] != '\0'; n++)
+		if (!isxdigit((unsigned char)sha[n]) ||
+		    isupper((unsigned char)sha[n]))
+			return "not lower-case hex digits";
+	return n >= 7 && n <= 64 ? NULL : "not 7 to 64 digits long";
 }
 
 const char *

@@ -19,6 +19,8 @@ const char *valid_repo(const char *owner_name);
 const char *valid_name(const char *name);
 /* An http:// or https:// URL with a host and no blanks or controls. */
 const char *valid_url(const char *url);
+/* A commit ID as git and the forge write one: 7 to 64 lower-case hex. */
+const char *valid_sha(const char *sha);
 
 /*
  * The largest number of an issue, PR, comment or review: 2^53, the

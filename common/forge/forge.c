@@ -203,6 +203,9 @@ static int forge_check_list(cJSON *, void *, char *, size_t);
 static void forge_skip(struct forge_check *, const cJSON *, int, const char *);
 static void forge_issues_path(struct buf *, const char *, const char *,
     const char *);
+static time_t forge_time(const cJSON *, const char *);
+static long long forge_id(const cJSON *, const char *);
+static int forge_flag(const cJSON *, const char *);
 
 struct forge *
 forge_open(const char *api_base, const char *token)
@@ -497,6 +500,105 @@ forge_pull_fix(cJSON *pr)
 	if (cJSON_ReplaceItemInObjectCaseSensitive(head, "ref",
 		cJSON_CreateString(label)) == 0)
 		abort();
+}
+
+/* obj[key] as a time, 0 when it is not there. */
+static time_t
+forge_time(const cJSON *obj, const char *key)
+{
+	time_t t;
+
+	return json_time(obj, key, &t) == 0 ? t : 0;
+}
+
+/* obj[key] as an ID, 0 when it is not there. */
+static long long
+forge_id(const cJSON *obj, const char *key)
+{
+	long long v;
+
+	return json_int(obj, key, &v) == 0 ? v : 0;
+}
+
+/* obj[key] as a flag, 0 when it is not there. */
+static int
+forge_flag(const cJSON *obj, const char *key)
+{
+	int b;
+
+	return json_bool(obj, key, &b) == 0 && b;
+}
+
+void
+forge_pull_view(const cJSON *pr, struct forge_pull *out)
+{
+	int b;
+
+	memset(out, 0, sizeof(*out));
+	out->number = forge_id(pr, "number");
+	out->title = json_str(pr, "title");
+	out->state = json_str(pr, "state");
+	out->body = json_str(pr, "body");
+	out->branch = json_str_at(pr, "head.ref");
+	out->sha = json_str_at(pr, "head.sha");
+	out->base = json_str_at(pr, "base.ref");
+	out->author = json_str_at(pr, "user.login");
+	out->merged = forge_flag(pr, "merged");
+	out->draft = forge_flag(pr, "draft");
+	out->mergeable = json_bool(pr, "mergeable", &b) == 0 ? b : -1;
+	out->created = forge_time(pr, "created_at");
+	out->updated = forge_time(pr, "updated_at");
+	out->merged_at = forge_time(pr, "merged_at");
+	out->closed_at = forge_time(pr, "closed_at");
+}
+
+void
+forge_issue_view(const cJSON *issue, struct forge_issue *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->number = forge_id(issue, "number");
+	out->title = json_str(issue, "title");
+	out->state = json_str(issue, "state");
+	out->body = json_str(issue, "body");
+	out->author = json_str_at(issue, "user.login");
+	out->pull = json_obj(issue, "pull_request") != NULL;
+	out->created = forge_time(issue, "created_at");
+	out->updated = forge_time(issue, "updated_at");
+	out->closed = forge_time(issue, "closed_at");
+}
+
+void
+forge_comment_view(const cJSON *comment, struct forge_comment *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->id = forge_id(comment, "id");
+	out->body = json_str(comment, "body");
+	out->author = json_str_at(comment, "user.login");
+	out->created_at = json_str(comment, "created_at");
+}
+
+void
+forge_review_view(const cJSON *review, struct forge_review *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->id = forge_id(review, "id");
+	out->state = json_str(review, "state");
+	out->author = json_str_at(review, "user.login");
+	out->commit = json_str(review, "commit_id");
+	out->body = json_str(review, "body");
+	out->dismissed = forge_flag(review, "dismissed");
+}
+
+const char *
+forge_file_name(const cJSON *file)
+{
+	return json_str(file, "filename");
+}
+
+int
+forge_labelled(const cJSON *item, const char *name)
+{
+	return json_has_label(item, name);
 }
 
 void

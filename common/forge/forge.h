@@ -17,9 +17,9 @@
  * token's user are kept per handle across writes.
  *
  * Every object handed out by the typed calls below passed its kind's
- * table of fields (forge.c): these fields are there with their types, so
- * json_str() and json_int() on them cannot miss; the others, when there,
- * have their types too (absent or null otherwise):
+ * table of fields (forge.c), and is read through its view
+ * (forge_pull_view(), ...): these fields are there with their types; the
+ * others, when there, have their types too (absent or null otherwise):
  *   issue:   number, title, state; body, labels[].name, user.login,
  *            pull_request (object), created_at, updated_at
  *   PR:      number, title, state, head.ref, head.sha, base.ref; body,
@@ -47,6 +47,61 @@
 
 #include <cjson/cJSON.h>
 #include "http_client.h"
+
+/*
+ * Typed views of the objects the calls below hand out: the fields of
+ * each kind's table, by type, with strings borrowed from the object
+ * (valid as long as it is).  A field the object does not have reads as
+ * NULL (strings), 0 (numbers, times, flags) or as said.  The executables
+ * read forge objects through these, never by a field's name.
+ */
+struct forge_pull {
+	long long number;
+	const char *title, *state;
+	const char *body;   /* NULL when it has none */
+	const char *branch; /* head.ref, the branch even once deleted */
+	const char *sha;    /* head.sha */
+	const char *base;   /* base.ref */
+	const char *author; /* user.login */
+	int merged, draft;
+	int mergeable;		     /* 1, 0, or -1 when not said */
+	time_t created, updated;     /* created_at, updated_at */
+	time_t merged_at, closed_at; /* 0 while not merged, closed */
+};
+
+struct forge_issue {
+	long long number;
+	const char *title, *state;
+	const char *body; /* NULL when it has none */
+	const char *author;
+	int pull;		 /* a PR in an issue list (pull_request) */
+	time_t created, updated; /* created_at, updated_at */
+	time_t closed;		 /* closed_at, 0 while open */
+};
+
+struct forge_comment {
+	long long id;
+	const char *body, *author;
+	const char *created_at; /* as the forge wrote it, or NULL */
+};
+
+struct forge_review {
+	long long id;
+	const char *state; /* APPROVED, REQUEST_CHANGES, COMMENT, ... */
+	const char *author;
+	const char *commit; /* commit_id: the head it reviewed, or NULL */
+	const char *body;
+	int dismissed;
+};
+
+void forge_pull_view(const cJSON *pr, struct forge_pull *out);
+void forge_issue_view(const cJSON *issue, struct forge_issue *out);
+void forge_comment_view(const cJSON *comment, struct forge_comment *out);
+void forge_review_view(const cJSON *review, struct forge_review *out);
+/* A changed file's name (forge_pull_files()), or NULL. */
+const char *forge_file_name(const cJSON *file);
+/* 1 when the issue or PR carries the label called name, else 0. */
+int forge_labelled(const cJSON *item, const char *name);
 
 /* The outcome of a call that may find its object there already, or none. */
 enum forge_res {

@@ -83,6 +83,7 @@ struct woodpecker {
 	size_t nskipped;
 };
 
+static long long woodpecker_num(const cJSON *, const char *);
 static int woodpecker_wp_b64_value(int);
 static char *woodpecker_wp_b64_decode(const char *, size_t *);
 static void woodpecker_wp_append_entry(struct buf *, const cJSON *);
@@ -100,6 +101,28 @@ static int woodpecker_read_until(struct woodpecker *, const char *const *,
     size_t, int);
 static void woodpecker_forget(struct woodpecker *);
 static int woodpecker_visit_one(void *, const cJSON *);
+
+/* p[key] as an integer, 0 when it is not one. */
+static long long
+woodpecker_num(const cJSON *p, const char *key)
+{
+	long long v;
+
+	return json_int(p, key, &v) == 0 ? v : 0;
+}
+
+void
+woodpecker_pipeline_view(const cJSON *p, struct woodpecker_pipeline_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->number = woodpecker_num(p, "number");
+	out->parent = woodpecker_num(p, "parent");
+	out->created = woodpecker_num(p, "created");
+	out->started = woodpecker_num(p, "started");
+	out->finished = woodpecker_num(p, "finished");
+	out->status = json_str(p, "status");
+	out->commit = json_str(p, "commit");
+}
 
 struct woodpecker *
 woodpecker_open(const char *server, const char *token, long long repo_id)

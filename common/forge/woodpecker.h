@@ -22,6 +22,19 @@
 struct woodpecker;
 
 /*
+ * A pipeline of the list (or woodpecker_pipeline()) as the tools read it:
+ * its fields by type, 0 or NULL when not there, strings borrowed from
+ * the object; its times under the 3.x names (see above).
+ */
+struct woodpecker_pipeline_info {
+	long long number, parent;
+	long long created, started, finished;
+	const char *status, *commit;
+};
+void woodpecker_pipeline_view(const cJSON *pipeline,
+    struct woodpecker_pipeline_info *out);
+
+/*
  * Open a handle on server ("http://host:8000"; the API is under /api),
  * token sent as a Bearer token, repository repo_id.  Free it with
  * woodpecker_close().

@@ -13,11 +13,14 @@
  * Unlike upstream, a number 0 or longer than ISSUEREF_DIGITS_MAX digits is
  * not a reference, so "#0" cannot pass a PR off as an issue-less chore.
  */
+#include <ctype.h>
 #include <string.h>
 #include <strings.h>
 
 #include "issueref.h"
 #include "runfiles.h"
+#include "valid.h"
+#include "xmalloc.h"
 
 #define ISSUEREF_DIGITS_MAX 12
 
@@ -27,6 +30,7 @@ static long long issueref_from_title(const char *);
 static long long issueref_from_body(const char *);
 static long long issueref_closing_ref_at(const char *);
 static int issueref_is_chore(const char *);
+static int issueref_number_is(const char *, long long);
 
 /*
  * The issue number written at s: a positive run of at most
@@ -132,4 +136,58 @@ issueref_from_pr(const char *branch, const char *title, const char *body)
 	if (body != NULL && (v = issueref_from_body(body)) > 0)
 		return v;
 	return branch != NULL && issueref_is_chore(branch) ? 0 : -1;
+}
+
+/* Whether s starts with the number n, not followed by a word character. */
+static int
+issueref_number_is(const char *s, long long n)
+{
+	const char *end;
+	long long v;
+
+	if (valid_number_at(s, &end, &v) != NULL)
+		return 0;
+	return v == n && !isalnum((unsigned char)*end) && *end != '_';
+}
+
+int
+issueref_title_names(const char *title, long long issue)
+{
+	const char *t;
+
+	for (t = title; t != NULL && (t = strchr(t, '#')) != NULL; t++)
+		if (issueref_number_is(t + 1, issue))
+			return 1;
+	return 0;
+}
+
+int
+issueref_text_fixes(const char *text, long long issue)
+{
+	const char *b;
+
+	for (b = text; b != NULL && *b != '\0'; b++)
+		if (strncasecmp(b, "ixes #", 6) == 0 &&
+		    issueref_number_is(b + 6, issue))
+			return 1;
+	return 0;
+}
+
+void
+issueref_fixes(const char *text, long long **out, size_t *n)
+{
+	const char *b, *end;
+	long long v;
+
+	*out = NULL;
+	*n = 0;
+	for (b = text; b != NULL && *b != '\0'; b++) {
+		if (strncasecmp(b, "ixes #", 6) != 0 ||
+		    valid_number_at(b + 6, &end, &v) != NULL)
+			continue;
+		if (isalnum((unsigned char)*end) || *end == '_')
+			continue;
+		*out = xreallocarray(*out, *n + 1, sizeof(**out));
+		(*out)[(*n)++] = v;
+	}
 }

@@ -5,6 +5,8 @@
 #ifndef ISSUEREF_H
 #define ISSUEREF_H
 
+#include <stddef.h>
+
 /*
  * Return the issue number of a PR: the digits after "fix/issue-" in the
  * branch, else the last #N of the title, else the first "closes",
@@ -14,5 +16,14 @@
  */
 long long issueref_from_pr(const char *branch, const char *title,
     const char *body);
+/* Whether title (may be NULL) names #issue, not followed by a digit. */
+int issueref_title_names(const char *title, long long issue);
+/* Whether text (may be NULL) says "fixes #issue" (any case). */
+int issueref_text_fixes(const char *text, long long issue);
+/*
+ * Each N of "fixes #N" (any case) in text (may be NULL), in order, into
+ * *out (NULL when none; caller frees) and *n.
+ */
+void issueref_fixes(const char *text, long long **out, size_t *n);
 
 #endif

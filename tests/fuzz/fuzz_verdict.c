@@ -9,7 +9,9 @@
 #include <ctype.h>
 
 #include "fuzz.h"
+#include "marks.h"
 #include "review-poll.h"
+#include "valid.h"
 
 static const char fuzz_sha[] = "0123456789abcdef0123456789abcdef01234567";
 static const char fuzz_prev[] = "89abcdef0123456789abcdef0123456789abcdef";
@@ -33,7 +35,7 @@ fuzz_parsed(const struct rp_verdict *v, int round)
 	FUZZ_ASSERT(rp_verdict_event(v->verdict) != NULL);
 	body =
 	    rp_review_comment(v, fuzz_sha, round > 1 ? fuzz_prev : "", round);
-	FUZZ_ASSERT(rp_comment_reviewed_sha(body, sha, sizeof(sha)) == 0);
+	FUZZ_ASSERT(marks_reviewed_sha(body, sha, sizeof(sha)) == 0);
 	FUZZ_ASSERT(strcmp(sha, fuzz_sha) == 0);
 	FUZZ_ASSERT(rp_comment_verdict(body, word, sizeof(word)) == 0);
 	FUZZ_ASSERT(strcmp(word, v->verdict) == 0);
@@ -48,10 +50,10 @@ fuzz_comment(const char *text)
 
 	if (rp_comment_verdict(text, word, sizeof(word)) == 0)
 		FUZZ_ASSERT(word[0] != '\0');
-	if (rp_comment_reviewed_sha(text, sha, sizeof(sha)) == 0)
-		FUZZ_ASSERT(rp_is_sha(sha));
+	if (marks_reviewed_sha(text, sha, sizeof(sha)) == 0)
+		FUZZ_ASSERT(valid_sha(sha) == NULL);
 	body = rp_error_comment(fuzz_sha, text);
-	FUZZ_ASSERT(rp_comment_reviewed_sha(body, sha, sizeof(sha)) == -1);
+	FUZZ_ASSERT(marks_reviewed_sha(body, sha, sizeof(sha)) == -1);
 	FUZZ_ASSERT(strstr(body, "<!-- review-error: ") != NULL);
 	free(body);
 }

@@ -2,7 +2,9 @@
 # issues; self-reference ignored; each reported once), dependencies open
 # for more than 30 days, the "dev" metric, and PR checks (merge conflict
 # with green CI, failed CI untouched > 30 min, green CI without a review
-# for > 60 min: review-poll started), with check_prs honoured.
+# for > 60 min: review-poll started; a PR that changes only non-code files
+# needs no CI, as dev-poll and review-poll have it), with check_prs
+# honoured.
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/supervisor.sh"
 iso() {	# iso SECONDS_AGO
@@ -49,7 +51,13 @@ cat >"$scen" <<JSON
      "updated_at": "$old", "reviews": [{"user": "review-bot",
        "state": "APPROVED", "body": "ok"}]},
     {"number": 55, "head": {"ref": "fix/issue-75", "sha": "5555555555555555555555555555555555555555"},
-     "updated_at": "$(iso 600)"}
+     "updated_at": "$(iso 600)"},
+    {"number": 56, "head": {"ref": "fix/issue-76", "sha": "5656565656565656565656565656565656565656"},
+     "updated_at": "$old", "files": ["docs/guide.md", "README.md"]},
+    {"number": 57, "head": {"ref": "fix/issue-77", "sha": "5757575757575757575757575757575757575757"},
+     "updated_at": "$old", "files": ["docs/guide.md"]},
+    {"number": 58, "head": {"ref": "fix/issue-78", "sha": "5858585858585858585858585858585858585858"},
+     "updated_at": "$(iso 2400)", "files": ["docs/guide.md"]}
   ],
   "statuses": {
     "5050505050505050505050505050505050505050": {"state": "success"},
@@ -57,7 +65,10 @@ cat >"$scen" <<JSON
     "5252525252525252525252525252525252525252": {"state": "success"},
     "5353535353535353535353535353535353535353": {"state": "success"},
     "5454545454545454545454545454545454545454": {"state": "success"},
-    "5555555555555555555555555555555555555555": {"state": "success"}
+    "5555555555555555555555555555555555555555": {"state": "success"},
+    "5656565656565656565656565656565656565656": {"state": "failure"},
+    "5757575757575757575757575757575757575757": {"state": "pending"},
+    "5858585858585858585858585858585858585858": {"state": "pending"}
   },
   "woodpecker": {"repo_id": 1, "token": "wp-token", "pipelines": []}
 }
@@ -87,7 +98,7 @@ ms = [json.loads(l) for l in open('$METRICS')]
 dev = [m for m in ms if m['type'] == 'dev']
 assert len(dev) == 1 and dev[0]['project'] == 'harb', dev
 assert (dev[0]['issues_in_backlog'], dev[0]['issues_blocked'],
-    dev[0]['pr_open']) == (8, 1, 6), dev
+    dev[0]['pr_open']) == (8, 1, 9), dev
 "
 check "conflict with green CI" \
     sup_log_has "P3: harb: PR #50: CI green but a merge conflict"
@@ -97,6 +108,17 @@ check "green without review" \
     sup_log_has "P3: harb: PR #52: CI green, no review for 120 min"
 check_eq "reviewed PRs and a fresh one are not reported" \
     "$(grep -cE 'PR #(53|54|55)' "$SUP_LOG")" 0
+# Only non-code files: CI is not needed (common/world/pulls.c, the rule
+# all three tools apply), so a failure is no alert and the PR waits for
+# its review; its files are read only once it is idle long enough.
+check_eq "non-code PR: its CI failure is no alert" \
+    "$(sup_log_count 'PR #56: CI failure')" 0
+check "non-code PR, CI failed: no review for 120 min" \
+    sup_log_has "P3: harb: PR #56: only non-code files (no CI needed), no review for 120 min"
+check "non-code PR, CI pending: no review for 120 min" \
+    sup_log_has "P3: harb: PR #57: only non-code files (no CI needed), no review for 120 min"
+check_eq "non-code PR idle 40 min: nothing yet, its files not read" \
+    "$(sup_log_count 'PR #58') $(sim_log_count GET '/pulls/58/files')" "0 0"
 wait_for '[ -s "$T/review-poll.calls" ]' 5
 check_eq "review-poll started once, for the project" \
     "$(cat "$T/review-poll.calls")" \

@@ -1,10 +1,11 @@
 /*
  * Unit tests for dev-poll's pure decisions, linked with its archive
  * (dev-poll/libdevpoll.a): what a PR needs next (merge, fix the review,
- * fix CI, wait), its reviews, the backlog's launch order and dependency
- * readiness, the CI-fix budget's rule, what a phase file calls for (and
- * the crash clock, by the table of phases), the labels that keep an
- * issue out, the memory guard, the launch back-off and the agent slot.
+ * fix CI, wait; the rule for its verdict is test_reviewed.c's), the
+ * backlog's launch order and dependency readiness, the CI-fix budget's
+ * rule, what a phase file calls for (and the crash clock, by the table
+ * of phases), the labels that keep an issue out, the memory guard, the
+ * launch back-off and the agent slot.
  * Until now these were reached only through the simulator and tmux.
  */
 #include <sys/stat.h>
@@ -34,6 +35,9 @@ parse(const char *text)
 	return j;
 }
 
+/* The model's PR the facts below are of. */
+static const struct pull the_pull = {.number = 7, .issue = 3};
+
 /* A PR evaluated to these facts. */
 static struct dp_pr
 pr_facts(int passed, int failed, int approved, int changes)
@@ -41,8 +45,7 @@ pr_facts(int passed, int failed, int approved, int changes)
 	struct dp_pr p;
 
 	memset(&p, 0, sizeof(p));
-	p.number = 7;
-	p.issue = 3;
+	p.pull = &the_pull;
 	p.evaluated = 1;
 	p.passed = passed;
 	p.failed = failed;
@@ -80,88 +83,14 @@ test_pr_decide(void)
 	CHECK_INT(dp_pr_decide(&p), DP_PR_WAIT);
 }
 
-/*
- * Whose verdicts count without asking the forge: the review bot named,
- * a listed person, no FORGE_TOKEN (so no dev bot to rule out).
- */
-static struct reviewers *
-reviewers_of(struct config *cfg, const char *bot, const char *people)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->forge_review_bot = (char *)bot;
-	cfg->forge_reviewers = (char *)people;
-	cfg->forge_token = (char *)"";
-	cfg->forge_review_token = (char *)"";
-	return reviewers_open(cfg, NULL, NULL, 1);
-}
-
-static void
-test_pr_reviews(void)
-{
-	cJSON *list =
-	    parse("[{\"state\": \"APPROVED\", \"stale\": true,"
-		  "  \"user\": {\"login\": \"rb\"}},"
-		  " {\"state\": \"REQUEST_CHANGES\", \"stale\": false,"
-		  "  \"dismissed\": true, \"user\": {\"login\": \"rb\"}},"
-		  " {\"state\": \"COMMENT\", \"stale\": false,"
-		  "  \"user\": {\"login\": \"rb\"}},"
-		  " {\"state\": \"APPROVED\", \"user\": {\"login\": \"rb\"}},"
-		  " {\"state\": 4, \"stale\": false}]");
-	struct dp_pr p = pr_facts(0, 0, 0, 0);
-	struct config cfg;
-	struct reviewers *rv = reviewers_of(&cfg, "rb", "alice, bob");
-
-	/* Stale, dismissed, comments, no "stale" field: none counts. */
-	CHECK_INT(dp_pr_reviews(&p, list, rv), 0);
-	CHECK_INT(p.approved, 0);
-	CHECK_INT(p.changes, 0);
-	cJSON_Delete(list);
-	list = parse("[{\"state\": \"APPROVED\", \"stale\": false,"
-		     "  \"user\": {\"login\": \"rb\"}},"
-		     " {\"state\": \"REQUEST_CHANGES\", \"stale\": false,"
-		     "  \"dismissed\": false, \"user\": {\"login\": \"rb\"}}]");
-	CHECK_INT(dp_pr_reviews(&p, list, rv), 0);
-	CHECK_INT(p.approved, 1);
-	CHECK_INT(p.changes, 1);
-	cJSON_Delete(list);
-	/* Only the review bot and the people listed count. */
-	p = pr_facts(0, 0, 0, 0);
-	list = parse("[{\"state\": \"APPROVED\", \"stale\": false,"
-		     "  \"user\": {\"login\": \"dev-bot\"}},"
-		     " {\"state\": \"REQUEST_CHANGES\", \"stale\": false,"
-		     "  \"user\": {\"login\": \"mallory\"}},"
-		     " {\"state\": \"APPROVED\", \"stale\": false}]");
-	CHECK_INT(dp_pr_reviews(&p, list, rv), 0);
-	CHECK_INT(p.approved, 0);
-	CHECK_INT(p.changes, 0);
-	cJSON_Delete(list);
-	list = parse("[{\"state\": \"APPROVED\", \"stale\": false,"
-		     "  \"user\": {\"login\": \"bob\"}}]");
-	CHECK_INT(dp_pr_reviews(&p, list, rv), 0);
-	CHECK_INT(p.approved, 1);
-	cJSON_Delete(list);
-	reviewers_close(rv);
-	/* No review bot at all: the people listed only. */
-	rv = reviewers_of(&cfg, NULL, "alice");
-	p = pr_facts(0, 0, 0, 0);
-	list = parse("[{\"state\": \"APPROVED\", \"stale\": false,"
-		     "  \"user\": {\"login\": \"rb\"}},"
-		     " {\"state\": \"REQUEST_CHANGES\", \"stale\": false,"
-		     "  \"user\": {\"login\": \"alice\"}}]");
-	CHECK_INT(dp_pr_reviews(&p, list, rv), 0);
-	CHECK_INT(p.approved, 0);
-	CHECK_INT(p.changes, 1);
-	cJSON_Delete(list);
-	reviewers_close(rv);
-}
-
 /* Priority issues first, each tier in the order read (oldest first). */
 static void
 test_backlog_order(void)
 {
-	struct dp_issue items[4] = {{.number = 1}, {.number = 2, .priority = 1},
-	    {.number = 3}, {.number = 4, .priority = 1}};
-	const struct dp_issue **order;
+	struct backlog_issue items[4] = {{.number = 1},
+	    {.number = 2, .priority = 1}, {.number = 3},
+	    {.number = 4, .priority = 1}};
+	const struct backlog_issue **order;
 	long long want[] = {2, 4, 1, 3};
 	size_t i, count;
 
@@ -183,15 +112,18 @@ static void
 test_issue_ready(void)
 {
 	cJSON *list = parse("[{\"number\": 5}, {\"number\": 6}]");
-	struct dp_issue backlog[2] = {{.number = 5}, {.number = 6}};
+	struct backlog_issue backlog[1] = {{.number = 5}};
+	const struct backlog_issue *by_number[1] = {&backlog[0]};
 	const cJSON *inprog[1];
 	long long deps[] = {5, 6};
 	struct dev_ctx c;
 
 	memset(&c, 0, sizeof(c));
 	inprog[0] = cJSON_GetArrayItem(list, 1);
-	c.backlog = backlog;
-	c.nbacklog = 1;
+	c.backlog.v = backlog;
+	c.backlog.n = 1;
+	c.backlog.by_number = by_number;
+	c.backlog.read = 1;
 	c.inprog = inprog;
 	c.ninprog = 1;
 	CHECK_INT(dp_issue_ready(&c, 9, "No dependencies here."), DP_DEPS_MET);
@@ -337,15 +269,15 @@ test_skip_label(void)
 		    "{\"name\": \"%s\"}]}",
 		    skipped[i]);
 		it = parse(text);
-		CHECK_STR(dp_skip_label(it), skipped[i]);
+		CHECK_STR(backlog_skip(it), skipped[i]);
 		cJSON_Delete(it);
 	}
 	it = parse("{\"number\": 3, \"labels\": [{\"name\": \"backlog\"}, "
 		   "{\"name\": \"priority\"}, {\"name\": \"formulas\"}]}");
-	CHECK(dp_skip_label(it) == NULL);
+	CHECK(backlog_skip(it) == NULL);
 	cJSON_Delete(it);
 	it = parse("{\"number\": 3}");
-	CHECK(dp_skip_label(it) == NULL);
+	CHECK(backlog_skip(it) == NULL);
 	cJSON_Delete(it);
 }
 
@@ -527,7 +459,6 @@ int
 main(void)
 {
 	RUN(test_pr_decide);
-	RUN(test_pr_reviews);
 	RUN(test_backlog_order);
 	RUN(test_issue_ready);
 	RUN(test_cifix_step);

@@ -1,6 +1,9 @@
 /*
- * Unit tests for common/world/issueref.c (dev-poll.sh's issue extraction).
+ * Unit tests for common/world/issueref.c (dev-poll.sh's issue extraction,
+ * and the title and "fixes #N" matches of dev-poll's PR lookups).
  */
+#include <stdlib.h>
+
 #include "check.h"
 #include "issueref.h"
 
@@ -80,6 +83,42 @@ test_bounds(void)
 	CHECK_INT(issueref_from_pr("fix/issue-007", NULL, NULL), 7);
 }
 
+/* A title names #N not followed by a digit or a word character. */
+static void
+test_title_names(void)
+{
+	CHECK_INT(issueref_title_names("fix: thing (#12)", 12), 1);
+	CHECK_INT(issueref_title_names("fix: thing (#12)", 1), 0);
+	CHECK_INT(issueref_title_names("#123", 12), 0);
+	CHECK_INT(issueref_title_names("#12a", 12), 0);
+	CHECK_INT(issueref_title_names("#3 and #4", 4), 1);
+	CHECK_INT(issueref_title_names(NULL, 4), 0);
+}
+
+/* "fixes #N", any case, also inside a word ("Prefixes #N"), as before. */
+static void
+test_text_fixes(void)
+{
+	long long *v;
+	size_t n;
+
+	CHECK_INT(issueref_text_fixes("Fixes #5", 5), 1);
+	CHECK_INT(issueref_text_fixes("this FIXES #5.", 5), 1);
+	CHECK_INT(issueref_text_fixes("fixes #55", 5), 0);
+	CHECK_INT(issueref_text_fixes("fixes 5", 5), 0);
+	CHECK_INT(issueref_text_fixes(NULL, 5), 0);
+	issueref_fixes("Fixes #1, fixes #2x and FIXES #3\nfixes #", &v, &n);
+	CHECK_INT(n, 2);
+	if (n == 2) {
+		CHECK_INT(v[0], 1);
+		CHECK_INT(v[1], 3);
+	}
+	free(v);
+	issueref_fixes(NULL, &v, &n);
+	CHECK_INT(n, 0);
+	CHECK(v == NULL);
+}
+
 int
 main(void)
 {
@@ -89,5 +128,7 @@ main(void)
 	RUN(test_chore);
 	RUN(test_none);
 	RUN(test_bounds);
+	RUN(test_title_names);
+	RUN(test_text_fixes);
 	return check_main();
 }

@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "json.h"
+#include "marks.h"
 #include "review-poll.h"
 
 static int
@@ -121,11 +122,6 @@ test_events(void)
 	CHECK_STR(rp_verdict_event("LGTM"), "COMMENT");
 	CHECK_INT(rp_verdict_wants_changes("DISCUSS"), 1);
 	CHECK_INT(rp_verdict_wants_changes("APPROVE"), 0);
-	CHECK_INT(rp_is_sha("abcdef0"), 1);
-	CHECK_INT(rp_is_sha("abcdef"), 0);
-	CHECK_INT(rp_is_sha("ABCDEF0"), 0);
-	CHECK_INT(rp_is_sha("-abcdef0"), 0);
-	CHECK_INT(rp_is_sha(""), 0);
 }
 
 static void
@@ -143,7 +139,7 @@ test_comments(void)
 	    "*Reviewed at `1234567` | [AGENTS.md](AGENTS.md)*\n");
 	CHECK_INT(rp_comment_verdict(c, verdict, sizeof(verdict)), 0);
 	CHECK_STR(verdict, "REQUEST_CHANGES");
-	CHECK_INT(rp_comment_reviewed_sha(c, sha, sizeof(sha)), 0);
+	CHECK_INT(marks_reviewed_sha(c, sha, sizeof(sha)), 0);
 	CHECK_STR(sha, "1234567890abcdef");
 	free(c);
 	c = rp_review_comment(&v, "1234567890abcdef", "fedcba9876", 3);
@@ -164,8 +160,7 @@ test_comments(void)
 	CHECK_INT(rp_comment_verdict("no verdict", verdict, sizeof(verdict)),
 	    -1);
 	CHECK_INT(
-	    rp_comment_reviewed_sha("<!-- reviewed: xyz -->", sha, sizeof(sha)),
-	    -1);
+	    marks_reviewed_sha("<!-- reviewed: xyz -->", sha, sizeof(sha)), -1);
 	c = rp_error_comment("1234567890abcdef", "no <!-- x\nfile");
 	/* Upstream's heading, marker and words first, then ours. */
 	CHECK(strncmp(c,
@@ -193,7 +188,8 @@ test_comment_lists(void)
 	const cJSON *c;
 
 	CHECK(list != NULL);
-	CHECK_INT(rp_count_comments_with(list, RP_REVIEWED_MARK), 2);
+	CHECK_INT(rp_count_comments_with(list, "<!-- reviewed: "), 2);
+	CHECK_INT(rp_count_reviews(list), 2);
 	c = rp_last_comment_with(list, "<!-- reviewed: bbbbbbb -->");
 	CHECK(c != NULL && strstr(json_str(c, "body"), "round 2") != NULL);
 	CHECK(rp_last_comment_with(list, "<!-- review-error: ccccccc -->") !=

@@ -101,6 +101,22 @@ test_valid_number(void)
 	CHECK_STR(end, "x");
 }
 
+/* A commit ID: 7 to 64 lower-case hex digits. */
+static void
+test_valid_sha(void)
+{
+	CHECK(valid_sha("abcdef0") == NULL);
+	CHECK(valid_sha("0123456789abcdef0123456789abcdef01234567") == NULL);
+	CHECK(valid_sha("abcdef") != NULL);
+	CHECK(valid_sha("ABCDEF0") != NULL);
+	CHECK(valid_sha("-abcdef0") != NULL);
+	CHECK(valid_sha("") != NULL);
+	CHECK(valid_sha("abcdef0 ") != NULL);
+	CHECK(
+	    valid_sha("00000000000000000000000000000000000000000000000000000000"
+		      "000000000") != NULL);
+}
+
 int
 main(void)
 {
@@ -108,5 +124,6 @@ main(void)
 	RUN(test_valid_repo);
 	RUN(test_valid_name_url);
 	RUN(test_valid_number);
+	RUN(test_valid_sha);
 	return check_main();
 }
