@@ -1,0 +1,1377 @@
+/*
+ * Forge API calls judged by method, path and body (see guard_http.h).
+ *
+ * A rule's path is a pattern matched against the end of the request's
+ * path: segments of text, "#" (a number), "*" (one segment) and "+" (one
+ * or more).  It is run as a small automaton over the path, where an
+ * unknown part (GUARD_SHELL_UNKNOWN) may stand for any text: linear in
+ * the path's length.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+#include "guard_http.h"
+#include "guard_shell.h"
+#include "xmalloc.h"
+
+/* Methods, as bits. */
+#define M_GET 0x01
+#define M_POST 0x02
+#define M_PUT 0x04
+#define M_PATCH 0x08
+#define M_DELETE 0x10
+#define M_OTHER 0x20
+#define M_WRITE (M_POST | M_PUT | M_PATCH | M_DELETE | M_OTHER)
+
+/* The most elements a rule's path has (checked when it is compiled). */
+#define HTTP_ELEMS 64
+
+/* What stands for an unknown part while a body is read as JSON. */
+#define HTTP_HOLE "\xff\xfe?"
+
+/* When a rule refuses, besides method and path. */
+enum http_cond {
+	HB_ANY,	    /* always */
+	HB_CLOSED,  /* the body sets "state" to "closed" */
+	HB_LABELS,  /* the body names a label of the orchestrator */
+	HB_LABELSEG /* the path's last segment is such a label */
+};
+
+struct http_rule {
+	unsigned methods;
+	const char *paths[5];
+	enum http_cond cond;
+	const char *what; /* "a merge" */
+	const char *why;
+};
+
+#define WHY_MERGE                                                       \
+	"BLOCKED: merging through the forge API is the orchestrator's " \
+	"job; push your branch and write PHASE:awaiting_ci instead"
+#define WHY_REVIEW                                                        \
+	"BLOCKED: reviewing, approving or dismissing a review of a pull " \
+	"request is the review bot's job, never the developer's; push "   \
+	"your branch and write PHASE:awaiting_ci instead"
+#define WHY_CLOSE                                                       \
+	"BLOCKED: closing issues and PRs through the forge API is the " \
+	"orchestrator's job; write PHASE:done instead"
+#define WHY_LABELS                                                         \
+	"BLOCKED: the labels backlog, in-progress, blocked, priority and " \
+	"underspecified are the orchestrator's; say what you need in a "   \
+	"comment or in the phase file instead"
+
+static const struct http_rule http_rules[] = {
+    {M_POST | M_PUT | M_DELETE, {"/pulls/#/merge"}, HB_ANY, "a merge",
+	WHY_MERGE},
+    {M_WRITE,
+	{"/pulls/#/reviews", "/pulls/#/reviews/#", "/pulls/#/reviews/#/+"},
+	HB_ANY, "a review", WHY_REVIEW},
+    {M_PATCH | M_POST | M_PUT, {"/issues/#", "/pulls/#"}, HB_CLOSED, "a close",
+	WHY_CLOSE},
+    {M_WRITE, {"/statuses/*"}, HB_ANY, "a commit status",
+	"BLOCKED: setting a commit status is CI's job; push and let CI run"},
+    {M_WRITE,
+	{"/branch_protections", "/branch_protections/+",
+	    "/branches/+/protection", "/branches/+/protection/+"},
+	HB_ANY, "a change of the branch protection",
+	"BLOCKED: the branch protection (the reviews and checks a merge "
+	"needs) is the operator's"},
+    {M_DELETE | M_PATCH | M_PUT, {"/branches/+", "/git/refs/heads/+"}, HB_ANY,
+	"a branch deletion",
+	"BLOCKED: deleting or moving branches through the forge API is the "
+	"orchestrator's job; push your own branch with git"},
+    {M_PUT | M_DELETE, {"/issues/#/labels"}, HB_ANY, "a label change",
+	WHY_LABELS},
+    {M_POST, {"/issues/#/labels"}, HB_LABELS, "a label change", WHY_LABELS},
+    {M_DELETE, {"/issues/#/labels/*"}, HB_LABELSEG, "a label change",
+	WHY_LABELS},
+    {M_PATCH | M_PUT | M_DELETE, {"/labels/*"}, HB_ANY,
+	"a change of the repository's labels", WHY_LABELS},
+    {M_WRITE,
+	{"/repos/*/*", "/collaborators/+", "/hooks", "/hooks/+", "/keys/+"},
+	HB_ANY, "a change of the repository's settings",
+	"BLOCKED: the repository's settings, collaborators, keys and hooks "
+	"are the operator's"},
+    {M_WRITE, {"/contents", "/contents/+"}, HB_ANY, "a commit through the API",
+	"BLOCKED: committing through the forge API bypasses your branch "
+	"and its review; commit and push with git"},
+    {M_PATCH | M_PUT | M_DELETE, {"/issues/comments/#"}, HB_ANY,
+	"a change of a comment",
+	"BLOCKED: comments hold the orchestrator's markers; write a new "
+	"comment instead of editing or deleting one"},
+};
+
+#define HTTP_NRULES (sizeof(http_rules) / sizeof(http_rules[0]))
+
+/* The orchestrator's labels. */
+static const char *const http_labels[] = {"backlog", "in-progress", "blocked",
+    "priority", "underspecified", NULL};
+
+/* One element of a compiled path pattern. */
+struct http_elem {
+	char kind; /* 'c' a character, '#', '*', '+' */
+	char c;
+};
+
+/* The automaton's states: before element k (at), or inside it (in). */
+struct http_nfa {
+	const struct http_elem *e;
+	size_t n;
+	unsigned char at[HTTP_ELEMS + 1], in[HTTP_ELEMS + 1];
+};
+
+struct http_call;
+struct http_interp;
+
+static int refuse(char *, size_t, const char *, ...)
+    __attribute__((format(printf, 3, 4)));
+static int http_has_unknown(const char *);
+static unsigned http_method_bits(const char *);
+static char *http_path(const char *);
+static size_t http_compile(const char *, struct http_elem *);
+static int http_elem_takes(const struct http_elem *, char);
+static void http_step(struct http_nfa *, char, int);
+static int http_path_matches(const char *, const char *, int);
+static int http_is_label(const char *);
+static cJSON *http_json(const char *);
+static int http_form_value(const char *, const char *, int (*)(const char *));
+static int http_value_closes(const char *);
+static int http_value_label(const char *);
+static int http_body_closes(const struct guard_http_req *);
+static int http_body_labels(const struct guard_http_req *);
+static int http_cond(const struct http_rule *, const struct guard_http_req *,
+    const char *);
+static int has_path_unknown(const char *);
+static int http_cond_unknown(const struct http_rule *,
+    const struct guard_http_req *);
+static int http_unknown_why(const struct http_rule *, int, int, int, char *,
+    size_t);
+static void http_call_init(struct http_call *);
+static void http_call_free(struct http_call *);
+static void http_call_method(struct http_call *, const char *);
+static void http_call_url(struct http_call *, const char *);
+static void http_call_body(struct http_call *, const char *, const char *);
+static char *http_read(const struct guard_http_io *, const char *, int);
+static void http_call_file(struct http_call *, const char *, const char *,
+    const struct guard_http_io *);
+static int http_call_judge(const struct http_call *, const char *, char *,
+    size_t);
+static int http_one_of(const char *, const char *const *);
+static int http_opt_is(const char *, const char *, const char *);
+static void http_curl_opt(struct http_call *, const char *, const char *,
+    const struct guard_http_io *, int *);
+static int http_httpie_method(const char *);
+static int http_curl(char *const *, size_t, const struct guard_http_io *,
+    char *, size_t);
+static int http_wget(char *const *, size_t, const struct guard_http_io *,
+    char *, size_t);
+static void http_httpie_item(struct http_call *, const char *,
+    const struct guard_http_io *);
+static int http_httpie(char *const *, size_t, const struct guard_http_io *,
+    char *, size_t);
+static int http_verb(const char *, const char *, const char *, char *, size_t);
+static int http_gh_api(char *const *, size_t, const struct guard_http_io *,
+    char *, size_t);
+static char *http_opt_values(char *const *, size_t, const char *);
+static int http_forge_cli(const char *, char *const *, size_t,
+    const struct guard_http_io *, char *, size_t);
+static int http_word_in(const char *, const char *);
+static unsigned http_script_methods(const char *);
+static char *http_script_path(const char *);
+static int http_script(const char *, char *, size_t);
+static const struct http_interp *http_interp(const char *);
+static char *http_program(const struct http_interp *, char *const *, size_t,
+    const struct guard_http_io *);
+
+static int
+refuse(char *why, size_t whysz, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, whysz, fmt, ap);
+	va_end(ap);
+	return 1;
+}
+
+static int
+http_has_unknown(const char *s)
+{
+	return s != NULL && strchr(s, GUARD_SHELL_UNKNOWN) != NULL;
+}
+
+/* The method's bit; every writing one when it is unknown. */
+static unsigned
+http_method_bits(const char *m)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} t[] = {{"GET", M_GET}, {"HEAD", M_GET}, {"OPTIONS", M_GET},
+	    {"POST", M_POST}, {"PUT", M_PUT}, {"PATCH", M_PATCH},
+	    {"DELETE", M_DELETE}};
+	size_t i;
+
+	if (m == NULL || http_has_unknown(m))
+		return M_WRITE;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (strcasecmp(m, t[i].name) == 0)
+			return t[i].bit;
+	return M_OTHER;
+}
+
+/*
+ * The path of url: no scheme and host, no query or fragment,
+ * percent-escapes decoded, no repeated or trailing slash; a relative
+ * one ("repos/o/r/pulls", as gh takes it) made absolute.  An unknown
+ * start stands for any host and any path before.  Caller frees.
+ */
+static char *
+http_path(const char *url)
+{
+	const char *p = url, *scheme = strstr(url, "://");
+	struct buf b;
+	size_t first = strcspn(url, "/");
+	char hex[3] = {0};
+
+	if (scheme != NULL && (size_t)(scheme - url) < first)
+		p = scheme + 3 + strcspn(scheme + 3, "/");
+	else if (*p != '/' && *p != GUARD_SHELL_UNKNOWN &&
+	    (memchr(p, ':', first) != NULL || memchr(p, '.', first) != NULL ||
+		strncmp(p, "localhost", 9) == 0))
+		p += first;
+	buf_init(&b, 0);
+	if (*p != '/' && *p != GUARD_SHELL_UNKNOWN)
+		buf_puts(&b, "/");
+	for (; *p != '\0' && *p != '?' && *p != '#'; p++) {
+		char c = *p;
+
+		if (c == '%' && isxdigit((unsigned char)p[1]) &&
+		    isxdigit((unsigned char)p[2])) {
+			memcpy(hex, p + 1, 2);
+			c = (char)strtol(hex, NULL, 16);
+			p += 2;
+		}
+		if (c == '/' && b.len > 0 && b.data[b.len - 1] == '/')
+			continue;
+		buf_append(&b, &c, 1);
+	}
+	while (b.len > 1 && b.data[b.len - 1] == '/')
+		b.data[--b.len] = '\0';
+	return buf_steal(&b);
+}
+
+/* A rule's path into elements: their count. */
+static size_t
+http_compile(const char *pat, struct http_elem *e)
+{
+	size_t n = 0;
+
+	for (; *pat != '\0' && n < HTTP_ELEMS; pat++) {
+		if ((*pat == '#' || *pat == '*' || *pat == '+') &&
+		    pat[-1] == '/' && (pat[1] == '/' || pat[1] == '\0'))
+			e[n++] = (struct http_elem) {*pat, 0};
+		else
+			e[n++] = (struct http_elem) {'c', *pat};
+	}
+	return n;
+}
+
+/* Whether element e takes character c. */
+static int
+http_elem_takes(const struct http_elem *e, char c)
+{
+	switch (e->kind) {
+	case 'c':
+		return c == e->c;
+	case '#':
+		return isdigit((unsigned char)c);
+	case '*':
+		return c != '/';
+	default:
+		return 1;
+	}
+}
+
+/*
+ * One character of the path.  An unknown part matches nothing when
+ * strict (lenient 0), what a number or a name may match (1), any text
+ * within one segment (2), any text (3).  A pattern may begin anywhere:
+ * state 0 is always on.
+ */
+static void
+http_step(struct http_nfa *a, char c, int lenient)
+{
+	unsigned char at[HTTP_ELEMS + 1] = {0}, in[HTTP_ELEMS + 1] = {0};
+	size_t k;
+	int on = 0;
+
+	if (c == GUARD_SHELL_UNKNOWN && lenient == 3) {
+		memset(a->at, 1, a->n + 1);
+		for (k = 0; k < a->n; k++)
+			a->in[k] = a->e[k].kind != 'c';
+		return;
+	}
+	if (c == GUARD_SHELL_UNKNOWN && lenient == 1) {
+		/* Inside a number or a name, or nothing at all. */
+		for (k = a->n; k-- > 0;)
+			if ((a->at[k] || a->in[k]) && a->e[k].kind != 'c')
+				a->in[k] = a->at[k + 1] = 1;
+		return;
+	}
+	if (c == GUARD_SHELL_UNKNOWN && lenient == 2) {
+		/* From each state on, forward to the next '/' of the pattern.
+		 */
+		for (k = 0; k <= a->n; k++) {
+			on |= a->at[k] || (k < a->n && a->in[k]);
+			if (!on)
+				continue;
+			a->at[k] = 1;
+			if (k == a->n ||
+			    (a->e[k].kind == 'c' && a->e[k].c == '/')) {
+				on = 0;
+				continue;
+			}
+			if (a->e[k].kind != 'c')
+				a->in[k] = 1;
+		}
+		return;
+	}
+	for (k = 0; k < a->n && c != GUARD_SHELL_UNKNOWN; k++) {
+		if (a->at[k] && http_elem_takes(&a->e[k], c)) {
+			if (a->e[k].kind == 'c')
+				at[k + 1] = 1;
+			else if (c != '/')
+				in[k] = 1;
+		}
+		if (a->in[k] && http_elem_takes(&a->e[k], c))
+			in[k] = 1;
+	}
+	for (k = 0; k < a->n; k++)
+		if (in[k])
+			at[k + 1] = 1;
+	at[0] = 1;
+	memcpy(a->at, at, sizeof(at));
+	memcpy(a->in, in, sizeof(in));
+}
+
+/* Whether the end of path matches the pattern pat. */
+static int
+http_path_matches(const char *pat, const char *path, int lenient)
+{
+	struct http_elem e[HTTP_ELEMS];
+	struct http_nfa a;
+
+	memset(&a, 0, sizeof(a));
+	a.e = e;
+	a.n = http_compile(pat, e);
+	a.at[0] = 1;
+	for (; *path != '\0'; path++)
+		http_step(&a, *path, lenient);
+	return a.at[a.n];
+}
+
+static int
+http_is_label(const char *s)
+{
+	size_t i;
+
+	for (i = 0; http_labels[i] != NULL; i++)
+		if (strcasecmp(s, http_labels[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* The body as a JSON value, unknown parts as HTTP_HOLE; or NULL. */
+static cJSON *
+http_json(const char *body)
+{
+	struct buf b;
+	cJSON *j;
+
+	buf_init(&b, 0);
+	for (; *body != '\0'; body++) {
+		if (*body == GUARD_SHELL_UNKNOWN)
+			buf_puts(&b, HTTP_HOLE);
+		else
+			buf_append(&b, body, 1);
+	}
+	j = cJSON_ParseWithLength(buf_str(&b), b.len);
+	buf_free(&b);
+	return j;
+}
+
+/*
+ * The fields key=value of a form body ('&' between them, ':=' too, as
+ * httpie writes JSON fields) named key, each value split on ','
+ * through test: 1 when one is, -1 when one may be, else 0.
+ */
+static int
+http_form_value(const char *body, const char *key, int (*test)(const char *))
+{
+	char *copy = xstrdup(body), *field, *save = NULL, *eq, *v, *vs = NULL;
+	size_t klen = strlen(key);
+	int r = 0, t;
+
+	for (field = strtok_r(copy, "&\n", &save); field != NULL && r != 1;
+	     field = strtok_r(NULL, "&\n", &save)) {
+		field += strspn(field, " ");
+		eq = strchr(field, '=');
+		if (eq == NULL)
+			continue;
+		if (!((size_t)(eq - field) == klen &&
+			strncmp(field, key, klen) == 0) &&
+		    !((size_t)(eq - field) == klen + 1 && eq[-1] == ':' &&
+			strncmp(field, key, klen) == 0) &&
+		    !http_has_unknown(field))
+			continue;
+		for (v = strtok_r(eq + 1, ",", &vs); v != NULL && r != 1;
+		     v = strtok_r(NULL, ",", &vs)) {
+			v += strspn(v, " \"'[");
+			v[strcspn(v, "\"']")] = '\0';
+			t = test(v);
+			/* A field whose name is unknown may be this one. */
+			if (t == 1 &&
+			    memchr(field, GUARD_SHELL_UNKNOWN,
+				(size_t)(eq - field)) != NULL)
+				t = -1;
+			r = t == 1 ? 1 : (t == -1 ? -1 : r);
+		}
+	}
+	free(copy);
+	return r;
+}
+
+static int
+http_value_closes(const char *v)
+{
+	if (strstr(v, HTTP_HOLE) != NULL || http_has_unknown(v))
+		return -1;
+	return strcasecmp(v, "closed") == 0;
+}
+
+/* A label's name or ID: the orchestrator's (or any ID: whose?). */
+static int
+http_value_label(const char *v)
+{
+	if (strstr(v, HTTP_HOLE) != NULL || http_has_unknown(v))
+		return -1;
+	return http_is_label(v) ||
+	    (*v != '\0' && v[strspn(v, "0123456789")] == '\0');
+}
+
+/* Whether the body closes: 1, 0, or -1 when it cannot be told. */
+static int
+http_body_closes(const struct guard_http_req *r)
+{
+	const cJSON *item;
+	cJSON *j;
+	int res = 0, t;
+
+	if (r->body_unknown)
+		return -1;
+	if (r->body == NULL)
+		return 0;
+	if ((j = http_json(r->body)) == NULL) {
+		t = http_form_value(r->body, "state", http_value_closes);
+		return t == 0 && http_has_unknown(r->body) ? -1 : t;
+	}
+	cJSON_ArrayForEach (item, j) {
+		const char *k = item->string != NULL ? item->string : "";
+		const char *v = cJSON_GetStringValue(item);
+
+		if (strcmp(k, "state") != 0 && strstr(k, HTTP_HOLE) == NULL)
+			continue;
+		t = v != NULL ? http_value_closes(v) : 0;
+		if (t == 1 && strstr(k, HTTP_HOLE) != NULL)
+			t = -1;
+		if (t == 1 || (t == -1 && res == 0))
+			res = t;
+	}
+	cJSON_Delete(j);
+	return res;
+}
+
+/* Whether the body names one of the orchestrator's labels: 1, 0, -1. */
+static int
+http_body_labels(const struct guard_http_req *r)
+{
+	const cJSON *list, *item;
+	cJSON *j;
+	int res = 0, t;
+
+	if (r->body_unknown)
+		return -1;
+	if (r->body == NULL)
+		return 0;
+	if ((j = http_json(r->body)) == NULL) {
+		t = http_form_value(r->body, "labels", http_value_label);
+		return t == 0 && http_has_unknown(r->body) ? -1 : t;
+	}
+	list = cJSON_IsObject(j) ?
+	    cJSON_GetObjectItemCaseSensitive(j, "labels") :
+	    j;
+	cJSON_ArrayForEach (item, list) {
+		if (cJSON_IsNumber(item))
+			t = 1;
+		else if (cJSON_GetStringValue(item) != NULL)
+			t = http_value_label(cJSON_GetStringValue(item));
+		else
+			t = -1;
+		if (t == 1 || (t == -1 && res == 0))
+			res = t;
+	}
+	cJSON_ArrayForEach (item, j)
+		if (res == 0 && item->string != NULL &&
+		    strstr(item->string, HTTP_HOLE) != NULL)
+			res = -1;
+	cJSON_Delete(j);
+	return res;
+}
+
+/* Whether the rule's condition holds for the request: 1, 0, -1. */
+static int
+http_cond(const struct http_rule *rule, const struct guard_http_req *r,
+    const char *path)
+{
+	const char *last;
+
+	switch (rule->cond) {
+	case HB_ANY:
+		return 1;
+	case HB_CLOSED:
+		return http_body_closes(r);
+	case HB_LABELS:
+		return http_body_labels(r);
+	case HB_LABELSEG:
+		last = strrchr(path, '/');
+		return http_value_label(last != NULL ? last + 1 : path);
+	}
+	return 1;
+}
+
+static int
+has_path_unknown(const char *url)
+{
+	return url == NULL || http_has_unknown(url);
+}
+
+/* Whether the rule's condition on the body could not be told. */
+static int
+http_cond_unknown(const struct http_rule *rule, const struct guard_http_req *r)
+{
+	return (rule->cond == HB_CLOSED && http_body_closes(r) == -1) ||
+	    (rule->cond == HB_LABELS && http_body_labels(r) == -1);
+}
+
+/* The refusal of a call that may be the rule's: what was unknown. */
+static int
+http_unknown_why(const struct http_rule *rule, int method, int url, int body,
+    char *why, size_t whysz)
+{
+	return refuse(why, whysz,
+	    "BLOCKED: this request may be %s, which agents may not make, and "
+	    "the guard cannot tell: %s%s%s%s%s comes from a variable or a "
+	    "command's output it cannot see; write the method, the URL and "
+	    "the body literally (the body may be in a file) so that the "
+	    "request can be checked",
+	    rule->what, method ? "its method" : "",
+	    method && (url || body) ? (url && body ? ", " : " and ") : "",
+	    url ? "its URL" : "", url && body ? " and " : "",
+	    body ? "its body" : "");
+}
+
+int
+guard_http_judge(const struct guard_http_req *r, char *why, size_t whysz)
+{
+	const struct http_rule *maybe = NULL;
+	unsigned m = http_method_bits(r->method);
+	int mu = m == M_WRITE, best = 4, level, c;
+	char *path;
+	size_t i, k;
+
+	if ((m & M_WRITE) == 0)
+		return 0;
+	path = http_path(
+	    r->url != NULL ? r->url : (char[]) {GUARD_SHELL_UNKNOWN, 0});
+	for (i = 0; i < HTTP_NRULES; i++) {
+		const struct http_rule *rule = &http_rules[i];
+
+		if ((rule->methods & m) == 0)
+			continue;
+		/* The least leniency at which one of its paths matches. */
+		for (level = 0; level < 4; level++) {
+			for (k = 0; k < 5 && rule->paths[k] != NULL; k++)
+				if (http_path_matches(rule->paths[k], path,
+					level))
+					break;
+			if (k < 5 && rule->paths[k] != NULL)
+				break;
+		}
+		if (level == 4 || (c = http_cond(rule, r, path)) == 0)
+			continue;
+		/* A variable standing for a number or a name is one. */
+		if (!mu && level <= 1 && c == 1) {
+			free(path);
+			return refuse(why, whysz, "%s", rule->why);
+		}
+		level += c == -1 || mu;
+		if (level < best) {
+			best = level;
+			maybe = rule;
+		}
+	}
+	free(path);
+	if (maybe == NULL)
+		return 0;
+	return http_unknown_why(maybe, mu, has_path_unknown(r->url),
+	    http_cond_unknown(maybe, r), why, whysz);
+}
+
+/* A request put together from a client's words. */
+struct http_call {
+	char *method; /* NULL: the client's default */
+	char **urls;
+	size_t nurls;
+	struct buf body;
+	int has_body;
+	int body_unknown;
+};
+
+static void
+http_call_init(struct http_call *c)
+{
+	memset(c, 0, sizeof(*c));
+	buf_init(&c->body, 0);
+}
+
+static void
+http_call_free(struct http_call *c)
+{
+	size_t i;
+
+	free(c->method);
+	for (i = 0; i < c->nurls; i++)
+		free(c->urls[i]);
+	free(c->urls);
+	buf_free(&c->body);
+}
+
+static void
+http_call_method(struct http_call *c, const char *m)
+{
+	free(c->method);
+	c->method = xstrdup(m);
+}
+
+static void
+http_call_url(struct http_call *c, const char *u)
+{
+	c->urls = xreallocarray(c->urls, c->nurls + 1, sizeof(*c->urls));
+	c->urls[c->nurls++] = xstrdup(u);
+}
+
+/* A part of the body (parts joined by '&', as form fields are). */
+static void
+http_call_body(struct http_call *c, const char *prefix, const char *text)
+{
+	if (c->has_body && c->body.len > 0)
+		buf_puts(&c->body, "&");
+	buf_puts(&c->body, prefix);
+	buf_puts(&c->body, text);
+	c->has_body = 1;
+}
+
+/* The text of the file word names ("-": the input), or NULL. */
+static char *
+http_read(const struct guard_http_io *io, const char *word, int script)
+{
+	if (strcmp(word, "-") == 0)
+		return io->input != NULL ? xstrdup(io->input) : NULL;
+	if (io->read == NULL || http_has_unknown(word))
+		return NULL;
+	return io->read(io->arg, word, script);
+}
+
+/* A part of the body read from a file (word), or unknown. */
+static void
+http_call_file(struct http_call *c, const char *prefix, const char *word,
+    const struct guard_http_io *io)
+{
+	char *text = http_read(io, word, 0);
+
+	c->has_body = 1;
+	if (text == NULL)
+		c->body_unknown = 1;
+	else
+		http_call_body(c, prefix, text);
+	free(text);
+}
+
+/* Judge every URL of the call (none: an unknown one) with method. */
+static int
+http_call_judge(const struct http_call *c, const char *method, char *why,
+    size_t whysz)
+{
+	struct guard_http_req r;
+	size_t i;
+
+	r.method = method;
+	r.body = c->has_body ? buf_str(&c->body) : NULL;
+	r.body_unknown = c->body_unknown;
+	if (c->nurls == 0) {
+		r.url = (char[]) {GUARD_SHELL_UNKNOWN, 0};
+		return guard_http_judge(&r, why, whysz);
+	}
+	for (i = 0; i < c->nurls; i++) {
+		r.url = c->urls[i];
+		if (guard_http_judge(&r, why, whysz))
+			return 1;
+	}
+	return 0;
+}
+
+static int
+http_one_of(const char *w, const char *const *list)
+{
+	for (; *list != NULL; list++)
+		if (strcmp(w, *list) == 0)
+			return 1;
+	return 0;
+}
+
+/* curl's long options that take a value (the ones agents use). */
+static const char *const http_curl_valued[] = {"--data", "--data-ascii",
+    "--data-binary", "--data-raw", "--data-urlencode", "--json", "--form",
+    "--form-string", "--header", "--proxy-header", "--request", "--url",
+    "--output", "--user", "--referer", "--user-agent", "--cookie",
+    "--cookie-jar", "--continue-at", "--dump-header", "--config", "--max-time",
+    "--connect-timeout", "--retry", "--retry-delay", "--retry-max-time",
+    "--proxy", "--proxy-user", "--cacert", "--capath", "--cert", "--cert-type",
+    "--key", "--key-type", "--pass", "--range", "--speed-limit", "--speed-time",
+    "--time-cond", "--upload-file", "--write-out", "--interface", "--resolve",
+    "--connect-to", "--limit-rate", "--max-filesize", "--max-redirs",
+    "--oauth2-bearer", "--output-dir", "--stderr", "--trace", "--trace-ascii",
+    "--unix-socket", "--abstract-unix-socket", "--variable", "--url-query",
+    "--aws-sigv4", "--proto", "--proto-redir", "--noproxy", "--local-port",
+    "--dns-servers", "--ciphers", "--expect100-timeout", "--netrc-file",
+    "--preproxy", "--quote", "--request-target", "--socks5",
+    "--socks5-hostname", "--tls-max", "--create-file-mode", "--etag-compare",
+    "--etag-save", NULL};
+
+/* Whether name is one of a curl option's names (short or long). */
+static int
+http_opt_is(const char *name, const char *s, const char *l)
+{
+	return (s != NULL && strcmp(name, s) == 0) ||
+	    (l != NULL && strcmp(name, l) == 0);
+}
+
+/* What a curl option does to the call (name: the long name, or "-X"). */
+static void
+http_curl_opt(struct http_call *c, const char *name, const char *v,
+    const struct guard_http_io *io, int *mode)
+{
+	const char *at;
+
+	if (http_opt_is(name, "-X", "--request"))
+		http_call_method(c, v);
+	else if (http_opt_is(name, "-G", "--get"))
+		*mode = 'G';
+	else if (http_opt_is(name, "-I", "--head") && *mode != 'G')
+		*mode = 'I';
+	else if (http_opt_is(name, NULL, "--url"))
+		http_call_url(c, v);
+	else if (http_opt_is(name, "-T", "--upload-file")) {
+		*mode = *mode == 0 ? 'T' : *mode;
+		http_call_file(c, "", v, io);
+	} else if (http_opt_is(name, "-K", "--config") ||
+	    http_opt_is(name, NULL, "--variable")) {
+		/* Options from elsewhere: anything may come. */
+		http_call_method(c, (char[]) {GUARD_SHELL_UNKNOWN, 0});
+		http_call_url(c, (char[]) {GUARD_SHELL_UNKNOWN, 0});
+		c->has_body = c->body_unknown = 1;
+	} else if (http_opt_is(name, NULL, "--data-raw") ||
+	    http_opt_is(name, NULL, "--form-string"))
+		http_call_body(c, "", v);
+	else if (http_opt_is(name, NULL, "--data-urlencode")) {
+		if ((at = strchr(v, '@')) != NULL &&
+		    (strchr(v, '=') == NULL || strchr(v, '=') > at)) {
+			char *key = xstrndup(v, (size_t)(at - v));
+			char *prefix = xasprintf("%s%s", key, *key ? "=" : "");
+
+			http_call_file(c, prefix, at + 1, io);
+			free(prefix);
+			free(key);
+		} else
+			http_call_body(c, "", v[0] == '=' ? v + 1 : v);
+	} else if (http_opt_is(name, "-F", "--form")) {
+		at = strchr(v, '=');
+		if (at != NULL && (at[1] == '@' || at[1] == '<')) {
+			char *prefix = xstrndup(v, (size_t)(at - v) + 1);
+
+			http_call_file(c, prefix, at + 2, io);
+			free(prefix);
+		} else
+			http_call_body(c, "", v);
+	} else if (http_opt_is(name, "-d", "--data") ||
+	    http_opt_is(name, NULL, "--data-ascii") ||
+	    http_opt_is(name, NULL, "--data-binary") ||
+	    http_opt_is(name, NULL, "--json")) {
+		if (v[0] == '@')
+			http_call_file(c, "", v + 1, io);
+		else
+			http_call_body(c, "", v);
+	}
+}
+
+/* curl: -X, -d and the like in any order, URLs anywhere. */
+static int
+http_curl(char *const *w, size_t n, const struct guard_http_io *io, char *why,
+    size_t whysz)
+{
+	static const char short_valued[] = "AbcCdDeEFHKmoPQrtTuUwxXyYz";
+	struct http_call c;
+	char opt[3] = "-?", *name;
+	const char *v, *method;
+	size_t i, k, len;
+	int mode = 0, r;
+
+	http_call_init(&c);
+	for (i = 1; i < n; i++) {
+		const char *a = w[i];
+
+		if (a[0] == '-' && a[1] == '-' && a[2] != '\0') {
+			len = strcspn(a, "=");
+			name = xstrndup(a, len);
+			if (a[len] == '=')
+				v = a + len + 1;
+			else if (http_one_of(name, http_curl_valued) &&
+			    i + 1 < n)
+				v = w[++i];
+			else
+				v = "";
+			http_curl_opt(&c, name, v, io, &mode);
+			free(name);
+		} else if (a[0] == '-' && a[1] != '\0') {
+			for (k = 1; a[k] != '\0'; k++) {
+				opt[1] = a[k];
+				if (strchr(short_valued, a[k]) == NULL) {
+					http_curl_opt(&c, opt, "", io, &mode);
+					continue;
+				}
+				if (a[k + 1] != '\0')
+					v = a + k + 1;
+				else
+					v = i + 1 < n ? w[++i] : "";
+				http_curl_opt(&c, opt, v, io, &mode);
+				break;
+			}
+		} else
+			http_call_url(&c, a);
+	}
+	if (c.method != NULL)
+		method = c.method;
+	else if (mode == 'I' || mode == 'G')
+		method = mode == 'I' ? "HEAD" : "GET";
+	else if (mode == 'T')
+		method = "PUT";
+	else
+		method = c.has_body ? "POST" : "GET";
+	if (mode == 'G')
+		c.has_body = c.body_unknown = 0;
+	r = http_call_judge(&c, method, why, whysz);
+	http_call_free(&c);
+	return r;
+}
+
+/* wget: --method, --post-data, --post-file, --body-data, --body-file. */
+static int
+http_wget(char *const *w, size_t n, const struct guard_http_io *io, char *why,
+    size_t whysz)
+{
+	static const char short_valued[] = "OoaeiBtTwQlARDIXPU";
+	struct http_call c;
+	const char *a, *v;
+	size_t i, len;
+	int post = 0, r;
+
+	http_call_init(&c);
+	for (i = 1; i < n; i++) {
+		a = w[i];
+		if (a[0] == '-' && a[1] == '-') {
+			len = strcspn(a, "=");
+			v = a[len] == '=' ? a + len + 1 : "";
+			if (len == 8 && strncmp(a, "--method", len) == 0)
+				http_call_method(&c, v);
+			else if (strncmp(a, "--post-data", 11) == 0 ||
+			    strncmp(a, "--body-data", 11) == 0) {
+				post |= a[2] == 'p';
+				http_call_body(&c, "", v);
+			} else if (strncmp(a, "--post-file", 11) == 0 ||
+			    strncmp(a, "--body-file", 11) == 0) {
+				post |= a[2] == 'p';
+				http_call_file(&c, "", v, io);
+			} else if (strncmp(a, "--input-file", 12) == 0)
+				http_call_url(&c,
+				    (char[]) {GUARD_SHELL_UNKNOWN, 0});
+		} else if (a[0] == '-' && a[1] != '\0') {
+			if (a[1] == 'i')
+				http_call_url(&c,
+				    (char[]) {GUARD_SHELL_UNKNOWN, 0});
+			len = strlen(a);
+			if (strchr(short_valued, a[len - 1]) != NULL &&
+			    i + 1 < n)
+				i++;
+		} else
+			http_call_url(&c, a);
+	}
+	r = http_call_judge(&c,
+	    c.method != NULL ? c.method : (post ? "POST" : "GET"), why, whysz);
+	http_call_free(&c);
+	return r;
+}
+
+/* httpie's (and xh's) options that take a value. */
+static const char *const http_httpie_valued[] = {"-a", "--auth", "-A",
+    "--auth-type", "-o", "--output", "--session", "--session-read-only",
+    "--verify", "--cert", "--cert-key", "--ssl", "--ciphers", "--timeout", "-p",
+    "--print", "--pretty", "-s", "--style", "--proxy", "--boundary",
+    "--default-scheme", "--format-options", "--max-redirects", "--max-headers",
+    "--response-charset", "--response-mime", NULL};
+
+/* One request item of httpie: k=v, k:=json, k==query, H:v, k@file. */
+static void
+http_httpie_item(struct http_call *c, const char *a,
+    const struct guard_http_io *io)
+{
+	size_t p = strcspn(a, ":=@");
+	char *key = xstrndup(a, p), *prefix = xasprintf("%s=", key);
+
+	if (a[p] == '=' && a[p + 1] == '=')
+		; /* a query parameter */
+	else if (a[p] == '=' && a[p + 1] == '@')
+		http_call_file(c, prefix, a + p + 2, io);
+	else if (a[p] == ':' && a[p + 1] == '=' && a[p + 2] == '@')
+		http_call_file(c, prefix, a + p + 3, io);
+	else if (a[p] == ':' && a[p + 1] == '=')
+		http_call_body(c, prefix, a + p + 2);
+	else if (a[p] == '=')
+		http_call_body(c, prefix, a + p + 1);
+	else if (a[p] == '@')
+		http_call_file(c, prefix, a + p + 1, io);
+	free(prefix);
+	free(key);
+}
+
+/* Whether a word of httpie is a method (letters only, before the URL). */
+static int
+http_httpie_method(const char *a)
+{
+	return *a != '\0' &&
+	    a[strspn(a,
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")] ==
+	    '\0';
+}
+
+/* http, https, xh, xhs: [METHOD] URL ITEM... */
+static int
+http_httpie(char *const *w, size_t n, const struct guard_http_io *io, char *why,
+    size_t whysz)
+{
+	struct http_call c;
+	const char *a;
+	size_t i, pos = 0, len;
+	int r;
+
+	http_call_init(&c);
+	for (i = 1; i < n; i++) {
+		a = w[i];
+		if (a[0] == '-' && a[1] != '\0') {
+			len = strcspn(a, "=");
+			if (len == 5 && strncmp(a, "--raw", 5) == 0) {
+				if (a[len] == '=')
+					http_call_body(&c, "", a + len + 1);
+				else if (i + 1 < n)
+					http_call_body(&c, "", w[++i]);
+			} else if (a[len] != '=' &&
+			    http_one_of(a, http_httpie_valued) && i + 1 < n)
+				i++;
+			continue;
+		}
+		if (pos == 0 && http_httpie_method(a) && i + 1 < n) {
+			http_call_method(&c, a);
+			pos++;
+		} else if (c.nurls == 0) {
+			http_call_url(&c, a);
+			pos++;
+		} else
+			http_httpie_item(&c, a, io);
+	}
+	if (!c.has_body && c.method != NULL && io->input != NULL)
+		http_call_body(&c, "", io->input);
+	r = http_call_judge(&c,
+	    c.method != NULL ? c.method : (c.has_body ? "POST" : "GET"), why,
+	    whysz);
+	http_call_free(&c);
+	return r;
+}
+
+/* One request made by a forge CLI's verb. */
+static int
+http_verb(const char *method, const char *path, const char *body, char *why,
+    size_t whysz)
+{
+	struct guard_http_req r = {method, path, body, 0};
+
+	return guard_http_judge(&r, why, whysz);
+}
+
+/* gh api: -X, -f/-F fields (a value @file is read), --input. */
+static int
+http_gh_api(char *const *w, size_t n, const struct guard_http_io *io, char *why,
+    size_t whysz)
+{
+	static const char *const valued[] = {"-H", "--header", "-q", "--jq",
+	    "-t", "--template", "--hostname", "--cache", "-p", "--preview",
+	    NULL};
+	struct http_call c;
+	const char *a, *v, *at;
+	size_t i;
+	int r;
+
+	http_call_init(&c);
+	for (i = 2; i < n; i++) {
+		a = w[i];
+		v = i + 1 < n ? w[i + 1] : "";
+		at = strchr(v, '@');
+		if (strcmp(a, "-X") == 0 || strcmp(a, "--method") == 0) {
+			http_call_method(&c, v);
+			i++;
+		} else if (strncmp(a, "--method=", 9) == 0)
+			http_call_method(&c, a + 9);
+		else if ((strcmp(a, "-F") == 0 || strcmp(a, "--field") == 0) &&
+		    at != NULL && at == strchr(v, '=') + 1) {
+			char *prefix = xstrndup(v, (size_t)(at - v));
+
+			http_call_file(&c, prefix, at + 1, io);
+			free(prefix);
+			i++;
+		} else if (strcmp(a, "-f") == 0 ||
+		    strcmp(a, "--raw-field") == 0 || strcmp(a, "-F") == 0 ||
+		    strcmp(a, "--field") == 0) {
+			http_call_body(&c, "", v);
+			i++;
+		} else if (strcmp(a, "--input") == 0) {
+			http_call_file(&c, "", v, io);
+			i++;
+		} else if (http_one_of(a, valued))
+			i++;
+		else if (a[0] != '-')
+			http_call_url(&c, a);
+	}
+	r = http_call_judge(&c,
+	    c.method != NULL ? c.method : (c.has_body ? "POST" : "GET"), why,
+	    whysz);
+	http_call_free(&c);
+	return r;
+}
+
+/* The values of option opt (--opt X, --opt=X) among w, comma-joined. */
+static char *
+http_opt_values(char *const *w, size_t n, const char *opt)
+{
+	struct buf b;
+	size_t i, len = strlen(opt);
+
+	buf_init(&b, 0);
+	for (i = 0; i < n; i++) {
+		if (strcmp(w[i], opt) == 0 && i + 1 < n)
+			buf_printf(&b, "%s%s", b.len ? "," : "", w[++i]);
+		else if (strncmp(w[i], opt, len) == 0 && w[i][len] == '=')
+			buf_printf(&b, "%s%s", b.len ? "," : "",
+			    w[i] + len + 1);
+	}
+	return buf_steal(&b);
+}
+
+/*
+ * gh and tea: their verbs as the requests they make ("0" for the
+ * number of the PR or issue they find themselves).
+ */
+static int
+http_forge_cli(const char *name, char *const *w, size_t n,
+    const struct guard_http_io *io, char *why, size_t whysz)
+{
+	static const char *const judging[] = {"review", "approve", "lgtm",
+	    "reject", NULL};
+	static const char *const settings[] = {"edit", "delete", "rename",
+	    "archive", NULL};
+	const char *noun = NULL, *verb = NULL;
+	char *add, *rm, *body;
+	size_t i;
+	int r = 0, pulls;
+
+	for (i = 1; i < n && verb == NULL; i++)
+		if (w[i][0] != '-') {
+			if (noun == NULL)
+				noun = w[i];
+			else
+				verb = w[i];
+		}
+	if (strcmp(name, "gh") == 0 && noun != NULL && strcmp(noun, "api") == 0)
+		return http_gh_api(w, n, io, why, whysz);
+	if (noun == NULL || verb == NULL)
+		return 0;
+	pulls = strncmp(noun, "pr", 2) == 0 || strncmp(noun, "pull", 4) == 0;
+	if (strcmp(verb, "merge") == 0 || strcmp(verb, "m") == 0)
+		return http_verb("PUT", "/pulls/0/merge", NULL, why, whysz);
+	if (strcmp(verb, "close") == 0)
+		return http_verb("PATCH", pulls ? "/pulls/0" : "/issues/0",
+		    "state=closed", why, whysz);
+	if (http_one_of(verb, judging))
+		return http_verb("POST", "/pulls/0/reviews", NULL, why, whysz);
+	if (strncmp(noun, "label", 5) == 0 && http_one_of(verb, settings))
+		return http_verb("PATCH", "/labels/0", NULL, why, whysz);
+	if (strcmp(noun, "repo") == 0 && http_one_of(verb, settings))
+		return http_verb("PATCH", "/repos/o/r", NULL, why, whysz);
+	add = http_opt_values(w, n, "--add-label");
+	rm = http_opt_values(w, n, "--remove-label");
+	body = xasprintf("labels=%s%s%s", add, *add && *rm ? "," : "", rm);
+	if (*add != '\0' || *rm != '\0')
+		r = http_verb("POST", "/issues/0/labels", body, why, whysz);
+	free(body);
+	free(rm);
+	free(add);
+	return r;
+}
+
+/* Whether word occurs in text as a whole word. */
+static int
+http_word_in(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p;
+
+	for (p = text; (p = strstr(p, word)) != NULL; p++)
+		if ((p == text || !isalnum((unsigned char)p[-1])) &&
+		    !isalnum((unsigned char)p[n]))
+			return 1;
+	return 0;
+}
+
+/* The writing methods a program's text names, as bits. */
+static unsigned
+http_script_methods(const char *text)
+{
+	static const struct {
+		const char *upper, *call;
+		unsigned bit;
+	} t[] = {{"POST", ".post(", M_POST}, {"PUT", ".put(", M_PUT},
+	    {"PATCH", ".patch(", M_PATCH}, {"DELETE", ".delete(", M_DELETE}};
+	unsigned bits = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (http_word_in(text, t[i].upper) ||
+		    strstr(text, t[i].call) != NULL)
+			bits |= t[i].bit;
+	/* urllib: a request with data is a POST. */
+	if (strstr(text, "data=") != NULL &&
+	    (strstr(text, "urlopen(") != NULL ||
+		strstr(text, "Request(") != NULL))
+		bits |= M_POST;
+	return bits;
+}
+
+/*
+ * The API path at p in a program's text, up to where it ends (a quote,
+ * a blank, a bracket); an interpolation ({n}, ${n}, %s, or a quote
+ * followed by '+') is unknown.  Caller frees.
+ */
+static char *
+http_script_path(const char *p)
+{
+	const char unknown[] = {GUARD_SHELL_UNKNOWN, 0};
+	struct buf b;
+	size_t k;
+
+	buf_init(&b, 0);
+	while (*p != '\0') {
+		if (*p == '{' || (*p == '$' && p[1] == '{')) {
+			k = strcspn(p, "}");
+			p += k + (p[k] == '}');
+			buf_puts(&b, unknown);
+		} else if (*p == '%' && p[1] != '\0' && strchr("sd", p[1])) {
+			p += 2;
+			buf_puts(&b, unknown);
+		} else if (isalnum((unsigned char)*p) || strchr("/._-", *p))
+			buf_append(&b, p++, 1);
+		else {
+			if ((*p == '"' || *p == '\'' || *p == '`') &&
+			    p[1 + strspn(p + 1, " ")] == '+')
+				buf_puts(&b, unknown);
+			break;
+		}
+	}
+	return buf_steal(&b);
+}
+
+/*
+ * A program that may send requests (its text as a whole): with a
+ * writing method named, every API path in it is judged with each such
+ * method, the whole text standing for the body ("state" then "closed"
+ * closes; a "state" without "closed" may).  A writing program that
+ * speaks to the forge but names no path that can be judged is refused.
+ */
+static int
+http_script(const char *text, char *why, size_t whysz)
+{
+	static const char *const marks[] = {"/pulls/", "/issues/", "/statuses/",
+	    "/branch_protections", "/branches/", "/labels", "/merge",
+	    "/reviews", "/contents", "/git/refs", "/collaborators", "/hooks",
+	    "/keys/", "/comments", NULL};
+	static const char *const methods[] = {"POST", "PUT", "PATCH", "DELETE"};
+	unsigned bits = http_script_methods(text);
+	struct guard_http_req r = {NULL, NULL, NULL, 0};
+	const char *p, *st;
+	char *path, body[64];
+	size_t i, k;
+	int found = 0;
+
+	if (bits == 0)
+		return 0;
+	/* The body: what the text says of "state", or a label it names. */
+	st = strstr(text, "state");
+	if (st == NULL)
+		snprintf(body, sizeof(body), "{}");
+	else if (strstr(st, "closed") != NULL)
+		snprintf(body, sizeof(body), "{\"state\": \"closed\"}");
+	else
+		snprintf(body, sizeof(body), "{\"state\": \"%c\"}",
+		    GUARD_SHELL_UNKNOWN);
+	for (k = 0; http_labels[k] != NULL && st == NULL; k++)
+		if (strstr(text, http_labels[k]) != NULL)
+			snprintf(body, sizeof(body), "{\"labels\": [\"%s\"]}",
+			    http_labels[k]);
+	r.body = body;
+	for (i = 0; marks[i] != NULL; i++)
+		for (p = text; (p = strstr(p, marks[i])) != NULL; p++) {
+			found = 1;
+			path = http_script_path(p);
+			r.url = path;
+			for (k = 0; k < 4; k++) {
+				r.method = methods[k];
+				if ((bits & (M_POST << k)) &&
+				    guard_http_judge(&r, why, whysz)) {
+					free(path);
+					return 1;
+				}
+			}
+			free(path);
+		}
+	if (found ||
+	    (strstr(text, "FORGE_") == NULL && strstr(text, "/api/v1") == NULL))
+		return 0;
+	return refuse(why, whysz,
+	    "BLOCKED: this program sends a request to the forge and the guard "
+	    "cannot tell which endpoint it reaches; write the API path "
+	    "literally (or use curl) so that it can be checked");
+}
+
+/* An interpreter and how it is given a program on its command line. */
+struct http_interp {
+	const char *name;
+	const char *const opts[4]; /* the options whose value is the program */
+};
+
+static const struct http_interp http_interps[] = {
+    {"python", {"-c"}},
+    {"pypy", {"-c"}},
+    {"node", {"-e", "--eval", "-p", "--print"}},
+    {"nodejs", {"-e", "--eval", "-p", "--print"}},
+    {"deno", {"eval"}},
+    {"bun", {"-e", "--eval"}},
+    {"perl", {"-e", "-E"}},
+    {"ruby", {"-e"}},
+    {"php", {"-r"}},
+};
+
+/* The interpreter name is (python3.11 is python), or NULL. */
+static const struct http_interp *
+http_interp(const char *name)
+{
+	size_t i, n;
+
+	for (i = 0; i < sizeof(http_interps) / sizeof(http_interps[0]); i++) {
+		n = strlen(http_interps[i].name);
+		if (strncmp(name, http_interps[i].name, n) == 0 &&
+		    name[n + strspn(name + n, "0123456789.")] == '\0')
+			return &http_interps[i];
+	}
+	return NULL;
+}
+
+/*
+ * An interpreter's program: its -c/-e text, else its script file (run,
+ * deno's and bun's "run" skipped), else its input.  Caller frees; NULL
+ * when it cannot be known.
+ */
+static char *
+http_program(const struct http_interp *it, char *const *w, size_t n,
+    const struct guard_http_io *io)
+{
+	struct buf b;
+	size_t i, k;
+
+	buf_init(&b, 0);
+	for (i = 1; i < n; i++)
+		for (k = 0; k < 4 && it->opts[k] != NULL; k++)
+			if (strcmp(w[i], it->opts[k]) == 0 && i + 1 < n)
+				buf_printf(&b, "%s\n", w[++i]);
+	if (b.len > 0)
+		return buf_steal(&b);
+	buf_free(&b);
+	for (i = 1; i < n; i++) {
+		if (strcmp(w[i], "-m") == 0)
+			return NULL; /* a module: not seen here */
+		if ((w[i][0] == '-' && strcmp(w[i], "-") != 0) ||
+		    strcmp(w[i], "run") == 0)
+			continue;
+		return http_read(io, w[i], 1);
+	}
+	return io->input != NULL ? xstrdup(io->input) : NULL;
+}
+
+int
+guard_http_command(const char *name, char *const *w, size_t n,
+    const struct guard_http_io *io, char *why, size_t whysz)
+{
+	static const char *const httpie[] = {"http", "https", "xh", "xhs",
+	    NULL};
+	const struct http_interp *it;
+	char *program;
+	int r;
+
+	if (strcmp(name, "curl") == 0)
+		return http_curl(w, n, io, why, whysz);
+	if (strcmp(name, "wget") == 0)
+		return http_wget(w, n, io, why, whysz);
+	if (http_one_of(name, httpie))
+		return http_httpie(w, n, io, why, whysz);
+	if (strcmp(name, "gh") == 0 || strcmp(name, "tea") == 0)
+		return http_forge_cli(name, w, n, io, why, whysz);
+	if ((it = http_interp(name)) == NULL ||
+	    (program = http_program(it, w, n, io)) == NULL)
+		return 0;
+	r = http_script(program, why, whysz);
+	free(program);
+	return r;
+}
