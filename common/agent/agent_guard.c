@@ -62,6 +62,12 @@ struct guard_ctx {
 	int limited; /* writes into the run directory are limited to own */
 	struct guard_file files[GUARD_FILES_MAX];
 	size_t nfiles;
+	/*
+	 * Bytes that values may still add to the text (variables expanded,
+	 * files read): past it, what they hold is unknown.  It keeps the
+	 * work linear in the text's length (A=$A$A doubles).
+	 */
+	size_t budget;
 };
 
 /* Where the commands run and what the text assigned. */
@@ -134,7 +140,7 @@ static const char *state_var(const struct guard_ctx *,
 static void state_cd(struct guard_state *, const char *);
 static const char *sub_value(const struct guard_ctx *,
     const struct guard_state *, const char *);
-static char *expand(const struct guard_ctx *, const struct guard_state *,
+static char *expand(struct guard_ctx *, const struct guard_state *,
     const struct guard_shell *, const char *);
 static void files_set(struct guard_ctx *, const char *, const char *);
 static char *files_read(struct guard_ctx *, const struct guard_state *,
@@ -165,6 +171,7 @@ static int check_rm(const struct guard_ctx *, const struct guard_state *,
 static int check_kill(const char *, char *const *, size_t, char *, size_t);
 static int check_tmux(char *const *, size_t, char *, size_t);
 static int check_docker(const char *, char *const *, size_t, char *, size_t);
+static size_t path_span(const char *);
 static int factory_path(const struct guard_ctx *, const char *);
 static int factory_in_text(const struct guard_ctx *, const char *, char *,
     size_t);
@@ -198,8 +205,11 @@ static void xargs_words(struct guard_cmd *, const struct guard_run *, char **,
     size_t);
 static int check_one(struct guard_ctx *, struct guard_state *,
     const struct guard_shell *, size_t, int, char *, size_t);
+struct guard_sub;
+static int sub_cmp(const void *, const void *);
 static int check_subs(struct guard_ctx *, struct guard_state *,
-    const struct guard_shell *, size_t, int, char *, size_t);
+    const struct guard_shell *, const struct guard_sub *, size_t *, size_t, int,
+    char *, size_t);
 static int check_text(struct guard_ctx *, struct guard_state *, const char *,
     int, char *, size_t);
 static void ctx_path(const char *, char *, size_t);
@@ -512,9 +522,12 @@ sub_value(const struct guard_ctx *x, const struct guard_state *st,
 	return NULL;
 }
 
-/* An encoded word (guard_shell.h) with what is known put in.  Caller frees. */
+/*
+ * An encoded word (guard_shell.h) with what is known put in, as long as
+ * the budget lasts; runs of unknown parts are one.  Caller frees.
+ */
 static char *
-expand(const struct guard_ctx *x, const struct guard_state *st,
+expand(struct guard_ctx *x, const struct guard_state *st,
     const struct guard_shell *sp, const char *w)
 {
 	struct buf b;
@@ -536,9 +549,11 @@ expand(const struct guard_ctx *x, const struct guard_state *st,
 			v = k < sp->nsubs ? sub_value(x, st, sp->subs[k].text) :
 					    NULL;
 		}
-		if (v != NULL)
+		if (v != NULL && strlen(v) <= x->budget) {
+			x->budget -= strlen(v);
 			buf_puts(&b, v);
-		else
+		} else if (b.len == 0 ||
+		    b.data[b.len - 1] != GUARD_SHELL_UNKNOWN)
 			buf_append(&b, (char[]) {GUARD_SHELL_UNKNOWN}, 1);
 		w = end;
 	}
@@ -588,13 +603,14 @@ files_read(struct guard_ctx *x, const struct guard_state *st, const char *word,
 	for (i = 0; i < x->nfiles; i++)
 		if (strcmp(x->files[i].path, path) == 0)
 			return dup_or_null(x->files[i].text);
-	if (script)
+	if (script || x->budget < GUARD_READ_MAX)
 		return NULL;
 	buf_init(&b, 0);
 	if (file_read(path, GUARD_READ_MAX, &b) != 0) {
 		buf_free(&b);
 		return NULL;
 	}
+	x->budget -= b.len;
 	return buf_steal(&b);
 }
 
@@ -1186,6 +1202,18 @@ factory_path(const struct guard_ctx *x, const char *path)
 	    !under(path, x->run_dir);
 }
 
+/* The length of the path at p in a text: up to GUARD_PATH_MAX. */
+static size_t
+path_span(const char *p)
+{
+	size_t n = 0;
+
+	while (n < GUARD_PATH_MAX && p[n] != '\0' &&
+	    strchr("'\" \t\n;)]}`,", p[n]) == NULL)
+		n++;
+	return n;
+}
+
 /*
  * A path under the factory's root written inside a word (a program's
  * text, an option's value): the first one, into path.
@@ -1207,7 +1235,7 @@ factory_in_text(const struct guard_ctx *x, const char *w, char *path,
 		    (p[n] != '\0' && p[n] != '/' &&
 			strchr("'\" \t\n;)]}`,:", p[n]) == NULL))
 			continue;
-		len = strcspn(p, "'\" \t\n;)]}`,");
+		len = path_span(p);
 		cand = xstrndup(p, len);
 		if (normalize(cand, path, pathsz) == 0 &&
 		    factory_path(x, path)) {
@@ -1215,6 +1243,7 @@ factory_in_text(const struct guard_ctx *x, const char *w, char *path,
 			return 1;
 		}
 		free(cand);
+		p += len - 1; /* each character looked at once */
 	}
 	return 0;
 }
@@ -1338,7 +1367,7 @@ run_word(const struct guard_ctx *x, const struct guard_state *st, const char *w,
 			(isalnum((unsigned char)p[-1]) ||
 			    strchr("/._-", p[-1]))))
 			continue;
-		len = strcspn(p, "'\" \t\n;)]}`,");
+		len = path_span(p);
 		cand = xstrndup(p, len);
 		if (normalize(cand, path, pathsz) == 0 &&
 		    run_protected(x, path)) {
@@ -1346,6 +1375,7 @@ run_word(const struct guard_ctx *x, const struct guard_state *st, const char *w,
 			return 1;
 		}
 		free(cand);
+		p += len - 1; /* each character looked at once */
 	}
 	return 0;
 }
@@ -1525,6 +1555,10 @@ check_find(struct guard_ctx *x, struct guard_state *st,
 	const char *roots[32];
 	int deletes = 0, r = 0;
 
+	if (depth >= GUARD_DEPTH)
+		return refuse(why, whysz,
+		    "BLOCKED: the command nests commands too deeply to be "
+		    "checked; run its parts directly");
 	for (i = at + 1;
 	     i < c->n && strchr("-(!", c->w[i][0]) == NULL && nroots < 32; i++)
 		roots[nroots++] = c->w[i];
@@ -1549,7 +1583,7 @@ check_find(struct guard_ctx *x, struct guard_state *st,
 				    xstrdup(strcmp(c->w[j], "{}") == 0 ?
 					    roots[k] :
 					    c->w[j]));
-			r = check_simple(x, st, &sub, depth, why, whysz);
+			r = check_simple(x, st, &sub, depth + 1, why, whysz);
 			cmd_free(&sub);
 		}
 	}
@@ -1786,21 +1820,41 @@ check_one(struct guard_ctx *x, struct guard_state *st,
 	return r;
 }
 
-/* The substitutions run before command i (each in a subshell). */
+/* A substitution by the command it runs before, for sorting. */
+struct guard_sub {
+	size_t cmd;
+	size_t k;
+};
+
+static int
+sub_cmp(const void *a, const void *b)
+{
+	const struct guard_sub *x = a, *y = b;
+
+	if (x->cmd != y->cmd)
+		return x->cmd < y->cmd ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/*
+ * The substitutions run before command i (those after the last command
+ * with i == sp->ncmds), each in a subshell; order holds them sorted by
+ * command, *next the first not run yet.
+ */
 static int
 check_subs(struct guard_ctx *x, struct guard_state *st,
-    const struct guard_shell *sp, size_t i, int depth, char *why, size_t whysz)
+    const struct guard_shell *sp, const struct guard_sub *order, size_t *next,
+    size_t i, int depth, char *why, size_t whysz)
 {
 	struct guard_mark m;
-	size_t k;
 	int r = 0;
 
-	for (k = 0; k < sp->nsubs && r == 0; k++) {
-		if (sp->subs[k].cmd != i &&
-		    !(i == sp->ncmds && sp->subs[k].cmd >= sp->ncmds))
-			continue;
+	for (; *next < sp->nsubs && r == 0 &&
+	     (order[*next].cmd <= i || i == sp->ncmds);
+	     ++*next) {
 		state_mark(st, &m);
-		r = check_text(x, st, sp->subs[k].text, depth + 1, why, whysz);
+		r = check_text(x, st, sp->subs[order[*next].k].text, depth + 1,
+		    why, whysz);
 		state_back(st, &m);
 	}
 	return r;
@@ -1812,7 +1866,8 @@ check_text(struct guard_ctx *x, struct guard_state *st, const char *text,
 {
 	struct guard_mark marks[GUARD_SCOPES_MAX], pipe;
 	struct guard_shell sp;
-	size_t i, k, nmarks = 0;
+	struct guard_sub *order;
+	size_t i, k, nmarks = 0, next = 0;
 	int r = 0, piped;
 
 	if (depth > GUARD_DEPTH)
@@ -1820,6 +1875,10 @@ check_text(struct guard_ctx *x, struct guard_state *st, const char *text,
 		    "BLOCKED: the command nests shells too deeply to be "
 		    "checked; run its parts directly");
 	guard_shell_parse(text, &sp);
+	order = xcalloc(sp.nsubs + 1, sizeof(*order));
+	for (k = 0; k < sp.nsubs; k++)
+		order[k] = (struct guard_sub) {sp.subs[k].cmd, k};
+	qsort(order, sp.nsubs, sizeof(*order), sub_cmp);
 	for (i = 0; r == 0 && i < sp.ncmds; i++) {
 		const struct guard_shell_cmd *c = &sp.cmds[i];
 
@@ -1829,7 +1888,7 @@ check_text(struct guard_ctx *x, struct guard_state *st, const char *text,
 		    (i > 0 && sp.cmds[i - 1].op == GUARD_SHELL_PIPE);
 		if (piped)
 			state_mark(st, &pipe);
-		r = check_subs(x, st, &sp, i, depth, why, whysz);
+		r = check_subs(x, st, &sp, order, &next, i, depth, why, whysz);
 		if (r == 0)
 			r = check_one(x, st, &sp, i, depth, why, whysz);
 		if (piped)
@@ -1838,7 +1897,9 @@ check_text(struct guard_ctx *x, struct guard_state *st, const char *text,
 			state_back(st, &marks[--nmarks]);
 	}
 	if (r == 0)
-		r = check_subs(x, st, &sp, sp.ncmds, depth, why, whysz);
+		r = check_subs(x, st, &sp, order, &next, sp.ncmds, depth, why,
+		    whysz);
+	free(order);
 	while (nmarks > 0)
 		state_back(st, &marks[--nmarks]);
 	guard_shell_free(&sp);
@@ -1910,6 +1971,7 @@ agent_guard_check(const struct agent_guard *g, const char *command, char *why,
 		    "BLOCKED: the command is too long to be checked; split it "
 		    "or put it in a script");
 	ctx_init(&x, g);
+	x.budget = 4 * strlen(command) + 2 * GUARD_READ_MAX;
 	ctx_path(g->cwd != NULL ? g->cwd : g->worktree, cwd, sizeof(cwd));
 	state_init(&st, cwd);
 	r = check_text(&x, &st, command, 0, why, whysz);

@@ -33,6 +33,12 @@
 /* The most elements a rule's path has (checked when it is compiled). */
 #define HTTP_ELEMS 64
 
+/* A path longer than this is not judged: a write with it is refused. */
+#define HTTP_PATH_MAX 4096
+/* A program's API paths judged, at most, and the length of each. */
+#define HTTP_SCRIPT_PATHS 32
+#define HTTP_SCRIPT_PATH_MAX 256
+
 /* What stands for an unknown part while a body is read as JSON. */
 #define HTTP_HOLE "\xff\xfe?"
 
@@ -94,9 +100,8 @@ static const struct http_rule http_rules[] = {
 	WHY_LABELS},
     {M_PATCH | M_PUT | M_DELETE, {"/labels/*"}, HB_ANY,
 	"a change of the repository's labels", WHY_LABELS},
-    {M_WRITE,
-	{"/repos/*/*", "/collaborators/+", "/hooks", "/hooks/+", "/keys/+"},
-	HB_ANY, "a change of the repository's settings",
+    {M_WRITE, {"", "/collaborators/+", "/hooks", "/hooks/+", "/keys/+"}, HB_ANY,
+	"a change of the repository's settings",
 	"BLOCKED: the repository's settings, collaborators, keys and hooks "
 	"are the operator's"},
     {M_WRITE, {"/contents", "/contents/+"}, HB_ANY, "a commit through the API",
@@ -124,11 +129,15 @@ struct http_elem {
 struct http_nfa {
 	const struct http_elem *e;
 	size_t n;
+	int anchored; /* the pattern begins where the path does */
 	unsigned char at[HTTP_ELEMS + 1], in[HTTP_ELEMS + 1];
 };
 
 struct http_call;
 struct http_interp;
+
+/* Automaton steps, for the fuzz harness's bound (guard_http.h). */
+static unsigned long long http_work;
 
 static int refuse(char *, size_t, const char *, ...)
     __attribute__((format(printf, 3, 4)));
@@ -138,7 +147,8 @@ static char *http_path(const char *);
 static size_t http_compile(const char *, struct http_elem *);
 static int http_elem_takes(const struct http_elem *, char);
 static void http_step(struct http_nfa *, char, int);
-static int http_path_matches(const char *, const char *, int);
+static int http_path_matches(const char *, const char *, const char *, int);
+static const char *http_repo(const char *);
 static int http_is_label(const char *);
 static cJSON *http_json(const char *);
 static int http_form_value(const char *, const char *, int (*)(const char *));
@@ -151,6 +161,8 @@ static int http_cond(const struct http_rule *, const struct guard_http_req *,
 static int has_path_unknown(const char *);
 static int http_cond_unknown(const struct http_rule *,
     const struct guard_http_req *);
+static int http_judge(const struct guard_http_req *, unsigned, int, char *,
+    size_t);
 static int http_unknown_why(const struct http_rule *, int, int, int, char *,
     size_t);
 static void http_call_init(struct http_call *);
@@ -184,7 +196,7 @@ static int http_forge_cli(const char *, char *const *, size_t,
     const struct guard_http_io *, char *, size_t);
 static int http_word_in(const char *, const char *);
 static unsigned http_script_methods(const char *);
-static char *http_script_path(const char *);
+static char *http_script_path(const char *, size_t *);
 static int http_script(const char *, char *, size_t);
 static const struct http_interp *http_interp(const char *);
 static char *http_program(const struct http_interp *, char *const *, size_t,
@@ -303,8 +315,8 @@ http_elem_takes(const struct http_elem *e, char c)
 /*
  * One character of the path.  An unknown part matches nothing when
  * strict (lenient 0), what a number or a name may match (1), any text
- * within one segment (2), any text (3).  A pattern may begin anywhere:
- * state 0 is always on.
+ * within one segment (2), any text (3).  Unless anchored, a pattern may
+ * begin anywhere: state 0 is always on.
  */
 static void
 http_step(struct http_nfa *a, char c, int lenient)
@@ -317,6 +329,12 @@ http_step(struct http_nfa *a, char c, int lenient)
 		memset(a->at, 1, a->n + 1);
 		for (k = 0; k < a->n; k++)
 			a->in[k] = a->e[k].kind != 'c';
+		return;
+	}
+	if (c == GUARD_SHELL_UNKNOWN && !lenient) {
+		memset(a->at, 0, sizeof(a->at));
+		memset(a->in, 0, sizeof(a->in));
+		a->at[0] = !a->anchored;
 		return;
 	}
 	if (c == GUARD_SHELL_UNKNOWN && lenient == 1) {
@@ -357,25 +375,61 @@ http_step(struct http_nfa *a, char c, int lenient)
 	for (k = 0; k < a->n; k++)
 		if (in[k])
 			at[k + 1] = 1;
-	at[0] = 1;
+	at[0] = !a->anchored;
 	memcpy(a->at, at, sizeof(at));
 	memcpy(a->in, in, sizeof(in));
 }
 
-/* Whether the end of path matches the pattern pat. */
+/*
+ * Whether path matches the pattern pat: from repo ("/repos/OWNER/NAME"
+ * in path, when it has one) to its end as the repository's path then
+ * pat; else at its end (pat "" is the repository itself).
+ */
 static int
-http_path_matches(const char *pat, const char *path, int lenient)
+http_path_matches(const char *pat, const char *path, const char *repo,
+    int lenient)
 {
 	struct http_elem e[HTTP_ELEMS];
 	struct http_nfa a;
+	const char *p;
+	char full[128];
 
+	snprintf(full, sizeof(full), "%s%s",
+	    repo != NULL || *pat == '\0' ? "/repos/*/*" : "", pat);
 	memset(&a, 0, sizeof(a));
 	a.e = e;
-	a.n = http_compile(pat, e);
+	a.n = http_compile(full, e);
+	a.anchored = repo != NULL;
 	a.at[0] = 1;
-	for (; *path != '\0'; path++)
-		http_step(&a, *path, lenient);
+	for (p = repo != NULL ? repo : path; *p != '\0'; p++) {
+		http_work += a.n + 1;
+		/* Only an unknown start (the host, the API's root) may hold
+		 * any path; within it a variable is one segment at most. */
+		http_step(&a, *p, lenient == 3 && p > path ? 2 : lenient);
+	}
 	return a.at[a.n];
+}
+
+/*
+ * Where "/repos/OWNER/NAME" starts in path when it has one that can be
+ * told (neither name unknown), else NULL.
+ */
+static const char *
+http_repo(const char *path)
+{
+	const char *p = strstr(path, "/repos/"), *q;
+	size_t k, n;
+
+	if (p == NULL)
+		return NULL;
+	for (q = p + 7, k = 0; k < 2; k++) {
+		n = strcspn(q, "/");
+		if (n == 0 || memchr(q, GUARD_SHELL_UNKNOWN, n) != NULL ||
+		    (k == 0 && q[n] != '/'))
+			return NULL;
+		q += n + (k == 0);
+	}
+	return p;
 }
 
 static int
@@ -577,23 +631,38 @@ http_unknown_why(const struct http_rule *rule, int method, int url, int body,
     char *why, size_t whysz)
 {
 	return refuse(why, whysz,
-	    "BLOCKED: this request may be %s, which agents may not make, and "
-	    "the guard cannot tell: %s%s%s%s%s comes from a variable or a "
-	    "command's output it cannot see; write the method, the URL and "
-	    "the body literally (the body may be in a file) so that the "
-	    "request can be checked",
+	    "BLOCKED: this request may be %s, which agents may not make: the "
+	    "guard cannot tell %s%s%s%s%s (from a variable or a command's "
+	    "output it cannot see); write the method, the URL and the body "
+	    "literally (the body may be in a file) so that the request can "
+	    "be checked",
 	    rule->what, method ? "its method" : "",
-	    method && (url || body) ? (url && body ? ", " : " and ") : "",
-	    url ? "its URL" : "", url && body ? " and " : "",
+	    method && (url || body) ? (url && body ? ", " : " or ") : "",
+	    url ? "its URL" : "", url && body ? " or " : "",
 	    body ? "its body" : "");
 }
 
 int
 guard_http_judge(const struct guard_http_req *r, char *why, size_t whysz)
 {
-	const struct http_rule *maybe = NULL;
 	unsigned m = http_method_bits(r->method);
-	int mu = m == M_WRITE, best = 4, level, c;
+
+	return http_judge(r, m, m == M_WRITE, why, whysz);
+}
+
+/*
+ * The request r with the methods m (mu: which of them is unknown): the
+ * first rule it surely breaks refuses it with the rule's reason; else
+ * the rule it may break that is the likeliest refuses it, saying what
+ * could not be told.
+ */
+static int
+http_judge(const struct guard_http_req *r, unsigned m, int mu, char *why,
+    size_t whysz)
+{
+	const struct http_rule *maybe = NULL;
+	int best = 4, level, levels, c;
+	const char *repo;
 	char *path;
 	size_t i, k;
 
@@ -601,21 +670,37 @@ guard_http_judge(const struct guard_http_req *r, char *why, size_t whysz)
 		return 0;
 	path = http_path(
 	    r->url != NULL ? r->url : (char[]) {GUARD_SHELL_UNKNOWN, 0});
+	if (strlen(path) > HTTP_PATH_MAX) {
+		free(path);
+		return refuse(why, whysz,
+		    "BLOCKED: the URL of this request is too long to be "
+		    "checked");
+	}
+	levels = http_has_unknown(path) ? 4 : 1;
+	repo = http_repo(path);
 	for (i = 0; i < HTTP_NRULES; i++) {
 		const struct http_rule *rule = &http_rules[i];
 
 		if ((rule->methods & m) == 0)
 			continue;
-		/* The least leniency at which one of its paths matches. */
-		for (level = 0; level < 4; level++) {
+		/*
+		 * The least leniency at which one of its paths matches (a
+		 * level matches what the one below does: the most lenient
+		 * first, which most rules fail).
+		 */
+		for (level = levels; level-- > 0;) {
 			for (k = 0; k < 5 && rule->paths[k] != NULL; k++)
 				if (http_path_matches(rule->paths[k], path,
-					level))
+					repo, level))
 					break;
-			if (k < 5 && rule->paths[k] != NULL)
+			if (k == 5 || rule->paths[k] == NULL) {
+				level++;
+				break;
+			}
+			if (level == 0)
 				break;
 		}
-		if (level == 4 || (c = http_cond(rule, r, path)) == 0)
+		if (level == levels || (c = http_cond(rule, r, path)) == 0)
 			continue;
 		/* A variable standing for a number or a name is one. */
 		if (!mu && level <= 1 && c == 1) {
@@ -1193,20 +1278,26 @@ http_script_methods(const char *text)
 
 /*
  * The API path at p in a program's text, up to where it ends (a quote,
- * a blank, a bracket); an interpolation ({n}, ${n}, %s, or a quote
- * followed by '+') is unknown.  Caller frees.
+ * a blank, a bracket), below a repository's; an interpolation ({n},
+ * ${n}, %s, or a quote followed by '+') is unknown.  Caller frees.
  */
 static char *
-http_script_path(const char *p)
+http_script_path(const char *p, size_t *used)
 {
+	const char *start = p;
 	const char unknown[] = {GUARD_SHELL_UNKNOWN, 0};
 	struct buf b;
 	size_t k;
 
 	buf_init(&b, 0);
-	while (*p != '\0') {
+	/* Where such a path is found, the repository's API is before it. */
+	buf_puts(&b, "/repos/o/r");
+	while (*p != '\0' && b.len < HTTP_SCRIPT_PATH_MAX) {
 		if (*p == '{' || (*p == '$' && p[1] == '{')) {
-			k = strcspn(p, "}");
+			for (k = 0; p[k] != '\0' && p[k] != '}' &&
+			     k < HTTP_SCRIPT_PATH_MAX;
+			     k++)
+				;
 			p += k + (p[k] == '}');
 			buf_puts(&b, unknown);
 		} else if (*p == '%' && p[1] != '\0' && strchr("sd", p[1])) {
@@ -1221,6 +1312,7 @@ http_script_path(const char *p)
 			break;
 		}
 	}
+	*used = (size_t)(p - start);
 	return buf_steal(&b);
 }
 
@@ -1238,13 +1330,11 @@ http_script(const char *text, char *why, size_t whysz)
 	    "/branch_protections", "/branches/", "/labels", "/merge",
 	    "/reviews", "/contents", "/git/refs", "/collaborators", "/hooks",
 	    "/keys/", "/comments", NULL};
-	static const char *const methods[] = {"POST", "PUT", "PATCH", "DELETE"};
 	unsigned bits = http_script_methods(text);
 	struct guard_http_req r = {NULL, NULL, NULL, 0};
 	const char *p, *st;
 	char *path, body[64];
-	size_t i, k;
-	int found = 0;
+	size_t i, k, used, found = 0;
 
 	if (bits == 0)
 		return 0;
@@ -1262,21 +1352,27 @@ http_script(const char *text, char *why, size_t whysz)
 			snprintf(body, sizeof(body), "{\"labels\": [\"%s\"]}",
 			    http_labels[k]);
 	r.body = body;
-	for (i = 0; marks[i] != NULL; i++)
-		for (p = text; (p = strstr(p, marks[i])) != NULL; p++) {
-			found = 1;
-			path = http_script_path(p);
-			r.url = path;
-			for (k = 0; k < 4; k++) {
-				r.method = methods[k];
-				if ((bits & (M_POST << k)) &&
-				    guard_http_judge(&r, why, whysz)) {
-					free(path);
-					return 1;
-				}
-			}
-			free(path);
+	/* Each path once, left to right, none inside another. */
+	for (p = text; (p = strchr(p, '/')) != NULL;) {
+		for (i = 0; marks[i] != NULL; i++)
+			if (strncmp(p, marks[i], strlen(marks[i])) == 0)
+				break;
+		if (marks[i] == NULL) {
+			p++;
+			continue;
 		}
+		if (found++ == HTTP_SCRIPT_PATHS)
+			return refuse(why, whysz,
+			    "BLOCKED: this program names too many API paths "
+			    "to be checked; split it");
+		path = http_script_path(p, &used);
+		r.url = path;
+		k = http_judge(&r, bits, 0, why, whysz);
+		free(path);
+		if (k)
+			return 1;
+		p += used > 0 ? used : 1;
+	}
 	if (found ||
 	    (strstr(text, "FORGE_") == NULL && strstr(text, "/api/v1") == NULL))
 		return 0;
@@ -1348,6 +1444,12 @@ http_program(const struct http_interp *it, char *const *w, size_t n,
 		return http_read(io, w[i], 1);
 	}
 	return io->input != NULL ? xstrdup(io->input) : NULL;
+}
+
+unsigned long long
+guard_http_work(void)
+{
+	return http_work;
 }
 
 int

@@ -53,4 +53,10 @@ struct guard_http_io {
 int guard_http_command(const char *name, char *const *w, size_t n,
     const struct guard_http_io *io, char *why, size_t whysz);
 
+/*
+ * The automaton steps taken so far by every call (for the fuzz harness,
+ * which holds them to a bound linear in the text's length).
+ */
+unsigned long long guard_http_work(void);
+
 #endif

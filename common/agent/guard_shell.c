@@ -45,6 +45,9 @@ struct sh_lex {
 	size_t ndocs;
 };
 
+/* Characters looked at, for the fuzz harness's bound (guard_shell.h). */
+static unsigned long long sh_work;
+
 static void sh_push(char ***, size_t *, char *);
 static size_t sh_closing(const char *, size_t, char, char);
 static void sh_put(struct buf *, char);
@@ -88,6 +91,7 @@ sh_closing(const char *s, size_t i, char open, char close)
 	char q = 0;
 
 	for (; s[i] != '\0'; i++) {
+		sh_work++;
 		if (q != 0) {
 			if (s[i] == '\\' && q == '"' && s[i + 1] != '\0')
 				i++;
@@ -410,7 +414,8 @@ sh_tilde(struct sh_lex *l)
 	} else if (*s == '\0' || *s == '/' || strchr(" \t\n;&|<>()", *s))
 		sh_marker(&l->word, GUARD_SHELL_VAR, "HOME", 4);
 	else {
-		while (isalnum((unsigned char)s[n]) || strchr("._-", s[n]))
+		while (isalnum((unsigned char)s[n]) ||
+		    (s[n] != '\0' && strchr("._-", s[n]) != NULL))
 			n++;
 		sh_put(&l->word, GUARD_SHELL_UNKNOWN);
 	}
@@ -470,6 +475,7 @@ sh_doc_body(struct sh_lex *l, const struct sh_doc *d)
 		eol = strchr(line, '\n');
 		len = eol != NULL ? (size_t)(eol - line) : strlen(line);
 		l->i += len + (eol != NULL);
+		sh_work += len + 1;
 		for (; d->strip && len > 0 && *line == '\t'; line++)
 			len--;
 		if (len == strlen(d->delim) &&
@@ -651,7 +657,8 @@ sh_char(struct sh_lex *l)
 		l->i += 2;
 	} else if (c == '~' &&
 	    (!l->have_word ||
-		(w[strcspn(w, "=")] == '=' && w[strlen(w) - 1] == '=' &&
+		(l->word.len > 1 && w[l->word.len - 1] == '=' &&
+		    strcspn(w, "=") == l->word.len - 1 &&
 		    (isalpha((unsigned char)w[0]) || w[0] == '_'))))
 		sh_tilde(l);
 	else {
@@ -672,15 +679,23 @@ guard_shell_parse(const char *text, struct guard_shell *out)
 	l.s = text;
 	l.out = out;
 	buf_init(&l.word, 0);
-	while (text[l.i] != '\0')
+	while (text[l.i] != '\0') {
+		sh_work++;
 		if (!sh_operator(&l))
 			sh_char(&l);
+	}
 	sh_end_cmd(&l, GUARD_SHELL_SEQ);
 	sh_read_docs(&l);
 	for (k = 0; k < l.cur.nwords; k++)
 		free(l.cur.words[k]);
 	free(l.cur.words);
 	buf_free(&l.word);
+}
+
+unsigned long long
+guard_shell_work(void)
+{
+	return sh_work;
 }
 
 void

@@ -222,6 +222,14 @@ test_guard_api(void)
 	    {"curl -X POST \"$FORGE_API/$WHAT\"", 1, "its URL"},
 	    {"curl -X POST \"$URL\" -d '{}'", 1, "cannot tell"},
 	    {"curl -X POST https://example.com/hook -d '{}'", 0, NULL},
+	    {"curl -X PATCH \"$FORGE_API/issues/$N\" -d '{\"title\": \"x\"}'",
+		0, NULL},
+	    {"curl -X POST \"$FORGE_API/issues/$N/comments\" -d '{\"body\": "
+	     "\"x\"}'",
+		0, NULL},
+	    {"curl -X PATCH \"$FORGE_API/issues/$N\" -d '{\"state\": "
+	     "\"closed\"}'",
+		1, "closing"},
 	    {"curl -X POST \"$WEBHOOK/comments\" -d '{}'", 1, "cannot tell"},
 	};
 
