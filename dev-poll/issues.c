@@ -103,7 +103,8 @@ issues_order(struct dp_issue *list, size_t n)
 {
 	size_t i;
 
-	qsort(list, n, sizeof(*list), issues_cmp);
+	if (n > 1)
+		qsort(list, n, sizeof(*list), issues_cmp);
 	for (i = DP_BACKLOG_LINES + 1; i < n; i++) {
 		free(list[i].title);
 		list[i].title = NULL;

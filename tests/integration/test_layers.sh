@@ -83,3 +83,21 @@ else:
     fail("no static function borrows another module's prefix",
          "; ".join(borrowed))
 PY
+
+# The build writes into the tree only files git ignores, and git tracks
+# none of them: a tracked build output makes the tree "dirty" at the
+# first build, and the next make (one a test starts) then relinks the
+# executables while other tests run them.
+if git -C "$TOP" rev-parse --git-dir >/dev/null 2>&1; then
+	tracked=$(git -C "$TOP" ls-files -ci --exclude-standard | tr '\n' ' ')
+	check_eq "git tracks no file it ignores" "$tracked" ""
+	for f in common/base/version.stamp dev-poll/dev-poll review-poll/review-poll \
+	    supervisor-poll/supervisor-poll common/base/version.o \
+	    formulas/embed formulas/template_builtin.inc formulas/templates.list \
+	    tests/unit/test_pulls build/x; do
+		check "build output $f is ignored" \
+		    git -C "$TOP" check-ignore -q --no-index "$f"
+	done
+else
+	echo "# not a git checkout: the ignored build outputs not checked"
+fi
