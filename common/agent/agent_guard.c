@@ -199,7 +199,7 @@ static int check_named(struct guard_ctx *, struct guard_state *,
     const struct guard_cmd *, size_t, int, char *, size_t);
 static int check_simple(struct guard_ctx *, struct guard_state *,
     struct guard_cmd *, int, char *, size_t);
-static void record_writes(struct guard_ctx *, const struct guard_state *,
+static void writes_record(struct guard_ctx *, const struct guard_state *,
     const struct guard_cmd *);
 static void xargs_words(struct guard_cmd *, const struct guard_run *, char **,
     size_t);
@@ -1767,7 +1767,7 @@ check_simple(struct guard_ctx *x, struct guard_state *st, struct guard_cmd *c,
 
 /* What a command wrote into files, for the commands after it. */
 static void
-record_writes(struct guard_ctx *x, const struct guard_state *st,
+writes_record(struct guard_ctx *x, const struct guard_state *st,
     const struct guard_cmd *c)
 {
 	char path[GUARD_PATH_MAX], *text = NULL;
@@ -1815,7 +1815,7 @@ check_one(struct guard_ctx *x, struct guard_state *st,
 	}
 	r = check_simple(x, st, &c, depth, why, whysz);
 	if (r == 0)
-		record_writes(x, st, &c);
+		writes_record(x, st, &c);
 	cmd_free(&c);
 	return r;
 }

@@ -43,17 +43,17 @@
 #define HTTP_HOLE "\xff\xfe?"
 
 /* When a rule refuses, besides method and path. */
-enum http_cond {
+enum gh_cond {
 	HB_ANY,	    /* always */
 	HB_CLOSED,  /* the body sets "state" to "closed" */
 	HB_LABELS,  /* the body names a label of the orchestrator */
 	HB_LABELSEG /* the path's last segment is such a label */
 };
 
-struct http_rule {
+struct gh_rule {
 	unsigned methods;
 	const char *paths[5];
-	enum http_cond cond;
+	enum gh_cond cond;
 	const char *what; /* "a merge" */
 	const char *why;
 };
@@ -73,7 +73,7 @@ struct http_rule {
 	"underspecified are the orchestrator's; say what you need in a "   \
 	"comment or in the phase file instead"
 
-static const struct http_rule http_rules[] = {
+static const struct gh_rule gh_rules[] = {
     {M_POST | M_PUT | M_DELETE, {"/pulls/#/merge"}, HB_ANY, "a merge",
 	WHY_MERGE},
     {M_WRITE,
@@ -113,93 +113,92 @@ static const struct http_rule http_rules[] = {
 	"comment instead of editing or deleting one"},
 };
 
-#define HTTP_NRULES (sizeof(http_rules) / sizeof(http_rules[0]))
+#define HTTP_NRULES (sizeof(gh_rules) / sizeof(gh_rules[0]))
 
 /* The orchestrator's labels. */
-static const char *const http_labels[] = {"backlog", "in-progress", "blocked",
+static const char *const gh_labels[] = {"backlog", "in-progress", "blocked",
     "priority", "underspecified", NULL};
 
 /* One element of a compiled path pattern. */
-struct http_elem {
+struct gh_elem {
 	char kind; /* 'c' a character, '#', '*', '+' */
 	char c;
 };
 
 /* The automaton's states: before element k (at), or inside it (in). */
-struct http_nfa {
-	const struct http_elem *e;
+struct gh_nfa {
+	const struct gh_elem *e;
 	size_t n;
 	int anchored; /* the pattern begins where the path does */
 	unsigned char at[HTTP_ELEMS + 1], in[HTTP_ELEMS + 1];
 };
 
-struct http_call;
-struct http_interp;
+struct gh_call;
+struct gh_interp;
 
 /* Automaton steps, for the fuzz harness's bound (guard_http.h). */
-static unsigned long long http_work;
+static unsigned long long gh_work;
 
 static int refuse(char *, size_t, const char *, ...)
     __attribute__((format(printf, 3, 4)));
-static int http_has_unknown(const char *);
-static unsigned http_method_bits(const char *);
-static char *http_path(const char *);
-static size_t http_compile(const char *, struct http_elem *);
-static int http_elem_takes(const struct http_elem *, char);
-static void http_step(struct http_nfa *, char, int);
-static int http_path_matches(const char *, const char *, const char *, int);
-static const char *http_repo(const char *);
-static int http_is_label(const char *);
-static cJSON *http_json(const char *);
-static int http_form_value(const char *, const char *, int (*)(const char *));
-static int http_value_closes(const char *);
-static int http_value_label(const char *);
-static int http_body_closes(const struct guard_http_req *);
-static int http_body_labels(const struct guard_http_req *);
-static int http_cond(const struct http_rule *, const struct guard_http_req *,
+static int gh_has_unknown(const char *);
+static unsigned gh_method_bits(const char *);
+static char *gh_path(const char *);
+static size_t gh_compile(const char *, struct gh_elem *);
+static int gh_elem_takes(const struct gh_elem *, char);
+static void gh_step(struct gh_nfa *, char, int);
+static int gh_path_matches(const char *, const char *, const char *, int);
+static const char *gh_repo(const char *);
+static int gh_is_label(const char *);
+static cJSON *gh_json(const char *);
+static int gh_form_value(const char *, const char *, int (*)(const char *));
+static int gh_value_closes(const char *);
+static int gh_value_label(const char *);
+static int gh_body_closes(const struct guard_http_req *);
+static int gh_body_labels(const struct guard_http_req *);
+static int gh_cond(const struct gh_rule *, const struct guard_http_req *,
     const char *);
 static int has_path_unknown(const char *);
-static int http_cond_unknown(const struct http_rule *,
+static int gh_cond_unknown(const struct gh_rule *,
     const struct guard_http_req *);
-static int http_judge(const struct guard_http_req *, unsigned, int, char *,
+static int gh_judge(const struct guard_http_req *, unsigned, int, char *,
     size_t);
-static int http_unknown_why(const struct http_rule *, int, int, int, char *,
+static int gh_unknown_why(const struct gh_rule *, int, int, int, char *,
     size_t);
-static void http_call_init(struct http_call *);
-static void http_call_free(struct http_call *);
-static void http_call_method(struct http_call *, const char *);
-static void http_call_url(struct http_call *, const char *);
-static void http_call_body(struct http_call *, const char *, const char *);
-static char *http_read(const struct guard_http_io *, const char *, int);
-static void http_call_file(struct http_call *, const char *, const char *,
+static void gh_call_init(struct gh_call *);
+static void gh_call_free(struct gh_call *);
+static void gh_call_method(struct gh_call *, const char *);
+static void gh_call_url(struct gh_call *, const char *);
+static void gh_call_body(struct gh_call *, const char *, const char *);
+static char *gh_read(const struct guard_http_io *, const char *, int);
+static void gh_call_file(struct gh_call *, const char *, const char *,
     const struct guard_http_io *);
-static int http_call_judge(const struct http_call *, const char *, char *,
-    size_t);
-static int http_one_of(const char *, const char *const *);
-static int http_opt_is(const char *, const char *, const char *);
-static void http_curl_opt(struct http_call *, const char *, const char *,
+static int gh_call_judge(const struct gh_call *, const char *, char *, size_t);
+static int gh_one_of(const char *, const char *const *);
+static int gh_opt_is(const char *, const char *, const char *);
+static void gh_curl_opt(struct gh_call *, const char *, const char *,
     const struct guard_http_io *, int *);
-static int http_httpie_method(const char *);
-static int http_curl(char *const *, size_t, const struct guard_http_io *,
-    char *, size_t);
-static int http_wget(char *const *, size_t, const struct guard_http_io *,
-    char *, size_t);
-static void http_httpie_item(struct http_call *, const char *,
+static int gh_httpie_method(const char *);
+static int gh_curl(char *const *, size_t, const struct guard_http_io *, char *,
+    size_t);
+static int gh_wget(char *const *, size_t, const struct guard_http_io *, char *,
+    size_t);
+static void gh_httpie_item(struct gh_call *, const char *,
     const struct guard_http_io *);
-static int http_httpie(char *const *, size_t, const struct guard_http_io *,
+static int gh_httpie(char *const *, size_t, const struct guard_http_io *,
     char *, size_t);
-static int http_verb(const char *, const char *, const char *, char *, size_t);
-static int http_gh_api(char *const *, size_t, const struct guard_http_io *,
+static int gh_verb(const char *, const char *, const char *, char *, size_t);
+static int gh_cli_api(char *const *, size_t, const struct guard_http_io *,
     char *, size_t);
-static char *http_opt_values(char *const *, size_t, const char *);
-static int http_forge_cli(const char *, char *const *, size_t,
+static char *gh_opt_values(char *const *, size_t, const char *);
+static int gh_forge_cli(const char *, char *const *, size_t,
     const struct guard_http_io *, char *, size_t);
-static int http_word_in(const char *, const char *);
-static unsigned http_script_methods(const char *);
-static char *http_script_path(const char *, size_t *);
-static int http_script(const char *, char *, size_t);
-static const struct http_interp *http_interp(const char *);
-static char *http_program(const struct http_interp *, char *const *, size_t,
+static int gh_word_in(const char *, const char *);
+static unsigned gh_script_methods(const char *);
+static char *gh_script_path(const char *, size_t *);
+static int gh_script(const char *, char *, size_t);
+static const struct gh_interp *gh_interp(const char *);
+static char *gh_program(const struct gh_interp *, char *const *, size_t,
     const struct guard_http_io *);
 
 static int
@@ -214,14 +213,14 @@ refuse(char *why, size_t whysz, const char *fmt, ...)
 }
 
 static int
-http_has_unknown(const char *s)
+gh_has_unknown(const char *s)
 {
 	return s != NULL && strchr(s, GUARD_SHELL_UNKNOWN) != NULL;
 }
 
 /* The method's bit; every writing one when it is unknown. */
 static unsigned
-http_method_bits(const char *m)
+gh_method_bits(const char *m)
 {
 	static const struct {
 		const char *name;
@@ -231,7 +230,7 @@ http_method_bits(const char *m)
 	    {"DELETE", M_DELETE}};
 	size_t i;
 
-	if (m == NULL || http_has_unknown(m))
+	if (m == NULL || gh_has_unknown(m))
 		return M_WRITE;
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if (strcasecmp(m, t[i].name) == 0)
@@ -246,7 +245,7 @@ http_method_bits(const char *m)
  * start stands for any host and any path before.  Caller frees.
  */
 static char *
-http_path(const char *url)
+gh_path(const char *url)
 {
 	const char *p = url, *scheme = strstr(url, "://");
 	struct buf b;
@@ -282,23 +281,23 @@ http_path(const char *url)
 
 /* A rule's path into elements: their count. */
 static size_t
-http_compile(const char *pat, struct http_elem *e)
+gh_compile(const char *pat, struct gh_elem *e)
 {
 	size_t n = 0;
 
 	for (; *pat != '\0' && n < HTTP_ELEMS; pat++) {
 		if ((*pat == '#' || *pat == '*' || *pat == '+') &&
 		    pat[-1] == '/' && (pat[1] == '/' || pat[1] == '\0'))
-			e[n++] = (struct http_elem) {*pat, 0};
+			e[n++] = (struct gh_elem) {*pat, 0};
 		else
-			e[n++] = (struct http_elem) {'c', *pat};
+			e[n++] = (struct gh_elem) {'c', *pat};
 	}
 	return n;
 }
 
 /* Whether element e takes character c. */
 static int
-http_elem_takes(const struct http_elem *e, char c)
+gh_elem_takes(const struct gh_elem *e, char c)
 {
 	switch (e->kind) {
 	case 'c':
@@ -319,7 +318,7 @@ http_elem_takes(const struct http_elem *e, char c)
  * begin anywhere: state 0 is always on.
  */
 static void
-http_step(struct http_nfa *a, char c, int lenient)
+gh_step(struct gh_nfa *a, char c, int lenient)
 {
 	unsigned char at[HTTP_ELEMS + 1] = {0}, in[HTTP_ELEMS + 1] = {0};
 	size_t k;
@@ -363,13 +362,13 @@ http_step(struct http_nfa *a, char c, int lenient)
 		return;
 	}
 	for (k = 0; k < a->n && c != GUARD_SHELL_UNKNOWN; k++) {
-		if (a->at[k] && http_elem_takes(&a->e[k], c)) {
+		if (a->at[k] && gh_elem_takes(&a->e[k], c)) {
 			if (a->e[k].kind == 'c')
 				at[k + 1] = 1;
 			else if (c != '/')
 				in[k] = 1;
 		}
-		if (a->in[k] && http_elem_takes(&a->e[k], c))
+		if (a->in[k] && gh_elem_takes(&a->e[k], c))
 			in[k] = 1;
 	}
 	for (k = 0; k < a->n; k++)
@@ -386,11 +385,11 @@ http_step(struct http_nfa *a, char c, int lenient)
  * pat; else at its end (pat "" is the repository itself).
  */
 static int
-http_path_matches(const char *pat, const char *path, const char *repo,
+gh_path_matches(const char *pat, const char *path, const char *repo,
     int lenient)
 {
-	struct http_elem e[HTTP_ELEMS];
-	struct http_nfa a;
+	struct gh_elem e[HTTP_ELEMS];
+	struct gh_nfa a;
 	const char *p;
 	char full[128];
 
@@ -398,14 +397,14 @@ http_path_matches(const char *pat, const char *path, const char *repo,
 	    repo != NULL || *pat == '\0' ? "/repos/*/*" : "", pat);
 	memset(&a, 0, sizeof(a));
 	a.e = e;
-	a.n = http_compile(full, e);
+	a.n = gh_compile(full, e);
 	a.anchored = repo != NULL;
 	a.at[0] = 1;
 	for (p = repo != NULL ? repo : path; *p != '\0'; p++) {
-		http_work += a.n + 1;
+		gh_work += a.n + 1;
 		/* Only an unknown start (the host, the API's root) may hold
 		 * any path; within it a variable is one segment at most. */
-		http_step(&a, *p, lenient == 3 && p > path ? 2 : lenient);
+		gh_step(&a, *p, lenient == 3 && p > path ? 2 : lenient);
 	}
 	return a.at[a.n];
 }
@@ -415,7 +414,7 @@ http_path_matches(const char *pat, const char *path, const char *repo,
  * told (neither name unknown), else NULL.
  */
 static const char *
-http_repo(const char *path)
+gh_repo(const char *path)
 {
 	const char *p = strstr(path, "/repos/"), *q;
 	size_t k, n;
@@ -433,19 +432,19 @@ http_repo(const char *path)
 }
 
 static int
-http_is_label(const char *s)
+gh_is_label(const char *s)
 {
 	size_t i;
 
-	for (i = 0; http_labels[i] != NULL; i++)
-		if (strcasecmp(s, http_labels[i]) == 0)
+	for (i = 0; gh_labels[i] != NULL; i++)
+		if (strcasecmp(s, gh_labels[i]) == 0)
 			return 1;
 	return 0;
 }
 
 /* The body as a JSON value, unknown parts as HTTP_HOLE; or NULL. */
 static cJSON *
-http_json(const char *body)
+gh_json(const char *body)
 {
 	struct buf b;
 	cJSON *j;
@@ -468,7 +467,7 @@ http_json(const char *body)
  * through test: 1 when one is, -1 when one may be, else 0.
  */
 static int
-http_form_value(const char *body, const char *key, int (*test)(const char *))
+gh_form_value(const char *body, const char *key, int (*test)(const char *))
 {
 	char *copy = xstrdup(body), *field, *save = NULL, *eq, *v, *vs = NULL;
 	size_t klen = strlen(key);
@@ -484,7 +483,7 @@ http_form_value(const char *body, const char *key, int (*test)(const char *))
 			strncmp(field, key, klen) == 0) &&
 		    !((size_t)(eq - field) == klen + 1 && eq[-1] == ':' &&
 			strncmp(field, key, klen) == 0) &&
-		    !http_has_unknown(field))
+		    !gh_has_unknown(field))
 			continue;
 		for (v = strtok_r(eq + 1, ",", &vs); v != NULL && r != 1;
 		     v = strtok_r(NULL, ",", &vs)) {
@@ -504,26 +503,26 @@ http_form_value(const char *body, const char *key, int (*test)(const char *))
 }
 
 static int
-http_value_closes(const char *v)
+gh_value_closes(const char *v)
 {
-	if (strstr(v, HTTP_HOLE) != NULL || http_has_unknown(v))
+	if (strstr(v, HTTP_HOLE) != NULL || gh_has_unknown(v))
 		return -1;
 	return strcasecmp(v, "closed") == 0;
 }
 
 /* A label's name or ID: the orchestrator's (or any ID: whose?). */
 static int
-http_value_label(const char *v)
+gh_value_label(const char *v)
 {
-	if (strstr(v, HTTP_HOLE) != NULL || http_has_unknown(v))
+	if (strstr(v, HTTP_HOLE) != NULL || gh_has_unknown(v))
 		return -1;
-	return http_is_label(v) ||
+	return gh_is_label(v) ||
 	    (*v != '\0' && v[strspn(v, "0123456789")] == '\0');
 }
 
 /* Whether the body closes: 1, 0, or -1 when it cannot be told. */
 static int
-http_body_closes(const struct guard_http_req *r)
+gh_body_closes(const struct guard_http_req *r)
 {
 	const cJSON *item;
 	cJSON *j;
@@ -533,9 +532,9 @@ http_body_closes(const struct guard_http_req *r)
 		return -1;
 	if (r->body == NULL)
 		return 0;
-	if ((j = http_json(r->body)) == NULL) {
-		t = http_form_value(r->body, "state", http_value_closes);
-		return t == 0 && http_has_unknown(r->body) ? -1 : t;
+	if ((j = gh_json(r->body)) == NULL) {
+		t = gh_form_value(r->body, "state", gh_value_closes);
+		return t == 0 && gh_has_unknown(r->body) ? -1 : t;
 	}
 	cJSON_ArrayForEach (item, j) {
 		const char *k = item->string != NULL ? item->string : "";
@@ -543,7 +542,7 @@ http_body_closes(const struct guard_http_req *r)
 
 		if (strcmp(k, "state") != 0 && strstr(k, HTTP_HOLE) == NULL)
 			continue;
-		t = v != NULL ? http_value_closes(v) : 0;
+		t = v != NULL ? gh_value_closes(v) : 0;
 		if (t == 1 && strstr(k, HTTP_HOLE) != NULL)
 			t = -1;
 		if (t == 1 || (t == -1 && res == 0))
@@ -555,7 +554,7 @@ http_body_closes(const struct guard_http_req *r)
 
 /* Whether the body names one of the orchestrator's labels: 1, 0, -1. */
 static int
-http_body_labels(const struct guard_http_req *r)
+gh_body_labels(const struct guard_http_req *r)
 {
 	const cJSON *list, *item;
 	cJSON *j;
@@ -565,9 +564,9 @@ http_body_labels(const struct guard_http_req *r)
 		return -1;
 	if (r->body == NULL)
 		return 0;
-	if ((j = http_json(r->body)) == NULL) {
-		t = http_form_value(r->body, "labels", http_value_label);
-		return t == 0 && http_has_unknown(r->body) ? -1 : t;
+	if ((j = gh_json(r->body)) == NULL) {
+		t = gh_form_value(r->body, "labels", gh_value_label);
+		return t == 0 && gh_has_unknown(r->body) ? -1 : t;
 	}
 	list = cJSON_IsObject(j) ?
 	    cJSON_GetObjectItemCaseSensitive(j, "labels") :
@@ -576,7 +575,7 @@ http_body_labels(const struct guard_http_req *r)
 		if (cJSON_IsNumber(item))
 			t = 1;
 		else if (cJSON_GetStringValue(item) != NULL)
-			t = http_value_label(cJSON_GetStringValue(item));
+			t = gh_value_label(cJSON_GetStringValue(item));
 		else
 			t = -1;
 		if (t == 1 || (t == -1 && res == 0))
@@ -592,7 +591,7 @@ http_body_labels(const struct guard_http_req *r)
 
 /* Whether the rule's condition holds for the request: 1, 0, -1. */
 static int
-http_cond(const struct http_rule *rule, const struct guard_http_req *r,
+gh_cond(const struct gh_rule *rule, const struct guard_http_req *r,
     const char *path)
 {
 	const char *last;
@@ -601,12 +600,12 @@ http_cond(const struct http_rule *rule, const struct guard_http_req *r,
 	case HB_ANY:
 		return 1;
 	case HB_CLOSED:
-		return http_body_closes(r);
+		return gh_body_closes(r);
 	case HB_LABELS:
-		return http_body_labels(r);
+		return gh_body_labels(r);
 	case HB_LABELSEG:
 		last = strrchr(path, '/');
-		return http_value_label(last != NULL ? last + 1 : path);
+		return gh_value_label(last != NULL ? last + 1 : path);
 	}
 	return 1;
 }
@@ -614,20 +613,20 @@ http_cond(const struct http_rule *rule, const struct guard_http_req *r,
 static int
 has_path_unknown(const char *url)
 {
-	return url == NULL || http_has_unknown(url);
+	return url == NULL || gh_has_unknown(url);
 }
 
 /* Whether the rule's condition on the body could not be told. */
 static int
-http_cond_unknown(const struct http_rule *rule, const struct guard_http_req *r)
+gh_cond_unknown(const struct gh_rule *rule, const struct guard_http_req *r)
 {
-	return (rule->cond == HB_CLOSED && http_body_closes(r) == -1) ||
-	    (rule->cond == HB_LABELS && http_body_labels(r) == -1);
+	return (rule->cond == HB_CLOSED && gh_body_closes(r) == -1) ||
+	    (rule->cond == HB_LABELS && gh_body_labels(r) == -1);
 }
 
 /* The refusal of a call that may be the rule's: what was unknown. */
 static int
-http_unknown_why(const struct http_rule *rule, int method, int url, int body,
+gh_unknown_why(const struct gh_rule *rule, int method, int url, int body,
     char *why, size_t whysz)
 {
 	return refuse(why, whysz,
@@ -645,9 +644,9 @@ http_unknown_why(const struct http_rule *rule, int method, int url, int body,
 int
 guard_http_judge(const struct guard_http_req *r, char *why, size_t whysz)
 {
-	unsigned m = http_method_bits(r->method);
+	unsigned m = gh_method_bits(r->method);
 
-	return http_judge(r, m, m == M_WRITE, why, whysz);
+	return gh_judge(r, m, m == M_WRITE, why, whysz);
 }
 
 /*
@@ -657,10 +656,10 @@ guard_http_judge(const struct guard_http_req *r, char *why, size_t whysz)
  * could not be told.
  */
 static int
-http_judge(const struct guard_http_req *r, unsigned m, int mu, char *why,
+gh_judge(const struct guard_http_req *r, unsigned m, int mu, char *why,
     size_t whysz)
 {
-	const struct http_rule *maybe = NULL;
+	const struct gh_rule *maybe = NULL;
 	int best = 4, level, levels, c;
 	const char *repo;
 	char *path;
@@ -668,7 +667,7 @@ http_judge(const struct guard_http_req *r, unsigned m, int mu, char *why,
 
 	if ((m & M_WRITE) == 0)
 		return 0;
-	path = http_path(
+	path = gh_path(
 	    r->url != NULL ? r->url : (char[]) {GUARD_SHELL_UNKNOWN, 0});
 	if (strlen(path) > HTTP_PATH_MAX) {
 		free(path);
@@ -676,10 +675,10 @@ http_judge(const struct guard_http_req *r, unsigned m, int mu, char *why,
 		    "BLOCKED: the URL of this request is too long to be "
 		    "checked");
 	}
-	levels = http_has_unknown(path) ? 4 : 1;
-	repo = http_repo(path);
+	levels = gh_has_unknown(path) ? 4 : 1;
+	repo = gh_repo(path);
 	for (i = 0; i < HTTP_NRULES; i++) {
-		const struct http_rule *rule = &http_rules[i];
+		const struct gh_rule *rule = &gh_rules[i];
 
 		if ((rule->methods & m) == 0)
 			continue;
@@ -690,8 +689,8 @@ http_judge(const struct guard_http_req *r, unsigned m, int mu, char *why,
 		 */
 		for (level = levels; level-- > 0;) {
 			for (k = 0; k < 5 && rule->paths[k] != NULL; k++)
-				if (http_path_matches(rule->paths[k], path,
-					repo, level))
+				if (gh_path_matches(rule->paths[k], path, repo,
+					level))
 					break;
 			if (k == 5 || rule->paths[k] == NULL) {
 				level++;
@@ -700,7 +699,7 @@ http_judge(const struct guard_http_req *r, unsigned m, int mu, char *why,
 			if (level == 0)
 				break;
 		}
-		if (level == levels || (c = http_cond(rule, r, path)) == 0)
+		if (level == levels || (c = gh_cond(rule, r, path)) == 0)
 			continue;
 		/* A variable standing for a number or a name is one. */
 		if (!mu && level <= 1 && c == 1) {
@@ -716,12 +715,12 @@ http_judge(const struct guard_http_req *r, unsigned m, int mu, char *why,
 	free(path);
 	if (maybe == NULL)
 		return 0;
-	return http_unknown_why(maybe, mu, has_path_unknown(r->url),
-	    http_cond_unknown(maybe, r), why, whysz);
+	return gh_unknown_why(maybe, mu, has_path_unknown(r->url),
+	    gh_cond_unknown(maybe, r), why, whysz);
 }
 
 /* A request put together from a client's words. */
-struct http_call {
+struct gh_call {
 	char *method; /* NULL: the client's default */
 	char **urls;
 	size_t nurls;
@@ -731,14 +730,14 @@ struct http_call {
 };
 
 static void
-http_call_init(struct http_call *c)
+gh_call_init(struct gh_call *c)
 {
 	memset(c, 0, sizeof(*c));
 	buf_init(&c->body, 0);
 }
 
 static void
-http_call_free(struct http_call *c)
+gh_call_free(struct gh_call *c)
 {
 	size_t i;
 
@@ -750,14 +749,14 @@ http_call_free(struct http_call *c)
 }
 
 static void
-http_call_method(struct http_call *c, const char *m)
+gh_call_method(struct gh_call *c, const char *m)
 {
 	free(c->method);
 	c->method = xstrdup(m);
 }
 
 static void
-http_call_url(struct http_call *c, const char *u)
+gh_call_url(struct gh_call *c, const char *u)
 {
 	c->urls = xreallocarray(c->urls, c->nurls + 1, sizeof(*c->urls));
 	c->urls[c->nurls++] = xstrdup(u);
@@ -765,7 +764,7 @@ http_call_url(struct http_call *c, const char *u)
 
 /* A part of the body (parts joined by '&', as form fields are). */
 static void
-http_call_body(struct http_call *c, const char *prefix, const char *text)
+gh_call_body(struct gh_call *c, const char *prefix, const char *text)
 {
 	if (c->has_body && c->body.len > 0)
 		buf_puts(&c->body, "&");
@@ -776,33 +775,33 @@ http_call_body(struct http_call *c, const char *prefix, const char *text)
 
 /* The text of the file word names ("-": the input), or NULL. */
 static char *
-http_read(const struct guard_http_io *io, const char *word, int script)
+gh_read(const struct guard_http_io *io, const char *word, int script)
 {
 	if (strcmp(word, "-") == 0)
 		return io->input != NULL ? xstrdup(io->input) : NULL;
-	if (io->read == NULL || http_has_unknown(word))
+	if (io->read == NULL || gh_has_unknown(word))
 		return NULL;
 	return io->read(io->arg, word, script);
 }
 
 /* A part of the body read from a file (word), or unknown. */
 static void
-http_call_file(struct http_call *c, const char *prefix, const char *word,
+gh_call_file(struct gh_call *c, const char *prefix, const char *word,
     const struct guard_http_io *io)
 {
-	char *text = http_read(io, word, 0);
+	char *text = gh_read(io, word, 0);
 
 	c->has_body = 1;
 	if (text == NULL)
 		c->body_unknown = 1;
 	else
-		http_call_body(c, prefix, text);
+		gh_call_body(c, prefix, text);
 	free(text);
 }
 
 /* Judge every URL of the call (none: an unknown one) with method. */
 static int
-http_call_judge(const struct http_call *c, const char *method, char *why,
+gh_call_judge(const struct gh_call *c, const char *method, char *why,
     size_t whysz)
 {
 	struct guard_http_req r;
@@ -824,7 +823,7 @@ http_call_judge(const struct http_call *c, const char *method, char *why,
 }
 
 static int
-http_one_of(const char *w, const char *const *list)
+gh_one_of(const char *w, const char *const *list)
 {
 	for (; *list != NULL; list++)
 		if (strcmp(w, *list) == 0)
@@ -833,7 +832,7 @@ http_one_of(const char *w, const char *const *list)
 }
 
 /* curl's long options that take a value (the ones agents use). */
-static const char *const http_curl_valued[] = {"--data", "--data-ascii",
+static const char *const gh_curl_valued[] = {"--data", "--data-ascii",
     "--data-binary", "--data-raw", "--data-urlencode", "--json", "--form",
     "--form-string", "--header", "--proxy-header", "--request", "--url",
     "--output", "--user", "--referer", "--user-agent", "--cookie",
@@ -853,7 +852,7 @@ static const char *const http_curl_valued[] = {"--data", "--data-ascii",
 
 /* Whether name is one of a curl option's names (short or long). */
 static int
-http_opt_is(const char *name, const char *s, const char *l)
+gh_opt_is(const char *name, const char *s, const char *l)
 {
 	return (s != NULL && strcmp(name, s) == 0) ||
 	    (l != NULL && strcmp(name, l) == 0);
@@ -861,75 +860,75 @@ http_opt_is(const char *name, const char *s, const char *l)
 
 /* What a curl option does to the call (name: the long name, or "-X"). */
 static void
-http_curl_opt(struct http_call *c, const char *name, const char *v,
+gh_curl_opt(struct gh_call *c, const char *name, const char *v,
     const struct guard_http_io *io, int *mode)
 {
 	const char *at;
 
-	if (http_opt_is(name, "-X", "--request"))
-		http_call_method(c, v);
-	else if (http_opt_is(name, "-G", "--get"))
+	if (gh_opt_is(name, "-X", "--request"))
+		gh_call_method(c, v);
+	else if (gh_opt_is(name, "-G", "--get"))
 		*mode = 'G';
-	else if (http_opt_is(name, "-I", "--head") && *mode != 'G')
+	else if (gh_opt_is(name, "-I", "--head") && *mode != 'G')
 		*mode = 'I';
-	else if (http_opt_is(name, NULL, "--url"))
-		http_call_url(c, v);
-	else if (http_opt_is(name, "-T", "--upload-file")) {
+	else if (gh_opt_is(name, NULL, "--url"))
+		gh_call_url(c, v);
+	else if (gh_opt_is(name, "-T", "--upload-file")) {
 		*mode = *mode == 0 ? 'T' : *mode;
-		http_call_file(c, "", v, io);
-	} else if (http_opt_is(name, "-K", "--config") ||
-	    http_opt_is(name, NULL, "--variable")) {
+		gh_call_file(c, "", v, io);
+	} else if (gh_opt_is(name, "-K", "--config") ||
+	    gh_opt_is(name, NULL, "--variable")) {
 		/* Options from elsewhere: anything may come. */
-		http_call_method(c, (char[]) {GUARD_SHELL_UNKNOWN, 0});
-		http_call_url(c, (char[]) {GUARD_SHELL_UNKNOWN, 0});
+		gh_call_method(c, (char[]) {GUARD_SHELL_UNKNOWN, 0});
+		gh_call_url(c, (char[]) {GUARD_SHELL_UNKNOWN, 0});
 		c->has_body = c->body_unknown = 1;
-	} else if (http_opt_is(name, NULL, "--data-raw") ||
-	    http_opt_is(name, NULL, "--form-string"))
-		http_call_body(c, "", v);
-	else if (http_opt_is(name, NULL, "--data-urlencode")) {
+	} else if (gh_opt_is(name, NULL, "--data-raw") ||
+	    gh_opt_is(name, NULL, "--form-string"))
+		gh_call_body(c, "", v);
+	else if (gh_opt_is(name, NULL, "--data-urlencode")) {
 		if ((at = strchr(v, '@')) != NULL &&
 		    (strchr(v, '=') == NULL || strchr(v, '=') > at)) {
 			char *key = xstrndup(v, (size_t)(at - v));
 			char *prefix = xasprintf("%s%s", key, *key ? "=" : "");
 
-			http_call_file(c, prefix, at + 1, io);
+			gh_call_file(c, prefix, at + 1, io);
 			free(prefix);
 			free(key);
 		} else
-			http_call_body(c, "", v[0] == '=' ? v + 1 : v);
-	} else if (http_opt_is(name, "-F", "--form")) {
+			gh_call_body(c, "", v[0] == '=' ? v + 1 : v);
+	} else if (gh_opt_is(name, "-F", "--form")) {
 		at = strchr(v, '=');
 		if (at != NULL && (at[1] == '@' || at[1] == '<')) {
 			char *prefix = xstrndup(v, (size_t)(at - v) + 1);
 
-			http_call_file(c, prefix, at + 2, io);
+			gh_call_file(c, prefix, at + 2, io);
 			free(prefix);
 		} else
-			http_call_body(c, "", v);
-	} else if (http_opt_is(name, "-d", "--data") ||
-	    http_opt_is(name, NULL, "--data-ascii") ||
-	    http_opt_is(name, NULL, "--data-binary") ||
-	    http_opt_is(name, NULL, "--json")) {
+			gh_call_body(c, "", v);
+	} else if (gh_opt_is(name, "-d", "--data") ||
+	    gh_opt_is(name, NULL, "--data-ascii") ||
+	    gh_opt_is(name, NULL, "--data-binary") ||
+	    gh_opt_is(name, NULL, "--json")) {
 		if (v[0] == '@')
-			http_call_file(c, "", v + 1, io);
+			gh_call_file(c, "", v + 1, io);
 		else
-			http_call_body(c, "", v);
+			gh_call_body(c, "", v);
 	}
 }
 
 /* curl: -X, -d and the like in any order, URLs anywhere. */
 static int
-http_curl(char *const *w, size_t n, const struct guard_http_io *io, char *why,
+gh_curl(char *const *w, size_t n, const struct guard_http_io *io, char *why,
     size_t whysz)
 {
 	static const char short_valued[] = "AbcCdDeEFHKmoPQrtTuUwxXyYz";
-	struct http_call c;
+	struct gh_call c;
 	char opt[3] = "-?", *name;
 	const char *v, *method;
 	size_t i, k, len;
 	int mode = 0, r;
 
-	http_call_init(&c);
+	gh_call_init(&c);
 	for (i = 1; i < n; i++) {
 		const char *a = w[i];
 
@@ -938,29 +937,28 @@ http_curl(char *const *w, size_t n, const struct guard_http_io *io, char *why,
 			name = xstrndup(a, len);
 			if (a[len] == '=')
 				v = a + len + 1;
-			else if (http_one_of(name, http_curl_valued) &&
-			    i + 1 < n)
+			else if (gh_one_of(name, gh_curl_valued) && i + 1 < n)
 				v = w[++i];
 			else
 				v = "";
-			http_curl_opt(&c, name, v, io, &mode);
+			gh_curl_opt(&c, name, v, io, &mode);
 			free(name);
 		} else if (a[0] == '-' && a[1] != '\0') {
 			for (k = 1; a[k] != '\0'; k++) {
 				opt[1] = a[k];
 				if (strchr(short_valued, a[k]) == NULL) {
-					http_curl_opt(&c, opt, "", io, &mode);
+					gh_curl_opt(&c, opt, "", io, &mode);
 					continue;
 				}
 				if (a[k + 1] != '\0')
 					v = a + k + 1;
 				else
 					v = i + 1 < n ? w[++i] : "";
-				http_curl_opt(&c, opt, v, io, &mode);
+				gh_curl_opt(&c, opt, v, io, &mode);
 				break;
 			}
 		} else
-			http_call_url(&c, a);
+			gh_call_url(&c, a);
 	}
 	if (c.method != NULL)
 		method = c.method;
@@ -972,60 +970,60 @@ http_curl(char *const *w, size_t n, const struct guard_http_io *io, char *why,
 		method = c.has_body ? "POST" : "GET";
 	if (mode == 'G')
 		c.has_body = c.body_unknown = 0;
-	r = http_call_judge(&c, method, why, whysz);
-	http_call_free(&c);
+	r = gh_call_judge(&c, method, why, whysz);
+	gh_call_free(&c);
 	return r;
 }
 
 /* wget: --method, --post-data, --post-file, --body-data, --body-file. */
 static int
-http_wget(char *const *w, size_t n, const struct guard_http_io *io, char *why,
+gh_wget(char *const *w, size_t n, const struct guard_http_io *io, char *why,
     size_t whysz)
 {
 	static const char short_valued[] = "OoaeiBtTwQlARDIXPU";
-	struct http_call c;
+	struct gh_call c;
 	const char *a, *v;
 	size_t i, len;
 	int post = 0, r;
 
-	http_call_init(&c);
+	gh_call_init(&c);
 	for (i = 1; i < n; i++) {
 		a = w[i];
 		if (a[0] == '-' && a[1] == '-') {
 			len = strcspn(a, "=");
 			v = a[len] == '=' ? a + len + 1 : "";
 			if (len == 8 && strncmp(a, "--method", len) == 0)
-				http_call_method(&c, v);
+				gh_call_method(&c, v);
 			else if (strncmp(a, "--post-data", 11) == 0 ||
 			    strncmp(a, "--body-data", 11) == 0) {
 				post |= a[2] == 'p';
-				http_call_body(&c, "", v);
+				gh_call_body(&c, "", v);
 			} else if (strncmp(a, "--post-file", 11) == 0 ||
 			    strncmp(a, "--body-file", 11) == 0) {
 				post |= a[2] == 'p';
-				http_call_file(&c, "", v, io);
+				gh_call_file(&c, "", v, io);
 			} else if (strncmp(a, "--input-file", 12) == 0)
-				http_call_url(&c,
+				gh_call_url(&c,
 				    (char[]) {GUARD_SHELL_UNKNOWN, 0});
 		} else if (a[0] == '-' && a[1] != '\0') {
 			if (a[1] == 'i')
-				http_call_url(&c,
+				gh_call_url(&c,
 				    (char[]) {GUARD_SHELL_UNKNOWN, 0});
 			len = strlen(a);
 			if (strchr(short_valued, a[len - 1]) != NULL &&
 			    i + 1 < n)
 				i++;
 		} else
-			http_call_url(&c, a);
+			gh_call_url(&c, a);
 	}
-	r = http_call_judge(&c,
+	r = gh_call_judge(&c,
 	    c.method != NULL ? c.method : (post ? "POST" : "GET"), why, whysz);
-	http_call_free(&c);
+	gh_call_free(&c);
 	return r;
 }
 
 /* httpie's (and xh's) options that take a value. */
-static const char *const http_httpie_valued[] = {"-a", "--auth", "-A",
+static const char *const gh_httpie_valued[] = {"-a", "--auth", "-A",
     "--auth-type", "-o", "--output", "--session", "--session-read-only",
     "--verify", "--cert", "--cert-key", "--ssl", "--ciphers", "--timeout", "-p",
     "--print", "--pretty", "-s", "--style", "--proxy", "--boundary",
@@ -1034,8 +1032,7 @@ static const char *const http_httpie_valued[] = {"-a", "--auth", "-A",
 
 /* One request item of httpie: k=v, k:=json, k==query, H:v, k@file. */
 static void
-http_httpie_item(struct http_call *c, const char *a,
-    const struct guard_http_io *io)
+gh_httpie_item(struct gh_call *c, const char *a, const struct guard_http_io *io)
 {
 	size_t p = strcspn(a, ":=@");
 	char *key = xstrndup(a, p), *prefix = xasprintf("%s=", key);
@@ -1043,22 +1040,22 @@ http_httpie_item(struct http_call *c, const char *a,
 	if (a[p] == '=' && a[p + 1] == '=')
 		; /* a query parameter */
 	else if (a[p] == '=' && a[p + 1] == '@')
-		http_call_file(c, prefix, a + p + 2, io);
+		gh_call_file(c, prefix, a + p + 2, io);
 	else if (a[p] == ':' && a[p + 1] == '=' && a[p + 2] == '@')
-		http_call_file(c, prefix, a + p + 3, io);
+		gh_call_file(c, prefix, a + p + 3, io);
 	else if (a[p] == ':' && a[p + 1] == '=')
-		http_call_body(c, prefix, a + p + 2);
+		gh_call_body(c, prefix, a + p + 2);
 	else if (a[p] == '=')
-		http_call_body(c, prefix, a + p + 1);
+		gh_call_body(c, prefix, a + p + 1);
 	else if (a[p] == '@')
-		http_call_file(c, prefix, a + p + 1, io);
+		gh_call_file(c, prefix, a + p + 1, io);
 	free(prefix);
 	free(key);
 }
 
 /* Whether a word of httpie is a method (letters only, before the URL). */
 static int
-http_httpie_method(const char *a)
+gh_httpie_method(const char *a)
 {
 	return *a != '\0' &&
 	    a[strspn(a,
@@ -1068,50 +1065,50 @@ http_httpie_method(const char *a)
 
 /* http, https, xh, xhs: [METHOD] URL ITEM... */
 static int
-http_httpie(char *const *w, size_t n, const struct guard_http_io *io, char *why,
+gh_httpie(char *const *w, size_t n, const struct guard_http_io *io, char *why,
     size_t whysz)
 {
-	struct http_call c;
+	struct gh_call c;
 	const char *a;
 	size_t i, pos = 0, len;
 	int r;
 
-	http_call_init(&c);
+	gh_call_init(&c);
 	for (i = 1; i < n; i++) {
 		a = w[i];
 		if (a[0] == '-' && a[1] != '\0') {
 			len = strcspn(a, "=");
 			if (len == 5 && strncmp(a, "--raw", 5) == 0) {
 				if (a[len] == '=')
-					http_call_body(&c, "", a + len + 1);
+					gh_call_body(&c, "", a + len + 1);
 				else if (i + 1 < n)
-					http_call_body(&c, "", w[++i]);
+					gh_call_body(&c, "", w[++i]);
 			} else if (a[len] != '=' &&
-			    http_one_of(a, http_httpie_valued) && i + 1 < n)
+			    gh_one_of(a, gh_httpie_valued) && i + 1 < n)
 				i++;
 			continue;
 		}
-		if (pos == 0 && http_httpie_method(a) && i + 1 < n) {
-			http_call_method(&c, a);
+		if (pos == 0 && gh_httpie_method(a) && i + 1 < n) {
+			gh_call_method(&c, a);
 			pos++;
 		} else if (c.nurls == 0) {
-			http_call_url(&c, a);
+			gh_call_url(&c, a);
 			pos++;
 		} else
-			http_httpie_item(&c, a, io);
+			gh_httpie_item(&c, a, io);
 	}
 	if (!c.has_body && c.method != NULL && io->input != NULL)
-		http_call_body(&c, "", io->input);
-	r = http_call_judge(&c,
+		gh_call_body(&c, "", io->input);
+	r = gh_call_judge(&c,
 	    c.method != NULL ? c.method : (c.has_body ? "POST" : "GET"), why,
 	    whysz);
-	http_call_free(&c);
+	gh_call_free(&c);
 	return r;
 }
 
 /* One request made by a forge CLI's verb. */
 static int
-http_verb(const char *method, const char *path, const char *body, char *why,
+gh_verb(const char *method, const char *path, const char *body, char *why,
     size_t whysz)
 {
 	struct guard_http_req r = {method, path, body, 0};
@@ -1121,57 +1118,57 @@ http_verb(const char *method, const char *path, const char *body, char *why,
 
 /* gh api: -X, -f/-F fields (a value @file is read), --input. */
 static int
-http_gh_api(char *const *w, size_t n, const struct guard_http_io *io, char *why,
+gh_cli_api(char *const *w, size_t n, const struct guard_http_io *io, char *why,
     size_t whysz)
 {
 	static const char *const valued[] = {"-H", "--header", "-q", "--jq",
 	    "-t", "--template", "--hostname", "--cache", "-p", "--preview",
 	    NULL};
-	struct http_call c;
+	struct gh_call c;
 	const char *a, *v, *at;
 	size_t i;
 	int r;
 
-	http_call_init(&c);
+	gh_call_init(&c);
 	for (i = 2; i < n; i++) {
 		a = w[i];
 		v = i + 1 < n ? w[i + 1] : "";
 		at = strchr(v, '@');
 		if (strcmp(a, "-X") == 0 || strcmp(a, "--method") == 0) {
-			http_call_method(&c, v);
+			gh_call_method(&c, v);
 			i++;
 		} else if (strncmp(a, "--method=", 9) == 0)
-			http_call_method(&c, a + 9);
+			gh_call_method(&c, a + 9);
 		else if ((strcmp(a, "-F") == 0 || strcmp(a, "--field") == 0) &&
 		    at != NULL && at == strchr(v, '=') + 1) {
 			char *prefix = xstrndup(v, (size_t)(at - v));
 
-			http_call_file(&c, prefix, at + 1, io);
+			gh_call_file(&c, prefix, at + 1, io);
 			free(prefix);
 			i++;
 		} else if (strcmp(a, "-f") == 0 ||
 		    strcmp(a, "--raw-field") == 0 || strcmp(a, "-F") == 0 ||
 		    strcmp(a, "--field") == 0) {
-			http_call_body(&c, "", v);
+			gh_call_body(&c, "", v);
 			i++;
 		} else if (strcmp(a, "--input") == 0) {
-			http_call_file(&c, "", v, io);
+			gh_call_file(&c, "", v, io);
 			i++;
-		} else if (http_one_of(a, valued))
+		} else if (gh_one_of(a, valued))
 			i++;
 		else if (a[0] != '-')
-			http_call_url(&c, a);
+			gh_call_url(&c, a);
 	}
-	r = http_call_judge(&c,
+	r = gh_call_judge(&c,
 	    c.method != NULL ? c.method : (c.has_body ? "POST" : "GET"), why,
 	    whysz);
-	http_call_free(&c);
+	gh_call_free(&c);
 	return r;
 }
 
 /* The values of option opt (--opt X, --opt=X) among w, comma-joined. */
 static char *
-http_opt_values(char *const *w, size_t n, const char *opt)
+gh_opt_values(char *const *w, size_t n, const char *opt)
 {
 	struct buf b;
 	size_t i, len = strlen(opt);
@@ -1192,7 +1189,7 @@ http_opt_values(char *const *w, size_t n, const char *opt)
  * number of the PR or issue they find themselves).
  */
 static int
-http_forge_cli(const char *name, char *const *w, size_t n,
+gh_forge_cli(const char *name, char *const *w, size_t n,
     const struct guard_http_io *io, char *why, size_t whysz)
 {
 	static const char *const judging[] = {"review", "approve", "lgtm",
@@ -1212,26 +1209,26 @@ http_forge_cli(const char *name, char *const *w, size_t n,
 				verb = w[i];
 		}
 	if (strcmp(name, "gh") == 0 && noun != NULL && strcmp(noun, "api") == 0)
-		return http_gh_api(w, n, io, why, whysz);
+		return gh_cli_api(w, n, io, why, whysz);
 	if (noun == NULL || verb == NULL)
 		return 0;
 	pulls = strncmp(noun, "pr", 2) == 0 || strncmp(noun, "pull", 4) == 0;
 	if (strcmp(verb, "merge") == 0 || strcmp(verb, "m") == 0)
-		return http_verb("PUT", "/pulls/0/merge", NULL, why, whysz);
+		return gh_verb("PUT", "/pulls/0/merge", NULL, why, whysz);
 	if (strcmp(verb, "close") == 0)
-		return http_verb("PATCH", pulls ? "/pulls/0" : "/issues/0",
+		return gh_verb("PATCH", pulls ? "/pulls/0" : "/issues/0",
 		    "state=closed", why, whysz);
-	if (http_one_of(verb, judging))
-		return http_verb("POST", "/pulls/0/reviews", NULL, why, whysz);
-	if (strncmp(noun, "label", 5) == 0 && http_one_of(verb, settings))
-		return http_verb("PATCH", "/labels/0", NULL, why, whysz);
-	if (strcmp(noun, "repo") == 0 && http_one_of(verb, settings))
-		return http_verb("PATCH", "/repos/o/r", NULL, why, whysz);
-	add = http_opt_values(w, n, "--add-label");
-	rm = http_opt_values(w, n, "--remove-label");
+	if (gh_one_of(verb, judging))
+		return gh_verb("POST", "/pulls/0/reviews", NULL, why, whysz);
+	if (strncmp(noun, "label", 5) == 0 && gh_one_of(verb, settings))
+		return gh_verb("PATCH", "/labels/0", NULL, why, whysz);
+	if (strcmp(noun, "repo") == 0 && gh_one_of(verb, settings))
+		return gh_verb("PATCH", "/repos/o/r", NULL, why, whysz);
+	add = gh_opt_values(w, n, "--add-label");
+	rm = gh_opt_values(w, n, "--remove-label");
 	body = xasprintf("labels=%s%s%s", add, *add && *rm ? "," : "", rm);
 	if (*add != '\0' || *rm != '\0')
-		r = http_verb("POST", "/issues/0/labels", body, why, whysz);
+		r = gh_verb("POST", "/issues/0/labels", body, why, whysz);
 	free(body);
 	free(rm);
 	free(add);
@@ -1240,7 +1237,7 @@ http_forge_cli(const char *name, char *const *w, size_t n,
 
 /* Whether word occurs in text as a whole word. */
 static int
-http_word_in(const char *text, const char *word)
+gh_word_in(const char *text, const char *word)
 {
 	size_t n = strlen(word);
 	const char *p;
@@ -1254,7 +1251,7 @@ http_word_in(const char *text, const char *word)
 
 /* The writing methods a program's text names, as bits. */
 static unsigned
-http_script_methods(const char *text)
+gh_script_methods(const char *text)
 {
 	static const struct {
 		const char *upper, *call;
@@ -1265,7 +1262,7 @@ http_script_methods(const char *text)
 	size_t i;
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (http_word_in(text, t[i].upper) ||
+		if (gh_word_in(text, t[i].upper) ||
 		    strstr(text, t[i].call) != NULL)
 			bits |= t[i].bit;
 	/* urllib: a request with data is a POST. */
@@ -1282,7 +1279,7 @@ http_script_methods(const char *text)
  * ${n}, %s, or a quote followed by '+') is unknown.  Caller frees.
  */
 static char *
-http_script_path(const char *p, size_t *used)
+gh_script_path(const char *p, size_t *used)
 {
 	const char *start = p;
 	const char unknown[] = {GUARD_SHELL_UNKNOWN, 0};
@@ -1324,13 +1321,13 @@ http_script_path(const char *p, size_t *used)
  * speaks to the forge but names no path that can be judged is refused.
  */
 static int
-http_script(const char *text, char *why, size_t whysz)
+gh_script(const char *text, char *why, size_t whysz)
 {
 	static const char *const marks[] = {"/pulls/", "/issues/", "/statuses/",
 	    "/branch_protections", "/branches/", "/labels", "/merge",
 	    "/reviews", "/contents", "/git/refs", "/collaborators", "/hooks",
 	    "/keys/", "/comments", NULL};
-	unsigned bits = http_script_methods(text);
+	unsigned bits = gh_script_methods(text);
 	struct guard_http_req r = {NULL, NULL, NULL, 0};
 	const char *p, *st;
 	char *path, body[64];
@@ -1347,10 +1344,10 @@ http_script(const char *text, char *why, size_t whysz)
 	else
 		snprintf(body, sizeof(body), "{\"state\": \"%c\"}",
 		    GUARD_SHELL_UNKNOWN);
-	for (k = 0; http_labels[k] != NULL && st == NULL; k++)
-		if (strstr(text, http_labels[k]) != NULL)
+	for (k = 0; gh_labels[k] != NULL && st == NULL; k++)
+		if (strstr(text, gh_labels[k]) != NULL)
 			snprintf(body, sizeof(body), "{\"labels\": [\"%s\"]}",
-			    http_labels[k]);
+			    gh_labels[k]);
 	r.body = body;
 	/* Each path once, left to right, none inside another. */
 	for (p = text; (p = strchr(p, '/')) != NULL;) {
@@ -1365,9 +1362,9 @@ http_script(const char *text, char *why, size_t whysz)
 			return refuse(why, whysz,
 			    "BLOCKED: this program names too many API paths "
 			    "to be checked; split it");
-		path = http_script_path(p, &used);
+		path = gh_script_path(p, &used);
 		r.url = path;
-		k = http_judge(&r, bits, 0, why, whysz);
+		k = gh_judge(&r, bits, 0, why, whysz);
 		free(path);
 		if (k)
 			return 1;
@@ -1383,12 +1380,12 @@ http_script(const char *text, char *why, size_t whysz)
 }
 
 /* An interpreter and how it is given a program on its command line. */
-struct http_interp {
+struct gh_interp {
 	const char *name;
 	const char *const opts[4]; /* the options whose value is the program */
 };
 
-static const struct http_interp http_interps[] = {
+static const struct gh_interp gh_interps[] = {
     {"python", {"-c"}},
     {"pypy", {"-c"}},
     {"node", {"-e", "--eval", "-p", "--print"}},
@@ -1401,16 +1398,16 @@ static const struct http_interp http_interps[] = {
 };
 
 /* The interpreter name is (python3.11 is python), or NULL. */
-static const struct http_interp *
-http_interp(const char *name)
+static const struct gh_interp *
+gh_interp(const char *name)
 {
 	size_t i, n;
 
-	for (i = 0; i < sizeof(http_interps) / sizeof(http_interps[0]); i++) {
-		n = strlen(http_interps[i].name);
-		if (strncmp(name, http_interps[i].name, n) == 0 &&
+	for (i = 0; i < sizeof(gh_interps) / sizeof(gh_interps[0]); i++) {
+		n = strlen(gh_interps[i].name);
+		if (strncmp(name, gh_interps[i].name, n) == 0 &&
 		    name[n + strspn(name + n, "0123456789.")] == '\0')
-			return &http_interps[i];
+			return &gh_interps[i];
 	}
 	return NULL;
 }
@@ -1421,7 +1418,7 @@ http_interp(const char *name)
  * when it cannot be known.
  */
 static char *
-http_program(const struct http_interp *it, char *const *w, size_t n,
+gh_program(const struct gh_interp *it, char *const *w, size_t n,
     const struct guard_http_io *io)
 {
 	struct buf b;
@@ -1441,7 +1438,7 @@ http_program(const struct http_interp *it, char *const *w, size_t n,
 		if ((w[i][0] == '-' && strcmp(w[i], "-") != 0) ||
 		    strcmp(w[i], "run") == 0)
 			continue;
-		return http_read(io, w[i], 1);
+		return gh_read(io, w[i], 1);
 	}
 	return io->input != NULL ? xstrdup(io->input) : NULL;
 }
@@ -1449,7 +1446,7 @@ http_program(const struct http_interp *it, char *const *w, size_t n,
 unsigned long long
 guard_http_work(void)
 {
-	return http_work;
+	return gh_work;
 }
 
 int
@@ -1458,22 +1455,22 @@ guard_http_command(const char *name, char *const *w, size_t n,
 {
 	static const char *const httpie[] = {"http", "https", "xh", "xhs",
 	    NULL};
-	const struct http_interp *it;
+	const struct gh_interp *it;
 	char *program;
 	int r;
 
 	if (strcmp(name, "curl") == 0)
-		return http_curl(w, n, io, why, whysz);
+		return gh_curl(w, n, io, why, whysz);
 	if (strcmp(name, "wget") == 0)
-		return http_wget(w, n, io, why, whysz);
-	if (http_one_of(name, httpie))
-		return http_httpie(w, n, io, why, whysz);
+		return gh_wget(w, n, io, why, whysz);
+	if (gh_one_of(name, httpie))
+		return gh_httpie(w, n, io, why, whysz);
 	if (strcmp(name, "gh") == 0 || strcmp(name, "tea") == 0)
-		return http_forge_cli(name, w, n, io, why, whysz);
-	if ((it = http_interp(name)) == NULL ||
-	    (program = http_program(it, w, n, io)) == NULL)
+		return gh_forge_cli(name, w, n, io, why, whysz);
+	if ((it = gh_interp(name)) == NULL ||
+	    (program = gh_program(it, w, n, io)) == NULL)
 		return 0;
-	r = http_script(program, why, whysz);
+	r = gh_script(program, why, whysz);
 	free(program);
 	return r;
 }

@@ -13,7 +13,7 @@
 #include "agent_exec.h"
 #include "agent_hooks.h"
 #include "buf.h"
-#include "check.h"
+#include "confcheck.h"
 #include "cli.h"
 #include "config.h"
 #include "crashpoint.h"
@@ -94,7 +94,7 @@ static const struct cli_option cli_options[] = {
 	"check the configuration (`.env`, the project files, every "
 	"setting) and exit: 2 with `file:line: key: what is wrong`, else 0; "
 	"with `--forge` also what each token may do on the forge, warning "
-	"when the agents' token can merge (check.h)"},
+	"when the agents' token can merge (confcheck.h)"},
     {CLI_O_FORGE, "--forge", NULL, NULL, 0, "with --check: ask the forge"},
     {CLI_O_HELP, "--help", "-h", NULL, 0, "print this and the settings"},
     {CLI_O_VERSION, "--version", "-V", NULL, 0,
@@ -744,7 +744,7 @@ cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
 	if (cli->status)
 		return cli_status_reply(t, cli, cfg, argv[0], msg);
 	if (cli->check)
-		return check_run(t->prog, cli, cfg, argv[0], msg);
+		return confcheck_run(t->prog, cli, cfg, argv[0], msg);
 	if ((path = t->log_path(cfg)) != NULL)
 		(void)log_open(path, t->log_prefix, t->rotate_bytes,
 		    cli->verbose);

@@ -1,6 +1,6 @@
 /*
  * `--check`: the configuration as the tools would read it, then with
- * `--forge` the forge's answers about each token (check.h).  Nothing is
+ * `--forge` the forge's answers about each token (confcheck.h).  Nothing is
  * written, no log is opened: the report is the text returned.
  */
 #include <sys/stat.h>
@@ -14,7 +14,7 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
-#include "check.h"
+#include "confcheck.h"
 #include "cli.h"
 #include "config.h"
 #include "forge.h"
@@ -23,7 +23,7 @@
 #include "xmalloc.h"
 
 /* One token of the configuration and what the forge said of it. */
-struct check_token {
+struct confcheck_token {
 	const char *name;  /* its setting: "FORGE_TOKEN" */
 	const char *value; /* "" when unset */
 	char *login;	   /* its user (sanitised), or NULL */
@@ -31,36 +31,37 @@ struct check_token {
 };
 
 /* What a run found: its lines, and the worst exit status so far. */
-struct check_out {
+struct confcheck_out {
 	struct buf text;
 	int rc;
 	size_t problems, warnings;
 };
 
-static void check_problem(struct check_out *, int, const char *, ...)
+static void confcheck_problem(struct confcheck_out *, int, const char *, ...)
     __attribute__((format(printf, 3, 4)));
-static void check_warn(struct check_out *, const char *, ...)
+static void confcheck_warn(struct confcheck_out *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
-static int check_is_dir(const char *);
-static void check_offline(const struct cli *, const struct config *,
-    const char *, struct check_out *);
-static void check_token(const struct config *, struct check_token *,
-    struct check_out *);
-static int check_protection(const struct config *, const struct check_token *,
-    size_t, const cJSON **, struct forge **, struct check_out *);
-static const cJSON *check_rule(const cJSON *, const char *);
-static int check_listed(const cJSON *, const char *, const char *);
-static char *check_merge_why(const struct config *, const struct check_token *,
-    int, const cJSON *);
-static void check_agent(const struct config *, struct check_token *, size_t,
-    struct check_out *);
-static void check_forge(const struct config *, struct check_out *);
-static void check_forges(const struct cli *, const struct config *,
-    const char *, struct check_out *);
+static int confcheck_is_dir(const char *);
+static void confcheck_offline(const struct cli *, const struct config *,
+    const char *, struct confcheck_out *);
+static void confcheck_token(const struct config *, struct confcheck_token *,
+    struct confcheck_out *);
+static int confcheck_protection(const struct config *,
+    const struct confcheck_token *, size_t, const cJSON **, struct forge **,
+    struct confcheck_out *);
+static const cJSON *confcheck_rule(const cJSON *, const char *);
+static int confcheck_listed(const cJSON *, const char *, const char *);
+static char *confcheck_merge_why(const struct config *,
+    const struct confcheck_token *, int, const cJSON *);
+static void confcheck_agent(const struct config *, struct confcheck_token *,
+    size_t, struct confcheck_out *);
+static void confcheck_forge(const struct config *, struct confcheck_out *);
+static void confcheck_forges(const struct cli *, const struct config *,
+    const char *, struct confcheck_out *);
 
 /* A problem with exit status rc (CLI_EXIT_USAGE or CLI_EXIT_FAIL). */
 static void
-check_problem(struct check_out *o, int rc, const char *fmt, ...)
+confcheck_problem(struct confcheck_out *o, int rc, const char *fmt, ...)
 {
 	char line[2048];
 	va_list ap;
@@ -76,7 +77,7 @@ check_problem(struct check_out *o, int rc, const char *fmt, ...)
 }
 
 static void
-check_warn(struct check_out *o, const char *fmt, ...)
+confcheck_warn(struct confcheck_out *o, const char *fmt, ...)
 {
 	char line[2048];
 	va_list ap;
@@ -89,7 +90,7 @@ check_warn(struct check_out *o, const char *fmt, ...)
 }
 
 static int
-check_is_dir(const char *path)
+confcheck_is_dir(const char *path)
 {
 	struct stat st;
 
@@ -98,20 +99,21 @@ check_is_dir(const char *path)
 
 /* What the forge is not asked about. */
 static void
-check_offline(const struct cli *cli, const struct config *cfg, const char *exe,
-    struct check_out *o)
+confcheck_offline(const struct cli *cli, const struct config *cfg,
+    const char *exe, struct confcheck_out *o)
 {
 	struct config *all = NULL;
 	size_t i, n = 0;
 	char err[1024];
 
 	for (i = 0; i < cfg->nwarnings; i++)
-		check_warn(o, "%s", cfg->warnings[i]);
-	if (!check_is_dir(cfg->factory_root))
-		check_problem(o, CLI_EXIT_USAGE,
+		confcheck_warn(o, "%s", cfg->warnings[i]);
+	if (!confcheck_is_dir(cfg->factory_root))
+		confcheck_problem(o, CLI_EXIT_USAGE,
 		    "FACTORY_ROOT: not a directory: '%s'", cfg->factory_root);
-	if (cfg->project_toml != NULL && !check_is_dir(cfg->project_repo_root))
-		check_problem(o, CLI_EXIT_USAGE,
+	if (cfg->project_toml != NULL &&
+	    !confcheck_is_dir(cfg->project_repo_root))
+		confcheck_problem(o, CLI_EXIT_USAGE,
 		    "%s: repo_root: not a directory (the project's checkout): "
 		    "'%s'",
 		    cfg->project_toml, cfg->project_repo_root);
@@ -120,10 +122,10 @@ check_offline(const struct cli *cli, const struct config *cfg, const char *exe,
 	/* Without a project file, the ones supervisor-poll reads. */
 	if (cli_projects_load(cfg, exe, cli->project, &all, &n, err,
 		sizeof(err)) == -1)
-		check_problem(o, CLI_EXIT_USAGE, "%s", err);
+		confcheck_problem(o, CLI_EXIT_USAGE, "%s", err);
 	for (i = 0; i < n; i++) {
-		if (!check_is_dir(all[i].project_repo_root))
-			check_problem(o, CLI_EXIT_USAGE,
+		if (!confcheck_is_dir(all[i].project_repo_root))
+			confcheck_problem(o, CLI_EXIT_USAGE,
 			    "%s: repo_root: not a directory (the project's "
 			    "checkout): '%s'",
 			    all[i].project_toml, all[i].project_repo_root);
@@ -134,8 +136,8 @@ check_offline(const struct cli *cli, const struct config *cfg, const char *exe,
 
 /* Who t's user is and its access to the repository. */
 static void
-check_token(const struct config *cfg, struct check_token *t,
-    struct check_out *o)
+confcheck_token(const struct config *cfg, struct confcheck_token *t,
+    struct confcheck_out *o)
 {
 	struct forge *f = forge_open(cfg->forge_api, t->value);
 	const cJSON *repo, *perm;
@@ -146,11 +148,11 @@ check_token(const struct config *cfg, struct check_token *t,
 	    forge_get(f, "", cJSON_Object, &repo) == -1) {
 		status = forge_last_status(f);
 		if (status == 401 || status == 403 || status == 404)
-			check_problem(o, CLI_EXIT_USAGE,
+			confcheck_problem(o, CLI_EXIT_USAGE,
 			    "%s: the forge refuses it for %s (HTTP %ld)",
 			    t->name, cfg->forge_repo, status);
 		else
-			check_problem(o, CLI_EXIT_FAIL,
+			confcheck_problem(o, CLI_EXIT_FAIL,
 			    "%s: the forge did not answer: %s", t->name,
 			    forge_error(f));
 		goto out;
@@ -160,7 +162,7 @@ check_token(const struct config *cfg, struct check_token *t,
 	if (perm == NULL || json_bool(perm, "admin", &t->admin) == -1 ||
 	    json_bool(perm, "push", &t->push) == -1 ||
 	    json_bool(perm, "pull", &t->pull) == -1) {
-		check_problem(o, CLI_EXIT_FAIL,
+		confcheck_problem(o, CLI_EXIT_FAIL,
 		    "%s: the forge's answer for %s has no permissions", t->name,
 		    cfg->forge_repo);
 		goto out;
@@ -177,7 +179,7 @@ out:
 
 /* The rule of list protecting branch (its name or its glob), or NULL. */
 static const cJSON *
-check_rule(const cJSON *list, const char *branch)
+confcheck_rule(const cJSON *list, const char *branch)
 {
 	const cJSON *rule, *glob = NULL;
 	const char *name;
@@ -198,7 +200,7 @@ check_rule(const cJSON *list, const char *branch)
 
 /* 1 when login is one of rule's key (an array of logins). */
 static int
-check_listed(const cJSON *rule, const char *key, const char *login)
+confcheck_listed(const cJSON *rule, const char *key, const char *login)
 {
 	const cJSON *item;
 
@@ -216,8 +218,8 @@ check_listed(const cJSON *rule, const char *key, const char *login)
  * *f, which the caller closes), 0 when no token may read them.
  */
 static int
-check_protection(const struct config *cfg, const struct check_token *t,
-    size_t n, const cJSON **list, struct forge **f, struct check_out *o)
+confcheck_protection(const struct config *cfg, const struct confcheck_token *t,
+    size_t n, const cJSON **list, struct forge **f, struct confcheck_out *o)
 {
 	size_t i;
 
@@ -229,7 +231,7 @@ check_protection(const struct config *cfg, const struct check_token *t,
 	*f = forge_open(cfg->forge_api, t[i].value);
 	if (forge_get(*f, "/branch_protections", cJSON_Array, list) == 0)
 		return 1;
-	check_problem(o, CLI_EXIT_FAIL,
+	confcheck_problem(o, CLI_EXIT_FAIL,
 	    "%s: the branch protections of %s could not be read: %s", t[i].name,
 	    cfg->forge_repo, forge_error(*f));
 	return 0;
@@ -241,8 +243,8 @@ check_protection(const struct config *cfg, const struct check_token *t,
  * be read; rule NULL: none protects the branch), or NULL.  Caller frees.
  */
 static char *
-check_merge_why(const struct config *cfg, const struct check_token *a, int read,
-    const cJSON *rule)
+confcheck_merge_why(const struct config *cfg, const struct confcheck_token *a,
+    int read, const cJSON *rule)
 {
 	const char *br = cfg->primary_branch;
 	int on;
@@ -266,17 +268,17 @@ check_merge_why(const struct config *cfg, const struct check_token *a, int read,
 		return xasprintf("it can push to %s and the protection of %s "
 				 "has no merge whitelist: it can merge into it",
 		    cfg->forge_repo, br);
-	if (check_listed(rule, "merge_whitelist_usernames", a->login))
+	if (confcheck_listed(rule, "merge_whitelist_usernames", a->login))
 		return xasprintf("it is in the merge whitelist of %s", br);
 	return NULL;
 }
 
 /* Whether the agents' token (the last of t, else FORGE_TOKEN) can merge. */
 static void
-check_agent(const struct config *cfg, struct check_token *t, size_t n,
-    struct check_out *o)
+confcheck_agent(const struct config *cfg, struct confcheck_token *t, size_t n,
+    struct confcheck_out *o)
 {
-	const struct check_token *a =
+	const struct confcheck_token *a =
 	    t[n - 1].value[0] != '\0' ? &t[n - 1] : &t[0];
 	const cJSON *list = NULL, *rule = NULL;
 	struct forge *f = NULL;
@@ -287,15 +289,15 @@ check_agent(const struct config *cfg, struct check_token *t, size_t n,
 		return;
 	if (a != &t[0] && t[0].login != NULL &&
 	    strcmp(a->login, t[0].login) == 0)
-		check_warn(o,
+		confcheck_warn(o,
 		    "FORGE_AGENT_TOKEN: the same user as FORGE_TOKEN (%s): "
 		    "the agents act as the bot that merges",
 		    a->login);
-	read = check_protection(cfg, t, n, &list, &f, o);
+	read = confcheck_protection(cfg, t, n, &list, &f, o);
 	if (read)
-		rule = check_rule(list, cfg->primary_branch);
-	if ((why = check_merge_why(cfg, a, read, rule)) != NULL)
-		check_warn(o, "%s: the agents' user %s: %s%s", a->name,
+		rule = confcheck_rule(list, cfg->primary_branch);
+	if ((why = confcheck_merge_why(cfg, a, read, rule)) != NULL)
+		confcheck_warn(o, "%s: the agents' user %s: %s%s", a->name,
 		    a->login, why,
 		    a == &t[0] ? " (the agents get FORGE_TOKEN: give them "
 				 "their own user's FORGE_AGENT_TOKEN)" :
@@ -305,9 +307,9 @@ check_agent(const struct config *cfg, struct check_token *t, size_t n,
 }
 
 static void
-check_forge(const struct config *cfg, struct check_out *o)
+confcheck_forge(const struct config *cfg, struct confcheck_out *o)
 {
-	struct check_token t[] = {
+	struct confcheck_token t[] = {
 	    {.name = "FORGE_TOKEN", .value = cfg->forge_token},
 	    {.name = "FORGE_REVIEW_TOKEN", .value = cfg->forge_review_token},
 	    {.name = "FORGE_AGENT_TOKEN", .value = cfg->forge_agent_token}};
@@ -315,50 +317,50 @@ check_forge(const struct config *cfg, struct check_out *o)
 
 	for (i = 0; i < n; i++)
 		if (t[i].value != NULL && t[i].value[0] != '\0')
-			check_token(cfg, &t[i], o);
-	check_agent(cfg, t, n, o);
+			confcheck_token(cfg, &t[i], o);
+	confcheck_agent(cfg, t, n, o);
 	for (i = 0; i < n; i++)
 		free(t[i].login);
 }
 
 /*
  * The forge of cfg's project, or without a project file of each project
- * file's (those check_offline() loaded without a problem).
+ * file's (those confcheck_offline() loaded without a problem).
  */
 static void
-check_forges(const struct cli *cli, const struct config *cfg, const char *exe,
-    struct check_out *o)
+confcheck_forges(const struct cli *cli, const struct config *cfg,
+    const char *exe, struct confcheck_out *o)
 {
 	struct config *all = NULL;
 	size_t i, n = 0;
 	char err[1024];
 
 	if (cfg->project_toml != NULL || cfg->forge_repo[0] != '\0') {
-		check_forge(cfg, o);
+		confcheck_forge(cfg, o);
 		return;
 	}
 	if (cli_projects_load(cfg, exe, cli->project, &all, &n, err,
 		sizeof(err)) == -1)
-		check_problem(o, CLI_EXIT_USAGE, "%s", err);
+		confcheck_problem(o, CLI_EXIT_USAGE, "%s", err);
 	for (i = 0; i < n; i++) {
 		buf_printf(&o->text, "%s:\n", all[i].project_toml);
-		check_forge(&all[i], o);
+		confcheck_forge(&all[i], o);
 		config_free(&all[i]);
 	}
 	free(all);
 }
 
 int
-check_run(const char *prog, const struct cli *cli, const struct config *cfg,
+confcheck_run(const char *prog, const struct cli *cli, const struct config *cfg,
     const char *exe, char **msg)
 {
-	struct check_out o;
+	struct confcheck_out o;
 
 	memset(&o, 0, sizeof(o));
 	buf_init(&o.text, 0);
-	check_offline(cli, cfg, exe, &o);
+	confcheck_offline(cli, cfg, exe, &o);
 	if (cli->forge && o.rc == 0)
-		check_forges(cli, cfg, exe, &o);
+		confcheck_forges(cli, cfg, exe, &o);
 	if (cli->verbose)
 		buf_printf(&o.text,
 		    "%s: configuration %s (%zu problems, %zu "

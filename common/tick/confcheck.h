@@ -4,8 +4,8 @@
  * each forge token may do on the project's repository, with a warning
  * when the agents' token can merge into the primary branch.
  */
-#ifndef CHECK_H
-#define CHECK_H
+#ifndef CONFCHECK_H
+#define CONFCHECK_H
 
 struct cli;
 struct config;
@@ -21,7 +21,7 @@ struct config;
  * not answer), with the text to print in *msg (NULL when there is none;
  * with cli->verbose a summary line; caller frees).
  */
-int check_run(const char *prog, const struct cli *cli, const struct config *cfg,
-    const char *exe, char **msg);
+int confcheck_run(const char *prog, const struct cli *cli,
+    const struct config *cfg, const char *exe, char **msg);
 
 #endif
