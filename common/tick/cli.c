@@ -94,7 +94,7 @@ static const struct cli_option cli_options[] = {
 	"check the configuration (`.env`, the project files, every "
 	"setting) and exit: 2 with `file:line: key: what is wrong`, else 0; "
 	"with `--forge` also what each token may do on the forge, warning "
-	"when the agents' token can merge (confcheck.h)"},
+	"when the agents' token can merge"},
     {CLI_O_FORGE, "--forge", NULL, NULL, 0, "with --check: ask the forge"},
     {CLI_O_HELP, "--help", "-h", NULL, 0, "print this and the settings"},
     {CLI_O_VERSION, "--version", "-V", NULL, 0,
