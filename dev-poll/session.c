@@ -62,18 +62,23 @@ session_hooks(struct dev_ctx *c, const char *session, const char *worktree,
     long long issue)
 {
 	char *phase = runfiles_phase(c->cfg->project_name, issue);
+	char *summary = runfiles_summary(c->cfg->project_name, issue);
 	char *ready = runfiles_ready_marker(session);
 	struct agent_hooks h = {.session = session,
 	    .workdir = worktree,
 	    .phase_file = phase,
 	    .primary_branch = c->cfg->primary_branch,
 	    .factory_root = c->cfg->factory_root,
-	    .run_dir = c->cfg->run_dir};
+	    .run_dir = c->cfg->run_dir,
+	    .forge_url = c->cfg->forge_url,
+	    .forge_api = c->cfg->forge_api,
+	    .own_file = summary};
 	int r;
 
 	if ((r = agent_hooks_install(&c->act, &h)) == 0)
 		(void)act_remove(&c->act, ready);
 	free(ready);
+	free(summary);
 	free(phase);
 	return r;
 }

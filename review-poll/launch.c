@@ -381,14 +381,21 @@ static int
 launch_hooks(struct rp *rp, const char *session, const char *workdir,
     const char *phase)
 {
+	char *output = runfiles_review_output(rp->cfg->project_name,
+	    runfiles_review_session_pr(rp->cfg->project_name, session));
 	struct agent_hooks h = {.session = session,
 	    .workdir = workdir,
 	    .phase_file = phase,
 	    .primary_branch = rp->cfg->primary_branch,
 	    .factory_root = rp->cfg->factory_root,
-	    .run_dir = rp->cfg->run_dir};
+	    .run_dir = rp->cfg->run_dir,
+	    .forge_url = rp->cfg->forge_url,
+	    .forge_api = rp->cfg->forge_api,
+	    .own_file = output};
+	int r = agent_hooks_install(&rp->act, &h);
 
-	return agent_hooks_install(&rp->act, &h);
+	free(output);
+	return r;
 }
 
 /*

@@ -43,6 +43,12 @@ ENDPOINTS = [
     # -- Gitea / Forgejo --------------------------------------------------
     ("GET", r"/api/v1/user", (), None, {},
      "routers/api/v1/user/user.go GetAuthenticatedUser"),
+    ("GET", REPO, (), None, {},
+     "routers/api/v1/repo/repo.go Get (permissions of the doer: "
+     "services/convert/repository.go innerToRepo)"),
+    ("GET", REPO + r"/branch_protections", (), None, {},
+     "routers/api/v1/repo/branch.go ListBranchProtections (reqToken, "
+     "reqAdmin in routers/api/v1/api.go; no page or limit read)"),
     ("GET", REPO + r"/issues",
      ("state", "labels", "q", "type", "milestones", "since", "before",
       "created_by", "assigned_by", "mentioned_by") + LIST, None,

@@ -1,27 +1,44 @@
 /*
- * The guard of an agent's shell commands, behind its PreToolUse hook on
- * Bash: what an agent working in its own worktree may not run.  A
- * command is refused when it
+ * The guard of an agent's commands, behind its PreToolUse hook: what an
+ * agent working in its own worktree may not run.  A command is refused
+ * when it
  * - force-pushes to the primary branch, force-pushes without naming a
- *   branch (its upstream may be the primary one), or deletes it;
+ *   branch (its upstream may be the primary one) or to a branch it
+ *   cannot tell, or deletes the primary branch;
  * - removes recursively anything outside the worktree (scratch space
- *   strictly below /tmp excepted);
- * - asks the forge API to merge a PR or close an issue or PR;
- * - asks it to review a PR (approve, request changes, submit a pending
- *   review, dismiss or delete one), set a commit status or change the
- *   branch protection, or does so through tea (reading is allowed);
+ *   strictly below /tmp excepted), or what it cannot locate;
+ * - makes a forge API call that is the orchestrator's, the review bot's,
+ *   CI's or the operator's (guard_http.h: a merge, a close, a review, a
+ *   commit status, the branch protection, a branch deletion, the
+ *   orchestrator's labels, the repository's settings), through curl,
+ *   wget, httpie, gh, tea or a python/node/perl/ruby program, judged by
+ *   method, path and body in whatever order they come; a writing call
+ *   whose method, URL or body it cannot tell is refused;
  * - checks out or switches to the primary branch;
  * - touches a path under the factory's root (FACTORY_ROOT) that is not
  *   in the worktree or the run directory;
+ * - writes into the run directory what is not the session's own (its
+ *   phase file, its summary or review output, its session directory):
+ *   the tools and the agents share one user, so this is what keeps an
+ *   agent from writing another session's phase or a review's verdict;
  * - signals processes (kill with a PID or signal, pkill, killall), or
  *   drives tmux or docker in ways that reach the orchestrator (killing
- *   or typing into sessions, stopping or removing containers).
+ *   or typing into sessions, stopping or removing containers);
+ * - runs a command whose name it cannot tell.
  *
- * The text is split into simple commands and words as a shell would
- * (quotes, escapes, operators, redirections, here-documents, command
- * substitutions; `sh -c` and `eval` texts are checked in turn), and no
- * expansion is made but ~, $HOME and $FACTORY_ROOT.  A guard against an
- * agent's mistakes, not a sandbox against a determined one.
+ * The text is read as a shell would read it (guard_shell.h): words,
+ * quotes, escapes, operators, redirections, here-documents, subshells,
+ * command substitutions; `sh -c`, `bash -c`, `eval`, `xargs`, `env`,
+ * `command`, `exec`, `timeout`, `nice`, `sudo` and the like are looked
+ * through.  In order: `cd` and `pushd` move where the commands after
+ * them run (a subshell's or a pipeline's only within it), variables
+ * take the values the text assigns them, and ~, $HOME, $PWD,
+ * $FACTORY_ROOT, $FORGE_URL and $FORGE_API are known; any other value
+ * (the environment's, a command's output, a loop's variable) is
+ * unknown, and where an unknown could make the command one of the above
+ * it is refused with the reason.  A guard against an agent's mistakes
+ * and a second line behind the forge's own permissions (README "Least
+ * privilege"), not a sandbox against a determined agent.
  */
 #ifndef AGENT_GUARD_H
 #define AGENT_GUARD_H
@@ -34,8 +51,16 @@ struct agent_guard {
 	const char *worktree;
 	const char *factory_root;
 	const char *run_dir;
-	const char *home; /* what ~ and $HOME mean */
-	const char *cwd;  /* where the command runs; NULL: the worktree */
+	const char *home;      /* what ~ and $HOME mean */
+	const char *cwd;       /* where the command runs; NULL: the worktree */
+	const char *forge_url; /* $FORGE_URL, $FORGE_API; NULL: unknown */
+	const char *forge_api;
+	/*
+	 * The session's own files in the run directory (a path ending in
+	 * '/': a directory and what is in it), NULL-ended; NULL: writes
+	 * into the run directory are not limited.
+	 */
+	const char *const *own;
 };
 
 /*
@@ -43,6 +68,13 @@ struct agent_guard {
  * refused, with the reason (one line, addressed to the agent) in why.
  */
 int agent_guard_check(const struct agent_guard *, const char *command,
+    char *why, size_t whysz);
+/*
+ * Judge a write of the file at path (relative to the cwd) by the agent's
+ * file tools (Write, Edit): refused (1, why set) in the factory's root
+ * or in the run directory when not the session's own; else 0.
+ */
+int agent_guard_check_write(const struct agent_guard *, const char *path,
     char *why, size_t whysz);
 
 #endif

@@ -23,6 +23,7 @@
 #include "agent_guard.h"
 #include "agent_hooks.h"
 #include "buf.h"
+#include "config.h"
 #include "file.h"
 #include "json.h"
 #include "log.h"
@@ -37,6 +38,9 @@
 /* A reason written into a file, at most. */
 #define HOOKS_REASON_MAX 120
 #define HOOKS_NHOOKS 5
+
+/* The tools the guard judges: the shell, and the file tools' writes. */
+#define HOOKS_GUARDED "Bash|Write|Edit|MultiEdit|NotebookEdit"
 
 /* What StopFailure reacts to, as upstream's hook. */
 #define HOOKS_API_ERRORS \
@@ -58,7 +62,9 @@ struct hooks_marks {
 
 static void hooks_marks_get(const char *, struct hooks_marks *);
 static void hooks_marks_free(struct hooks_marks *);
+static char *hooks_command_v(const char *, const char *, const char *const *);
 static char *hooks_command(const char *, const char *, ...);
+static char *hooks_guard_command(const struct agent_hooks *, const char *);
 static int hooks_build(const struct agent_hooks *, const char *,
     struct hooks_entry *);
 static int hooks_settings_load(const char *, cJSON **);
@@ -92,33 +98,79 @@ hooks_marks_free(struct hooks_marks *m)
 }
 
 /*
- * "'EXE' --hook NAME 'ARG'..." (NULL-ended arguments), or NULL when an
+ * "'EXE' --hook NAME 'ARG'..." (args NULL-ended), or NULL when an
  * argument cannot be single-quoted (a quote or a line break in it).
  * Caller frees.
  */
 static char *
-hooks_command(const char *exe, const char *name, ...)
+hooks_command_v(const char *exe, const char *name, const char *const *args)
 {
 	struct buf b;
-	const char *arg = exe;
-	va_list ap;
-	int ok = 1;
+	int ok = strpbrk(exe, "'\n\r") == NULL;
 
 	buf_init(&b, 0);
-	va_start(ap, name);
-	for (; arg != NULL; arg = va_arg(ap, const char *)) {
-		ok &= strpbrk(arg, "'\n\r") == NULL;
-		buf_printf(&b, "'%s' ", arg);
-		if (arg == exe)
-			buf_printf(&b, "%s %s ", AGENT_HOOKS_MODE, name);
+	buf_printf(&b, "'%s' %s %s", exe, AGENT_HOOKS_MODE, name);
+	for (; *args != NULL; args++) {
+		ok &= strpbrk(*args, "'\n\r") == NULL;
+		buf_printf(&b, " '%s'", *args);
 	}
-	va_end(ap);
 	if (!ok) {
 		buf_free(&b);
 		return NULL;
 	}
-	b.data[--b.len] = '\0';
 	return buf_steal(&b);
+}
+
+/* hooks_command_v() with the arguments listed (NULL-ended). */
+static char *
+hooks_command(const char *exe, const char *name, ...)
+{
+	const char *args[8];
+	size_t n = 0;
+	va_list ap;
+
+	va_start(ap, name);
+	while (n < 7 && (args[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	args[n] = NULL;
+	return hooks_command_v(exe, name, args);
+}
+
+/*
+ * The guard's command: the places it judges by, the forge's URLs (no
+ * credentials: the agent reads its settings) and the session's own
+ * files in the run directory (its session directory, its phase file,
+ * its summary or review output).  Caller frees; NULL as above.
+ */
+static char *
+hooks_guard_command(const struct agent_hooks *h, const char *exe)
+{
+	char *url = config_url_public(h->forge_url);
+	char *api = config_url_public(h->forge_api);
+	char *dir = runfiles_session_dir(h->session);
+	char *own_dir = xasprintf("%s/", dir), *cmd;
+	const char *args[10];
+	size_t n = 0;
+
+	args[n++] = h->primary_branch;
+	args[n++] = h->workdir;
+	args[n++] = h->factory_root != NULL ? h->factory_root : "";
+	args[n++] = h->run_dir != NULL ? h->run_dir : "";
+	args[n++] = url;
+	args[n++] = api;
+	args[n++] = own_dir;
+	if (h->phase_file != NULL)
+		args[n++] = h->phase_file;
+	if (h->own_file != NULL)
+		args[n++] = h->own_file;
+	args[n] = NULL;
+	cmd = hooks_command_v(exe, "pretooluse", args);
+	free(own_dir);
+	free(dir);
+	free(api);
+	free(url);
+	return cmd;
 }
 
 /* The session's hooks into e (HOOKS_NHOOKS).  0, or -1 (logged). */
@@ -134,10 +186,8 @@ hooks_build(const struct agent_hooks *h, const char *exe, struct hooks_entry *e)
 	    hooks_command(exe, "stop", m.idle, NULL)};
 	e[n++] = (struct hooks_entry) {"SessionEnd", "",
 	    hooks_command(exe, "session-end", m.exited, NULL)};
-	e[n++] = (struct hooks_entry) {"PreToolUse", "Bash",
-	    hooks_command(exe, "pretooluse", h->primary_branch, h->workdir,
-		h->factory_root != NULL ? h->factory_root : "",
-		h->run_dir != NULL ? h->run_dir : "", NULL)};
+	e[n++] = (struct hooks_entry) {"PreToolUse", HOOKS_GUARDED,
+	    hooks_guard_command(h, exe)};
 	if (h->phase_file != NULL) {
 		e[n++] = (struct hooks_entry) {"PostToolUse", "Bash|Write",
 		    hooks_command(exe, "phase-change", h->phase_file, m.changed,
@@ -387,18 +437,28 @@ hooks_run_stop_failure(int argc, char *argv[], const cJSON *in)
 	return 0;
 }
 
-/* The guard on a Bash command: exit 2 with the reason to refuse it. */
+/*
+ * The guard on a Bash command or a file tool's write: exit 2 with the
+ * reason to refuse it.  The arguments: BRANCH WORKTREE FACTORY_ROOT
+ * RUN_DIR, then (hooks installed since the run directory is guarded)
+ * FORGE_URL FORGE_API OWN...
+ */
 static int
 hooks_run_pretooluse(int argc, char *argv[], const cJSON *in, FILE *out,
     char *msg, size_t msgsz)
 {
 	const char *tool = json_str(in, "tool_name");
 	const char *cmd = json_str_at(in, "tool_input.command");
+	const char *file = json_str_at(in, "tool_input.file_path");
 	const struct passwd *pw = getpwuid(geteuid());
 	struct agent_guard g = {0};
+	const char **own = NULL;
+	int r, i, bash = tool == NULL || strcmp(tool, "Bash") == 0;
 
-	if (argc < 6 || cmd == NULL ||
-	    (tool != NULL && strcmp(tool, "Bash") != 0))
+	if (file == NULL)
+		file = json_str_at(in, "tool_input.notebook_path");
+	if (argc < 6 || (bash && cmd == NULL) ||
+	    (!bash && (file == NULL || argc < 8)))
 		return 0;
 	g.primary_branch = argv[2];
 	g.worktree = argv[3];
@@ -406,7 +466,20 @@ hooks_run_pretooluse(int argc, char *argv[], const cJSON *in, FILE *out,
 	g.run_dir = argv[5];
 	g.home = pw != NULL ? pw->pw_dir : NULL;
 	g.cwd = json_str(in, "cwd");
-	if (agent_guard_check(&g, cmd, msg, msgsz) == 0)
+	if (argc >= 8) {
+		g.forge_url = argv[6];
+		g.forge_api = argv[7];
+		own = xcalloc((size_t)argc - 7, sizeof(*own));
+		for (i = 8; i < argc; i++)
+			own[i - 8] = argv[i];
+		g.own = own;
+	}
+	if (bash)
+		r = agent_guard_check(&g, cmd, msg, msgsz);
+	else
+		r = agent_guard_check_write(&g, file, msg, msgsz);
+	free(own);
+	if (r == 0)
 		return 0;
 	/* Upstream's hook answered on stdout; the CLI reads stderr. */
 	fprintf(out, "%s\n", msg);

@@ -16,9 +16,13 @@
  *                                          phase is done, merged or
  *                                          escalate; the marker
  *   EXE --hook pretooluse BRANCH WORKTREE FACTORY_ROOT RUN_DIR
- *                                          PreToolUse on Bash: the guard
- *                                          (agent_guard.h); a refusal is
- *                                          exit 2 with the reason on
+ *       FORGE_URL FORGE_API OWN...         PreToolUse on Bash and the
+ *                                          file tools (Write, Edit,
+ *                                          MultiEdit, NotebookEdit): the
+ *                                          guard (agent_guard.h), OWN
+ *                                          the session's own files in
+ *                                          the run directory; a refusal
+ *                                          is exit 2 with the reason on
  *                                          stdout and stderr
  *
  * Every hook but a refusal exits 0: a hook that fails must not stop the
@@ -43,6 +47,11 @@ struct agent_hooks {
 	const char *primary_branch;
 	const char *factory_root;
 	const char *run_dir;
+	/* The forge's URLs, for the guard ($FORGE_URL, $FORGE_API). */
+	const char *forge_url;
+	const char *forge_api;
+	/* The session's own file besides its phase: a summary, an output. */
+	const char *own_file;
 };
 
 /*

@@ -207,6 +207,17 @@ static const struct setting settings[] = {
 	.def = "",
 	.off = F(forge_review_token),
 	.doc = "API token of the review bot"},
+    {.env = "FORGE_AGENT_TOKEN",
+	.type = T_STR,
+	.flags = S_SECRET,
+	.def = "",
+	.off = F(forge_agent_token),
+	.doc = "API token of the dev agents' own forge user, given to them "
+	       "as `FORGE_TOKEN` in place of the dev bot's (which keeps "
+	       "merging); a user that can push `fix/*` branches and comment "
+	       "but not merge, close or edit protection (README, \"Least "
+	       "privilege\")",
+	.def_doc = "none: the agents get `FORGE_TOKEN`"},
     {.env = "FORGE_BOT_USERNAMES",
 	.legacy = "CODEBERG_BOT_USERNAMES",
 	.type = T_STR,
@@ -1782,7 +1793,9 @@ config_agent_env(const struct config *c, enum config_role role)
 		free(url);
 	}
 	if (role == CONFIG_ROLE_DEV)
-		env_put(&env, &n, "FORGE_TOKEN", c->forge_token);
+		env_put(&env, &n, "FORGE_TOKEN",
+		    c->forge_agent_token[0] != '\0' ? c->forge_agent_token :
+						      c->forge_token);
 	else if (role == CONFIG_ROLE_REVIEW)
 		env_put(&env, &n, "FORGE_REVIEW_TOKEN", c->forge_review_token);
 	return env;

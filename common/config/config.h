@@ -53,6 +53,7 @@ struct config {
 
 	char *forge_token;
 	char *forge_review_token;
+	char *forge_agent_token;   /* the dev agents' own, or "" */
 	char *forge_bot_usernames; /* comma-separated logins */
 	char *forge_repo;	   /* owner/name */
 	char *forge_url;
@@ -183,8 +184,9 @@ int config_apply_path(void);
  * makes it, HOME, FACTORY_ROOT, PROJECT_TOML (absolute), PROJECT_NAME,
  * PROJECT_REPO_ROOT, PRIMARY_BRANCH, the forge's FORGE_URL, FORGE_REPO,
  * FORGE_API and FORGE_WEB (without credentials), and the token of its
- * role: FORGE_TOKEN (dev) or FORGE_REVIEW_TOKEN (review), never the
- * other's, never WOODPECKER_TOKEN.  Later entries of one key replace
+ * role: FORGE_TOKEN (dev: FORGE_AGENT_TOKEN's value when that is set)
+ * or FORGE_REVIEW_TOKEN (review), never the other's, never
+ * WOODPECKER_TOKEN.  Later entries of one key replace
  * earlier ones.  Free with config_env_free() (which wipes it).
  */
 char **config_agent_env(const struct config *, enum config_role role);

@@ -405,6 +405,29 @@ runfiles_dev_session_like(const char *name)
 	    strspn(name, RUNFILES_NAME_CHARS) == strlen(name);
 }
 
+int
+runfiles_is_run_name(const char *name)
+{
+	static const char *const prefixes[] = {"dev-session-",
+	    "dev-impl-summary-", "ci-result-", "dev-renotify-",
+	    "dev-escalation-", "dev-poll-", "dev-agent-", "claude-idle-",
+	    "claude-exited-", "phase-changed-", "ready-", "agent-",
+	    "review-session-", "review-injected-", "review-poll-",
+	    "supervisor-", "dev-idle-ticks-", "dev-recoveries-", "dev-notice-",
+	    "dev-state-", "dev-backoff-", "forge-logins", "sessions", NULL};
+	static const char *const infixes[] = {"-worktree-", "-review-",
+	    "-review.", NULL};
+	size_t i;
+
+	for (i = 0; prefixes[i] != NULL; i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return 1;
+	for (i = 0; infixes[i] != NULL; i++)
+		if (strstr(name, infixes[i]) != NULL)
+			return 1;
+	return 0;
+}
+
 char *
 runfiles_branch(long long n)
 {

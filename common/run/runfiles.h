@@ -153,6 +153,14 @@ char *runfiles_review_session_prefix(const char *project);
  */
 int runfiles_dev_session_like(const char *name);
 
+/*
+ * Whether name (a file's name in the run directory) has the shape of one
+ * of the names above, of any project or session: 1 or 0.  For the guard
+ * of agent commands, when the run directory is /tmp and shared with
+ * scratch files.
+ */
+int runfiles_is_run_name(const char *name);
+
 /* The branch an issue is worked on ("fix/issue-N"). */
 #define RUNFILES_BRANCH_PREFIX "fix/issue-"
 char *runfiles_branch(long long issue);

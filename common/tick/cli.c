@@ -13,6 +13,7 @@
 #include "agent_exec.h"
 #include "agent_hooks.h"
 #include "buf.h"
+#include "confcheck.h"
 #include "cli.h"
 #include "config.h"
 #include "crashpoint.h"
@@ -40,6 +41,8 @@ enum cli_opt_id {
 	CLI_O_STATUS,
 	CLI_O_JSON,
 	CLI_O_LOG,
+	CLI_O_CHECK,
+	CLI_O_FORGE,
 	CLI_O_HELP,
 	CLI_O_VERSION
 };
@@ -87,6 +90,12 @@ static const struct cli_option cli_options[] = {
 	"where the log goes: `file` (the default, for cron) or `stderr` "
 	"(no timestamps, syslog priority prefixes, for journald); "
 	"overrides DISINTO_LOG"},
+    {CLI_O_CHECK, "--check", NULL, NULL, 0,
+	"check the configuration (`.env`, the project files, every "
+	"setting) and exit: 2 with `file:line: key: what is wrong`, else 0; "
+	"with `--forge` also what each token may do on the forge, warning "
+	"when the agents' token can merge"},
+    {CLI_O_FORGE, "--forge", NULL, NULL, 0, "with --check: ask the forge"},
     {CLI_O_HELP, "--help", "-h", NULL, 0, "print this and the settings"},
     {CLI_O_VERSION, "--version", "-V", NULL, 0,
 	"print the version and the commit built from"},
@@ -202,6 +211,12 @@ cli_set(const struct cli_option *o, const char *value, struct cli *out,
 		}
 		out->log = value;
 		break;
+	case CLI_O_CHECK:
+		out->check = 1;
+		break;
+	case CLI_O_FORGE:
+		out->forge = 1;
+		break;
 	case CLI_O_HELP:
 	case CLI_O_VERSION:
 		break;
@@ -249,6 +264,8 @@ cli_check(const struct cli_tool *t, const struct cli *c, char *err,
 {
 	if (c->json && !c->status)
 		snprintf(err, errsz, "--json goes with --status");
+	else if (c->forge && !c->check)
+		snprintf(err, errsz, "--forge goes with --check");
 	else if (c->force && c->issue == 0 && c->pr == 0)
 		snprintf(err, errsz, "--force goes with %s",
 		    t->opts & CLI_OPT_PR ? "--pr" : "--issue");
@@ -715,11 +732,13 @@ cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
 	if (configure(t, argv[0], cli, cfg, err, sizeof(err)) == -1) {
 		cli_log_dest(cli, cfg);
 		*msg = xasprintf("%s: %s\n", t->prog, err);
-		return cli_fail(t, cfg, err);
+		return cli->check ? CLI_EXIT_USAGE : cli_fail(t, cfg, err);
 	}
 	cli_log_dest(cli, cfg);
 	if (cli->status)
 		return cli_status_reply(t, cli, cfg, argv[0], msg);
+	if (cli->check)
+		return confcheck_run(t->prog, cli, cfg, argv[0], msg);
 	if ((path = t->log_path(cfg)) != NULL)
 		(void)log_open(path, t->log_prefix, t->rotate_bytes,
 		    cli->verbose);

@@ -31,6 +31,8 @@ struct cli {
 	int force;		  /* --force (with --issue or --pr) */
 	const char *project;	  /* --project NAME (argv element), or NULL */
 	const char *log;	  /* --log DEST: "file", "stderr", or NULL */
+	int check;		  /* --check: the configuration, no tick */
+	int forge;		  /* --forge (with --check): ask the forge */
 };
 
 /* What an executable tells cli_start() about itself. */

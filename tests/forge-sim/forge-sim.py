@@ -147,9 +147,13 @@ class Sim:
         st.setdefault("pulls", [])
         st.setdefault("statuses", {})
         st.setdefault("branches", {})
+        st.setdefault("branch_protections", [])
         for i, u in enumerate(st["users"]):
             u.setdefault("id", i + 1)
             u.setdefault("admin", False)
+            # The user's access to the repository: "admin", "write" or
+            # "read" (a site admin is an admin of every repository).
+            u.setdefault("permission", "admin" if u["admin"] else "write")
         for i, lab in enumerate(st["labels"]):
             lab.setdefault("id", i + 1)
             lab.setdefault("color", "ededed")
@@ -301,6 +305,15 @@ class Sim:
             if u["login"] == login:
                 return bool(u.get("admin"))
         return False
+
+    def repo_access(self, user):
+        """The access of user (a scenario user, or None: anonymous) to
+        the repository: "admin", "write" or "read"."""
+        if user is None:
+            return "read"
+        if user.get("admin"):
+            return "admin"
+        return user.get("permission", "write")
 
     def label_by_id(self, lid):
         for lab in self.state["labels"]:
@@ -1177,7 +1190,66 @@ class Handler(BaseHTTPRequestHandler):
                          if i["state"] == "open"),
                      "open_pr_counter": sum(
                          1 for p in self.sim.state["pulls"]
-                         if p["state"] == "open")}
+                         if p["state"] == "open"),
+                     "permissions": self.repo_permissions()}
+
+    def repo_permissions(self):
+        # Gitea services/convert/repository.go (innerToRepo): the doer's
+        # access as admin (IsAdmin()), push (write to the code unit) and
+        # pull (read of it); anonymous readers get pull only.
+        access = self.sim.repo_access(self.user)
+        return {"admin": access == "admin",
+                "push": access in ("admin", "write"),
+                "pull": True}
+
+    @route("GET", REPO + r"/branch_protections")
+    def list_branch_protections(self):
+        # Gitea routers/api/v1/api.go: the branch_protections group is
+        # behind reqToken() and reqAdmin() (401 without a token, 403 for
+        # a user who is not an admin of the repository);
+        # routers/api/v1/repo/branch.go ListBranchProtections answers
+        # every rule, each shaped as modules/structs/repo_branch.go's
+        # BranchProtection (services/convert/convert.go).
+        user = self.need_user()
+        if self.sim.repo_access(user) != "admin":
+            raise HTTPError(403, "reqAdmin: admin permission required")
+        out = []
+        for i, rule in enumerate(self.sim.state["branch_protections"]):
+            name = rule.get("rule_name", rule.get("branch_name", ""))
+            bp = {"branch_name": name, "rule_name": name,
+                  "priority": i + 1, "enable_push": False,
+                  "enable_push_whitelist": False,
+                  "push_whitelist_usernames": [],
+                  "push_whitelist_teams": [],
+                  "push_whitelist_deploy_keys": False,
+                  "enable_force_push": False,
+                  "enable_force_push_allowlist": False,
+                  "force_push_allowlist_usernames": [],
+                  "force_push_allowlist_teams": [],
+                  "force_push_allowlist_deploy_keys": False,
+                  "enable_merge_whitelist": False,
+                  "merge_whitelist_usernames": [],
+                  "merge_whitelist_teams": [],
+                  "enable_status_check": False,
+                  "status_check_contexts": [], "required_approvals": 0,
+                  "enable_approvals_whitelist": False,
+                  "approvals_whitelist_username": [],
+                  "approvals_whitelist_teams": [],
+                  "block_on_rejected_reviews": False,
+                  "block_on_official_review_requests": False,
+                  "block_on_outdated_branch": False,
+                  "dismiss_stale_approvals": False,
+                  "ignore_stale_approvals": False,
+                  "require_signed_commits": False,
+                  "protected_file_patterns": "",
+                  "unprotected_file_patterns": "",
+                  "block_admin_merge_override": False,
+                  "created_at": iso_of(BASE_TIME),
+                  "updated_at": iso_of(BASE_TIME)}
+            bp.update({k: v for k, v in rule.items()
+                       if k not in ("branch_name", "rule_name")})
+            out.append(bp)
+        return 200, out
 
     @route("GET", r"/api/v1/version")
     def get_version(self):

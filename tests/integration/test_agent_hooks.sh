@@ -71,8 +71,9 @@ hookcmd() {
 check_eq "StopFailure matches the API errors" \
     "$(pyjson "d['hooks']['StopFailure'][0]['matcher']" <"$SET")" \
     'rate_limit|server_error|authentication_failed|billing_error'
-check_eq "PreToolUse matches Bash" \
-    "$(pyjson "d['hooks']['PreToolUse'][0]['matcher']" <"$SET")" Bash
+check_eq "PreToolUse matches Bash and the file tools" \
+    "$(pyjson "d['hooks']['PreToolUse'][0]['matcher']" <"$SET")" \
+    'Bash|Write|Edit|MultiEdit|NotebookEdit'
 GUARD=$(hookcmd PreToolUse)
 # pre JSON: run the guard; its exit status in $PRE_RC, output in files.
 pre() {
@@ -100,7 +101,20 @@ check_eq "guard: reading the reviews passes" "$PRE_RC" 0
 pre '{"tool_name": "Bash", "tool_input": {"command": "tmux kill-server"}}'
 check_eq "guard: the orchestrator's tmux" "$PRE_RC" 2
 pre '{"tool_name": "Write", "tool_input": {"file_path": "/etc/x"}}'
-check_eq "guard: other tools pass" "$PRE_RC" 0
+check_eq "guard: other files pass the file tools" "$PRE_RC" 0
+pre "{\"tool_name\": \"Write\", \"tool_input\": {\"file_path\": \"$RUN/dev-session-$PROJ-2.phase\"}}"
+check_eq "guard: another session's phase, by the Write tool" "$PRE_RC" 2
+check "guard: says whose" grep -q "is not this session's" "$T/pre.out"
+pre "{\"tool_name\": \"Edit\", \"tool_input\": {\"file_path\": \"$PHASE\"}}"
+check_eq "guard: its own phase, by the Edit tool" "$PRE_RC" 0
+pre "{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"echo '{}' > $RUN/$PROJ-review-output-1.json\"}}"
+check_eq "guard: a review's output, from the shell" "$PRE_RC" 2
+pre "{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"echo PHASE:awaiting_ci > $PHASE\"}}"
+check_eq "guard: its own phase, from the shell" "$PRE_RC" 0
+pre "{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"curl -X PATCH -d '{\\\"state\\\":\\\"closed\\\"}' \\\"\$FORGE_API/issues/1\\\"\"}}"
+check_eq "guard: a close with its body first" "$PRE_RC" 2
+pre "{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"cd / && rm -rf ${WT#/}/../x\"}}"
+check_eq "guard: cd / then a relative rm" "$PRE_RC" 2
 pre 'not json'
 check_eq "guard: input it cannot read passes" "$PRE_RC" 0
 

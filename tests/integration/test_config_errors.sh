@@ -1,7 +1,8 @@
 # Bad configurations, as cron runs the tools: each tool exits 2 and
 # writes why (file:line where there is one) to its log file and to its
 # status file, because cron throws stderr away; it asks the forge nothing
-# and changes nothing else in the run dir.  The log is found even when
+# and changes nothing else in the run dir.  `--check` on each exits 2 with
+# the same reason on stderr.  The log is found even when
 # the project file cannot be read: by its `name =` line, else its name.
 . "$(dirname "$0")/lib/common.sh"
 t_setup
@@ -61,6 +62,14 @@ refused() {
 	    "$(sim_log_count '*' '.')" 0
 	check_eq "$_name: $_tool left only its status file" \
 	    "$(ls -A "$DISINTO_RUN_DIR")" "$(status_of "$_tool" "$_proj")"
+	# --check says the same, and only on stderr.
+	rm -rf "$DISINTO_RUN_DIR" && mkdir -p "$DISINTO_RUN_DIR"
+	"$O/$_tool/$_tool" --check "$@" >"$T/out" 2>"$T/err"
+	check_eq "$_name: $_tool --check exits 2" "$?" 2
+	check "$_name: $_tool --check says why on stderr" \
+	    grep -qF -- "$_want" "$T/err"
+	check_eq "$_name: $_tool --check asked the forge nothing" \
+	    "$(sim_log_count '*' '.')" 0
 }
 
 # Each refused configuration, for the tools that take a project file.

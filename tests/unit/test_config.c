@@ -55,7 +55,8 @@ clear_env(void)
 	    "CODEBERG_BOT_USERNAMES", "DISINTO_RUN_DIR", "AGENT_CMD",
 	    "CLAUDE_MODEL", "SUPERVISOR_FIX_CMD", "PROJECT_REPO_ROOT",
 	    "DISINTO_TMUX_SOCKET", "DISINTO_FORMULAS_DIR", "REVIEW_MODEL",
-	    "DISINTO_HTTP_TIMEOUT", "AGENT_ENV_PASS", "WOODPECKER_TOKEN", NULL};
+	    "DISINTO_HTTP_TIMEOUT", "AGENT_ENV_PASS", "WOODPECKER_TOKEN",
+	    "FORGE_AGENT_TOKEN", NULL};
 	size_t i;
 
 	for (i = 0; keys[i]; i++)
@@ -533,6 +534,29 @@ test_config_agent_env(void)
 	config_env_free(env);
 	config_free(&c);
 	unsetenv("FROM_ENV");
+	/*
+	 * With the agents' own token, a dev agent gets it as FORGE_TOKEN,
+	 * never the dev bot's; the review agent is left as it was.
+	 */
+	write_file(".env",
+	    "FORGE_TOKEN=dev-secret\nFORGE_REVIEW_TOKEN=rev-secret\n"
+	    "FORGE_AGENT_TOKEN=agent-secret\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	env = config_agent_env(&c, CONFIG_ROLE_DEV);
+	CHECK(has(env, "FORGE_TOKEN=agent-secret"));
+	CHECK(!has(env, "FORGE_TOKEN=dev-secret"));
+	CHECK(!sets(env, "FORGE_AGENT_TOKEN"));
+	config_env_free(env);
+	env = config_agent_env(&c, CONFIG_ROLE_REVIEW);
+	CHECK(has(env, "FORGE_REVIEW_TOKEN=rev-secret"));
+	CHECK(!sets(env, "FORGE_TOKEN"));
+	config_env_free(env);
+	CHECK(strcmp(c.forge_token, "dev-secret") == 0);
+	config_free(&c);
+	write_file(".env", "AGENT_ENV_PASS=FORGE_AGENT_TOKEN\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), -1);
+	CHECK(strstr(err, "never get") != NULL);
+	config_free(&c);
 	/* It never names the factory's tokens, and names only variables. */
 	write_file(".env", "AGENT_ENV_PASS=EXTRA,WOODPECKER_TOKEN\n");
 	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), -1);
