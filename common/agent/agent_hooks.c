@@ -232,8 +232,8 @@ hooks_drop_stale(cJSON *entries, const struct hooks_entry *h)
 	if (mode == NULL)
 		return;
 	prefix = xasprintf("%.*s %s ",
-	    (int)(mode - h->command + 1 + strlen(AGENT_HOOKS_MODE)),
-	    h->command, h->name);
+	    (int)(mode - h->command + 1 + strlen(AGENT_HOOKS_MODE)), h->command,
+	    h->name);
 	for (e = entries->child; e != NULL; e = next) {
 		next = e->next;
 		matcher = json_str(e, "matcher");
@@ -486,8 +486,8 @@ hooks_run_stop_failure(int argc, char *argv[], const cJSON *in)
 	if (argc >= 5 && api_error_class(reason) == API_ERROR_PROJECT)
 		hooks_api_record(argv[4], reason, in);
 	else {
-		text = xasprintf("PHASE:failed\nReason: api_error: %s\n",
-		    reason);
+		text =
+		    xasprintf("PHASE:failed\nReason: api_error: %s\n", reason);
 		(void)file_write_atomic(argv[2], text, strlen(text), 0644, 0);
 		free(text);
 	}

@@ -267,8 +267,8 @@ api_error_screen(const char *screen, char *type, size_t typesz, char *line,
 			found = 1;
 			snprintf(type, typesz, "%s", api_error_of_line(s));
 			buf_init(&clean, 0);
-			termsafe_line(s, strlen(s), linesz > 48 ? linesz - 48 : 0,
-			    &clean);
+			termsafe_line(s, strlen(s),
+			    linesz > 48 ? linesz - 48 : 0, &clean);
 			len = utf8_prefix_len(buf_str(&clean), clean.len,
 			    linesz - 1);
 			memcpy(line, buf_str(&clean), len);

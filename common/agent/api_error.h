@@ -56,8 +56,8 @@ const char *api_error_class_name(enum api_error_class);
  * the agent is still at work (retrying, "esc to interrupt") or went on
  * after it (a message typed since, more output).
  */
-int api_error_screen(const char *screen, char *type, size_t typesz,
-    char *line, size_t linesz);
+int api_error_screen(const char *screen, char *type, size_t typesz, char *line,
+    size_t linesz);
 /* The error a line of the CLI's (an "API Error: ..." line) names. */
 const char *api_error_of_line(const char *line);
 /*

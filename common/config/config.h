@@ -73,6 +73,7 @@ struct config {
 	long long ci_stale_minutes;
 
 	long long claude_timeout; /* seconds */
+	long long api_pause_alert_minutes;
 	char *claude_model;	  /* or NULL */
 	char *agent_cmd;	  /* the agent command line */
 	char *agent_ready_pattern;

@@ -75,8 +75,8 @@ apierr_text(const struct apierr *e)
 
 	apipause_name(name, sizeof(name), e->error);
 	apipause_name(source, sizeof(source), e->source);
-	return xasprintf("ERROR: %s\nAT: %lld\nRESET: %lld\nSOURCE: %s\n",
-	    name, (long long)e->at, (long long)e->reset, source);
+	return xasprintf("ERROR: %s\nAT: %lld\nRESET: %lld\nSOURCE: %s\n", name,
+	    (long long)e->at, (long long)e->reset, source);
 }
 
 int

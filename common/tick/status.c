@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent.h"
+#include "apipause.h"
 #include "backoff.h"
 #include "buf.h"
 #include "config.h"
@@ -90,9 +91,10 @@ struct status_project {
 	struct status_escalation *esc;
 	size_t nesc;
 	struct status_failures failures;
-	char *dev_status;    /* the status lines, NULL: none */
-	char *dev_last;	     /* the dev log's last line */
-	char *review_status; /* P-review-status */
+	struct apipause pause; /* the API pause (apipause.h), or all 0 */
+	char *dev_status;      /* the status lines, NULL: none */
+	char *dev_last;	       /* the dev log's last line */
+	char *review_status;   /* P-review-status */
 };
 
 struct status {
@@ -141,6 +143,10 @@ static void status_text_sessions(const struct status *,
     const struct status_project *, struct buf *);
 static void status_text_rest(const struct status *,
     const struct status_project *, struct buf *);
+static void status_text_pause(const struct status *,
+    const struct status_project *, struct buf *);
+static cJSON *status_json_pause(const struct status *,
+    const struct status_project *);
 static void status_text_project(const struct status *,
     const struct status_project *, struct buf *);
 static void status_json_time(cJSON *, const struct status *, time_t);
@@ -601,6 +607,10 @@ status_add_project(struct status *st, const struct config *cfg)
 	status_cifix_read(p, proj);
 	status_backoffs_read(p, proj);
 	status_failures_read(p, proj);
+	path = runfiles_api_pause(proj);
+	if (apipause_read(path, &p->pause) == -1)
+		memset(&p->pause, 0, sizeof(p->pause));
+	free(path);
 	path = runfiles_dev_status(proj);
 	p->dev_status = status_first_line(path);
 	free(path);
@@ -747,6 +757,49 @@ status_text_rest(const struct status *st, const struct status_project *p,
 		    p->failures.reason ? p->failures.reason : "");
 }
 
+/* The API pause, when there is one: paused, or over and resuming. */
+static void
+status_text_pause(const struct status *st, const struct status_project *p,
+    struct buf *b)
+{
+	char desc[256];
+
+	if (p->pause.since == 0)
+		return;
+	apipause_describe(&p->pause, desc, sizeof(desc));
+	if (apipause_active(&p->pause, st->now))
+		buf_printf(b, "  paused:        %s\n", desc);
+	else
+		buf_printf(b, "  API pause:     over (%s), %s\n", desc,
+		    p->pause.resumed ? "sessions resumed, waiting for a turn "
+				       "to complete" :
+				       "sessions to be resumed");
+}
+
+/* The API pause as JSON, or NULL when there is none. */
+static cJSON *
+status_json_pause(const struct status *st, const struct status_project *p)
+{
+	char iso[32];
+	cJSON *o;
+
+	if (p->pause.since == 0)
+		return NULL;
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "reason", p->pause.reason);
+	cJSON_AddBoolToObject(o, "active", apipause_active(&p->pause, st->now));
+	status_json_time(o, st, p->pause.since);
+	log_iso8601(p->pause.until, iso, sizeof(iso));
+	cJSON_AddStringToObject(o, "until", iso);
+	cJSON_AddNumberToObject(o, "count", (double)p->pause.count);
+	if (p->pause.resumed != 0) {
+		log_iso8601(p->pause.resumed, iso, sizeof(iso));
+		cJSON_AddStringToObject(o, "resumed", iso);
+	} else
+		cJSON_AddNullToObject(o, "resumed");
+	return o;
+}
+
 static void
 status_text_project(const struct status *st, const struct status_project *p,
     struct buf *b)
@@ -761,6 +814,7 @@ status_text_project(const struct status *st, const struct status_project *p,
 		buf_printf(b, "  error:         %s\n", p->error);
 	if (*p->repo == '\0')
 		return;
+	status_text_pause(st, p, b);
 	buf_printf(b, "  dev-poll:      %s\n",
 	    p->dev_status ? p->dev_status : "(no status file)");
 	buf_printf(b, "  last log line: %s\n",
@@ -939,6 +993,8 @@ status_json_project(const struct status *st, const struct status_project *p)
 	status_json_str(o, "dev_status", p->dev_status);
 	status_json_str(o, "dev_last_log", p->dev_last);
 	status_json_str(o, "review_status", p->review_status);
+	if ((c = status_json_pause(st, p)) != NULL)
+		cJSON_AddItemToObject(o, "api_pause", c);
 	a = cJSON_AddArrayToObject(o, "sessions");
 	for (i = 0; i < p->nsessions; i++)
 		cJSON_AddItemToArray(a,
