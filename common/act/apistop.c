@@ -67,6 +67,7 @@ apistop_resume(struct act *a, const char *project, const char *session,
     const struct apierr *e, const char *rec, struct apipause *p, time_t now)
 {
 	char key[128], *text, *idle = runfiles_idle_marker(session);
+	struct apierr now_e;
 	enum act_inject r;
 
 	snprintf(key, sizeof(key), "api-resume %lld", (long long)e->at);
@@ -84,7 +85,9 @@ apistop_resume(struct act *a, const char *project, const char *session,
 	}
 	log_msg("%s: the API error (%s) is over — told to continue", session,
 	    e->error);
-	if (act_remove(a, rec) == -1)
+	/* The record goes unless the resumed turn failed again already. */
+	if (apierr_read(rec, &now_e) == 1 && now_e.at == e->at &&
+	    act_remove(a, rec) == -1)
 		return -1;
 	if (p->resumed == 0) {
 		p->resumed = now;
