@@ -250,7 +250,7 @@ api_error_screen(const char *screen, char *type, size_t typesz, char *line,
 	const char *p, *nl, *s;
 	struct buf clean;
 	size_t len;
-	int found = 0;
+	int found = 0, rule = 0;
 
 	for (p = screen; p != NULL && *p != '\0'; p = nl + 1) {
 		nl = strchr(p, '\n');
@@ -260,10 +260,15 @@ api_error_screen(const char *screen, char *type, size_t typesz, char *line,
 		memcpy(text, p, len);
 		text[len] = '\0';
 		s = api_error_trim(text);
-		/* The box's rule: what follows is the input box. */
-		if (strncmp(s, "\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80", 9) == 0)
-			break;
-		if (api_error_is_line(s) && !api_error_has(s, "Retrying in")) {
+		/* A rule, and the input box's line below one, are drawing. */
+		if (strncmp(s, "\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80", 9) ==
+		    0) {
+			rule = 1;
+		} else if (rule && strncmp(s, "\xe2\x9d\xaf", 3) == 0) {
+			rule = 0;
+		} else if (api_error_is_line(s) &&
+		    !api_error_has(s, "Retrying in")) {
+			rule = 0;
 			found = 1;
 			snprintf(type, typesz, "%s", api_error_of_line(s));
 			buf_init(&clean, 0);
@@ -274,8 +279,11 @@ api_error_screen(const char *screen, char *type, size_t typesz, char *line,
 			memcpy(line, buf_str(&clean), len);
 			line[len] = '\0';
 			buf_free(&clean);
-		} else if (found && api_error_goes_on(s))
-			found = 0;
+		} else {
+			rule = 0;
+			if (found && api_error_goes_on(s))
+				found = 0;
+		}
 		if (nl == NULL)
 			break;
 	}
