@@ -11,6 +11,7 @@
 #include <curl/curl.h>
 
 #include "act.h"
+#include "apistop.h"
 #include "cli.h"
 #include "config.h"
 #include "forge.h"
@@ -150,7 +151,7 @@ main(int argc, char *argv[])
 	struct promtick *pt = promtick_new(main_tool.prog);
 	char *msg = NULL, *status;
 	const char *result = NULL;
-	int rc, lockfd = -1, opened = 0;
+	int rc, lockfd = -1, opened = 0, r;
 
 	memset(&cli, 0, sizeof(cli));
 	rc = cli_start(argc, argv, &main_tool, &cli, &cfg, &msg);
@@ -185,8 +186,13 @@ main(int argc, char *argv[])
 	main_step(&rp, rp_cleanup(&rp));
 	main_step(&rp, rp_collect(&rp));
 	main_step(&rp, rp_route(&rp));
-	main_step(&rp, rp_rereview(&rp));
-	main_step(&rp, rp_review_new(&rp));
+	/* No review starts while an API error pauses the project. */
+	if ((r = apistop_paused(&rp.act, cfg.project_name, rp.now, NULL)) ==
+	    0) {
+		main_step(&rp, rp_rereview(&rp));
+		main_step(&rp, rp_review_new(&rp));
+	} else
+		main_step(&rp, r == -1 ? -1 : 0);
 	rp_files_memo_save(&rp);
 	rp_status_tick(&rp);
 	log_msg("--- poll done: %d review(s) started ---", rp.launched);

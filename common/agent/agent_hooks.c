@@ -314,6 +314,7 @@ agent_hooks_install(struct act *a, const struct agent_hooks *h)
 		(void)act_remove(a, m.idle);
 		(void)act_remove(a, m.exited);
 		(void)act_remove(a, m.changed);
+		(void)act_remove(a, m.api_error);
 		hooks_marks_free(&m);
 	}
 out:

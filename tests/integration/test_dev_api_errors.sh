@@ -61,3 +61,23 @@ run_case "an error it went on from" '[[{"screen_error": "API Error: 529 Overload
 dp
 lnot "went on: not read as an error" "its screen shows|paused"
 check "went on: no pause" test ! -e "$PAUSE"
+
+# An agent that exits before it is ready: the reason from its last
+# screen, secrets masked, in the log and the launch failure line.
+t_tmux kill-server 2>/dev/null
+rm -rf "$RUN"/* "$T/agentlog"
+mkdir -p "$T/agentlog"
+git -C "$T/repo" worktree prune
+cat >"$T/script.json" <<'JSON'
+[{"on": "start", "say": "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons (key sk-ant-api03-AAAABBBBCCCCDDDDEEEEFFFFGGGGHHHH)", "sleep": 1, "exit": 1}]
+JSON
+scen "$ISSUES" '[]' >"$T/case.json"
+case_start
+# The agent's key, as the factory's environment gives it.
+ANTHROPIC_API_KEY=sk-ant-api03-AAAABBBBCCCCDDDDEEEEFFFFGGGGHHHH dp
+lhas "early exit: its last screen in the log" \
+    "session $S exited before it was ready; its last screen: .*cannot be used with root/sudo privileges"
+lhas "early exit: the launch failure names the reason" \
+    "exited before it was ready; its last screen: .*root/sudo.*"
+lnot "early exit: the key masked" "AAAABBBBCCCCDDDD"
+check_eq "early exit: the issue given back" "$(labels 1)" backlog
