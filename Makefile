@@ -274,10 +274,20 @@ put() {
 	mv -f "$2.tmp.$$" "$2"
 }
 
+# The filter works in the factory's own checkout only: the attributes
+# file is the clone's, read in every linked worktree too (a factory that
+# develops itself has its agents' worktrees there), where git runs the
+# filter in that worktree's top directory and it passes the script
+# through untouched, so the agent sees and commits the real script.
 filter_on() {
 	q=$(printf '%s' "$store" | sed "s/'/'\\\\''/g")
-	git -C "$f" config filter.disinto-c.smudge "cat '$q/bin/'%f"
-	git -C "$f" config filter.disinto-c.clean "git cat-file blob :%f"
+	t=$(cd "$(git -C "$f" rev-parse --show-toplevel)" && pwd -P |
+	    sed "s/'/'\\\\''/g")
+	here="[ \"\$(pwd -P)\" = '$t' ]"
+	git -C "$f" config filter.disinto-c.smudge \
+	    "if $here; then cat '$q/bin/'%f; else cat; fi"
+	git -C "$f" config filter.disinto-c.clean \
+	    "if $here; then git cat-file blob :%f; else cat; fi"
 	git -C "$f" config filter.disinto-c.required true
 }
 filter_off() {

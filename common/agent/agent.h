@@ -42,9 +42,12 @@ struct buf;
 
 /* How the tools run agents: given once, at start-up, to agent_use(). */
 struct agent_conf {
-	const char *protocol;	   /* backend name; NULL: the default */
-	const char *state_dir;	   /* per-session state (the run dir) */
-	const char *tmux_socket;   /* -L of the tmux server, or NULL */
+	const char *protocol;	 /* backend name; NULL: the default */
+	const char *state_dir;	 /* per-session state (the run dir) */
+	const char *tmux_socket; /* -L of the tmux server, or NULL */
+	/* "K=V" (NULL-ended, or NULL) for a tmux server a start makes
+	 * (config_server_env()); copied. */
+	char *const *server_env;
 	const char *ready_pattern; /* the input box's prompt glyph */
 	/* The factory's Claude session lock (agent_lock.h); NULL: none. */
 	const char *session_lock;

@@ -22,6 +22,7 @@
 #include "agent_exec.h"
 #include "agent_lock.h"
 #include "buf.h"
+#include "config.h"
 #include "file.h"
 #include "redact.h"
 #include "xmalloc.h"
@@ -248,17 +249,40 @@ out:
 	return r;
 }
 
-/* Drop the inherited variables an agent may not have. */
+/* 1 when name is one of the comma-separated names in list (or NULL). */
+static int
+agent_exec_listed(const char *list, const char *name)
+{
+	size_t len = strlen(name), k;
+
+	while (list != NULL && *list != '\0') {
+		k = strcspn(list, ",");
+		if (k == len && strncmp(list, name, len) == 0)
+			return 1;
+		list += k + (list[k] == ',');
+	}
+	return 0;
+}
+
+/*
+ * Drop the inherited variables an agent may not have: secrets by their
+ * names, and whatever a tmux server started by the tools holds of the
+ * factory's .env (the names CONFIG_SERVER_ENV_NAMES lists, with it).
+ */
 static void
 agent_exec_env_scrub(void)
 {
 	extern char **environ;
+	const char *listed = getenv(CONFIG_SERVER_ENV_NAMES);
+	char *server = listed != NULL ? xstrdup(listed) : NULL;
 	char **drop = NULL, *name;
 	size_t n = 0, i;
 
 	for (i = 0; environ[i] != NULL; i++) {
 		name = xstrndup(environ[i], strcspn(environ[i], "="));
-		if (agent_exec_inherits(name)) {
+		if (agent_exec_inherits(name) &&
+		    !agent_exec_listed(server, name) &&
+		    strcmp(name, CONFIG_SERVER_ENV_NAMES) != 0) {
 			free(name);
 			continue;
 		}
@@ -270,6 +294,7 @@ agent_exec_env_scrub(void)
 		free(drop[i]);
 	}
 	free(drop);
+	free(server);
 }
 
 /* Put every "K=V" of the file's text into the environment, then wipe it. */

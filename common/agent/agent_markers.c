@@ -93,6 +93,7 @@ agent_markers_init(const struct agent_conf *conf)
 {
 	tmux_set_socket(conf->tmux_socket);
 	tmux_set_tmpdir(conf->state_dir);
+	tmux_set_server_env(conf->server_env);
 	markers_ready_s =
 	    conf->marker_ready_s > 0 ? conf->marker_ready_s : MARKERS_READY_S;
 	markers_ack_s =

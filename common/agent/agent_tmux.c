@@ -84,6 +84,7 @@ agent_tmux_init(const struct agent_conf *conf)
 {
 	tmux_set_socket(conf->tmux_socket);
 	tmux_set_tmpdir(conf->state_dir);
+	tmux_set_server_env(conf->server_env);
 	free(agent_tmux_glyph);
 	agent_tmux_glyph =
 	    conf->ready_pattern != NULL ? xstrdup(conf->ready_pattern) : NULL;

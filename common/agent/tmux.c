@@ -54,11 +54,15 @@ struct argvec {
 
 static char *tmux_socket;
 static char *tmux_tmpdir;
+/* tmux_set_server_env()'s copy ("K=V", NULL-ended), or NULL. */
+static char **tmux_server_env;
 
 static void av_push(struct argvec *, const char *);
 static void av_free(struct argvec *);
 static void av_start(struct argvec *);
 static int av_run(struct argvec *, struct buf *, size_t);
+static int av_run_env(struct argvec *, struct buf *, size_t,
+    const char *const *);
 static int run_cmd(struct buf *, size_t, ...);
 static char *session_target(const char *);
 static int session_verb(const char *, const char *);
@@ -87,6 +91,27 @@ tmux_set_tmpdir(const char *dir)
 {
 	free(tmux_tmpdir);
 	tmux_tmpdir = dir != NULL ? xstrdup(dir) : NULL;
+}
+
+void
+tmux_set_server_env(char *const *env)
+{
+	size_t i, n = 0;
+
+	for (i = 0; tmux_server_env != NULL && tmux_server_env[i] != NULL;
+	     i++) {
+		explicit_bzero(tmux_server_env[i], strlen(tmux_server_env[i]));
+		free(tmux_server_env[i]);
+	}
+	free(tmux_server_env);
+	tmux_server_env = NULL;
+	while (env != NULL && env[n] != NULL)
+		n++;
+	if (n == 0)
+		return;
+	tmux_server_env = xcalloc(n + 1, sizeof(*tmux_server_env));
+	for (i = 0; i < n; i++)
+		tmux_server_env[i] = xstrdup(env[i]);
 }
 
 int
@@ -147,7 +172,15 @@ av_start(struct argvec *av)
 static int
 av_run(struct argvec *av, struct buf *out, size_t max)
 {
-	struct spawn_opts o = {.timeout_s = TMUX_TIMEOUT_S};
+	return av_run_env(av, out, max, NULL);
+}
+
+/* av_run() with env ("K=V", NULL-ended, or NULL) added for tmux. */
+static int
+av_run_env(struct argvec *av, struct buf *out, size_t max,
+    const char *const *env)
+{
+	struct spawn_opts o = {.timeout_s = TMUX_TIMEOUT_S, .env_add = env};
 	struct buf tmp;
 	int st, try;
 
@@ -337,7 +370,8 @@ tmux_new_session(const char *name, const char *cwd, char *const argv[],
 	}
 	for (i = 0; argv[i] != NULL; i++)
 		av_push(&av, argv[i]);
-	st = av_run(&av, NULL, TMUX_OUT_MAX);
+	st = av_run_env(&av, NULL, TMUX_OUT_MAX,
+	    (const char *const *)tmux_server_env);
 	av_free(&av);
 	return st == 0 ? 0 : -1;
 }

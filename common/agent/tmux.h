@@ -18,6 +18,13 @@ struct buf;
 void tmux_set_socket(const char *name);
 /* Directory for the private temporary files of tmux_inject(). */
 void tmux_set_tmpdir(const char *dir);
+/*
+ * "K=V" entries (NULL-ended; NULL: none; copied) that tmux_new_session()
+ * adds to the environment of the tmux client it runs: a server that
+ * client starts takes them as its global environment, through the
+ * process environment, never a command line.
+ */
+void tmux_set_server_env(char *const *env);
 
 /* 1 if name is a usable session name ([A-Za-z0-9._-]+), else 0. */
 int tmux_valid_name(const char *name);

@@ -1810,6 +1810,44 @@ config_env_free(char **env)
 	free(env);
 }
 
+/* The names of env's n entries, as CONFIG_SERVER_ENV_NAMES=A,B,... */
+static void
+config_server_env_names(char ***env, size_t *n)
+{
+	struct buf b;
+	size_t i, n0 = *n;
+
+	buf_init(&b, 0);
+	for (i = 0; i < n0; i++) {
+		if (i > 0)
+			buf_puts(&b, ",");
+		buf_append(&b, (*env)[i], strcspn((*env)[i], "="));
+	}
+	env_put(env, n, CONFIG_SERVER_ENV_NAMES, buf_str(&b));
+	buf_free(&b);
+}
+
+char **
+config_server_env(const struct config *c)
+{
+	static const char *const never[] = {"GITHUB_TOKEN", "CLAWHUB_TOKEN"};
+	char **env = xcalloc(1, sizeof(*env));
+	size_t n = 0, i, k;
+
+	for (i = 0; i < c->nenv_vars; i++) {
+		for (k = 0; k < sizeof(never) / sizeof(never[0]); k++)
+			if (strcmp(c->env_vars[i].key, never[k]) == 0)
+				break;
+		if (k == sizeof(never) / sizeof(never[0]))
+			env_put(&env, &n, c->env_vars[i].key,
+			    c->env_vars[i].value);
+	}
+	env_put(&env, &n, "FACTORY_ROOT", c->factory_root);
+	env_put(&env, &n, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+	config_server_env_names(&env, &n);
+	return env;
+}
+
 /* A row's default as documented.  Caller frees. */
 static char *
 row_default_doc(const struct setting *s)

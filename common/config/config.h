@@ -191,6 +191,25 @@ int config_apply_path(void);
 char **config_agent_env(const struct config *, enum config_role role);
 void config_env_free(char **env);
 /*
+ * The environment a tmux server this factory's tools start gets, as the
+ * one bash's tools started had it (lib/env.sh sources .env with set -a):
+ * every variable .env assigned (secrets too: upstream's other agents,
+ * started later in that server, need them) except the external-action
+ * tokens lib/env.sh unsets (GITHUB_TOKEN, CLAWHUB_TOKEN), FACTORY_ROOT
+ * and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, and their names
+ * (CONFIG_SERVER_ENV_NAMES).  Our own agents never see it: their wrapper
+ * drops every name listed before it sets theirs.  Free with
+ * config_env_free().
+ */
+char **config_server_env(const struct config *);
+/*
+ * The variable of config_server_env() that names the others (names only,
+ * comma-separated): an agent's wrapper drops them all before it sets its
+ * own (agent_exec.c), so a server's environment never reaches an agent.
+ */
+#define CONFIG_SERVER_ENV_NAMES "DISINTO_SERVER_ENV"
+
+/*
  * url (NULL: "") without the user information of its authority, where
  * credentials go ("https://bot:tok@host/x" gives "https://host/x"), for
  * what an agent is told.  Caller frees.

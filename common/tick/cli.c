@@ -361,9 +361,11 @@ cli_configure(struct config *cfg, const struct cli *cli,
 int
 cli_agent_use(const struct config *cfg, char *err, size_t errsz)
 {
+	char **server_env = config_server_env(cfg);
 	struct agent_conf ac = {.protocol = cfg->agent_protocol,
 	    .state_dir = cfg->run_dir,
 	    .tmux_socket = cfg->tmux_socket,
+	    .server_env = server_env,
 	    .session_lock = cfg->session_lock,
 	    .session_lock_wait_s = cfg->session_lock_wait_s,
 	    .run_timeout_s = cfg->agent_run_timeout_s,
@@ -372,7 +374,10 @@ cli_agent_use(const struct config *cfg, char *err, size_t errsz)
 	    .marker_ack_s = cfg->marker_ack_s,
 	    .dry_run = cli_dry_run};
 
-	if (agent_use(&ac) == 0)
+	int r = agent_use(&ac);
+
+	config_env_free(server_env);
+	if (r == 0)
 		return 0;
 	snprintf(err, errsz, "%s: [agent] protocol '%s': not available",
 	    cfg->project_toml != NULL ? cfg->project_toml : "AGENT_PROTOCOL",

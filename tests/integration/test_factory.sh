@@ -187,6 +187,25 @@ done
 check "install-factory printed what it installed" \
     grep -q "installed $F/dev/dev-poll.sh: dev-poll " "$T/install.out"
 
+# A factory that develops itself (repo_root is the factory): its agents'
+# worktrees are linked worktrees of the factory's clone, and there the
+# scripts are git's, not the executables, and an edit commits.
+git -C "$F" worktree add -q "$T/selfdev" -b selfdev
+check "a linked worktree holds the bash script, not the executable" \
+    sh -c "git -C '$F' show HEAD:dev/dev-poll.sh | cmp -s - '$T/selfdev/dev/dev-poll.sh'"
+echo "# an agent's edit" >>"$T/selfdev/dev/dev-poll.sh"
+check_eq "the agent's edit shows in its worktree" \
+    "$(git -C "$T/selfdev" status --porcelain)" " M dev/dev-poll.sh"
+git -C "$T/selfdev" commit -qam "edit the script"
+check_eq "the edit is committed" \
+    "$(git -C "$T/selfdev" show HEAD:dev/dev-poll.sh | tail -1)" "# an agent's edit"
+check "the factory's own checkout still runs the executable" \
+    cmp "$F/dev/dev-poll.sh" "$O/dev-poll/dev-poll"
+check_eq "and its git status is still empty" \
+    "$(git -C "$F" status --porcelain)" ""
+git -C "$F" worktree remove --force "$T/selfdev"
+git -C "$F" branch -qD selfdev
+
 # Step 2: the operator's own dev-initial.md, from the compiled-in one.
 cp "$TOP/formulas/dev-initial.md" "$F/formulas/dev-initial.md"
 { echo "FACTORY-EDITED-PROMPT for #{{ISSUE}}."; echo
