@@ -320,8 +320,9 @@ devhealth_progress(struct sup *s, const char *session)
 /*
  * The project paused by an API error of the agent CLI's (apipause.h) for
  * longer than API_PAUSE_ALERT_MINUTES: someone must look at the account
- * or the service.  1 when paused at all (the stall checks then wait: the
- * pause says why nothing runs), else 0.
+ * or the service.  1 while it holds (the stall check then waits: the
+ * pause says why nothing runs), else 0.  No status step of its own:
+ * the steps are upstream's words and order.
  */
 static int
 devhealth_api_pause(struct sup *s)
@@ -331,7 +332,6 @@ devhealth_api_pause(struct sup *s)
 	struct apipause p;
 	long long age;
 
-	sup_status(s, "P2: %s: checking the API pause", proj);
 	if (apipause_read(path, &p) == -1)
 		sup_fail(s, "%s: cannot read '%s'", proj, path);
 	free(path);
