@@ -442,6 +442,15 @@ void dp_reconcile(struct dev_ctx *);
  */
 enum dp_step dp_react(struct dev_ctx *);
 
+/* pause.c */
+/*
+ * Step 2b: DP_DONE while the project is paused by an API error (logged,
+ * nothing starts), DP_FAIL when the pause cannot be read, else DP_NEXT.
+ */
+enum dp_step dp_paused(struct dev_ctx *);
+/* Whether the pause holds now (not logged): 1, 0, or -1 unknown. */
+int dp_pause_holds(struct dev_ctx *);
+
 /* slot.c */
 /* Step 3: one agent per project: DP_DONE while it is busy. */
 enum dp_step dp_slot(struct dev_ctx *);

@@ -41,7 +41,8 @@ oneshot_crashed(struct dev_ctx *c, long long issue)
 }
 
 /*
- * The agent slot (but the issue's own) and the memory guard: 0 to go on,
+ * The agent slot (but the issue's own), the memory guard and the API
+ * pause: 0 to go on,
  * -1 refused by one (exit 0), 1 a failure; *msg says which.
  */
 static int
@@ -69,6 +70,17 @@ oneshot_rules(struct dev_ctx *c, long long issue, char **msg)
 			why = "the available memory cannot be read";
 			break;
 		case DP_NEXT:
+			break;
+		}
+	}
+	if (why == NULL) {
+		switch (dp_pause_holds(c)) {
+		case 1:
+			why = "the project is paused by an API error";
+			break;
+		case -1:
+			rc = 1;
+			why = "the API pause cannot be read";
 			break;
 		}
 	}

@@ -5,12 +5,16 @@
  * among them), the merges and the backlog.
  */
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "apipause.h"
 #include "config.h"
 #include "dev-poll.h"
 #include "log.h"
 #include "prom.h"
 #include "promtick.h"
+#include "runfiles.h"
 
 const struct promtick_family dp_prom_families[] = {
     {"disinto_dev_sessions", PROM_GAUGE, 0,
@@ -28,9 +32,15 @@ const struct promtick_family dp_prom_families[] = {
 	"PRs merged (or whose merge was asked) by the ticks."},
     {"disinto_dev_backlog_issues", PROM_GAUGE, 0,
 	"Open backlog issues the last tick read."},
+    {"disinto_api_paused", PROM_GAUGE, 0,
+	"1 while an API error of the agent CLI's pauses the project's "
+	"sessions, by the error (reason \"none\": 0, not paused)."},
+    {"disinto_api_pause_age_seconds", PROM_GAUGE, 0,
+	"Time since the API pause began, resumes included (0 when none)."},
     {NULL, PROM_GAUGE, 0, NULL}};
 
 static int dp_prom_counts(struct prom *, const struct dev_ctx *);
+static int dp_prom_pause(struct prom *, const struct dev_ctx *);
 
 /* What the tick did, onto the counters; the backlog when it was read. */
 static int
@@ -49,6 +59,29 @@ dp_prom_counts(struct prom *p, const struct dev_ctx *c)
 	return 0;
 }
 
+/* The API pause (apipause.h) as the tick ends. */
+static int
+dp_prom_pause(struct prom *p, const struct dev_ctx *c)
+{
+	char *path = runfiles_api_pause(c->cfg->project_name);
+	const char *labels[3] = {"reason", "none", NULL};
+	struct apipause ap;
+	int active;
+
+	if (apipause_read(path, &ap) == -1)
+		memset(&ap, 0, sizeof(ap));
+	free(path);
+	if ((active = apipause_active(&ap, c->now)))
+		labels[1] = ap.reason;
+	return prom_set(p, "disinto_api_paused", labels, active) == -1 ||
+		prom_set(p, "disinto_api_pause_age_seconds", NULL,
+		    ap.since > 0 && c->now > ap.since ?
+			(double)(c->now - ap.since) :
+			0) == -1 ?
+	    -1 :
+	    0;
+}
+
 void
 dp_prom_tick(struct promtick *pt, const struct dev_ctx *c)
 {
@@ -57,7 +90,7 @@ dp_prom_tick(struct promtick *pt, const struct dev_ctx *c)
 
 	if (pt == NULL || (p = promtick_prom(pt)) == NULL)
 		return;
-	if (dp_prom_counts(p, c) == -1)
+	if (dp_prom_counts(p, c) == -1 || dp_prom_pause(p, c) == -1)
 		log_warn("metrics: %s", prom_error(p));
 	if (promtick_sessions(pt, "disinto_dev_sessions", project, 0) == -1 ||
 	    promtick_escalations(pt, project, c->now) == -1)

@@ -160,6 +160,11 @@ react_one(struct dev_ctx *c, long long issue)
 		goto out; /* removed since the listing */
 	x.age = c->now > x.sig.mtime ? (long long)(c->now - x.sig.mtime) : 0;
 	x.alive = agent_alive(x.session);
+	/* Stopped by an API error of the project's: the pause's. */
+	if ((r = dp_pause_session(c, &x)) != 0) {
+		c->acted += r == 1;
+		goto out;
+	}
 	if (x.sig.phase == PHASE_UNKNOWN)
 		react_unknown(c, &x);
 	what = rx_reaction(x.sig.phase, x.alive,

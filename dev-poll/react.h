@@ -132,6 +132,15 @@ int rx_done(struct dev_ctx *, struct rx *);
  */
 int rx_failed(struct dev_ctx *, struct rx *, const char *reason);
 
+/* pause.c */
+/*
+ * The session stopped by an API error (apistop.h; read from its screen
+ * when no hook said so): 1 when it is the pause's this tick (kept, or
+ * resumed: no other reaction), 0 when not (an error of the issue's own
+ * read from the screen leaves x->sig at PHASE:failed), -1 on failure.
+ */
+int dp_pause_session(struct dev_ctx *, struct rx *);
+
 /* recover.c */
 /*
  * A crashed or stuck session (cause: why): started again, or handled as

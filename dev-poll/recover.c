@@ -118,6 +118,14 @@ rx_recover(struct dev_ctx *c, struct rx *x, const char *cause)
 
 	if ((r = recover_merged(c, x)) != 0)
 		return r == 1 ? 0 : -1;
+	/* No session starts while an API error pauses the project. */
+	if ((r = dp_pause_holds(c)) != 0) {
+		if (r == 1)
+			log_msg("#%lld: %s — its recovery waits for the end of "
+				"the API pause",
+			    x->issue, cause);
+		return r == 1 ? 0 : -1;
+	}
 	path = runfiles_recoveries(c->cfg->project_name, x->issue);
 	if (recover_count_read(path, &n) == -1) {
 		free(path);

@@ -62,7 +62,8 @@ cleanup_one(struct rp *rp, const struct rp_run *run)
 		rp_run_cleanup(rp, run->pr, 0);
 		return 0;
 	}
-	if (!rp_run_collectable(run) &&
+	/* One the API pause keeps waits for its end, however long. */
+	if (!rp_run_collectable(run) && run->state != RP_RUN_PAUSED &&
 	    rp->now - run->phase.mtime > rp->set.idle_timeout_s) {
 		log_msg("cleanup: review of pr #%lld (idle for %lld min)",
 		    run->pr, (long long)(rp->now - run->phase.mtime) / 60);

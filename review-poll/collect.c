@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "act.h"
+#include "apistop.h"
 #include "buf.h"
 #include "config.h"
 #include "file.h"
@@ -38,6 +39,7 @@ static void collect_key(char *, size_t, const char *, const struct rp_run *);
 static int collect_launched(const struct rp_run *);
 static int collect_fresh(const struct rp_run *, const char *);
 static int collect_one(struct rp *, const struct rp_run *);
+static int collect_paused(struct rp *, const struct rp_run *);
 static int collect_post_review(struct rp *, const struct rp_run *,
     const struct rp_verdict *);
 static int collect_post_formal(struct rp *, const struct rp_run *,
@@ -83,6 +85,23 @@ rp_posted(const cJSON *comments, const char *mark, const char *sha, int forced)
 	return forced < 0 || rp_count_comments_with(comments, sha) > forced;
 }
 
+/*
+ * A review an API error of the project's stopped: the project's pause
+ * (apistop.h), never a failed review: nothing posted, no try used; the
+ * agent is told to go on when the pause is over.
+ */
+static int
+collect_paused(struct rp *rp, const struct rp_run *run)
+{
+	char who[32];
+
+	snprintf(who, sizeof(who), "PR #%lld", run->pr);
+	return apistop_session(&rp->act, rp->cfg->project_name, run->session, 1,
+		   who, rp->now) == -1 ?
+	    -1 :
+	    0;
+}
+
 static int
 collect_one(struct rp *rp, const struct rp_run *run)
 {
@@ -91,6 +110,8 @@ collect_one(struct rp *rp, const struct rp_run *run)
 	char why[200], *path;
 	int valid = 0, r, rd;
 
+	if (run->state == RP_RUN_PAUSED)
+		return collect_paused(rp, run);
 	if (!rp_run_collectable(run))
 		return 0;
 	path = runfiles_review_output(rp->cfg->project_name, run->pr);

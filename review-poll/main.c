@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "apistop.h"
 #include "cli.h"
 #include "config.h"
 #include "forge.h"
@@ -133,7 +134,7 @@ static int
 main_run(struct tick *t)
 {
 	struct rp *rp = t->ctx;
-	int rc = CLI_EXIT_FAIL;
+	int rc = CLI_EXIT_FAIL, r;
 
 	log_msg("--- poll start ---");
 	if (rp_pulls_read(rp) == -1)
@@ -142,8 +143,13 @@ main_run(struct tick *t)
 	main_step(rp, rp_cleanup(rp));
 	main_step(rp, rp_collect(rp));
 	main_step(rp, rp_route(rp));
-	main_step(rp, rp_rereview(rp));
-	main_step(rp, rp_review_new(rp));
+	/* No review starts while an API error pauses the project. */
+	if ((r = apistop_paused(&rp->act, t->cfg.project_name, rp->now,
+		 NULL)) == 0) {
+		main_step(rp, rp_rereview(rp));
+		main_step(rp, rp_review_new(rp));
+	} else
+		main_step(rp, r == -1 ? -1 : 0);
 	rp_files_memo_save(rp);
 	rp_status_tick(rp);
 	log_msg("--- poll done: %d review(s) started ---", rp->launched);

@@ -90,7 +90,8 @@ enum rp_run_state {
 	RP_RUN_IDLE,	 /* back at its prompt without a phase (Stop hook) */
 	RP_RUN_TIMEOUT,	 /* no phase within the agent timeout */
 	RP_RUN_WAITING,	 /* PHASE:awaiting_changes: no agent, a later head */
-	RP_RUN_UNSURE	 /* whether its session lives cannot be told */
+	RP_RUN_UNSURE,	 /* whether its session lives cannot be told */
+	RP_RUN_PAUSED	 /* an API error of the project's stopped it */
 };
 
 /* A review in flight, from its run files. */

@@ -123,7 +123,7 @@ runs_state(const struct rp *rp, const struct rp_run *run)
 {
 	char *exited, *idle;
 	long long age;
-	int alive = 1, gone, stopped;
+	int alive = 1, gone, stopped, paused;
 
 	switch (run->phase.phase) {
 	case PHASE_DONE:
@@ -148,6 +148,12 @@ runs_state(const struct rp *rp, const struct rp_run *run)
 		return RP_RUN_GONE;
 	if (alive == -1)
 		return RP_RUN_UNSURE;
+	/* Kept for the pause (apistop.h): no failure, no try used. */
+	exited = runfiles_api_error(run->session);
+	paused = file_exists(exited);
+	free(exited);
+	if (paused)
+		return RP_RUN_PAUSED;
 	if (stopped)
 		return RP_RUN_IDLE;
 	if (rp->now - run->phase.mtime >= rp->set.agent_timeout_s)
@@ -159,7 +165,8 @@ const char *
 rp_run_state_name(enum rp_run_state st)
 {
 	static const char *const names[] = {"working", "finished", "gone",
-	    "idle at its prompt", "timed out", "waiting for changes", "unsure"};
+	    "idle at its prompt", "timed out", "waiting for changes", "unsure",
+	    "stopped by an API error"};
 
 	return (size_t)st < sizeof(names) / sizeof(names[0]) ? names[st] : "?";
 }

@@ -19,6 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent.h"
+#include "apipause.h"
 #include "buf.h"
 #include "config.h"
 #include "file.h"
@@ -254,6 +255,7 @@ devhealth_sessions(struct sup *s)
 {
 	const char *proj = s->cfg->project_name;
 	char *prefix = runfiles_dev_session_prefix(proj), **names, *phase;
+	char *apierr;
 	struct phase_info sig;
 	long long issue, last;
 	size_t n, i;
@@ -268,7 +270,10 @@ devhealth_sessions(struct sup *s)
 		if ((issue = runfiles_dev_session_issue(proj, names[i])) < 1)
 			continue;
 		phase = runfiles_phase(proj, issue);
-		if (agent_read_signal(names[i], phase, &sig) == 0 &&
+		/* One an API error stopped waits for the pause's end. */
+		apierr = runfiles_api_error(names[i]);
+		if (!file_exists(apierr) &&
+		    agent_read_signal(names[i], phase, &sig) == 0 &&
 		    (sig.phase == PHASE_NONE || sig.phase == PHASE_UNKNOWN) &&
 		    (last = devhealth_last_sign(s, names[i], &sig)) > 0 &&
 		    s->now - last > STATUS_STALE_S)
@@ -277,6 +282,7 @@ devhealth_sessions(struct sup *s)
 			    "(%s, no phase written)",
 			    proj, (s->now - last) / 60, names[i]);
 		devhealth_progress(s, names[i]);
+		free(apierr);
 		free(phase);
 	}
 	agent_list_free(names, n);
@@ -311,15 +317,47 @@ devhealth_progress(struct sup *s, const char *session)
 	metrics_emit(s, m);
 }
 
+/*
+ * The project paused by an API error of the agent CLI's (apipause.h) for
+ * longer than API_PAUSE_ALERT_MINUTES: someone must look at the account
+ * or the service.  1 while it holds (the stall check then waits: the
+ * pause says why nothing runs), else 0.  No status step of its own:
+ * the steps are upstream's words and order.
+ */
+static int
+devhealth_api_pause(struct sup *s)
+{
+	const char *proj = s->cfg->project_name;
+	char *path = runfiles_api_pause(proj), desc[256];
+	struct apipause p;
+	long long age;
+
+	if (apipause_read(path, &p) == -1)
+		sup_fail(s, "%s: cannot read '%s'", proj, path);
+	free(path);
+	if (p.since == 0)
+		return 0;
+	age = s->now > p.since ? (long long)(s->now - p.since) : 0;
+	apipause_describe(&p, desc, sizeof(desc));
+	if (age > s->cfg->api_pause_alert_minutes * 60)
+		sup_alert(s, P2,
+		    "%s: API pause: the agent CLI's API has failed for %lldmin "
+		    "(%s; API_PAUSE_ALERT_MINUTES %lld)",
+		    proj, age / 60, desc, s->cfg->api_pause_alert_minutes);
+	return apipause_active(&p, s->now);
+}
+
 void
 devhealth_check(struct sup *s)
 {
+	int paused = devhealth_api_pause(s);
+
 	if (s->cfg->check_dev_agent) {
 		devhealth_dev_lock(s);
 		devhealth_sessions(s);
 	}
 	devhealth_git_repo(s);
-	if (s->cfg->check_pipeline_stall)
+	if (s->cfg->check_pipeline_stall && !paused)
 		devhealth_stall(s);
 	if (s->cfg->check_dev_agent)
 		devhealth_productivity(s);

@@ -22,6 +22,8 @@
 #include "agent_exec.h"
 #include "agent_guard.h"
 #include "agent_hooks.h"
+#include "api_error.h"
+#include "apipause.h"
 #include "buf.h"
 #include "config.h"
 #include "file.h"
@@ -42,14 +44,11 @@
 /* The tools the guard judges: the shell, and the file tools' writes. */
 #define HOOKS_GUARDED "Bash|Write|Edit|MultiEdit|NotebookEdit"
 
-/* What StopFailure reacts to, as upstream's hook. */
-#define HOOKS_API_ERRORS \
-	"rate_limit|server_error|authentication_failed|billing_error"
-
-/* One hook to install. */
+/* One hook to install: its event, matcher, mode name and command. */
 struct hooks_entry {
 	const char *event;
 	const char *matcher;
+	const char *name;
 	char *command;
 };
 
@@ -58,6 +57,7 @@ struct hooks_marks {
 	char *idle;
 	char *exited;
 	char *changed;
+	char *api_error; /* the API error that stopped it (apipause.h) */
 };
 
 static void hooks_marks_get(const char *, struct hooks_marks *);
@@ -69,11 +69,15 @@ static int hooks_build(const struct agent_hooks *, const char *,
     struct hooks_entry *);
 static int hooks_settings_load(const char *, cJSON **);
 static int hooks_present(const cJSON *, const char *);
+static int hooks_ours(const cJSON *, const char *, int);
+static void hooks_drop_stale(cJSON *, const struct hooks_entry *);
 static int hooks_add(cJSON *, const struct hooks_entry *);
 static void hooks_read_input(struct buf *);
 static void hooks_clean(const char *, char *, size_t);
 static const char *hooks_first_str(const cJSON *, const char *const *);
 static int hooks_stamp(const char *, const char *);
+static time_t hooks_reset(const cJSON *);
+static void hooks_api_record(const char *, const char *, const cJSON *);
 static int hooks_run_stop(int, char *[], const cJSON *);
 static int hooks_run_session_end(int, char *[], const cJSON *);
 static int hooks_run_phase_change(int, char *[], const cJSON *);
@@ -87,6 +91,7 @@ hooks_marks_get(const char *session, struct hooks_marks *m)
 	m->idle = runfiles_idle_marker(session);
 	m->exited = runfiles_exited_marker(session);
 	m->changed = runfiles_phase_marker(session);
+	m->api_error = runfiles_api_error(session);
 }
 
 static void
@@ -95,6 +100,7 @@ hooks_marks_free(struct hooks_marks *m)
 	free(m->idle);
 	free(m->exited);
 	free(m->changed);
+	free(m->api_error);
 }
 
 /*
@@ -182,19 +188,21 @@ hooks_build(const struct agent_hooks *h, const char *exe, struct hooks_entry *e)
 	int r = 0;
 
 	hooks_marks_get(h->session, &m);
-	e[n++] = (struct hooks_entry) {"Stop", "",
+	e[n++] = (struct hooks_entry) {"Stop", "", "stop",
 	    hooks_command(exe, "stop", m.idle, NULL)};
-	e[n++] = (struct hooks_entry) {"SessionEnd", "",
+	e[n++] = (struct hooks_entry) {"SessionEnd", "", "session-end",
 	    hooks_command(exe, "session-end", m.exited, NULL)};
 	e[n++] = (struct hooks_entry) {"PreToolUse", HOOKS_GUARDED,
-	    hooks_guard_command(h, exe)};
+	    "pretooluse", hooks_guard_command(h, exe)};
 	if (h->phase_file != NULL) {
 		e[n++] = (struct hooks_entry) {"PostToolUse", "Bash|Write",
+		    "phase-change",
 		    hooks_command(exe, "phase-change", h->phase_file, m.changed,
 			NULL)};
-		e[n++] = (struct hooks_entry) {"StopFailure", HOOKS_API_ERRORS,
+		e[n++] = (struct hooks_entry) {"StopFailure", API_ERROR_MATCHER,
+		    "stop-failure",
 		    hooks_command(exe, "stop-failure", h->phase_file, m.changed,
-			NULL)};
+			m.api_error, NULL)};
 	}
 	for (i = 0; i < n; i++)
 		if (e[i].command == NULL)
@@ -238,6 +246,56 @@ hooks_present(const cJSON *entries, const char *command)
 	return 0;
 }
 
+/*
+ * Whether a command of the entry starts with text (whole: is text).
+ */
+static int
+hooks_ours(const cJSON *entry, const char *text, int whole)
+{
+	const cJSON *h;
+	const char *cmd;
+
+	cJSON_ArrayForEach (h, json_arr(entry, "hooks")) {
+		cmd = json_str(h, "command");
+		if (cmd != NULL &&
+		    (whole ? strcmp(cmd, text) == 0 :
+			     strncmp(cmd, text, strlen(text)) == 0))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Drop the entries of the event that run this hook of ours ("'EXE'
+ * --hook NAME ...") with other arguments or under another matcher (an
+ * earlier session's, or an earlier version's): one entry per hook, the
+ * current one.
+ */
+static void
+hooks_drop_stale(cJSON *entries, const struct hooks_entry *h)
+{
+	const char *mode = strstr(h->command, " " AGENT_HOOKS_MODE " ");
+	const char *matcher;
+	cJSON *e, *next;
+	char *prefix;
+
+	if (mode == NULL)
+		return;
+	prefix = xasprintf("%.*s %s ",
+	    (int)(mode - h->command + 1 + strlen(AGENT_HOOKS_MODE)), h->command,
+	    h->name);
+	for (e = entries->child; e != NULL; e = next) {
+		next = e->next;
+		matcher = json_str(e, "matcher");
+		if (!hooks_ours(e, prefix, 0) ||
+		    (hooks_ours(e, h->command, 1) && matcher != NULL &&
+			strcmp(matcher, h->matcher) == 0))
+			continue;
+		cJSON_Delete(cJSON_DetachItemViaPointer(entries, e));
+	}
+	free(prefix);
+}
+
 /* Add the hook under settings.hooks.<event> unless it is there. */
 static int
 hooks_add(cJSON *settings, const struct hooks_entry *h)
@@ -254,6 +312,7 @@ hooks_add(cJSON *settings, const struct hooks_entry *h)
 		entries = cJSON_AddArrayToObject(hooks, h->event);
 	if (!cJSON_IsArray(entries))
 		return -1;
+	hooks_drop_stale(entries, h);
 	if (hooks_present(entries, h->command))
 		return 0;
 	if ((e = cJSON_CreateObject()) == NULL ||
@@ -305,6 +364,7 @@ agent_hooks_install(struct act *a, const struct agent_hooks *h)
 		(void)act_remove(a, m.idle);
 		(void)act_remove(a, m.exited);
 		(void)act_remove(a, m.changed);
+		(void)act_remove(a, m.api_error);
 		hooks_marks_free(&m);
 	}
 out:
@@ -410,10 +470,53 @@ hooks_run_phase_change(int argc, char *argv[], const cJSON *in)
 }
 
 /*
- * The agent's turn ended on an API error: the phase says failed (unless
- * the agent finished or escalated first), and the marker tells the next
- * tick at once.  Claude Code 2.1 names the error in "error" (the
- * matcher's value); "error_type" is the documented name.
+ * When the error's own words say its limit resets: the texts of the
+ * hook's input (the CLI's message, its details, the last answer).
+ */
+static time_t
+hooks_reset(const cJSON *in)
+{
+	static const char *const keys[] = {"error_details", "error_message",
+	    "message", "last_assistant_message", NULL};
+	const char *const *k;
+	const char *v;
+	time_t t, now = time(NULL);
+
+	for (k = keys; *k != NULL; k++)
+		if ((v = json_str(in, *k)) != NULL &&
+		    (t = api_error_reset(v, now)) != 0)
+			return t;
+	return 0;
+}
+
+/* The session's record of the project's error name (apipause.h). */
+static void
+hooks_api_record(const char *path, const char *name, const cJSON *in)
+{
+	struct apierr e;
+	char *text;
+
+	memset(&e, 0, sizeof(e));
+	snprintf(e.error, sizeof(e.error), "%.*s", (int)sizeof(e.error) - 1,
+	    name);
+	snprintf(e.source, sizeof(e.source), "hook");
+	e.at = time(NULL);
+	e.reset = hooks_reset(in);
+	text = apierr_text(&e);
+	(void)file_write_atomic(path, text, strlen(text), 0644, 0);
+	free(text);
+}
+
+/*
+ * The agent's turn ended on an API error (unless the agent finished or
+ * escalated first).  Whose it is, the table says (api_error.h): the
+ * issue's own (its output too long, a request it made invalid) writes
+ * PHASE:failed with the error; any other (the account's, the service's,
+ * one the table does not know) is the project's: the session's record
+ * of it, its phase and conversation kept, so that the tick pauses the
+ * project and resumes the session after.  The marker tells the next tick
+ * at once.  Claude Code 2.1 names the error in "error" (the matcher's
+ * value); "error_type" is the documented name.
  */
 static int
 hooks_run_stop_failure(int argc, char *argv[], const cJSON *in)
@@ -429,9 +532,13 @@ hooks_run_stop_failure(int argc, char *argv[], const cJSON *in)
 	    (pi.phase == PHASE_DONE || pi.phase == PHASE_ESCALATE))
 		return 0;
 	hooks_clean(hooks_first_str(in, keys), reason, sizeof(reason));
-	why = xasprintf("api_error: %s", reason);
-	(void)phase_write(argv[2], PHASE_FAILED, why, NULL);
-	free(why);
+	if (argc >= 5 && api_error_class(reason) == API_ERROR_PROJECT)
+		hooks_api_record(argv[4], reason, in);
+	else {
+		why = xasprintf("api_error: %s", reason);
+		(void)phase_write(argv[2], PHASE_FAILED, why, NULL);
+		free(why);
+	}
 	if (argc >= 4)
 		(void)hooks_stamp(argv[3], NULL);
 	return 0;

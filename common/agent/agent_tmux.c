@@ -22,6 +22,7 @@
 #include "file.h"
 #include "log.h"
 #include "phase.h"
+#include "redact.h"
 #include "runfiles.h"
 #include "screen.h"
 #include "strv.h"
@@ -37,6 +38,8 @@ static int agent_tmux_launch(const struct agent_spec *, const char *, char **,
     char *, size_t);
 static int agent_tmux_ready(const struct agent_spec *, const char *, char *,
     size_t);
+static void agent_tmux_last_screen(const struct agent_spec *, const char *,
+    const char *, char *, size_t);
 static int agent_tmux_start(const struct agent_spec *, char *, size_t);
 static void agent_tmux_dialog(const struct agent_spec *, const char *, char *,
     size_t);
@@ -207,6 +210,32 @@ out:
 }
 
 /*
+ * The agent never became ready (what: how): its last screen, the reason
+ * it printed ("Unable to connect to Anthropic services", a refusal to
+ * run as root), made one line with secrets masked, in the log and in
+ * err.
+ */
+static void
+agent_tmux_last_screen(const struct agent_spec *s, const char *screen,
+    const char *what, char *err, size_t errsz)
+{
+	char *text = screen_text(screen), *masked = redact_secrets(text);
+	char *cut = utf8_cut(masked, 300, NULL);
+
+	if (*cut == '\0')
+		snprintf(err, errsz, "session '%s' %s", s->session, what);
+	else {
+		log_msg("session %s %s; its last screen: %s", s->session, what,
+		    cut);
+		snprintf(err, errsz, "session '%s' %s; its last screen: %s",
+		    s->session, what, cut);
+	}
+	free(cut);
+	free(masked);
+	free(text);
+}
+
+/*
  * Wait until the agent shows its input box (or marker, when not NULL,
  * exists).  0, or -1 with err set (with the wrapper's words when it could
  * not start the agent).
@@ -228,9 +257,10 @@ agent_tmux_await(const struct agent_spec *s, const char *state,
 		snprintf(err, errsz, "session '%s' did not start: %s",
 		    s->session, why);
 	else if (r != 0)
-		snprintf(err, errsz, "session '%s' %s", s->session,
+		agent_tmux_last_screen(s, buf_str(&screen),
 		    r == TMUX_NOT_READY ? "never showed its input box" :
-					  "exited before it was ready");
+					  "exited before it was ready",
+		    err, errsz);
 	buf_free(&screen);
 	return r == 0 ? 0 : -1;
 }

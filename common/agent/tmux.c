@@ -703,7 +703,7 @@ int
 tmux_wait_ready(const char *name, const char *pattern, const char *marker_path,
     int timeout_s, struct buf *out)
 {
-	struct buf screen;
+	struct buf screen, last;
 	time_t mtime;
 	long waited;
 	int r = TMUX_NOT_READY;
@@ -713,6 +713,7 @@ tmux_wait_ready(const char *name, const char *pattern, const char *marker_path,
 		return -1;
 	}
 	buf_init(&screen, 0);
+	buf_init(&last, 0);
 	for (waited = 0;; waited += TMUX_READY_POLL_MS) {
 		if (marker_path != NULL &&
 		    file_mtime(marker_path, &mtime) == 0) {
@@ -724,6 +725,8 @@ tmux_wait_ready(const char *name, const char *pattern, const char *marker_path,
 			r = -1;
 			break;
 		}
+		buf_reset(&last);
+		buf_append(&last, buf_str(&screen), screen.len);
 		if (screen_input_box(buf_str(&screen), pattern)) {
 			r = 0;
 			break;
@@ -738,6 +741,10 @@ tmux_wait_ready(const char *name, const char *pattern, const char *marker_path,
 			break;
 		sleep_ms(TMUX_READY_POLL_MS);
 	}
+	/* Gone or never ready: what it showed last says why. */
+	if ((r == -1 || r == TMUX_NOT_READY) && out != NULL)
+		buf_append(out, buf_str(&last), last.len);
+	buf_free(&last);
 	buf_free(&screen);
 	return r;
 }

@@ -94,7 +94,8 @@ int tmux_type(const char *name, const char *text);
  * (screen_dialog()) ends the wait at once: it waits for a person.
  * Returns 0 when ready, TMUX_NOT_READY on timeout, TMUX_DIALOG with the
  * screen appended to screen (when not NULL), -1 on error or when the
- * session went away.
+ * session went away; for these two the last screen it showed is
+ * appended.
  */
 int tmux_wait_ready(const char *name, const char *pattern,
     const char *marker_path, int timeout_s, struct buf *screen);

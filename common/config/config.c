@@ -377,6 +377,16 @@ static const struct setting settings[] = {
 	.off = F(claude_timeout),
 	.doc = "seconds a phase may stay unchanged before a session counts as "
 	       "crashed"},
+    {.env = "API_PAUSE_ALERT_MINUTES",
+	.section = "monitoring",
+	.key = "api_pause_alert_minutes",
+	.type = T_LLONG,
+	.def = "120",
+	.min = 1,
+	.max = LLONG_MAX,
+	.off = F(api_pause_alert_minutes),
+	.doc = "minutes the project may stay paused by an API error of the "
+	       "agent CLI's before supervisor-poll raises an alert"},
     {.env = "CLAUDE_MODEL",
 	.type = T_STR,
 	.off = F(claude_model),

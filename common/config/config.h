@@ -74,8 +74,9 @@ struct config {
 	long long ci_stale_minutes;
 
 	long long claude_timeout; /* seconds */
-	char *claude_model;	  /* or NULL */
-	char *agent_cmd;	  /* the agent command line */
+	long long api_pause_alert_minutes;
+	char *claude_model; /* or NULL */
+	char *agent_cmd;    /* the agent command line */
 	char *agent_ready_pattern;
 	char *session_lock;	       /* the Claude session lock; "" none */
 	int session_lock_wait_s;       /* its longest wait */

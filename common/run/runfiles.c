@@ -127,6 +127,24 @@ runfiles_ready_marker(const char *s)
 }
 
 char *
+runfiles_api_error(const char *s)
+{
+	return xasprintf("%s/api-error-%s", run_dir, s);
+}
+
+char *
+runfiles_api_pause(const char *p)
+{
+	return xasprintf("%s/api-pause-%s", run_dir, p);
+}
+
+char *
+runfiles_api_pause_lock(const char *p)
+{
+	return xasprintf("%s/api-pause-%s.lock", run_dir, p);
+}
+
+char *
 runfiles_sessions_dir(void)
 {
 	return xasprintf("%s/sessions/active", run_dir);

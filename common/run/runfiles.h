@@ -57,10 +57,20 @@ char *runfiles_dev_quiet(const char *project);
 #define RUNFILES_TICK_NOTHING_READY "nothing-ready"
 #define RUNFILES_TICK_NO_BACKLOG "no-backlog"
 #define RUNFILES_TICK_FAILED "failed"
+/* The project is paused by an API error (apipause.h): nothing starts. */
+#define RUNFILES_TICK_PAUSED "paused"
 char *runfiles_idle_marker(const char *session);
 char *runfiles_exited_marker(const char *session);
 char *runfiles_phase_marker(const char *session);
 char *runfiles_ready_marker(const char *session);
+/*
+ * The API error that stopped a session (apipause.h: its StopFailure
+ * hook's, or one a tick read on its screen), and the project's pause
+ * with the lock its read-modify-write holds.
+ */
+char *runfiles_api_error(const char *session);
+char *runfiles_api_pause(const char *project);
+char *runfiles_api_pause_lock(const char *project);
 /*
  * A session's wrapper (agent_exec.h, agent_lock.h): the state it
  * writes (the Claude session lock held or not, or why it failed), and

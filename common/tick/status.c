@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent.h"
+#include "apipause.h"
 #include "backoff.h"
 #include "buf.h"
 #include "config.h"
@@ -90,7 +91,8 @@ struct status_project {
 	struct status_escalation *esc;
 	size_t nesc;
 	struct status_failures failures;
-	char **lines; /* of the per-project files (NULL: none read) */
+	char **lines;	       /* of the per-project files (NULL: none read) */
+	struct apipause pause; /* the API pause (apipause.h), or all 0 */
 };
 
 struct status {
@@ -145,6 +147,10 @@ static void status_text_sessions(const struct status *,
     const struct status_project *, struct buf *);
 static void status_text_rest(const struct status *,
     const struct status_project *, struct buf *);
+static void status_text_pause(const struct status *,
+    const struct status_project *, struct buf *);
+static cJSON *status_json_pause(const struct status *,
+    const struct status_project *);
 static void status_text_project(const struct status *,
     const struct status_project *, struct buf *);
 static void status_json_time(cJSON *, const struct status *, time_t);
@@ -608,6 +614,7 @@ status_add_project(struct status *st, const struct config *cfg)
 {
 	const char *proj = cfg->project_name;
 	struct status_project *p;
+	char *path;
 
 	st->projects = xreallocarray(st->projects, st->nprojects + 1,
 	    sizeof(*st->projects));
@@ -629,6 +636,10 @@ status_add_project(struct status *st, const struct config *cfg)
 	status_backoffs_read(p, proj);
 	status_failures_read(p, proj);
 	p->lines = status_lines(st, proj);
+	path = runfiles_api_pause(proj);
+	if (apipause_read(path, &p->pause) == -1)
+		memset(&p->pause, 0, sizeof(p->pause));
+	free(path);
 }
 
 void
@@ -766,6 +777,49 @@ status_text_rest(const struct status *st, const struct status_project *p,
 		    p->failures.reason ? p->failures.reason : "");
 }
 
+/* The API pause, when there is one: paused, or over and resuming. */
+static void
+status_text_pause(const struct status *st, const struct status_project *p,
+    struct buf *b)
+{
+	char desc[256];
+
+	if (p->pause.since == 0)
+		return;
+	apipause_describe(&p->pause, desc, sizeof(desc));
+	if (apipause_active(&p->pause, st->now))
+		buf_printf(b, "  paused:        %s\n", desc);
+	else
+		buf_printf(b, "  API pause:     over (%s), %s\n", desc,
+		    p->pause.resumed ? "sessions resumed, waiting for a turn "
+				       "to complete" :
+				       "sessions to be resumed");
+}
+
+/* The API pause as JSON, or NULL when there is none. */
+static cJSON *
+status_json_pause(const struct status *st, const struct status_project *p)
+{
+	char iso[32];
+	cJSON *o;
+
+	if (p->pause.since == 0)
+		return NULL;
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "reason", p->pause.reason);
+	cJSON_AddBoolToObject(o, "active", apipause_active(&p->pause, st->now));
+	status_json_time(o, st, p->pause.since);
+	log_iso8601(p->pause.until, iso, sizeof(iso));
+	cJSON_AddStringToObject(o, "until", iso);
+	cJSON_AddNumberToObject(o, "count", (double)p->pause.count);
+	if (p->pause.resumed != 0) {
+		log_iso8601(p->pause.resumed, iso, sizeof(iso));
+		cJSON_AddStringToObject(o, "resumed", iso);
+	} else
+		cJSON_AddNullToObject(o, "resumed");
+	return o;
+}
+
 static void
 status_text_project(const struct status *st, const struct status_project *p,
     struct buf *b)
@@ -780,6 +834,7 @@ status_text_project(const struct status *st, const struct status_project *p,
 		buf_printf(b, "  error:         %s\n", p->error);
 	if (*p->repo == '\0')
 		return;
+	status_text_pause(st, p, b);
 	status_text_lines(st, p->lines, 1, b);
 	status_text_sessions(st, p, b);
 	status_text_rest(st, p, b);
@@ -998,6 +1053,8 @@ status_json_project(const struct status *st, const struct status_project *p)
 	status_json_str(o, "file", p->file);
 	status_json_str(o, "error", p->error);
 	status_json_lines(st, p->lines, 1, o);
+	if ((c = status_json_pause(st, p)) != NULL)
+		cJSON_AddItemToObject(o, "api_pause", c);
 	a = cJSON_AddArrayToObject(o, "sessions");
 	for (i = 0; i < p->nsessions; i++)
 		cJSON_AddItemToArray(a,

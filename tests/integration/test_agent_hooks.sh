@@ -4,9 +4,10 @@
 # force push to the primary branch and an approval of a PR with the dev
 # agent's own token are refused before they run (PreToolUse, exit 2, the
 # reason on stdout and stderr) while other commands run, and
-# an API error ends the turn (StopFailure): the phase says failed with
-# the reason, the phase-changed marker is touched, and the next tick
-# handles the failure at once.  Then each hook mode with the inputs that
+# an API error of the issue's own ends the turn (StopFailure): the phase
+# says failed with the reason, the phase-changed marker is touched, and
+# the next tick handles the failure at once (an error of the project's
+# pauses it instead: test_dev_api_pause.sh).  Then each hook mode with the inputs that
 # matter: the guard's refusals (cwd from the input), StopFailure leaving
 # a finished phase alone, PostToolUse telling writes from reads, the
 # idle and exit markers.
@@ -21,7 +22,7 @@ cat >"$T/script.json" <<'JSON'
   {"tool": {"name": "Bash", "input": {"command": "echo ran > {workdir}/allowed.txt"}}},
   {"tool": {"name": "Bash", "input": {"command": "rm -rf /etc/x"}}},
   {"tool": {"name": "Bash", "input": {"command": "curl -sf -X POST -H \"Authorization: token $FORGE_TOKEN\" -H 'Content-Type: application/json' -d '{\"event\": \"APPROVED\"}' \"$FORGE_API/pulls/1/reviews\""}}},
-  {"api_error": "rate_limit"}]]
+  {"api_error": "max_output_tokens"}]]
 JSON
 S=dev-$PROJ-1
 PHASE=$RUN/dev-session-$PROJ-1.phase
@@ -53,14 +54,14 @@ check_eq "the approval never reached the forge" \
     "$(sim_log_count POST '/reviews')" 0
 check_eq "an API error: the phase says failed" "$(cat "$PHASE")" \
     "PHASE:failed
-Reason: api_error: rate_limit"
+Reason: api_error: max_output_tokens"
 check "an API error: the phase-changed marker" test -s \
     "$RUN/phase-changed-$S.marker"
 # The failure's handling removes the worktree: its hooks are kept here.
 cp "$WT/.claude/settings.json" "$T/settings.json"
 dp
 lhas "the next tick handles the failure" \
-    "#1: session failed: api_error: rate_limit"
+    "#1: session failed: api_error: max_output_tokens"
 check "the failed session is ended" sh -c "! tmux -L $(tmux_sock) has-session -t =$S 2>/dev/null"
 
 # The installed commands, one by one.
@@ -68,9 +69,8 @@ SET=$T/settings.json
 hookcmd() {
 	pyjson "[h['command'] for e in d['hooks']['$1'] for h in e['hooks']][-1]" <"$SET"
 }
-check_eq "StopFailure matches the API errors" \
-    "$(pyjson "d['hooks']['StopFailure'][0]['matcher']" <"$SET")" \
-    'rate_limit|server_error|authentication_failed|billing_error'
+check_eq "StopFailure matches every API error (the hook judges them)" \
+    "$(pyjson "d['hooks']['StopFailure'][0]['matcher']" <"$SET")" '*'
 check_eq "PreToolUse matches Bash and the file tools" \
     "$(pyjson "d['hooks']['PreToolUse'][0]['matcher']" <"$SET")" \
     'Bash|Write|Edit|MultiEdit|NotebookEdit'
@@ -129,12 +129,28 @@ for done in PHASE:done PHASE:merged PHASE:escalate; do
 	check "StopFailure: no marker after $done" test ! -e "$MARK"
 done
 echo PHASE:awaiting_ci >"$PHASE"
-printf '%s' '{"hook_event_name": "StopFailure", "error_type": "billing_error;\nrm -rf /"}' |
+printf '%s' '{"hook_event_name": "StopFailure", "error": "invalid_request"}' |
     sh -c "$FAIL"
-check_eq "StopFailure: the reason made safe" "$(cat "$PHASE")" \
+check_eq "StopFailure: the issue's own error fails the phase" "$(cat "$PHASE")" \
     "PHASE:failed
-Reason: api_error: billing_errorrm -rf /"
+Reason: api_error: invalid_request"
 check "StopFailure: the marker" test -s "$MARK"
+REC=$RUN/api-error-$S
+echo PHASE:awaiting_ci >"$PHASE"
+rm -f "$MARK" "$REC"
+printf '%s' '{"hook_event_name": "StopFailure", "error": "billing_error;\nrm -rf /", "error_details": "x"}' |
+    sh -c "$FAIL"
+check_eq "StopFailure: an error the table lacks is the project's: the phase kept" \
+    "$(cat "$PHASE")" PHASE:awaiting_ci
+check_eq "StopFailure: the session's record, its name made safe" \
+    "$(sed -n 's/^ERROR: //p' "$REC")" billing_errorrmrf
+check "StopFailure: the marker for the project's error" test -s "$MARK"
+rm -f "$REC"
+printf '%s' '{"hook_event_name": "StopFailure", "error": "rate_limit", "error_details": "Claude AI usage limit reached|4102444800"}' |
+    sh -c "$FAIL"
+check_eq "StopFailure: a reset further than 8 days ahead is not believed" \
+    "$(sed -n 's/^RESET: //p' "$REC")" 0
+check_eq "StopFailure: rate_limit recorded" "$(sed -n 's/^ERROR: //p' "$REC")" rate_limit
 
 CHANGE=$(hookcmd PostToolUse)
 rm -f "$MARK"
