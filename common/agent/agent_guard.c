@@ -173,6 +173,8 @@ static int check_tmux(char *const *, size_t, char *, size_t);
 static int check_docker(const char *, char *const *, size_t, char *, size_t);
 static size_t path_span(const char *);
 static int factory_path(const struct guard_ctx *, const char *);
+static int text_path(const struct guard_ctx *, const char *, const char *, int,
+    int (*)(const struct guard_ctx *, const char *), char *, size_t);
 static int factory_in_text(const struct guard_ctx *, const char *, char *,
     size_t);
 static int factory_word(const struct guard_ctx *, const struct guard_state *,
@@ -1222,28 +1224,43 @@ static int
 factory_in_text(const struct guard_ctx *x, const char *w, char *path,
     size_t pathsz)
 {
-	size_t n = strlen(x->factory), len;
+	return strlen(x->factory) > 1 &&
+	    text_path(x, w, x->factory, 1, factory_path, path, pathsz);
+}
+
+/*
+ * A path that starts with root inside the word w (root whole: after no
+ * path character, and followed by a '/', or with ends_ok also by the
+ * end or a character that ends a path in a program's text) for which
+ * pred holds, normalised into path: 1, else 0.  Each character of w is
+ * looked at once.
+ */
+static int
+text_path(const struct guard_ctx *x, const char *w, const char *root,
+    int ends_ok, int (*pred)(const struct guard_ctx *, const char *),
+    char *path, size_t pathsz)
+{
+	size_t n = strlen(root), len;
 	const char *p;
 	char *cand;
+	int hit;
 
-	if (n <= 1)
-		return 0;
-	for (p = w; (p = strstr(p, x->factory)) != NULL; p++) {
+	for (p = w; (p = strstr(p, root)) != NULL; p++) {
 		if ((p > w &&
-			(isalnum((unsigned char)p[-1]) || p[-1] == '/' ||
-			    p[-1] == '.' || p[-1] == '_' || p[-1] == '-')) ||
-		    (p[n] != '\0' && p[n] != '/' &&
-			strchr("'\" \t\n;)]}`,:", p[n]) == NULL))
+			(isalnum((unsigned char)p[-1]) ||
+			    strchr("/._-", p[-1]) != NULL)) ||
+		    (p[n] != '/' &&
+			(!ends_ok ||
+			    (p[n] != '\0' &&
+				strchr("'\" \t\n;)]}`,:", p[n]) == NULL))))
 			continue;
 		len = path_span(p);
 		cand = xstrndup(p, len);
-		if (normalize(cand, path, pathsz) == 0 &&
-		    factory_path(x, path)) {
-			free(cand);
-			return 1;
-		}
+		hit = normalize(cand, path, pathsz) == 0 && pred(x, path);
 		free(cand);
-		p += len - 1; /* each character looked at once */
+		if (hit)
+			return 1;
+		p += len - 1;
 	}
 	return 0;
 }
@@ -1352,32 +1369,16 @@ static int
 run_word(const struct guard_ctx *x, const struct guard_state *st, const char *w,
     char *path, size_t pathsz)
 {
-	size_t n = strlen(x->run_dir), len;
-	const char *p, *eq;
-	char *cand;
+	size_t n = strlen(x->run_dir);
+	const char *eq;
 
 	if (strncmp(w, "--", 2) == 0 && (eq = strchr(w, '=')) != NULL)
 		w = eq + 1;
 	if (w[0] != '-' && resolve(st, w, path, pathsz) &&
 	    run_protected(x, path))
 		return 1;
-	for (p = w; n > 1 && (p = strstr(p, x->run_dir)) != NULL; p++) {
-		if (p[n] != '/' ||
-		    (p > w &&
-			(isalnum((unsigned char)p[-1]) ||
-			    strchr("/._-", p[-1]))))
-			continue;
-		len = path_span(p);
-		cand = xstrndup(p, len);
-		if (normalize(cand, path, pathsz) == 0 &&
-		    run_protected(x, path)) {
-			free(cand);
-			return 1;
-		}
-		free(cand);
-		p += len - 1; /* each character looked at once */
-	}
-	return 0;
+	return n > 1 &&
+	    text_path(x, w, x->run_dir, 0, run_protected, path, pathsz);
 }
 
 /* Whether sed (c->w[at]) edits files in place (-i, -Ei, --in-place). */
