@@ -114,9 +114,6 @@ struct guard_run {
 
 struct guard_runner;
 
-static int refuse(char *, size_t, const char *, ...)
-    __attribute__((format(printf, 3, 4)));
-static int has_unknown(const char *);
 static const char *base_name(const char *);
 static int one_of(const char *, const char *const *);
 static int is_assignment(const char *);
@@ -217,23 +214,6 @@ static int check_text(struct guard_ctx *, struct guard_state *, const char *,
 static void ctx_path(const char *, char *, size_t);
 static void ctx_init(struct guard_ctx *, const struct agent_guard *);
 static void ctx_free(struct guard_ctx *);
-
-static int
-refuse(char *why, size_t whysz, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, whysz, fmt, ap);
-	va_end(ap);
-	return 1;
-}
-
-static int
-has_unknown(const char *s)
-{
-	return strchr(s, GUARD_SHELL_UNKNOWN) != NULL;
-}
 
 static const char *
 base_name(const char *word)
@@ -353,7 +333,7 @@ resolve(const struct guard_state *st, const char *w, char *out, size_t outsz)
 {
 	char joined[GUARD_PATH_MAX * 2];
 
-	if (has_unknown(w) || w[0] == '\0')
+	if (guard_shell_has_unknown(w) || w[0] == '\0')
 		return 0;
 	if (w[0] == '/')
 		return normalize(w, out, outsz) == 0;
@@ -941,9 +921,9 @@ check_push(const struct guard_ctx *x, char *const *w, size_t n, char *why,
 				i++;
 		} else if (pos++ > 0) {
 			refs++;
-			unknown |= has_unknown(w[i]);
+			unknown |= guard_shell_has_unknown(w[i]);
 			if ((del || w[i][0] == ':') && names_primary(x, w[i]))
-				return refuse(why, whysz,
+				return guard_shell_refuse(why, whysz,
 				    "BLOCKED: deleting the primary branch '%s' "
 				    "is not allowed",
 				    x->primary);
@@ -954,20 +934,20 @@ check_push(const struct guard_ctx *x, char *const *w, size_t n, char *why,
 	if (force && all)
 		goto primary;
 	if (force && refs == 0)
-		return refuse(why, whysz,
+		return guard_shell_refuse(why, whysz,
 		    "BLOCKED: a force push without a branch is not allowed "
 		    "(its upstream may be '%s'); name your feature branch: "
 		    "git push --force-with-lease origin <branch>",
 		    x->primary);
 	if ((force || del) && unknown)
-		return refuse(why, whysz,
+		return guard_shell_refuse(why, whysz,
 		    "BLOCKED: a force push or a deletion to a branch the guard "
 		    "cannot tell (a variable or a command's output) may reach "
 		    "the primary branch '%s'; name your feature branch",
 		    x->primary);
 	return 0;
 primary:
-	return refuse(why, whysz,
+	return guard_shell_refuse(why, whysz,
 	    "BLOCKED: force-pushing to the primary branch '%s' is not "
 	    "allowed; push your feature branch instead",
 	    x->primary);
@@ -993,7 +973,7 @@ check_checkout(const struct guard_ctx *x, char *const *w, size_t n, char *why,
 	}
 	for (i = 1; i < n; i++)
 		if (w[i][0] != '-' && names_primary_ref(x, w[i]))
-			return refuse(why, whysz,
+			return guard_shell_refuse(why, whysz,
 			    "BLOCKED: switching to the primary branch '%s' is "
 			    "not allowed; stay on your feature branch",
 			    x->primary);
@@ -1052,7 +1032,8 @@ check_removal(const struct guard_ctx *x, const struct guard_state *st,
 	char path[GUARD_PATH_MAX], *known;
 	size_t n;
 
-	if (!resolve(st, target, path, sizeof(path)) && has_unknown(target)) {
+	if (!resolve(st, target, path, sizeof(path)) &&
+	    guard_shell_has_unknown(target)) {
 		/* /var/$X: outside, whatever $X is. */
 		n = strcspn(target, (char[]) {GUARD_SHELL_UNKNOWN, 0});
 		while (n > 0 && target[n - 1] != '/')
@@ -1061,7 +1042,7 @@ check_removal(const struct guard_ctx *x, const struct guard_state *st,
 		if (n > 0 && resolve(st, known, path, sizeof(path)) &&
 		    !under(path, x->worktree) && !under(path, "/tmp")) {
 			free(known);
-			return refuse(why, whysz,
+			return guard_shell_refuse(why, whysz,
 			    "BLOCKED: '%s' reaches below '%s', outside your "
 			    "worktree '%s'; only remove files inside it (or "
 			    "your own scratch files below /tmp)",
@@ -1070,17 +1051,18 @@ check_removal(const struct guard_ctx *x, const struct guard_state *st,
 		free(known);
 	}
 	if (!resolve(st, target, path, sizeof(path)))
-		return refuse(why, whysz,
+		return guard_shell_refuse(why, whysz,
 		    "BLOCKED: the guard cannot tell what '%s' removes (%s); "
 		    "remove by a path it can resolve: a literal one, inside "
 		    "your worktree '%s'",
 		    what,
-		    has_unknown(target) ? "its target comes from a variable or "
-					  "a command's output" :
-					  "the directory it runs in is unknown",
+		    guard_shell_has_unknown(target) ?
+			"its target comes from a variable or "
+			"a command's output" :
+			"the directory it runs in is unknown",
 		    x->worktree);
 	if (!under(path, x->worktree) && !in_scratch(x, path))
-		return refuse(why, whysz,
+		return guard_shell_refuse(why, whysz,
 		    "BLOCKED: '%s %s' reaches '%s', outside your worktree "
 		    "'%s'; only remove files inside it (or your own scratch "
 		    "files below /tmp)",
@@ -1125,7 +1107,8 @@ check_kill(const char *name, char *const *w, size_t n, char *why, size_t whysz)
 	int bad = strcmp(name, "kill") != 0;
 
 	for (i = 1; i < n && !bad; i++)
-		bad = isdigit((unsigned char)w[i][0]) || has_unknown(w[i]) ||
+		bad = isdigit((unsigned char)w[i][0]) ||
+		    guard_shell_has_unknown(w[i]) ||
 		    (w[i][0] == '-' &&
 			(isdigit((unsigned char)w[i][1]) ||
 			    isupper((unsigned char)w[i][1]))) ||
@@ -1133,7 +1116,7 @@ check_kill(const char *name, char *const *w, size_t n, char *why, size_t whysz)
 		    strncmp(w[i], "--signal", 8) == 0;
 	if (!bad)
 		return 0;
-	return refuse(why, whysz,
+	return guard_shell_refuse(why, whysz,
 	    "BLOCKED: '%s' can reach the factory's own processes (tmux, the "
 	    "agent, the pollers); agents may only stop their own jobs (kill "
 	    "%%N)",
@@ -1155,7 +1138,7 @@ check_tmux(char *const *w, size_t n, char *why, size_t whysz)
 		return 0;
 	for (; i < n; i++)
 		if (one_of(w[i], bad))
-			return refuse(why, whysz,
+			return guard_shell_refuse(why, whysz,
 			    "BLOCKED: 'tmux %s' reaches the factory's agent "
 			    "sessions; only the orchestrator manages them",
 			    w[i]);
@@ -1186,7 +1169,7 @@ check_docker(const char *name, char *const *w, size_t n, char *why,
 	    (strcmp(sub, "down") == 0 && strcmp(name, "docker") == 0 &&
 		strcmp(w[1], "compose") != 0))
 		return 0;
-	return refuse(why, whysz,
+	return guard_shell_refuse(why, whysz,
 	    "BLOCKED: '%s %s' stops or removes containers the factory may run "
 	    "on; only the operator does that",
 	    name, sub);
@@ -1317,7 +1300,7 @@ check_factory(const struct guard_ctx *x, const struct guard_state *st,
 			goto refused;
 	return 0;
 refused:
-	return refuse(why, whysz,
+	return guard_shell_refuse(why, whysz,
 	    "BLOCKED: '%s' is in the factory's own directory '%s', which "
 	    "agents may not touch; work with the files of your worktree '%s'",
 	    path, x->factory, x->worktree);
@@ -1356,7 +1339,7 @@ run_protected(const struct guard_ctx *x, const char *path)
 static int
 run_refuse(const struct guard_ctx *x, const char *path, char *why, size_t whysz)
 {
-	return refuse(why, whysz,
+	return guard_shell_refuse(why, whysz,
 	    "BLOCKED: '%s' belongs to the run directory '%s' and is not "
 	    "this session's: an agent writes only its own phase file, "
 	    "summary and session files there (never another session's "
@@ -1557,7 +1540,7 @@ check_find(struct guard_ctx *x, struct guard_state *st,
 	int deletes = 0, r = 0;
 
 	if (depth >= GUARD_DEPTH)
-		return refuse(why, whysz,
+		return guard_shell_refuse(why, whysz,
 		    "BLOCKED: the command nests commands too deeply to be "
 		    "checked; run its parts directly");
 	for (i = at + 1;
@@ -1739,8 +1722,8 @@ check_simple(struct guard_ctx *x, struct guard_state *st, struct guard_cmd *c,
 		(void)check_state(x, st, c, run.at);
 		return 0;
 	}
-	if (has_unknown(base_name(c->w[run.at])))
-		return refuse(why, whysz,
+	if (guard_shell_has_unknown(base_name(c->w[run.at])))
+		return guard_shell_refuse(why, whysz,
 		    "BLOCKED: the guard cannot tell which command this runs "
 		    "(its name comes from a variable or a command's output); "
 		    "run the command by its name");
@@ -1872,7 +1855,7 @@ check_text(struct guard_ctx *x, struct guard_state *st, const char *text,
 	int r = 0, piped;
 
 	if (depth > GUARD_DEPTH)
-		return refuse(why, whysz,
+		return guard_shell_refuse(why, whysz,
 		    "BLOCKED: the command nests shells too deeply to be "
 		    "checked; run its parts directly");
 	guard_shell_parse(text, &sp);
@@ -1968,7 +1951,7 @@ agent_guard_check(const struct agent_guard *g, const char *command, char *why,
 
 	why[0] = '\0';
 	if (strlen(command) > GUARD_TEXT_MAX)
-		return refuse(why, whysz,
+		return guard_shell_refuse(why, whysz,
 		    "BLOCKED: the command is too long to be checked; split it "
 		    "or put it in a script");
 	ctx_init(&x, g);
@@ -1996,7 +1979,7 @@ agent_guard_check_write(const struct agent_guard *g, const char *path,
 	state_init(&st, cwd);
 	if (resolve(&st, path, abs, sizeof(abs))) {
 		if (factory_path(&x, abs))
-			r = refuse(why, whysz,
+			r = guard_shell_refuse(why, whysz,
 			    "BLOCKED: '%s' is in the factory's own directory "
 			    "'%s', which agents may not touch; work with the "
 			    "files of your worktree '%s'",

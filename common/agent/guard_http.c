@@ -139,9 +139,6 @@ struct gh_interp;
 /* Automaton steps, for the fuzz harness's bound (guard_http.h). */
 static unsigned long long gh_work;
 
-static int refuse(char *, size_t, const char *, ...)
-    __attribute__((format(printf, 3, 4)));
-static int gh_has_unknown(const char *);
 static unsigned gh_method_bits(const char *);
 static char *gh_path(const char *);
 static size_t gh_compile(const char *, struct gh_elem *);
@@ -201,23 +198,6 @@ static const struct gh_interp *gh_interp(const char *);
 static char *gh_program(const struct gh_interp *, char *const *, size_t,
     const struct guard_http_io *);
 
-static int
-refuse(char *why, size_t whysz, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, whysz, fmt, ap);
-	va_end(ap);
-	return 1;
-}
-
-static int
-gh_has_unknown(const char *s)
-{
-	return s != NULL && strchr(s, GUARD_SHELL_UNKNOWN) != NULL;
-}
-
 /* The method's bit; every writing one when it is unknown. */
 static unsigned
 gh_method_bits(const char *m)
@@ -230,7 +210,7 @@ gh_method_bits(const char *m)
 	    {"DELETE", M_DELETE}};
 	size_t i;
 
-	if (m == NULL || gh_has_unknown(m))
+	if (m == NULL || guard_shell_has_unknown(m))
 		return M_WRITE;
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		if (strcasecmp(m, t[i].name) == 0)
@@ -483,7 +463,7 @@ gh_form_value(const char *body, const char *key, int (*test)(const char *))
 			strncmp(field, key, klen) == 0) &&
 		    !((size_t)(eq - field) == klen + 1 && eq[-1] == ':' &&
 			strncmp(field, key, klen) == 0) &&
-		    !gh_has_unknown(field))
+		    !guard_shell_has_unknown(field))
 			continue;
 		for (v = strtok_r(eq + 1, ",", &vs); v != NULL && r != 1;
 		     v = strtok_r(NULL, ",", &vs)) {
@@ -505,7 +485,7 @@ gh_form_value(const char *body, const char *key, int (*test)(const char *))
 static int
 gh_value_closes(const char *v)
 {
-	if (strstr(v, HTTP_HOLE) != NULL || gh_has_unknown(v))
+	if (strstr(v, HTTP_HOLE) != NULL || guard_shell_has_unknown(v))
 		return -1;
 	return strcasecmp(v, "closed") == 0;
 }
@@ -514,7 +494,7 @@ gh_value_closes(const char *v)
 static int
 gh_value_label(const char *v)
 {
-	if (strstr(v, HTTP_HOLE) != NULL || gh_has_unknown(v))
+	if (strstr(v, HTTP_HOLE) != NULL || guard_shell_has_unknown(v))
 		return -1;
 	return gh_is_label(v) ||
 	    (*v != '\0' && v[strspn(v, "0123456789")] == '\0');
@@ -534,7 +514,7 @@ gh_body_closes(const struct guard_http_req *r)
 		return 0;
 	if ((j = gh_json(r->body)) == NULL) {
 		t = gh_form_value(r->body, "state", gh_value_closes);
-		return t == 0 && gh_has_unknown(r->body) ? -1 : t;
+		return t == 0 && guard_shell_has_unknown(r->body) ? -1 : t;
 	}
 	cJSON_ArrayForEach (item, j) {
 		const char *k = item->string != NULL ? item->string : "";
@@ -566,7 +546,7 @@ gh_body_labels(const struct guard_http_req *r)
 		return 0;
 	if ((j = gh_json(r->body)) == NULL) {
 		t = gh_form_value(r->body, "labels", gh_value_label);
-		return t == 0 && gh_has_unknown(r->body) ? -1 : t;
+		return t == 0 && guard_shell_has_unknown(r->body) ? -1 : t;
 	}
 	list = cJSON_IsObject(j) ?
 	    cJSON_GetObjectItemCaseSensitive(j, "labels") :
@@ -613,7 +593,7 @@ gh_cond(const struct gh_rule *rule, const struct guard_http_req *r,
 static int
 has_path_unknown(const char *url)
 {
-	return url == NULL || gh_has_unknown(url);
+	return url == NULL || guard_shell_has_unknown(url);
 }
 
 /* Whether the rule's condition on the body could not be told. */
@@ -629,7 +609,7 @@ static int
 gh_unknown_why(const struct gh_rule *rule, int method, int url, int body,
     char *why, size_t whysz)
 {
-	return refuse(why, whysz,
+	return guard_shell_refuse(why, whysz,
 	    "BLOCKED: this request may be %s, which agents may not make: the "
 	    "guard cannot tell %s%s%s%s%s (from a variable or a command's "
 	    "output it cannot see); write the method, the URL and the body "
@@ -671,11 +651,11 @@ gh_judge(const struct guard_http_req *r, unsigned m, int mu, char *why,
 	    r->url != NULL ? r->url : (char[]) {GUARD_SHELL_UNKNOWN, 0});
 	if (strlen(path) > HTTP_PATH_MAX) {
 		free(path);
-		return refuse(why, whysz,
+		return guard_shell_refuse(why, whysz,
 		    "BLOCKED: the URL of this request is too long to be "
 		    "checked");
 	}
-	levels = gh_has_unknown(path) ? 4 : 1;
+	levels = guard_shell_has_unknown(path) ? 4 : 1;
 	repo = gh_repo(path);
 	for (i = 0; i < HTTP_NRULES; i++) {
 		const struct gh_rule *rule = &gh_rules[i];
@@ -704,7 +684,7 @@ gh_judge(const struct guard_http_req *r, unsigned m, int mu, char *why,
 		/* A variable standing for a number or a name is one. */
 		if (!mu && level <= 1 && c == 1) {
 			free(path);
-			return refuse(why, whysz, "%s", rule->why);
+			return guard_shell_refuse(why, whysz, "%s", rule->why);
 		}
 		level += c == -1 || mu;
 		if (level < best) {
@@ -779,7 +759,7 @@ gh_read(const struct guard_http_io *io, const char *word, int script)
 {
 	if (strcmp(word, "-") == 0)
 		return io->input != NULL ? xstrdup(io->input) : NULL;
-	if (io->read == NULL || gh_has_unknown(word))
+	if (io->read == NULL || guard_shell_has_unknown(word))
 		return NULL;
 	return io->read(io->arg, word, script);
 }
@@ -1359,7 +1339,7 @@ gh_script(const char *text, char *why, size_t whysz)
 			continue;
 		}
 		if (found++ == HTTP_SCRIPT_PATHS)
-			return refuse(why, whysz,
+			return guard_shell_refuse(why, whysz,
 			    "BLOCKED: this program names too many API paths "
 			    "to be checked; split it");
 		path = gh_script_path(p, &used);
@@ -1373,7 +1353,7 @@ gh_script(const char *text, char *why, size_t whysz)
 	if (found ||
 	    (strstr(text, "FORGE_") == NULL && strstr(text, "/api/v1") == NULL))
 		return 0;
-	return refuse(why, whysz,
+	return guard_shell_refuse(why, whysz,
 	    "BLOCKED: this program sends a request to the forge and the guard "
 	    "cannot tell which endpoint it reaches; write the API path "
 	    "literally (or use curl) so that it can be checked");

@@ -5,6 +5,7 @@
  * length for each level of nesting.
  */
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -719,4 +720,21 @@ guard_shell_free(struct guard_shell *sh)
 		free(sh->subs[i].text);
 	free(sh->subs);
 	memset(sh, 0, sizeof(*sh));
+}
+
+int
+guard_shell_has_unknown(const char *s)
+{
+	return s != NULL && strchr(s, GUARD_SHELL_UNKNOWN) != NULL;
+}
+
+int
+guard_shell_refuse(char *why, size_t whysz, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, whysz, fmt, ap);
+	va_end(ap);
+	return 1;
 }

@@ -79,4 +79,10 @@ void guard_shell_free(struct guard_shell *);
  */
 unsigned long long guard_shell_work(void);
 
+/* Whether s (NULL: no) holds a part the reading could not tell. */
+int guard_shell_has_unknown(const char *s);
+/* A refusal: its reason formatted into why; returns 1. */
+int guard_shell_refuse(char *why, size_t whysz, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 #endif
