@@ -93,7 +93,7 @@ def last_user_text(body):
                 if isinstance(out, list):
                     out = " ".join(p.get("text", "") for p in out
                                    if isinstance(p, dict))
-                return "tool_result: %s" % str(out)[:300]
+                return "tool_result: %s" % str(out)[:1500]
     return ""
 
 
