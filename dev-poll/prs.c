@@ -66,7 +66,7 @@ dp_prs_load(struct dev_ctx *c)
 	pulls_memo_use(m, PULLS_MEMO_REVIEWS, path);
 	free(path);
 	if (pulls_load(m) == -1) {
-		log_msg("cannot read the open PRs: %s", pulls_error(m));
+		log_warn("cannot read the open PRs: %s", pulls_error(m));
 		c->prs_read = -1;
 		return -1;
 	}

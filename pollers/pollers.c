@@ -50,12 +50,15 @@ pollers_review_log(const char *project)
 int
 pollers_main(const struct tick_tool *tool, void *ctx, int argc, char *argv[])
 {
-	char *msg;
+	char *msg, *note;
 	int rc;
 
-	rc = tick_main(tool, ctx, argc, argv, &msg);
+	rc = tick_main(tool, ctx, argc, argv, &msg, &note);
+	if (note != NULL)
+		fputs(note, stderr);
 	if (msg != NULL)
 		fputs(msg, rc == CLI_EXIT_OK ? stdout : stderr);
+	free(note);
 	free(msg);
 	return rc;
 }

@@ -33,6 +33,8 @@
 static int log_fd = -1;
 static int log_verbose;
 static int log_stderr;
+/* The first error line of this run (log_first_error()), or "". */
+static char log_first_err[256];
 static char log_prefix[32];
 
 static char *log_masked(const char *, va_list)
@@ -92,6 +94,18 @@ log_use_stderr(int on)
 	log_stderr = on;
 }
 
+int
+log_on_stderr(void)
+{
+	return log_stderr;
+}
+
+const char *
+log_first_error(void)
+{
+	return log_first_err;
+}
+
 void
 log_timestamp(char *out, size_t outsz)
 {
@@ -143,6 +157,12 @@ log_vline(int pri, const char *fmt, va_list ap)
 	msg = log_masked(fmt, ap);
 	termsafe_line(msg, strlen(msg), LOG_MSG_MAX, &line);
 	free(msg);
+	if (pri <= LOG_PRI_WARNING && log_first_err[0] == '\0')
+		snprintf(log_first_err, sizeof(log_first_err), "%s",
+		    strchr(line.data, ']') != NULL && !log_stderr ?
+			strchr(line.data, ']') + 2 + strlen(log_prefix) :
+			line.data + strcspn(line.data, ">") + 1 +
+			    strlen(log_prefix));
 	buf_puts(&line, "\n");
 	if (log_stderr || log_verbose)
 		(void)!write(STDERR_FILENO, line.data, line.len);

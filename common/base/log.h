@@ -30,6 +30,13 @@ void log_close(void);
  * now on (also before log_open()); else to the file as described.
  */
 void log_use_stderr(int on);
+/* Whether the lines go to stderr in the journald form (log_use_stderr()). */
+int log_on_stderr(void);
+/*
+ * The first log_err() or log_warn() message of this run, as logged (masked,
+ * printable, cut to 255 bytes, without its timestamp and prefix), or "".
+ */
+const char *log_first_error(void);
 /*
  * Log one line.  The message is made printable and kept on one line
  * (termsafe_line(): control characters escaped, invalid UTF-8 replaced)

@@ -20,6 +20,7 @@
 #include "lock.h"
 #include "log.h"
 #include "promtick.h"
+#include "redact.h"
 #include "runfiles.h"
 #include "spawn.h"
 #include "tick.h"
@@ -32,6 +33,7 @@ static int tick_lock(struct tick *);
 static int tick_steps(struct tick *);
 static int tick_run(struct tick *);
 static void tick_summary(const struct tick *);
+static char *tick_failed_line(const struct tick *);
 
 static long long
 tick_now_ms(void)
@@ -91,6 +93,15 @@ tick_active(struct tick *t)
 	if (!(active = file_exists(flag))) {
 		log_msg("%s not active — skipping", t->tool->guard);
 		t->result = PROMTICK_INACTIVE;
+		/*
+		 * As lib/guard.sh did: cron mails it, with the remedy (a
+		 * journald unit has the log line on stderr already).
+		 */
+		if (!log_on_stderr())
+			t->note =
+			    xasprintf("%s: SKIP: '%s' not found — %s disabled "
+				      "(touch it to enable)\n",
+				t->tool->cli.prog, flag, t->tool->guard);
 	}
 	free(flag);
 	return active;
@@ -200,9 +211,33 @@ tick_summary(const struct tick *t)
 	    ru.ru_maxrss);
 }
 
+/*
+ * A tick that failed at run time says so on stderr in one line (cron
+ * mails it; chronic shows it): the first failed write, or the log to
+ * read, secrets masked.  Caller frees.
+ */
+static char *
+tick_failed_line(const struct tick *t)
+{
+	const char *first = t->act != NULL && t->act->first_fail[0] != '\0' ?
+	    t->act->first_fail :
+	    log_first_error();
+	char *log = t->cfg.project_name != NULL || !t->tool->cli.takes_project ?
+	    t->tool->cli.log_path(&t->cfg) :
+	    NULL;
+	char *why = redact_values(*first != '\0' ? first : "see the log");
+	char *line = xasprintf("%s: tick failed: %s%s%s%s\n", t->tool->cli.prog,
+	    why, log != NULL ? " (log: " : "", log != NULL ? log : "",
+	    log != NULL ? ")" : "");
+
+	free(why);
+	free(log);
+	return line;
+}
+
 int
 tick_main(const struct tick_tool *tool, void *ctx, int argc, char *argv[],
-    char **msg)
+    char **msg, char **note)
 {
 	struct tick t;
 	int rc;
@@ -218,6 +253,8 @@ tick_main(const struct tick_tool *tool, void *ctx, int argc, char *argv[],
 	tick_prom(&t, rc);
 	if (rc == -1)
 		rc = tick_run(&t);
+	if (rc == CLI_EXIT_FAIL && t.msg == NULL && !log_on_stderr())
+		t.msg = tick_failed_line(&t);
 	promtick_end(t.prom, rc, promtick_result(rc, t.result));
 	/* No file with a PID that is gone stays (upstream's preflight). */
 	lock_release_remove(t.lockpath, t.lockfd);
@@ -225,5 +262,9 @@ tick_main(const struct tick_tool *tool, void *ctx, int argc, char *argv[],
 	log_close();
 	config_free(&t.cfg);
 	*msg = t.msg;
+	if (note != NULL)
+		*note = t.note;
+	else
+		free(t.note);
 	return rc;
 }

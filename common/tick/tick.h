@@ -75,6 +75,7 @@ struct tick {
 	struct act *act;       /* its effects (set by open), or NULL */
 	struct promtick *prom; /* this tick's metrics, or NULL: none */
 	char *msg;	       /* the text main() prints, or NULL */
+	char *note;	       /* a line for stderr (tick_main()), or NULL */
 	const char *result;    /* PROMTICK_LOCKED, _INACTIVE, or NULL */
 	int lockfd;	       /* the tick lock, or -1 */
 	char *lockpath;	       /* its file (removed at the end), or NULL */
@@ -84,11 +85,12 @@ struct tick {
 /*
  * Run tool once for argv with its state in ctx (zeroed by the caller).
  * Returns the exit status, with the text to print in *msg: to stdout
- * when the status is 0, else to stderr (NULL when there is none; caller
- * frees).
+ * when the status is 0, else to stderr; and in *note (may be NULL: not
+ * wanted) a line for stderr whatever the status (a skipped tick's
+ * reason, for cron's mail).  NULL when there is none; caller frees.
  */
 int tick_main(const struct tick_tool *tool, void *ctx, int argc, char *argv[],
-    char **msg);
+    char **msg, char **note);
 /* Whether this run is a one-shot (--issue N, --pr N). */
 int tick_oneshot(const struct tick *);
 

@@ -24,7 +24,9 @@ printf 'DISINTO_LOG=stderr\n' >"$FACTORY_ROOT/.env"
 check_eq "DISINTO_LOG=stderr in .env: the same" \
     "$(cat "$T/err")" "<6>poll: dev not active — skipping"
 "$DEV" --log=file "$PROJ" 2>"$T/err"
-check_eq "--log=file overrides it: stderr quiet" "$(cat "$T/err")" ""
+check_eq "--log=file overrides it: stderr has only the skip's reason, for cron's mail" \
+    "$(cat "$T/err")" \
+    "dev-poll: SKIP: '$FACTORY_ROOT/state/.dev-active' not found — dev disabled (touch it to enable)"
 check "--log=file: the timestamped line in the log file" \
     grep -qE '^\[[0-9-]{10} [0-9:]{8} UTC\] poll: dev not active' "$DLOG"
 rm -f "$FACTORY_ROOT/.env" "$DLOG"

@@ -174,6 +174,9 @@ fake_close(struct tick *t)
 }
 
 /* Run tool for the words (argv[0] added); the exit status, f and msg. */
+/* The last tick's stderr note, or NULL. */
+static char *last_note;
+
 static int
 tick(const struct tick_tool *tool, struct fake *f, char **msg, const char *w0,
     ...)
@@ -195,7 +198,9 @@ tick(const struct tick_tool *tool, struct fake *f, char **msg, const char *w0,
 	va_end(ap);
 	argv[argc++] = project_toml;
 	argv[argc] = NULL;
-	return tick_main(tool, f, argc, argv, msg);
+	free(last_note);
+	last_note = NULL;
+	return tick_main(tool, f, argc, argv, msg, &last_note);
 }
 
 /* The contents of dir/name ("" when missing).  Caller frees. */
@@ -262,6 +267,9 @@ test_tick_inactive(void)
 	active(0);
 	CHECK_INT(tick(&fake_tool, &f, &msg, NULL), CLI_EXIT_OK);
 	CHECK(msg == NULL);
+	/* For cron's mail, as lib/guard.sh: the flag's path and the remedy. */
+	CHECK(last_note != NULL && strstr(last_note, "fake: SKIP: '") != NULL &&
+	    strstr(last_note, "/state/.fake-active' not found") != NULL);
 	CHECK_STR(f.trail, "");
 	CHECK(has("fake.log", "poll: fake not active — skipping\n"));
 	CHECK(has("metrics/fake-demo.prom",
@@ -333,9 +341,17 @@ test_tick_fails(void)
 	CHECK_INT(tick(&fake_tool, &f, &msg, NULL), CLI_EXIT_FAIL);
 	CHECK_STR(f.trail, "ORC");
 	CHECK(has("metrics/fake-demo.prom", "result=\"failed\"} 1\n"));
+	/* One line on stderr, for cron's mail: what failed, the log. */
+	CHECK(msg != NULL &&
+	    strncmp(msg, "fake: tick failed: see the log (log: ", 37) == 0 &&
+	    strchr(msg, '\n') == msg + strlen(msg) - 1);
+	free(msg);
 	f.run_rc = CLI_EXIT_OK;
 	f.bad_write = 1;
 	CHECK_INT(tick(&fake_tool, &f, &msg, NULL), CLI_EXIT_FAIL);
+	CHECK(msg != NULL && strstr(msg, "fake: tick failed: ") == msg &&
+	    strstr(msg, "cannot write '") != NULL);
+	free(msg);
 	CHECK(has("run/fake-status",
 	    "] fake: tick failed: 1 write failed, the first: cannot write '"));
 	CHECK(has("metrics/fake-demo.prom", "result=\"failed\"} 2\n"));
@@ -452,6 +468,7 @@ main(void)
 	RUN(test_tick_load);
 	RUN(test_tick_usage);
 	r = check_main();
+	free(last_note);
 	free(project_toml);
 	(void)nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return r;
