@@ -21,20 +21,14 @@ static int factory_pull_done;
 static char **
 factory_pull_replaced(const char *root, size_t *n)
 {
-	static const char *const common[] = {"rev-parse", "--git-common-dir",
-	    NULL};
-	char *dir = git_line(root, common, NULL), *path = NULL, **v = NULL;
+	char *path = git_common_path(root, "info/attributes"), **v = NULL;
 	const char *p, *nl;
 	size_t flen = strlen(FACTORY_PULL_FILTER), len;
 	struct buf b;
 
 	*n = 0;
 	buf_init(&b, 0);
-	if (dir == NULL)
-		goto out;
-	path = *dir == '/' ? xasprintf("%s/info/attributes", dir) :
-			     xasprintf("%s/%s/info/attributes", root, dir);
-	if (file_read(path, 1 << 20, &b) == -1)
+	if (path == NULL || file_read(path, 1 << 20, &b) == -1)
 		goto out;
 	for (p = buf_str(&b); *p != '\0'; p = *nl != '\0' ? nl + 1 : nl) {
 		nl = p + strcspn(p, "\n");
@@ -49,7 +43,6 @@ factory_pull_replaced(const char *root, size_t *n)
 out:
 	buf_free(&b);
 	free(path);
-	free(dir);
 	return v;
 }
 

@@ -207,3 +207,17 @@ git_env_free(char **env)
 	}
 	free(env);
 }
+
+char *
+git_common_path(const char *dir, const char *rel)
+{
+	static const char *const common[] = {"rev-parse", "--git-common-dir",
+	    NULL};
+	char *d = git_line(dir, common, NULL), *path = NULL;
+
+	if (d != NULL && *d != '\0')
+		path = *d == '/' ? xasprintf("%s/%s", d, rel) :
+				   xasprintf("%s/%s/%s", dir, d, rel);
+	free(d);
+	return path;
+}

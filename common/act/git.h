@@ -30,6 +30,12 @@ char *git_line(const char *dir, const char *const *args, int *status);
  * detached.  Free the array only, not the strings.
  */
 char **git_argv(const char *dir, const char *const *args);
+/*
+ * The path of rel inside the clone's common git directory (the one its
+ * linked worktrees share: info/exclude, info/attributes), for the
+ * checkout or worktree at dir, or NULL when dir is none.  Caller frees.
+ */
+char *git_common_path(const char *dir, const char *rel);
 /* "git -C dir args..." for the log.  Caller frees. */
 char *git_cmdline(const char *dir, const char *const *args);
 /* The last non-empty line of text (git's last words) into line. */

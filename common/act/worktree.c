@@ -74,21 +74,6 @@ worktree_on_branch(const char *path, const char *branch)
 	return r;
 }
 
-/* The clone's info/exclude for the worktree at path, or NULL.  Caller frees. */
-static char *
-worktree_exclude_file(const char *path)
-{
-	static const char *const common[] = {"rev-parse", "--git-common-dir",
-	    NULL};
-	char *dir = git_line(path, common, NULL), *file = NULL;
-
-	if (dir != NULL && *dir != '\0')
-		file = *dir == '/' ? xasprintf("%s/info/exclude", dir) :
-				     xasprintf("%s/%s/info/exclude", path, dir);
-	free(dir);
-	return file;
-}
-
 /* Whether pattern is a line of the file at path already: 1, 0 or -1. */
 static int
 worktree_excluded(const char *path, const char *pattern)
@@ -120,7 +105,8 @@ worktree_exclude(struct act *a, const char *path, const char *rel)
 	    NULL};
 	const char *skip[] = {"update-index", "--skip-worktree", "--", rel,
 	    NULL};
-	char *file = worktree_exclude_file(path), *pattern = NULL, *line;
+	char *file = git_common_path(path, "info/exclude"), *pattern = NULL,
+	     *line;
 	int r = -1;
 
 	if (file == NULL)
