@@ -145,6 +145,7 @@ log_vline(int pri, const char *fmt, va_list ap)
 {
 	struct buf line;
 	char ts[32], *msg;
+	size_t head;
 	int saved = errno;
 
 	buf_init(&line, 0);
@@ -154,15 +155,13 @@ log_vline(int pri, const char *fmt, va_list ap)
 		log_timestamp(ts, sizeof(ts));
 		buf_printf(&line, "[%s] %s", ts, log_prefix);
 	}
+	head = line.len;
 	msg = log_masked(fmt, ap);
 	termsafe_line(msg, strlen(msg), LOG_MSG_MAX, &line);
 	free(msg);
 	if (pri <= LOG_PRI_WARNING && log_first_err[0] == '\0')
 		snprintf(log_first_err, sizeof(log_first_err), "%s",
-		    strchr(line.data, ']') != NULL && !log_stderr ?
-			strchr(line.data, ']') + 2 + strlen(log_prefix) :
-			line.data + strcspn(line.data, ">") + 1 +
-			    strlen(log_prefix));
+		    line.data + head);
 	buf_puts(&line, "\n");
 	if (log_stderr || log_verbose)
 		(void)!write(STDERR_FILENO, line.data, line.len);
