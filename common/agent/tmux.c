@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "config.h"
 #include "file.h"
 #include "screen.h"
 #include "spawn.h"
@@ -98,12 +99,7 @@ tmux_set_server_env(char *const *env)
 {
 	size_t i, n = 0;
 
-	for (i = 0; tmux_server_env != NULL && tmux_server_env[i] != NULL;
-	     i++) {
-		explicit_bzero(tmux_server_env[i], strlen(tmux_server_env[i]));
-		free(tmux_server_env[i]);
-	}
-	free(tmux_server_env);
+	config_env_free(tmux_server_env); /* wiped: it holds secrets */
 	tmux_server_env = NULL;
 	while (env != NULL && env[n] != NULL)
 		n++;
