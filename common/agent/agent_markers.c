@@ -80,6 +80,7 @@ const struct agent_backend agent_markers_backend = {
     .activity = tmux_session_activity,
     .progress = agent_markers_progress,
     .seen = agent_markers_seen,
+    .at_prompt = agent_tmux_at_prompt,
 };
 
 static int markers_ready_s = MARKERS_READY_S;
@@ -91,9 +92,7 @@ static size_t markers_ntyped;
 static int
 agent_markers_init(const struct agent_conf *conf)
 {
-	tmux_set_socket(conf->tmux_socket);
-	tmux_set_tmpdir(conf->state_dir);
-	tmux_set_server_env(conf->server_env);
+	agent_tmux_configure(conf);
 	markers_ready_s =
 	    conf->marker_ready_s > 0 ? conf->marker_ready_s : MARKERS_READY_S;
 	markers_ack_s =
