@@ -42,8 +42,8 @@ static enum agent_delivery agent_typed(const char *, const struct agent_msg *,
 static void agent_settle_other(const char *, struct intent *);
 static int agent_queue(const char *, const struct agent_msg *, const char *);
 static int agent_queue_behind(const char *, const struct agent_msg *);
-static enum agent_delivery agent_unsent(const char *,
-    const struct agent_msg *, struct intent *, time_t);
+static enum agent_delivery agent_unsent(const char *, const struct agent_msg *,
+    struct intent *, time_t);
 static enum agent_delivery agent_deliver_via(const char *,
     const struct agent_msg *, int);
 static int agent_mailbox_ready(const char *, const struct agent_msg *);
@@ -246,7 +246,7 @@ agent_queue_behind(const char *session, const struct agent_msg *m)
 		r = 1;
 	else if (mb.n > 0)
 		r = agent_queue(session, m, "messages queued before it") ? 1 :
-									  -1;
+									   -1;
 	mailbox_free(&mb);
 	return r;
 }
@@ -268,8 +268,9 @@ agent_unsent(const char *session, const struct agent_msg *m, struct intent *in,
 	if (intent_save(session, in) == -1)
 		log_msg("session %s: cannot record that '%s' was not typed: %s",
 		    session, m->key, strerror(errno));
-	return agent_queue(session, m, "Claude lock busy") ? AGENT_QUEUED :
-							     AGENT_NOT_DELIVERED;
+	return agent_queue(session, m, "Claude lock busy") ?
+	    AGENT_QUEUED :
+	    AGENT_NOT_DELIVERED;
 }
 
 /*

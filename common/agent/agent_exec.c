@@ -43,8 +43,8 @@
 
 /* The wrapper's delivery of the session's mailbox. */
 struct agent_exec_mail {
-	char *path;	  /* the mailbox file (owned), or NULL: none */
-	pid_t child;	  /* the child typing a message, or 0 */
+	char *path;	   /* the mailbox file (owned), or NULL: none */
+	pid_t child;	   /* the child typing a message, or 0 */
 	long long next_ms; /* no look before */
 };
 
@@ -77,8 +77,8 @@ static int agent_exec_mail_init(const struct agent_exec *,
     struct agent_exec_mail *);
 static void agent_exec_mail_child(const struct agent_exec *);
 static void agent_exec_mail_reap(struct agent_exec_mail *, int);
-static void agent_exec_mail(const struct agent_exec *,
-    struct agent_exec_mail *, struct agent_lock_holder *);
+static void agent_exec_mail(const struct agent_exec *, struct agent_exec_mail *,
+    struct agent_lock_holder *);
 static void agent_exec_mail_end(struct agent_exec_mail *);
 static int agent_exec_supervise(const struct agent_exec *, char *const *,
     char *, size_t);

@@ -106,10 +106,10 @@ agent_tmux_configure(const struct agent_conf *conf)
 	free(agent_tmux_conf.protocol);
 	free(agent_tmux_conf.state_dir);
 	free(agent_tmux_conf.socket);
-	agent_tmux_conf.protocol = xstrdup(
-	    conf->protocol != NULL && *conf->protocol != '\0' ?
-		conf->protocol :
-		AGENT_PROTOCOL_DEFAULT);
+	agent_tmux_conf.protocol =
+	    xstrdup(conf->protocol != NULL && *conf->protocol != '\0' ?
+		    conf->protocol :
+		    AGENT_PROTOCOL_DEFAULT);
 	agent_tmux_conf.state_dir =
 	    conf->state_dir != NULL ? xstrdup(conf->state_dir) : NULL;
 	agent_tmux_conf.socket =

@@ -49,8 +49,9 @@ mailbox_parse(struct mailbox *mb, const char *p, size_t len)
 		    klen == 0 || klen >= INTENT_KEY_MAX)
 			return -1;
 		p = nl + 1;
-		if ((size_t)(end - p) < klen + 1 + tlen + 1 || p[klen] != '\n' ||
-		    p[klen + 1 + tlen] != '\n' || memchr(p, '\0', klen) != NULL)
+		if ((size_t)(end - p) < klen + 1 + tlen + 1 ||
+		    p[klen] != '\n' || p[klen + 1 + tlen] != '\n' ||
+		    memchr(p, '\0', klen) != NULL)
 			return -1;
 		mailbox_push(mb, p, (size_t)klen, p + klen + 1, (size_t)tlen);
 		p += klen + 1 + tlen + 1;

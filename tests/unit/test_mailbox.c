@@ -28,8 +28,8 @@ test_mailbox_order(void)
 	struct stat st;
 
 	CHECK_INT(mailbox_count("s"), 0);
-	CHECK_INT(mailbox_add("s", "ci abc failure 1", "CI failed.\n\nMSG 1 2\n"),
-	    0);
+	CHECK_INT(
+	    mailbox_add("s", "ci abc failure 1", "CI failed.\n\nMSG 1 2\n"), 0);
 	CHECK_INT(mailbox_add("s", "review abc", "Changes requested"), 0);
 	CHECK_INT(mailbox_add("s", "ci abc failure 1", "another text"), 1);
 	CHECK_INT(mailbox_add("s", "empty", ""), 0);
