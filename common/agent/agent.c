@@ -45,7 +45,7 @@ static int agent_queue_behind(const char *, const struct agent_msg *);
 static enum agent_delivery agent_unsent(const char *, const struct agent_msg *,
     struct intent *, time_t);
 static enum agent_delivery agent_deliver_via(const char *,
-    const struct agent_msg *, int);
+    const struct agent_msg *, int, int *);
 static int agent_mailbox_ready(const char *, const struct agent_msg *);
 
 int
@@ -275,11 +275,12 @@ agent_unsent(const char *session, const struct agent_msg *m, struct intent *in,
 
 /*
  * agent_deliver(), from a sender (a tick: what cannot be typed now is
- * queued) or from the mailbox (the wrapper: nothing queued).
+ * queued) or from the mailbox (the wrapper: nothing queued); *typed set
+ * when m was typed now.
  */
 static enum agent_delivery
 agent_deliver_via(const char *session, const struct agent_msg *m,
-    int from_mailbox)
+    int from_mailbox, int *typed)
 {
 	enum agent_delivery d = AGENT_INJECT_ERROR;
 	struct intent in;
@@ -288,6 +289,7 @@ agent_deliver_via(const char *session, const struct agent_msg *m,
 	int fd = -1, r;
 
 	memset(&in, 0, sizeof(in));
+	*typed = 0;
 	if ((r = intent_lock(session, &fd)) != 0) {
 		log_msg("session %s: %s", session,
 		    r == 1 ? "another process is typing into it" :
@@ -338,9 +340,10 @@ agent_deliver_via(const char *session, const struct agent_msg *m,
 	crashpoint("recorded");
 	d = agent_send(session, m);
 	crashpoint(from_mailbox ? "mailbox-typed" : "typed");
-	if (d == AGENT_DELIVERED)
+	if (d == AGENT_DELIVERED) {
+		*typed = 1;
 		(void)agent_typed(session, m, &in);
-	else if (d == AGENT_QUEUED)
+	} else if (d == AGENT_QUEUED)
 		d = from_mailbox ? AGENT_NOT_DELIVERED :
 				   agent_unsent(session, m, &in, last);
 out:
@@ -352,7 +355,9 @@ out:
 enum agent_delivery
 agent_deliver(const char *session, const struct agent_msg *m)
 {
-	return agent_deliver_via(session, m, 0);
+	int typed;
+
+	return agent_deliver_via(session, m, 0, &typed);
 }
 
 /*
@@ -384,7 +389,7 @@ agent_mailbox_deliver(const char *session)
 	struct agent_msg m = {.kind = AGENT_MSG_INJECT};
 	enum agent_delivery d;
 	struct mailbox mb;
-	int r = 0;
+	int r = 0, typed = 0;
 
 	if (mailbox_load(session, &mb) == -1) {
 		log_msg("session %s: its mailbox cannot be read: %s", session,
@@ -397,14 +402,15 @@ agent_mailbox_deliver(const char *session)
 	m.text = mb.msgs[0].text;
 	if (!agent_mailbox_ready(session, &m))
 		goto out;
-	if ((d = agent_deliver_via(session, &m, 1)) == AGENT_DELIVERED) {
+	if ((d = agent_deliver_via(session, &m, 1, &typed)) ==
+	    AGENT_DELIVERED) {
 		log_msg("session %s: '%s' delivered from its mailbox", session,
 		    m.key);
 		if (mailbox_remove(session, m.key) == -1)
 			log_msg("session %s: cannot take '%s' out of its "
 				"mailbox: %s",
 			    session, m.key, strerror(errno));
-		r = 1;
+		r = typed ? 1 : 2;
 	} else if (d == AGENT_INJECT_ERROR)
 		r = -1;
 out:

@@ -233,7 +233,8 @@ enum agent_delivery agent_deliver(const char *session,
  * type the oldest message of its mailbox when the agent waits at its
  * prompt, once across crashes (as agent_deliver(); a message typed by a
  * process that died before it recorded the delivery is settled by
- * looking).  Returns 1 when one was delivered (it left the mailbox), 0
+ * looking).  Returns 1 when one was typed, 2 when one was found
+ * delivered before (nothing typed; either way it left the mailbox), 0
  * when there is nothing to type or not now, -1 on an error (logged).
  */
 int agent_mailbox_deliver(const char *session);

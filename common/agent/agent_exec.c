@@ -26,6 +26,7 @@
 #include "config.h"
 #include "crashpoint.h"
 #include "file.h"
+#include "log.h"
 #include "redact.h"
 #include "runfiles.h"
 #include "xmalloc.h"
@@ -46,6 +47,8 @@ struct agent_exec_mail {
 	char *path;	   /* the mailbox file (owned), or NULL: none */
 	pid_t child;	   /* the child typing a message, or 0 */
 	long long next_ms; /* no look before */
+	/* The lock was taken for the mailbox, and nothing typed since. */
+	int took;
 };
 
 /* The agent, as the wrapper watches it. */
@@ -160,9 +163,9 @@ static void
 agent_exec_push_mailbox(char ***v, size_t *n, const struct agent_exec *x)
 {
 	const char *names[] = {"--session", "--run-dir", "--protocol",
-	    "--socket", "--glyph", "--crash"};
+	    "--socket", "--glyph", "--crash", "--log"};
 	const char *values[] = {x->session, x->run_dir, x->protocol, x->socket,
-	    x->glyph, x->crash};
+	    x->glyph, x->crash, x->log};
 	size_t i;
 
 	if (x->session == NULL || x->run_dir == NULL)
@@ -222,10 +225,11 @@ agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
 {
 	static const char *const names[] = {"--env", "--lock", "--wait",
 	    "--state", "--request", "--watch", "--handover", "--session",
-	    "--run-dir", "--protocol", "--socket", "--glyph", "--crash"};
+	    "--run-dir", "--protocol", "--socket", "--glyph", "--crash",
+	    "--log"};
 	const char **fields[] = {&x->env_file, &x->lock, NULL, &x->state,
 	    &x->request, &x->watch, &x->handover, &x->session, &x->run_dir,
-	    &x->protocol, &x->socket, &x->glyph, &x->crash};
+	    &x->protocol, &x->socket, &x->glyph, &x->crash, &x->log};
 	char *end;
 	size_t k;
 	int i;
@@ -258,7 +262,7 @@ agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
 		    "--wait SECONDS --request FILE [--watch FILE] "
 		    "[--handover SOCKET] [--session NAME --run-dir DIR "
 		    "[--protocol NAME] [--socket NAME] [--glyph TEXT] "
-		    "[--crash POINTS]]] -- COMMAND...",
+		    "[--crash POINTS] [--log FILE]]] -- COMMAND...",
 		    AGENT_EXEC_MODE);
 		return -1;
 	}
@@ -507,11 +511,17 @@ agent_exec_mail_init(const struct agent_exec *x, struct agent_exec_mail *m)
 	runfiles_init(x->run_dir, x->run_dir);
 	if (agent_use(&conf) == -1)
 		return -1;
+	/* What the wrapper did is told in the log of the tool it serves. */
+	if (x->log != NULL)
+		(void)log_open(x->log, "agent: ", 0, 0);
 	m->path = runfiles_mailbox(x->session);
 	return 0;
 }
 
-/* The child: type the oldest message.  Exits 0 delivered, 1 not, 2. */
+/*
+ * The child: type the oldest message.  Exits 0 typed, 3 found delivered
+ * before, 1 not now, 2 on an error.
+ */
 static void
 agent_exec_mail_child(const struct agent_exec *x)
 {
@@ -520,7 +530,7 @@ agent_exec_mail_child(const struct agent_exec *x)
 	agent_exec_signals(0);
 	crashpoint_set(x->crash);
 	r = agent_mailbox_deliver(x->session);
-	_exit(r == 1 ? 0 : r == 0 ? 1 : 2);
+	_exit(r == 1 ? 0 : r == 2 ? 3 : r == 0 ? 1 : 2);
 }
 
 /* Has the typing child ended (wait: wait for it)?  The next look by it. */
@@ -538,12 +548,16 @@ agent_exec_mail_reap(struct agent_exec_mail *m, int wait)
 	if (r == 0)
 		return;
 	m->child = 0;
-	if (r == -1 || !WIFEXITED(status) || WEXITSTATUS(status) > 1)
+	if (r == -1 || !WIFEXITED(status) || WEXITSTATUS(status) == 2) {
 		m->next_ms = agent_exec_now_ms() + AGENT_EXEC_MAIL_ERROR_MS;
-	else
-		m->next_ms = agent_exec_now_ms() +
-		    (WEXITSTATUS(status) == 0 ? AGENT_EXEC_MAIL_NEXT_MS :
-						AGENT_EXEC_MAIL_WAIT_MS);
+		return;
+	}
+	/* Typed: the agent works on it, and the lock is its turn's. */
+	if (WEXITSTATUS(status) == 0)
+		m->took = 0;
+	m->next_ms = agent_exec_now_ms() +
+	    (WEXITSTATUS(status) == 1 ? AGENT_EXEC_MAIL_WAIT_MS :
+					AGENT_EXEC_MAIL_NEXT_MS);
 }
 
 /*
@@ -560,10 +574,22 @@ agent_exec_mail(const struct agent_exec *x, struct agent_exec_mail *m,
 
 	agent_exec_mail_reap(m, 0);
 	if (m->path == NULL || m->child != 0 ||
-	    agent_exec_now_ms() < m->next_ms || lstat(m->path, &st) == -1)
+	    agent_exec_now_ms() < m->next_ms)
 		return;
+	if (lstat(m->path, &st) == -1) {
+		/*
+		 * Emptied with nothing typed (found delivered before): the
+		 * agent still waits, and the lock it had let go goes again.
+		 */
+		if (m->took)
+			agent_lock_hold_free(h);
+		m->took = 0;
+		return;
+	}
 	m->next_ms = agent_exec_now_ms() + AGENT_EXEC_MAIL_WAIT_MS;
-	if (!agent_lock_hold_try(h))
+	if (h->fd == -1 && agent_lock_hold_try(h))
+		m->took = 1;
+	if (h->fd == -1)
 		return;
 	if ((pid = fork()) == 0)
 		agent_exec_mail_child(x);

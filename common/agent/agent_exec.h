@@ -6,7 +6,7 @@
  *       --wait SECONDS --request FILE [--watch PHASE_FILE]
  *       [--handover SOCKET] [--session NAME --run-dir DIR
  *       [--protocol NAME] [--socket NAME] [--glyph TEXT]
- *       [--crash POINTS]]] -- COMMAND...
+ *       [--crash POINTS] [--log FILE]]] -- COMMAND...
  *
  * FILE holds the variables the agent gets (agent_exec_env_write(): a
  * private file, never a command line, where any local user could read
@@ -30,7 +30,8 @@
  * (agent_mailbox_deliver(): the backend NAME on the tmux server of
  * socket NAME, the prompt glyph TEXT), one at a time, in order; a child
  * that dies mid-way is settled by the next one looking at the session.
- * POINTS are the test-only crash points of that child (crashpoint.h).
+ * What it did goes to the log FILE (the tool's that started it); POINTS
+ * are the test-only crash points of that child (crashpoint.h).
  */
 #ifndef AGENT_EXEC_H
 #define AGENT_EXEC_H
@@ -58,6 +59,7 @@ struct agent_exec {
 	const char *socket;
 	const char *glyph;
 	const char *crash;
+	const char *log;
 };
 
 /*

@@ -659,6 +659,16 @@ agent_lock_serve(struct agent_lock_holder *h, int (*stop)(void *), void *arg)
 	(void)file_remove(h->request);
 }
 
+void
+agent_lock_hold_free(struct agent_lock_holder *h)
+{
+	if (h->fd == -1)
+		return;
+	lock_release(h->fd);
+	h->fd = -1;
+	agent_lock_state_mine(h, "free");
+}
+
 int
 agent_lock_hold_try(struct agent_lock_holder *h)
 {

@@ -145,6 +145,8 @@ void agent_lock_serve(struct agent_lock_holder *h, int (*stop)(void *),
  * without waiting ("held" written).  1 held, 0 not.
  */
 int agent_lock_hold_try(struct agent_lock_holder *h);
+/* Let go of the lock while the agent waits ("free" written). */
+void agent_lock_hold_free(struct agent_lock_holder *h);
 /*
  * The session ends: release the lock, remove the state file (when it is
  * still the one h wrote).

@@ -161,6 +161,7 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
 			x.socket = agent_tmux_conf.socket;
 			x.glyph = agent_tmux_glyph;
 			x.crash = crashpoint_get();
+			x.log = log_path();
 		}
 	}
 	*argv = agent_exec_argv(exe, &x, s->argv);
