@@ -44,6 +44,7 @@ struct status_session {
 	int alive;	  /* 1, 0, or -1 when not known */
 	int has_progress; /* the agent's own report, when it gives one */
 	struct agent_progress progress;
+	long queued; /* messages in its mailbox (agent_queued()), or -1 */
 };
 
 /* An issue whose launch is backed off (backoff.h). */
@@ -353,6 +354,7 @@ status_session_add(struct status_project *p, const char *kind, long long number,
 	s->number = number;
 	s->name = xstrdup(name);
 	s->reason = xstrdup("");
+	s->queued = agent_queued(name);
 	return s;
 }
 
@@ -689,6 +691,8 @@ status_text_sessions(const struct status *st, const struct status_project *p,
 					"?");
 		if (*s->reason != '\0')
 			buf_printf(b, "  Reason: %s", s->reason);
+		if (s->queued > 0)
+			buf_printf(b, "  queued: %ld", s->queued);
 		buf_puts(b, "\n");
 		if (s->has_progress)
 			status_text_progress(st, s, b);
@@ -954,6 +958,9 @@ status_json_session(const struct status *st, const struct status_session *s)
 		cJSON_AddNullToObject(o, "alive");
 	else
 		cJSON_AddBoolToObject(o, "alive", s->alive);
+	/* Messages waiting in its mailbox for its wrapper (agent.h). */
+	if (s->queued > 0)
+		cJSON_AddNumberToObject(o, "queued", (double)s->queued);
 	/* Only from a backend whose agents report it (agent_progress()). */
 	if (s->has_progress)
 		cJSON_AddItemToObject(o, "progress",

@@ -69,6 +69,10 @@ lhas "busy lock: queued, one line" "queued for $S \\(Claude lock busy\\)"
 check_eq "busy lock: one message in the mailbox" "$(queued)" 1
 check "the mailbox is private" test "$(stat -c %a "$MBOX")" = 600
 check "busy lock: recorded as on its way" test -e "$RUN/ci-result-$PROJ-1.txt"
+"$O/dev-poll/dev-poll" --status "$P" >"$T/status.txt" 2>&1
+check "--status: the session's queued message" grep -q "$S .*  queued: 1\$" "$T/status.txt"
+"$O/dev-poll/dev-poll" --status --json "$P" >"$T/status.json" 2>&1
+check_eq "--status --json: queued" "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([s.get("queued") for p in d["projects"] for s in p["sessions"]])' "$T/status.json")" "[1]"
 dp
 rc_is "busy lock: the next tick" 0
 check "the next tick returned while the lock is still held" held
