@@ -431,7 +431,7 @@ agent_markers_type(const char *session, struct markers_delivery *d)
 		return AGENT_NOT_DELIVERED;
 	}
 	if ((r = agent_tmux_relock(session)) != 0)
-		return r == 1 ? AGENT_NOT_DELIVERED : AGENT_INJECT_ERROR;
+		return r == 1 ? AGENT_QUEUED : AGENT_INJECT_ERROR;
 	d->sent++;
 	d->at = time(NULL);
 	if (markers_delivery_write(session, d) == -1) {
