@@ -264,8 +264,8 @@ cli_check(const struct cli_tool *t, const struct cli *c, char *err,
 {
 	if (c->json && !c->status)
 		snprintf(err, errsz, "--json goes with --status");
-	else if (c->forge && !c->check)
-		snprintf(err, errsz, "--forge goes with --check");
+	else if (c->forge && !c->check && !c->status)
+		snprintf(err, errsz, "--forge goes with --check or --status");
 	else if (c->force && c->issue == 0 && c->pr == 0)
 		snprintf(err, errsz, "--force goes with %s",
 		    t->opts & CLI_OPT_PR ? "--pr" : "--issue");
@@ -523,6 +523,8 @@ cli_status(const struct cli *cli, const struct config *cfg, const char *exe,
 	int r = CLI_EXIT_OK;
 
 	*out = NULL;
+	if (cli->forge)
+		status_use_forge(st);
 	if (cli->project_toml != NULL)
 		status_add_project(st, cfg);
 	else if (runfiles_project_files(&files, &nfiles) == -1) {
