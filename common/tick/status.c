@@ -52,6 +52,7 @@ struct status_session {
 	char *ci_sha;	/* that head (printable, short), or NULL */
 	int pr_fresh;	/* the PR and CI were read from the forge now */
 	char *pr_state; /* from the forge: "open", "closed", "merged" */
+	char *pr_error; /* why the forge could not say, or NULL */
 };
 
 /* What keeps the backlog from moving, and the next ready issue. */
@@ -200,8 +201,7 @@ static void status_json_str(cJSON *, const char *, const char *);
 static struct status_tick *status_ticks(const struct status *, const char *);
 static void status_tick_read(const char *, struct status_tick *);
 static void status_session_pr(struct status_session *, const char *);
-static void status_sessions_forge(struct status_project *,
-    struct statusforge *);
+static int status_sessions_forge(struct status_project *, struct statusforge *);
 static void status_backlog_forge(struct status_project *, struct statusforge *);
 static void status_forge(const struct status *, struct status_project *,
     const struct config *);
@@ -341,6 +341,7 @@ status_project_free(const struct status *st, struct status_project *p)
 		free(p->sessions[i].ci);
 		free(p->sessions[i].ci_sha);
 		free(p->sessions[i].pr_state);
+		free(p->sessions[i].pr_error);
 	}
 	free(p->backlog.error);
 	free(p->backlog.ready_title);
@@ -828,8 +829,12 @@ status_stale(const struct status *st, struct status_project *p)
 	}
 }
 
-/* Each session's PR (and a dev session's found by its branch), fresh. */
-static void
+/*
+ * Each session's PR (and a dev session's found by its branch), fresh; a
+ * failed read is said on the session, and unless the forge only did not
+ * have that PR, the forge is not asked again.
+ */
+static int
 status_sessions_forge(struct status_project *p, struct statusforge *sf)
 {
 	struct statusforge_pr pr;
@@ -838,13 +843,20 @@ status_sessions_forge(struct status_project *p, struct statusforge *sf)
 
 	for (i = 0; i < p->nsessions; i++) {
 		s = &p->sessions[i];
-		if (s->pr == 0 && strcmp(s->kind, "dev") == 0 &&
-		    statusforge_issue_pr(sf, s->number, &s->pr) == -1)
-			break;
-		if (s->pr == 0)
+		if ((s->pr == 0 && strcmp(s->kind, "dev") == 0 &&
+			statusforge_issue_pr(sf, s->number, &s->pr) == -1) ||
+		    (s->pr != 0 && statusforge_pr(sf, s->pr, &pr) == -1)) {
+			s->pr_error = status_clean(statusforge_error(sf),
+			    strlen(statusforge_error(sf)));
+			/* Only a missing PR lets the next sessions be asked. */
+			if (!statusforge_missing(sf))
+				break;
 			continue;
-		if (statusforge_pr(sf, s->pr, &pr) == -1)
-			break;
+		}
+		if (s->pr == 0) {
+			s->pr_fresh = 1;
+			continue;
+		}
 		free(s->ci);
 		free(s->ci_sha);
 		s->ci = xstrdup(pr.ci);
@@ -852,8 +864,7 @@ status_sessions_forge(struct status_project *p, struct statusforge *sf)
 		s->pr_state = xstrdup(pr.state);
 		s->pr_fresh = 1;
 	}
-	if (i < p->nsessions)
-		p->backlog.error = xstrdup(statusforge_error(sf));
+	return i < p->nsessions ? -1 : 0;
 }
 
 /* The next ready issue, or what the first one waits for, fresh. */
@@ -886,9 +897,10 @@ status_forge(const struct status *st, struct status_project *p,
 	if (!st->forge)
 		return;
 	sf = statusforge_open(cfg);
-	status_sessions_forge(p, sf);
-	if (p->backlog.error == NULL)
+	if (status_sessions_forge(p, sf) == 0)
 		status_backlog_forge(p, sf);
+	else
+		p->backlog.error = xstrdup("not asked after that failure");
 	statusforge_close(sf);
 }
 
@@ -1004,6 +1016,9 @@ status_text_session(const struct status *st, const struct status_session *s,
 		buf_puts(b, ", CI not recorded");
 	if (s->ci_sha != NULL)
 		buf_printf(b, " at %s", s->ci_sha);
+	if (s->pr_error != NULL)
+		buf_printf(b, " (the forge could not be read: %s)",
+		    s->pr_error);
 	if (*s->reason != '\0')
 		buf_printf(b, "  Reason: %s", s->reason);
 	buf_puts(b, "\n");
@@ -1386,6 +1401,8 @@ status_json_session(const struct status *st, const struct status_session *s)
 	status_json_str(o, "ci", s->ci);
 	status_json_str(o, "head", s->ci_sha);
 	cJSON_AddBoolToObject(o, "from_forge", s->pr_fresh);
+	if (s->pr_error != NULL)
+		cJSON_AddStringToObject(o, "forge_error", s->pr_error);
 	/* Only from a backend whose agents report it (agent_progress()). */
 	if (s->has_progress)
 		cJSON_AddItemToObject(o, "progress",
@@ -1419,20 +1436,16 @@ status_json_progress(const struct status *st, const struct status_session *s)
 	return o;
 }
 
-/* {"at", "age_seconds", "exit"}, or null when no tick was recorded. */
+/* {"since", "age_seconds", "exit"}, or null when no tick was recorded. */
 static cJSON *
 status_json_tick(const struct status *st, const struct status_tick *t)
 {
 	cJSON *o;
-	char iso[32];
 
 	if (t->at == 0)
 		return cJSON_CreateNull();
 	o = cJSON_CreateObject();
-	log_iso8601(t->at, iso, sizeof(iso));
-	cJSON_AddStringToObject(o, "at", iso);
-	cJSON_AddNumberToObject(o, "age_seconds",
-	    (double)(st->now > t->at ? st->now - t->at : 0));
+	status_json_time(o, st, t->at);
 	if (t->exit >= 0)
 		cJSON_AddNumberToObject(o, "exit", (double)t->exit);
 	else

@@ -62,6 +62,12 @@ statusforge_error(const struct statusforge *s)
 	return s->error;
 }
 
+int
+statusforge_missing(const struct statusforge *s)
+{
+	return forge_last_status(s->f) == 404;
+}
+
 /* Record why (from the forge's error): -1. */
 static int
 statusforge_fail(struct statusforge *s, const char *why)

@@ -38,6 +38,8 @@ struct statusforge *statusforge_open(const struct config *cfg);
 void statusforge_close(struct statusforge *);
 /* Why the last call failed. */
 const char *statusforge_error(const struct statusforge *);
+/* 1 when the last call failed on something the forge does not have. */
+int statusforge_missing(const struct statusforge *);
 /* PR pr into *out: 0, or -1. */
 int statusforge_pr(struct statusforge *, long long pr,
     struct statusforge_pr *out);
