@@ -423,6 +423,13 @@ man: $(O)/tests/tools/conf-tool
 		>disinto-c.5.tmp
 	mv disinto-c.5.tmp disinto-c.5
 	rm -f disinto-c.table.tmp
+	python3 tests/tools/runfiles-man.py README.md >disinto-c.table.tmp
+	awk -v t=disinto-c.table.tmp '/^\.\\" runfiles-table begin/ { print; \
+		while ((getline l < t) > 0) print l; skip = 1; next } \
+		/^\.\\" runfiles-table end/ { skip = 0 } !skip' disinto-c.5 \
+		>disinto-c.5.tmp
+	mv disinto-c.5.tmp disinto-c.5
+	rm -f disinto-c.table.tmp
 
 # The systemd units, with the executables' directory put into ExecStart.
 UNIT_FILES = $(sort $(wildcard contrib/systemd/*.service contrib/systemd/*.timer))

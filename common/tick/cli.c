@@ -62,41 +62,32 @@ static int cli_dry_run;
 /* The default run directory was refused: nothing is written into it. */
 static int cli_run_dir_bad;
 
+/* Each help fits one line of --help (the man pages say the rest). */
 static const struct cli_option cli_options[] = {
     {CLI_O_DRY_RUN, "--dry-run", "-n", NULL, 0,
-	"log every side effect it would take and take none"},
+	"log what it would do, do nothing, write no file"},
     {CLI_O_VERBOSE, "--verbose", "-v", NULL, 0,
-	"mirror the log to stderr (and log the project file's keys the "
-	"tools do not use, and what the tick cost)"},
+	"mirror the log to stderr, with notes and tick costs"},
     {CLI_O_ISSUE, "--issue", NULL, "N", CLI_OPT_ISSUE,
-	"launch (or recover) the session of issue N now, obeying the agent "
-	"slot, the memory guard and the dependencies, then exit"},
+	"launch (or recover) the session of issue N now"},
     {CLI_O_PR, "--pr", NULL, "N", CLI_OPT_PR,
-	"review PR N now: wait until the verdict is posted (at most "
-	"REVIEW_PR_TIMEOUT_SECONDS) and print it"},
+	"review PR N now and print the verdict"},
     {CLI_O_FORCE, "--force", NULL, NULL, CLI_OPT_ISSUE,
-	"with --issue: ignore the agent slot, the memory guard and open "
-	"dependencies"},
+	"with --issue: ignore the slot, memory and dependencies"},
     {CLI_O_FORCE, "--force", NULL, NULL, CLI_OPT_PR,
-	"with --pr: review a head that was reviewed already"},
+	"with --pr: review a head reviewed already"},
     {CLI_O_PROJECT, "--project", NULL, "NAME", CLI_OPT_PROJECT,
-	"check only the project called NAME (the host checks still run)"},
+	"check only the project called NAME"},
     {CLI_O_STATUS, "--status", NULL, NULL, 0,
-	"print every project's sessions (phase, age, alive), CI-fix counts, "
-	"escalations and last tick, from the run files and logs (one "
-	"`tmux list-sessions`, no forge call), and exit"},
-    {CLI_O_JSON, "--json", NULL, NULL, 0, "with --status: the same as JSON"},
+	"sessions, PRs, CI, what holds the backlog; last ticks"},
+    {CLI_O_JSON, "--json", NULL, NULL, 0, "with --status: as JSON"},
     {CLI_O_LOG, "--log", NULL, "DEST", 0,
-	"where the log goes: `file` (the default, for cron) or `stderr` "
-	"(no timestamps, syslog priority prefixes, for journald); "
-	"overrides DISINTO_LOG"},
+	"log to `file` (default, for cron) or `stderr` (journald)"},
     {CLI_O_CHECK, "--check", NULL, NULL, 0,
-	"check the configuration (`.env`, the project files, every "
-	"setting) and exit: 2 with `file:line: key: what is wrong`, else 0; "
-	"with `--forge` also what each token may do on the forge, warning "
-	"when the agents' token can merge"},
-    {CLI_O_FORGE, "--forge", NULL, NULL, 0, "with --check: ask the forge"},
-    {CLI_O_HELP, "--help", "-h", NULL, 0, "print this and the settings"},
+	"check the configuration offline; exit 2 if it is wrong"},
+    {CLI_O_FORGE, "--forge", NULL, NULL, 0,
+	"with --check or --status: ask the forge too"},
+    {CLI_O_HELP, "--help", "-h", NULL, 0, "print this"},
     {CLI_O_VERSION, "--version", "-V", NULL, 0,
 	"print the version and the commit built from"},
 };
@@ -264,8 +255,8 @@ cli_check(const struct cli_tool *t, const struct cli *c, char *err,
 {
 	if (c->json && !c->status)
 		snprintf(err, errsz, "--json goes with --status");
-	else if (c->forge && !c->check)
-		snprintf(err, errsz, "--forge goes with --check");
+	else if (c->forge && !c->check && !c->status)
+		snprintf(err, errsz, "--forge goes with --check or --status");
 	else if (c->force && c->issue == 0 && c->pr == 0)
 		snprintf(err, errsz, "--force goes with %s",
 		    t->opts & CLI_OPT_PR ? "--pr" : "--issue");
@@ -320,7 +311,8 @@ cli_usage(const struct cli_tool *t)
 	if (t->opts & CLI_OPT_PR)
 		buf_printf(&b,
 		    "       %s [--dry-run] [-v] --pr N [--force]%s\n", p, toml);
-	buf_printf(&b, "       %s --status [--json]%s%s\n", p, proj, toml);
+	buf_printf(&b, "       %s --status [--json] [--forge]%s%s\n", p, proj,
+	    toml);
 	buf_printf(&b, "       %s --help | --version", p);
 	return buf_steal(&b);
 }
@@ -523,6 +515,8 @@ cli_status(const struct cli *cli, const struct config *cfg, const char *exe,
 	int r = CLI_EXIT_OK;
 
 	*out = NULL;
+	if (cli->forge)
+		status_use_forge(st);
 	if (cli->project_toml != NULL)
 		status_add_project(st, cfg);
 	else if (runfiles_project_files(&files, &nfiles) == -1) {
@@ -704,7 +698,7 @@ int
 cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
     struct config *cfg, char **msg)
 {
-	char err[1024], *path = NULL, *help, *usage;
+	char err[1024], *path = NULL, *usage;
 	int rc = -1;
 
 	*msg = NULL;
@@ -715,11 +709,13 @@ cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
 	(void)config_apply_path();
 	switch (cli_parse(argc, argv, t, cli, err, sizeof(err))) {
 	case CLI_HELP:
+		/* One screen: the settings are listed in the man pages. */
 		usage = cli_options_help(t);
-		help = config_help();
-		*msg = xasprintf("%s\n%s", usage, help);
+		*msg = xasprintf("%s\nsettings: the environment, "
+				 "$FACTORY_ROOT/.env, the project file\n"
+				 "more: man 8 %s, man 5 disinto-c\n",
+		    usage, t->prog);
 		free(usage);
-		free(help);
 		return CLI_EXIT_OK;
 	case CLI_VERSION:
 		*msg = xasprintf("%s %s\n", t->prog, version_string());

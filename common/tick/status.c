@@ -21,8 +21,10 @@
 #include "json.h"
 #include "log.h"
 #include "phase.h"
+#include "record.h"
 #include "runfiles.h"
 #include "status.h"
+#include "statusforge.h"
 #include "termsafe.h"
 #include "valid.h"
 #include "xmalloc.h"
@@ -44,7 +46,33 @@ struct status_session {
 	int alive;	  /* 1, 0, or -1 when not known */
 	int has_progress; /* the agent's own report, when it gives one */
 	struct agent_progress progress;
-	long queued; /* messages in its mailbox (agent_queued()), or -1 */
+	long queued;	/* messages in its mailbox (agent_queued()), or -1 */
+	enum phase ph;	/* the phase read, PHASE_NONE: no file */
+	long long pr;	/* its PR, 0 when none is known */
+	char *ci;	/* the CI state of the PR's head, or NULL */
+	char *ci_sha;	/* that head (printable, short), or NULL */
+	int pr_fresh;	/* the PR and CI were read from the forge now */
+	char *pr_state; /* from the forge: "open", "closed", "merged" */
+	char *pr_error; /* why the forge could not say, or NULL */
+};
+
+/* What keeps the backlog from moving, and the next ready issue. */
+struct status_backlog {
+	const struct status_session *slot; /* the session in the slot */
+	int read;	   /* the forge was asked (--forge) and answered */
+	char *error;	   /* why it could not be read, or NULL */
+	long long ready;   /* the next ready issue, 0 when none */
+	char *ready_title; /* its title (printable), or NULL */
+	long long waiting; /* else the first issue waiting, 0 when none */
+	long long dep;	   /* for the dependency */
+	char *dep_state;   /* "open", or what the forge said */
+	size_t nissues;	   /* backlog issues read */
+};
+
+/* The last tick of a tool: its metrics file. */
+struct status_tick {
+	time_t at;	/* when it was written, 0 when it is missing */
+	long long exit; /* disinto_tick_exit_code, -1 when not there */
 };
 
 /* An issue whose launch is backed off (backoff.h). */
@@ -92,8 +120,12 @@ struct status_project {
 	struct status_escalation *esc;
 	size_t nesc;
 	struct status_failures failures;
-	char **lines;	       /* of the per-project files (NULL: none read) */
-	struct apipause pause; /* the API pause (apipause.h), or all 0 */
+	char **lines; /* of the per-project files (NULL: none read) */
+	struct status_tick *ticks; /* of the same files, for the ticks */
+	struct apipause pause;	   /* the API pause (apipause.h), or all 0 */
+	struct status_backlog backlog;
+	long long stale; /* a status line's "#N: session running" while N
+			    has no session, else 0 */
 };
 
 struct status {
@@ -106,6 +138,8 @@ struct status {
 	const struct status_file *files; /* the tools' lines to show */
 	size_t nfiles;
 	char **lines; /* of the factory's files, NULL for a project's */
+	struct status_tick *ticks;
+	int forge; /* a fresh read of the forge (--forge) */
 };
 
 static char *status_clean(const char *, size_t);
@@ -118,10 +152,12 @@ static char *status_first_line(const char *);
 static char *status_last_line(const char *);
 static char **status_lines(const struct status *, const char *);
 static void status_lines_free(const struct status *, char **);
-static void status_text_lines(const struct status *, char *const *, int,
-    struct buf *);
-static void status_json_lines(const struct status *, char *const *, int,
-    cJSON *);
+static void status_text_lines(const struct status *, char *const *,
+    const struct status_tick *, int, struct buf *);
+static const char *status_esc_waits(const struct status_escalation *);
+static const char *status_phase_word(const char *);
+static void status_json_lines(const struct status *, char *const *,
+    const struct status_tick *, int, cJSON *);
 static int status_is_live(const struct status *, const char *);
 static struct status_session *status_session_add(struct status_project *,
     const char *, long long, const char *);
@@ -163,6 +199,25 @@ static cJSON *status_json_failures(const struct status_failures *);
 static cJSON *status_json_project(const struct status *,
     const struct status_project *);
 static void status_json_str(cJSON *, const char *, const char *);
+static struct status_tick *status_ticks(const struct status *, const char *);
+static void status_tick_read(const char *, struct status_tick *);
+static void status_session_pr(struct status_session *, const char *);
+static int status_sessions_forge(struct status_project *, struct statusforge *);
+static void status_backlog_forge(struct status_project *, struct statusforge *);
+static void status_forge(const struct status *, struct status_project *,
+    const struct config *);
+static void status_slot(struct status_project *);
+static void status_stale(const struct status *, struct status_project *);
+static void status_text_session(const struct status *,
+    const struct status_session *, struct buf *);
+static void status_text_backlog(const struct status *,
+    const struct status_project *, struct buf *);
+static cJSON *status_json_backlog(const struct status *,
+    const struct status_project *);
+static void status_text_tick(const struct status *, const struct status_tick *,
+    struct buf *);
+static cJSON *status_json_tick(const struct status *,
+    const struct status_tick *);
 
 struct status *
 status_new(time_t now, int list_sessions, const struct status_file *files)
@@ -176,7 +231,14 @@ status_new(time_t now, int list_sessions, const struct status_file *files)
 	if (list_sessions && agent_list("", &st->live, &st->nlive) == 0)
 		st->listed = 1;
 	st->lines = status_lines(st, NULL);
+	st->ticks = status_ticks(st, NULL);
 	return st;
+}
+
+void
+status_use_forge(struct status *st)
+{
+	st->forge = 1;
 }
 
 /*
@@ -195,12 +257,67 @@ status_lines(const struct status *st, const char *project)
 		f = &st->files[i];
 		if (f->per_project != (project != NULL))
 			continue;
+		if (f->tick)
+			continue;
 		path = f->path(project);
 		lines[i] =
 		    f->log ? status_last_line(path) : status_first_line(path);
 		free(path);
 	}
 	return lines;
+}
+
+/*
+ * The last ticks of the metrics files of the table, for project or the
+ * factory's (NULL), as status_lines().  Caller frees.
+ */
+static struct status_tick *
+status_ticks(const struct status *st, const char *project)
+{
+	struct status_tick *t = xcalloc(st->nfiles + 1, sizeof(*t));
+	const struct status_file *f;
+	char *path;
+	size_t i;
+
+	for (i = 0; i < st->nfiles; i++) {
+		f = &st->files[i];
+		t[i].exit = -1;
+		if (!f->tick || f->per_project != (project != NULL))
+			continue;
+		if ((path = f->path(project)) != NULL)
+			status_tick_read(path, &t[i]);
+		free(path);
+	}
+	return t;
+}
+
+/* The time of the metrics file at path and its tick's exit code. */
+static void
+status_tick_read(const char *path, struct status_tick *t)
+{
+	static const char key[] = "disinto_tick_exit_code";
+	const char *line, *end, *value;
+	struct stat sb;
+	struct buf b;
+
+	buf_init(&b, 0);
+	if (file_read(path, STATUS_FILE_MAX, &b) == -1 || stat(path, &sb) != 0)
+		goto out;
+	t->at = sb.st_mtime;
+	/* "disinto_tick_exit_code{labels} 0": the value after the blank. */
+	for (line = buf_str(&b); *line != '\0'; line = end + (*end != '\0')) {
+		end = line + strcspn(line, "\n");
+		if (strncmp(line, key, sizeof(key) - 1) != 0 ||
+		    strchr("{ ", line[sizeof(key) - 1]) == NULL)
+			continue;
+		for (value = end; value > line && value[-1] != ' '; value--)
+			;
+		if (value > line)
+			t->exit = strtoll(value, NULL, 10);
+		break;
+	}
+out:
+	buf_free(&b);
 }
 
 static void
@@ -222,7 +339,15 @@ status_project_free(const struct status *st, struct status_project *p)
 		free(p->sessions[i].name);
 		free(p->sessions[i].phase);
 		free(p->sessions[i].reason);
+		free(p->sessions[i].ci);
+		free(p->sessions[i].ci_sha);
+		free(p->sessions[i].pr_state);
+		free(p->sessions[i].pr_error);
 	}
+	free(p->backlog.error);
+	free(p->backlog.ready_title);
+	free(p->backlog.dep_state);
+	free(p->ticks);
 	for (i = 0; i < p->nesc; i++)
 		free(p->esc[i].reason);
 	free(p->sessions);
@@ -251,6 +376,7 @@ status_free(struct status *st)
 	if (st->listed)
 		agent_list_free(st->live, st->nlive);
 	status_lines_free(st, st->lines);
+	free(st->ticks);
 	free(st);
 }
 
@@ -373,6 +499,45 @@ status_session_read(const struct status *st, struct status_session *s,
 	s->phase = status_clean(sig.raw, strlen(sig.raw));
 	s->reason = status_clean(sig.reason, strlen(sig.reason));
 	s->since = sig.mtime;
+	s->ph = sig.phase;
+}
+
+/*
+ * What the run files remember of the session's PR: a dev session's in
+ * dev-state-P-N, and the CI state recorded for its head; a review
+ * session's is its number, and the head it reviews.
+ */
+static void
+status_session_pr(struct status_session *s, const char *proj)
+{
+	char *path, value[PHASE_SHA_MAX];
+	struct buf b;
+
+	buf_init(&b, 0);
+	if (strcmp(s->kind, "review") == 0) {
+		s->pr = s->number;
+		path = runfiles_review_request(proj, s->number);
+	} else {
+		path = runfiles_dev_state(proj, s->number);
+		if (record_load(path, &b) == 0 &&
+		    (record_get_ll(buf_str(&b), "PR:", &s->pr) == -1 ||
+			s->pr < 0))
+			s->pr = 0;
+		free(path);
+		path = runfiles_ci_result(proj, s->number);
+		buf_reset(&b);
+		if (record_load(path, &b) == 0 &&
+		    record_get(buf_str(&b), "STATE:", value, sizeof(value)) ==
+			0)
+			s->ci = status_clean(value, strlen(value));
+	}
+	if (b.len == 0 && record_load(path, &b) == -1)
+		buf_reset(&b);
+	if (record_get(buf_str(&b), "SHA:", value, sizeof(value)) == 0)
+		s->ci_sha =
+		    status_clean(value, strlen(value) < 8 ? strlen(value) : 8);
+	buf_free(&b);
+	free(path);
 }
 
 /* The dev sessions of the phase files: 0, or -1 (not listed). */
@@ -611,12 +776,143 @@ status_backoffs_read(struct status_project *p, const char *proj)
 		    status_backoff_cmp);
 }
 
+/*
+ * The dev session that holds the agent slot, as dev-poll sees it (slot.c):
+ * a live session, else a phase file in a phase that is not terminal.
+ */
+static void
+status_slot(struct status_project *p)
+{
+	const struct status_session *s;
+	size_t i;
+
+	for (i = 0; i < p->nsessions && p->backlog.slot == NULL; i++)
+		if (strcmp(p->sessions[i].kind, "dev") == 0 &&
+		    p->sessions[i].alive == 1)
+			p->backlog.slot = &p->sessions[i];
+	for (i = 0; i < p->nsessions && p->backlog.slot == NULL; i++) {
+		s = &p->sessions[i];
+		if (strcmp(s->kind, "dev") == 0 && s->phase != NULL &&
+		    !phase_is_terminal(s->ph))
+			p->backlog.slot = s;
+	}
+}
+
+/*
+ * The dev status line is what the last tick did; when it says a session
+ * runs ("#N: session running") and issue N has no session now, it is
+ * marked as past.
+ */
+static void
+status_stale(const struct status *st, struct status_project *p)
+{
+	static const char running[] = ": session running";
+	const char *at, *num;
+	long long n;
+	size_t i, k;
+
+	for (i = 0; i < st->nfiles; i++) {
+		if (p->lines[i] == NULL || st->files[i].log ||
+		    (at = strstr(p->lines[i], running)) == NULL)
+			continue;
+		for (num = at;
+		     num > p->lines[i] && num[-1] >= '0' && num[-1] <= '9';
+		     num--)
+			;
+		if (num == at || num == p->lines[i] || num[-1] != '#')
+			continue;
+		n = strtoll(num, NULL, 10);
+		for (k = 0; k < p->nsessions; k++)
+			if (strcmp(p->sessions[k].kind, "dev") == 0 &&
+			    p->sessions[k].number == n)
+				break;
+		if (k == p->nsessions)
+			p->stale = n;
+	}
+}
+
+/*
+ * Each session's PR (and a dev session's found by its branch), fresh; a
+ * failed read is said on the session, and unless the forge only did not
+ * have that PR, the forge is not asked again.
+ */
+static int
+status_sessions_forge(struct status_project *p, struct statusforge *sf)
+{
+	struct statusforge_pr pr;
+	struct status_session *s;
+	size_t i;
+
+	for (i = 0; i < p->nsessions; i++) {
+		s = &p->sessions[i];
+		if ((s->pr == 0 && strcmp(s->kind, "dev") == 0 &&
+			statusforge_issue_pr(sf, s->number, &s->pr) == -1) ||
+		    (s->pr != 0 && statusforge_pr(sf, s->pr, &pr) == -1)) {
+			s->pr_error = status_clean(statusforge_error(sf),
+			    strlen(statusforge_error(sf)));
+			/* Only a missing PR lets the next sessions be asked. */
+			if (!statusforge_missing(sf))
+				break;
+			continue;
+		}
+		if (s->pr == 0) {
+			s->pr_fresh = 1;
+			continue;
+		}
+		free(s->ci);
+		free(s->ci_sha);
+		s->ci = xstrdup(pr.ci);
+		s->ci_sha = xstrndup(pr.sha, 8);
+		s->pr_state = xstrdup(pr.state);
+		s->pr_fresh = 1;
+	}
+	return i < p->nsessions ? -1 : 0;
+}
+
+/* The next ready issue, or what the first one waits for, fresh. */
+static void
+status_backlog_forge(struct status_project *p, struct statusforge *sf)
+{
+	struct statusforge_backlog b;
+	struct status_backlog *k = &p->backlog;
+
+	if (statusforge_backlog(sf, &b) == -1) {
+		k->error = xstrdup(statusforge_error(sf));
+		return;
+	}
+	k->read = 1;
+	k->nissues = b.n;
+	k->ready = b.ready;
+	k->ready_title = xstrdup(b.title);
+	k->waiting = b.waiting;
+	k->dep = b.dep;
+	k->dep_state = xstrdup(b.dep_state);
+}
+
+/* With --forge: the sessions' PRs and the backlog as the forge says. */
+static void
+status_forge(const struct status *st, struct status_project *p,
+    const struct config *cfg)
+{
+	struct statusforge *sf;
+
+	if (!st->forge)
+		return;
+	sf = statusforge_open(cfg);
+	if (status_sessions_forge(p, sf) == 0)
+		status_backlog_forge(p, sf);
+	else
+		p->backlog.error = xstrdup("not asked after that failure");
+	statusforge_close(sf);
+}
+
 void
 status_add_project(struct status *st, const struct config *cfg)
 {
 	const char *proj = cfg->project_name;
 	struct status_project *p;
 	char *path;
+	size_t i;
 
 	st->projects = xreallocarray(st->projects, st->nprojects + 1,
 	    sizeof(*st->projects));
@@ -633,15 +929,21 @@ status_add_project(struct status *st, const struct config *cfg)
 	if (p->nsessions > 1)
 		qsort(p->sessions, p->nsessions, sizeof(*p->sessions),
 		    status_session_cmp);
+	for (i = 0; i < p->nsessions; i++)
+		status_session_pr(&p->sessions[i], proj);
+	status_slot(p);
 	status_escalations(p, proj);
 	status_cifix_read(p, proj);
 	status_backoffs_read(p, proj);
 	status_failures_read(p, proj);
 	p->lines = status_lines(st, proj);
+	p->ticks = status_ticks(st, proj);
+	status_stale(st, p);
 	path = runfiles_api_pause(proj);
 	if (apipause_read(path, &p->pause) == -1)
 		memset(&p->pause, 0, sizeof(p->pause));
 	free(path);
+	status_forge(st, p, cfg);
 }
 
 void
@@ -666,7 +968,6 @@ status_text_sessions(const struct status *st, const struct status_project *p,
     struct buf *b)
 {
 	const struct status_session *s;
-	char age[16];
 	size_t i;
 
 	if (p->nsessions == 0) {
@@ -676,27 +977,148 @@ status_text_sessions(const struct status *st, const struct status_project *p,
 	buf_puts(b, "  sessions:\n");
 	for (i = 0; i < p->nsessions; i++) {
 		s = &p->sessions[i];
-		if (s->since != 0)
-			status_age((long long)(st->now - s->since), age,
-			    sizeof(age));
-		else
-			snprintf(age, sizeof(age), "-");
-		buf_printf(b, "    %-24s %-24s %6s  %s", s->name,
-		    s->phase == NULL	  ? "(no phase file)" :
-			*s->phase != '\0' ? s->phase :
-					    "(no phase yet)",
-		    age,
-		    s->alive == 1     ? "alive" :
-			s->alive == 0 ? "gone" :
-					"?");
-		if (*s->reason != '\0')
-			buf_printf(b, "  Reason: %s", s->reason);
-		if (s->queued > 0)
-			buf_printf(b, "  queued: %ld", s->queued);
-		buf_puts(b, "\n");
+		status_text_session(st, s, b);
 		if (s->has_progress)
 			status_text_progress(st, s, b);
 	}
+}
+
+/*
+ * "name phase age alive  PR #N[ state], CI state at sha[  Reason: ...]"
+ */
+static void
+status_text_session(const struct status *st, const struct status_session *s,
+    struct buf *b)
+{
+	int dev = strcmp(s->kind, "dev") == 0;
+	char age[16];
+
+	if (s->since != 0)
+		status_age((long long)(st->now - s->since), age, sizeof(age));
+	else
+		snprintf(age, sizeof(age), "-");
+	buf_printf(b, "    %-24s %-24s %6s  %s", s->name,
+	    s->phase == NULL	  ? "(no phase file)" :
+		*s->phase != '\0' ? s->phase :
+				    "(no phase yet)",
+	    age,
+	    s->alive == 1     ? "alive" :
+		s->alive == 0 ? "gone" :
+				"?");
+	if (s->pr > 0)
+		buf_printf(b, "  PR #%lld", s->pr);
+	else if (dev)
+		buf_puts(b,
+		    s->pr_fresh || st->forge ? "  no PR" : "  no PR recorded");
+	if (s->pr_state != NULL)
+		buf_printf(b, " %s", s->pr_state);
+	if (s->ci != NULL)
+		buf_printf(b, ", CI %s", s->ci);
+	else if (dev && s->pr > 0)
+		buf_puts(b, ", CI not recorded");
+	if (s->ci_sha != NULL)
+		buf_printf(b, " at %s", s->ci_sha);
+	if (s->pr_error != NULL)
+		buf_printf(b, " (the forge could not be read: %s)",
+		    s->pr_error);
+	if (*s->reason != '\0')
+		buf_printf(b, "  Reason: %s", s->reason);
+	if (s->queued > 0)
+		buf_printf(b, "  queued: %ld", s->queued);
+	buf_puts(b, "\n");
+}
+
+/* An escalation still waiting for a person, and for what. */
+static const char *
+status_esc_waits(const struct status_escalation *e)
+{
+	if (e->answered)
+		return NULL;
+	if (!e->notified)
+		return "the notice is not on the issue yet";
+	return "waiting for a reply on the issue";
+}
+
+/* A phase line without its "PHASE:" (the slot's holder). */
+static const char *
+status_phase_word(const char *phase)
+{
+	if (phase == NULL || *phase == '\0')
+		return "no phase yet";
+	return strncmp(phase, "PHASE:", 6) == 0 ? phase + 6 : phase;
+}
+
+/*
+ * What keeps the backlog from moving: the agent slot's holder, the
+ * escalations waiting for a person; with --forge the next ready issue,
+ * or the dependency the first one waits for.
+ */
+static void
+status_text_backlog(const struct status *st, const struct status_project *p,
+    struct buf *b)
+{
+	const struct status_backlog *k = &p->backlog;
+	const char *sep = "";
+	char age[16];
+	const char *why;
+	size_t i;
+
+	buf_puts(b, "  backlog:      ");
+	if (k->slot != NULL) {
+		status_age((long long)(st->now - k->slot->since), age,
+		    sizeof(age));
+		buf_printf(b, " slot busy: %s (#%lld, %s %s)", k->slot->name,
+		    k->slot->number, status_phase_word(k->slot->phase),
+		    k->slot->since != 0 ? age : "-");
+	} else
+		buf_puts(b, " slot free");
+	sep = "\n                ";
+	for (i = 0; i < p->nesc; i++) {
+		if ((why = status_esc_waits(&p->esc[i])) == NULL)
+			continue;
+		status_age((long long)(st->now - p->esc[i].since), age,
+		    sizeof(age));
+		buf_printf(b, "%s #%lld escalated %s ago, %s", sep,
+		    p->esc[i].issue, age, why);
+	}
+	if (k->error != NULL)
+		buf_printf(b, "%s the forge could not be read: %s", sep,
+		    k->error);
+	else if (!k->read)
+		buf_printf(b, "%s next ready issue: not asked (--forge)", sep);
+	else if (k->nissues == 0)
+		buf_printf(b, "%s no backlog issue", sep);
+	else {
+		if (k->waiting != 0)
+			buf_printf(b, "%s #%lld waits for #%lld (%s)", sep,
+			    k->waiting, k->dep, k->dep_state);
+		if (k->ready != 0)
+			buf_printf(b, "%s next ready: #%lld %s", sep, k->ready,
+			    k->ready_title);
+		else
+			buf_printf(b, "%s no issue is ready", sep);
+	}
+	buf_puts(b, "\n");
+}
+
+/* "2024-05-01T10:00:00Z (12m ago), exit 0", or what is missing. */
+static void
+status_text_tick(const struct status *st, const struct status_tick *t,
+    struct buf *b)
+{
+	char iso[32], age[16];
+
+	if (t->at == 0) {
+		buf_puts(b, "(no tick recorded)");
+		return;
+	}
+	log_iso8601(t->at, iso, sizeof(iso));
+	status_age((long long)(st->now - t->at), age, sizeof(age));
+	buf_printf(b, "%s (%s ago), exit ", iso, age);
+	if (t->exit >= 0)
+		buf_printf(b, "%lld", t->exit);
+	else
+		buf_puts(b, "unknown");
 }
 
 /* "progress: processing 40% executing, 2m ago: message" */
@@ -839,8 +1261,14 @@ status_text_project(const struct status *st, const struct status_project *p,
 	if (*p->repo == '\0')
 		return;
 	status_text_pause(st, p, b);
-	status_text_lines(st, p->lines, 1, b);
+	status_text_lines(st, p->lines, p->ticks, 1, b);
+	if (p->stale != 0)
+		buf_printf(b,
+		    "  (that status line is past: #%lld has no session "
+		    "now)\n",
+		    p->stale);
 	status_text_sessions(st, p, b);
+	status_text_backlog(st, p, b);
 	status_text_rest(st, p, b);
 }
 
@@ -849,8 +1277,8 @@ status_text_project(const struct status *st, const struct status_project *p,
  * after its label; what is missing says so.
  */
 static void
-status_text_lines(const struct status *st, char *const *lines, int per_project,
-    struct buf *b)
+status_text_lines(const struct status *st, char *const *lines,
+    const struct status_tick *ticks, int per_project, struct buf *b)
 {
 	const struct status_file *f;
 	size_t i;
@@ -859,6 +1287,12 @@ status_text_lines(const struct status *st, char *const *lines, int per_project,
 		f = &st->files[i];
 		if (f->per_project != per_project)
 			continue;
+		if (f->tick) {
+			buf_printf(b, "%-16s ", f->label);
+			status_text_tick(st, &ticks[i], b);
+			buf_puts(b, "\n");
+			continue;
+		}
 		buf_printf(b, "%-16s %s\n", f->label,
 		    lines != NULL && lines[i] != NULL ? lines[i] :
 			f->log			      ? "(no log)" :
@@ -877,7 +1311,7 @@ status_text(const struct status *st)
 		buf_puts(&b, "no projects\n");
 	for (i = 0; i < st->nprojects; i++)
 		status_text_project(st, &st->projects[i], &b);
-	status_text_lines(st, st->lines, 0, &b);
+	status_text_lines(st, st->lines, st->ticks, 0, &b);
 	if (!st->listed)
 		buf_puts(&b,
 		    "(the sessions could not be listed: liveness "
@@ -917,8 +1351,8 @@ status_json_str(cJSON *o, const char *key, const char *value)
  * for "object.member" a member of o's object of that name.
  */
 static void
-status_json_lines(const struct status *st, char *const *lines, int per_project,
-    cJSON *o)
+status_json_lines(const struct status *st, char *const *lines,
+    const struct status_tick *ticks, int per_project, cJSON *o)
 {
 	const struct status_file *f;
 	const char *dot;
@@ -937,8 +1371,13 @@ status_json_lines(const struct status *st, char *const *lines, int per_project,
 			if ((in = cJSON_GetObjectItem(o, name)) == NULL)
 				in = cJSON_AddObjectToObject(o, name);
 		}
-		status_json_str(in, dot != NULL ? dot + 1 : f->member,
-		    lines != NULL ? lines[i] : NULL);
+		if (f->tick)
+			cJSON_AddItemToObject(in,
+			    dot != NULL ? dot + 1 : f->member,
+			    status_json_tick(st, &ticks[i]));
+		else
+			status_json_str(in, dot != NULL ? dot + 1 : f->member,
+			    lines != NULL ? lines[i] : NULL);
 	}
 }
 
@@ -961,6 +1400,16 @@ status_json_session(const struct status *st, const struct status_session *s)
 	/* Messages waiting in its mailbox for its wrapper (agent.h). */
 	if (s->queued > 0)
 		cJSON_AddNumberToObject(o, "queued", (double)s->queued);
+	if (strcmp(s->kind, "dev") == 0 && s->pr > 0)
+		cJSON_AddNumberToObject(o, "pr", (double)s->pr);
+	else if (strcmp(s->kind, "dev") == 0)
+		cJSON_AddNullToObject(o, "pr");
+	status_json_str(o, "pr_state", s->pr_state);
+	status_json_str(o, "ci", s->ci);
+	status_json_str(o, "head", s->ci_sha);
+	cJSON_AddBoolToObject(o, "from_forge", s->pr_fresh);
+	if (s->pr_error != NULL)
+		cJSON_AddStringToObject(o, "forge_error", s->pr_error);
 	/* Only from a backend whose agents report it (agent_progress()). */
 	if (s->has_progress)
 		cJSON_AddItemToObject(o, "progress",
@@ -991,6 +1440,67 @@ status_json_progress(const struct status *st, const struct status_session *s)
 	cJSON_AddStringToObject(o, "updated_at", iso);
 	cJSON_AddNumberToObject(o, "age_seconds",
 	    (double)(st->now > g->updated_at ? st->now - g->updated_at : 0));
+	return o;
+}
+
+/* {"since", "age_seconds", "exit"}, or null when no tick was recorded. */
+static cJSON *
+status_json_tick(const struct status *st, const struct status_tick *t)
+{
+	cJSON *o;
+
+	if (t->at == 0)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	status_json_time(o, st, t->at);
+	if (t->exit >= 0)
+		cJSON_AddNumberToObject(o, "exit", (double)t->exit);
+	else
+		cJSON_AddNullToObject(o, "exit");
+	return o;
+}
+
+/*
+ * {"slot": {"session", "issue", "phase", "since", "age_seconds"} or
+ * null, "escalations_waiting": [{"issue", "waiting_for"}], "forge_read",
+ * "error", "issues", "next_ready", "next_ready_title", "waiting",
+ * "waits_for", "waits_for_state"}.
+ */
+static cJSON *
+status_json_backlog(const struct status *st, const struct status_project *p)
+{
+	const struct status_backlog *k = &p->backlog;
+	cJSON *o = cJSON_CreateObject(), *a, *e;
+	const char *why;
+	size_t i;
+
+	if (k->slot != NULL) {
+		e = cJSON_AddObjectToObject(o, "slot");
+		cJSON_AddStringToObject(e, "session", k->slot->name);
+		cJSON_AddNumberToObject(e, "issue", (double)k->slot->number);
+		status_json_str(e, "phase", k->slot->phase);
+		status_json_time(e, st, k->slot->since);
+	} else
+		cJSON_AddNullToObject(o, "slot");
+	a = cJSON_AddArrayToObject(o, "escalations_waiting");
+	for (i = 0; i < p->nesc; i++) {
+		if ((why = status_esc_waits(&p->esc[i])) == NULL)
+			continue;
+		e = cJSON_CreateObject();
+		cJSON_AddNumberToObject(e, "issue", (double)p->esc[i].issue);
+		cJSON_AddStringToObject(e, "waiting_for", why);
+		cJSON_AddItemToArray(a, e);
+	}
+	cJSON_AddBoolToObject(o, "forge_read", k->read);
+	status_json_str(o, "error", k->error);
+	if (!k->read)
+		return o;
+	cJSON_AddNumberToObject(o, "issues", (double)k->nissues);
+	cJSON_AddNumberToObject(o, "next_ready", (double)k->ready);
+	status_json_str(o, "next_ready_title", k->ready_title);
+	cJSON_AddNumberToObject(o, "waiting", (double)k->waiting);
+	cJSON_AddNumberToObject(o, "waits_for", (double)k->dep);
+	status_json_str(o, "waits_for_state", k->dep_state);
 	return o;
 }
 
@@ -1059,7 +1569,12 @@ status_json_project(const struct status *st, const struct status_project *p)
 	cJSON_AddStringToObject(o, "repo", p->repo);
 	status_json_str(o, "file", p->file);
 	status_json_str(o, "error", p->error);
-	status_json_lines(st, p->lines, 1, o);
+	status_json_lines(st, p->lines, p->ticks, 1, o);
+	if (p->stale != 0)
+		cJSON_AddNumberToObject(o, "status_line_past_issue",
+		    (double)p->stale);
+	else
+		cJSON_AddNullToObject(o, "status_line_past_issue");
 	if ((c = status_json_pause(st, p)) != NULL)
 		cJSON_AddItemToObject(o, "api_pause", c);
 	a = cJSON_AddArrayToObject(o, "sessions");
@@ -1080,6 +1595,7 @@ status_json_project(const struct status *st, const struct status_project *p)
 		cJSON_AddItemToArray(a, status_json_escalation(st, &p->esc[i]));
 	cJSON_AddItemToObject(o, "failures",
 	    status_json_failures(&p->failures));
+	cJSON_AddItemToObject(o, "backlog", status_json_backlog(st, p));
 	return o;
 }
 
@@ -1097,7 +1613,7 @@ status_json(const struct status *st)
 	for (i = 0; i < st->nprojects; i++)
 		cJSON_AddItemToArray(a,
 		    status_json_project(st, &st->projects[i]));
-	status_json_lines(st, st->lines, 0, o);
+	status_json_lines(st, st->lines, st->ticks, 0, o);
 	text = cJSON_Print(o);
 	cJSON_Delete(o);
 	out = xasprintf("%s\n", text);

@@ -4,12 +4,18 @@
  * and whether the session lives, the CI-fix counts, the escalations
  * waiting for a person, the failures recorded for the supervisor; and
  * the lines of the tools' own files the caller lists (struct
- * status_file: the last word of each tool's status file and log, each
- * project's and the factory's).  Everything comes from the run files,
- * the state files and the logs; the one outside call is one listing of
+ * status_file: the last word of each tool's status file and log, and
+ * the time and exit status of its last tick, each project's and the
+ * factory's).  Each session shows its PR and the CI state recorded for
+ * the PR's head; each project what keeps its backlog from moving (the
+ * agent slot and who holds it, the escalations waiting for a person).
+ * Everything comes from the run files, the state files, the metrics and
+ * the logs at the time of asking; the one outside call is one listing of
  * the agent sessions (agent_list(): `tmux list-sessions`).  Nothing is
- * written, no forge or CI is asked.  runfiles_init() and agent_use()
- * must have been called.
+ * written.  Only after status_use_forge() is the forge (and Woodpecker)
+ * asked: each session's PR and its head's CI state, read fresh, and the
+ * backlog: the next ready issue, or the dependency the first one waits
+ * for.  runfiles_init() and agent_use() must have been called.
  */
 #ifndef STATUS_H
 #define STATUS_H
@@ -33,6 +39,7 @@ struct status_file {
 	int per_project;    /* each project's file: path(its name); else
 			       the factory's one: path(NULL) */
 	int log;	    /* its last line (a log), else its first */
+	int tick;	    /* a metrics file: its time and exit code */
 	char *(*path)(const char *project); /* Caller frees. */
 };
 
@@ -45,6 +52,11 @@ struct status_file {
 struct status *status_new(time_t now, int list_sessions,
     const struct status_file *files);
 void status_free(struct status *);
+/*
+ * Ask the forge for the projects added from now on (each with its own
+ * configuration's URL and tokens).
+ */
+void status_use_forge(struct status *);
 /* Gather the project of cfg into the report (a copy is kept). */
 void status_add_project(struct status *, const struct config *cfg);
 /*

@@ -43,10 +43,21 @@ for p in dev-poll review-poll; do
 	    "$O/$p/$p" "$T/none.toml"
 	expect "$p: inactive exits 0" 0 "" "$O/$p/$p" "$T/good.toml"
 	expect "$p: -h" 0 "" "$O/$p/$p" -h
-	if "$O/$p/$p" --help | grep -q '^  FORGE_TOKEN  *API token'; then
-		echo "ok - $p: --help lists the settings"
+done
+# --help fits one screen (24 lines of 80 columns) and names the man pages
+# that list the settings.
+for p in dev-poll review-poll supervisor-poll; do
+	"$O/$p/$p" --help >"$T/help"
+	size=$(awk '{ if (length($0) > w) w = length($0) } END { print NR, w }' "$T/help")
+	if [ "${size% *}" -le 24 ] && [ "${size#* }" -le 80 ]; then
+		echo "ok - $p --help fits one screen ($size)"
 	else
-		echo "not ok - $p: --help lists the settings"
+		echo "not ok - $p --help fits one screen ($size: lines, widest)"
+	fi
+	if grep -qx "more: man 8 $p, man 5 disinto-c" "$T/help"; then
+		echo "ok - $p --help names its man pages"
+	else
+		echo "not ok - $p --help names its man pages"
 	fi
 done
 for p in dev-poll review-poll supervisor-poll; do
@@ -147,13 +158,15 @@ for p in dev-poll review-poll supervisor-poll; do
 	fi
 	grep -q -- "usage: $p " "$T/help" &&
 	    echo "ok - $p --help: the usage" || echo "not ok - $p --help: the usage"
+	# The settings moved from --help to the man page it names.
 	missing=
 	for v in $(cat "$T/readme-vars"); do
-		grep -q "^  $v " "$T/help" || missing="$missing $v"
+		grep -q "^\.It Ev $v\( \|$\)" "$TOP/disinto-c.5" ||
+		    missing="$missing $v"
 	done
 	if [ -s "$T/readme-vars" ] && [ -z "$missing" ]; then
-		echo "ok - $p --help: every setting"
+		echo "ok - $p --help: every setting is in disinto-c(5)"
 	else
-		echo "not ok - $p --help: settings missing:$missing"
+		echo "not ok - $p --help: settings missing from disinto-c(5):$missing"
 	fi
 done

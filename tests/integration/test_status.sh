@@ -2,7 +2,8 @@
 # projects: dev sessions in several phases (one alive, one gone while
 # escalated, one with no phase yet, one live session without a phase
 # file), review sessions running and awaiting changes, CI-fix counts,
-# recorded failures, status lines and logs.  The output is compared with
+# recorded failures, status lines and logs, a session's PR and CI
+# record, the tools' metrics files (last tick and exit).  The output is compared with
 # golden files (tests/fixtures/status.txt, status.json); the ages are made
 # stable by setting the files' times back by whole minutes and, in the
 # JSON, checked against the times then rounded to minutes.  The three
@@ -64,6 +65,23 @@ printf '%s\n' '[2024-05-01 10:10:00 UTC] checking project harb (johba/harb)' \
     '[2024-05-01 10:10:01 UTC] all clear' >"$F/supervisor/supervisor.log"
 printf '%s\n\n' '[2024-05-01 10:03:05 UTC] --- poll done: 1 review(s) started ---' \
     >"$F/review/review.log"
+# A session's PR and the CI state recorded for its head; a review's head.
+printf 'PR: 20\n' >"$RUN/dev-state-harb-3"
+printf 'SHA: %s\nSTATE: failure\nPIPELINE: 7\nATTEMPT: 1\n\nCI failed\n' \
+    0123456789abcdef0123456789abcdef01234567 >"$RUN/ci-result-harb-3.txt"
+printf 'SHA: fedcba9876543210fedcba9876543210fedcba98\n' \
+    >"$RUN/harb-review-request-12"
+# The last ticks: their metrics files, written 7 minutes ago.
+mkdir -p "$F/metrics"
+printf '%s\n' '# TYPE disinto_tick_exit_code gauge' \
+    'disinto_tick_exit_code{tool="dev-poll",project="harb"} 1' \
+    >"$F/metrics/dev-poll-harb.prom"
+printf 'disinto_tick_exit_code 0\n' >"$F/metrics/supervisor-poll.prom"
+touch -d '7 minutes ago' "$F/metrics/dev-poll-harb.prom" \
+    "$F/metrics/supervisor-poll.prom"
+# A status line of a session that is gone: marked as past.
+echo '[2024-05-01 09:00:00 UTC] dev-poll: #2: session running (backlog)' \
+    >"$RUN/dev-agent-status-other"
 # Live sessions: dev-harb-3, dev-harb-7, dev-harb-9 (no phase file),
 # review-harb-12, and one of a project that is not configured.
 for s in dev-harb-3 dev-harb-7 dev-harb-9 review-harb-12 dev-gone-1; do
@@ -78,8 +96,11 @@ listing >"$T/before"
 
 sed "s|@FACTORY@|$F|g" "$TOP/tests/fixtures/status.txt" >"$T/want.txt"
 for p in dev-poll review-poll supervisor-poll; do
-	"$O/$p/$p" --status >"$T/$p.txt" 2>"$T/$p.err"
+	"$O/$p/$p" --status >"$T/$p.raw" 2>"$T/$p.err"
 	check_eq "$p --status: exit 0" "$?" 0
+	# A tick's time is the metrics file's: now, less its age.
+	sed -E 's/^(.* tick: +)[0-9]{4}-[0-9-]+T[0-9:]+Z/\1@TIME@/' \
+	    "$T/$p.raw" >"$T/$p.txt"
 	if cmp -s "$T/want.txt" "$T/$p.txt"; then
 		ok "$p --status: the golden text"
 	else
@@ -129,6 +150,28 @@ done
 listing >"$T/after"
 check "--status writes nothing" cmp -s "$T/before" "$T/after"
 check_eq "--status asks no forge" "$(sim_log_count '*' '.')" 0
+
+# --forge: a fresh read.  harb's simulator has PR #3 (fix/issue-1, no CI
+# status: success) and the backlog #1, and #2 (priority) that depends on
+# #1: #2 waits for #1 (open), #1 is the next ready issue.  dev-harb-1 has
+# no PR recorded: the forge finds it by its branch.
+put "$RUN/dev-session-harb-1.phase" '3 minutes ago' 'PHASE:awaiting_ci\n'
+FORGE_TOKEN=dev-token "$O/dev-poll/dev-poll" --status --forge \
+    "$F/projects/harb.toml" >"$T/forge.txt" 2>"$T/forge.err"
+check_eq "--status --forge: exit 0" "$?" 0
+check "--status --forge: the PR found by its branch, its CI now" grep -qE \
+    '^    dev-harb-1 +PHASE:awaiting_ci +3m  gone  PR #3 open, CI success at 11111111$' \
+    "$T/forge.txt"
+check "--status --forge: the dependency a priority issue waits for" \
+    grep -qx '                 #2 waits for #1 (open)' "$T/forge.txt"
+check "--status --forge: the next ready issue" \
+    grep -qx '                 next ready: #1 Add a README' "$T/forge.txt"
+check "--status --forge: a PR the forge does not know is said" grep -qF \
+    'the forge could not be read' "$T/forge.txt"
+check "--status --forge: only GET requests" \
+    test "$(sim_log_count '*' '.')" -gt 0 -a "$(sim_log_count GET '.')" = \
+    "$(sim_log_count '*' '.')"
+rm -f "$RUN/dev-session-harb-1.phase"
 
 # One project: the project file given, or --project.
 "$O/dev-poll/dev-poll" --status "$F/projects/other.toml" >"$T/one.txt"

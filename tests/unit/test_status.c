@@ -32,11 +32,11 @@ static char *test_tool_log(const char *);
  * each project, a status line and a log of the factory's.
  */
 static const struct status_file files[] = {
-    {"  dev-poll:", "dev_status", 1, 0, runfiles_dev_status},
-    {"  last log line:", "dev_last_log", 1, 1, runfiles_dev_log},
-    {"some-tool:", "tool.status", 0, 0, test_tool_status},
-    {"  its log:", "tool.last_log", 0, 1, test_tool_log},
-    {NULL, NULL, 0, 0, NULL}};
+    {"  dev-poll:", "dev_status", 1, 0, 0, runfiles_dev_status},
+    {"  last log line:", "dev_last_log", 1, 1, 0, runfiles_dev_log},
+    {"some-tool:", "tool.status", 0, 0, 0, test_tool_status},
+    {"  its log:", "tool.last_log", 0, 1, 0, test_tool_log},
+    {NULL, NULL, 0, 0, 0, NULL}};
 
 /* The factory's files of the table (project is NULL). */
 static char *
@@ -120,9 +120,10 @@ test_unlisted(void)
 	CHECK(strstr(text, "  dev-poll:      (no status file)\n") != NULL);
 	CHECK(strstr(text, "  last log line: [x] poll: la\\tst\n") != NULL);
 	CHECK(strstr(text, "PHASE:escalate") != NULL);
-	CHECK(strstr(text, "10m  ?  Reason: a\\x1b[2Jb\n") != NULL);
+	CHECK(strstr(text, "10m  ?  no PR recorded  Reason: a\\x1b[2Jb\n") !=
+	    NULL);
 	CHECK(strstr(text, "PHASE:done") != NULL);
-	CHECK(strstr(text, "30s  ?\n") != NULL);
+	CHECK(strstr(text, "30s  ?  PR #8\n") != NULL);
 	CHECK(strstr(text, "  error:         cannot read '") != NULL);
 	CHECK(strstr(text, "  escalations:   #4 for 10m (not notified)\n") !=
 	    NULL);

@@ -94,6 +94,8 @@ t_cleanup() {
 	[ -z "${T:-}" ] || contract_check
 	if [ -n "${DISINTO_TMUX_SOCKET:-}" ]; then
 		tmux -L "$DISINTO_TMUX_SOCKET" kill-server 2>/dev/null
+		# tmux leaves its socket behind when the server is killed.
+		rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$DISINTO_TMUX_SOCKET"
 	fi
 	[ -z "${T:-}" ] || rm -rf "$T"
 }
