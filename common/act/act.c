@@ -729,6 +729,13 @@ act_delivered(struct act *a, const char *session, enum agent_delivery d)
 	switch (d) {
 	case AGENT_DELIVERED:
 		return ACT_INJECTED;
+	case AGENT_QUEUED:
+		/*
+		 * In the session's mailbox (logged "queued for S (why)"): its
+		 * wrapper types it, once, and asked again agent_deliver()
+		 * queues nothing twice; for the tick it is on its way.
+		 */
+		return ACT_INJECTED;
 	case AGENT_NOT_DELIVERED:
 		log_warn("injection into %s not delivered — retrying next tick",
 		    session);

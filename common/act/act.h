@@ -60,7 +60,7 @@ enum act_review {
 
 /* What act_inject() did. */
 enum act_inject {
-	ACT_INJECTED,	  /* the agent has the text */
+	ACT_INJECTED,	  /* the agent has the text, or its mailbox */
 	ACT_INJECT_LATER, /* not delivered: try again on a later tick */
 	ACT_INJECT_DRY,	  /* dry-run: nothing was typed */
 	ACT_INJECT_FAILED

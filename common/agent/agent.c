@@ -15,6 +15,7 @@
 #include "file.h"
 #include "intent.h"
 #include "log.h"
+#include "mailbox.h"
 #include "runfiles.h"
 #include "xmalloc.h"
 
@@ -39,6 +40,13 @@ static int agent_has(const char *, const struct agent_msg *,
 static enum agent_delivery agent_typed(const char *, const struct agent_msg *,
     struct intent *);
 static void agent_settle_other(const char *, struct intent *);
+static int agent_queue(const char *, const struct agent_msg *, const char *);
+static int agent_queue_behind(const char *, const struct agent_msg *);
+static enum agent_delivery agent_unsent(const char *, const struct agent_msg *,
+    struct intent *, time_t);
+static enum agent_delivery agent_deliver_via(const char *,
+    const struct agent_msg *, int, int *);
+static int agent_mailbox_ready(const char *, const struct agent_msg *);
 
 int
 agent_use(const struct agent_conf *conf)
@@ -106,7 +114,11 @@ agent_first(const struct agent_spec *s, char *err, size_t errsz)
 		return -1;
 	}
 	memset(&in, 0, sizeof(in));
-	if (intent_forget(s->session) == -1)
+	if (mailbox_forget(s->session) == -1)
+		snprintf(err, errsz,
+		    "cannot remove the mailbox of session '%s': %s", s->session,
+		    strerror(errno));
+	else if (intent_forget(s->session) == -1)
 		snprintf(err, errsz,
 		    "cannot remove the record of session '%s': %s", s->session,
 		    strerror(errno));
@@ -195,18 +207,92 @@ agent_settle_other(const char *session, struct intent *in)
 	intent_delivered(in);
 }
 
-enum agent_delivery
-agent_deliver(const char *session, const struct agent_msg *m)
+/*
+ * Queue m in the session's mailbox for its wrapper (why: for the log).
+ * 1 queued (now or before), 0 not (logged: a later tick tries again).
+ */
+static int
+agent_queue(const char *session, const struct agent_msg *m, const char *why)
+{
+	int r = mailbox_add(session, m->key, m->text);
+
+	if (r == -1) {
+		log_msg("session %s: cannot queue '%s' in its mailbox: %s — a "
+			"later tick tries again",
+		    session, m->key, strerror(errno));
+		return 0;
+	}
+	if (r == 0)
+		log_msg("queued for %s (%s): '%s'", session, why, m->key);
+	return 1;
+}
+
+/*
+ * Before m is typed by a sender: is it in the mailbox, or are others
+ * queued before it (it goes behind them, in order)?  1 it is queued
+ * (AGENT_QUEUED), 0 type it, -1 the mailbox cannot be read (logged).
+ */
+static int
+agent_queue_behind(const char *session, const struct agent_msg *m)
+{
+	struct mailbox mb;
+	int r = 0;
+
+	if (mailbox_load(session, &mb) == -1) {
+		log_msg("session %s: its mailbox cannot be read: %s", session,
+		    strerror(errno));
+		r = -1;
+	} else if (mailbox_find(&mb, m->key) >= 0)
+		r = 1;
+	else if (mb.n > 0)
+		r = agent_queue(session, m, "messages queued before it") ? 1 :
+									   -1;
+	mailbox_free(&mb);
+	return r;
+}
+
+/*
+ * The backend typed nothing: the session's wrapper can (the lock is held
+ * elsewhere).  The record forgets the try (when it was typed last stays
+ * at, for the wrapper's look at the agent) and m is queued.
+ */
+static enum agent_delivery
+agent_unsent(const char *session, const struct agent_msg *m, struct intent *in,
+    time_t at)
+{
+	in->key[0] = '\0';
+	in->tries = 0;
+	in->at = at;
+	free(in->text);
+	in->text = NULL;
+	if (intent_save(session, in) == -1)
+		log_msg("session %s: cannot record that '%s' was not typed: %s",
+		    session, m->key, strerror(errno));
+	return agent_queue(session, m, "Claude lock busy") ?
+	    AGENT_QUEUED :
+	    AGENT_NOT_DELIVERED;
+}
+
+/*
+ * agent_deliver(), from a sender (a tick: what cannot be typed now is
+ * queued) or from the mailbox (the wrapper: nothing queued); *typed set
+ * when m was typed now.
+ */
+static enum agent_delivery
+agent_deliver_via(const char *session, const struct agent_msg *m,
+    int from_mailbox, int *typed)
 {
 	enum agent_delivery d = AGENT_INJECT_ERROR;
 	struct intent in;
 	long long tries;
+	time_t last;
 	int fd = -1, r;
 
 	memset(&in, 0, sizeof(in));
+	*typed = 0;
 	if ((r = intent_lock(session, &fd)) != 0) {
 		log_msg("session %s: %s", session,
-		    r == 1 ? "another tick is typing into it" :
+		    r == 1 ? "another process is typing into it" :
 			     "cannot lock its record of messages");
 		return r == 1 ? AGENT_NOT_DELIVERED : AGENT_INJECT_ERROR;
 	}
@@ -217,6 +303,11 @@ agent_deliver(const char *session, const struct agent_msg *m)
 	}
 	if (intent_was_delivered(&in, m->key)) {
 		d = AGENT_DELIVERED;
+		goto out;
+	}
+	/* Queued before: the wrapper delivers it (and settles a try). */
+	if (!from_mailbox && (r = agent_queue_behind(session, m)) != 0) {
+		d = r == 1 ? AGENT_QUEUED : AGENT_NOT_DELIVERED;
 		goto out;
 	}
 	/*
@@ -237,6 +328,7 @@ agent_deliver(const char *session, const struct agent_msg *m)
 		agent_settle_other(session, &in);
 		tries = 0;
 	}
+	last = in.at;
 	intent_pend(&in, m->key, m->text, time(NULL));
 	in.tries = tries + 1;
 	in.stamp = agent_cur->stamp != NULL ? agent_cur->stamp(session, m) : 0;
@@ -247,13 +339,89 @@ agent_deliver(const char *session, const struct agent_msg *m)
 	}
 	crashpoint("recorded");
 	d = agent_send(session, m);
-	crashpoint("typed");
-	if (d == AGENT_DELIVERED)
+	crashpoint(from_mailbox ? "mailbox-typed" : "typed");
+	if (d == AGENT_DELIVERED) {
+		*typed = 1;
 		(void)agent_typed(session, m, &in);
+	} else if (d == AGENT_QUEUED)
+		d = from_mailbox ? AGENT_NOT_DELIVERED :
+				   agent_unsent(session, m, &in, last);
 out:
 	intent_free(&in);
 	intent_unlock(fd);
 	return d;
+}
+
+enum agent_delivery
+agent_deliver(const char *session, const struct agent_msg *m)
+{
+	int typed;
+
+	return agent_deliver_via(session, m, 0, &typed);
+}
+
+/*
+ * Whether the wrapper may go on with m, the oldest of the mailbox: it was
+ * delivered, or typed and not confirmed (settled by looking, nothing
+ * typed blindly), or the agent waits at its prompt since the last
+ * message typed.
+ */
+static int
+agent_mailbox_ready(const char *session, const struct agent_msg *m)
+{
+	struct intent in;
+	int r = 0;
+
+	if (intent_load(session, &in) == -1)
+		r = 0;
+	else if (intent_was_delivered(&in, m->key) ||
+	    (strcmp(in.key, m->key) == 0 && in.tries > 0))
+		r = 1;
+	else if (agent_cur->at_prompt != NULL)
+		r = agent_cur->at_prompt(session, in.at) == 1;
+	intent_free(&in);
+	return r;
+}
+
+int
+agent_mailbox_deliver(const char *session)
+{
+	struct agent_msg m = {.kind = AGENT_MSG_INJECT};
+	enum agent_delivery d;
+	struct mailbox mb;
+	int r = 0, typed = 0;
+
+	if (mailbox_load(session, &mb) == -1) {
+		log_msg("session %s: its mailbox cannot be read: %s", session,
+		    strerror(errno));
+		return -1;
+	}
+	if (mb.n == 0)
+		goto out;
+	m.key = mb.msgs[0].key;
+	m.text = mb.msgs[0].text;
+	if (!agent_mailbox_ready(session, &m))
+		goto out;
+	if ((d = agent_deliver_via(session, &m, 1, &typed)) ==
+	    AGENT_DELIVERED) {
+		log_msg("session %s: '%s' delivered from its mailbox", session,
+		    m.key);
+		if (mailbox_remove(session, m.key) == -1)
+			log_msg("session %s: cannot take '%s' out of its "
+				"mailbox: %s",
+			    session, m.key, strerror(errno));
+		r = typed ? 1 : 2;
+	} else if (d == AGENT_INJECT_ERROR)
+		r = -1;
+out:
+	mailbox_free(&mb);
+	return r;
+}
+
+long
+agent_queued(const char *session)
+{
+	return mailbox_count(session);
 }
 
 int
@@ -308,6 +476,8 @@ agent_kill(const char *session)
 	int r = agent_cur->kill(session);
 
 	/* Its messages were for it alone. */
+	if (r == 0)
+		(void)mailbox_forget(session);
 	if (r == 0 && intent_forget(session) == 0) {
 		lock = runfiles_intent_lock(session);
 		(void)file_remove(lock);

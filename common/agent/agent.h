@@ -22,6 +22,14 @@
  * session has it (its pane shows it, the agent worked since, its
  * mailbox took it: agent_backend.seen), never by typing it again
  * blindly.
+ *
+ * A message that cannot be typed now (the Claude session lock is held by
+ * another agent) goes to the session's mailbox (mailbox.h) and the
+ * sender moves on: the session's wrapper types it, in order and once,
+ * when it holds the lock and the agent waits at its prompt
+ * (agent_mailbox_deliver()).  A message queued there counts for its
+ * sender as delivered or on its way: asked again, agent_deliver() queues
+ * nothing twice.
  */
 #ifndef AGENT_H
 #define AGENT_H
@@ -126,7 +134,10 @@ struct agent_progress {
 enum agent_delivery {
 	AGENT_INJECT_ERROR = -1,
 	AGENT_DELIVERED = 0,
-	AGENT_NOT_DELIVERED /* try again on a later tick */
+	AGENT_NOT_DELIVERED, /* try again on a later tick */
+	/* Nothing typed now: the session's wrapper can type it (the lock
+	 * is held elsewhere), or it is in the session's mailbox. */
+	AGENT_QUEUED
 };
 
 /*
@@ -170,6 +181,13 @@ struct agent_backend {
 	 */
 	int (*seen)(const char *session, const struct agent_msg *m, time_t at,
 	    long long stamp);
+	/*
+	 * Optional (NULL: 0, never).  Whether the agent waits at its prompt
+	 * for a message, the last one having been typed at since (0: none):
+	 * 1 it does, 0 not now (at work, starting, a dialog), for the
+	 * wrapper delivering the mailbox.
+	 */
+	int (*at_prompt)(const char *session, time_t since);
 };
 
 /*
@@ -203,11 +221,25 @@ int agent_start(const struct agent_spec *, char *err, size_t errsz);
  * AGENT_DELIVERED when it has it (now, or before: nothing typed then),
  * AGENT_NOT_DELIVERED when it is to be tried on a later tick (another
  * process is typing into the session, the backend did not confirm, or
- * whether it arrived cannot be told now), AGENT_INJECT_ERROR on an
- * error (its intent could not be recorded: nothing typed).
+ * whether it arrived cannot be told now), AGENT_QUEUED when it is in the
+ * session's mailbox (now, or before: nothing queued twice; logged "queued
+ * for SESSION (why)"), AGENT_INJECT_ERROR on an error (its intent could
+ * not be recorded: nothing typed).
  */
 enum agent_delivery agent_deliver(const char *session,
     const struct agent_msg *m);
+/*
+ * The session's wrapper (agent_exec.h), holding the Claude session lock:
+ * type the oldest message of its mailbox when the agent waits at its
+ * prompt, once across crashes (as agent_deliver(); a message typed by a
+ * process that died before it recorded the delivery is settled by
+ * looking).  Returns 1 when one was typed, 2 when one was found
+ * delivered before (nothing typed; either way it left the mailbox), 0
+ * when there is nothing to type or not now, -1 on an error (logged).
+ */
+int agent_mailbox_deliver(const char *session);
+/* Messages queued in the session's mailbox, or -1 when it cannot be read. */
+long agent_queued(const char *session);
 /*
  * The session's message recorded and not delivered whose key starts with
  * prefix: 1 with its key and text in *key and *text (caller frees both),
@@ -217,8 +249,9 @@ int agent_pending(const char *session, const char *prefix, char **key,
     char **text);
 /*
  * Deliver text as one prompt, once the session holds the Claude session
- * lock again (a waiting agent gave it up): AGENT_NOT_DELIVERED when it
- * stayed busy.  The backend's own step: senders use agent_deliver().
+ * lock again (a waiting agent gave it up): AGENT_QUEUED, nothing typed,
+ * when another agent holds it.  The backend's own step: senders use
+ * agent_deliver().
  */
 enum agent_delivery agent_inject(const char *session, const char *text);
 /* 1 alive, 0 gone, -1 cannot tell. */

@@ -19,12 +19,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "agent_exec.h"
 #include "agent_lock.h"
 #include "buf.h"
 #include "config.h"
+#include "crashpoint.h"
 #include "file.h"
+#include "log.h"
 #include "redact.h"
+#include "runfiles.h"
 #include "xmalloc.h"
 
 /* The largest variables file a wrapper reads. */
@@ -32,6 +36,20 @@
 #define AGENT_EXEC_POLL_MS 100
 /* From SIGTERM or SIGHUP passed on to SIGKILL. */
 #define AGENT_EXEC_GRACE_MS 5000
+
+/* Between looks at the mailbox while messages wait, by what the last did. */
+#define AGENT_EXEC_MAIL_NEXT_MS 0
+#define AGENT_EXEC_MAIL_WAIT_MS 1000
+#define AGENT_EXEC_MAIL_ERROR_MS 10000
+
+/* The wrapper's delivery of the session's mailbox. */
+struct agent_exec_mail {
+	char *path;	   /* the mailbox file (owned), or NULL: none */
+	pid_t child;	   /* the child typing a message, or 0 */
+	long long next_ms; /* no look before */
+	/* The lock was taken for the mailbox, and nothing typed since. */
+	int took;
+};
 
 /* The agent, as the wrapper watches it. */
 struct agent_exec_child {
@@ -44,6 +62,8 @@ struct agent_exec_child {
 static volatile sig_atomic_t agent_exec_signal;
 
 static void agent_exec_push(char ***, size_t *, const char *);
+static void agent_exec_push_mailbox(char ***, size_t *,
+    const struct agent_exec *);
 static int agent_exec_parse(int, char *[], struct agent_exec *, char ***,
     char *, size_t);
 static int agent_exec_env_read(const char *, struct buf *);
@@ -56,6 +76,13 @@ static long long agent_exec_now_ms(void);
 static void agent_exec_poll(struct agent_exec_child *);
 static int agent_exec_stop(void *);
 static int agent_exec_status(int);
+static int agent_exec_mail_init(const struct agent_exec *,
+    struct agent_exec_mail *);
+static void agent_exec_mail_child(const struct agent_exec *);
+static void agent_exec_mail_reap(struct agent_exec_mail *, int);
+static void agent_exec_mail(const struct agent_exec *, struct agent_exec_mail *,
+    struct agent_lock_holder *);
+static void agent_exec_mail_end(struct agent_exec_mail *);
 static int agent_exec_supervise(const struct agent_exec *, char *const *,
     char *, size_t);
 static int agent_exec_run(const struct agent_exec *, char *const *, char *,
@@ -131,6 +158,26 @@ agent_exec_push(char ***v, size_t *n, const char *s)
 	(*v)[*n] = NULL;
 }
 
+/* The options of the mailbox, when there is one. */
+static void
+agent_exec_push_mailbox(char ***v, size_t *n, const struct agent_exec *x)
+{
+	const char *names[] = {"--session", "--run-dir", "--protocol",
+	    "--socket", "--glyph", "--crash", "--log"};
+	const char *values[] = {x->session, x->run_dir, x->protocol, x->socket,
+	    x->glyph, x->crash, x->log};
+	size_t i;
+
+	if (x->session == NULL || x->run_dir == NULL)
+		return;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (values[i] == NULL)
+			continue;
+		agent_exec_push(v, n, names[i]);
+		agent_exec_push(v, n, values[i]);
+	}
+}
+
 char **
 agent_exec_argv(const char *exe, const struct agent_exec *x, char *const *cmd)
 {
@@ -163,6 +210,7 @@ agent_exec_argv(const char *exe, const struct agent_exec *x, char *const *cmd)
 			agent_exec_push(&v, &n, "--handover");
 			agent_exec_push(&v, &n, x->handover);
 		}
+		agent_exec_push_mailbox(&v, &n, x);
 	}
 	agent_exec_push(&v, &n, "--");
 	for (i = 0; cmd[i] != NULL; i++)
@@ -176,9 +224,12 @@ agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
     char *err, size_t errsz)
 {
 	static const char *const names[] = {"--env", "--lock", "--wait",
-	    "--state", "--request", "--watch", "--handover"};
+	    "--state", "--request", "--watch", "--handover", "--session",
+	    "--run-dir", "--protocol", "--socket", "--glyph", "--crash",
+	    "--log"};
 	const char **fields[] = {&x->env_file, &x->lock, NULL, &x->state,
-	    &x->request, &x->watch, &x->handover};
+	    &x->request, &x->watch, &x->handover, &x->session, &x->run_dir,
+	    &x->protocol, &x->socket, &x->glyph, &x->crash, &x->log};
 	char *end;
 	size_t k;
 	int i;
@@ -204,11 +255,14 @@ agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
 	}
 	*cmd = i + 1 < argc ? argv + i + 1 : NULL;
 	if (*cmd == NULL ||
-	    (x->lock != NULL && (x->state == NULL || x->request == NULL))) {
+	    (x->lock != NULL && (x->state == NULL || x->request == NULL)) ||
+	    ((x->session == NULL) != (x->run_dir == NULL))) {
 		snprintf(err, errsz,
 		    "usage: %s [--env FILE] [--state FILE] [--lock PATH "
 		    "--wait SECONDS --request FILE [--watch FILE] "
-		    "[--handover SOCKET]] -- COMMAND...",
+		    "[--handover SOCKET] [--session NAME --run-dir DIR "
+		    "[--protocol NAME] [--socket NAME] [--glyph TEXT] "
+		    "[--crash POINTS] [--log FILE]]] -- COMMAND...",
 		    AGENT_EXEC_MODE);
 		return -1;
 	}
@@ -437,8 +491,126 @@ agent_exec_status(int status)
 }
 
 /*
- * Hold the lock, run the agent, serve the lock until the agent ends.
- * Returns the exit status.
+ * Set the mailbox up (x->session): the run files, the backend as the
+ * ticks use it, but without the lock (the wrapper holds it itself).
+ * 0, or -1 when the backend cannot be had (no mailbox, m->path NULL).
+ */
+static int
+agent_exec_mail_init(const struct agent_exec *x, struct agent_exec_mail *m)
+{
+	struct agent_conf conf;
+
+	memset(m, 0, sizeof(*m));
+	if (x->session == NULL || x->run_dir == NULL)
+		return 0;
+	memset(&conf, 0, sizeof(conf));
+	conf.protocol = x->protocol;
+	conf.state_dir = x->run_dir;
+	conf.tmux_socket = x->socket;
+	conf.ready_pattern = x->glyph;
+	runfiles_init(x->run_dir, x->run_dir);
+	if (agent_use(&conf) == -1)
+		return -1;
+	/* What the wrapper did is told in the log of the tool it serves. */
+	if (x->log != NULL)
+		(void)log_open(x->log, "agent: ", 0, 0);
+	m->path = runfiles_mailbox(x->session);
+	return 0;
+}
+
+/*
+ * The child: type the oldest message.  Exits 0 typed, 3 found delivered
+ * before, 1 not now, 2 on an error.
+ */
+static void
+agent_exec_mail_child(const struct agent_exec *x)
+{
+	int r;
+
+	agent_exec_signals(0);
+	crashpoint_set(x->crash);
+	r = agent_mailbox_deliver(x->session);
+	_exit(r == 1 ? 0 : r == 2 ? 3 : r == 0 ? 1 : 2);
+}
+
+/* Has the typing child ended (wait: wait for it)?  The next look by it. */
+static void
+agent_exec_mail_reap(struct agent_exec_mail *m, int wait)
+{
+	int status = 0;
+	pid_t r;
+
+	if (m->child <= 0)
+		return;
+	while ((r = waitpid(m->child, &status, wait ? 0 : WNOHANG)) == -1 &&
+	    errno == EINTR)
+		;
+	if (r == 0)
+		return;
+	m->child = 0;
+	if (r == -1 || !WIFEXITED(status) || WEXITSTATUS(status) == 2) {
+		m->next_ms = agent_exec_now_ms() + AGENT_EXEC_MAIL_ERROR_MS;
+		return;
+	}
+	/* Typed: the agent works on it, and the lock is its turn's. */
+	if (WEXITSTATUS(status) == 0)
+		m->took = 0;
+	m->next_ms = agent_exec_now_ms() +
+	    (WEXITSTATUS(status) == 1 ? AGENT_EXEC_MAIL_WAIT_MS :
+					AGENT_EXEC_MAIL_NEXT_MS);
+}
+
+/*
+ * One look at the mailbox: while messages wait (the file is there), take
+ * the lock when it is free and start a child to type the oldest one; one
+ * child at a time, so they arrive in order.
+ */
+static void
+agent_exec_mail(const struct agent_exec *x, struct agent_exec_mail *m,
+    struct agent_lock_holder *h)
+{
+	struct stat st;
+	pid_t pid;
+
+	agent_exec_mail_reap(m, 0);
+	if (m->path == NULL || m->child != 0 ||
+	    agent_exec_now_ms() < m->next_ms)
+		return;
+	if (lstat(m->path, &st) == -1) {
+		/*
+		 * Emptied with nothing typed (found delivered before): the
+		 * agent still waits, and the lock it had let go goes again.
+		 */
+		if (m->took)
+			agent_lock_hold_free(h);
+		m->took = 0;
+		return;
+	}
+	m->next_ms = agent_exec_now_ms() + AGENT_EXEC_MAIL_WAIT_MS;
+	if (h->fd == -1 && agent_lock_hold_try(h))
+		m->took = 1;
+	if (h->fd == -1)
+		return;
+	if ((pid = fork()) == 0)
+		agent_exec_mail_child(x);
+	if (pid > 0)
+		m->child = pid;
+}
+
+/* The session ends: the typing child, if any, is stopped. */
+static void
+agent_exec_mail_end(struct agent_exec_mail *m)
+{
+	if (m->child > 0)
+		(void)kill(m->child, SIGKILL);
+	agent_exec_mail_reap(m, 1);
+	free(m->path);
+	m->path = NULL;
+}
+
+/*
+ * Hold the lock, run the agent, serve the lock and deliver the mailbox
+ * until the agent ends.  Returns the exit status.
  */
 static int
 agent_exec_supervise(const struct agent_exec *x, char *const *cmd, char *err,
@@ -451,7 +623,12 @@ agent_exec_supervise(const struct agent_exec *x, char *const *cmd, char *err,
 	    .request = x->request,
 	    .watch = x->watch};
 	struct agent_exec_child c = {0};
+	struct agent_exec_mail mail;
 
+	if (agent_exec_mail_init(x, &mail) == -1) {
+		snprintf(err, errsz, "no agent backend '%s'", x->protocol);
+		return 2;
+	}
 	agent_exec_signals(1);
 	switch (agent_lock_hold_start(&h, NULL, NULL)) {
 	case 1:
@@ -481,14 +658,17 @@ agent_exec_supervise(const struct agent_exec *x, char *const *cmd, char *err,
 		 */
 		if (c.signaled_ms != 0)
 			agent_lock_hold_end(&h);
-		else
+		else {
 			agent_lock_serve(&h, agent_exec_stop, &c);
+			agent_exec_mail(x, &mail, &h);
+		}
 		if (!c.done) {
 			struct timespec ts = {0, AGENT_EXEC_POLL_MS * 1000000L};
 
 			(void)nanosleep(&ts, NULL);
 		}
 	}
+	agent_exec_mail_end(&mail);
 	agent_lock_hold_end(&h);
 	return agent_exec_status(c.status);
 }

@@ -4,7 +4,9 @@
  *
  *   EXE --agent-exec [--env FILE] [--state FILE] [--lock PATH
  *       --wait SECONDS --request FILE [--watch PHASE_FILE]
- *       [--handover SOCKET]] -- COMMAND...
+ *       [--handover SOCKET] [--session NAME --run-dir DIR
+ *       [--protocol NAME] [--socket NAME] [--glyph TEXT]
+ *       [--crash POINTS] [--log FILE]]] -- COMMAND...
  *
  * FILE holds the variables the agent gets (agent_exec_env_write(): a
  * private file, never a command line, where any local user could read
@@ -21,6 +23,15 @@
  * say, passes SIGHUP and SIGTERM on, and exits with the agent's status.
  * With --handover it first takes the lock from the tick that started the
  * session, over SOCKET (agent_lock.h), before it waits for it itself.
+ * With --session it delivers the session's mailbox (mailbox.h, in the
+ * run directory DIR): while messages are queued (a stat of the file each
+ * look) it takes the lock when it is free, and a short-lived child of
+ * it types the oldest one when the agent waits at its prompt
+ * (agent_mailbox_deliver(): the backend NAME on the tmux server of
+ * socket NAME, the prompt glyph TEXT), one at a time, in order; a child
+ * that dies mid-way is settled by the next one looking at the session.
+ * What it did goes to the log FILE (the tool's that started it); POINTS
+ * are the test-only crash points of that child (crashpoint.h).
  */
 #ifndef AGENT_EXEC_H
 #define AGENT_EXEC_H
@@ -41,6 +52,14 @@ struct agent_exec {
 	const char *request;
 	const char *watch;
 	const char *handover;
+	/* The mailbox (with lock). */
+	const char *session;
+	const char *run_dir;
+	const char *protocol;
+	const char *socket;
+	const char *glyph;
+	const char *crash;
+	const char *log;
 };
 
 /*

@@ -34,7 +34,12 @@
  * session's programs loading) and to answer a request.
  */
 #define AGENT_LOCK_START_SLACK_S 10
-#define AGENT_LOCK_ANSWER_SLACK_S 3
+/*
+ * How long a tick waits for a wrapper's answer to a request: the wrapper
+ * answers at once (it tries the lock, never waits for it), so this is
+ * only its polling and a busy machine, never the lock's wait.
+ */
+#define AGENT_LOCK_ANSWER_S 3
 /* A stopped session's wrapper ends within its agent's grace period. */
 #define AGENT_LOCK_END_WAIT_MS 8000
 
@@ -57,7 +62,8 @@ static int agent_lock_mkdir(const char *);
 static enum agent_lock_state agent_lock_state_read(const char *);
 static void agent_lock_state_write(const char *, const char *);
 static void agent_lock_state_mine(struct agent_lock_holder *, const char *);
-static int agent_lock_take(struct agent_lock_holder *, int (*)(void *), void *);
+static int agent_lock_take(struct agent_lock_holder *, int, int (*)(void *),
+    void *);
 static int agent_lock_phase_changed(struct agent_lock_holder *);
 static int agent_lock_waiting(const char *);
 static int agent_lock_sockaddr(const char *, struct sockaddr_un *);
@@ -535,8 +541,7 @@ agent_lock_for_inject(const char *state, const char *request,
 		return 0;
 	if (file_create_excl(request, NULL, 0644) == -1)
 		return -1;
-	deadline = agent_lock_now_ms() +
-	    (agent_lock_wait_s + AGENT_LOCK_ANSWER_SLACK_S) * 1000LL;
+	deadline = agent_lock_now_ms() + AGENT_LOCK_ANSWER_S * 1000LL;
 	for (polls = 1; agent_lock_now_ms() < deadline; polls++) {
 		if (!file_exists(request)) {
 			switch (agent_lock_state_read(state)) {
@@ -557,13 +562,14 @@ agent_lock_for_inject(const char *state, const char *request,
 }
 
 /*
- * Take the lock for h, trying until the wait is over or stop(arg) says
- * to give up.  0 taken, 1 not, -1 error.
+ * Take the lock for h, trying until wait_s seconds are over (0: once) or
+ * stop(arg) says to give up.  0 taken, 1 not, -1 error.
  */
 static int
-agent_lock_take(struct agent_lock_holder *h, int (*stop)(void *), void *arg)
+agent_lock_take(struct agent_lock_holder *h, int wait_s, int (*stop)(void *),
+    void *arg)
 {
-	long long deadline = agent_lock_now_ms() + h->wait_s * 1000LL;
+	long long deadline = agent_lock_now_ms() + wait_s * 1000LL;
 	int r;
 
 	for (;;) {
@@ -594,7 +600,7 @@ agent_lock_hold_start(struct agent_lock_holder *h, int (*stop)(void *),
 	else if (agent_lock_mkdir(h->path) == -1)
 		r = -1;
 	else
-		r = agent_lock_take(h, stop, arg);
+		r = agent_lock_take(h, h->wait_s, stop, arg);
 	saved = errno;
 	if (r != -1)
 		agent_lock_state_mine(h, r == 0 ? "held" : "busy");
@@ -646,10 +652,32 @@ agent_lock_serve(struct agent_lock_holder *h, int (*stop)(void *), void *arg)
 	}
 	if (!file_exists(h->request))
 		return;
+	/* Answered at once: what cannot be typed now goes to the mailbox. */
 	if (h->fd == -1)
-		(void)agent_lock_take(h, stop, arg);
+		(void)agent_lock_take(h, 0, stop, arg);
 	agent_lock_state_mine(h, h->fd != -1 ? "held" : "free");
 	(void)file_remove(h->request);
+}
+
+void
+agent_lock_hold_free(struct agent_lock_holder *h)
+{
+	if (h->fd == -1)
+		return;
+	lock_release(h->fd);
+	h->fd = -1;
+	agent_lock_state_mine(h, "free");
+}
+
+int
+agent_lock_hold_try(struct agent_lock_holder *h)
+{
+	if (h->fd != -1)
+		return 1;
+	if (agent_lock_take(h, 0, NULL, NULL) != 0)
+		return 0;
+	agent_lock_state_mine(h, "held");
+	return 1;
 }
 
 void

@@ -11,8 +11,11 @@
  *   lock to start the agent (and gave up), "error: WHY" when it could
  *   not start the agent (with or without a lock);
  * - the request marker, which a tick creates before it types into the
- *   session; the wrapper takes the lock (waiting as long as the
- *   configuration says), writes the state and removes the marker.
+ *   session; the wrapper tries the lock (at once, never waiting for it),
+ *   writes the state and removes the marker.  A tick that finds it
+ *   "free" (another agent holds the lock) types nothing: the message
+ *   goes to the session's mailbox (mailbox.h), which the wrapper
+ *   delivers once it holds the lock (agent_lock_hold_try()).
  * The wrapper gives the lock up when the phase file turns to a phase in
  * which the agent waits (awaiting_ci, awaiting_review, awaiting_changes,
  * escalate, done, failed).
@@ -86,9 +89,10 @@ int agent_lock_await_start(const char *state, const char *session,
     int (*alive)(const char *));
 /*
  * Before text is typed into a session: ask its wrapper to hold the lock
- * and wait for the answer.  A session without a state file has no
- * wrapper (started otherwise): 0 at once.  Returns 0 held, 1 busy after
- * the configured wait, -1 when the session went away.
+ * and wait for the answer (a few seconds at most: the wrapper never
+ * waits for the lock).  A session without a state file has no wrapper
+ * (started otherwise): 0 at once.  Returns 0 held, 1 busy (another agent
+ * holds it, or no answer in time), -1 when the session went away.
  */
 int agent_lock_for_inject(const char *state, const char *request,
     const char *session, int (*alive)(const char *));
@@ -131,10 +135,18 @@ int agent_lock_hold_start(struct agent_lock_holder *h, int (*stop)(void *),
 /*
  * One look at the session: release the lock when the phase file turned
  * to a waiting phase since the last look, then serve a request (taking
- * the lock, waiting while stop(arg) says 0).
+ * the lock when it is free, without waiting; stop(arg) may end even
+ * that try).
  */
 void agent_lock_serve(struct agent_lock_holder *h, int (*stop)(void *),
     void *arg);
+/*
+ * The wrapper has messages to deliver: take the lock when it is free,
+ * without waiting ("held" written).  1 held, 0 not.
+ */
+int agent_lock_hold_try(struct agent_lock_holder *h);
+/* Let go of the lock while the agent waits ("free" written). */
+void agent_lock_hold_free(struct agent_lock_holder *h);
 /*
  * The session ends: release the lock, remove the state file (when it is
  * still the one h wrote).

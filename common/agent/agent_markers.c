@@ -6,8 +6,10 @@
  * has taken its standing instructions when, asked to read
  * system_prompt.txt, it creates markers/ack.marker.  A message is written
  * to prompt.txt and one short instruction is typed; it is delivered when
- * ack.marker appears.  An unacknowledged instruction is typed once more
- * on a later tick, never twice in one process, and the record of what
+ * ack.marker appears; a tick waits for it a few seconds at most, and a
+ * later tick reads an ack that came after.  An unacknowledged instruction
+ * is typed once more on a later tick once the ack wait has passed, never
+ * twice in one process, and the record of what
  * was typed stays in the session directory (markers.h), so a tick that
  * lost its answer, or a second tick racing the first under the
  * directory's lock, types nothing again.  The lifecycle signal stays the
@@ -39,6 +41,13 @@
 #define MARKERS_READY_ASKS 3
 /* Times an instruction is typed at most. */
 #define MARKERS_SENDS 2
+/*
+ * What a tick waits at most, for the session directory's lock and for an
+ * ack: an ack that comes later is read by the next tick (woken, or by the
+ * schedule), which types the instruction again only once the whole ack
+ * wait has passed since it was typed.
+ */
+#define MARKERS_TICK_WAIT_S 3
 
 static int agent_markers_init(const struct agent_conf *);
 static int agent_markers_start(const struct agent_spec *, char *, size_t);
@@ -80,6 +89,7 @@ const struct agent_backend agent_markers_backend = {
     .activity = tmux_session_activity,
     .progress = agent_markers_progress,
     .seen = agent_markers_seen,
+    .at_prompt = agent_tmux_at_prompt,
 };
 
 static int markers_ready_s = MARKERS_READY_S;
@@ -91,9 +101,7 @@ static size_t markers_ntyped;
 static int
 agent_markers_init(const struct agent_conf *conf)
 {
-	tmux_set_socket(conf->tmux_socket);
-	tmux_set_tmpdir(conf->state_dir);
-	tmux_set_server_env(conf->server_env);
+	agent_tmux_configure(conf);
 	markers_ready_s =
 	    conf->marker_ready_s > 0 ? conf->marker_ready_s : MARKERS_READY_S;
 	markers_ack_s =
@@ -303,7 +311,7 @@ agent_markers_inject(const char *session, const char *text)
 		    dir);
 		goto out;
 	}
-	if ((got = lock_wait(path, &fd, markers_ack_s + 5)) == 1) {
+	if ((got = lock_wait(path, &fd, MARKERS_TICK_WAIT_S)) == 1) {
 		log_msg("session %s: another tick is typing into it", session);
 		r = AGENT_NOT_DELIVERED;
 	} else if (got == 0)
@@ -361,7 +369,8 @@ agent_markers_same(const char *session, struct markers_delivery *d,
 		    AGENT_INJECT_ERROR;
 		return 1;
 	}
-	if (agent_markers_typed(session)) {
+	if (agent_markers_typed(session) ||
+	    time(NULL) - d->at < (time_t)markers_ack_s) {
 		*r = AGENT_NOT_DELIVERED;
 		return 1;
 	}
@@ -422,7 +431,7 @@ agent_markers_type(const char *session, struct markers_delivery *d)
 		return AGENT_NOT_DELIVERED;
 	}
 	if ((r = agent_tmux_relock(session)) != 0)
-		return r == 1 ? AGENT_NOT_DELIVERED : AGENT_INJECT_ERROR;
+		return r == 1 ? AGENT_QUEUED : AGENT_INJECT_ERROR;
 	d->sent++;
 	d->at = time(NULL);
 	if (markers_delivery_write(session, d) == -1) {
@@ -436,12 +445,20 @@ agent_markers_type(const char *session, struct markers_delivery *d)
 	free(text);
 	if (r == -1)
 		return AGENT_INJECT_ERROR;
-	if (!markers_wait(session, RUNFILES_ACK_MARKER, markers_ack_s * 1000,
+	if (!markers_wait(session, RUNFILES_ACK_MARKER,
+		(markers_ack_s < MARKERS_TICK_WAIT_S ? markers_ack_s :
+						       MARKERS_TICK_WAIT_S) *
+		    1000,
 		tmux_has_session)) {
-		log_msg("session %s: no ack.marker within %d s", session,
-		    markers_ack_s);
-		return d->sent >= MARKERS_SENDS ? AGENT_INJECT_ERROR :
-						  AGENT_NOT_DELIVERED;
+		log_msg("session %s: no ack.marker within %d s — a later tick "
+			"reads it",
+		    session,
+		    markers_ack_s < MARKERS_TICK_WAIT_S ? markers_ack_s :
+							  MARKERS_TICK_WAIT_S);
+		return d->sent >= MARKERS_SENDS &&
+			markers_ack_s <= MARKERS_TICK_WAIT_S ?
+		    AGENT_INJECT_ERROR :
+		    AGENT_NOT_DELIVERED;
 	}
 	d->acked = 1;
 	return markers_delivery_write(session, d) == 0 ? AGENT_DELIVERED :

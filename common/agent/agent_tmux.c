@@ -19,6 +19,7 @@
 #include "agent_lock.h"
 #include "agent_tmux.h"
 #include "buf.h"
+#include "crashpoint.h"
 #include "file.h"
 #include "log.h"
 #include "phase.h"
@@ -60,6 +61,12 @@ static int agent_tmux_seen(const char *, const struct agent_msg *, time_t,
 
 /* The input box's prompt glyph (agent_conf.ready_pattern). */
 static char *agent_tmux_glyph;
+/* What a session's wrapper is told to deliver its mailbox the same way. */
+static struct {
+	char *protocol;
+	char *state_dir;
+	char *socket;
+} agent_tmux_conf;
 
 const struct agent_backend agent_tmux_backend = {
     .protocol = AGENT_PROTOCOL_DEFAULT,
@@ -76,11 +83,19 @@ const struct agent_backend agent_tmux_backend = {
     .activity = tmux_session_activity,
     .stamp = agent_tmux_stamp,
     .seen = agent_tmux_seen,
+    .at_prompt = agent_tmux_at_prompt,
 };
 
 /* The tmux server, and the run dir for the private paste files. */
 static int
 agent_tmux_init(const struct agent_conf *conf)
+{
+	agent_tmux_configure(conf);
+	return 0;
+}
+
+void
+agent_tmux_configure(const struct agent_conf *conf)
 {
 	tmux_set_socket(conf->tmux_socket);
 	tmux_set_tmpdir(conf->state_dir);
@@ -88,7 +103,17 @@ agent_tmux_init(const struct agent_conf *conf)
 	free(agent_tmux_glyph);
 	agent_tmux_glyph =
 	    conf->ready_pattern != NULL ? xstrdup(conf->ready_pattern) : NULL;
-	return 0;
+	free(agent_tmux_conf.protocol);
+	free(agent_tmux_conf.state_dir);
+	free(agent_tmux_conf.socket);
+	agent_tmux_conf.protocol =
+	    xstrdup(conf->protocol != NULL && *conf->protocol != '\0' ?
+		    conf->protocol :
+		    AGENT_PROTOCOL_DEFAULT);
+	agent_tmux_conf.state_dir =
+	    conf->state_dir != NULL ? xstrdup(conf->state_dir) : NULL;
+	agent_tmux_conf.socket =
+	    conf->tmux_socket != NULL ? xstrdup(conf->tmux_socket) : NULL;
 }
 
 /*
@@ -128,6 +153,16 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
 		x.request = request;
 		x.watch = s->signal_path;
 		x.handover = handover;
+		/* Its mailbox, typed as this process would (agent.h). */
+		if (agent_tmux_conf.state_dir != NULL) {
+			x.session = s->session;
+			x.run_dir = agent_tmux_conf.state_dir;
+			x.protocol = agent_tmux_conf.protocol;
+			x.socket = agent_tmux_conf.socket;
+			x.glyph = agent_tmux_glyph;
+			x.crash = crashpoint_get();
+			x.log = log_path();
+		}
 	}
 	*argv = agent_exec_argv(exe, &x, s->argv);
 	return 0;
@@ -373,21 +408,20 @@ agent_tmux_relock(const char *session)
 
 	free(state);
 	free(request);
-	if (r == 1)
-		log_msg("the Claude session lock '%s' stayed busy for %d s — "
-			"not typing into %s this tick",
-		    agent_lock_path(), agent_lock_wait(), session);
 	return r;
 }
 
-/* The session holds the lock again first (agent_lock.h). */
+/*
+ * The session holds the lock again first (agent_lock.h); while another
+ * agent holds it, nothing is typed: the session's wrapper will.
+ */
 static enum agent_delivery
 agent_tmux_inject(const char *session, const char *text)
 {
 	int r = agent_tmux_relock(session);
 
 	if (r == 1)
-		return AGENT_NOT_DELIVERED;
+		return AGENT_QUEUED;
 	if (r == -1)
 		return AGENT_INJECT_ERROR;
 	switch (tmux_inject(session, text)) {
@@ -533,6 +567,32 @@ agent_tmux_seen(const char *session, const struct agent_msg *m, time_t at,
 		r = 0;
 out:
 	buf_free(&screen);
+	return r;
+}
+
+/*
+ * The agent waits for a message: no turn of its runs since the last
+ * message was typed at since (its Stop hook's idle marker, when it has
+ * one, is not older), and its pane shows the input box, no dialog.
+ */
+int
+agent_tmux_at_prompt(const char *session, time_t since)
+{
+	char *idle = runfiles_idle_marker(session);
+	struct buf screen;
+	time_t mtime;
+	int r = 0;
+
+	buf_init(&screen, 0);
+	if (since != 0 && file_mtime(idle, &mtime) == 0 && mtime < since)
+		goto out;
+	if (tmux_capture(session, 0, &screen) == -1 ||
+	    screen_dialog(buf_str(&screen)) != SCREEN_NO_DIALOG)
+		goto out;
+	r = screen_input_box(buf_str(&screen), agent_tmux_glyph) ? 1 : 0;
+out:
+	buf_free(&screen);
+	free(idle);
 	return r;
 }
 

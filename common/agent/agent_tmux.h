@@ -6,8 +6,17 @@
 #define AGENT_TMUX_H
 
 #include <stddef.h>
+#include <time.h>
 
+struct agent_conf;
 struct agent_spec;
+
+/*
+ * Configure the tmux transport from conf (the server, the run dir, the
+ * prompt glyph), and remember what a session's wrapper is told so that
+ * it delivers the session's mailbox the same way.
+ */
+void agent_tmux_configure(const struct agent_conf *conf);
 
 /*
  * Whether the agent of a session that started is ready (state: the
@@ -44,9 +53,15 @@ int agent_tmux_screen_check(const struct agent_spec *, char *err, size_t errsz);
 int agent_tmux_kill(const char *session);
 /*
  * Make the session hold the Claude session lock again before text is
- * typed into it: 0 when it does, 1 when the lock stayed busy (logged),
+ * typed into it: 0 when it does, 1 when another agent holds the lock
+ * (its wrapper is asked, not waited for: the text goes to the mailbox),
  * -1 on error.
  */
 int agent_tmux_relock(const char *session);
+/*
+ * Whether the agent waits at its prompt, the last message having been
+ * typed at since (agent_backend.at_prompt): 1 or 0.
+ */
+int agent_tmux_at_prompt(const char *session, time_t since);
 
 #endif

@@ -18,6 +18,12 @@ crashpoint_set(const char *points)
 	    points != NULL && *points != '\0' ? xstrdup(points) : NULL;
 }
 
+const char *
+crashpoint_get(void)
+{
+	return crashpoint_points;
+}
+
 void
 crashpoint(const char *point)
 {

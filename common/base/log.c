@@ -31,6 +31,7 @@
 #define LOG_PRI_INFO 6
 
 static int log_fd = -1;
+static char *log_file;
 static int log_verbose;
 static int log_stderr;
 /* The first error line of this run (log_first_error()), or "". */
@@ -75,6 +76,7 @@ log_open(const char *path, const char *prefix, size_t rotate_bytes, int verbose)
 	log_fd = file_open_append(path, 0644);
 	if (log_fd == -1)
 		return -1;
+	log_file = xstrdup(path);
 	if (rotated)
 		log_msg("log rotated");
 	return 0;
@@ -86,6 +88,14 @@ log_close(void)
 	if (log_fd != -1)
 		close(log_fd);
 	log_fd = -1;
+	free(log_file);
+	log_file = NULL;
+}
+
+const char *
+log_path(void)
+{
+	return log_file;
 }
 
 void

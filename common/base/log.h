@@ -25,6 +25,8 @@
 int log_open(const char *path, const char *prefix, size_t rotate_bytes,
     int verbose);
 void log_close(void);
+/* The file log_open() opened, or NULL (none, or lines go to stderr). */
+const char *log_path(void);
 /*
  * With on set, the lines go to stderr in the journald form above, from
  * now on (also before log_open()); else to the file as described.

@@ -440,7 +440,8 @@ static const struct setting settings[] = {
 	.min = 0,
 	.max = 86400,
 	.off = F(session_lock_wait_s),
-	.doc = "seconds a launch or an injection waits for that lock"},
+	.doc = "seconds a launch waits for that lock (a message for a "
+	       "session never waits: it goes to the session's mailbox)"},
     {.env = "AGENT_MARKER_READY_TIMEOUT",
 	.section = "agent",
 	.key = "marker_ready_timeout",
@@ -524,7 +525,10 @@ static const struct setting settings[] = {
 	       "points (comma-separated): `session-started` (a dev session "
 	       "started, its prompt not typed), `recorded` (a message's "
 	       "intent recorded, not typed), `typed` (typed, not recorded "
-	       "as delivered); never set it in a factory",
+	       "as delivered), `mailbox-typed` (a session's wrapper typed "
+	       "a message of its mailbox, not recorded: given to the "
+	       "wrappers of the sessions the tool starts); never set it in "
+	       "a factory",
 	.def_doc = "none"},
     {.env = "DISINTO_REVIEW_POLL",
 	.type = T_STR,

@@ -708,6 +708,18 @@ runfiles_intent_lock(const char *s)
 }
 
 char *
+runfiles_mailbox(const char *s)
+{
+	return xasprintf("%s/agent-%s.mailbox", run_dir, s);
+}
+
+char *
+runfiles_mailbox_lock(const char *s)
+{
+	return xasprintf("%s/agent-%s.mailbox-lock", run_dir, s);
+}
+
+char *
 runfiles_lock_handover(const char *s)
 {
 	return xasprintf("%s/agent-%s.handover", run_dir, s);

@@ -250,6 +250,13 @@ char *runfiles_intent(const char *session);
 /* The lock taken while a message is typed into the session. */
 char *runfiles_intent_lock(const char *session);
 /*
+ * A session's mailbox (mailbox.h): the messages queued for its wrapper
+ * to type when the session can take them, and the lock its
+ * read-modify-write holds.
+ */
+char *runfiles_mailbox(const char *session);
+char *runfiles_mailbox_lock(const char *session);
+/*
  * The socket through which a tick hands the Claude session lock to the
  * wrapper of the session it starts (agent_lock.h).
  */

@@ -46,6 +46,7 @@ struct status_session {
 	int alive;	  /* 1, 0, or -1 when not known */
 	int has_progress; /* the agent's own report, when it gives one */
 	struct agent_progress progress;
+	long queued;	/* messages in its mailbox (agent_queued()), or -1 */
 	enum phase ph;	/* the phase read, PHASE_NONE: no file */
 	long long pr;	/* its PR, 0 when none is known */
 	char *ci;	/* the CI state of the PR's head, or NULL */
@@ -479,6 +480,7 @@ status_session_add(struct status_project *p, const char *kind, long long number,
 	s->number = number;
 	s->name = xstrdup(name);
 	s->reason = xstrdup("");
+	s->queued = agent_queued(name);
 	return s;
 }
 
@@ -1021,6 +1023,8 @@ status_text_session(const struct status *st, const struct status_session *s,
 		    s->pr_error);
 	if (*s->reason != '\0')
 		buf_printf(b, "  Reason: %s", s->reason);
+	if (s->queued > 0)
+		buf_printf(b, "  queued: %ld", s->queued);
 	buf_puts(b, "\n");
 }
 
@@ -1393,6 +1397,9 @@ status_json_session(const struct status *st, const struct status_session *s)
 		cJSON_AddNullToObject(o, "alive");
 	else
 		cJSON_AddBoolToObject(o, "alive", s->alive);
+	/* Messages waiting in its mailbox for its wrapper (agent.h). */
+	if (s->queued > 0)
+		cJSON_AddNumberToObject(o, "queued", (double)s->queued);
 	if (strcmp(s->kind, "dev") == 0 && s->pr > 0)
 		cJSON_AddNumberToObject(o, "pr", (double)s->pr);
 	else if (strcmp(s->kind, "dev") == 0)

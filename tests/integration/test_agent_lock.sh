@@ -4,9 +4,9 @@
 # skipped with one log line and nothing claimed; a session holds it while
 # its agent works (its wrapper, not the tick, which has exited), lets go
 # of it in awaiting_ci and awaiting_review, and takes it again before a
-# message is typed into it, which waits while another holds it (not
-# delivered: the next tick tries again).  A review launch is skipped the
-# same way.
+# message is typed into it; while another holds it the message is queued
+# in the session's mailbox, which the wrapper delivers once the lock is
+# free.  A review launch is skipped the same way.
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/dev.sh"
 dev_init git
@@ -59,17 +59,20 @@ wait_for '[ -f "$RUN/dev-session-$PROJ-1.phase" ] && grep -q awaiting_ci "$RUN/d
 check "awaiting_ci: the session let go of the lock" wait_for free 5
 check_eq "awaiting_ci: its state" "$(cut -d" " -f1 "$RUN/agent-$S.state")" free
 
-# CI passed is to be typed into the session, but the lock is busy.
+# CI passed is to be typed into the session, but the lock is busy: it
+# goes to the session's mailbox, which its wrapper delivers once the lock
+# frees, with no tick.
 hold
 dp
 rc_is "busy lock: the CI tick" 0
-lhas "busy lock: nothing typed, one line" \
-    "the Claude session lock '$LOCK' stayed busy for 2 s — not typing into $S this tick"
+lhas "busy lock: queued, one line" "queued for $S \\(Claude lock busy\\)"
 check "busy lock: the agent got no second prompt" test ! -e "$T/agentlog/prompt-2.txt"
+check "busy lock: in the mailbox" test -s "$RUN/agent-$S.mailbox"
 unhold
+check "free lock: CI passed delivered by the wrapper" wait_for '[ -f "$T/agentlog/prompt-2.txt" ]' 10
+check "free lock: the mailbox emptied" wait_for '! [ -e "$RUN/agent-$S.mailbox" ]' 10
 dp
 rc_is "free lock: the CI tick" 0
-check "free lock: CI passed delivered" wait_for '[ -f "$T/agentlog/prompt-2.txt" ]' 10
 check "free lock: the prompt says CI passed" grep -q "CI passed" "$T/agentlog/prompt-2.txt"
 check "awaiting_review: let go again" wait_for free 5
 

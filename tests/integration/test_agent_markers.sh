@@ -80,6 +80,13 @@ lhas "not delivered this tick" "not delivered"
 check_eq "the lost request" "$(events 'marker lost 2')" 1
 check_eq "nothing processed yet" "$(prompts "$AL")" 1
 check "the failure waits in prompt.txt" grep -q "greeting_test" "$SDIR/prompt.txt"
+# A tick waits a few seconds for an ack, no longer: the next one reads
+# it, and types the request again only once the ack wait (5 s) passed.
+dp
+rc_is "within the ack wait" 0
+lnot "within the ack wait: not re-sent" "re-sent"
+check_eq "within the ack wait: no new request" "$(grep -c 'marker \(prompt\|lost\)' "$AL/events.log")" 2
+sleep 5
 dp
 lhas "re-sent on the next tick" "prompt.txt re-sent"
 check_eq "delivered once" "$(events 'marker prompt 3')" 1

@@ -3,16 +3,20 @@
  * for integration scripts, with the backend of a protocol.
  *
  *   agent-tool [-P protocol] [-R rundir] [-L socket] [-r ready_s]
- *       [-a ack_s] command args...
+ *       [-a ack_s] [-l lockfile] command args...
  *
  *   start NAME CWD CMD...   start a session and wait until it is ready
  *   inject NAME FILE...     deliver each FILE's text as one prompt
+ *   deliver NAME KEY FILE   deliver FILE's text once as message KEY, as a
+ *                           tick does (agent_deliver(): queued in the
+ *                           session's mailbox while the lock is busy)
+ *   queued NAME             print the number of messages in its mailbox
  *   progress NAME           print "STATE PERCENT PHASE" of its report
  *   kill NAME
  *
  * It also serves as the agents' wrapper (--agent-exec), as the pollers
- * do.  Exit status: 0 ok, 1 failure, 2 usage, 3 not delivered (inject)
- * or no report (progress).
+ * do.  Exit status: 0 ok, 1 failure, 2 usage, 3 not delivered (inject,
+ * deliver) or no report (progress), 4 queued (deliver).
  */
 #include <err.h>
 #include <stdio.h>
@@ -32,14 +36,15 @@ static void usage(void) __attribute__((noreturn));
 static int cmd_start(int, char **);
 static int cmd_inject(int, char **);
 static int cmd_progress(int, char **);
+static int cmd_deliver(int, char **);
 
 static void
 usage(void)
 {
 	fprintf(stderr,
 	    "usage: agent-tool [-P protocol] [-R rundir] "
-	    "[-L socket] [-r ready_s] [-a ack_s] "
-	    "start|inject|progress|kill args...\n");
+	    "[-L socket] [-r ready_s] [-a ack_s] [-l lockfile] "
+	    "start|inject|deliver|queued|progress|kill args...\n");
 	exit(2);
 }
 
@@ -89,6 +94,38 @@ cmd_inject(int argc, char **argv)
 	return r == AGENT_DELIVERED ? 0 : r == AGENT_NOT_DELIVERED ? 3 : 1;
 }
 
+/* One message, as a tick sends it. */
+static int
+cmd_deliver(int argc, char **argv)
+{
+	struct agent_msg m = {.key = NULL, .kind = AGENT_MSG_INJECT};
+	enum agent_delivery r;
+	struct buf text;
+
+	if (argc != 4)
+		usage();
+	buf_init(&text, 0);
+	if (file_read(argv[3], INJECT_MAX, &text) != 0) {
+		warn("cannot read '%s'", argv[3]);
+		buf_free(&text);
+		return 1;
+	}
+	m.key = argv[2];
+	m.text = buf_str(&text);
+	r = agent_deliver(argv[1], &m);
+	buf_free(&text);
+	switch (r) {
+	case AGENT_DELIVERED:
+		return 0;
+	case AGENT_NOT_DELIVERED:
+		return 3;
+	case AGENT_QUEUED:
+		return 4;
+	default:
+		return 1;
+	}
+}
+
 static int
 cmd_progress(int argc, char **argv)
 {
@@ -116,7 +153,7 @@ main(int argc, char **argv)
 			warnx("%s", why);
 		return r;
 	}
-	while ((ch = getopt(argc, argv, "+P:R:L:r:a:")) != -1) {
+	while ((ch = getopt(argc, argv, "+P:R:L:r:a:l:")) != -1) {
 		switch (ch) {
 		case 'P':
 			conf.protocol = optarg;
@@ -133,6 +170,10 @@ main(int argc, char **argv)
 		case 'a':
 			conf.marker_ack_s = atoi(optarg);
 			break;
+		case 'l':
+			conf.session_lock = optarg;
+			conf.session_lock_wait_s = 300;
+			break;
 		default:
 			usage();
 		}
@@ -148,6 +189,10 @@ main(int argc, char **argv)
 		r = cmd_start(argc, argv);
 	else if (strcmp(argv[0], "inject") == 0)
 		r = cmd_inject(argc, argv);
+	else if (strcmp(argv[0], "deliver") == 0)
+		r = cmd_deliver(argc, argv);
+	else if (strcmp(argv[0], "queued") == 0 && argc == 2)
+		r = printf("%ld\n", agent_queued(argv[1])) > 0 ? 0 : 1;
 	else if (strcmp(argv[0], "progress") == 0)
 		r = cmd_progress(argc, argv);
 	else if (strcmp(argv[0], "kill") == 0 && argc == 2)

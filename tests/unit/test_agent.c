@@ -4,7 +4,9 @@
  * backend is chosen by its protocol name and reads phase files; a
  * message is delivered once (agent_deliver()): typed after its intent
  * is recorded, never again once delivered, and a message recorded but
- * not confirmed is settled by the backend's look (seen).
+ * not confirmed is settled by the backend's look (seen); a message that
+ * cannot be typed now is queued in the session's mailbox and typed from
+ * it, in order and once.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +92,41 @@ static const struct agent_backend fake_looks = {.protocol = "fake",
     .kill = fake_kill,
     .valid_name = fake_valid,
     .seen = fake_seen};
+
+/* The lock is held elsewhere (busy), and whether the agent waits. */
+static int fake_busy, fake_prompt, fake_typed_n;
+static char fake_typed[4][64];
+
+static enum agent_delivery
+fake_busy_inject(const char *session, const char *text)
+{
+	(void)session;
+	if (fake_busy)
+		return AGENT_QUEUED;
+	if (fake_typed_n < 4)
+		snprintf(fake_typed[fake_typed_n], sizeof(fake_typed[0]), "%s",
+		    text);
+	fake_typed_n++;
+	return AGENT_DELIVERED;
+}
+
+static int
+fake_at_prompt(const char *session, time_t since)
+{
+	(void)session;
+	(void)since;
+	return fake_prompt;
+}
+
+static const struct agent_backend fake_mailbox = {.protocol = "fake",
+    .start = fake_start,
+    .inject = fake_busy_inject,
+    .alive = fake_alive,
+    .read_signal = fake_signal,
+    .kill = fake_kill,
+    .valid_name = fake_valid,
+    .seen = fake_seen,
+    .at_prompt = fake_at_prompt};
 
 static const struct agent_backend fake = {.protocol = "fake",
     .start = fake_start,
@@ -263,6 +300,91 @@ test_deliver(void)
 	CHECK_INT(rmdir(dir), 0);
 }
 
+/*
+ * The lock held elsewhere: queued, in order, once; a message finding
+ * others queued goes behind them; the mailbox is typed oldest first only
+ * when the agent waits at its prompt, once each.
+ */
+static void
+test_mailbox(void)
+{
+	char dir[] = "/tmp/test_agent.XXXXXX", path[300];
+	struct agent_msg m1 = {.key = "ci a success 0", .text = "CI passed"};
+	struct agent_msg m2 = {.key = "review a", .text = "Changes wanted"};
+	struct intent in;
+
+	if (mkdtemp(dir) == NULL) {
+		CHECK(0);
+		return;
+	}
+	runfiles_init(dir, dir);
+	agent_set_backend(&fake_mailbox);
+	fake_busy = 1;
+	fake_prompt = 0;
+	fake_typed_n = 0;
+	CHECK_INT(agent_queued("s3"), 0);
+	CHECK_INT(agent_deliver("s3", &m1), AGENT_QUEUED);
+	CHECK_INT(agent_deliver("s3", &m1), AGENT_QUEUED);
+	CHECK_INT(agent_queued("s3"), 1);
+	/* Not typed: the record holds no try of it. */
+	CHECK_INT(intent_load("s3", &in), 0);
+	CHECK_STR(in.key, "");
+	intent_free(&in);
+	/* The lock is free now, but m2 goes behind m1. */
+	fake_busy = 0;
+	CHECK_INT(agent_deliver("s3", &m2), AGENT_QUEUED);
+	CHECK_INT(agent_queued("s3"), 2);
+	CHECK_INT(fake_typed_n, 0);
+	/* The agent is at work: nothing typed. */
+	CHECK_INT(agent_mailbox_deliver("s3"), 0);
+	CHECK_INT(fake_typed_n, 0);
+	fake_prompt = 1;
+	CHECK_INT(agent_mailbox_deliver("s3"), 1);
+	CHECK_INT(agent_mailbox_deliver("s3"), 1);
+	CHECK_INT(agent_mailbox_deliver("s3"), 0);
+	CHECK_INT(fake_typed_n, 2);
+	CHECK_STR(fake_typed[0], "CI passed");
+	CHECK_STR(fake_typed[1], "Changes wanted");
+	CHECK_INT(agent_queued("s3"), 0);
+	/* Delivered: asked again, nothing typed or queued. */
+	CHECK_INT(agent_deliver("s3", &m1), AGENT_DELIVERED);
+	CHECK_INT(fake_typed_n, 2);
+	/*
+	 * Queued, then typed by the wrapper's child, which died before it
+	 * recorded the delivery: a sender asking again queues nothing, and
+	 * the next child settles it by the backend's look, typing nothing.
+	 */
+	fake_busy = 1;
+	m1.key = "ci c success 0";
+	m1.text = "typed, not recorded";
+	CHECK_INT(agent_deliver("s3", &m1), AGENT_QUEUED);
+	CHECK_INT(intent_load("s3", &in), 0);
+	intent_pend(&in, m1.key, m1.text, 0);
+	in.tries = 1;
+	CHECK_INT(intent_save("s3", &in), 0);
+	intent_free(&in);
+	CHECK_INT(agent_deliver("s3", &m1), AGENT_QUEUED);
+	CHECK_INT(agent_queued("s3"), 1);
+	fake_busy = 0;
+	fake_prompt = 0;
+	fake_seen_says = -1;
+	CHECK_INT(agent_mailbox_deliver("s3"), 0);
+	fake_seen_says = 1;
+	CHECK_INT(agent_mailbox_deliver("s3"), 2);
+	CHECK_INT(fake_typed_n, 2);
+	CHECK_INT(agent_queued("s3"), 0);
+	CHECK_INT(agent_deliver("s3", &m1), AGENT_DELIVERED);
+	CHECK_INT(fake_typed_n, 2);
+	CHECK_INT(agent_kill("s3"), 0);
+	snprintf(path, sizeof(path), "%s/agent-s3.mailbox", dir);
+	CHECK_INT(access(path, F_OK), -1);
+	snprintf(path, sizeof(path), "%s/agent-s3.mailbox-lock", dir);
+	(void)unlink(path);
+	agent_set_backend(NULL);
+	runfiles_init("/tmp", ".");
+	CHECK_INT(rmdir(dir), 0);
+}
+
 int
 main(void)
 {
@@ -271,5 +393,6 @@ main(void)
 	RUN(test_default_backend);
 	RUN(test_cli_agent_use);
 	RUN(test_deliver);
+	RUN(test_mailbox);
 	return check_main();
 }
