@@ -71,9 +71,19 @@ def parent(pid):
         return 0
 
 
-def ours(tools, server):
-    """Processes whose executable is one of the tools, outside tmux (the
-    agent wrappers inside sessions are the tools' own binary too)."""
+def this_run(pid, mark):
+    """Whether the process runs with this bench's run directory."""
+    try:
+        with open("/proc/%d/environ" % pid, "rb") as f:
+            return mark in f.read().split(b"\0")
+    except OSError:
+        return False
+
+
+def ours(tools, server, mark):
+    """Processes of this run whose executable is one of the tools,
+    outside tmux (the agent wrappers inside sessions are the tools' own
+    binary too)."""
     n = 0
     for d in os.listdir("/proc"):
         if not d.isdigit():
@@ -83,6 +93,8 @@ def ours(tools, server):
         except OSError:
             continue
         if exe not in tools:
+            continue
+        if not this_run(int(d), mark):
             continue
         pid, inside = int(d), False
         for _ in range(64):
@@ -107,6 +119,7 @@ def observe(T, P, issues, sock, O):
     tools = {os.path.realpath(os.path.join(O, t, t))
              for t in ("dev-poll", "review-poll", "supervisor-poll")}
     ev = {n: {} for n in range(1, issues + 1)}
+    mark = ("DISINTO_RUN_DIR=" + run).encode()
     samples = []
     server = None
 
@@ -118,7 +131,7 @@ def observe(T, P, issues, sock, O):
         now = time.time()
         if server is None:
             server = tmux_pid(sock)
-        samples.append((now, ours(tools, server or -1)))
+        samples.append((now, ours(tools, server or -1, mark)))
         ss = sessions(sock)
         try:
             st = state()
@@ -215,7 +228,9 @@ def report(T, tick, mode):
         rows.append((n, d))
         eligible = g("merged")
     print("mode: %s; timer every %s s" % (mode, tick))
-    print("seconds added by the orchestration per transition:")
+    print("seconds added by the orchestration per transition "
+          "(- : did not happen, e.g. a verdict not typed in because the PR "
+          "merged and the session ended first):")
     print("%-6s" % "issue" + "".join("%9s" % k for k in names) +
           "%9s %9s" % ("work", "added"))
     for n, d in rows:
@@ -223,9 +238,11 @@ def report(T, tick, mode):
               + "%9s %9s" % (fmt(d["work"]), fmt(d["added"])))
     if ticks:
         lon = max(ticks, key=lambda x: x[2] - x[1])
+        bad = sorted({x[0] for x in ticks if x[3] != 0})
         print("ticks the timer started: %d; longest %.2f s (%s); "
-              "failed: %d" % (len(ticks), lon[2] - lon[1], lon[0],
-                              sum(1 for x in ticks if x[3] != 0)))
+              "exit status not 0: %d %s" % (
+                  len(ticks), lon[2] - lon[1], lon[0],
+                  sum(1 for x in ticks if x[3] != 0), " ".join(bad)))
     samples = obs["samples"]
 
     def in_tick(t):
