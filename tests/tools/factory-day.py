@@ -29,6 +29,8 @@ when:
       the session on PHASE:done and launches the next issue.  An
       escalation holds the slot until the reply is delivered (supervisor
       tick) and the resumed work is done (or 24 h).
+      The same with every tool ticking each minute ("every minute, no
+      wakes"): what tests/bench-latency runs on main.
   (c) disinto-c with wakes and a 1-minute timer: agent-driven transitions
       (Stop hook after a phase write, a review agent's end, the phase file
       written by a merge) start the owning tool's tick within seconds
@@ -180,10 +182,19 @@ class Bash:
 
 
 class Today:
-    """(b) disinto-c today: every reaction on its tool's next tick."""
-    name = "(b) disinto-c today, same crontab"
-    tick = 600.0
-    SUP, REV, DEV = 0.0, 180.0, 360.0
+    """(b) disinto-c today: every reaction on its tool's next tick.  On
+    the crontab, or (minute=True) with every tool ticking each minute at
+    :00, as the README recommends and tests/bench-latency runs it."""
+
+    def __init__(self, minute=False):
+        if minute:
+            self.name = "(b) disinto-c today, every minute, no wakes"
+            self.tick = 60.0
+            self.SUP = self.REV = self.DEV = 0.0
+        else:
+            self.name = "(b) disinto-c today, same crontab"
+            self.tick = 600.0
+            self.SUP, self.REV, self.DEV = 0.0, 180.0, 360.0
 
     def launch_after(self, free):
         return free   # the tick that ended the session launches
@@ -401,7 +412,7 @@ def summarise(model, run):
 
 
 def models():
-    return [Bash(), Today(), Wakes(True), Wakes(False)]
+    return [Bash(), Today(), Today(minute=True), Wakes(True), Wakes(False)]
 
 
 def fmt_min(x):
