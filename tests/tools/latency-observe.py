@@ -121,7 +121,6 @@ def observe(T, P, issues, sock, O):
     ev = {n: {} for n in range(1, issues + 1)}
     mark = ("DISINTO_RUN_DIR=" + run).encode()
     samples = []
-    server = None
 
     def first(n, k, t):
         if t is not None and k not in ev[n]:
@@ -129,8 +128,7 @@ def observe(T, P, issues, sock, O):
 
     while True:
         now = time.time()
-        if server is None:
-            server = tmux_pid(sock)
+        server = tmux_pid(sock)   # a new server once the last session ended
         samples.append((now, ours(tools, server or -1, mark)))
         ss = sessions(sock)
         try:
