@@ -173,19 +173,25 @@ def observe(T, P, issues, sock, O):
 
 
 def events(T):
-    start, ticks, push, ci = None, [], {}, {}
+    start, ticks, push, ci, begun = None, [], {}, {}, []
     with open(os.path.join(T, "events.log")) as f:
         for line in f:
             w = line.split()
             if w[0] == "start":
                 start = float(w[1])
+            elif w[0] == "begin":
+                begun.append((w[1], float(w[2])))
             elif w[0] == "tick" and len(w) >= 5:
                 ticks.append((w[1], float(w[2]), float(w[3]), int(w[4])))
             elif w[0] == "push":
                 push.setdefault(w[1], float(w[2]))
             elif w[0] == "ci":
                 ci.setdefault(w[1], float(w[2]))
-    return start, ticks, push, ci
+    # A tick still running when the run stopped: open to the end.
+    ended = {(n, a) for n, a, _, _ in ticks}
+    running = [(n, a, float("inf"), 0) for n, a in begun
+               if (n, a) not in ended]
+    return start, ticks, running, push, ci
 
 
 def fmt(x):
@@ -195,7 +201,7 @@ def fmt(x):
 def report(T, tick, mode):
     with open(os.path.join(T, "observed.json")) as f:
         obs = json.load(f)
-    start, ticks, push, ci = events(T)
+    start, ticks, running, push, ci = events(T)
     names = ("launch", "pr", "ci", "review", "verdict", "merge", "end")
     rows, eligible = [], start
     for n in sorted(obs["issues"], key=int):
@@ -244,7 +250,7 @@ def report(T, tick, mode):
     samples = obs["samples"]
 
     def in_tick(t):
-        return any(a <= t <= b for _, a, b, _ in ticks)
+        return any(a <= t <= b for _, a, b, _ in ticks + running)
     between = [c for t, c in samples if not in_tick(t)]
     print("processes of ours alive (outside sessions), %d samples: max %d; "
           "between the timer's ticks: %d of %d samples with one, max %d" % (
