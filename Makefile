@@ -11,6 +11,7 @@
 #   make demo       run the end-to-end demo against the forge simulator
 #                   (PROTOCOL=checkpoint: with one-shot agent runs)
 #   make bench      run the benchmarks
+#   make bench-latency  the time the orchestration adds (real time, minutes)
 #   make readme     regenerate README.md's configuration table
 #   make man        regenerate disinto-c.5's list of settings
 #   make install    PREFIX=/usr/local DESTDIR= (executables, manual pages)
@@ -204,6 +205,13 @@ demo: $(BINS) $(TOOL_BIN)
 
 bench: $(BINS) $(TOOL_BIN)
 	O=$(O) tests/bench
+	python3 tests/tools/factory-day.py
+
+# The time the orchestration adds: the factory-day model, then the
+# demo's chain in real time under a timer (BENCH_TICK=10 for a quick run).
+bench-latency: $(BINS) $(TOOL_BIN)
+	python3 tests/tools/factory-day.py
+	O=$(O) tests/bench-latency
 
 # The manual pages: one per executable (section 8) and the configuration
 # (section 5).
@@ -500,6 +508,6 @@ clean:
 
 FORCE:
 
-.PHONY: all test test-bins check demo bench install install-factory uninstall-factory readme man format-check clean FORCE
+.PHONY: all test test-bins check demo bench bench-latency install install-factory uninstall-factory readme man format-check clean FORCE
 .PHONY: install-systemd fuzz fuzz-bins fuzz-if-clang fuzz-long valgrind faults
 .PHONY: test-dialects

@@ -1,0 +1,9 @@
+# The factory-day model's own consistency (tests/tools/factory-day.py
+# --check): with zero work times the time between launches is the
+# schedule's gaps (40 min for disinto-c on the 10-minute crontab, 20 min
+# for the bash scripts' loops, 0 with wakes); on random draws every
+# issue merges once, no wait is negative and every model does the same
+# work.  Simulated time only: nothing here measures a clock.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+python3 "$TOP/tests/tools/factory-day.py" --check
