@@ -274,7 +274,8 @@ test_tick_inactive(void)
 	CHECK_STR(f.trail, "");
 	CHECK(has("fake.log", "poll: fake not active — skipping: '"));
 	CHECK(has("fake.log", "/state/.fake-active' not found, FACTORY_ROOT="));
-	CHECK(strstr(last_note, "(touch it to enable); FACTORY_ROOT=") != NULL &&
+	CHECK(
+	    strstr(last_note, "(touch it to enable); FACTORY_ROOT=") != NULL &&
 	    strstr(last_note, " (from the environment)\n") != NULL);
 	CHECK(has("metrics/fake-demo.prom",
 	    "disinto_ticks_total{tool=\"fake\",project=\"demo\","
