@@ -356,8 +356,10 @@ agent_hooks_install(struct act *a, const struct agent_hooks *h)
 	if ((text = cJSON_Print(settings)) == NULL)
 		abort();
 	if ((r = act_write(a, path, text, 0)) == 0) {
-		if (worktree_exclude(a, h->workdir, ".claude/settings.json") ==
-		    -1)
+		/* A dry run has no worktree to keep it out of. */
+		if (!a->dry_run &&
+		    worktree_exclude(a, h->workdir, ".claude/settings.json") ==
+			-1)
 			log_msg("cannot keep '%s' out of the agent's commits",
 			    path);
 		hooks_marks_get(h->session, &m);

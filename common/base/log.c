@@ -34,6 +34,8 @@ static int log_fd = -1;
 static char *log_file;
 static int log_verbose;
 static int log_stderr;
+/* A dry run: the lines go to stderr, no file is opened or written. */
+static int log_dry;
 /* The first error line of this run (log_first_error()), or "". */
 static char log_first_err[256];
 static char log_prefix[32];
@@ -69,7 +71,7 @@ log_open(const char *path, const char *prefix, size_t rotate_bytes, int verbose)
 	log_close();
 	log_verbose = verbose;
 	snprintf(log_prefix, sizeof(log_prefix), "%s", prefix ? prefix : "");
-	if (log_stderr)
+	if (log_stderr || log_dry)
 		return 0;
 	rotated = log_rotate(path, rotate_bytes);
 	(void)file_mkdir_parent(path);
@@ -107,7 +109,13 @@ log_use_stderr(int on)
 int
 log_on_stderr(void)
 {
-	return log_stderr;
+	return log_stderr || log_dry;
+}
+
+void
+log_dry_run(int on)
+{
+	log_dry = on;
 }
 
 const char *
@@ -173,7 +181,7 @@ log_vline(int pri, const char *fmt, va_list ap)
 		snprintf(log_first_err, sizeof(log_first_err), "%s",
 		    line.data + head);
 	buf_puts(&line, "\n");
-	if (log_stderr || log_verbose)
+	if (log_stderr || log_dry || log_verbose)
 		(void)!write(STDERR_FILENO, line.data, line.len);
 	if (!log_stderr && log_fd != -1)
 		(void)!write(log_fd, line.data, line.len);
@@ -230,7 +238,7 @@ log_vstatus(int pri, const char *path, const char *who, const char *fmt,
 		log_err("%s", msg);
 	else
 		log_msg("%s", msg);
-	r = file_write_atomic(path, line.data, line.len, 0644, 0);
+	r = log_dry ? 0 : file_write_atomic(path, line.data, line.len, 0644, 0);
 	free(msg);
 	buf_free(&line);
 	return r;

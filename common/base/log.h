@@ -9,6 +9,9 @@
  * syslog priority journald reads from a "<N>" prefix: "<3>" for
  * log_err(), "<4>" for log_warn(), "<6>" for log_msg().  The file is
  * then neither opened nor rotated.
+ *
+ * A dry run (log_dry_run()) writes no file at all: its lines go to
+ * stderr in the file's form, and a status file is not replaced.
  */
 #ifndef LOG_H
 #define LOG_H
@@ -32,8 +35,17 @@ const char *log_path(void);
  * now on (also before log_open()); else to the file as described.
  */
 void log_use_stderr(int on);
-/* Whether the lines go to stderr in the journald form (log_use_stderr()). */
+/*
+ * Whether the lines go to stderr: in the journald form (log_use_stderr())
+ * or for a dry run (log_dry_run()).
+ */
 int log_on_stderr(void);
+/*
+ * With on set, no log or status file is opened, rotated or written from
+ * now on: the lines go to stderr ("[ts] prefix message"), as a dry run's
+ * do; log_status() logs its message and replaces nothing.
+ */
+void log_dry_run(int on);
 /*
  * The first log_err() or log_warn() message of this run, as logged (masked,
  * printable, cut to 255 bytes, without its timestamp and prefix), or "".
@@ -64,8 +76,8 @@ void log_timestamp(char *out, size_t outsz);
 void log_iso8601(time_t t, char *out, size_t outsz);
 /*
  * Replace the status file at path with one line "[ts] who: message" (the
- * message made printable as log_msg() does) and log the message too.
- * Returns 0 or -1.
+ * message made printable as log_msg() does) and log the message too (a
+ * dry run only logs it).  Returns 0 or -1.
  */
 int log_status(const char *path, const char *who, const char *, ...)
     __attribute__((format(printf, 3, 4)));

@@ -562,7 +562,7 @@ operand(int argc, char *argv[], int takes_project)
 
 /*
  * Send the log where --log, else DISINTO_LOG, says (cfg as far as it was
- * loaded).
+ * loaded); a dry run's to stderr alone.
  */
 static void
 cli_log_dest(const struct cli *cli, const struct config *cfg)
@@ -570,6 +570,8 @@ cli_log_dest(const struct cli *cli, const struct config *cfg)
 	const char *dest = cli->log != NULL ? cli->log : cfg->log_dest;
 
 	log_use_stderr(dest != NULL && strcmp(dest, "stderr") == 0);
+	/* A dry run writes no log or status file: stderr has its lines. */
+	log_dry_run(cli->dry_run);
 }
 
 /* A command line that cannot be run: logged where the project's is. */

@@ -28,6 +28,7 @@
 
 static long long tick_now_ms(void);
 static void tick_prom(struct tick *, int);
+static char *tick_root_said(const struct config *);
 static int tick_active(struct tick *);
 static int tick_lock(struct tick *);
 static int tick_steps(struct tick *);
@@ -77,21 +78,40 @@ tick_prom(struct tick *t, int rc)
 }
 
 /*
+ * Where the factory was found, for a skipped tick: FACTORY_ROOT set, or
+ * derived from the executable's place (after make install, /usr/local:
+ * not a factory).  Caller frees.
+ */
+static char *
+tick_root_said(const struct config *cfg)
+{
+	const char *env = getenv("FACTORY_ROOT");
+	int derived = env == NULL || env[0] == '\0';
+
+	return xasprintf("FACTORY_ROOT=%s (%s)", cfg->factory_root,
+	    derived ? "derived from the executable's place; set FACTORY_ROOT" :
+		      "from the environment");
+}
+
+/*
  * The guard of the bash scripts: a tick runs only while
  * $FACTORY_ROOT/state/.<guard>-active exists (a one-shot is run by a
- * person: the factory may be paused).  1 active, else 0 (logged).
+ * person: the factory may be paused).  1 active, else 0 (logged, with
+ * the factory it looked in).
  */
 static int
 tick_active(struct tick *t)
 {
-	char *flag;
+	char *flag, *root;
 	int active;
 
 	if (t->tool->guard == NULL || tick_oneshot(t))
 		return 1;
 	flag = runfiles_active_flag(t->tool->guard);
 	if (!(active = file_exists(flag))) {
-		log_msg("%s not active — skipping", t->tool->guard);
+		root = tick_root_said(&t->cfg);
+		log_msg("%s not active — skipping: '%s' not found, %s",
+		    t->tool->guard, flag, root);
 		t->result = PROMTICK_INACTIVE;
 		/*
 		 * As lib/guard.sh did: cron mails it, with the remedy (a
@@ -100,8 +120,9 @@ tick_active(struct tick *t)
 		if (!log_on_stderr())
 			t->note =
 			    xasprintf("%s: SKIP: '%s' not found — %s disabled "
-				      "(touch it to enable)\n",
-				t->tool->cli.prog, flag, t->tool->guard);
+				      "(touch it to enable); %s\n",
+				t->tool->cli.prog, flag, t->tool->guard, root);
+		free(root);
 	}
 	free(flag);
 	return active;

@@ -22,9 +22,9 @@ check_eq "a good tick: nothing on stdout" "$(cat "$T/out")" ""
 rm -f "$FACTORY_ROOT/state/.dev-active"
 errs
 check_eq "factory off: exit 0" "$RC" 0
-check_eq "factory off: one line on stderr, the file that turns it on" \
+check_eq "factory off: one line on stderr, the file that turns it on and the FACTORY_ROOT used" \
     "$(cat "$T/err")" \
-    "dev-poll: SKIP: '$FACTORY_ROOT/state/.dev-active' not found — dev disabled (touch it to enable)"
+    "dev-poll: SKIP: '$FACTORY_ROOT/state/.dev-active' not found — dev disabled (touch it to enable); FACTORY_ROOT=$FACTORY_ROOT (from the environment)"
 : >"$FACTORY_ROOT/state/.dev-active"
 
 sim_stop

@@ -77,3 +77,71 @@ if command -v man >/dev/null 2>&1; then
 		    grep -q '^NAME'"
 	done
 fi
+
+# The crontab example of the installed dev-poll(8) works after "make
+# install": cron runs its line with sh, a bare environment and the
+# crontab's assignments.  The page's paths are this install's
+# (/usr/local/bin: $PREFIX/bin; /home/disinto/disinto: the factory).
+PREFIX=$T/prefix
+if cmake install PREFIX="$PREFIX" >>"$T/install.out" 2>&1; then
+	ok "make install PREFIX=... runs"
+else
+	fail "make install PREFIX=... runs" "$(tail -3 "$T/install.out")"
+fi
+sim_start "$TOP/tests/fixtures/sim-basic.json" || fail "the simulator starts"
+F=$T/home/disinto/disinto
+mkdir -p "$F/projects" "$F/state" "$T/home" "$T/cronrun"
+chmod 700 "$T/cronrun"
+cat >"$F/.env" <<ENV
+FORGE_URL=$SIM_URL
+FORGE_TOKEN=dev-token
+FORGE_REVIEW_TOKEN=review-token
+FORGE_BOT_USERNAMES=review-bot
+DISINTO_RUN_DIR=$T/cronrun
+DISINTO_TMUX_SOCKET=$DISINTO_TMUX_SOCKET
+DISINTO_HTTP_TIMEOUT=2
+ENV
+git init -q -b master "$T/repo"
+cat >"$F/projects/harb.toml" <<TOML
+name = "harb"
+repo = "johba/harb"
+repo_root = "$T/repo"
+primary_branch = "master"
+TOML
+: >"$F/state/.dev-active"
+# The example, from the installed page: its assignments and its command.
+sed -n '/^The crontab of a project/,/^\.Ed/p' \
+    "$PREFIX/share/man/man8/dev-poll.8" | sed -n '/^\.Bd -literal/,/^\.Ed/p' |
+    grep -v '^\.' |
+    sed -e "s|/usr/local/bin/|$PREFIX/bin/|" \
+    -e "s|/home/disinto/disinto|$F|" >"$T/crontab"
+check_eq "the example sets FACTORY_ROOT" \
+    "$(grep -c '^FACTORY_ROOT=' "$T/crontab")" 1
+# cron: NAME=value lines are the environment, the rest is the schedule
+# (5 fields) and the command, which sh runs.
+cron_env=$(grep -E '^[A-Z_]+=' "$T/crontab")
+cron_cmd=$(grep -vE '^[A-Z_]+=' "$T/crontab" | grep . |
+    sed -E 's/^([^ ]+ +){5}//')
+check "the example names the installed dev-poll" \
+    sh -c "printf '%s' '$cron_cmd' | grep -q '^$PREFIX/bin/dev-poll '"
+# shellcheck disable=SC2086
+env -i HOME="$T/home" PATH=/usr/bin:/bin $cron_env sh -c "$cron_cmd" \
+    >"$T/cron.out" 2>&1
+check_eq "the example's tick: exit 0" "$?" 0
+check "the example's tick polls (the log shows the poll)" \
+    grep -q 'poll: ' "$F/dev/dev-agent-harb.log"
+check "the example's tick is not skipped" \
+    sh -c "! grep -q 'not active' '$F/dev/dev-agent-harb.log'"
+check_eq "the example's tick: nothing on stderr" "$(cat "$T/cron.out")" ""
+
+# Without FACTORY_ROOT the installed executable looks in $PREFIX, and its
+# skip line says so, and how it found it.
+env -i HOME="$T/home" PATH=/usr/bin:/bin DISINTO_RUN_DIR="$T/cronrun" \
+    "$PREFIX/bin/dev-poll" "$F/projects/harb.toml" >"$T/cron.out" 2>&1
+check_eq "without FACTORY_ROOT: exit 0" "$?" 0
+check_eq "without FACTORY_ROOT: the skip says where it looked" \
+    "$(cat "$T/cron.out")" \
+    "dev-poll: SKIP: '$PREFIX/state/.dev-active' not found — dev disabled (touch it to enable); FACTORY_ROOT=$PREFIX (derived from the executable's place; set FACTORY_ROOT)"
+check "without FACTORY_ROOT: the log says it too" \
+    grep -qF "dev not active — skipping: '$PREFIX/state/.dev-active' not found, FACTORY_ROOT=$PREFIX (derived from the executable's place; set FACTORY_ROOT)" \
+    "$PREFIX/dev/dev-agent-harb.log"

@@ -12,21 +12,21 @@ DLOG=$FACTORY_ROOT/dev/dev-agent-harb.log
 "$DEV" --log=stderr "$PROJ" >"$T/out" 2>"$T/err"
 check_eq "--log=stderr: exit 0" "$?" 0
 check_eq "--log=stderr: an info line with <6> and no timestamp" \
-    "$(cat "$T/err")" "<6>poll: dev not active — skipping"
+    "$(cat "$T/err")" "<6>poll: dev not active — skipping: '$FACTORY_ROOT/state/.dev-active' not found, FACTORY_ROOT=$FACTORY_ROOT (from the environment)"
 check_eq "--log=stderr: nothing on stdout" "$(cat "$T/out")" ""
 check "--log=stderr: no log file" test ! -e "$DLOG"
 
 DISINTO_LOG=stderr "$DEV" "$PROJ" 2>"$T/err"
 check_eq "DISINTO_LOG=stderr: the same" \
-    "$(cat "$T/err")" "<6>poll: dev not active — skipping"
+    "$(cat "$T/err")" "<6>poll: dev not active — skipping: '$FACTORY_ROOT/state/.dev-active' not found, FACTORY_ROOT=$FACTORY_ROOT (from the environment)"
 printf 'DISINTO_LOG=stderr\n' >"$FACTORY_ROOT/.env"
 "$DEV" "$PROJ" 2>"$T/err"
 check_eq "DISINTO_LOG=stderr in .env: the same" \
-    "$(cat "$T/err")" "<6>poll: dev not active — skipping"
+    "$(cat "$T/err")" "<6>poll: dev not active — skipping: '$FACTORY_ROOT/state/.dev-active' not found, FACTORY_ROOT=$FACTORY_ROOT (from the environment)"
 "$DEV" --log=file "$PROJ" 2>"$T/err"
 check_eq "--log=file overrides it: stderr has only the skip's reason, for cron's mail" \
     "$(cat "$T/err")" \
-    "dev-poll: SKIP: '$FACTORY_ROOT/state/.dev-active' not found — dev disabled (touch it to enable)"
+    "dev-poll: SKIP: '$FACTORY_ROOT/state/.dev-active' not found — dev disabled (touch it to enable); FACTORY_ROOT=$FACTORY_ROOT (from the environment)"
 check "--log=file: the timestamped line in the log file" \
     grep -qE '^\[[0-9-]{10} [0-9:]{8} UTC\] poll: dev not active' "$DLOG"
 rm -f "$FACTORY_ROOT/.env" "$DLOG"

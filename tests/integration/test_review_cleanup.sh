@@ -84,6 +84,8 @@ check_eq "bad settings: run files untouched" "$(run_files)" "$BEFORE"
 
 # --dry-run: logs what it would do, does nothing.
 BEFORE=$(run_files)
+LOGSIZE=$(wc -c <"$LOG")
+: >"$T/tick.out"
 rv_tick --dry-run
 check_eq "dry-run: exit 0" "$RV_RC" 0
 check_eq "dry-run: no write on the forge" "$(write_requests)" 0
@@ -91,7 +93,9 @@ check_eq "dry-run: run files untouched" "$(run_files)" "$BEFORE"
 check_eq "dry-run: no new session" "$(sessions)" \
     "review-harb-14 review-harb-15 "
 check_eq "dry-run: no worktree" "$(git -C "$T/repo" worktree list | wc -l)" 1
-D=$(cat "$LOG")
+check_eq "dry-run: nothing logged to the file" "$(wc -c <"$LOG")" "$LOGSIZE"
+# Its log lines are on stderr.
+D=$(cat "$T/tick.out")
 check_has "dry-run: would post the finished review" "$D" \
     "dry-run: would comment on #17"
 check_has "dry-run: would submit its formal review" "$D" \

@@ -61,9 +61,10 @@ faults_clear
 # line, the others would be reviewed (a dry run).
 fault '{"method": "GET", "path": "/pulls\\?", "mode": "wrongtype",
     "field": "head.sha", "item": 11, "count": 0}'
+: >"$T/tick.out"
 rv_tick --dry-run
 faults_clear
-RVLOG=$(cat "$FACTORY_ROOT/review/review.log")
+RVLOG=$(cat "$T/tick.out")
 check_has "a bad PR among good ones: skipped" "$RVLOG" \
     "skipping PR #11 of '/pulls?state=open': 'head.sha' is an array, not a string"
 check_lacks "a bad PR among good ones: not reviewed" "$RVLOG" \

@@ -101,7 +101,8 @@ check_eq "no review bot: nothing more merged" "$(merged)" "12 13"
 # review-poll: the dev bot's approval is no review, the review bot's is.
 : >"$FACTORY_ROOT/state/.reviewer-active"
 mkdir -p "$FACTORY_ROOT/review"
-RV=$FACTORY_ROOT/review/review.log
+# A dry run's log lines are on its stderr.
+RV=$T/rp.out
 "$O/review-poll/review-poll" --dry-run "$P" >"$T/rp.out" 2>&1
 check_eq "review-poll: exit 0" "$?" 0
 check "review-poll: the review bot's approval is a review" \

@@ -188,6 +188,41 @@ test_stderr(void)
 	unlink(errpath);
 }
 
+/*
+ * A dry run: no log or status file is created, and the lines go to
+ * stderr in the file's form, once each even with verbose set.
+ */
+static void
+test_dry_run(void)
+{
+	char errpath[80], *got;
+	int fd, saved;
+
+	snprintf(errpath, sizeof(errpath), "%s/stderr", dir);
+	fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	saved = dup(STDERR_FILENO);
+	CHECK(fd != -1 && saved != -1);
+	fflush(stderr);
+	dup2(fd, STDERR_FILENO);
+	log_dry_run(1);
+	CHECK(log_on_stderr());
+	CHECK_INT(log_open(path, "poll: ", 0, 1), 0);
+	log_msg("dry-run: would merge #%d", 4);
+	CHECK_INT(log_status(status, "dev-poll", "#%d: claiming", 5), 0);
+	log_close();
+	log_dry_run(0);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	close(fd);
+	got = logged(errpath);
+	CHECK_STR(got, "poll: dry-run: would merge #4\npoll: #5: claiming\n");
+	free(got);
+	CHECK(access(path, F_OK) == -1);
+	CHECK(access(status, F_OK) == -1);
+	CHECK(!log_on_stderr());
+	unlink(errpath);
+}
+
 int
 main(void)
 {
@@ -203,6 +238,7 @@ main(void)
 	RUN(test_capped);
 	RUN(test_status);
 	RUN(test_stderr);
+	RUN(test_dry_run);
 	rmdir(dir);
 	return check_main();
 }

@@ -12,6 +12,7 @@
 #define _XOPEN_SOURCE 700 /* nftw(3) */
 #include <sys/stat.h>
 
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -271,7 +272,11 @@ test_tick_inactive(void)
 	CHECK(last_note != NULL && strstr(last_note, "fake: SKIP: '") != NULL &&
 	    strstr(last_note, "/state/.fake-active' not found") != NULL);
 	CHECK_STR(f.trail, "");
-	CHECK(has("fake.log", "poll: fake not active — skipping\n"));
+	CHECK(has("fake.log", "poll: fake not active — skipping: '"));
+	CHECK(has("fake.log", "/state/.fake-active' not found, FACTORY_ROOT="));
+	CHECK(
+	    strstr(last_note, "(touch it to enable); FACTORY_ROOT=") != NULL &&
+	    strstr(last_note, " (from the environment)\n") != NULL);
 	CHECK(has("metrics/fake-demo.prom",
 	    "disinto_ticks_total{tool=\"fake\",project=\"demo\","
 	    "result=\"inactive\"} 1\n"));
@@ -389,8 +394,8 @@ static void
 test_tick_load(void)
 {
 	struct fake f = {.load_rc = CLI_EXIT_USAGE};
-	char *lock = at("run/fake.lock"), *msg;
-	int fd = -1;
+	char *lock = at("run/fake.lock"), *msg, *err;
+	int fd = -1, errfd, saved;
 
 	fresh();
 	active(1);
@@ -402,9 +407,21 @@ test_tick_load(void)
 	CHECK_INT(tick(&loading_tool, &f, &msg, NULL), CLI_EXIT_OK);
 	CHECK_STR(f.trail, "LC");
 	CHECK(!has("fake.log", "holds"));
+	/* A dry run's lines go to stderr, not to the log. */
+	err = at("stderr");
+	errfd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	saved = dup(STDERR_FILENO);
+	CHECK(errfd != -1 && saved != -1);
+	fflush(stderr);
+	dup2(errfd, STDERR_FILENO);
 	CHECK_INT(tick(&loading_tool, &f, &msg, "-n", NULL), CLI_EXIT_OK);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	close(errfd);
 	CHECK_STR(f.trail, "LORC");
-	CHECK(has("fake.log", "dry-run: not taking the lock "));
+	CHECK(has("stderr", "dry-run: not taking the lock "));
+	CHECK(!has("fake.log", "dry-run"));
+	free(err);
 	lock_release(fd);
 	free(lock);
 }
