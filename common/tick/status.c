@@ -1039,13 +1039,16 @@ status_esc_waits(const struct status_escalation *e)
 	return "waiting for a reply on the issue";
 }
 
-/* A phase line without its "PHASE:" (the slot's holder). */
+/* A phase line without its prefix (the slot's holder). */
 static const char *
 status_phase_word(const char *phase)
 {
+	const char *colon;
+
 	if (phase == NULL || *phase == '\0')
 		return "no phase yet";
-	return strncmp(phase, "PHASE:", 6) == 0 ? phase + 6 : phase;
+	colon = strchr(phase, ':');
+	return colon != NULL ? colon + 1 : phase;
 }
 
 /*
