@@ -189,7 +189,13 @@ enum dp_launch {
 	 * the tick goes on with the next issue.
 	 */
 	DP_LAUNCH_BAD,
-	DP_BACKED_OFF /* not tried: backed off after such failures */
+	DP_BACKED_OFF, /* not tried: backed off after such failures */
+	/*
+	 * Labelled formula, action, prediction/dismissed or
+	 * prediction/unreviewed (backlog_skip()): never launched, by any
+	 * path, --force included, as dev-agent.sh refused them.
+	 */
+	DP_REFUSED
 };
 
 /* A launch request. */
@@ -227,7 +233,8 @@ enum dp_gathered {
 	DP_GATHERED,	   /* all read: the launch goes on */
 	DP_GATHER_BLOCKED, /* the issue cannot start (closed, unmet deps) */
 	DP_GATHER_FAILED,  /* a read failed (logged) */
-	DP_GATHER_BAD	   /* the issue's own data cannot be taken (in bad) */
+	DP_GATHER_BAD,	   /* the issue's own data cannot be taken (in bad) */
+	DP_GATHER_REFUSED  /* a label says no agent works on it (logged) */
 };
 
 /* repo.c */
@@ -485,6 +492,12 @@ enum dp_deps dp_preflight(struct dev_ctx *, long long issue, const char *body,
 
 /* gather.c */
 /* Read everything a launch needs into *g (free with dp_gather_free()). */
+/*
+ * 1 when the issue's labels say no agent works on it (backlog_skip():
+ * formula, action, prediction/dismissed, prediction/unreviewed), logged
+ * as a SKIP line; else 0.
+ */
+int dp_launch_refused(long long issue, const cJSON *it);
 enum dp_gathered dp_gather(struct dev_ctx *, const struct dp_launch_req *,
     struct dp_gather *g);
 void dp_gather_free(struct dp_gather *);

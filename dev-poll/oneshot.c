@@ -115,6 +115,11 @@ oneshot_result(struct dev_ctx *c, long long issue, enum dp_launch r,
 				 "open (see '%s'; --force overrides)\n",
 		    issue, logp);
 		break;
+	case DP_REFUSED:
+		*msg = xasprintf("issue #%lld: not started: its labels keep "
+				 "agents off it (see '%s')\n",
+		    issue, logp);
+		break;
 	case DP_LOCK_BUSY:
 		*msg = xasprintf("issue #%lld: not started: the Claude session "
 				 "lock stayed busy (see '%s')\n",

@@ -64,7 +64,7 @@ schedule_after(struct dev_ctx *c, enum dp_launch r)
 {
 	if (r == DP_LAUNCHED)
 		c->acted++;
-	if (r == DP_LAUNCH_BAD || r == DP_BACKED_OFF)
+	if (r == DP_LAUNCH_BAD || r == DP_BACKED_OFF || r == DP_REFUSED)
 		return DP_NEXT;
 	if (r != DP_LAUNCH_FAILED)
 		return DP_DONE;
