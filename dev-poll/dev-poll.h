@@ -326,6 +326,14 @@ int dp_issues_labelled(struct dev_ctx *, const char *label, const cJSON ***out,
  * or -1 (logged).
  */
 int dp_backlog_load(struct dev_ctx *);
+/*
+ * Make sure the repository has the `priority` label the gardener and the
+ * planner set, as dev-poll.sh did on each backlog scan: not looked for
+ * when a backlog issue carries it (npri > 0) or the run file of
+ * runfiles_dev_priority_label() is younger than an hour; created when
+ * missing.  A failure is a warning: the scan goes on.
+ */
+void dp_priority_label(struct dev_ctx *, size_t npri);
 /* One issue (borrowed).  0 or -1 (logged). */
 int dp_issue(struct dev_ctx *, long long number, const cJSON **out);
 /* An issue's state, as dp_issue_state() reads it. */

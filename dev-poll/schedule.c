@@ -482,6 +482,7 @@ dp_backlog(struct dev_ctx *c)
 	for (i = 0; i < n; i++)
 		npri += order[i]->priority;
 	log_msg("found %zu backlog issues (%zu priority)", n, npri);
+	dp_priority_label(c, npri);
 	buf_init(&waiting, 0);
 	for (i = 0; i < n && s == DP_NEXT; i++) {
 		fix_pr = 0;

@@ -44,6 +44,12 @@ char *runfiles_dev_ticks(const char *project);
  */
 char *runfiles_dev_quiet(const char *project);
 /*
+ * dev-poll's note that the repository has its `priority` label (the ID
+ * inside, for operators): while it is younger than an hour, a backlog
+ * scan does not look for the label again.
+ */
+char *runfiles_dev_priority_label(const char *project);
+/*
  * The outcomes: a PR was merged; a session was started; an agent holds
  * the slot; too little memory to start one; in-progress work waits (for
  * CI, a review); backlog issues wait but none can start; no backlog; the
