@@ -180,8 +180,7 @@ dp_priority_label(struct dev_ctx *c, size_t npri)
 	    (runfiles_age(path, c->now, &age) == 0 &&
 		age < ISSUES_LABEL_NOTE_S))
 		goto out;
-	if (act_label_ensure(&c->act, "priority", &id) == -1 ||
-	    c->act.dry_run)
+	if (act_label_ensure(&c->act, "priority", &id) == -1 || c->act.dry_run)
 		goto out;
 	text = xasprintf("%lld\n", id);
 	if (runfiles_write(path, text) == -1)

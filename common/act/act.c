@@ -643,7 +643,9 @@ int
 act_spawn_env(struct act *a, char *const *argv, const char *const *env,
     const char *log_path, const char *what, pid_t *pid)
 {
-	struct spawn_detached_opts o = {.env_add = env, .log_path = log_path};
+	struct spawn_detached_opts o = {.env_add = env,
+	    .log_path = log_path,
+	    .child_env = 1};
 
 	if (pid != NULL)
 		*pid = 0;
