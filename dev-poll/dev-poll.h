@@ -40,6 +40,7 @@
 #include "ci.h"
 #include "forge.h"
 #include "backlog.h"
+#include "bashlock.h"
 #include "phase.h"
 #include "prmemo.h"
 #include "promtick.h"
@@ -83,7 +84,8 @@ enum dp_merge {
 	DP_MERGED,	  /* merged now, or found merged */
 	DP_MERGE_REFUSED, /* refused (now or before, for this head) */
 	DP_MERGE_FAILED,  /* no answer: a later tick finds out */
-	DP_MERGE_UNKNOWN  /* not tried: the issue's state is unreadable */
+	DP_MERGE_UNKNOWN  /* not tried: the issue's state is unreadable, or
+			     a bash dev-agent.sh works on it */
 };
 
 /* What the CI-fix budget says (dp_cifix()). */
@@ -172,6 +174,7 @@ struct dev_ctx {
 	int launched; /* sessions (or legacy agents) started this tick */
 	int ci_fixes; /* of them, to fix a PR's failed CI */
 	unsigned status_steps; /* status lines written: a launch went on */
+	struct bashlock bash;  /* a bash dev-agent.sh's lock (standback.c) */
 };
 
 /* What dp_launch() did. */
@@ -236,6 +239,20 @@ enum dp_gathered {
 	DP_GATHER_BAD,	   /* the issue's own data cannot be taken (in bad) */
 	DP_GATHER_REFUSED  /* a label says no agent works on it (logged) */
 };
+
+/* standback.c */
+/*
+ * Read dev-agent-P.lock (not in legacy mode, where it is the tick's own
+ * child's): a live bash dev-agent.sh in it is logged ("standing back from
+ * #N: ..."), a PID that is gone is logged and ignored.
+ */
+void dp_standback_read(struct dev_ctx *);
+/*
+ * 1 when a live bash dev-agent.sh works on issue (or on an issue it does
+ * not name); issue -1 asks for the agent slot, which such a run holds
+ * (logged: "agent running: ...").
+ */
+int dp_stands_back(const struct dev_ctx *, long long issue);
 
 /* repo.c */
 /*

@@ -320,6 +320,10 @@ dp_launch(struct dev_ctx *c, const struct dp_launch_req *req)
 	struct dp_gather l = {0};
 	enum dp_launch res = DP_LAUNCH_FAILED;
 
+	if (dp_stands_back(c, req->issue)) {
+		res = DP_SKIPPED;
+		goto out;
+	}
 	switch (dp_session_busy(c, req->issue)) {
 	case DP_BUSY:
 		res = DP_SKIPPED;

@@ -158,6 +158,13 @@ dp_oneshot(struct dev_ctx *c, long long issue, int force, char **msg)
 	*msg = NULL;
 	log_msg("--issue %lld%s: one issue, now", issue,
 	    force ? " --force" : "");
+	if (dp_stands_back(c, issue)) {
+		*msg = xasprintf("issue #%lld: not started: bash dev-agent.sh "
+				 "(pid %ld) works on it\n",
+		    issue, (long)c->bash.pid);
+		rc = 0;
+		goto out;
+	}
 	switch (dp_session_busy(c, issue)) {
 	case DP_BUSY:
 		rc = oneshot_result(c, issue, DP_SKIPPED, 0, msg);
