@@ -240,6 +240,15 @@ enum dp_gathered {
 	DP_GATHER_REFUSED  /* a label says no agent works on it (logged) */
 };
 
+/* devlog.c */
+/*
+ * Make $FACTORY_ROOT/dev/dev-agent.log (upstream's readers') a hard link
+ * to this project's dev log, unless it is one already; a file there that
+ * is not such a link is renamed to dev-agent.log.old first.  Not under
+ * dry-run.  A failure is a warning.
+ */
+void dp_devlog_link(struct dev_ctx *);
+
 /* standback.c */
 /*
  * Read dev-agent-P.lock (not in legacy mode, where it is the tick's own

@@ -180,6 +180,7 @@ main_run(struct tick *t)
 	enum dp_step s;
 	int rc;
 
+	dp_devlog_link(c);
 	dp_standback_read(c);
 	s = main_steps(c, &ended);
 	dp_merge_finish(c);

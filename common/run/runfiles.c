@@ -590,6 +590,12 @@ runfiles_dev_log(const char *p)
 }
 
 char *
+runfiles_dev_log_shared(void)
+{
+	return xasprintf("%s/dev/dev-agent.log", factory);
+}
+
+char *
 runfiles_review_log(void)
 {
 	return xasprintf("%s/review/review.log", factory);

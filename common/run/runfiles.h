@@ -202,6 +202,12 @@ char *runfiles_metrics(void);
 /* $FACTORY_ROOT/metrics: the Prometheus textfiles (promtick.h). */
 char *runfiles_metrics_dir(void);
 char *runfiles_dev_log(const char *project);
+/*
+ * The dev log upstream's readers (the AI supervisor's preflight, the
+ * dashboard's metrics) look at: a hard link to the dev log of the
+ * project that ticked last (dev-poll's devlog.c).
+ */
+char *runfiles_dev_log_shared(void);
 char *runfiles_review_log(void);
 char *runfiles_supervisor_log(void);
 /* The operator's preamble for the supervisor's fix command. */
