@@ -351,7 +351,7 @@ void rp_prom_tick(struct promtick *pt, const struct rp *);
  */
 int rp_oneshot(struct rp *, long long pr, int force, char **msg);
 
-/* standback.c */
+/* bashreview.c */
 struct tick;
 /*
  * The tick's load step: a live bash review-pr.sh in P-review.lock (read
