@@ -40,6 +40,7 @@
 #include "ci.h"
 #include "forge.h"
 #include "backlog.h"
+#include "bashlock.h"
 #include "phase.h"
 #include "prmemo.h"
 #include "promtick.h"
@@ -83,7 +84,8 @@ enum dp_merge {
 	DP_MERGED,	  /* merged now, or found merged */
 	DP_MERGE_REFUSED, /* refused (now or before, for this head) */
 	DP_MERGE_FAILED,  /* no answer: a later tick finds out */
-	DP_MERGE_UNKNOWN  /* not tried: the issue's state is unreadable */
+	DP_MERGE_UNKNOWN  /* not tried: the issue's state is unreadable, or
+			     a bash dev-agent.sh works on it */
 };
 
 /* What the CI-fix budget says (dp_cifix()). */
@@ -172,6 +174,7 @@ struct dev_ctx {
 	int launched; /* sessions (or legacy agents) started this tick */
 	int ci_fixes; /* of them, to fix a PR's failed CI */
 	unsigned status_steps; /* status lines written: a launch went on */
+	struct bashlock bash;  /* a bash dev-agent.sh's lock (standback.c) */
 };
 
 /* What dp_launch() did. */
@@ -189,7 +192,13 @@ enum dp_launch {
 	 * the tick goes on with the next issue.
 	 */
 	DP_LAUNCH_BAD,
-	DP_BACKED_OFF /* not tried: backed off after such failures */
+	DP_BACKED_OFF, /* not tried: backed off after such failures */
+	/*
+	 * Labelled formula, action, prediction/dismissed or
+	 * prediction/unreviewed (backlog_skip()): never launched, by any
+	 * path, --force included, as dev-agent.sh refused them.
+	 */
+	DP_REFUSED
 };
 
 /* A launch request. */
@@ -227,8 +236,32 @@ enum dp_gathered {
 	DP_GATHERED,	   /* all read: the launch goes on */
 	DP_GATHER_BLOCKED, /* the issue cannot start (closed, unmet deps) */
 	DP_GATHER_FAILED,  /* a read failed (logged) */
-	DP_GATHER_BAD	   /* the issue's own data cannot be taken (in bad) */
+	DP_GATHER_BAD,	   /* the issue's own data cannot be taken (in bad) */
+	DP_GATHER_REFUSED  /* a label says no agent works on it (logged) */
 };
+
+/* devlog.c */
+/*
+ * Make $FACTORY_ROOT/dev/dev-agent.log (upstream's readers') a hard link
+ * to this project's dev log, unless it is one already; a file there that
+ * is not such a link is renamed to dev-agent.log.old first.  Not under
+ * dry-run.  A failure is a warning.
+ */
+void dp_devlog_link(struct dev_ctx *);
+
+/* standback.c */
+/*
+ * Read dev-agent-P.lock (not in legacy mode, where it is the tick's own
+ * child's): a live bash dev-agent.sh in it is logged ("standing back from
+ * #N: ..."), a PID that is gone is logged and ignored.
+ */
+void dp_standback_read(struct dev_ctx *);
+/*
+ * 1 when a live bash dev-agent.sh works on issue (or on an issue it does
+ * not name); issue -1 asks for the agent slot, which such a run holds
+ * (logged: "agent running: ...").
+ */
+int dp_stands_back(const struct dev_ctx *, long long issue);
 
 /* repo.c */
 /*
@@ -319,6 +352,14 @@ int dp_issues_labelled(struct dev_ctx *, const char *label, const cJSON ***out,
  * or -1 (logged).
  */
 int dp_backlog_load(struct dev_ctx *);
+/*
+ * Make sure the repository has the `priority` label the gardener and the
+ * planner set, as dev-poll.sh did on each backlog scan: not looked for
+ * when a backlog issue carries it (npri > 0) or the run file of
+ * runfiles_dev_priority_label() is younger than an hour; created when
+ * missing.  A failure is a warning: the scan goes on.
+ */
+void dp_priority_label(struct dev_ctx *, size_t npri);
 /* One issue (borrowed).  0 or -1 (logged). */
 int dp_issue(struct dev_ctx *, long long number, const cJSON **out);
 /* An issue's state, as dp_issue_state() reads it. */
@@ -485,6 +526,12 @@ enum dp_deps dp_preflight(struct dev_ctx *, long long issue, const char *body,
 
 /* gather.c */
 /* Read everything a launch needs into *g (free with dp_gather_free()). */
+/*
+ * 1 when the issue's labels say no agent works on it (backlog_skip():
+ * formula, action, prediction/dismissed, prediction/unreviewed), logged
+ * as a SKIP line; else 0.
+ */
+int dp_launch_refused(long long issue, const cJSON *it);
 enum dp_gathered dp_gather(struct dev_ctx *, const struct dp_launch_req *,
     struct dp_gather *g);
 void dp_gather_free(struct dp_gather *);

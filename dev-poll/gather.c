@@ -242,6 +242,8 @@ dp_gather(struct dev_ctx *c, const struct dp_launch_req *req,
 		    fi.state != NULL ? fi.state : "in an unknown state");
 		return DP_GATHER_BLOCKED;
 	}
+	if (dp_launch_refused(l->issue, l->it))
+		return DP_GATHER_REFUSED;
 	if (forge_comments_list(c->forge, l->issue, &l->comments) == -1) {
 		log_warn("cannot read the comments of #%lld: %s", l->issue,
 		    forge_error(c->forge));

@@ -3,6 +3,7 @@
  * scheduler walks, single issues (read through the per-run cache, so a
  * dependency looked at twice costs one request), dependency readiness.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +11,17 @@
 #include <cjson/cJSON.h>
 
 #include "backlog.h"
+#include "config.h"
 #include "deps.h"
 #include "dev-poll.h"
 #include "forge.h"
+#include "act.h"
 #include "log.h"
+#include "runfiles.h"
 #include "xmalloc.h"
+
+/* How long the note that the priority label exists is trusted. */
+#define ISSUES_LABEL_NOTE_S 3600
 
 static int issues_listed(const cJSON *const *, size_t, long long);
 
@@ -161,4 +168,24 @@ dp_issue_ready(struct dev_ctx *c, long long number, const char *body)
 	r = dp_deps_ready(c, number, deps, n);
 	free(deps);
 	return r;
+}
+
+void
+dp_priority_label(struct dev_ctx *c, size_t npri)
+{
+	char *path = runfiles_dev_priority_label(c->cfg->project_name), *text;
+	long long age, id;
+
+	if (npri > 0 ||
+	    (runfiles_age(path, c->now, &age) == 0 &&
+		age < ISSUES_LABEL_NOTE_S))
+		goto out;
+	if (act_label_ensure(&c->act, "priority", &id) == -1 || c->act.dry_run)
+		goto out;
+	text = xasprintf("%lld\n", id);
+	if (runfiles_write(path, text) == -1)
+		log_warn("cannot write '%s': %s", path, strerror(errno));
+	free(text);
+out:
+	free(path);
 }

@@ -173,6 +173,19 @@ launch_bad(struct dev_ctx *c, struct dp_gather *l)
 }
 
 int
+dp_launch_refused(long long issue, const cJSON *it)
+{
+	const char *skip;
+
+	if (it == NULL || (skip = backlog_skip(it)) == NULL)
+		return 0;
+	log_msg("SKIP: issue #%lld has the '%s' label — no agent session "
+		"for it",
+	    issue, skip);
+	return 1;
+}
+
+int
 dp_relaunch(struct dev_ctx *c, long long issue)
 {
 	struct dp_launch_req req = {.issue = issue,
@@ -307,6 +320,10 @@ dp_launch(struct dev_ctx *c, const struct dp_launch_req *req)
 	struct dp_gather l = {0};
 	enum dp_launch res = DP_LAUNCH_FAILED;
 
+	if (dp_stands_back(c, req->issue)) {
+		res = DP_SKIPPED;
+		goto out;
+	}
 	switch (dp_session_busy(c, req->issue)) {
 	case DP_BUSY:
 		res = DP_SKIPPED;
@@ -322,6 +339,10 @@ dp_launch(struct dev_ctx *c, const struct dp_launch_req *req)
 		res = DP_BACKED_OFF;
 		goto out;
 	}
+	if (dp_launch_refused(req->issue, req->issue_json)) {
+		res = DP_REFUSED;
+		goto out;
+	}
 	if (c->legacy) {
 		if (launch_charge(c, req, &res) == 0)
 			res = dp_launch_legacy(c, req);
@@ -333,6 +354,9 @@ dp_launch(struct dev_ctx *c, const struct dp_launch_req *req)
 		break;
 	case DP_GATHER_BLOCKED:
 		res = DP_BLOCKED;
+		break;
+	case DP_GATHER_REFUSED:
+		res = DP_REFUSED;
 		break;
 	case DP_GATHER_BAD:
 		res = launch_bad(c, &l);

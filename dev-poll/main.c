@@ -113,6 +113,7 @@ main_oneshot(struct tick *t)
 	struct dev_ctx *c = t->ctx;
 	int rc;
 
+	dp_standback_read(c);
 	rc = dp_oneshot(c, t->cli.issue, t->cli.force, &t->msg);
 	dp_merge_finish(c);
 	return rc;
@@ -137,6 +138,8 @@ main_steps(struct dev_ctx *c, const char **ended)
 	if ((s = dp_paused(c)) != DP_NEXT)
 		return s;
 	*ended = RUNFILES_TICK_BUSY;
+	if (dp_stands_back(c, -1))
+		return DP_DONE;
 	if ((s = dp_slot(c)) != DP_NEXT)
 		return s;
 	*ended = RUNFILES_TICK_LOW_MEMORY;
@@ -177,6 +180,8 @@ main_run(struct tick *t)
 	enum dp_step s;
 	int rc;
 
+	dp_devlog_link(c);
+	dp_standback_read(c);
 	s = main_steps(c, &ended);
 	dp_merge_finish(c);
 	dp_quiet_save(c);

@@ -353,6 +353,8 @@ dp_merge(struct dev_ctx *c, struct dp_pr *p)
 
 	if (p->merge_refused)
 		return DP_MERGE_REFUSED;
+	if (p->pull->issue > 0 && dp_stands_back(c, p->pull->issue))
+		return DP_MERGE_UNKNOWN;
 	if ((r = merge_prepare(c, p, &st)) != DP_MERGED) {
 		p->merge_refused = 1;
 		return r == DP_MERGE_REFUSED ? merge_refused(c, p, &st) : r;

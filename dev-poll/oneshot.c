@@ -115,6 +115,11 @@ oneshot_result(struct dev_ctx *c, long long issue, enum dp_launch r,
 				 "open (see '%s'; --force overrides)\n",
 		    issue, logp);
 		break;
+	case DP_REFUSED:
+		*msg = xasprintf("issue #%lld: not started: its labels keep "
+				 "agents off it (see '%s')\n",
+		    issue, logp);
+		break;
 	case DP_LOCK_BUSY:
 		*msg = xasprintf("issue #%lld: not started: the Claude session "
 				 "lock stayed busy (see '%s')\n",
@@ -153,6 +158,13 @@ dp_oneshot(struct dev_ctx *c, long long issue, int force, char **msg)
 	*msg = NULL;
 	log_msg("--issue %lld%s: one issue, now", issue,
 	    force ? " --force" : "");
+	if (dp_stands_back(c, issue)) {
+		*msg = xasprintf("issue #%lld: not started: bash dev-agent.sh "
+				 "(pid %ld) works on it\n",
+		    issue, (long)c->bash.pid);
+		rc = 0;
+		goto out;
+	}
 	switch (dp_session_busy(c, issue)) {
 	case DP_BUSY:
 		rc = oneshot_result(c, issue, DP_SKIPPED, 0, msg);

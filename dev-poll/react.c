@@ -150,6 +150,8 @@ react_one(struct dev_ctx *c, long long issue)
 	struct rx x;
 	int r = 0;
 
+	if (dp_stands_back(c, issue))
+		return 0;
 	rx_init(c, &x, issue);
 	if (agent_read_signal(x.session, x.phase_path, &x.sig) == -1) {
 		log_warn("cannot read '%s'", x.phase_path);

@@ -64,7 +64,7 @@ schedule_after(struct dev_ctx *c, enum dp_launch r)
 {
 	if (r == DP_LAUNCHED)
 		c->acted++;
-	if (r == DP_LAUNCH_BAD || r == DP_BACKED_OFF)
+	if (r == DP_LAUNCH_BAD || r == DP_BACKED_OFF || r == DP_REFUSED)
 		return DP_NEXT;
 	if (r != DP_LAUNCH_FAILED)
 		return DP_DONE;
@@ -482,6 +482,7 @@ dp_backlog(struct dev_ctx *c)
 	for (i = 0; i < n; i++)
 		npri += order[i]->priority;
 	log_msg("found %zu backlog issues (%zu priority)", n, npri);
+	dp_priority_label(c, npri);
 	buf_init(&waiting, 0);
 	for (i = 0; i < n && s == DP_NEXT; i++) {
 		fix_pr = 0;

@@ -48,6 +48,7 @@ static const struct tick_tool main_tool = {
     .lock_held = "skip: another review-poll holds %s",
     .dry_run_unlocked = 1,
     .metrics = rp_prom_families,
+    .load = rp_standback,
     .open = main_open,
     .oneshot = main_oneshot,
     .run = main_run,

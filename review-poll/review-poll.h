@@ -351,4 +351,15 @@ void rp_prom_tick(struct promtick *pt, const struct rp *);
  */
 int rp_oneshot(struct rp *, long long pr, int force, char **msg);
 
+/* bashreview.c */
+struct tick;
+/*
+ * The tick's load step: a live bash review-pr.sh in P-review.lock (read
+ * before the tick lock is taken, which would overwrite its PID) ends the
+ * tick or --pr with exit 0 and a log line ("standing back from #R: ..."),
+ * as review-pr.sh let one review run at a time; a PID that is gone is
+ * logged and ignored.  -1 to go on.
+ */
+int rp_standback(struct tick *);
+
 #endif

@@ -35,6 +35,7 @@ static char *alerts_fixer_prompt(const struct sup *);
 static void alerts_log_tail(const char *, size_t);
 static int alerts_fixer_exec(struct sup *, char *const *, const char *);
 static void alerts_fixer_after(struct sup *, size_t, int);
+static int alerts_fixer_held(struct sup *);
 
 void
 sup_alert(struct sup *s, int prio, const char *fmt, ...)
@@ -229,6 +230,7 @@ alerts_fixer_exec(struct sup *s, char *const *argv, const char *in)
 	opts.cwd = s->base->factory_root;
 	opts.timeout_s = FIX_TIMEOUT_S;
 	opts.in_path = in;
+	opts.child_env = 1;
 	r = act_run(&s->act, argv, &opts, &out, &status, what);
 	if (s->act.dry_run) {
 		status = -1;
@@ -245,27 +247,31 @@ out:
 	return status;
 }
 
-/*
- * What the fix command left: the P0/P1 alerts it was given are checked
- * again and those it resolved cleared, so that nothing more is done
- * about them; the status file says what remains.
- */
+/* The final status once the fix command ran for given alerts. */
 static void
 alerts_fixer_after(struct sup *s, size_t given, int status)
 {
-	size_t cleared = host_recheck(s);
+	sup_status(s, "fix command ran for %zu alert(s) (exit %d)", given,
+	    status);
+}
 
-	if (s->nalerts == 0)
-		sup_status(s, "all clear after the fix command (exit %d)",
-		    status);
-	else if (cleared > 0)
-		sup_status(s,
-		    "fix command ran for %zu alert(s) (exit %d); %zu cleared "
-		    "by it, %zu remain",
-		    given, status, cleared, s->nalerts);
-	else
-		sup_status(s, "fix command ran for %zu alert(s) (exit %d)",
-		    given, status);
+/*
+ * 1 when the host is in a crisis (host_crisis()): no fix command, an
+ * agent that needs memory and disk, is started then, as
+ * supervisor-poll.sh never gave it the memory or disk alerts.  Logged,
+ * and said in the status file.
+ */
+static int
+alerts_fixer_held(struct sup *s)
+{
+	char why[160];
+
+	if (host_crisis(s, why, sizeof(why)) == NULL)
+		return 0;
+	log_msg("fix command not run: %s", why);
+	sup_status(s, "%zu alert(s); fix command not run during the %s",
+	    s->nalerts, why);
+	return 1;
 }
 
 void
@@ -286,6 +292,8 @@ fixer_run(struct sup *s)
 		    s->nalerts);
 		goto out;
 	}
+	if (alerts_fixer_held(s))
+		goto out;
 	prompt = alerts_fixer_prompt(s);
 	path = runfiles_supervisor_fix_prompt();
 	if (!s->act.dry_run &&

@@ -3,8 +3,8 @@
  * one-shot agent runs, log rotation and the "infra" metric.  It touches
  * only this user's one-shot agent processes and this toolkit's logs, and,
  * as upstream did (each switchable), the page cache on a memory crisis and
- * docker's unused data on disk pressure.  After the fix command, memory
- * and disk are read again (host_recheck()).
+ * docker's unused data on disk pressure.  A crisis its own fixes did not
+ * end holds the fix command back (host_crisis()).
  */
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -172,6 +172,7 @@ host_privileged(struct sup *s, const char *const *argv, int timeout_s,
 	args[n] = NULL;
 	memset(&opts, 0, sizeof(opts));
 	opts.timeout_s = timeout_s;
+	opts.child_env = 1;
 	buf_init(&out, 64 * 1024);
 	r = act_run(&s->act, (char *const *)args, &opts, &out, &status, what);
 	if (r == 0 && status == 0) {
@@ -418,26 +419,20 @@ host_infra_metric(struct sup *s)
 	metrics_emit(s, m);
 }
 
-size_t
-host_recheck(struct sup *s)
+const char *
+host_crisis(const struct sup *s, char *why, size_t whysz)
 {
-	size_t cleared = 0;
-
-	if (s->nprio[P0] > 0 && host_mem_read(s) == 0 &&
-	    !host_mem_critical(s)) {
-		log_msg("P0 cleared: memory recovered after the fix command: "
-			"%lld MB available, %lld MB swap used",
+	if (s->have_mem && host_mem_critical(s)) {
+		snprintf(why, whysz,
+		    "memory crisis: %lld MB available, %lld MB swap used",
 		    s->mem_avail_mb, s->swap_used_mb);
-		cleared += sup_alert_clear(s, P0);
+		return why;
 	}
-	if (s->nprio[P1] > 0 && host_disk_read(s) == 0 &&
-	    s->disk_pct <= DISK_HIGH_PCT) {
-		log_msg("P1 cleared: disk recovered after the fix command: "
-			"%d%% used",
-		    s->disk_pct);
-		cleared += sup_alert_clear(s, P1);
+	if (s->have_disk && s->disk_pct > DISK_HIGH_PCT) {
+		snprintf(why, whysz, "disk crisis: %d%% used", s->disk_pct);
+		return why;
 	}
-	return cleared;
+	return NULL;
 }
 
 void

@@ -98,8 +98,9 @@ void sup_status(struct sup *, const char *, ...)
 void sup_free(struct sup *);
 /*
  * When alerts remain, run SUPERVISOR_FIX_CMD once with the alerts, the
- * fixes and a system summary as one argument (300 s limit, output tail
- * logged); then write the final status.
+ * fixes and a system summary on its standard input (300 s limit, output
+ * tail logged), in the tools' child environment; never during a memory
+ * or disk crisis (host_crisis()).  Then write the final status.
  */
 void fixer_run(struct sup *);
 
@@ -151,11 +152,11 @@ void lists_free(struct sup *);
 /* Memory, disk, stale one-shot runs, log rotation, the "infra" metric. */
 void host_check(struct sup *);
 /*
- * After the fix command: read memory and disk again and clear the P0
- * (memory) and P1 (disk) alerts that are no longer true.  Returns how
- * many alerts were cleared.
+ * The host's crisis host_check() left (memory still critical, or the
+ * disk still over 80 %, after its own fixes: the P0 and P1 alerts), in
+ * why, or NULL when there is none.  No fix command runs then.
  */
-size_t host_recheck(struct sup *);
+const char *host_crisis(const struct sup *, char *why, size_t whysz);
 
 /* procs.c */
 struct proc_hit {

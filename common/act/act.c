@@ -342,6 +342,30 @@ act_label_remove(struct act *a, long long number, const char *name)
 }
 
 int
+act_label_ensure(struct act *a, const char *name, long long *id)
+{
+	enum forge_res r;
+
+	*id = 0;
+	r = forge_label_id(a->forge, name, 0, id);
+	if (r == FORGE_OK)
+		return 0;
+	if (r == FORGE_ERROR) {
+		log_warn("cannot read the labels: %s", forge_error(a->forge));
+		return -1;
+	}
+	if (act_would(a, "create label '%s'", name))
+		return 0;
+	if (forge_label_id(a->forge, name, 1, id) != FORGE_OK) {
+		log_warn("cannot create label '%s': %s", name,
+		    forge_error(a->forge));
+		return -1;
+	}
+	log_msg("created label '%s' (id %lld)", name, *id);
+	return 0;
+}
+
+int
 act_issue_close(struct act *a, long long number)
 {
 	if (act_would(a, "close #%lld", number))
@@ -619,7 +643,9 @@ int
 act_spawn_env(struct act *a, char *const *argv, const char *const *env,
     const char *log_path, const char *what, pid_t *pid)
 {
-	struct spawn_detached_opts o = {.env_add = env, .log_path = log_path};
+	struct spawn_detached_opts o = {.env_add = env,
+	    .log_path = log_path,
+	    .child_env = 1};
 
 	if (pid != NULL)
 		*pid = 0;

@@ -98,6 +98,14 @@ int act_labels(struct act *, long long number, const char *const *on,
 int act_label_add(struct act *, long long number, const char *name);
 /* act_labels() for one label to remove. */
 int act_label_remove(struct act *, long long number, const char *name);
+/*
+ * Make sure the repository has the label called name (created, in the
+ * color the forge module gives it, when missing; no request when the
+ * run already read the label list and found it): 0 with *id set, or -1
+ * (a warning logged, not counted as a failed effect).  Under dry-run a
+ * missing label is logged, *id 0.
+ */
+int act_label_ensure(struct act *, const char *name, long long *id);
 /* Close an issue. */
 int act_issue_close(struct act *, long long number);
 /* Open a PR from head into base; its number in *number. */

@@ -42,7 +42,9 @@ int
 git_run(const char *dir, const char *const *args, struct buf *out)
 {
 	static const char *const env[] = {"GIT_TERMINAL_PROMPT=0", NULL};
-	struct spawn_opts o = {.env_add = env, .timeout_s = GIT_TIMEOUT_S};
+	struct spawn_opts o = {.env_add = env,
+	    .timeout_s = GIT_TIMEOUT_S,
+	    .child_env = 1};
 	char **argv = git_argv(dir, args);
 	int status, r;
 

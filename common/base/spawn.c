@@ -43,7 +43,8 @@ struct child {
 /* Programs started by this process, for the tick summaries. */
 static unsigned long spawned;
 
-static char **spawn_env_build(const char *const *, int (*)(const char *));
+static char **spawn_env_build(const char *const *, int (*)(const char *), int);
+static const char **spawn_env_merge(const char *const *);
 static int spawn_env_kept(const char *, int (*)(const char *));
 static int spawn_env_key_matches(const char *, const char *);
 static int spawn_fd_above_stdio(int);
@@ -67,18 +68,77 @@ static int spawn_wait_pid(pid_t);
 
 extern char **environ;
 
+/* spawn_set_child_env()'s copy ("K=V", NULL-ended), or NULL. */
+static char **spawn_child_env;
+
+void
+spawn_set_child_env(const char *const *env)
+{
+	size_t i, n = 0;
+
+	for (i = 0; spawn_child_env != NULL && spawn_child_env[i]; i++) {
+		explicit_bzero(spawn_child_env[i], strlen(spawn_child_env[i]));
+		free(spawn_child_env[i]);
+	}
+	free(spawn_child_env);
+	spawn_child_env = NULL;
+	if (env == NULL)
+		return;
+	while (env[n] != NULL)
+		n++;
+	spawn_child_env = xcalloc(n + 1, sizeof(*spawn_child_env));
+	for (i = 0; i < n; i++)
+		spawn_child_env[i] = xstrdup(env[i]);
+}
+
+/*
+ * The tool's child environment with each "K=V" of add replacing or
+ * extending it: a NULL-ended array the caller frees (strings borrowed).
+ */
+static const char **
+spawn_env_merge(const char *const *add)
+{
+	const char **all;
+	size_t n = 0, nadd = 0, i, j, k = 0;
+
+	while (spawn_child_env[n] != NULL)
+		n++;
+	while (add != NULL && add[nadd] != NULL)
+		nadd++;
+	all = xcalloc(n + nadd + 1, sizeof(*all));
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < nadd; j++)
+			if (spawn_env_key_matches(spawn_child_env[i], add[j]))
+				break;
+		if (j == nadd)
+			all[k++] = spawn_child_env[i];
+	}
+	for (j = 0; j < nadd; j++)
+		all[k++] = add[j];
+	all[k] = NULL;
+	return all;
+}
+
 /*
  * The child's environment: ours (the variables keep takes, all when it
- * is NULL) with each "K=V" of add replacing or extending it.  Returns
- * environ itself when there is nothing to add or drop; otherwise an
- * array the caller frees (the strings are borrowed).
+ * is NULL) with each "K=V" of add (on top of the tool's child
+ * environment when child is 1 and one is set) replacing or extending
+ * it.  Returns environ itself when there is nothing to add or drop;
+ * otherwise an array the caller frees (the strings are borrowed).
  */
 static char **
-spawn_env_build(const char *const *add, int (*keep)(const char *))
+spawn_env_build(const char *const *add, int (*keep)(const char *), int child)
 {
+	const char **merged;
 	char **env;
 	size_t n = 0, nadd = 0, i, j, k = 0;
 
+	if (child && spawn_child_env != NULL) {
+		merged = spawn_env_merge(add);
+		env = spawn_env_build(merged, keep, 0);
+		free(merged);
+		return env;
+	}
 	if ((add == NULL || add[0] == NULL) && keep == NULL)
 		return environ;
 	while (environ[n] != NULL)
@@ -347,7 +407,7 @@ spawn_run(char *const argv[], const struct spawn_opts *opts, struct buf *out,
 	}
 	if (out != NULL && pipe2(p, O_CLOEXEC) == -1)
 		return -1;
-	envp = spawn_env_build(opts->env_add, NULL);
+	envp = spawn_env_build(opts->env_add, NULL, opts->child_env);
 	if ((c.pid = fork()) == -1)
 		goto out;
 	spawned++;
@@ -510,7 +570,7 @@ spawn_detached_ex(char *const argv[], const struct spawn_detached_opts *o,
 	}
 	if (pipe2(p, O_CLOEXEC) == -1)
 		return -1;
-	envp = spawn_env_build(o->env_add, o->env_keep);
+	envp = spawn_env_build(o->env_add, o->env_keep, o->child_env);
 	if ((mid = fork()) == -1)
 		goto out;
 	spawned++;

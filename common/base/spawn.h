@@ -16,7 +16,16 @@ struct spawn_opts {
 	int timeout_s;		    /* 0: no limit */
 	int grace_ms;		    /* SIGTERM to SIGKILL; 0: 2000 */
 	const char *in_path;	    /* stdin; NULL: /dev/null */
+	int child_env; /* 1: the tool's child environment under env_add */
 };
+
+/*
+ * The environment the tool's own children (git, the fix command, a
+ * mirror push, the tools it starts) get on top of what it inherits, when
+ * their options ask for it (child_env): env is copied ("K=V",
+ * NULL-ended); NULL frees the copy, wiping it.
+ */
+void spawn_set_child_env(const char *const *env);
 
 /*
  * Run argv[0] (looked up in PATH) with argv, stdin from /dev/null (or
@@ -62,6 +71,9 @@ struct spawn_detached_opts {
 	/* Which of the caller's variables the program inherits (name: 1
 	 * keep, 0 drop); NULL: all.  env_add's are set either way. */
 	int (*env_keep)(const char *name);
+	/* 1: the tool's child environment (spawn_set_child_env()) under
+	 * env_add; never for an agent, whose variables are its own. */
+	int child_env;
 };
 
 #define SPAWN_KEEP_MAX 4

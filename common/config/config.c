@@ -149,6 +149,7 @@ static void secrets_register(const struct config *);
 static int ver_cmp(const void *, const void *);
 static void path_add(struct buf *, const char *);
 static void env_put(char ***, size_t *, const char *, const char *);
+static void config_project_env(const struct config *, char ***, size_t *);
 static char *row_default_doc(const struct setting *);
 static char *row_key_doc(const struct setting *);
 static void mdoc_text(struct buf *, const char *);
@@ -482,7 +483,8 @@ static const struct setting settings[] = {
 	.def = "claude -p --model sonnet --dangerously-skip-permissions",
 	.off = F(supervisor_fix_cmd),
 	.doc = "run once per tick with the alerts as its prompt, on its "
-	       "standard input; empty disables"},
+	       "standard input, never during a memory or disk crisis; empty "
+	       "disables"},
     {.env = "SUPERVISOR_DROP_CACHES",
 	.type = T_BOOL,
 	.def = "true",
@@ -1862,6 +1864,59 @@ config_server_env(const struct config *c)
 	env_put(&env, &n, "FACTORY_ROOT", c->factory_root);
 	env_put(&env, &n, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
 	config_server_env_names(&env, &n);
+	return env;
+}
+
+/*
+ * A project file's names, as config_agent_env() gives them, into env;
+ * nothing without a project file (supervisor-poll's environment-only
+ * configuration), so that a tool started for another project never
+ * takes this one's.
+ */
+static void
+config_project_env(const struct config *c, char ***env, size_t *n)
+{
+	const struct {
+		const char *name, *value;
+	} vars[] = {{"PROJECT_NAME", c->project_name},
+	    {"PROJECT_REPO_ROOT", c->project_repo_root},
+	    {"PRIMARY_BRANCH", c->primary_branch},
+	    {"FORGE_REPO", c->forge_repo}},
+	  urls[] = {{"FORGE_URL", c->forge_url}, {"FORGE_API", c->forge_api},
+	      {"FORGE_WEB", c->forge_web}};
+	char cwd[PATH_MAX], *v;
+	size_t i;
+
+	if (c->project_toml == NULL)
+		return;
+	v = c->project_toml[0] == '/' || getcwd(cwd, sizeof(cwd)) == NULL ?
+	    xstrdup(c->project_toml) :
+	    xasprintf("%s/%s", cwd, c->project_toml);
+	env_put(env, n, "PROJECT_TOML", v);
+	free(v);
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (vars[i].value != NULL)
+			env_put(env, n, vars[i].name, vars[i].value);
+	for (i = 0; i < sizeof(urls) / sizeof(urls[0]); i++) {
+		if (urls[i].value == NULL)
+			continue;
+		v = config_url_public(urls[i].value);
+		env_put(env, n, urls[i].name, v);
+		free(v);
+	}
+}
+
+char **
+config_child_env(const struct config *c)
+{
+	char **env = config_server_env(c);
+	size_t n = 0;
+
+	while (env[n] != NULL)
+		n++;
+	config_project_env(c, &env, &n);
+	if (c->forge_token != NULL && c->forge_token[0] != '\0')
+		env_put(&env, &n, "FORGE_TOKEN", c->forge_token);
 	return env;
 }
 

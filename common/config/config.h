@@ -205,6 +205,20 @@ void config_env_free(char **env);
  */
 char **config_server_env(const struct config *);
 /*
+ * The environment the tools' own children get (git, the fix command, a
+ * mirror push, review-poll started by the supervisor: spawn's
+ * child_env), as bash's children had it from lib/env.sh: what
+ * config_server_env() gives (every .env variable but GITHUB_TOKEN and
+ * CLAWHUB_TOKEN, FACTORY_ROOT, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1),
+ * with a project file its PROJECT_TOML (absolute), PROJECT_NAME,
+ * PROJECT_REPO_ROOT, PRIMARY_BRANCH, FORGE_REPO and the forge's URLs
+ * without credentials, and FORGE_TOKEN.  PATH is the tool's own
+ * (config_apply_path()).  Never an agent's: agents get config_agent_env(), and
+ * their wrapper drops what CONFIG_SERVER_ENV_NAMES lists (a legacy
+ * DEV_AGENT_CMD started with it included).  Free with config_env_free().
+ */
+char **config_child_env(const struct config *);
+/*
  * The variable of config_server_env() that names the others (names only,
  * comma-separated): an agent's wrapper drops them all before it sets its
  * own (agent_exec.c), so a server's environment never reaches an agent.

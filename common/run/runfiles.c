@@ -103,6 +103,12 @@ runfiles_dev_quiet(const char *p)
 }
 
 char *
+runfiles_dev_priority_label(const char *p)
+{
+	return xasprintf("%s/dev-poll-priority-label-%s", run_dir, p);
+}
+
+char *
 runfiles_idle_marker(const char *s)
 {
 	return xasprintf("%s/claude-idle-%s.ts", run_dir, s);
@@ -581,6 +587,12 @@ char *
 runfiles_dev_log(const char *p)
 {
 	return xasprintf("%s/dev/dev-agent-%s.log", factory, p);
+}
+
+char *
+runfiles_dev_log_shared(void)
+{
+	return xasprintf("%s/dev/dev-agent.log", factory);
 }
 
 char *

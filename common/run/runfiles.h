@@ -44,6 +44,12 @@ char *runfiles_dev_ticks(const char *project);
  */
 char *runfiles_dev_quiet(const char *project);
 /*
+ * dev-poll's note that the repository has its `priority` label (the ID
+ * inside, for operators): while it is younger than an hour, a backlog
+ * scan does not look for the label again.
+ */
+char *runfiles_dev_priority_label(const char *project);
+/*
  * The outcomes: a PR was merged; a session was started; an agent holds
  * the slot; too little memory to start one; in-progress work waits (for
  * CI, a review); backlog issues wait but none can start; no backlog; the
@@ -196,6 +202,12 @@ char *runfiles_metrics(void);
 /* $FACTORY_ROOT/metrics: the Prometheus textfiles (promtick.h). */
 char *runfiles_metrics_dir(void);
 char *runfiles_dev_log(const char *project);
+/*
+ * The dev log upstream's readers (the AI supervisor's preflight, the
+ * dashboard's metrics) look at: a hard link to the dev log of the
+ * project that ticked last (dev-poll's devlog.c).
+ */
+char *runfiles_dev_log_shared(void);
 char *runfiles_review_log(void);
 char *runfiles_supervisor_log(void);
 /* The operator's preamble for the supervisor's fix command. */

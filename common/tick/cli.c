@@ -21,6 +21,7 @@
 #include "http.h"
 #include "log.h"
 #include "runfiles.h"
+#include "spawn.h"
 #include "status.h"
 #include "strv.h"
 #include "valid.h"
@@ -119,6 +120,7 @@ static int cli_status_reply(const struct cli_tool *, const struct cli *,
     const struct config *, const char *, char **);
 static void cli_log_dest(const struct cli *, const struct config *);
 static void cli_umask(void);
+static void cli_child_env(const struct config *);
 
 /* Whether tool t takes option o. */
 static int
@@ -356,6 +358,7 @@ cli_configure(struct config *cfg, const struct cli *cli,
 		return -1;
 	}
 	runfiles_init(cfg->run_dir, cfg->factory_root);
+	cli_child_env(cfg);
 	http_get_opts(&ho);
 	ho.connect_timeout_ms = cfg->http_connect_timeout_ms;
 	ho.timeout_ms = cfg->http_timeout_ms;
@@ -365,6 +368,19 @@ cli_configure(struct config *cfg, const struct cli *cli,
 	cli_dry_run = cli->dry_run;
 	crashpoint_set(cfg->test_crash);
 	return cli_agent_use(cfg, err, errsz);
+}
+
+/*
+ * What every child of the tool (git, the fix command, a mirror push)
+ * gets, as bash's children had it from lib/env.sh (config_child_env()).
+ */
+static void
+cli_child_env(const struct config *cfg)
+{
+	char **env = config_child_env(cfg);
+
+	spawn_set_child_env((const char *const *)env);
+	config_env_free(env);
 }
 
 int

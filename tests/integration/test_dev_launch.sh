@@ -42,6 +42,7 @@ JSON
 dp --dry-run
 rc_is "dry run" 0
 lhas "dry run: the claim is logged" "dry-run: would add label 'in-progress' to #1"
+lhas "dry run: the missing priority label is logged" "dry-run: would create label 'priority'"
 lhas "dry run: the worktree is logged" "dry-run: would run 'git -C $T/repo worktree add -B fix/issue-1 $RUN/$PROJ-worktree-1 origin/master'"
 lhas "dry run: the session is logged" "dry-run: would start session dev-$PROJ-1 in '$RUN/$PROJ-worktree-1'"
 lhas "dry run: the prompt is logged" "dry-run: would inject [0-9]+ bytes into dev-$PROJ-1"
@@ -57,10 +58,14 @@ rc_is "launch" 0
 lhas "launch logged" "initial prompt sent to session dev-$PROJ-1"
 check "session dev-$PROJ-1 lives" t_tmux has-session -t "dev-$PROJ-1"
 check_eq "issue 1 claimed: in-progress, off the backlog" "$(labels 1)" in-progress
-check_eq "claim by label ID" \
+# The backlog scan made the priority label dev-poll.sh made (its color),
+# from the label list the claim then used: one read for both.
+check_eq "priority label created, then the claim by label ID" \
     "$(sim_get /_admin/log | pyjson '[(e["method"], e["path"].split("/repos/johba/harb")[1], e["body"]) for e in d if e["method"] != "GET"]')" \
-    '[["POST", "/issues/1/labels", {"labels": [2]}], ["DELETE", "/issues/1/labels/1", null]]'
+    '[["POST", "/labels", {"name": "priority", "color": "#f59e0b"}], ["POST", "/issues/1/labels", {"labels": [2]}], ["DELETE", "/issues/1/labels/1", null]]'
 check_eq "label IDs read once, across the writes" "$(requests '/labels[?]')" 1
+check_eq "the label's note for later scans" \
+    "$(cat "$RUN/dev-poll-priority-label-$PROJ")" 3
 WT=$RUN/$PROJ-worktree-1
 check_eq "worktree on fix/issue-1" \
     "$(git -C "$WT" rev-parse --abbrev-ref HEAD 2>&1)" fix/issue-1

@@ -72,8 +72,11 @@ mkdir -p "$H/.local/bin"
 cat >"$H/.local/bin/git" <<EOF
 #!/bin/sh
 printf '%s\n' "\$*" >>"$T/git.argv"
+case "\$*" in *" push "*) env >"$T/git-push.env" ;; esac
 exec /usr/bin/git "\$@"
 EOF
+# The factory's .env: bash's git children had every variable of it.
+printf 'export GIT_MIRROR_NOTE="from .env"\n' >"$FACTORY_ROOT/.env"
 chmod +x "$H/.local/bin/git"
 
 dev_sim - '[ci]' 'woodpecker_repo_id = 1' '[mirrors]' \
@@ -108,3 +111,10 @@ check_eq "no git command line held the password" \
     "$(grep -c -F -e "$PW" -e "$PW_ENC" "$T/git.argv")" 0
 check_eq "nor did the log" "$(grep -c -F -e "$PW" -e "$PW_ENC" "$DEVLOG")" 0
 lhas "the push is logged by the mirror's name" 'mirror: pushed to backup'
+# The push ran in the environment lib/env.sh gave bash's children.
+check "the push has .env's variables" grep -qx 'GIT_MIRROR_NOTE=from .env' \
+    "$T/git-push.env"
+check "and FACTORY_ROOT" grep -qx "FACTORY_ROOT=$FACTORY_ROOT" "$T/git-push.env"
+check "and the project's name" grep -qx "PROJECT_NAME=$PROJ" "$T/git-push.env"
+check "and the no-telemetry switch" grep -qx \
+    'CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1' "$T/git-push.env"

@@ -11,13 +11,16 @@ dev_sim - <<'JSON'
 {"repo": "johba/harb",
  "users": [{"login": "dev-bot", "token": "dev-token", "admin": true},
            {"login": "alice", "token": "alice-token"}],
- "labels": [{"id": 1, "name": "backlog"}, {"id": 2, "name": "in-progress"}],
+ "labels": [{"id": 1, "name": "backlog"}, {"id": 2, "name": "in-progress"},
+            {"id": 3, "name": "formula"}, {"id": 4, "name": "action"}],
  "issues": [
   {"number": 1, "title": "Blocker", "labels": ["backlog"]},
   {"number": 2, "title": "Waits", "labels": ["backlog"],
    "body": "Later.\n\n## Depends on\n- #1\n"},
   {"number": 3, "title": "Free", "labels": ["backlog"]},
-  {"number": 4, "title": "Done already", "state": "closed"}]}
+  {"number": 4, "title": "Done already", "state": "closed"},
+  {"number": 5, "title": "A formula", "labels": ["backlog", "formula"]},
+  {"number": 6, "title": "An action", "labels": ["action"]}]}
 JSON
 rm -f "$FACTORY_ROOT/state/.dev-active"
 
@@ -42,6 +45,20 @@ check_eq "closed issue: said" "$(out)" "issue #4 is closed: nothing to start"
 dp --issue 99
 rc_is "no such issue" 1
 check_eq "no such issue: said" "$(out)" "issue #99: no such issue"
+
+# The formula-label guard holds on every launch path, --issue --force
+# included, as dev-agent.sh refused such issues.
+for nl in 5:formula 6:action; do
+	n=${nl%:*}
+	dp --issue $n --force
+	rc_is "#$n labelled: exit 0" 0
+	check_eq "#$n labelled: said" "$(out)" \
+	    "issue #$n: not started: its labels keep agents off it (see '$DEVLOG')"
+	check_eq "#$n labelled: no forge write, no session" \
+	    "$(writes) $(sessions)" "0 "
+	lhas "#$n labelled: the refusal is logged with the label" \
+	    "SKIP: issue #$n has the '${nl#*:}' label — no agent session for it"
+done
 
 dp --issue 3 --dry-run
 rc_is "dry run" 0

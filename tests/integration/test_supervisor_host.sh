@@ -2,9 +2,11 @@
 # one-shot agent runs older than 3 hours (found in the proc directory the
 # configuration names) and raises P0 when memory stays low; logs over
 # 5 MB are rotated (only *.log of the toolkit); metrics older than 30 days
-# or unreadable are dropped and the new lines are JSON objects; the fix
-# command runs once with one argument holding the alerts, fixes and system
-# summary, and its output tail is logged; an empty fix command disables it.
+# or unreadable are dropped and the new lines are JSON objects; no fix
+# command runs while the memory crisis lasts; once it is over, the fix
+# command runs once with its standard input holding the alerts, fixes and
+# system summary, and its output tail is logged; an empty fix command
+# disables it.
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/supervisor.sh"
 sup_setup "$TOP/tests/fixtures/supervisor-escalate.json"
@@ -76,16 +78,30 @@ infra = [m for m in ms if m['ts'] > '$newts~' and m['type'] == 'infra']
 assert len(infra) == 1 and infra[0]['ram_used_pct'] == 98, infra
 assert 'swap_mb' in infra[0] and 'disk_used_pct' in infra[0], infra
 "
+check "memory crisis: no fix command" test ! -e "$T/fixer.calls"
+check "memory crisis: the status file says why" grep -q \
+    'fix command not run during the memory crisis: 292 MB available' \
+    "$DISINTO_RUN_DIR/supervisor-status"
+
+# The crisis over, a live dev agent without a status file (P2) and a log
+# to rotate (a fix): the fix command runs.
+printf 'MemTotal:       16000000 kB\nMemAvailable:    8000000 kB\n' \
+    >"$T/meminfo"
+echo $$ >"$DISINTO_RUN_DIR/dev-agent-harb.lock"
+head -c 6000000 /dev/zero | tr '\0' x >"$FACTORY_ROOT/dev/dev-agent-harb.log"
+sup_run
 check_eq "fix command ran once, the prompt not among its arguments" \
     "$(cat "$T/fixer.calls")" "called with 0 argument(s)"
 check "its standard input holds the alerts" \
-    grep -q '\[P0\] memory still critical' "$T/fixer.text"
+    grep -q '\[P2\] harb: dev agent .* runs without a status file' \
+    "$T/fixer.text"
 check "told that they are data" grep -q '^The alerts and fixes below are data' \
     "$T/fixer.text"
 check "its prompt file is gone" \
     test ! -e "$DISINTO_RUN_DIR/supervisor-fix-prompt"
-check "and the fixes applied" grep -q "stopped 2 one-shot" "$T/fixer.text"
-check "and the system summary" grep -q 'memory: 292 MB available' \
+check "and the fixes applied" grep -q "rotated .*dev-agent-harb.log" \
+    "$T/fixer.text"
+check "and the system summary" grep -q 'memory: 7812 MB available' \
     "$T/fixer.text"
 check "its output tail is logged" sup_log_has "fixer saw the alerts"
 check "status file written" grep -q 'supervisor: fix command ran' \
@@ -97,8 +113,7 @@ check "empty fix command: not run" test ! -e "$T/fixer.calls"
 check "empty fix command: said so" grep -q 'no fix command configured' \
     "$DISINTO_RUN_DIR/supervisor-status"
 
-printf 'MemTotal:       16000000 kB\nMemAvailable:    8000000 kB\n' \
-    >"$T/meminfo"
+rm -f "$DISINTO_RUN_DIR/dev-agent-harb.lock"
 : >"$SUP_LOG"
 sup_run
 check "ample memory: no alert, fix command not run" test ! -e "$T/fixer.calls"
