@@ -292,7 +292,7 @@ webhook_wake(const char *exe, const struct config *cfg,
 		argv[2] = cfg->project_toml;
 		argv[3] = why;
 		argv[4] = NULL;
-		if (spawn_detached(argv, "/", NULL, NULL) == -1)
+		if (spawn_detached(argv, NULL, NULL, NULL) == -1)
 			fprintf(stderr, "webhook: %s: cannot start '%s': %s\n",
 			    cfg->project_name, prog, strerror(errno));
 		else
