@@ -38,7 +38,8 @@ done
 # heads final, the heads' statuses are remembered (ci-status-P): the next
 # tick of each tool decides what the first decided, and reads the
 # statuses of the 50 pending heads only; dev-poll's steady tick costs its
-# list pages and those 50.
+# list pages and those 50, and a final head a webhook marked as changed
+# (ci-changed-P) is read again at once.
 export SCALE_CI=forge
 scale_world 1600 400 || { fail "the forge-CI world starts"; exit 1; }
 for tool in dev-poll review-poll supervisor-poll; do
@@ -67,4 +68,13 @@ for tool in dev-poll review-poll supervisor-poll; do
 	    $(sim_log_count GET '/pulls(\?|$)')))
 	check_eq "dev-poll, forge CI: a steady tick costs list pages + pending heads" \
 	    "$(sim_log_count '*' .)" $((pages + 50))
+	# A webhook delivery said PR 1's head (final) changed: read again.
+	sha1=$(printf '%040x' $((0x5ca1e000000 + 1)))
+	echo "$sha1 $(date +%s)" >"$DISINTO_RUN_DIR/ci-changed-harb"
+	sim_post /_admin/log/reset '{}' >/dev/null
+	scale_tick dev-poll
+	check_eq "dev-poll, forge CI: a marked final head is read again at once" \
+	    "$(sim_log_count GET "/commits/$sha1/status")" 1
+	check_eq "dev-poll, forge CI: with the pending ones only" \
+	    "$(sim_log_count GET '/commits/[0-9a-f]+/status')" 51
 done
