@@ -66,6 +66,7 @@ static void webhook_mark(const struct config *, const cJSON *);
 static void webhook_wake(const char *, const struct config *,
     const struct webhook_route *);
 static int webhook_serve(const char *, struct webhook_req *);
+static char *webhook_tool_path(const char *, const char *);
 
 static void
 webhook_alarm(int sig)
@@ -273,20 +274,43 @@ webhook_mark(const struct config *cfg, const cJSON *j)
 	free(lock);
 }
 
+/*
+ * Where tool is, beside the executable exe: in its directory (installed),
+ * or in the tree it was built in (dev-poll/dev-poll beside
+ * review-poll/review-poll); else its bare name, found on PATH.  Caller
+ * frees.
+ */
+static char *
+webhook_tool_path(const char *exe, const char *tool)
+{
+	const char *slash = strrchr(exe, '/');
+	int dir = slash != NULL ? (int)(slash - exe) : 0;
+	char *p;
+
+	if (slash == NULL)
+		return xstrdup(tool);
+	p = xasprintf("%.*s/%s", dir, exe, tool);
+	if (access(p, X_OK) == 0)
+		return p;
+	free(p);
+	p = xasprintf("%.*s/../%s/%s", dir, exe, tool, tool);
+	if (access(p, X_OK) == 0)
+		return p;
+	free(p);
+	return xstrdup(tool);
+}
+
 /* Start `TOOL --wake PROJECT_TOML "webhook EVENT"` for each tool. */
 static void
 webhook_wake(const char *exe, const struct config *cfg,
     const struct webhook_route *rt)
 {
-	const char *slash = strrchr(exe, '/');
 	char *argv[5], *prog, *why;
 	size_t i;
 
 	why = xasprintf("webhook %s", rt->event);
 	for (i = 0; i < 3 && rt->tools[i] != NULL; i++) {
-		prog = slash != NULL ? xasprintf("%.*s/%s", (int)(slash - exe),
-					   exe, rt->tools[i]) :
-				       xstrdup(rt->tools[i]);
+		prog = webhook_tool_path(exe, rt->tools[i]);
 		argv[0] = prog;
 		argv[1] = (char *)"--wake";
 		argv[2] = cfg->project_toml;

@@ -33,7 +33,8 @@
 
 /*
  * Serve one delivery read from in and answered on out (descriptors);
- * exe is argv[0] (the tools are run from its directory when it has one).
+ * exe is argv[0] (the tools are run from its directory, or the build
+ * tree's, when it has one; else found on PATH).
  * Returns the exit status: 0 when it answered 2xx, 1 otherwise.
  */
 int webhook_main(const char *exe, int in, int out);
