@@ -834,7 +834,7 @@ pulls_ci_memo_read(struct pulls *m, const struct pull *p, enum ci_state *st)
 	return 0;
 }
 
-/* Rewrite the CI memo from the heads of this tick's list. */
+/* Rewrite the CI memo from the heads of this tick's list (no others). */
 static void
 pulls_ci_memo_save(struct pulls *m, struct act *act)
 {
@@ -844,8 +844,9 @@ pulls_ci_memo_save(struct pulls *m, struct act *act)
 	if (m->ci_memo.path == NULL)
 		return;
 	v = xcalloc(m->n + 1, sizeof(*v));
+	/* Read or remembered; one due but not asked for stays as it was. */
 	for (i = 0; i < m->n; i++)
-		if (m->f[i].ci_kept)
+		if (m->f[i].ci_kept || m->f[i].ci_prev)
 			v[n++] = m->f[i].ci_entry;
 	cimemo_save(act, m->ci_memo.path, v, n);
 	free(v);

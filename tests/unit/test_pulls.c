@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "act.h"
+#include "buf.h"
 #include "canned.h"
 #include "check.h"
 #include "config.h"
@@ -298,14 +299,16 @@ ci_all(struct pulls *m, enum ci_state *st)
 }
 
 /*
- * Without Woodpecker the heads' combined statuses are remembered: on the
- * next tick only the pending one is read, and a head a webhook marked.
+ * Without Woodpecker the heads' combined statuses are remembered: a tick
+ * that asks for none keeps them, on the next tick only the pending one is
+ * read, and a head a webhook marked.
  */
 static void
 test_ci_memo(void)
 {
 	char dir[] = "/tmp/test_pulls.XXXXXX", path[64], marks[64], line[128];
 	enum ci_state st[4], again[4];
+	struct buf was, now;
 	struct act act;
 	struct pulls *m;
 	unsigned long before;
@@ -322,6 +325,20 @@ test_ci_memo(void)
 	CHECK_INT(http_request_count() - before, 4);
 	pulls_memo_save(m, &act);
 	model_close(m);
+	/* A tick that asks for no CI state leaves every head's line. */
+	buf_init(&was, 0);
+	buf_init(&now, 0);
+	CHECK_INT(file_read(path, 1 << 16, &was), 0);
+	m = model_open();
+	pulls_ci_memo_use(m, path, marks);
+	CHECK_INT(pulls_load(m), 0);
+	pulls_memo_save(m, &act);
+	model_close(m);
+	CHECK_INT(file_read(path, 1 << 16, &now), 0);
+	CHECK_STR(buf_str(&now), buf_str(&was));
+	CHECK_INT(strlen(buf_str(&was)) > 0, 1);
+	buf_free(&was);
+	buf_free(&now);
 	/* The next tick: the final states stand, the pending one is read. */
 	m = model_open();
 	CHECK_INT(pulls_load(m), 0);
