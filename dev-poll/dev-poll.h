@@ -335,7 +335,8 @@ int dp_pr_merged(struct dev_ctx *, long long issue, long long *pr);
 const char *dp_pr_ci_name(const struct dp_pr *);
 /*
  * Rewrite dev-poll-reviews-P, the PRs whose reviews were read and hold no
- * verdict (pulls.h, PULLS_MEMO_REVIEWS), from this tick's PRs.
+ * verdict (pulls.h, PULLS_MEMO_REVIEWS), and the CI memo of the heads
+ * (ci-status-P, where no Woodpecker is set up) from this tick's PRs.
  */
 void dp_quiet_save(struct dev_ctx *);
 

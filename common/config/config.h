@@ -69,6 +69,7 @@ struct config {
 
 	char *woodpecker_server;
 	char *woodpecker_token;
+	char *webhook_secret; /* forge webhook deliveries' HMAC key */
 	/* 0: no CI; CONFIG_REPO_ID_UNSET: CI from the forge's status only */
 	long long woodpecker_repo_id;
 	long long ci_stale_minutes;

@@ -241,6 +241,24 @@ runfiles_review_files(const char *p)
 }
 
 char *
+runfiles_ci_memo(const char *p)
+{
+	return xasprintf("%s/ci-status-%s", run_dir, p);
+}
+
+char *
+runfiles_ci_changed(const char *p)
+{
+	return xasprintf("%s/ci-changed-%s", run_dir, p);
+}
+
+char *
+runfiles_ci_changed_lock(const char *p)
+{
+	return xasprintf("%s/ci-changed-%s.lock", run_dir, p);
+}
+
+char *
 runfiles_review_status(const char *p)
 {
 	return xasprintf("%s/%s-review-status", run_dir, p);

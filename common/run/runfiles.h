@@ -126,6 +126,16 @@ char *runfiles_review_status(const char *project);
  * only non-code files changed, else "code".
  */
 char *runfiles_review_files(const char *project);
+/*
+ * The forge's combined commit status of the project's open PR heads,
+ * remembered by all three tools where no Woodpecker is set up: one line
+ * "SHA STATE FINAL SINCE AT" each (common/world/cimemo.h).  The heads a
+ * forge webhook delivery said their CI changed: one line "SHA AT" each,
+ * written under the lock below, read by the ticks.
+ */
+char *runfiles_ci_memo(const char *project);
+char *runfiles_ci_changed(const char *project);
+char *runfiles_ci_changed_lock(const char *project);
 /* dev-poll's per-issue tick state: idle ticks, recoveries, the notice
  * sent for the current phase write. */
 char *runfiles_idle_ticks(const char *project, long long issue);

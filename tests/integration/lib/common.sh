@@ -152,6 +152,7 @@ t_tmux() {
 sim_start() {
 	_s_scen=$1
 	shift
+	sim_ci_changed
 	rm -f "$T/sim.port"
 	# The requests of an earlier simulator are kept for contract_check.
 	[ ! -s "$T/sim.log" ] || cat "$T/sim.log" >>"$T/sim.earlier.log"
@@ -187,12 +188,23 @@ sim_stop() {
 # response body; exit status 0 for 2xx.  $SIM_TOKEN, when set, is sent as
 # the Gitea token; $SIM_WP_TOKEN as the Woodpecker bearer token.
 sim_req() {
+	case $2 in
+	/_admin/status | /_admin/reset) sim_ci_changed ;;
+	esac
 	$SIMREQ ${SIM_TOKEN:+-t "$SIM_TOKEN"} \
 	    ${SIM_WP_TOKEN:+-w "$SIM_WP_TOKEN"} "$1" "$SIM_URL$2" ${3+"$3"}
 }
 
 sim_get() {
 	sim_req GET "$1"
+}
+
+# sim_ci_changed: a test changed commit statuses behind the tools' back
+# (a new scenario, a status set, a reset): forget the statuses the tools
+# remember where no Woodpecker is set up (ci-status-P), as a forge's
+# status webhook would have them read again (ci-changed-P).
+sim_ci_changed() {
+	rm -f "${DISINTO_RUN_DIR:-/nonexistent}"/ci-status-*
 }
 
 sim_post() {
