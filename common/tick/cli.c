@@ -43,6 +43,7 @@ enum cli_opt_id {
 	CLI_O_LOG,
 	CLI_O_CHECK,
 	CLI_O_FORGE,
+	CLI_O_WAKE,
 	CLI_O_HELP,
 	CLI_O_VERSION
 };
@@ -96,6 +97,10 @@ static const struct cli_option cli_options[] = {
 	"with `--forge` also what each token may do on the forge, warning "
 	"when the agents' token can merge"},
     {CLI_O_FORGE, "--forge", NULL, NULL, 0, "with --check: ask the forge"},
+    {CLI_O_WAKE, "--wake", NULL, NULL, 0,
+	"start a tick in the background and return at once; when a tick "
+	"runs, it runs its steps once more when it ends (REASON, an operand "
+	"after the project file, is logged by the tick)"},
     {CLI_O_HELP, "--help", "-h", NULL, 0, "print this and the settings"},
     {CLI_O_VERSION, "--version", "-V", NULL, 0,
 	"print the version and the commit built from"},
@@ -217,6 +222,9 @@ cli_set(const struct cli_option *o, const char *value, struct cli *out,
 	case CLI_O_FORGE:
 		out->forge = 1;
 		break;
+	case CLI_O_WAKE:
+		out->wake = 1;
+		break;
 	case CLI_O_HELP:
 	case CLI_O_VERSION:
 		break;
@@ -272,6 +280,16 @@ cli_check(const struct cli_tool *t, const struct cli *c, char *err,
 	else if (c->status && (c->issue != 0 || c->pr != 0))
 		snprintf(err, errsz, "--status runs nothing: not with %s",
 		    c->issue != 0 ? "--issue" : "--pr");
+	else if (c->reason != NULL && !c->wake)
+		snprintf(err, errsz, "unexpected argument '%s'", c->reason);
+	else if (c->wake && (c->status || c->check || c->dry_run ||
+				c->issue != 0 || c->pr != 0))
+		snprintf(err, errsz, "--wake starts a tick: not with %s",
+		    c->status	      ? "--status" :
+			c->check      ? "--check" :
+			c->dry_run    ? "--dry-run" :
+			c->issue != 0 ? "--issue" :
+					"--pr");
 	else
 		return 0;
 	return -1;
@@ -281,7 +299,7 @@ enum cli_parsed
 cli_parse(int argc, char *argv[], const struct cli_tool *t, struct cli *out,
     char *err, size_t errsz)
 {
-	int i, r, operands = 0;
+	int i, r, operands = 0, first = t->takes_project ? 0 : 1;
 
 	memset(out, 0, sizeof(*out));
 	for (i = 1; i < argc; i++) {
@@ -294,11 +312,16 @@ cli_parse(int argc, char *argv[], const struct cli_tool *t, struct cli *out,
 			if ((r = cli_option(argc, argv, &i, t, out, err,
 				 errsz)) != CLI_RUN)
 				return r;
-		} else if (!t->takes_project || operands++) {
+		} else if (operands + first == 0) {
+			operands++;
+			out->project_toml = a;
+		} else if (operands++ + first == 1)
+			/* The second operand: --wake's reason (checked). */
+			out->reason = a;
+		else {
 			snprintf(err, errsz, "unexpected argument '%s'", a);
 			return CLI_BAD;
-		} else
-			out->project_toml = a;
+		}
 	}
 	return cli_check(t, out, err, errsz) == -1 ? CLI_BAD : CLI_RUN;
 }
@@ -320,6 +343,7 @@ cli_usage(const struct cli_tool *t)
 	if (t->opts & CLI_OPT_PR)
 		buf_printf(&b,
 		    "       %s [--dry-run] [-v] --pr N [--force]%s\n", p, toml);
+	buf_printf(&b, "       %s --wake%s%s [REASON]\n", p, proj, toml);
 	buf_printf(&b, "       %s --status [--json]%s%s\n", p, proj, toml);
 	buf_printf(&b, "       %s --help | --version", p);
 	return buf_steal(&b);
