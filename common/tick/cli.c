@@ -282,8 +282,9 @@ cli_check(const struct cli_tool *t, const struct cli *c, char *err,
 		    c->issue != 0 ? "--issue" : "--pr");
 	else if (c->reason != NULL && !c->wake)
 		snprintf(err, errsz, "unexpected argument '%s'", c->reason);
-	else if (c->wake && (c->status || c->check || c->dry_run ||
-				c->issue != 0 || c->pr != 0))
+	else if (c->wake &&
+	    (c->status || c->check || c->dry_run || c->issue != 0 ||
+		c->pr != 0))
 		snprintf(err, errsz, "--wake starts a tick: not with %s",
 		    c->status	      ? "--status" :
 			c->check      ? "--check" :

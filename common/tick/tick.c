@@ -69,8 +69,7 @@ tick_prom(struct tick *t, int rc)
 
 	if ((rc == -1 || rc == CLI_EXIT_USAGE) && !t->cli.dry_run &&
 	    !t->cli.status && !t->cli.wake && !tick_oneshot(t) &&
-	    cfg->factory_root != NULL &&
-	    cfg->run_dir != NULL &&
+	    cfg->factory_root != NULL && cfg->run_dir != NULL &&
 	    (!t->tool->cli.takes_project ||
 		(cfg->project_name != NULL && cfg->project_name[0] != '\0'))) {
 		t->prom = promtick_begin(t->prom, cfg,
@@ -216,9 +215,10 @@ tick_again(struct tick *t, const char *wake)
 			    t->passes);
 		return 0;
 	}
+	wake_hold("pass");
 	if (wake_pending(wake))
 		return 1;
-	wake_hold();
+	wake_hold("release");
 	path = t->lockpath;
 	lock_release_remove(t->lockpath, t->lockfd);
 	t->lockpath = NULL;

@@ -197,15 +197,17 @@ out:
 }
 
 void
-wake_hold(void)
+wake_hold(const char *point)
 {
 	const char *hold = getenv("DISINTO_TEST_WAKE_HOLD");
+	size_t n = strlen(point);
 	char *at, *path;
 	int i;
 
-	if (hold == NULL || *hold == '\0')
+	if (hold == NULL || strncmp(hold, point, n) != 0 || hold[n] != ':' ||
+	    hold[n + 1] == '\0')
 		return;
-	path = xstrdup(hold);
+	path = xstrdup(hold + n + 1);
 	(void)unsetenv("DISINTO_TEST_WAKE_HOLD");
 	at = xasprintf("%s.at", path);
 	(void)file_write_atomic(at, "", 0, 0644, 0);

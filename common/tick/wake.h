@@ -59,10 +59,12 @@ int wake_pending(const char *path);
 int wake_run(struct tick *t);
 
 /*
- * For tests only: with DISINTO_TEST_WAKE_HOLD=PATH in the environment, a
- * tick about to let go of its lock creates PATH.at and waits until PATH
- * exists (at most two minutes), once per process.  Unset, nothing.
+ * For tests only: with DISINTO_TEST_WAKE_HOLD=POINT:PATH in the
+ * environment, a tick at point ("pass": a pass ended, before it looks
+ * for a wake; "release": about to let go of its lock) creates PATH.at and
+ * waits until PATH exists (at most two minutes), once per process.
+ * Unset, nothing.
  */
-void wake_hold(void);
+void wake_hold(const char *point);
 
 #endif
