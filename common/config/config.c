@@ -516,6 +516,13 @@ static const struct setting settings[] = {
 	.def = "/",
 	.off = F(disk_path),
 	.doc = "the file system whose use supervisor-poll checks"},
+    {.env = "DISINTO_WAKE",
+	.type = T_BOOL,
+	.def = "true",
+	.off = F(wake),
+	.doc = "the agents' hooks (an agent stopped, ended, failed or wrote "
+	       "its phase) and checkpoint runs start a tick of their tool at "
+	       "once (`--wake`); `false`: only the schedule starts ticks"},
     {.env = "DISINTO_TEST_CRASH",
 	.type = T_STR,
 	.def = "",
