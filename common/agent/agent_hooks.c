@@ -667,8 +667,8 @@ agent_hooks_main(int argc, char *argv[], FILE *out, char *msg, size_t msgsz)
 	char err[128];
 	const char *name = argc >= 2 ? argv[1] : "";
 	const char *wproj = NULL, *wsess = NULL;
-	int r = 0, woke = 1, wake = hooks_wake_args(&argc, argv, &wproj,
-				       &wsess);
+	int r = 0, woke = 1,
+	    wake = hooks_wake_args(&argc, argv, &wproj, &wsess);
 
 	msg[0] = '\0';
 	buf_init(&input, HOOKS_INPUT_MAX);

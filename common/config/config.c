@@ -451,6 +451,18 @@ static const struct setting settings[] = {
 	.off = F(marker_ready_s),
 	.doc = "`markers`: seconds a new agent may take to create its "
 	       "ready marker"},
+    {.env = "AGENT_IDLE_SECONDS",
+	.section = "agent",
+	.key = "idle_seconds",
+	.type = T_INT,
+	.def = "90",
+	.min = 0,
+	.max = 86400,
+	.off = F(idle_grace_s),
+	.doc = "seconds a dev agent whose turn ended (its Stop hook) without "
+	       "a phase may stay at its prompt before dev-poll ends it as "
+	       "idle (`idle_prompt`); the tick the hook starts looks, and "
+	       "the first tick after this long acts"},
     {.env = "AGENT_MARKER_ACK_TIMEOUT",
 	.section = "agent",
 	.key = "marker_ack_timeout",

@@ -82,6 +82,7 @@ struct config {
 	int session_lock_wait_s;       /* its longest wait */
 	char *agent_protocol;	       /* [agent] protocol (agent.h) */
 	int marker_ready_s;	       /* markers: the ready marker's wait */
+	int idle_grace_s;	       /* a stopped agent idle after this */
 	int marker_ack_s;	       /* markers: an acknowledgement's wait */
 	long long agent_run_timeout_s; /* a checkpoint run's longest */
 	char *dev_agent_cmd;	       /* legacy DEV_AGENT_CMD, or NULL */
