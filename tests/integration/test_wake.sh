@@ -108,3 +108,62 @@ check "an inactive wake leaves nothing" test ! -e "$WAKE"
 check_eq "an inactive wake says so" \
     "$(grep -c 'wake (paused wake): dev not active' "$DEVLOG")" 1
 : >"$FACTORY_ROOT/state/.dev-active"
+
+# --- the agents' hooks start the ticks: no tick run by the test below ---
+# The woken ticks run with the agent's environment, whose secrets come
+# from the factory's .env, as in a factory.
+printf 'FORGE_TOKEN=dev-token\nFORGE_REVIEW_TOKEN=review-token\n' \
+    >"$FACTORY_ROOT/.env"
+export DISINTO_WAKE=true AGENT_IDLE_SECONDS=0 WOODPECKER_REPO_ID=0
+printf 'AGENT_IDLE_SECONDS=0\nWOODPECKER_REPO_ID=0\n' >>"$FACTORY_ROOT/.env"
+# labelled N LABEL: issue N has LABEL.
+labelled() {
+	labels "$1" | tr ',' '\n' | grep -qx "$2"
+}
+
+# An agent that stops without a phase: ended as idle by woken ticks.
+scen '[{"number": 1, "title": "Stops", "labels": ["backlog"], "body": "x"}]' \
+    '[]' >"$T/case.json"
+case_start
+echo '[]' >"$T/script.json"
+: >"$DEVLOG"
+"$DP" --wake "$P" "test start" >/dev/null 2>&1
+if wait_for "grep -q '#1: session failed: idle_prompt' '$DEVLOG'" 120; then
+	ok "a stop without a phase: ended as idle by the woken ticks"
+else
+	fail "a stop without a phase: ended as idle by the woken ticks" \
+	    "$(tail -8 "$DEVLOG" | tr '\n' '|')"
+fi
+check "the Stop hook woke dev-poll" \
+    grep -q 'woken: stop hook dev-proj-1' "$DEVLOG"
+wait_for "labelled 1 blocked" 30
+check "idle: blocked" labelled 1 blocked
+wait_for "! t_tmux has-session -t dev-$PROJ-1" 30
+check "idle: the session ended" sh -c "! tmux -L $(tmux_sock) has-session -t =dev-$PROJ-1 2>/dev/null"
+wait_for no_tick 60
+
+# An agent that pushes and writes PHASE:awaiting_ci with no CI: its hook
+# wakes dev-poll, which opens the PR and tells the agent, untouched.
+git_branch fix/issue-2 two.c >/dev/null
+scen '[{"number": 2, "title": "Pushes", "labels": ["backlog"], "body": "y"}]' \
+    '[]' >"$T/case.json"
+case_start
+cat >"$T/script.json" <<'JSON'
+[[{"commit": {"file": "two.c", "text": "two\n", "message": "two"}},
+  {"push": true},
+  {"phase": "PHASE:awaiting_ci"}],
+ [{"say": "thanks", "stop": false}]]
+JSON
+: >"$DEVLOG"
+"$DP" --wake "$P" "test start" >/dev/null 2>&1
+if wait_for "grep -q 'no CI is configured' '$T/agentlog/prompt-2.txt'" 120
+then
+	ok "awaiting_ci without CI: answered with no tick run by the test"
+else
+	fail "awaiting_ci without CI: answered with no tick run by the test" \
+	    "$(tail -8 "$DEVLOG" | tr '\n' '|')"
+fi
+check "the phase write woke dev-poll" \
+    grep -q 'wake (phase-change hook dev-proj-2)' "$DEVLOG"
+check_eq "one PR opened" "$(sim_log_count POST '/pulls$' 201)" 1
+wait_for no_tick 60
