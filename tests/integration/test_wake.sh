@@ -167,3 +167,17 @@ check "the phase write woke dev-poll" \
     grep -q 'wake (phase-change hook dev-proj-2)' "$DEVLOG"
 check_eq "one PR opened" "$(sim_log_count POST '/pulls$' 201)" 1
 wait_for no_tick 60
+# The hooks name the project file (absolute) and the session.
+SET=$RUN/$PROJ-worktree-2/.claude/settings.json
+for ev in Stop SessionEnd PostToolUse StopFailure; do
+	cmd=$(pyjson "[h['command'] for e in d['hooks']['$ev'] for h in e['hooks']][-1]" <"$SET")
+	case $cmd in
+	*" '--wake' '$P' 'dev-$PROJ-2'") ok "$ev hook wakes dev-poll for the project" ;;
+	*) fail "$ev hook wakes dev-poll for the project" "$cmd" ;;
+	esac
+done
+cmd=$(pyjson "[h['command'] for e in d['hooks']['PreToolUse'] for h in e['hooks']][-1]" <"$SET")
+case $cmd in
+*--wake*) fail "the guard wakes nothing" "$cmd" ;;
+*) ok "the guard wakes nothing" ;;
+esac
