@@ -360,7 +360,7 @@ tick_main(const struct tick_tool *tool, void *ctx, int argc, char *argv[],
 		rc = tick_run(&t);
 	if (rc == CLI_EXIT_FAIL && t.msg == NULL && !log_on_stderr())
 		t.msg = tick_failed_line(&t);
-	if (t.passes > 0 && promtick_prom(t.prom) != NULL)
+	if (t.passes > 0 && t.prom != NULL && promtick_prom(t.prom) != NULL)
 		(void)prom_set(promtick_prom(t.prom), "disinto_tick_passes",
 		    NULL, t.passes);
 	promtick_end(t.prom, rc, promtick_result(rc, t.result));
