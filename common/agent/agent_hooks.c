@@ -31,8 +31,8 @@
 #include "log.h"
 #include "phase.h"
 #include "runfiles.h"
+#include "spawn.h"
 #include "worktree.h"
-#include "wake.h"
 #include "xmalloc.h"
 
 #define HOOKS_SETTINGS_MAX (1024 * 1024)
@@ -651,12 +651,21 @@ hooks_wake_args(int *argc, char *argv[], const char **project,
 static void
 hooks_wake(const char *name, const char *project, const char *session)
 {
-	char exe[PATH_MAX], reason[WAKE_REASON_MAX + 1];
+	char exe[PATH_MAX], reason[HOOKS_REASON_MAX + 1], *argv[5];
+	int n = 0;
 
 	if (agent_exec_self(exe, sizeof(exe)) == -1)
 		return;
 	snprintf(reason, sizeof(reason), "%s hook %s", name, session);
-	(void)wake_spawn(exe, *project != '\0' ? project : NULL, reason);
+	/* What wake_spawn() (common/tick/wake.h) starts, from this layer. */
+	argv[n++] = exe;
+	argv[n++] = "--wake";
+	if (*project != '\0') {
+		argv[n++] = (char *)project;
+		argv[n++] = reason;
+	}
+	argv[n] = NULL;
+	(void)spawn_detached(argv, NULL, NULL, NULL);
 }
 
 int
