@@ -54,6 +54,7 @@ static const struct tick_tool main_tool = {
     .oneshot = main_oneshot,
     .run = main_run,
     .close = main_close,
+    .ctx_size = sizeof(struct dev_ctx),
 };
 
 /* The project's log and status file (none without a project). */

@@ -72,7 +72,9 @@ session_hooks(struct dev_ctx *c, const char *session, const char *worktree,
 	    .run_dir = c->cfg->run_dir,
 	    .forge_url = c->cfg->forge_url,
 	    .forge_api = c->cfg->forge_api,
-	    .own_file = summary};
+	    .own_file = summary,
+	    .wake = c->cfg->wake,
+	    .project_toml = c->cfg->project_toml};
 	int r;
 
 	if ((r = agent_hooks_install(&c->act, &h)) == 0)

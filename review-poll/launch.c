@@ -391,7 +391,9 @@ launch_hooks(struct rp *rp, const char *session, const char *workdir,
 	    .run_dir = rp->cfg->run_dir,
 	    .forge_url = rp->cfg->forge_url,
 	    .forge_api = rp->cfg->forge_api,
-	    .own_file = output};
+	    .own_file = output,
+	    .wake = rp->cfg->wake,
+	    .project_toml = rp->cfg->project_toml};
 	int r = agent_hooks_install(&rp->act, &h);
 
 	free(output);

@@ -461,6 +461,18 @@ static const struct setting settings[] = {
 	.off = F(marker_ready_s),
 	.doc = "`markers`: seconds a new agent may take to create its "
 	       "ready marker"},
+    {.env = "AGENT_IDLE_SECONDS",
+	.section = "agent",
+	.key = "idle_seconds",
+	.type = T_INT,
+	.def = "90",
+	.min = 0,
+	.max = 86400,
+	.off = F(idle_grace_s),
+	.doc = "seconds a dev agent whose turn ended (its Stop hook) without "
+	       "a phase may stay at its prompt before dev-poll ends it as "
+	       "idle (`idle_prompt`); the tick the hook starts looks, and "
+	       "the first tick after this long acts"},
     {.env = "AGENT_MARKER_ACK_TIMEOUT",
 	.section = "agent",
 	.key = "marker_ack_timeout",
@@ -527,6 +539,13 @@ static const struct setting settings[] = {
 	.def = "/",
 	.off = F(disk_path),
 	.doc = "the file system whose use supervisor-poll checks"},
+    {.env = "DISINTO_WAKE",
+	.type = T_BOOL,
+	.def = "true",
+	.off = F(wake),
+	.doc = "the agents' hooks (an agent stopped, ended, failed or wrote "
+	       "its phase) and checkpoint runs start a tick of their tool at "
+	       "once (`--wake`); `false`: only the schedule starts ticks"},
     {.env = "DISINTO_TEST_CRASH",
 	.type = T_STR,
 	.def = "",

@@ -83,6 +83,7 @@ struct config {
 	int session_lock_wait_s;       /* its longest wait */
 	char *agent_protocol;	       /* [agent] protocol (agent.h) */
 	int marker_ready_s;	       /* markers: the ready marker's wait */
+	int idle_grace_s;	       /* a stopped agent idle after this */
 	int marker_ack_s;	       /* markers: an acknowledgement's wait */
 	long long agent_run_timeout_s; /* a checkpoint run's longest */
 	char *dev_agent_cmd;	       /* legacy DEV_AGENT_CMD, or NULL */
@@ -96,6 +97,7 @@ struct config {
 	char *proc_dir;	    /* DISINTO_PROC_DIR, default /proc */
 	char *disk_path;    /* DISINTO_DISK_PATH, default / */
 	char *test_crash;   /* DISINTO_TEST_CRASH (crashpoint.h), tests only */
+	int wake;	    /* DISINTO_WAKE: agent events start ticks */
 	/* DISINTO_REVIEW_POLL: the review-poll supervisor-poll starts. */
 	char *review_poll_path;
 

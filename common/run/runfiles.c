@@ -313,6 +313,14 @@ runfiles_supervisor_lock(void)
 }
 
 char *
+runfiles_wake(const char *prog, const char *p)
+{
+	if (p == NULL || *p == '\0')
+		return xasprintf("%s/%s.wake", run_dir, prog);
+	return xasprintf("%s/%s-%s.wake", run_dir, prog, p);
+}
+
+char *
 runfiles_infra_retries_dir(void)
 {
 	return xasprintf("%s/supervisor-infra-retries", run_dir);

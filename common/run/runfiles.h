@@ -149,6 +149,12 @@ char *runfiles_supervisor_status(void);
 char *runfiles_supervisor_fix_prompt(void);
 char *runfiles_supervisor_lock(void);
 char *runfiles_infra_retries_dir(void);
+/*
+ * A wake of tool prog ("dev-poll") for project (NULL: a tool of no one
+ * project): "TIME REASON", written by `prog --wake` and consumed by the
+ * tick holding the tool's tick lock (common/tick/wake.h).
+ */
+char *runfiles_wake(const char *prog, const char *project);
 /* The retry count of a Woodpecker pipeline, inside the directory above. */
 char *runfiles_infra_retry(long long repo_id, long long pipeline);
 /*

@@ -44,6 +44,7 @@ enum cli_opt_id {
 	CLI_O_LOG,
 	CLI_O_CHECK,
 	CLI_O_FORGE,
+	CLI_O_WAKE,
 	CLI_O_HELP,
 	CLI_O_VERSION
 };
@@ -88,6 +89,8 @@ static const struct cli_option cli_options[] = {
 	"check the configuration offline; exit 2 if it is wrong"},
     {CLI_O_FORGE, "--forge", NULL, NULL, 0,
 	"with --check or --status: ask the forge too"},
+    {CLI_O_WAKE, "--wake", NULL, NULL, 0,
+	"start a tick in the background and return at once"},
     {CLI_O_HELP, "--help", "-h", NULL, 0, "print this"},
     {CLI_O_VERSION, "--version", "-V", NULL, 0,
 	"print the version and the commit built from"},
@@ -210,6 +213,9 @@ cli_set(const struct cli_option *o, const char *value, struct cli *out,
 	case CLI_O_FORGE:
 		out->forge = 1;
 		break;
+	case CLI_O_WAKE:
+		out->wake = 1;
+		break;
 	case CLI_O_HELP:
 	case CLI_O_VERSION:
 		break;
@@ -265,6 +271,17 @@ cli_check(const struct cli_tool *t, const struct cli *c, char *err,
 	else if (c->status && (c->issue != 0 || c->pr != 0))
 		snprintf(err, errsz, "--status runs nothing: not with %s",
 		    c->issue != 0 ? "--issue" : "--pr");
+	else if (c->reason != NULL && !c->wake)
+		snprintf(err, errsz, "unexpected argument '%s'", c->reason);
+	else if (c->wake &&
+	    (c->status || c->check || c->dry_run || c->issue != 0 ||
+		c->pr != 0))
+		snprintf(err, errsz, "--wake starts a tick: not with %s",
+		    c->status	      ? "--status" :
+			c->check      ? "--check" :
+			c->dry_run    ? "--dry-run" :
+			c->issue != 0 ? "--issue" :
+					"--pr");
 	else
 		return 0;
 	return -1;
@@ -274,7 +291,7 @@ enum cli_parsed
 cli_parse(int argc, char *argv[], const struct cli_tool *t, struct cli *out,
     char *err, size_t errsz)
 {
-	int i, r, operands = 0;
+	int i, r, operands = 0, first = t->takes_project ? 0 : 1;
 
 	memset(out, 0, sizeof(*out));
 	for (i = 1; i < argc; i++) {
@@ -287,11 +304,16 @@ cli_parse(int argc, char *argv[], const struct cli_tool *t, struct cli *out,
 			if ((r = cli_option(argc, argv, &i, t, out, err,
 				 errsz)) != CLI_RUN)
 				return r;
-		} else if (!t->takes_project || operands++) {
+		} else if (operands + first == 0) {
+			operands++;
+			out->project_toml = a;
+		} else if (operands++ + first == 1)
+			/* The second operand: --wake's reason (checked). */
+			out->reason = a;
+		else {
 			snprintf(err, errsz, "unexpected argument '%s'", a);
 			return CLI_BAD;
-		} else
-			out->project_toml = a;
+		}
 	}
 	return cli_check(t, out, err, errsz) == -1 ? CLI_BAD : CLI_RUN;
 }
@@ -313,6 +335,7 @@ cli_usage(const struct cli_tool *t)
 	if (t->opts & CLI_OPT_PR)
 		buf_printf(&b,
 		    "       %s [--dry-run] [-v] --pr N [--force]%s\n", p, toml);
+	buf_printf(&b, "       %s --wake%s%s [REASON]\n", p, proj, toml);
 	buf_printf(&b, "       %s --status [--json] [--forge]%s%s\n", p, proj,
 	    toml);
 	buf_printf(&b, "       %s --help | --version", p);

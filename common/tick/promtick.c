@@ -37,6 +37,9 @@ static const struct promtick_family promtick_tick_families[] = {
 	"configuration error)."},
     {"disinto_tick_last_success_timestamp_seconds", PROM_GAUGE, 1,
 	"Unix time of the end of the last tick that exited 0."},
+    {"disinto_tick_passes", PROM_GAUGE, 0,
+	"Passes of its steps the last tick ran (1, and one more for each "
+	"time it was woken while it ran)."},
     {"disinto_ticks_total", PROM_COUNTER, 0,
 	"Ticks run, by result (ok, failed, config_error, locked, inactive)."},
     {"disinto_api_requests_total", PROM_COUNTER, 0,

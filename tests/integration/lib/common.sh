@@ -13,7 +13,8 @@
 # DISINTO_TMUX_SOCKET, and turns supervisor-poll's docker prune and cache
 # dropping off (SUPERVISOR_DOCKER_PRUNE, SUPERVISOR_DROP_CACHES), and
 # exports the Claude session lock CLAUDE_SESSION_LOCK (in $T;
-# CLAUDE_SESSION_LOCK_WAIT 5 s unless set).  sim_start exports SIM_URL, FORGE_URL and
+# CLAUDE_SESSION_LOCK_WAIT 5 s unless set) and DISINTO_WAKE=false unless
+# set (the hooks start no tick behind the test's back).  sim_start exports SIM_URL, FORGE_URL and
 # WOODPECKER_SERVER.  Binaries live under $O (exported by tests/run; "."
 # means the repository top $TOP), e.g. "$O/dev-poll/dev-poll".
 # other_user, as_user and shared_run_dir stand for the other users of the
@@ -123,6 +124,10 @@ t_setup() {
 	CLAUDE_SESSION_LOCK=$T/claude-session.lock
 	CLAUDE_SESSION_LOCK_WAIT=${CLAUDE_SESSION_LOCK_WAIT:-5}
 	export CLAUDE_SESSION_LOCK CLAUDE_SESSION_LOCK_WAIT
+	# The tests run the ticks they mean: the agents' hooks run, but
+	# start no tick (test_wake.sh turns it on).
+	DISINTO_WAKE=${DISINTO_WAKE:-false}
+	export DISINTO_WAKE
 	tmux_sock >/dev/null
 }
 
