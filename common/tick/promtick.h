@@ -35,6 +35,7 @@ struct promtick_family {
 /* How a tick ended: the ticks_total label and what it means. */
 #define PROMTICK_OK "ok"		     /* exit 0 after a tick */
 #define PROMTICK_FAILED "failed"	     /* exit 1 */
+#define PROMTICK_DEGRADED "degraded"	     /* exit 1: a read failed */
 #define PROMTICK_CONFIG_ERROR "config_error" /* exit 2 */
 #define PROMTICK_LOCKED "locked"	     /* another tick runs */
 #define PROMTICK_INACTIVE "inactive"	     /* the factory is paused */

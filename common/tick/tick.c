@@ -13,6 +13,7 @@
 #include <curl/curl.h>
 
 #include "act.h"
+#include "cause.h"
 #include "cli.h"
 #include "config.h"
 #include "file.h"
@@ -31,6 +32,7 @@ static void tick_prom(struct tick *, int);
 static int tick_active(struct tick *);
 static int tick_lock(struct tick *);
 static int tick_steps(struct tick *);
+static int tick_reads(struct tick *, int);
 static int tick_run(struct tick *);
 static void tick_summary(const struct tick *);
 static char *tick_failed_line(const struct tick *);
@@ -170,11 +172,32 @@ tick_steps(struct tick *t)
 		rc = CLI_EXIT_FAIL;
 	free(status);
 	tool->close(t);
+	rc = tick_reads(t, rc);
 	http_cleanup();
 	curl_global_cleanup();
 	if (t->cli.verbose)
 		tick_summary(t);
 	return rc;
+}
+
+/*
+ * The verdict on the tick's reads: a GET that brought no data back is
+ * logged with its cause, and a tick that exited 0 without that data
+ * exits 1, "degraded".  The exit status.
+ */
+static int
+tick_reads(struct tick *t, int rc)
+{
+	struct http_failed f;
+
+	if (!http_failed_read(&f))
+		return rc;
+	t->cause = cause_failed_read(&t->cfg, &f);
+	log_err("%s", t->cause);
+	if (rc != CLI_EXIT_OK)
+		return rc;
+	t->result = PROMTICK_DEGRADED;
+	return CLI_EXIT_FAIL;
 }
 
 /* A run past the start: the guard, load, the lock, the steps. */
@@ -219,9 +242,10 @@ tick_summary(const struct tick *t)
 static char *
 tick_failed_line(const struct tick *t)
 {
-	const char *first = t->act != NULL && t->act->first_fail[0] != '\0' ?
-	    t->act->first_fail :
-	    log_first_error();
+	const char *first = t->cause != NULL ? t->cause :
+	    t->act != NULL && t->act->first_fail[0] != '\0' ?
+					       t->act->first_fail :
+					       log_first_error();
 	char *log = t->cfg.project_name != NULL || !t->tool->cli.takes_project ?
 	    t->tool->cli.log_path(&t->cfg) :
 	    NULL;
@@ -259,6 +283,7 @@ tick_main(const struct tick_tool *tool, void *ctx, int argc, char *argv[],
 	/* No file with a PID that is gone stays (upstream's preflight). */
 	lock_release_remove(t.lockpath, t.lockfd);
 	free(t.lockpath);
+	free(t.cause);
 	log_close();
 	config_free(&t.cfg);
 	*msg = t.msg;
