@@ -860,7 +860,7 @@ origin_note(struct load *l, const struct setting *s, const struct var *v)
 		o->where = xstrdup("the environment");
 	else if (v->origin == l->cfg->project_toml && s->key != NULL) {
 		key = row_key_doc(s);
-		o->where = xasprintf("%s:%d (%s)", v->origin, v->line, key);
+		o->where = xasprintf("%s:%d as %s", v->origin, v->line, key);
 		free(key);
 	} else
 		o->where = xasprintf("%s:%d", v->origin, v->line);

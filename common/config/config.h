@@ -136,7 +136,7 @@ struct config {
  * Where the value of setting env (FORGE_URL, FORGE_API, FORGE_TOKEN,
  * FORGE_REVIEW_TOKEN, WOODPECKER_SERVER, WOODPECKER_TOKEN) came from, for
  * a message that names the setting to fix: "FILE:LINE" (.env, or the
- * project file with its key: "projects/x.toml:3 (forge_url)"), "the
+ * project file with its key: "projects/x.toml:3 as forge_url"), "the
  * environment" or "the default"; NULL for another setting or before
  * config_load().
  */

@@ -220,6 +220,16 @@ http_failed_read_token(const char *token)
 	return strcmp(sp + 1 + strspn(sp + 1, " "), token) == 0;
 }
 
+void
+http_note_unusable(const char *method, const char *url, long status,
+    const char *why)
+{
+	struct http_call c = {.method = method, .url = url};
+
+	if (strcmp(method, "GET") == 0)
+		http_note_failed(&c, status, why);
+}
+
 /* The counters of url: the longest watched prefix, or NULL. */
 static struct http_stat *
 http_stat_for(const char *url)
@@ -297,7 +307,8 @@ http_note_failed(const struct http_call *c, long status, const char *why)
 		return;
 	f->status = status;
 	http_safe_url(c->url, f->url, sizeof(f->url));
-	snprintf(f->why, sizeof(f->why), "%s", status == 0 ? why : "");
+	snprintf(f->why, sizeof(f->why), "%s",
+	    status == 0 || status < 300 ? why : "");
 	if (c->auth != NULL)
 		http_failed_auth = xstrdup(c->auth);
 }

@@ -110,13 +110,14 @@ size_t http_stats_codes(const char *name, long *codes, unsigned long *counts,
     size_t max);
 /*
  * The first GET of the run that brought no data back: no answer, a 5xx
- * after the retries, or credentials refused (401, 403) or rate-limited
- * (429).  A decision it fed was "unknown".
+ * after the retries, credentials refused (401, 403), rate-limited (429),
+ * or an answer that could not be used (http_note_unusable()).  A decision
+ * it fed was "unknown".
  */
 struct http_failed {
 	long status;   /* 0: no answer */
 	char url[512]; /* without user information */
-	char why[256]; /* with no answer: why (the URL named, never a token) */
+	char why[256]; /* no answer or a 2xx: why (never a token) */
 };
 /* 1 with the first such GET in *out, or 0 when every GET was answered. */
 int http_failed_read(struct http_failed *out);
@@ -125,6 +126,13 @@ int http_failed_read(struct http_failed *out);
  * which token a server refused, without handing the value out.
  */
 int http_failed_read_token(const char *token);
+/*
+ * A GET of url answered status whose body could not be used (why: not
+ * JSON, not the type expected): noted as a failed read when it is the
+ * first (other methods are not reads).
+ */
+void http_note_unusable(const char *method, const char *url, long status,
+    const char *why);
 /*
  * Drop the easy handle and its connections, and wipe the credentials
  * http_failed_read_token() compares with.

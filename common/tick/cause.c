@@ -96,6 +96,9 @@ cause_failed_read(const struct config *cfg, const struct http_failed *f)
 {
 	struct cause_server s;
 
+	if (f->status >= 200 && f->status < 300)
+		return xasprintf("GET %s: an answer that cannot be used: %s",
+		    f->url, f->why);
 	if (!cause_server_of(cfg, f->url, &s))
 		return f->status == 0 ?
 		    xasprintf("GET %s: no answer (%s)", f->url, f->why) :
