@@ -72,19 +72,18 @@ cause_server_of(const struct config *cfg, const char *url,
 {
 	if (cause_under(url, cfg->forge_api) &&
 	    !cause_under(cfg->forge_api, cfg->forge_url)) {
-		*s = (struct cause_server){"forge", "the forge", "FORGE_API",
+		*s = (struct cause_server) {"forge", "the forge", "FORGE_API",
 		    cfg->forge_api, cause_token(cfg, "FORGE_TOKEN")};
 		return 1;
 	}
 	if (cause_under(url, cfg->forge_url)) {
-		*s = (struct cause_server){"forge", "the forge", "FORGE_URL",
+		*s = (struct cause_server) {"forge", "the forge", "FORGE_URL",
 		    cfg->forge_url, cause_token(cfg, "FORGE_TOKEN")};
 		return 1;
 	}
 	if (cause_under(url, cfg->woodpecker_server)) {
-		*s = (struct cause_server){"Woodpecker", "Woodpecker",
-		    "WOODPECKER_SERVER",
-		    cfg->woodpecker_server,
+		*s = (struct cause_server) {"Woodpecker", "Woodpecker",
+		    "WOODPECKER_SERVER", cfg->woodpecker_server,
 		    cause_token(cfg, "WOODPECKER_TOKEN")};
 		return 1;
 	}
