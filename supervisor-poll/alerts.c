@@ -19,6 +19,9 @@
 #include "supervisor-poll.h"
 #include "xmalloc.h"
 
+/* The reasons of checks not done that the summary names. */
+#define SUP_UNCHECKED_SHOWN 3
+
 /* The fix command's limits: 5 minutes, 64 kB of output kept. */
 #define FIX_TIMEOUT_S 300
 #define FIX_OUTPUT_MAX (64 * 1024)
@@ -93,7 +96,26 @@ sup_fail(struct sup *s, const char *fmt, ...)
 	va_end(ap);
 	log_err("skipped: %s", msg);
 	s->failed = 1;
+	/* The first few, for the summary (sup_unchecked()). */
+	if (s->nunchecked++ < SUP_UNCHECKED_SHOWN)
+		buf_printf(&s->unchecked, "%s%s", s->unchecked.len ? "; " : "",
+		    msg);
 	free(msg);
+}
+
+/*
+ * What the summary adds when a check could not read what it needed:
+ * never "all clear" about what was not checked.  Static or s's text.
+ */
+static const char *
+sup_unchecked(struct sup *s, char *out, size_t outsz)
+{
+	if (s->nunchecked == 0)
+		return "";
+	snprintf(out, outsz, "; not checked (%zu, see the log): %s%s",
+	    s->nunchecked, buf_str(&s->unchecked),
+	    s->nunchecked > SUP_UNCHECKED_SHOWN ? "; ..." : "");
+	return out;
 }
 
 void
@@ -118,6 +140,7 @@ sup_free(struct sup *s)
 	for (i = 0; i < NPRIO; i++)
 		buf_free(&s->alerts[i]);
 	buf_free(&s->fixes);
+	buf_free(&s->unchecked);
 	for (i = 0; i < s->nesc; i++) {
 		free(s->esc[i].project);
 		free(s->esc[i].session);
@@ -254,18 +277,23 @@ static void
 alerts_fixer_after(struct sup *s, size_t given, int status)
 {
 	size_t cleared = host_recheck(s);
+	char tail[1024];
+	const char *un = sup_unchecked(s, tail, sizeof(tail));
 
-	if (s->nalerts == 0)
+	if (s->nalerts == 0 && s->nunchecked == 0)
 		sup_status(s, "all clear after the fix command (exit %d)",
 		    status);
+	else if (s->nalerts == 0)
+		sup_status(s, "no alert left after the fix command (exit %d)%s",
+		    status, un);
 	else if (cleared > 0)
 		sup_status(s,
 		    "fix command ran for %zu alert(s) (exit %d); %zu cleared "
-		    "by it, %zu remain",
-		    given, status, cleared, s->nalerts);
+		    "by it, %zu remain%s",
+		    given, status, cleared, s->nalerts, un);
 	else
-		sup_status(s, "fix command ran for %zu alert(s) (exit %d)",
-		    given, status);
+		sup_status(s, "fix command ran for %zu alert(s) (exit %d)%s",
+		    given, status, un);
 }
 
 void
@@ -273,17 +301,23 @@ fixer_run(struct sup *s)
 {
 	char **argv = NULL, *prompt = NULL, *path = NULL;
 	size_t n, given = s->nalerts;
+	char tail[1024];
+	const char *un = sup_unchecked(s, tail, sizeof(tail));
 	int status;
 
-	if (s->nalerts == 0) {
+	if (s->nalerts == 0 && s->nunchecked == 0) {
 		sup_status(s, "all clear%s",
 		    s->fixes.len ? " (fixes applied, see above)" : "");
 		return;
 	}
+	if (s->nalerts == 0) {
+		sup_status(s, "no alert, but not all clear%s", un);
+		return;
+	}
 	argv = strv_split(s->base->supervisor_fix_cmd, &n);
 	if (n == 0) {
-		sup_status(s, "%zu alert(s); no fix command configured",
-		    s->nalerts);
+		sup_status(s, "%zu alert(s); no fix command configured%s",
+		    s->nalerts, un);
 		goto out;
 	}
 	prompt = alerts_fixer_prompt(s);
