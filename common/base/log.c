@@ -28,6 +28,7 @@
 /* Syslog priorities, as journald reads them from a "<N>" prefix. */
 #define LOG_PRI_ERR 3
 #define LOG_PRI_WARNING 4
+#define LOG_PRI_NOTICE 5
 #define LOG_PRI_INFO 6
 
 static int log_fd = -1;
@@ -188,6 +189,16 @@ log_err(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	log_vline(LOG_PRI_ERR, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_notice(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vline(LOG_PRI_NOTICE, fmt, ap);
 	va_end(ap);
 }
 

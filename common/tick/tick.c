@@ -93,7 +93,7 @@ tick_active(struct tick *t)
 		return 1;
 	flag = runfiles_active_flag(t->tool->guard);
 	if (!(active = file_exists(flag))) {
-		log_msg("%s not active — skipping", t->tool->guard);
+		log_warn("%s not active — skipping", t->tool->guard);
 		t->result = PROMTICK_INACTIVE;
 		/*
 		 * As lib/guard.sh did: cron mails it, with the remedy (a
