@@ -189,7 +189,7 @@ static const struct setting settings[] = {
 	.off = F(log_dest),
 	.doc = "where the log goes: `file` (the tool's log file, for cron) "
 	       "or `stderr` (no timestamp, syslog priority prefixes `<3>` "
-	       "`<4>` `<6>`, for journald); `--log=` overrides it"},
+	       "`<4>` `<5>` `<6>`, for journald); `--log=` overrides it"},
     {.env = "DISINTO_CONTAINER",
 	.type = T_BOOL,
 	.flags = S_EARLY | S_ENV_ONLY,
