@@ -63,8 +63,14 @@ static unsigned long http_count;
 static unsigned long http_errors;
 static struct http_stat http_stats[HTTP_NSTATS];
 static size_t http_nstats;
-static struct http_failed http_failed_first; /* url "": none yet */
-static char *http_failed_auth; /* its Authorization value, or NULL */
+/* The first failed GET of each API (http_stats_watch()'s names, "": none). */
+static struct http_fail {
+	char api[32];
+	struct http_failed f;
+	char *auth; /* its Authorization value, or NULL */
+} http_fails[HTTP_NSTATS + 1];
+static size_t http_nfails;
+static const struct http_fail *http_fail_told; /* http_failed_read()'s */
 static struct http_opts http_cur = {HTTP_DEF_CONNECT_MS, HTTP_DEF_TIMEOUT_MS,
     HTTP_DEF_RETRIES, HTTP_DEF_BACKOFF_MS, HTTP_DEF_MAX_BODY};
 
@@ -201,12 +207,19 @@ http_stats_codes(const char *name, long *codes, unsigned long *counts,
 }
 
 int
-http_failed_read(struct http_failed *out)
+http_failed_read(const char *skip_api, struct http_failed *out)
 {
-	if (http_failed_first.url[0] == '\0')
-		return 0;
-	*out = http_failed_first;
-	return 1;
+	size_t i;
+
+	for (i = 0; i < http_nfails; i++) {
+		if (skip_api != NULL &&
+		    strcmp(http_fails[i].api, skip_api) == 0)
+			continue;
+		*out = http_fails[i].f;
+		http_fail_told = &http_fails[i];
+		return 1;
+	}
+	return 0;
 }
 
 int
@@ -214,8 +227,9 @@ http_failed_read_token(const char *token)
 {
 	const char *sp;
 
-	if (http_failed_auth == NULL || token == NULL || token[0] == '\0' ||
-	    (sp = strchr(http_failed_auth, ' ')) == NULL)
+	if (http_fail_told == NULL || http_fail_told->auth == NULL ||
+	    token == NULL || token[0] == '\0' ||
+	    (sp = strchr(http_fail_told->auth, ' ')) == NULL)
 		return 0;
 	return strcmp(sp + 1 + strspn(sp + 1, " "), token) == 0;
 }
@@ -297,29 +311,45 @@ http_count_code(struct http_stat *st, long status)
 	st->ncode[k]++;
 }
 
-/* The first GET of the run that brought no data back. */
+/* The first GET of its API this run that brought no data back. */
 static void
 http_note_failed(const struct http_call *c, long status, const char *why)
 {
-	struct http_failed *f = &http_failed_first;
+	const struct http_stat *st = http_stat_for(c->url);
+	const char *api = st != NULL ? st->name : "";
+	struct http_failed *f;
+	size_t i;
 
-	if (f->url[0] != '\0')
+	for (i = 0; i < http_nfails; i++)
+		if (strcmp(http_fails[i].api, api) == 0)
+			return;
+	if (http_nfails == HTTP_NSTATS + 1)
 		return;
+	snprintf(http_fails[http_nfails].api, sizeof(http_fails[0].api), "%s",
+	    api);
+	f = &http_fails[http_nfails].f;
 	f->status = status;
 	http_safe_url(c->url, f->url, sizeof(f->url));
 	snprintf(f->why, sizeof(f->why), "%s",
 	    status == 0 || status < 300 ? why : "");
-	if (c->auth != NULL)
-		http_failed_auth = xstrdup(c->auth);
+	http_fails[http_nfails++].auth =
+	    c->auth != NULL ? xstrdup(c->auth) : NULL;
 }
 
 void
 http_cleanup(void)
 {
-	if (http_failed_auth != NULL)
-		explicit_bzero(http_failed_auth, strlen(http_failed_auth));
-	free(http_failed_auth);
-	http_failed_auth = NULL;
+	size_t i;
+
+	for (i = 0; i < http_nfails; i++) {
+		if (http_fails[i].auth != NULL)
+			explicit_bzero(http_fails[i].auth,
+			    strlen(http_fails[i].auth));
+		free(http_fails[i].auth);
+	}
+	memset(http_fails, 0, sizeof(http_fails));
+	http_nfails = 0;
+	http_fail_told = NULL;
 	if (http_handle != NULL)
 		curl_easy_cleanup(http_handle);
 	http_handle = NULL;

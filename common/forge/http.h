@@ -119,11 +119,15 @@ struct http_failed {
 	char url[512]; /* without user information */
 	char why[256]; /* no answer or a 2xx: why (never a token) */
 };
-/* 1 with the first such GET in *out, or 0 when every GET was answered. */
-int http_failed_read(struct http_failed *out);
 /*
- * Whether that GET carried token ("Authorization: token T", "Bearer T"):
- * which token a server refused, without handing the value out.
+ * 1 with the first such GET in *out, or 0 when every GET was answered;
+ * those under skip_api (an http_stats_watch() name, or NULL) aside.
+ */
+int http_failed_read(const char *skip_api, struct http_failed *out);
+/*
+ * Whether the GET http_failed_read() gave last carried token ("Authorization:
+ * token T", "Bearer T"): which token a server refused, without handing the
+ * value out.
  */
 int http_failed_read_token(const char *token);
 /*

@@ -16,10 +16,6 @@
 #include "runfiles.h"
 #include "xmalloc.h"
 
-/* The APIs whose requests are counted apart. */
-#define PROMTICK_FORGE "forge"
-#define PROMTICK_WOODPECKER "woodpecker"
-
 struct promtick {
 	char *tool;
 	struct prom *prom; /* NULL until promtick_open() */
@@ -140,6 +136,14 @@ promtick_prefix(const char *url, const char *tail)
 int
 promtick_watch(struct promtick *t, const struct config *cfg)
 {
+	return promtick_watch_apis(cfg) == -1 ?
+	    promtick_fail(t, "too many APIs to count apart") :
+	    0;
+}
+
+int
+promtick_watch_apis(const struct config *cfg)
+{
 	char *forge, *wp;
 	int r = 0;
 
@@ -151,7 +155,7 @@ promtick_watch(struct promtick *t, const struct config *cfg)
 	/* On one host the forge's longer prefix takes its own requests. */
 	if (http_stats_watch(PROMTICK_FORGE, forge) == -1 ||
 	    http_stats_watch(PROMTICK_WOODPECKER, wp) == -1)
-		r = promtick_fail(t, "too many APIs to count apart");
+		r = -1;
 	free(forge);
 	free(wp);
 	return r;

@@ -24,6 +24,10 @@
 struct config;
 struct promtick;
 
+/* The APIs whose requests are counted apart (http_stats_watch() names). */
+#define PROMTICK_FORGE "forge"
+#define PROMTICK_WOODPECKER "woodpecker"
+
 /* One family of a tool's own (a table ends with a NULL name). */
 struct promtick_family {
 	const char *name;
@@ -71,6 +75,8 @@ struct promtick *promtick_begin(struct promtick *t, const struct config *cfg,
  * ("woodpecker") apart, for a tick over several projects.  0 or -1.
  */
 int promtick_watch(struct promtick *, const struct config *cfg);
+/* The same without metrics (which API a failed read went to).  0 or -1. */
+int promtick_watch_apis(const struct config *cfg);
 /* The metrics, to set the tool's own values; NULL before promtick_open(). */
 struct prom *promtick_prom(struct promtick *);
 

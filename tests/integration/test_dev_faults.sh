@@ -3,7 +3,8 @@
 # the missing data is left untouched (no forge write, no merge, no
 # claim) and what failed is logged; what does not depend on it still
 # happens, and the tick exits 1 all the same ("degraded": a decision was
-# "unknown"), its cause in the log.  Once the forge answers again, the
+# "unknown"), its cause in the log; Woodpecker's trouble, for which the
+# forge's commit status stands in, is no failure.  Once the forge answers again, the
 # same tick acts.
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/dev.sh"
@@ -43,7 +44,8 @@ scen '[{"number": 1, "title": "One", "labels": ["in-progress"]},
 # merge_fault NAME PATH_REGEX MODE LOG_REGEX PR RC [DELAY]: on a fresh
 # simulator, the read at PATH_REGEX fails: PR is not merged, the tick
 # says why and exits RC (1: the other PR, whose data arrived, is merged
-# all the same, but a decision was "unknown").
+# all the same, but a decision was "unknown"; 0 when Woodpecker failed
+# and the forge's commit status stood in: no decision was unknown).
 merge_fault() {
 	case_start "$T/merge.json" '[ci]' 'woodpecker_repo_id = 1'
 	only_fault GET "$2" "$3" "${7:-0}"
@@ -68,7 +70,7 @@ done
 # none there, so it waits).
 for mode in 500 badjson wrongtype; do
 	merge_fault "Woodpecker pipelines, $mode" '/api/repos/1/pipelines' \
-	    $mode "Woodpecker: .* the forge's commit status stands in" 3 1
+	    $mode "Woodpecker: .* the forge's commit status stands in" 3 0
 	other_merged "Woodpecker pipelines, $mode" 4
 done
 for mode in 500 badjson truncate; do
