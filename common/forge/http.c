@@ -98,7 +98,7 @@ static int http_run(const struct http_call *, struct http_response *, char *,
     size_t);
 static struct http_stat *http_stat_for(const char *);
 static void http_count_request(const char *);
-static void http_count_error(const struct http_call *, long, const char *);
+static void http_count_error(const struct http_call *, long, const char *, int);
 static void http_count_code(struct http_stat *, long);
 static void http_note_failed(const struct http_call *, long, const char *);
 static CURLSH *http_get_share(void);
@@ -279,7 +279,8 @@ http_count_request(const char *url)
  * no data back is noted (http_failed_read()).
  */
 static void
-http_count_error(const struct http_call *c, long status, const char *why)
+http_count_error(const struct http_call *c, long status, const char *why,
+    int too_large)
 {
 	struct http_stat *st;
 
@@ -290,7 +291,8 @@ http_count_error(const struct http_call *c, long status, const char *why)
 		st->errors++;
 		http_count_code(st, status);
 	}
-	if (strcmp(c->method, "GET") == 0 &&
+	/* A body over the cap is the item's trouble, not the server's. */
+	if (strcmp(c->method, "GET") == 0 && !too_large &&
 	    (status == 0 || status >= 500 || status == 401 || status == 403 ||
 		status == 429))
 		http_note_failed(c, status, why);
@@ -482,7 +484,7 @@ http_run(const struct http_call *c, struct http_response *resp, char *err,
 		if (r == -1)
 			break;
 	}
-	http_count_error(c, r != 0 ? 0 : resp->status, err);
+	http_count_error(c, r != 0 ? 0 : resp->status, err, resp->too_large);
 	return r == 1 ? -1 : r;
 }
 
@@ -970,6 +972,7 @@ http_get_many(struct http_get *gets, size_t n, const char *auth)
 	}
 	for (i = 0; i < n; i++)
 		http_count_error(&ps[i].call,
-		    gets[i].failed ? 0 : gets[i].resp.status, gets[i].err);
+		    gets[i].failed ? 0 : gets[i].resp.status, gets[i].err,
+		    gets[i].resp.too_large);
 	free(ps);
 }
