@@ -155,7 +155,7 @@ rx_notice(struct dev_ctx *c, struct rx *x, const char *kind, const char *text)
 	    (long long)x->sig.mtime);
 	if ((r = rx_inject(c, x, key, text)) != ACT_INJECTED)
 		return r;
-	log_msg("#%lld: %s notice injected", x->issue, kind);
+	log_notice("#%lld: %s notice injected", x->issue, kind);
 	return rx_key_set(c, x, kind) == 0 ? ACT_INJECTED : ACT_INJECT_FAILED;
 }
 

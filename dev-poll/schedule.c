@@ -455,7 +455,7 @@ schedule_backlog_decide(struct dev_ctx *c, long long ready,
 		    ready, buf_str(waiting));
 		return DP_DONE;
 	}
-	log_msg("launching dev-agent for #%lld", ready);
+	log_notice("launching dev-agent for #%lld", ready);
 	/* The list kept none of its body: the launch reads it whole. */
 	return schedule_after(c,
 	    schedule_launch(c, ready, NULL, "backlog", fix_pr));

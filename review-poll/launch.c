@@ -519,8 +519,8 @@ launch_try(struct rp *rp, const struct rp_prompt *in, const char *prompt,
 	if (got != ACT_INJECTED && got != ACT_INJECT_DRY)
 		goto out;
 	if (!rp->act.dry_run)
-		log_msg("pr #%lld: review session %s started (%zu bytes of "
-			"prompt, re-review: %s, %s)",
+		log_notice("pr #%lld: review session %s started (%zu bytes of "
+			   "prompt, re-review: %s, %s)",
 		    in->pr, session, strlen(prompt),
 		    in->prev_sha[0] ? "yes" : "no", launch_try_name(try_no));
 	rp_status(rp, in->pr, "waiting for review");

@@ -177,7 +177,7 @@ escalate_comment(struct sup *s, const struct esc *e, const char *kind,
 			return ESCALATE_POST_FAILED;
 		if (s->act.dry_run)
 			return ESCALATE_POST_DRY;
-		log_msg("%s: #%lld: posted the %s comment", e->project,
+		log_notice("%s: #%lld: posted the %s comment", e->project,
 		    e->issue, kind);
 	}
 	if (state != NULL)
@@ -329,7 +329,7 @@ escalate_renotify(struct sup *s, const struct esc *e)
 	    *e->reason ? e->reason : "(none given)");
 	if (escalate_comment(s, e, "escalation-renotify", state, text, &id) ==
 	    ESCALATE_POSTED)
-		log_msg("%s: #%lld: reminder for the escalation is out",
+		log_notice("%s: #%lld: reminder for the escalation is out",
 		    e->project, e->issue);
 	free(text);
 	free(state);

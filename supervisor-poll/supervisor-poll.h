@@ -50,6 +50,9 @@ struct sup {
 	struct reviewers *reviewers;
 	time_t now;
 	int failed; /* some check could not be completed */
+	/* What was not checked (sup_fail()'s reasons, "; " between). */
+	struct buf unchecked;
+	size_t nunchecked;
 
 	struct buf alerts[NPRIO];
 	size_t nprio[NPRIO]; /* alerts of each priority */

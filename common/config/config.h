@@ -42,6 +42,9 @@ struct config_review {
 	long long agent_timeout_s;  /* an agent writing no phase */
 };
 
+/* Settings whose origin is kept (config_origin()). */
+#define CONFIG_NORIGINS 6
+
 struct config {
 	char *factory_root;
 	char *run_dir;	    /* DISINTO_RUN_DIR, default /tmp/disinto-UID */
@@ -124,7 +127,23 @@ struct config {
 	size_t nwarnings;
 	char **notes; /* logged with -v: keys the tools do not use */
 	size_t nnotes;
+
+	/* Where the values config_origin() knows came from (owned). */
+	struct config_origin {
+		const char *env; /* the setting's variable name */
+		char *where;
+	} origins[CONFIG_NORIGINS];
 };
+
+/*
+ * Where the value of setting env (FORGE_URL, FORGE_API, FORGE_TOKEN,
+ * FORGE_REVIEW_TOKEN, WOODPECKER_SERVER, WOODPECKER_TOKEN) came from, for
+ * a message that names the setting to fix: "FILE:LINE" (.env, or the
+ * project file with its key: "projects/x.toml:3 as forge_url"), "the
+ * environment" or "the default"; NULL for another setting or before
+ * config_load().
+ */
+const char *config_origin(const struct config *, const char *env);
 
 /* Whose agent an environment is for (config_agent_env()). */
 enum config_role {

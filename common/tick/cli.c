@@ -106,17 +106,16 @@ static int cli_set(const struct cli_option *, const char *, struct cli *,
     char *, size_t);
 static int cli_option(int, char *[], int *, const struct cli_tool *,
     struct cli *, char *, size_t);
+static int cli_operand_bad(const char *, char *, size_t);
 static int cli_check(const struct cli_tool *, const struct cli *, char *,
     size_t);
-static const char *operand(int, char *[], int);
 static int cli_status_failing(const char *);
 static void cli_status_recover(const struct cli_tool *, const struct config *,
     const struct cli *);
 static int configure(const struct cli_tool *, const char *, const struct cli *,
     struct config *, char *, size_t);
 static int cli_mode(const struct cli_tool *, int, char *[], char **);
-static int usage_error(const struct cli_tool *, int, char *[], const char *,
-    struct config *, char **);
+static int usage_error(const struct cli_tool *, const char *, char **);
 static int cli_status_add(struct status *, const char *, const char *,
     const char *);
 static int cli_status_reply(const struct cli_tool *, const struct cli *,
@@ -584,21 +583,6 @@ out:
 	return r;
 }
 
-/* The PROJECT_TOML operand argv seems to give, for logging, or NULL. */
-static const char *
-operand(int argc, char *argv[], int takes_project)
-{
-	int i;
-
-	for (i = 1; takes_project && i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			return i + 1 < argc ? argv[i + 1] : NULL;
-		if (argv[i][0] != '-')
-			return argv[i];
-	}
-	return NULL;
-}
-
 /*
  * Send the log where --log, else DISINTO_LOG, says (cfg as far as it was
  * loaded); a dry run's to stderr alone.
@@ -613,24 +597,45 @@ cli_log_dest(const struct cli *cli, const struct config *cfg)
 	log_dry_run(cli->dry_run);
 }
 
-/* A command line that cannot be run: logged where the project's is. */
+/*
+ * A command line that cannot be run: said on stderr alone.  A typo
+ * ("dev-poll 42") names no project, so no project's log, status or
+ * metrics file is created for it (cfg stays empty).
+ */
 static int
-usage_error(const struct cli_tool *t, int argc, char *argv[], const char *err,
-    struct config *cfg, char **msg)
+usage_error(const struct cli_tool *t, const char *err, char **msg)
 {
-	char *usage = cli_usage(t), ignored[256];
-	char *why = xasprintf("%s (see %s --help)", err, t->prog);
+	char *usage = cli_usage(t);
 
 	*msg = xasprintf("%s: %s\n%s\n", t->prog, err, usage);
-	/* Only to find the log: this configuration is not used. */
-	(void)config_load(cfg, operand(argc, argv, t->takes_project), argv[0],
-	    ignored, sizeof(ignored));
-	log_use_stderr(
-	    cfg->log_dest != NULL && strcmp(cfg->log_dest, "stderr") == 0);
-	(void)cli_fail(t, cfg, why);
-	free(why);
 	free(usage);
 	return CLI_EXIT_USAGE;
+}
+
+/*
+ * Whether the PROJECT_TOML operand path cannot name a project file: a
+ * readable regular file whose name ends in ".toml".  0, or -1 with err
+ * set.
+ */
+static int
+cli_operand_bad(const char *path, char *err, size_t errsz)
+{
+	struct stat st;
+	size_t n = strlen(path);
+
+	if (stat(path, &st) == -1)
+		snprintf(err, errsz, "%s: cannot read: %s", path,
+		    strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		snprintf(err, errsz, "%s: not a file", path);
+	else if (n < 6 || strcmp(path + n - 5, ".toml") != 0)
+		snprintf(err, errsz,
+		    "%s: not a project file (PROJECT_TOML is a "
+		    "projects/NAME.toml)",
+		    path);
+	else
+		return 0;
+	return -1;
 }
 
 /* cli_configure(), and a project when the tool needs one: 0 or -1. */
@@ -762,10 +767,13 @@ cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
 		*msg = xasprintf("%s %s\n", t->prog, version_string());
 		return CLI_EXIT_OK;
 	case CLI_BAD:
-		return usage_error(t, argc, argv, err, cfg, msg);
+		return usage_error(t, err, msg);
 	case CLI_RUN:
 		break;
 	}
+	if (t->takes_project && cli->project_toml != NULL &&
+	    cli_operand_bad(cli->project_toml, err, sizeof(err)) == -1)
+		return usage_error(t, err, msg);
 	if (configure(t, argv[0], cli, cfg, err, sizeof(err)) == -1) {
 		cli_log_dest(cli, cfg);
 		*msg = xasprintf("%s: %s\n", t->prog, err);

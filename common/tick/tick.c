@@ -13,6 +13,7 @@
 #include <curl/curl.h>
 
 #include "act.h"
+#include "cause.h"
 #include "cli.h"
 #include "config.h"
 #include "file.h"
@@ -38,6 +39,7 @@ static int tick_woken(struct tick *, const char *);
 static int tick_again(struct tick *, const char *);
 static int tick_next(struct tick *, int *);
 static int tick_passes(struct tick *);
+static int tick_reads(struct tick *, int);
 static int tick_run(struct tick *);
 static void tick_summary(const struct tick *);
 static char *tick_failed_line(const struct tick *);
@@ -116,7 +118,7 @@ tick_active(struct tick *t)
 	flag = runfiles_active_flag(t->tool->guard);
 	if (!(active = file_exists(flag))) {
 		root = tick_root_said(&t->cfg);
-		log_msg("%s not active — skipping: '%s' not found, %s",
+		log_warn("%s not active — skipping: '%s' not found, %s",
 		    t->tool->guard, flag, root);
 		t->result = PROMTICK_INACTIVE;
 		/*
@@ -189,6 +191,7 @@ tick_steps(struct tick *t)
 	int rc;
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
+	(void)promtick_watch_apis(&t->cfg);
 	tool->open(t);
 	rc = tick_oneshot(t) ? tool->oneshot(t) : tool->run(t);
 	/* A write that failed fails the tick, wherever it was. */
@@ -197,6 +200,7 @@ tick_steps(struct tick *t)
 		rc = CLI_EXIT_FAIL;
 	free(status);
 	tool->close(t);
+	rc = tick_reads(t, rc);
 	http_cleanup();
 	curl_global_cleanup();
 	if (t->cli.verbose)
@@ -301,6 +305,30 @@ tick_passes(struct tick *t)
 	return rc;
 }
 
+/*
+ * The verdict on the tick's reads: a GET of the forge that brought no
+ * data back is logged with its cause, and a tick that exited 0 without
+ * that data exits 1, "degraded".  The exit status.
+ */
+static int
+tick_reads(struct tick *t, int rc)
+{
+	struct http_failed f;
+
+	/*
+	 * Woodpecker's trouble decides nothing: the forge's commit status
+	 * stands in (ci.h).  It is logged and counted all the same.
+	 */
+	if (!http_failed_read(PROMTICK_WOODPECKER, &f))
+		return rc;
+	t->cause = cause_failed_read(&t->cfg, &f);
+	log_err("%s", t->cause);
+	if (rc != CLI_EXIT_OK)
+		return rc;
+	t->result = PROMTICK_DEGRADED;
+	return CLI_EXIT_FAIL;
+}
+
 /* A run past the start: the guard, load, the lock, the steps. */
 static int
 tick_run(struct tick *t)
@@ -345,9 +373,10 @@ tick_summary(const struct tick *t)
 static char *
 tick_failed_line(const struct tick *t)
 {
-	const char *first = t->act != NULL && t->act->first_fail[0] != '\0' ?
-	    t->act->first_fail :
-	    log_first_error();
+	const char *first = t->cause != NULL ? t->cause :
+	    t->act != NULL && t->act->first_fail[0] != '\0' ?
+					       t->act->first_fail :
+					       log_first_error();
 	char *log = t->cfg.project_name != NULL || !t->tool->cli.takes_project ?
 	    t->tool->cli.log_path(&t->cfg) :
 	    NULL;
@@ -374,6 +403,7 @@ tick_main(const struct tick_tool *tool, void *ctx, int argc, char *argv[],
 	t.ctx = ctx;
 	t.lockfd = -1;
 	t.start_ms = tick_now_ms();
+	log_first_error_clear();
 	t.prom = promtick_new(tool->cli.prog);
 	rc = cli_start(argc, argv, &tool->cli, &t.cli, &t.cfg, &t.msg);
 	tick_prom(&t, rc);
@@ -388,6 +418,7 @@ tick_main(const struct tick_tool *tool, void *ctx, int argc, char *argv[],
 	/* No file with a PID that is gone stays (upstream's preflight). */
 	lock_release_remove(t.lockpath, t.lockfd);
 	free(t.lockpath);
+	free(t.cause);
 	log_close();
 	config_free(&t.cfg);
 	*msg = t.msg;

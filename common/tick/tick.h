@@ -16,7 +16,10 @@
  *   load (before the lock: what must be valid before anything runs);
  *   the tick lock: held by another tick, exit 0 ("locked");
  *   open, then run (or the one-shot), the writes' verdict
- *     (act_tick_failed()), close;
+ *     (act_tick_failed()), close; a GET that brought no data back (no
+ *     answer, 5xx, 401, 403, 429: a decision was "unknown") logs its
+ *     cause, naming the setting to fix, and a tick that would have
+ *     exited 0 exits 1 ("degraded");
  *   while a wake came (wake.h), load and the steps again, at most
  *     WAKE_MAX_PASSES times in all;
  *   the metrics file written with the exit status and the result.
@@ -81,6 +84,7 @@ struct tick {
 	struct promtick *prom; /* this tick's metrics, or NULL: none */
 	char *msg;	       /* the text main() prints, or NULL */
 	char *note;	       /* a line for stderr (tick_main()), or NULL */
+	char *cause;	       /* why a read failed (cause.h), or NULL */
 	const char *result;    /* PROMTICK_LOCKED, _INACTIVE, or NULL */
 	int lockfd;	       /* the tick lock, or -1 */
 	char *lockpath;	       /* its file (removed at the end), or NULL */
