@@ -557,8 +557,8 @@ int dp_session_finish(struct dev_ctx *, long long issue);
  * conversation id (the agent command with "--resume ID") and deliver
  * text under key first, as dp_session_start() does.  0 or -1 (logged).
  */
-int dp_session_resume(struct dev_ctx *, long long issue,
-    const char *worktree, const char *id, const char *key, const char *text);
+int dp_session_resume(struct dev_ctx *, long long issue, const char *worktree,
+    const char *id, const char *key, const char *text);
 
 /* legacy.c */
 /*

@@ -29,8 +29,8 @@
 static int session_hooks(struct dev_ctx *, const char *, const char *,
     long long);
 static char **session_argv(const struct dev_ctx *, const char *);
-static int session_run(struct dev_ctx *, const char *, const char *,
-    long long, const char *, const char *, const char *);
+static int session_run(struct dev_ctx *, const char *, const char *, long long,
+    const char *, const char *, const char *);
 
 enum dp_busy
 dp_session_busy(struct dev_ctx *c, long long issue)

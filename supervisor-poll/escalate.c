@@ -5,9 +5,9 @@
  * first reply by a person kept for its resume once (or injected into a
  * session that could not be parked), one reminder after 6 hours without
  * a reply, and after 24 hours the issue is labelled blocked, a
- * diagnostic posted and the session (or the parked conversation) ended.  The clocks run
- * from the phase file's mtime (when the agent escalated); every comment
- * carries markers naming the escalation, so it is found on the forge
+ * diagnostic posted and the session (or the parked conversation) ended.  The
+ * clocks run from the phase file's mtime (when the agent escalated); every
+ * comment carries markers naming the escalation, so it is found on the forge
  * before anything is posted again, even when the run files are lost.
  */
 #include <errno.h>
@@ -308,8 +308,8 @@ escalate_answer(struct sup *s, const struct esc_target *t, long long id,
 		/* Marks the escalation answered: no reminder follows. */
 		(void)act_remove(&s->act, renote);
 		sup_fixed(s, "%s: #%lld: passed %s to %s%s", t->project,
-		    t->issue, what, t->parked ? "the parked conversation of " : "",
-		    t->session);
+		    t->issue, what,
+		    t->parked ? "the parked conversation of " : "", t->session);
 	}
 	free(injected);
 	free(renote);
@@ -494,8 +494,8 @@ escalate_one(struct sup *s, struct esc *e)
 		escalate_clock(s, e, 1);
 		goto out;
 	}
-	answered = escalate_state_load(injected, &iid, &at) == 0 &&
-	    at == e->since;
+	answered =
+	    escalate_state_load(injected, &iid, &at) == 0 && at == e->since;
 	escalate_remember(s, e, parked);
 	if (escalate_notice(s, e, notified, &notice) != ESCALATE_POSTED)
 		goto out;

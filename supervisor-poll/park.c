@@ -128,8 +128,9 @@ park_reply(struct sup *s, const struct esc_target *t, const char *key,
 		goto out;
 	r = s->act.dry_run ? ACT_INJECT_DRY : ACT_INJECTED;
 	if (r == ACT_INJECTED)
-		log_msg("%s: #%lld: reply recorded for the parked conversation: "
-			"dev-poll resumes it when the slot is free",
+		log_msg(
+		    "%s: #%lld: reply recorded for the parked conversation: "
+		    "dev-poll resumes it when the slot is free",
 		    t->project, t->issue);
 out:
 	free(record);

@@ -217,8 +217,7 @@ int park_is(const char *project, long long issue, long long since);
  * record written, the agent ended.  1 parked, 0 not parkable, -1 a step
  * failed (logged by the effect layer).
  */
-int park_session(struct sup *, const struct esc_target *t,
-    const char *reason);
+int park_session(struct sup *, const struct esc_target *t, const char *reason);
 /*
  * Keep a person's reply (key, and text: the whole message) for the
  * resume of parked t: ACT_INJECTED when it is kept (now or before),

@@ -441,8 +441,9 @@ hooks_session_id(int argc, char *argv[], const cJSON *in)
 	char *path, line[136];
 
 	if (argc < 3 || id == NULL || *id == '\0' || strlen(id) > 128 ||
-	    strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-		       "0123456789-_") != strlen(id) ||
+	    strspn(id,
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		"0123456789-_") != strlen(id) ||
 	    (path = runfiles_claude_id_beside(argv[2])) == NULL)
 		return;
 	snprintf(line, sizeof(line), "%s\n", id);

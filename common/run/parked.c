@@ -42,8 +42,8 @@ parked_read(const char *path, struct parked *p)
 	    p->id[0] != '\0' && record_get_ll(t, "AT:", &p->at) == 0 &&
 	    record_get(t, "WORKTREE:", p->worktree, sizeof(p->worktree)) == 0)
 		r = 1;
-	if (r == 1 && record_get(t, "REASON:", p->reason, sizeof(p->reason)) ==
-		-1)
+	if (r == 1 &&
+	    record_get(t, "REASON:", p->reason, sizeof(p->reason)) == -1)
 		p->reason[0] = '\0';
 out:
 	buf_free(&b);

@@ -15,8 +15,8 @@
 
 /* What a parked record holds. */
 struct parked {
-	char id[136];	    /* the Claude session id */
-	long long at;	    /* the escalation: its phase file's mtime */
+	char id[136]; /* the Claude session id */
+	long long at; /* the escalation: its phase file's mtime */
 	char worktree[2048];
 	char reason[256]; /* one line; "" when none was given */
 };
@@ -33,8 +33,7 @@ char *parked_text(const struct parked *p);
  * text in *key and *text (caller frees both), 0 when there is none (or
  * it answers another escalation), -1 when it cannot be read.
  */
-int parked_reply_read(const char *path, long long at, char **key,
-    char **text);
+int parked_reply_read(const char *path, long long at, char **key, char **text);
 /* The text of a reply record.  Caller frees. */
 char *parked_reply_text(const char *key, long long at, const char *text);
 

@@ -293,14 +293,14 @@ runfiles_claude_id_beside(const char *marker)
 {
 	static const char *const kinds[] = {"claude-idle-", "claude-exited-",
 	    NULL};
-	const char *base = strrchr(marker, '/'), *const *k;
+	const char *base = strrchr(marker, '/'), *const * k;
 	size_t len;
 
 	base = base != NULL ? base + 1 : marker;
 	len = strlen(base);
 	for (k = kinds; *k != NULL; k++)
-		if (strncmp(base, *k, strlen(*k)) == 0 && len > strlen(*k) + 3 &&
-		    strcmp(base + len - 3, ".ts") == 0)
+		if (strncmp(base, *k, strlen(*k)) == 0 &&
+		    len > strlen(*k) + 3 && strcmp(base + len - 3, ".ts") == 0)
 			return xasprintf("%.*sclaude-id-%.*s",
 			    (int)(base - marker), marker,
 			    (int)(len - strlen(*k) - 3), base + strlen(*k));
@@ -466,9 +466,8 @@ runfiles_is_run_name(const char *name)
 	static const char *const prefixes[] = {"dev-session-",
 	    "dev-impl-summary-", "ci-result-", "dev-renotify-",
 	    "dev-escalation-", "dev-poll-", "dev-agent-", "claude-idle-",
-	    "claude-id-",
-	    "claude-exited-", "phase-changed-", "ready-", "agent-",
-	    "review-session-", "review-injected-", "review-poll-",
+	    "claude-id-", "claude-exited-", "phase-changed-", "ready-",
+	    "agent-", "review-session-", "review-injected-", "review-poll-",
 	    "supervisor-", "dev-idle-ticks-", "dev-recoveries-", "dev-notice-",
 	    "dev-state-", "dev-backoff-", "forge-logins", "sessions", NULL};
 	static const char *const infixes[] = {"-worktree-", "-review-",
