@@ -87,11 +87,21 @@ check "#1 not resumed while #2 works" \
 check "the reply still waits" test -s "$RUN/dev-escalation-resume-$PROJ-1"
 
 # --- #2 ends: the same tick resumes #1 with the reply ---------------------
+# (killed between the resumed session's start and the reply: the next
+# tick delivers it, once)
 printf 'PHASE:failed\nReason: gave up\n' >"$RUN/dev-session-$PROJ-2.phase"
-dp
+DISINTO_TEST_CRASH=session-started dp
+check_eq "the resuming tick was killed at the point" "$DP_RC" 137
 check "#2 ended" sh -c "! tmux -L $(tmux_sock) has-session -t dev-$PROJ-2 2>/dev/null"
 lhas "the waiting reply resumes #1" "resuming Claude session fake-agent"
 check "#1 lives again" alive "dev-$PROJ-1"
+sleep 1
+check_eq "no reply typed before the crash" "$(prompts "$T/a1r")" 0
+check "the records stay until the reply is delivered" \
+    test -s "$RUN/dev-escalation-parked-$PROJ-1"
+dp
+rc_is "the tick after the crash" 0
+lhas "it finishes the resume" "the resume of dev-$PROJ-1 was cut off"
 wait_for "[ -f '$T/a1r/prompt-1.txt' ]" 10
 check "the agent was started with --resume ID" \
     grep -q ' resume fake-agent$' "$T/a1r/events.log"
