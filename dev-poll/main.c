@@ -147,6 +147,8 @@ main_steps(struct dev_ctx *c, const char **ended)
 	if ((s = dp_memory(c)) != DP_NEXT)
 		return s;
 	*ended = RUNFILES_TICK_WAITING;
+	if ((s = dp_resume(c)) != DP_NEXT)
+		return s;
 	if ((s = dp_orphans(c)) != DP_NEXT)
 		return s;
 	if ((s = dp_stuck(c)) != DP_NEXT)

@@ -81,6 +81,7 @@ static const char *hooks_first_str(const cJSON *, const char *const *);
 static int hooks_stamp(const char *, const char *);
 static time_t hooks_reset(const cJSON *);
 static void hooks_api_record(const char *, const char *, const cJSON *);
+static void hooks_session_id(int, char *[], const cJSON *);
 static int hooks_run_stop(int, char *[], const cJSON *);
 static int hooks_run_session_end(int, char *[], const cJSON *);
 static int hooks_run_phase_change(int, char *[], const cJSON *, int *);
@@ -456,6 +457,29 @@ hooks_stamp(const char *path, const char *what)
 	return file_write_atomic(path, line, strlen(line), 0644, 0);
 }
 
+/*
+ * The Stop and SessionEnd hooks keep the agent's Claude session id (the
+ * input's "session_id") beside their marker, so that a parked
+ * conversation can be resumed (--resume ID).  An id of other characters
+ * than a UUID's (and '_') is not kept.
+ */
+static void
+hooks_session_id(int argc, char *argv[], const cJSON *in)
+{
+	const char *id = json_str(in, "session_id");
+	char *path, line[136];
+
+	if (argc < 3 || id == NULL || *id == '\0' || strlen(id) > 128 ||
+	    strspn(id,
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		"0123456789-_") != strlen(id) ||
+	    (path = runfiles_claude_id_beside(argv[2])) == NULL)
+		return;
+	snprintf(line, sizeof(line), "%s\n", id);
+	(void)file_write_atomic(path, line, strlen(line), 0644, 0);
+	free(path);
+}
+
 static int
 hooks_run_stop(int argc, char *argv[], const cJSON *in)
 {
@@ -685,6 +709,7 @@ agent_hooks_main(int argc, char *argv[], FILE *out, char *msg, size_t msgsz)
 	buf_init(&input, HOOKS_INPUT_MAX);
 	hooks_read_input(&input);
 	in = json_parse(buf_str(&input), input.len, err, sizeof(err));
+	hooks_session_id(argc, argv, in);
 	if (strcmp(name, "stop") == 0)
 		r = hooks_run_stop(argc, argv, in);
 	else if (strcmp(name, "session-end") == 0)

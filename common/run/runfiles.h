@@ -144,6 +144,28 @@ char *runfiles_phase_notice(const char *project, long long issue);
 /* supervisor-poll's escalation state: the notice, the injected reply. */
 char *runfiles_escalation_notified(const char *project, long long issue);
 char *runfiles_escalation_injected(const char *project, long long issue);
+/*
+ * A parked escalation (its agent ended, its conversation kept): "ID:"
+ * the Claude session id, "AT:" the escalation's phase time, "WORKTREE:",
+ * "REASON:"; written by supervisor-poll, removed by the resume (dev-poll)
+ * or the 24 h timeout.
+ */
+char *runfiles_escalation_parked(const char *project, long long issue);
+/*
+ * A person's reply waiting for the parked conversation's resume: "KEY:"
+ * (the message's key), "AT:", then after an empty line the text to
+ * deliver first.  supervisor-poll writes it, dev-poll delivers it.
+ */
+char *runfiles_escalation_resume(const char *project, long long issue);
+/*
+ * The agent's Claude session id, written by its Stop and SessionEnd
+ * hooks: runfiles_claude_id() for a session, runfiles_claude_id_beside()
+ * for the hook, which knows only its marker's path (claude-idle-S.ts or
+ * claude-exited-S.ts): the id file beside it, or NULL when the path is
+ * not such a marker.  Caller frees.
+ */
+char *runfiles_claude_id(const char *session);
+char *runfiles_claude_id_beside(const char *marker);
 char *runfiles_supervisor_status(void);
 /* The fix command's prompt (0600), its standard input while it runs. */
 char *runfiles_supervisor_fix_prompt(void);
