@@ -347,6 +347,24 @@ file_read(const char *path, size_t max, struct buf *out)
 }
 
 int
+file_load(const char *path, size_t max,
+    int (*parse)(void *ctx, const char *text, size_t len), void *ctx)
+{
+	struct buf b;
+	int r = 0, rd;
+
+	buf_init(&b, 0);
+	if ((rd = file_read(path, max, &b)) == -1)
+		r = errno == ENOENT ? 0 : -1;
+	else if (rd == 1 || parse(ctx, buf_str(&b), b.len) == -1) {
+		errno = EINVAL;
+		r = -1;
+	}
+	buf_free(&b);
+	return r;
+}
+
+int
 file_create_excl(const char *path, const char *contents, int mode)
 {
 	struct stat st;

@@ -67,6 +67,14 @@ int file_write_atomic(const char *path, const void *data, size_t len, int mode,
  */
 int file_read(const char *path, size_t max, struct buf *out);
 /*
+ * A record file read whole and handed to parse(ctx, text, len): 0 when it
+ * parsed, and 0 without parsing when there is no file; -1 with errno set
+ * when it cannot be read, or (EINVAL) is longer than max or refused by
+ * parse.
+ */
+int file_load(const char *path, size_t max,
+    int (*parse)(void *ctx, const char *text, size_t len), void *ctx);
+/*
  * Create path with the given contents (NULL: empty), whole from its first
  * moment, unless something is there already.  Returns 0 when created, 1
  * when a regular file already existed, -1 on error (a symlink or another

@@ -82,23 +82,24 @@ intent_parse(struct intent *in, const char *p, size_t len)
 	return 0;
 }
 
+/* intent_parse() for file_load(). */
+static int
+intent_parse_file(void *ctx, const char *text, size_t len)
+{
+	return intent_parse(ctx, text, len);
+}
+
 int
 intent_load(const char *session, struct intent *in)
 {
 	char *path = runfiles_intent(session);
-	struct buf b;
-	int r = 0, rd;
+	int r, saved;
 
 	memset(in, 0, sizeof(*in));
-	buf_init(&b, 0);
-	if ((rd = file_read(path, INTENT_MAX, &b)) == -1)
-		r = errno == ENOENT ? 0 : -1;
-	else if (rd == 1 || intent_parse(in, buf_str(&b), b.len) == -1) {
-		errno = EINVAL;
-		r = -1;
-	}
-	buf_free(&b);
+	r = file_load(path, INTENT_MAX, intent_parse_file, in);
+	saved = errno;
 	free(path);
+	errno = saved;
 	return r;
 }
 

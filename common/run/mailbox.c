@@ -59,23 +59,24 @@ mailbox_parse(struct mailbox *mb, const char *p, size_t len)
 	return 0;
 }
 
+/* mailbox_parse() for file_load(). */
+static int
+mailbox_parse_file(void *ctx, const char *text, size_t len)
+{
+	return mailbox_parse(ctx, text, len);
+}
+
 int
 mailbox_load(const char *session, struct mailbox *mb)
 {
 	char *path = runfiles_mailbox(session);
-	struct buf b;
-	int r = 0, rd;
+	int r, saved;
 
 	memset(mb, 0, sizeof(*mb));
-	buf_init(&b, 0);
-	if ((rd = file_read(path, MAILBOX_MAX, &b)) == -1)
-		r = errno == ENOENT ? 0 : -1;
-	else if (rd == 1 || mailbox_parse(mb, buf_str(&b), b.len) == -1) {
-		errno = EINVAL;
-		r = -1;
-	}
-	buf_free(&b);
+	r = file_load(path, MAILBOX_MAX, mailbox_parse_file, mb);
+	saved = errno;
 	free(path);
+	errno = saved;
 	return r;
 }
 

@@ -38,14 +38,7 @@ static long long cimemo_marks_cut(const struct cimemo *, long long);
 int
 cimemo_sha_ok(const char *s)
 {
-	size_t n;
-
-	if (s == NULL)
-		return 0;
-	for (n = 0; s[n] != '\0'; n++)
-		if (!isxdigit((unsigned char)s[n]))
-			return 0;
-	return n >= 7 && n <= CIMEMO_SHA_MAX;
+	return s != NULL && valid_sha(s) == NULL;
 }
 
 /* A non-negative number, the whole of tok: 0, or -1. */

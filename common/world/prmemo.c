@@ -26,14 +26,7 @@ static int prmemo_cmp(const void *, const void *);
 static int
 prmemo_sha_ok(const char *s)
 {
-	size_t n;
-
-	if (s == NULL)
-		return 0;
-	for (n = 0; s[n] != '\0'; n++)
-		if (!isxdigit((unsigned char)s[n]))
-			return 0;
-	return n >= 7 && n <= PRMEMO_SHA_MAX;
+	return s != NULL && valid_sha(s) == NULL;
 }
 
 /* Whether s is a fact's word: lower-case letters and '-', 1 to 15. */

@@ -109,10 +109,10 @@ check_eq "first again: queued, not twice" "$?" 4
 check_eq "two in the mailbox" "$($AT queued "$S")" 2
 check "held still" held
 unhold
-check "both delivered" wait_for '[ -f "$A/prompt-4.txt" ]' 20
+check "both delivered" wait_for '[ -f "$A/prompt-4.txt" ]' 40
 check "the first first" grep -q "First message" "$A/prompt-3.txt"
 check "the second second" grep -q "Second message" "$A/prompt-4.txt"
-check "the mailbox emptied" wait_for '! [ -e "$MBOX" ]' 10
+check "the mailbox emptied" wait_for '! [ -e "$MBOX" ]' 30
 $AT deliver "$S" "note 1" "$T/m1"
 check_eq "first again: delivered already" "$?" 0
 sleep 1
