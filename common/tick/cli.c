@@ -426,10 +426,11 @@ cli_fail(const struct cli_tool *t, const struct config *cfg, const char *why)
 {
 	char *path = NULL, *status = NULL, err[512];
 
-	/* A tool of a project named by no file (a typo) writes nothing. */
+	/* A project file that does not exist (a typo) names no project:
+	 * nothing is written (config.c leaves its name empty). */
 	if (cfg->factory_root != NULL && cfg->run_dir != NULL &&
 	    cfg->project_name != NULL &&
-	    (cfg->project_name[0] != '\0' || !t->takes_project)) {
+	    (cfg->project_name[0] != '\0' || cfg->project_toml == NULL)) {
 		runfiles_init(cfg->run_dir, cfg->factory_root);
 		path = t->log_path(cfg);
 		/* Nothing is written into a run directory not ours alone. */
