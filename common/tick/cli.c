@@ -703,6 +703,8 @@ cli_mode(const struct cli_tool *t, int argc, char *argv[], char **msg)
 			*msg = xasprintf("%s: %s\n", t->prog, why);
 		return rc;
 	}
+	if (strcmp(argv[1], CLI_TMUX_SERVER_MODE) == 0)
+		return cli_tmux_server(t, argc, argv, msg);
 	if (strcmp(argv[1], AGENT_HOOKS_MODE) == 0) {
 		/* A refusal's reason goes to stderr as it is: the agent reads
 		 * it. */
