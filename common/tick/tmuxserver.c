@@ -18,7 +18,7 @@
 
 /* tmux's complaint, one line, for the message; caller frees. */
 static char *
-tmux_server_why(const struct buf *out)
+tmuxserver_why(const struct buf *out)
 {
 	const char *s = out->data != NULL ? out->data : "";
 	size_t n = strcspn(s, "\n");
@@ -51,7 +51,7 @@ cli_tmux_server(const struct cli_tool *t, int argc, char *argv[], char **msg)
 	config_env_free(env);
 	buf_init(&out, 0);
 	if (tmux_start_server(&out) == -1) {
-		why = tmux_server_why(&out);
+		why = tmuxserver_why(&out);
 		*msg = xasprintf("%s: cannot start the tmux server%s%s%s\n",
 		    t->prog, cfg.tmux_socket != NULL ? " -L " : "",
 		    cfg.tmux_socket != NULL ? cfg.tmux_socket : "", why);
