@@ -440,7 +440,7 @@ man: $(O)/tests/tools/conf-tool
 	rm -f disinto-c.table.tmp
 
 # The systemd units, with the executables' directory put into ExecStart.
-UNIT_FILES = $(sort $(wildcard contrib/systemd/*.service contrib/systemd/*.timer))
+UNIT_FILES = $(sort $(wildcard contrib/systemd/*.service contrib/systemd/*.timer contrib/systemd/*.socket))
 
 install-systemd:
 	install -d $(DESTDIR)$(SYSTEMDDIR)

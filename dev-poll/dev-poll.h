@@ -15,6 +15,7 @@
  *   react.c     step 2, phase reactions (react.h: rx*.c, recover.c,
  *               reactpr.c: PRs merged or closed behind a tick's back)
  *   slot.c      the agent slot and the memory guard
+ *   resume.c    parked escalations: never busy, resumed with a reply
  *   schedule.c  priorities 1, 1.5 and 2
  *   preflight.c the dependency preflight and its comment
  *   gather.c    what a launch reads before it changes anything
@@ -52,6 +53,7 @@ struct promtick;
 struct reviewers;
 struct template_var;
 struct forge;
+struct parked;
 struct woodpecker;
 
 /*
@@ -335,7 +337,8 @@ int dp_pr_merged(struct dev_ctx *, long long issue, long long *pr);
 const char *dp_pr_ci_name(const struct dp_pr *);
 /*
  * Rewrite dev-poll-reviews-P, the PRs whose reviews were read and hold no
- * verdict (pulls.h, PULLS_MEMO_REVIEWS), from this tick's PRs.
+ * verdict (pulls.h, PULLS_MEMO_REVIEWS), and the CI memo of the heads
+ * (ci-status-P, where no Woodpecker is set up) from this tick's PRs.
  */
 void dp_quiet_save(struct dev_ctx *);
 
@@ -500,6 +503,25 @@ enum dp_step dp_slot_except(struct dev_ctx *, long long except);
 /* Step 4: DP_DONE when memory is too low to launch. */
 enum dp_step dp_memory(struct dev_ctx *);
 
+/* resume.c: parked escalations and their resume. */
+/*
+ * The parked record of issue into *p: 1 parked, 0 not, -1 when it
+ * cannot be read (logged).
+ */
+int dp_parked(struct dev_ctx *, long long issue, struct parked *p);
+/*
+ * A parked issue whose session lives again: its resume was cut off, so
+ * the reply recorded for it is delivered now (once), and the records
+ * go.  0, or -1 (logged).
+ */
+int dp_resume_finish(struct dev_ctx *, long long issue, const char *session);
+/*
+ * Step 4b: the first parked issue a reply waits for is resumed (the
+ * slot is free): DP_DONE when it was (or the Claude session lock stayed
+ * busy), DP_FAIL when it failed, DP_NEXT when no reply waits.
+ */
+enum dp_step dp_resume(struct dev_ctx *);
+
 /* schedule.c: steps 5 to 8. */
 /*
  * The backlog in launch order: priority issues first, each tier oldest
@@ -578,6 +600,13 @@ int dp_session_start(struct dev_ctx *, long long issue, const char *worktree,
  * or to be tried again on a later tick), 0 none, -1 on failure (logged).
  */
 int dp_session_finish(struct dev_ctx *, long long issue);
+/*
+ * Start the issue's session again in worktree on the Claude
+ * conversation id (the agent command with "--resume ID") and deliver
+ * text under key first, as dp_session_start() does.  0 or -1 (logged).
+ */
+int dp_session_resume(struct dev_ctx *, long long issue, const char *worktree,
+    const char *id, const char *key, const char *text);
 
 /* legacy.c */
 /*

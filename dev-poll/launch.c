@@ -60,7 +60,7 @@ launch_claim(struct dev_ctx *c, struct dp_gather *l)
 static void
 launch_unclaim(struct dev_ctx *c, const struct dp_gather *l)
 {
-	log_msg("unclaiming issue #%lld", l->issue);
+	log_notice("unclaiming issue #%lld", l->issue);
 	(void)act_label_remove(&c->act, l->issue, "in-progress");
 	/* As upstream: an issue with a PR is not put back on the backlog. */
 	if (l->pr == 0)

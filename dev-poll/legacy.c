@@ -93,7 +93,7 @@ dp_launch_legacy(struct dev_ctx *c, const struct dp_launch_req *req)
 	    c->cfg->dev_agent_cmd, req->issue, req->issue, req->why);
 	r = act_spawn(&c->act, argv, logpath, what, &pid);
 	if (r == 0 && pid > 0)
-		log_msg("started dev-agent PID %ld for issue #%lld (%s)",
+		log_notice("started dev-agent PID %ld for issue #%lld (%s)",
 		    (long)pid, req->issue, req->why);
 	/* The wrapper removes it once read; a failed start leaves it. */
 	if (r == -1 && envfile != NULL)

@@ -54,6 +54,7 @@ static const struct tick_tool main_tool = {
     .oneshot = main_oneshot,
     .run = main_run,
     .close = main_close,
+    .ctx_size = sizeof(struct dev_ctx),
 };
 
 /* The project's log and status file (none without a project). */
@@ -146,6 +147,8 @@ main_steps(struct dev_ctx *c, const char **ended)
 	if ((s = dp_memory(c)) != DP_NEXT)
 		return s;
 	*ended = RUNFILES_TICK_WAITING;
+	if ((s = dp_resume(c)) != DP_NEXT)
+		return s;
 	if ((s = dp_orphans(c)) != DP_NEXT)
 		return s;
 	if ((s = dp_stuck(c)) != DP_NEXT)

@@ -378,7 +378,7 @@ dp_merge(struct dev_ctx *c, struct dp_pr *p)
 	case ACT_MERGE_REFUSED:
 		return merge_refusal(c, p, &st, &m);
 	case ACT_MERGED:
-		log_msg("PR #%lld merged successfully", p->pull->number);
+		log_notice("PR #%lld merged successfully", p->pull->number);
 		break;
 	case ACT_MERGE_DRY:
 		break;

@@ -65,6 +65,7 @@ dp_prs_load(struct dev_ctx *c)
 	path = runfiles_dev_quiet(c->cfg->project_name);
 	pulls_memo_use(m, PULLS_MEMO_REVIEWS, path);
 	free(path);
+	pulls_ci_memo_project(m);
 	if (pulls_load(m) == -1) {
 		log_warn("cannot read the open PRs: %s", pulls_error(m));
 		c->prs_read = -1;

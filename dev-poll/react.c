@@ -7,7 +7,9 @@
  * check), then the reaction runs (rx*.c, recover.c).
  * PHASE:awaiting_review and PHASE:escalate belong to review-poll and
  * supervisor-poll; their PR is still remembered, so that a merge or a
- * close behind the session's back is found (reactpr.c).  A phase this
+ * close behind the session's back is found (reactpr.c).  A parked
+ * escalation (resume.c) has no session on purpose: no crash; one whose
+ * session lives again has its resume finished.  A phase this
  * tool does not know is logged once per value and counts as no phase
  * yet, so the crash and idle clocks end it.  Every reaction is keyed so
  * that a repeated tick repeats nothing.
@@ -21,6 +23,7 @@
 #include "dev-poll.h"
 #include "file.h"
 #include "log.h"
+#include "parked.h"
 #include "react.h"
 #include "runfiles.h"
 #include "xmalloc.h"
@@ -30,6 +33,7 @@ static int react_stalled(const struct dev_ctx *, const struct rx *);
 static void react_unknown(struct dev_ctx *, const struct rx *);
 static int react_run(struct dev_ctx *, struct rx *, enum rx_reaction,
     const char *);
+static int react_parked(struct dev_ctx *, struct rx *, int *);
 static int react_one(struct dev_ctx *, long long);
 
 enum rx_reaction
@@ -141,6 +145,28 @@ react_run(struct dev_ctx *c, struct rx *x, enum rx_reaction what,
 	return -1;
 }
 
+/*
+ * A parked escalation: 1 (*r what was done) when the issue is parked,
+ * so that nothing else is done to it, else 0.
+ */
+static int
+react_parked(struct dev_ctx *c, struct rx *x, int *r)
+{
+	struct parked p;
+	int pk;
+
+	*r = 0;
+	if ((pk = dp_parked(c, x->issue, &p)) == 0)
+		return 0;
+	if (pk == -1 || x->alive == -1)
+		*r = -1;
+	else if (x->alive == 1)
+		*r = dp_resume_finish(c, x->issue, x->session);
+	else
+		(void)rx_find_pr(c, x); /* noted, as any escalation's */
+	return 1;
+}
+
 /* React to one issue's phase file.  0, or -1 when something failed. */
 static int
 react_one(struct dev_ctx *c, long long issue)
@@ -162,6 +188,8 @@ react_one(struct dev_ctx *c, long long issue)
 		goto out; /* removed since the listing */
 	x.age = c->now > x.sig.mtime ? (long long)(c->now - x.sig.mtime) : 0;
 	x.alive = agent_alive(x.session);
+	if (react_parked(c, &x, &r))
+		goto out;
 	/* Stopped by an API error of the project's: the pause's. */
 	if ((r = dp_pause_session(c, &x)) != 0) {
 		c->acted += r == 1;

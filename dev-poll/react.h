@@ -40,8 +40,6 @@ struct rx {
 #define RX_CI_TIMEOUT (30 * 60)
 /* Crash recoveries of one issue before it is given up as failed. */
 #define RX_MAX_RECOVERIES 2
-/* Consecutive ticks at the prompt without a phase before the kill. */
-#define RX_IDLE_TICKS 3
 
 /* What a phase file calls for this tick. */
 enum rx_reaction {

@@ -308,7 +308,7 @@ reactci_report(struct dev_ctx *c, struct rx *x, const char *state,
 	    rx_inject(c, x, key, text);
 	if (r != ACT_INJECTED)
 		return r == ACT_INJECT_FAILED ? -1 : 0;
-	log_msg("#%lld: CI %s on PR #%lld injected", x->issue, state, x->pr);
+	log_notice("#%lld: CI %s on PR #%lld injected", x->issue, state, x->pr);
 	return reactci_rec_write(c, x, state, pipeline, f, attempt, text);
 }
 

@@ -2,16 +2,18 @@
  * Sessions that stopped working: gone (tmux has no session, or the
  * SessionEnd hook's exited marker is there) in any phase but done or
  * failed, stuck before a phase or in PHASE:awaiting_ci for longer than
- * CLAUDE_TIMEOUT, or idle at the prompt with no phase for RX_IDLE_TICKS
- * ticks.  Git is the checkpoint: a crashed session is started again in
- * its worktree, at most RX_MAX_RECOVERIES times, then given up as failed;
- * never when the issue's branch was merged meanwhile (then the merge is
- * finished instead).
+ * CLAUDE_TIMEOUT, or idle at the prompt with no phase for longer than
+ * AGENT_IDLE_SECONDS since its last turn ended (the Stop hook's marker,
+ * whose hook also starts the tick that looks).  Git is the checkpoint: a
+ * crashed session is started again in its worktree, at most RX_MAX_RECOVERIES
+ * times, then given up as failed; never when the issue's branch was merged
+ * meanwhile (then the merge is finished instead).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "agent.h"
 #include "buf.h"
@@ -28,6 +30,7 @@ static int recover_count_write(struct dev_ctx *, const char *, long long);
 static int recover_relaunch(struct dev_ctx *, struct rx *, const char *,
     long long);
 static int recover_merged(struct dev_ctx *, struct rx *);
+static int recover_idle_since(const char *, time_t *);
 
 /*
  * The number in a counter file into *n, 0 when missing or garbage.  -1
@@ -145,33 +148,61 @@ rx_recover(struct dev_ctx *c, struct rx *x, const char *cause)
 	return r;
 }
 
+/*
+ * When the agent's last turn ended, from the Stop hook's marker ("TIME";
+ * a marker without one: its modification time) into *at.  0, or -1 when
+ * there is no marker (or it cannot be read).
+ */
+static int
+recover_idle_since(const char *marker, time_t *at)
+{
+	struct buf b;
+	long long t = 0;
+	int r = -1;
+
+	buf_init(&b, 0);
+	if (file_read(marker, 64, &b) != -1) {
+		t = strtoll(buf_str(&b), NULL, 10);
+		r = 0;
+	}
+	buf_free(&b);
+	if (r == 0 && t > 0)
+		*at = (time_t)t;
+	else if (r == 0 && file_mtime(marker, at) == -1)
+		r = -1;
+	return r;
+}
+
 int
 rx_idle(struct dev_ctx *c, struct rx *x)
 {
 	char *marker, *path;
-	long long n;
+	time_t at;
+	long long age;
 	int r = 0;
 
 	/* A launch cut off before its prompt is finished first. */
 	if (x->alive == 1 && (r = dp_session_finish(c, x->issue)) != 0)
 		return r == 1 ? 0 : -1;
 	marker = runfiles_idle_marker(x->session);
+	/* The tick counter of earlier versions goes. */
 	path = runfiles_idle_ticks(c->cfg->project_name, x->issue);
-	if (x->alive != 1 || !file_exists(marker)) {
-		(void)act_remove(&c->act, path);
+	(void)act_remove(&c->act, path);
+	if (x->alive != 1 || recover_idle_since(marker, &at) == -1)
+		goto out;
+	age = (long long)(c->now - at);
+	if (age < 0)
+		age = 0;
+	if (age < c->cfg->idle_grace_s) {
+		log_msg("#%lld: at the prompt with no phase for %llds — idle "
+			"after %ds",
+		    x->issue, age, c->cfg->idle_grace_s);
 		goto out;
 	}
-	if (recover_count_read(path, &n) == -1) {
-		r = -1;
-		goto out;
-	}
-	n++;
-	log_msg("#%lld: idle at the prompt with no phase (%lld/%d)", x->issue,
-	    n, RX_IDLE_TICKS);
-	if (n < RX_IDLE_TICKS)
-		r = recover_count_write(c, path, n);
-	else
-		r = rx_failed(c, x, "idle_prompt");
+	log_msg("#%lld: idle at the prompt with no phase for %llds (%ds "
+		"allowed)",
+	    x->issue, age, c->cfg->idle_grace_s);
+	r = rx_failed(c, x, "idle_prompt");
 out:
 	free(path);
 	free(marker);

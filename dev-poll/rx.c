@@ -155,7 +155,7 @@ rx_notice(struct dev_ctx *c, struct rx *x, const char *kind, const char *text)
 	    (long long)x->sig.mtime);
 	if ((r = rx_inject(c, x, key, text)) != ACT_INJECTED)
 		return r;
-	log_msg("#%lld: %s notice injected", x->issue, kind);
+	log_notice("#%lld: %s notice injected", x->issue, kind);
 	return rx_key_set(c, x, kind) == 0 ? ACT_INJECTED : ACT_INJECT_FAILED;
 }
 
@@ -238,7 +238,7 @@ void
 rx_clear_files(struct dev_ctx *c, struct rx *x)
 {
 	const char *p = c->cfg->project_name;
-	char *paths[13];
+	char *paths[16];
 	size_t i, n = 0;
 
 	paths[n++] = runfiles_phase(p, x->issue);
@@ -253,6 +253,9 @@ rx_clear_files(struct dev_ctx *c, struct rx *x)
 	paths[n++] = runfiles_ready_marker(x->session);
 	paths[n++] = runfiles_api_error(x->session);
 	paths[n++] = runfiles_dev_state(p, x->issue);
+	paths[n++] = runfiles_claude_id(x->session);
+	paths[n++] = runfiles_escalation_parked(p, x->issue);
+	paths[n++] = runfiles_escalation_resume(p, x->issue);
 	if (x->pr > 0)
 		paths[n++] = runfiles_review_injected(p, x->pr);
 	for (i = 0; i < n; i++) {

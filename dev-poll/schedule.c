@@ -22,6 +22,7 @@
 #include "dev-poll.h"
 #include "forge.h"
 #include "log.h"
+#include "parked.h"
 #include "xmalloc.h"
 
 /* What one backlog issue means for the scan. */
@@ -46,6 +47,8 @@ static enum dp_step schedule_ci_fix(struct dev_ctx *, long long, const cJSON *,
 static enum dp_step schedule_orphan_pr(struct dev_ctx *, const cJSON *,
     long long, struct dp_pr *);
 static enum dp_step schedule_orphan(struct dev_ctx *, const cJSON *, long long);
+static const cJSON *schedule_first_unparked(struct dev_ctx *, const cJSON **,
+    size_t);
 static enum dp_step schedule_stuck_one(struct dev_ctx *, struct dp_pr *);
 static enum schedule_pick schedule_backlog_pr(struct dev_ctx *, long long,
     struct dp_pr *, struct buf *, long long *);
@@ -208,6 +211,36 @@ schedule_orphan_pr(struct dev_ctx *c, const cJSON *it, long long num,
 	return DP_NEXT;
 }
 
+/*
+ * The first in-progress issue but parked escalations (theirs is the
+ * resume's, resume.c), or NULL.  One whose record cannot be read is
+ * passed over too.
+ */
+static const cJSON *
+schedule_first_unparked(struct dev_ctx *c, const cJSON **list, size_t n)
+{
+	struct forge_issue fi;
+	struct parked p;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		forge_issue_view(list[i], &fi);
+		switch (dp_parked(c, fi.number, &p)) {
+		case 0:
+			return list[i];
+		case 1:
+			log_msg("issue #%lld is a parked escalation, waiting "
+				"for a human reply — not an orphan",
+			    fi.number);
+			break;
+		default:
+			c->skipped++;
+			break;
+		}
+	}
+	return NULL;
+}
+
 enum dp_step
 dp_orphans(struct dev_ctx *c)
 {
@@ -223,9 +256,8 @@ dp_orphans(struct dev_ctx *c)
 		return DP_FAIL;
 	c->inprog = list;
 	c->ninprog = n;
-	if (n == 0)
+	if ((it = schedule_first_unparked(c, list, n)) == NULL)
 		return DP_NEXT;
-	it = list[0];
 	forge_issue_view(it, &fi);
 	if ((num = fi.number) <= 0)
 		return DP_NEXT;
@@ -455,7 +487,7 @@ schedule_backlog_decide(struct dev_ctx *c, long long ready,
 		    ready, buf_str(waiting));
 		return DP_DONE;
 	}
-	log_msg("launching dev-agent for #%lld", ready);
+	log_notice("launching dev-agent for #%lld", ready);
 	/* The list kept none of its body: the launch reads it whole. */
 	return schedule_after(c,
 	    schedule_launch(c, ready, NULL, "backlog", fix_pr));

@@ -16,6 +16,7 @@
 #include "crashpoint.h"
 #include "dev-poll.h"
 #include "log.h"
+#include "parked.h"
 #include "runfiles.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -27,15 +28,30 @@
 
 static int session_hooks(struct dev_ctx *, const char *, const char *,
     long long);
-static int session_run(struct dev_ctx *, const char *, const char *,
-    const char *, long long);
+static char **session_argv(const struct dev_ctx *, const char *);
+static int session_run(struct dev_ctx *, const char *, const char *, long long,
+    const char *, const char *, const char *);
 
 enum dp_busy
 dp_session_busy(struct dev_ctx *c, long long issue)
 {
 	char *session = runfiles_dev_session(c->cfg->project_name, issue);
 	enum dp_busy r = DP_FREE;
+	struct parked p;
 
+	switch (dp_parked(c, issue, &p)) {
+	case 1:
+		log_msg("issue #%lld is a parked escalation, waiting for a "
+			"human reply — skipping",
+		    issue);
+		free(session);
+		return DP_BUSY;
+	case -1:
+		free(session);
+		return DP_BUSY_UNKNOWN;
+	default:
+		break;
+	}
 	switch (agent_alive(session)) {
 	case 1:
 		log_msg("issue #%lld already has active session %s — skipping",
@@ -64,6 +80,7 @@ session_hooks(struct dev_ctx *c, const char *session, const char *worktree,
 	char *phase = runfiles_phase(c->cfg->project_name, issue);
 	char *summary = runfiles_summary(c->cfg->project_name, issue);
 	char *ready = runfiles_ready_marker(session);
+	char *claude_id = runfiles_claude_id(session);
 	struct agent_hooks h = {.session = session,
 	    .workdir = worktree,
 	    .phase_file = phase,
@@ -72,11 +89,17 @@ session_hooks(struct dev_ctx *c, const char *session, const char *worktree,
 	    .run_dir = c->cfg->run_dir,
 	    .forge_url = c->cfg->forge_url,
 	    .forge_api = c->cfg->forge_api,
-	    .own_file = summary};
+	    .own_file = summary,
+	    .wake = c->cfg->wake,
+	    .project_toml = c->cfg->project_toml};
 	int r;
 
-	if ((r = agent_hooks_install(&c->act, &h)) == 0)
+	if ((r = agent_hooks_install(&c->act, &h)) == 0) {
 		(void)act_remove(&c->act, ready);
+		/* A new session's Stop hook tells its own. */
+		(void)act_remove(&c->act, claude_id);
+	}
+	free(claude_id);
 	free(ready);
 	free(summary);
 	free(phase);
@@ -84,21 +107,41 @@ session_hooks(struct dev_ctx *c, const char *session, const char *worktree,
 }
 
 /*
- * Start the agent in worktree, wait until it is ready and deliver prompt
+ * The agent command's words, with "--resume ID" when resume names a
+ * conversation to go on with.  Free with strv_free().
+ */
+static char **
+session_argv(const struct dev_ctx *c, const char *resume)
+{
+	char **argv = strv_split(c->cfg->agent_cmd, NULL);
+	size_t n;
+
+	if (resume == NULL || argv[0] == NULL)
+		return argv;
+	for (n = 0; argv[n] != NULL; n++)
+		;
+	argv = xreallocarray(argv, n + 3, sizeof(*argv));
+	argv[n] = xstrdup("--resume");
+	argv[n + 1] = xstrdup(resume);
+	argv[n + 2] = NULL;
+	return argv;
+}
+
+/*
+ * Start the agent in worktree (resuming the conversation resume, or
+ * NULL: a new one), wait until it is ready and deliver prompt under key
  * (recorded before the start: a tick cut off after the start leaves it
  * to the next, dp_session_finish()); a session the prompt did not reach
  * is stopped.  0 or -1 (logged).
  */
 static int
 session_run(struct dev_ctx *c, const char *session, const char *worktree,
-    const char *prompt, long long issue)
+    long long issue, const char *resume, const char *key, const char *prompt)
 {
-	char **argv = strv_split(c->cfg->agent_cmd, NULL);
+	char **argv = session_argv(c, resume);
 	char **env = config_agent_env(c->cfg, CONFIG_ROLE_DEV);
 	char *ready = runfiles_ready_marker(session);
 	char *phase = runfiles_phase(c->cfg->project_name, issue);
-	char *key = xasprintf("%s%lld.%ld", SESSION_PROMPT_KEY,
-	    (long long)c->now, (long)getpid());
 	struct agent_spec spec = {.session = session,
 	    .workdir = worktree,
 	    .trust_dir = c->cfg->project_repo_root,
@@ -136,7 +179,6 @@ session_run(struct dev_ctx *c, const char *session, const char *worktree,
 		break;
 	}
 out:
-	free(key);
 	free(phase);
 	free(ready);
 	config_env_free(env);
@@ -149,10 +191,26 @@ dp_session_start(struct dev_ctx *c, long long issue, const char *worktree,
     const char *prompt)
 {
 	char *session = runfiles_dev_session(c->cfg->project_name, issue);
+	char *key = xasprintf("%s%lld.%ld", SESSION_PROMPT_KEY,
+	    (long long)c->now, (long)getpid());
 	int r = -1;
 
 	if (session_hooks(c, session, worktree, issue) == 0)
-		r = session_run(c, session, worktree, prompt, issue);
+		r = session_run(c, session, worktree, issue, NULL, key, prompt);
+	free(key);
+	free(session);
+	return r;
+}
+
+int
+dp_session_resume(struct dev_ctx *c, long long issue, const char *worktree,
+    const char *id, const char *key, const char *text)
+{
+	char *session = runfiles_dev_session(c->cfg->project_name, issue);
+	int r = -1;
+
+	if (session_hooks(c, session, worktree, issue) == 0)
+		r = session_run(c, session, worktree, issue, id, key, text);
 	free(session);
 	return r;
 }

@@ -16,6 +16,7 @@
 #include "lock.h"
 #include "log.h"
 #include "meminfo.h"
+#include "parked.h"
 #include "runfiles.h"
 #include "xmalloc.h"
 
@@ -79,7 +80,11 @@ slot_session(struct dev_ctx *c, long long except)
 	return r;
 }
 
-/* A phase file but except's in a phase not terminal: DP_DONE (logged). */
+/*
+ * A phase file but except's in a phase not terminal, and not a parked
+ * escalation (its agent ended; a live session of it counts above):
+ * DP_DONE (logged).
+ */
 static enum dp_step
 slot_phase(struct dev_ctx *c, long long except)
 {
@@ -89,11 +94,19 @@ slot_phase(struct dev_ctx *c, long long except)
 	size_t n, i;
 	char *path, *session;
 	enum dp_step r = DP_NEXT;
+	struct parked pk;
+	int parked;
 
 	if (dp_phase_issues(c, &issues, &n) == -1)
 		return DP_FAIL;
 	for (i = 0; i < n && r == DP_NEXT; i++) {
 		if (issues[i] == except)
+			continue;
+		if ((parked = dp_parked(c, issues[i], &pk)) == -1) {
+			r = DP_FAIL;
+			break;
+		}
+		if (parked == 1)
 			continue;
 		path = runfiles_phase(p, issues[i]);
 		session = runfiles_dev_session(p, issues[i]);

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "pollers.h"
@@ -11,6 +13,7 @@
 #include "runfiles.h"
 #include "status.h"
 #include "tick.h"
+#include "webhook.h"
 
 static char *pollers_supervisor_status(const char *);
 static char *pollers_supervisor_log(const char *);
@@ -98,6 +101,9 @@ pollers_main(const struct tick_tool *tool, void *ctx, int argc, char *argv[])
 	char *msg, *note;
 	int rc;
 
+	/* A forge webhook delivery on stdin, answered on stdout. */
+	if (argc >= 2 && strcmp(argv[1], WEBHOOK_MODE) == 0)
+		return webhook_main(argv[0], STDIN_FILENO, STDOUT_FILENO);
 	rc = tick_main(tool, ctx, argc, argv, &msg, &note);
 	if (note != NULL)
 		fputs(note, stderr);

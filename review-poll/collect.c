@@ -335,7 +335,7 @@ collect_post_review(struct rp *rp, const struct rp_run *run,
 		free(body);
 		if (r == -1)
 			goto out;
-		log_msg("pr #%lld: review comment for %.7s posted", run->pr,
+		log_notice("pr #%lld: review comment for %.7s posted", run->pr,
 		    run->sha);
 	} else
 		log_msg("pr #%lld: review comment for %.7s already posted",

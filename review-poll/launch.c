@@ -394,7 +394,9 @@ launch_hooks(struct rp *rp, const char *session, const char *workdir,
 	    .run_dir = rp->cfg->run_dir,
 	    .forge_url = rp->cfg->forge_url,
 	    .forge_api = rp->cfg->forge_api,
-	    .own_file = output};
+	    .own_file = output,
+	    .wake = rp->cfg->wake,
+	    .project_toml = rp->cfg->project_toml};
 	int r = agent_hooks_install(&rp->act, &h);
 
 	free(output);
@@ -520,8 +522,8 @@ launch_try(struct rp *rp, const struct rp_prompt *in, const char *prompt,
 	if (got != ACT_INJECTED && got != ACT_INJECT_DRY)
 		goto out;
 	if (!rp->act.dry_run)
-		log_msg("pr #%lld: review session %s started (%zu bytes of "
-			"prompt, re-review: %s, %s)",
+		log_notice("pr #%lld: review session %s started (%zu bytes of "
+			   "prompt, re-review: %s, %s)",
 		    in->pr, session, strlen(prompt),
 		    in->prev_sha[0] ? "yes" : "no", launch_try_name(try_no));
 	rp_status(rp, in->pr, "waiting for review");

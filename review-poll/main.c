@@ -53,6 +53,7 @@ static const struct tick_tool main_tool = {
     .oneshot = main_oneshot,
     .run = main_run,
     .close = main_close,
+    .ctx_size = sizeof(struct rp),
 };
 
 static char *

@@ -37,6 +37,7 @@ model_open(struct rp *rp)
 		rp->pulls = pulls_new(rp->cfg, rp->forge, rp->wp, rp->reviewers,
 		    rp->now);
 		pulls_set_review(rp->pulls, rp->review);
+		pulls_ci_memo_project(rp->pulls);
 	}
 	return rp->pulls;
 }

@@ -135,7 +135,7 @@ route_tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
 		log_err("cannot build the verdict message: %s", err);
 	else if ((r = route_deliver(rp, session, phase_path,
 		      strcmp(verdict, "APPROVE") == 0, text, record, sha)) == 0)
-		log_msg("pr #%lld: verdict %s injected into %s", pr, verdict,
+		log_notice("pr #%lld: verdict %s injected into %s", pr, verdict,
 		    session);
 	free(review);
 	free(text);

@@ -19,6 +19,9 @@
 #include "supervisor-poll.h"
 #include "xmalloc.h"
 
+/* The reasons of checks not done that the summary names. */
+#define SUP_UNCHECKED_SHOWN 3
+
 /* The fix command's limits: 5 minutes, 64 kB of output kept. */
 #define FIX_TIMEOUT_S 300
 #define FIX_OUTPUT_MAX (64 * 1024)
@@ -92,9 +95,29 @@ sup_fail(struct sup *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	log_err("skipped: %s", msg);
+	/* A check skipped (warning); the tick's verdict is the error. */
+	log_warn("skipped: %s", msg);
 	s->failed = 1;
+	/* The first few, for the summary (sup_unchecked()). */
+	if (s->nunchecked++ < SUP_UNCHECKED_SHOWN)
+		buf_printf(&s->unchecked, "%s%s", s->unchecked.len ? "; " : "",
+		    msg);
 	free(msg);
+}
+
+/*
+ * What the summary adds when a check could not read what it needed:
+ * never "all clear" about what was not checked.  Static or s's text.
+ */
+static const char *
+sup_unchecked(struct sup *s, char *out, size_t outsz)
+{
+	if (s->nunchecked == 0)
+		return "";
+	snprintf(out, outsz, "; not checked (%zu, see the log): %s%s",
+	    s->nunchecked, buf_str(&s->unchecked),
+	    s->nunchecked > SUP_UNCHECKED_SHOWN ? "; ..." : "");
+	return out;
 }
 
 void
@@ -119,6 +142,7 @@ sup_free(struct sup *s)
 	for (i = 0; i < NPRIO; i++)
 		buf_free(&s->alerts[i]);
 	buf_free(&s->fixes);
+	buf_free(&s->unchecked);
 	for (i = 0; i < s->nesc; i++) {
 		free(s->esc[i].project);
 		free(s->esc[i].session);
@@ -251,8 +275,11 @@ out:
 static void
 alerts_fixer_after(struct sup *s, size_t given, int status)
 {
-	sup_status(s, "fix command ran for %zu alert(s) (exit %d)", given,
-	    status);
+	char tail[1024];
+	const char *un = sup_unchecked(s, tail, sizeof(tail));
+
+	sup_status(s, "fix command ran for %zu alert(s) (exit %d)%s", given,
+	    status, un);
 }
 
 /*
@@ -268,7 +295,7 @@ alerts_fixer_held(struct sup *s)
 
 	if (host_crisis(s, why, sizeof(why)) == NULL)
 		return 0;
-	log_msg("fix command not run: %s", why);
+	log_warn("fix command not run: %s", why);
 	sup_status(s, "%zu alert(s); fix command not run during the %s",
 	    s->nalerts, why);
 	return 1;
@@ -279,17 +306,23 @@ fixer_run(struct sup *s)
 {
 	char **argv = NULL, *prompt = NULL, *path = NULL;
 	size_t n, given = s->nalerts;
+	char tail[1024];
+	const char *un = sup_unchecked(s, tail, sizeof(tail));
 	int status;
 
-	if (s->nalerts == 0) {
+	if (s->nalerts == 0 && s->nunchecked == 0) {
 		sup_status(s, "all clear%s",
 		    s->fixes.len ? " (fixes applied, see above)" : "");
 		return;
 	}
+	if (s->nalerts == 0) {
+		sup_status(s, "no alert, but not all clear%s", un);
+		return;
+	}
 	argv = strv_split(s->base->supervisor_fix_cmd, &n);
 	if (n == 0) {
-		sup_status(s, "%zu alert(s); no fix command configured",
-		    s->nalerts);
+		sup_status(s, "%zu alert(s); no fix command configured%s",
+		    s->nalerts, un);
 		goto out;
 	}
 	if (alerts_fixer_held(s))

@@ -1,11 +1,13 @@
 /*
  * Escalations (DESIGN section 6, the escalate row).  For every dev
- * session whose phase is PHASE:escalate: one notice on the issue, the
- * first reply by a person injected into the session once, one reminder
- * after 6 hours without a reply, and after 24 hours the issue is labelled
- * blocked, a diagnostic posted and the session stopped.  The clocks run
- * from the phase file's mtime (when the agent escalated); every comment
- * carries markers naming the escalation, so it is found on the forge
+ * session whose phase is PHASE:escalate: one notice on the issue, then
+ * the conversation parked (park.c: the agent ended, the slot free), the
+ * first reply by a person kept for its resume once (or injected into a
+ * session that could not be parked), one reminder after 6 hours without
+ * a reply, and after 24 hours the issue is labelled blocked, a
+ * diagnostic posted and the session (or the parked conversation) ended.  The
+ * clocks run from the phase file's mtime (when the agent escalated); every
+ * comment carries markers naming the escalation, so it is found on the forge
  * before anything is posted again, even when the run files are lost.
  */
 #include <errno.h>
@@ -60,9 +62,8 @@ static enum escalate_posted escalate_comment(struct sup *, const struct esc *,
     const char *, const char *, const char *, long long *);
 static int escalate_find_reply(struct sup *, const struct esc *, long long,
     const cJSON **);
-static enum act_inject escalate_inject_reply(struct sup *, const char *,
-    long long, const char *, const char *, const char *, const char *,
-    const char *);
+static enum act_inject escalate_inject_reply(struct sup *,
+    const struct esc_target *, const char *, const char *, const char *);
 static void escalate_reply_key(const struct esc_target *, long long,
     const char *, char *, size_t);
 static void escalate_reply_from_forge(struct sup *, const struct esc *,
@@ -70,7 +71,7 @@ static void escalate_reply_from_forge(struct sup *, const struct esc *,
 static void escalate_renotify(struct sup *, const struct esc *);
 static void escalate_timeout(struct sup *, const struct esc *);
 static void escalate_forget(struct sup *, const struct esc *);
-static void escalate_remember(struct sup *, const struct esc *);
+static void escalate_remember(struct sup *, const struct esc *, int);
 static enum escalate_posted escalate_notice(struct sup *, const struct esc *,
     const char *, long long *);
 static void escalate_clock(struct sup *, const struct esc *, int);
@@ -177,7 +178,7 @@ escalate_comment(struct sup *s, const struct esc *e, const char *kind,
 			return ESCALATE_POST_FAILED;
 		if (s->act.dry_run)
 			return ESCALATE_POST_DRY;
-		log_msg("%s: #%lld: posted the %s comment", e->project,
+		log_notice("%s: #%lld: posted the %s comment", e->project,
 		    e->issue, kind);
 	}
 	if (state != NULL)
@@ -216,27 +217,29 @@ escalate_find_reply(struct sup *s, const struct esc *e, long long notice,
 
 /*
  * Pass the reply to the session with the instructions to continue (a
- * backend that resumes its agent makes its own prompt of the reply).
- * Returns what act_inject() returns (ACT_INJECT_FAILED also when the
- * text cannot be built).
+ * backend that resumes its agent makes its own prompt of the reply), or
+ * keep it for the resume of a parked conversation.  Returns what
+ * act_inject() returns (ACT_INJECT_FAILED also when the text cannot be
+ * built).
  */
 static enum act_inject
-escalate_inject_reply(struct sup *s, const char *project, long long issue,
-    const char *session, const char *phase, const char *source,
-    const char *reply, const char *key)
+escalate_inject_reply(struct sup *s, const struct esc_target *t,
+    const char *source, const char *reply, const char *key)
 {
 	char num[32], err[256], *text = NULL;
 	char *cut = cap_head(reply, REPLY_MAX);
 	struct template_var vars[] = {{"ISSUE", num}, {"SOURCE", source},
-	    {"REPLY", cut}, {"PHASE_FILE", phase}};
+	    {"REPLY", cut}, {"PHASE_FILE", t->phase_path}};
 	enum act_inject r = ACT_INJECT_FAILED;
 
-	snprintf(num, sizeof(num), "%lld", issue);
+	snprintf(num, sizeof(num), "%lld", t->issue);
 	if (template_render(s->cfg->formulas_dir, REPLY_TEMPLATE, vars,
 		sizeof(vars) / sizeof(vars[0]), &text, err, sizeof(err)) == -1)
-		sup_fail(s, "%s: #%lld: %s", project, issue, err);
+		sup_fail(s, "%s: #%lld: %s", t->project, t->issue, err);
+	else if (t->parked)
+		r = park_reply(s, t, key, text);
 	else
-		r = act_answer(&s->act, session, key, cut, text);
+		r = act_answer(&s->act, t->session, key, cut, text);
 	free(text);
 	free(cut);
 	return r;
@@ -299,14 +302,14 @@ escalate_answer(struct sup *s, const struct esc_target *t, long long id,
 	char key[96];
 
 	escalate_reply_key(t, id, reply, key, sizeof(key));
-	r = escalate_inject_reply(s, t->project, t->issue, t->session,
-	    t->phase_path, source, reply, key);
+	r = escalate_inject_reply(s, t, source, reply, key);
 	if (r == ACT_INJECTED &&
 	    escalate_state_save(s, injected, id, (long long)t->since) == 0) {
 		/* Marks the escalation answered: no reminder follows. */
 		(void)act_remove(&s->act, renote);
-		sup_fixed(s, "%s: #%lld: passed %s to %s", t->project, t->issue,
-		    what, t->session);
+		sup_fixed(s, "%s: #%lld: passed %s to %s%s", t->project,
+		    t->issue, what,
+		    t->parked ? "the parked conversation of " : "", t->session);
 	}
 	free(injected);
 	free(renote);
@@ -329,7 +332,7 @@ escalate_renotify(struct sup *s, const struct esc *e)
 	    *e->reason ? e->reason : "(none given)");
 	if (escalate_comment(s, e, "escalation-renotify", state, text, &id) ==
 	    ESCALATE_POSTED)
-		log_msg("%s: #%lld: reminder for the escalation is out",
+		log_notice("%s: #%lld: reminder for the escalation is out",
 		    e->project, e->issue);
 	free(text);
 	free(state);
@@ -349,6 +352,7 @@ escalate_forget(struct sup *s, const struct esc *e)
 		(void)act_remove(&s->act, paths[i]);
 		free(paths[i]);
 	}
+	park_forget(s, e->project, e->issue);
 }
 
 /*
@@ -380,7 +384,7 @@ escalate_timeout(struct sup *s, const struct esc *e)
 			 "| Exit reason | `escalate_timeout (24h)` |\n"
 			 "| Timestamp | `%s` |\n\n"
 			 "No one answered the agent's question within 24 "
-			 "hours, so its session `%s` was stopped and this "
+			 "hours, so its session `%s` was ended and this "
 			 "issue is labelled `blocked`.\n\n**Reason given:** "
 			 "%s\n\nTo try again: answer the question here, then "
 			 "remove `blocked` and add `backlog`.\n",
@@ -401,9 +405,12 @@ escalate_timeout(struct sup *s, const struct esc *e)
 	    e->project, e->issue, e->session);
 }
 
-/* Keep the live escalated session for the legacy reply file. */
+/*
+ * Keep the live (or parked) escalated session for the legacy reply
+ * file.
+ */
 static void
-escalate_remember(struct sup *s, const struct esc *e)
+escalate_remember(struct sup *s, const struct esc *e, int parked)
 {
 	struct esc_target *t;
 
@@ -414,6 +421,7 @@ escalate_remember(struct sup *s, const struct esc *e)
 	t->session = xstrdup(e->session);
 	t->phase_path = xstrdup(e->phase);
 	t->since = (time_t)e->since;
+	t->parked = parked;
 }
 
 enum escalate_due
@@ -437,10 +445,11 @@ escalate_notice(struct sup *s, const struct esc *e, const char *state,
 	text = xasprintf(
 	    "### The dev agent needs a decision from a person\n\n"
 	    "**Reason:** %s\n\nPlease answer in a comment on this issue. The "
-	    "first reply from a person (not a bot account) is passed to the "
-	    "agent's session `%s`, which then carries on. Without an answer "
-	    "a reminder follows after 6 hours, and after 24 hours the issue "
-	    "is labelled `blocked` and the session stopped.\n",
+	    "agent's conversation (session `%s`) is parked meanwhile, so "
+	    "that the next issue can start; the first reply from a person "
+	    "(not a bot account) resumes it, and it carries on. Without an "
+	    "answer a reminder follows after 6 hours, and after 24 hours the "
+	    "issue is labelled `blocked` and the conversation ended.\n",
 	    *e->reason ? e->reason : "(none given)", e->session);
 	r = escalate_comment(s, e, "escalation", state, text, notice);
 	free(text);
@@ -470,31 +479,39 @@ escalate_one(struct sup *s, struct esc *e)
 	char *injected = runfiles_escalation_injected(e->project, e->issue);
 	const cJSON *reply;
 	long long notice, iid, at;
-	int alive = agent_alive(e->session), r, handled = 0;
+	int alive = agent_alive(e->session), r, handled = 0, parked, answered;
 
 	if (alive == -1) {
 		sup_fail(s, "%s: cannot tell whether %s lives", e->project,
 		    e->session);
 		goto out;
 	}
-	if (alive == 0) {
+	parked = alive == 0 && park_is(e->project, e->issue, e->since);
+	if (alive == 0 && !parked) {
 		log_msg("%s: #%lld escalated, but session %s is gone",
 		    e->project, e->issue, e->session);
 		/* No one to remind for: only the timeout applies. */
 		escalate_clock(s, e, 1);
 		goto out;
 	}
-	escalate_remember(s, e);
-	if (escalate_notice(s, e, notified, &notice) != ESCALATE_POSTED ||
-	    (r = escalate_find_reply(s, e, notice, &reply)) == -1)
+	answered =
+	    escalate_state_load(injected, &iid, &at) == 0 && at == e->since;
+	escalate_remember(s, e, parked);
+	if (escalate_notice(s, e, notified, &notice) != ESCALATE_POSTED)
+		goto out;
+	/* Told, and no reply on its way: the slot is freed. */
+	if (!parked && !answered &&
+	    (r = park_session(s, &s->esc[s->nesc - 1], e->reason)) != 0) {
+		if (r == -1)
+			goto out;
+		s->esc[s->nesc - 1].parked = 1;
+	}
+	if ((r = escalate_find_reply(s, e, notice, &reply)) == -1)
 		goto out;
 	if (r == 1)
 		escalate_reply_from_forge(s, e, reply, &handled);
 	if (!handled)
-		escalate_clock(s, e,
-		    r == 1 ||
-			(escalate_state_load(injected, &iid, &at) == 0 &&
-			    at == e->since));
+		escalate_clock(s, e, r == 1 || answered);
 out:
 	free(notified);
 	free(injected);

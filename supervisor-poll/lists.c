@@ -35,6 +35,7 @@ lists_prs(struct sup *s)
 		s->reviewers =
 		    reviewers_open(s->cfg, s->forge, NULL, s->act.dry_run);
 	s->pulls = pulls_new(s->cfg, s->forge, s->wp, s->reviewers, s->now);
+	pulls_ci_memo_project(s->pulls);
 	if (pulls_load(s->pulls) == -1) {
 		sup_fail(s, "%s: cannot list open PRs: %s",
 		    s->cfg->project_name, pulls_error(s->pulls));
@@ -107,6 +108,9 @@ lists_backlog_labelled(const struct sup *s)
 void
 lists_free(struct sup *s)
 {
+	/* The heads' CI states read this tick, for the next. */
+	if (s->pulls != NULL)
+		pulls_memo_save(s->pulls, &s->act);
 	pulls_free(s->pulls);
 	s->pulls = NULL;
 	reviewers_close(s->reviewers);

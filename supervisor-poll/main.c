@@ -59,6 +59,7 @@ static const struct tick_tool main_tool = {
     .open = main_open,
     .run = main_run,
     .close = main_close,
+    .ctx_size = sizeof(struct main_state),
 };
 
 static char *

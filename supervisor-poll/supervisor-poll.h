@@ -27,13 +27,14 @@ struct woodpecker;
 /* Alert priorities, as upstream: P0 memory ... P4 housekeeping. */
 enum { P0, P1, P2, P3, P4, NPRIO };
 
-/* An escalated dev session found alive this tick. */
+/* An escalated dev session found alive (or parked) this tick. */
 struct esc_target {
 	char *project;
 	long long issue;
 	char *session;
 	char *phase_path;
 	time_t since; /* when the agent escalated */
+	int parked;   /* its agent ended, its conversation kept (park.c) */
 };
 
 /* A dependency open for more than this many days is stale (depgraph.c). */
@@ -50,6 +51,9 @@ struct sup {
 	struct reviewers *reviewers;
 	time_t now;
 	int failed; /* some check could not be completed */
+	/* What was not checked (sup_fail()'s reasons, "; " between). */
+	struct buf unchecked;
+	size_t nunchecked;
 
 	struct buf alerts[NPRIO];
 	size_t nprio[NPRIO]; /* alerts of each priority */
@@ -207,6 +211,27 @@ void escalate_check(struct sup *);
  */
 enum act_inject escalate_answer(struct sup *, const struct esc_target *t,
     long long id, const char *source, const char *what, const char *reply);
+
+/* park.c: escalated conversations parked while they wait. */
+/* 1 when the escalation since of issue is parked, else 0. */
+int park_is(const char *project, long long issue, long long since);
+/*
+ * Park t's conversation when it can be resumed (its Claude session id
+ * kept after the escalation; not the checkpoint protocol): the parked
+ * record written, the agent ended.  1 parked, 0 not parkable, -1 a step
+ * failed (logged by the effect layer).
+ */
+int park_session(struct sup *, const struct esc_target *t, const char *reason);
+/*
+ * Keep a person's reply (key, and text: the whole message) for the
+ * resume of parked t: ACT_INJECTED when it is kept (now or before),
+ * ACT_INJECT_LATER when another reply already waits, ACT_INJECT_DRY,
+ * or ACT_INJECT_FAILED.
+ */
+enum act_inject park_reply(struct sup *, const struct esc_target *t,
+    const char *key, const char *text);
+/* Remove the parked record and the reply waiting of issue. */
+void park_forget(struct sup *, const char *project, long long issue);
 
 /* replyfile.c: the legacy reply file, to the session it is for. */
 void replyfile_check(struct sup *);

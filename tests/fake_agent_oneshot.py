@@ -17,6 +17,9 @@ Steps of this mode:
                           "timestamp" filled in unless given
   "checkpoint": "TEXT"    written as it is (an invalid checkpoint)
   "no_output": true       print nothing on stdout
+As `claude -p` does, a run that completes its turn runs the Stop hooks
+of .claude/settings.json in its working directory (after its steps, so
+after its checkpoint), unless a step ended the turn otherwise.
 A run with --resume ID continues the session ID (an ID no run printed is
 refused, as the real CLI refuses it: exit 1); without it a new session ID
 is made.
@@ -162,8 +165,10 @@ def main(argv, base, load_script):
     agent.save_prompt(data)
     agent.learn_paths(data)
     entries = agent.script
+    agent.turn_ended = False
     if n <= len(entries):
         agent.run_entry(entries[n - 1])
+    agent.end_turn()
     steps = entries[n - 1] if n <= len(entries) else []
     steps = steps if isinstance(steps, list) else [steps]
     if not any(s.get("no_output") for s in steps if isinstance(s, dict)):

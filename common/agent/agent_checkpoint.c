@@ -72,6 +72,11 @@
 
 /* A run's longest time unless configured. */
 #define CK_TIMEOUT_DEFAULT 1800
+/*
+ * A run that wrote its checkpoint is ending (its hooks, then its exit):
+ * the tick its hooks started waits this long (seconds) for its run lock.
+ */
+#define CK_END_WAIT_S 3
 /* BLOCKED_NEEDS_INPUT rounds a session may have. */
 #define CK_BLOCKED_MAX 5
 /* Bytes of spec.json and state.json read. */
@@ -149,6 +154,7 @@ static int agent_checkpoint_spec_load(const char *,
 static void agent_checkpoint_spec_free(struct agent_checkpoint_spec *);
 static int agent_checkpoint_lock(const char *, int *);
 static int agent_checkpoint_wait_end(const char *, int, int *);
+static int agent_checkpoint_ending(const char *);
 static int agent_checkpoint_overdue(const char *,
     struct agent_checkpoint_state *);
 static char **agent_checkpoint_argv(const struct agent_checkpoint_spec *,
@@ -856,6 +862,17 @@ agent_checkpoint_read_end(const char *session, int fd,
 	return r;
 }
 
+/* Whether the run going has written its checkpoint: it is ending. */
+static int
+agent_checkpoint_ending(const char *session)
+{
+	char *ckpt = agent_checkpoint_path(session, "checkpoint.json");
+	int r = file_exists(ckpt);
+
+	free(ckpt);
+	return r;
+}
+
 /*
  * Bring the session up to date: a run past its timeout killed, the end
  * of an ended run read (with --dry-run: neither, only looked at).  *running: 1
@@ -881,6 +898,11 @@ agent_checkpoint_settle(const char *session, struct agent_checkpoint_state *st,
 			lock_release(fd);
 		return 0;
 	}
+	/* The tick a run's hooks started as it ended: its end is read. */
+	if (r == 1 && agent_checkpoint_ending(session))
+		r = agent_checkpoint_wait_end(session, CK_END_WAIT_S, &fd);
+	if (r == -1)
+		return -1;
 	if (r == 1) {
 		if ((r = agent_checkpoint_overdue(session, st)) != 1) {
 			*running = r == 0;

@@ -31,6 +31,7 @@
 #include "log.h"
 #include "phase.h"
 #include "runfiles.h"
+#include "spawn.h"
 #include "worktree.h"
 #include "xmalloc.h"
 
@@ -43,6 +44,8 @@
 
 /* The tools the guard judges: the shell, and the file tools' writes. */
 #define HOOKS_GUARDED "Bash|Write|Edit|MultiEdit|NotebookEdit"
+/* Before the arguments that wake the session's tool (agent_hooks.h). */
+#define HOOKS_WAKE "--wake"
 
 /* One hook to install: its event, matcher, mode name and command. */
 struct hooks_entry {
@@ -78,9 +81,12 @@ static const char *hooks_first_str(const cJSON *, const char *const *);
 static int hooks_stamp(const char *, const char *);
 static time_t hooks_reset(const cJSON *);
 static void hooks_api_record(const char *, const char *, const cJSON *);
+static void hooks_session_id(int, char *[], const cJSON *);
 static int hooks_run_stop(int, char *[], const cJSON *);
 static int hooks_run_session_end(int, char *[], const cJSON *);
-static int hooks_run_phase_change(int, char *[], const cJSON *);
+static int hooks_run_phase_change(int, char *[], const cJSON *, int *);
+static int hooks_wake_args(int *, char *[], const char **, const char **);
+static void hooks_wake(const char *, const char *, const char *);
 static int hooks_run_stop_failure(int, char *[], const cJSON *);
 static int hooks_run_pretooluse(int, char *[], const cJSON *, FILE *, char *,
     size_t);
@@ -179,31 +185,53 @@ hooks_guard_command(const struct agent_hooks *h, const char *exe)
 	return cmd;
 }
 
+/*
+ * The project file a hook wakes the tool with: absolute (the agent runs
+ * in its worktree), "" for the environment's project.  Caller frees.
+ */
+static char *
+hooks_wake_project(const struct agent_hooks *h)
+{
+	char abs[PATH_MAX];
+
+	if (h->project_toml == NULL)
+		return xstrdup("");
+	if (realpath(h->project_toml, abs) == NULL)
+		return xstrdup(h->project_toml);
+	return xstrdup(abs);
+}
+
 /* The session's hooks into e (HOOKS_NHOOKS).  0, or -1 (logged). */
 static int
 hooks_build(const struct agent_hooks *h, const char *exe, struct hooks_entry *e)
 {
 	struct hooks_marks m;
+	char *proj = hooks_wake_project(h);
+	/* The arguments that wake the tool, or none. */
+	const char *w = h->wake ? HOOKS_WAKE : NULL;
+	const char *wp = h->wake ? proj : NULL;
+	const char *ws = h->wake ? h->session : NULL;
 	size_t i, n = 0;
 	int r = 0;
 
 	hooks_marks_get(h->session, &m);
 	e[n++] = (struct hooks_entry) {"Stop", "", "stop",
-	    hooks_command(exe, "stop", m.idle, NULL)};
+	    hooks_command(exe, "stop", m.idle, w, wp, ws, NULL)};
 	e[n++] = (struct hooks_entry) {"SessionEnd", "", "session-end",
-	    hooks_command(exe, "session-end", m.exited, NULL)};
+	    hooks_command(exe, "session-end", m.exited, w, wp, ws, NULL)};
 	e[n++] = (struct hooks_entry) {"PreToolUse", HOOKS_GUARDED,
 	    "pretooluse", hooks_guard_command(h, exe)};
 	if (h->phase_file != NULL) {
 		e[n++] = (struct hooks_entry) {"PostToolUse", "Bash|Write",
 		    "phase-change",
 		    hooks_command(exe, "phase-change", h->phase_file, m.changed,
-			NULL)};
+			w, wp, ws, NULL)};
 		e[n++] = (struct hooks_entry) {"StopFailure", API_ERROR_MATCHER,
 		    "stop-failure",
 		    hooks_command(exe, "stop-failure", h->phase_file, m.changed,
-			m.api_error, NULL)};
+			m.api_error, w, wp, ws, NULL)};
 	}
+	free(proj);
 	for (i = 0; i < n; i++)
 		if (e[i].command == NULL)
 			r = -1;
@@ -429,6 +457,29 @@ hooks_stamp(const char *path, const char *what)
 	return file_write_atomic(path, line, strlen(line), 0644, 0);
 }
 
+/*
+ * The Stop and SessionEnd hooks keep the agent's Claude session id (the
+ * input's "session_id") beside their marker, so that a parked
+ * conversation can be resumed (--resume ID).  An id of other characters
+ * than a UUID's (and '_') is not kept.
+ */
+static void
+hooks_session_id(int argc, char *argv[], const cJSON *in)
+{
+	const char *id = json_str(in, "session_id");
+	char *path, line[136];
+
+	if (argc < 3 || id == NULL || *id == '\0' || strlen(id) > 128 ||
+	    strspn(id,
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		"0123456789-_") != strlen(id) ||
+	    (path = runfiles_claude_id_beside(argv[2])) == NULL)
+		return;
+	snprintf(line, sizeof(line), "%s\n", id);
+	(void)file_write_atomic(path, line, strlen(line), 0644, 0);
+	free(path);
+}
+
 static int
 hooks_run_stop(int argc, char *argv[], const cJSON *in)
 {
@@ -453,7 +504,7 @@ hooks_run_session_end(int argc, char *argv[], const cJSON *in)
 
 /* A write of the phase file: the Write tool's file, or a Bash redirect. */
 static int
-hooks_run_phase_change(int argc, char *argv[], const cJSON *in)
+hooks_run_phase_change(int argc, char *argv[], const cJSON *in, int *woke)
 {
 	const char *tool = json_str(in, "tool_name");
 	const char *file = json_str_at(in, "tool_input.file_path");
@@ -468,6 +519,7 @@ hooks_run_phase_change(int argc, char *argv[], const cJSON *in)
 		(strchr(cmd, '>') != NULL || strstr(cmd, "tee") != NULL));
 	if (wrote)
 		(void)hooks_stamp(argv[3], NULL);
+	*woke = wrote;
 	return 0;
 }
 
@@ -596,6 +648,52 @@ hooks_run_pretooluse(int argc, char *argv[], const cJSON *in, FILE *out,
 	return 2;
 }
 
+/*
+ * Take the trailing "--wake PROJECT_TOML SESSION" off the hook's
+ * arguments (*argc shortened): 1 with them in *project and *session, 0
+ * when there are none.
+ */
+static int
+hooks_wake_args(int *argc, char *argv[], const char **project,
+    const char **session)
+{
+	int i;
+
+	for (i = 2; i + 2 < *argc; i++)
+		if (strcmp(argv[i], HOOKS_WAKE) == 0) {
+			*project = argv[i + 1];
+			*session = argv[i + 2];
+			*argc = i;
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * Wake the tool of this executable for project ("": the environment's)
+ * after the hook name of session; nothing waits for it, and a failure
+ * is only lost (the schedule's next tick acts).
+ */
+static void
+hooks_wake(const char *name, const char *project, const char *session)
+{
+	char exe[PATH_MAX], reason[HOOKS_REASON_MAX + 1], *argv[5];
+	int n = 0;
+
+	if (agent_exec_self(exe, sizeof(exe)) == -1)
+		return;
+	snprintf(reason, sizeof(reason), "%s hook %s", name, session);
+	/* What wake_spawn() (common/tick/wake.h) starts, from this layer. */
+	argv[n++] = exe;
+	argv[n++] = "--wake";
+	if (*project != '\0') {
+		argv[n++] = (char *)project;
+		argv[n++] = reason;
+	}
+	argv[n] = NULL;
+	(void)spawn_detached(argv, NULL, NULL, NULL);
+}
+
 int
 agent_hooks_main(int argc, char *argv[], FILE *out, char *msg, size_t msgsz)
 {
@@ -603,18 +701,21 @@ agent_hooks_main(int argc, char *argv[], FILE *out, char *msg, size_t msgsz)
 	cJSON *in;
 	char err[128];
 	const char *name = argc >= 2 ? argv[1] : "";
-	int r = 0;
+	const char *wproj = NULL, *wsess = NULL;
+	int r = 0, woke = 1,
+	    wake = hooks_wake_args(&argc, argv, &wproj, &wsess);
 
 	msg[0] = '\0';
 	buf_init(&input, HOOKS_INPUT_MAX);
 	hooks_read_input(&input);
 	in = json_parse(buf_str(&input), input.len, err, sizeof(err));
+	hooks_session_id(argc, argv, in);
 	if (strcmp(name, "stop") == 0)
 		r = hooks_run_stop(argc, argv, in);
 	else if (strcmp(name, "session-end") == 0)
 		r = hooks_run_session_end(argc, argv, in);
 	else if (strcmp(name, "phase-change") == 0)
-		r = hooks_run_phase_change(argc, argv, in);
+		r = hooks_run_phase_change(argc, argv, in, &woke);
 	else if (strcmp(name, "stop-failure") == 0)
 		r = hooks_run_stop_failure(argc, argv, in);
 	else if (strcmp(name, "pretooluse") == 0)
@@ -624,6 +725,8 @@ agent_hooks_main(int argc, char *argv[], FILE *out, char *msg, size_t msgsz)
 		    name);
 		r = 1;
 	}
+	if (wake && woke && r == 0 && strcmp(name, "pretooluse") != 0)
+		hooks_wake(name, wproj, wsess);
 	cJSON_Delete(in);
 	buf_free(&input);
 	return r;

@@ -25,6 +25,12 @@
  *                                          is exit 2 with the reason on
  *                                          stdout and stderr
  *
+ * The Stop, SessionEnd, phase-change (when the phase file was written)
+ * and StopFailure hooks end with "--wake PROJECT_TOML SESSION" when the
+ * session's tool is to be woken (wake.h): they start `EXE --wake
+ * PROJECT_TOML "HOOK hook SESSION"` detached (PROJECT_TOML "": the
+ * project of the environment) and return at once.
+ *
  * Every hook but a refusal exits 0: a hook that fails must not stop the
  * agent.
  */
@@ -52,6 +58,13 @@ struct agent_hooks {
 	const char *forge_api;
 	/* The session's own file besides its phase: a summary, an output. */
 	const char *own_file;
+	/*
+	 * Wake the tool that installs the hooks when the agent stops, ends,
+	 * fails or writes its phase: 1 yes, with the project file it was
+	 * given (NULL: the environment's project).
+	 */
+	int wake;
+	const char *project_toml;
 };
 
 /*

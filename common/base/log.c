@@ -28,6 +28,7 @@
 /* Syslog priorities, as journald reads them from a "<N>" prefix. */
 #define LOG_PRI_ERR 3
 #define LOG_PRI_WARNING 4
+#define LOG_PRI_NOTICE 5
 #define LOG_PRI_INFO 6
 
 static int log_fd = -1;
@@ -125,6 +126,12 @@ log_first_error(void)
 }
 
 void
+log_first_error_clear(void)
+{
+	log_first_err[0] = '\0';
+}
+
+void
 log_timestamp(char *out, size_t outsz)
 {
 	struct tm tm;
@@ -206,6 +213,16 @@ log_err(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	log_vline(LOG_PRI_ERR, fmt, ap);
+	va_end(ap);
+}
+
+void
+log_notice(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vline(LOG_PRI_NOTICE, fmt, ap);
 	va_end(ap);
 }
 

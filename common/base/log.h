@@ -7,8 +7,20 @@
  * For systemd units (log_use_stderr()) the same lines go to stderr
  * instead, without the timestamp (journald adds its own) and with the
  * syslog priority journald reads from a "<N>" prefix: "<3>" for
- * log_err(), "<4>" for log_warn(), "<6>" for log_msg().  The file is
- * then neither opened nor rotated.
+ * log_err(), "<4>" for log_warn(), "<5>" for log_notice(), "<6>" for
+ * log_msg().  The file is then neither opened nor rotated.
+ *
+ * The priority is the severity, the same for the same event in every
+ * tool:
+ *   error   (3) a run-time failure: a write that failed, a tick that
+ *               failed or could not read what it needed (its cause), a
+ *               configuration that cannot be used;
+ *   warning (4) something skipped or degraded: a read that failed (the
+ *               decision it fed waits), a check not done, a tick skipped
+ *               because the factory is paused;
+ *   notice  (5) an action taken: a merge, a launch, a review or comment
+ *               posted, a notice injected into a session;
+ *   info    (6) routine: what was looked at, found, or left alone.
  *
  * A dry run (log_dry_run()) writes no file at all: its lines go to
  * stderr in the file's form, and a status file is not replaced.
@@ -51,6 +63,8 @@ void log_dry_run(int on);
  * printable, cut to 255 bytes, without its timestamp and prefix), or "".
  */
 const char *log_first_error(void);
+/* Forget it: a new run starts (one process may run several, as tests do). */
+void log_first_error_clear(void);
 /*
  * Log one line.  The message is made printable and kept on one line
  * (termsafe_line(): control characters escaped, invalid UTF-8 replaced)
@@ -67,6 +81,8 @@ void log_msg(const char *, ...) __attribute__((format(printf, 1, 2)));
  */
 void log_err(const char *, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char *, ...) __attribute__((format(printf, 1, 2)));
+/* The same, for an action taken (a notice, priority 5). */
+void log_notice(const char *, ...) __attribute__((format(printf, 1, 2)));
 /*
  * Format the current UTC time as "YYYY-MM-DD HH:MM:SS UTC" into out
  * (at least 32 bytes).

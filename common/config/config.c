@@ -123,6 +123,8 @@ static size_t key_prefix(const char *const *, size_t);
 static const struct var *row_value(const struct load *, const struct setting *);
 static int bad(const struct load *, const struct setting *, const struct var *,
     char *, size_t, const char *, ...) __attribute__((format(printf, 6, 7)));
+static void origin_note(struct load *, const struct setting *,
+    const struct var *);
 static int fill_str(struct load *, const struct setting *, const struct var *,
     char *, size_t);
 static int fill_num(struct load *, const struct setting *, const struct var *,
@@ -188,7 +190,7 @@ static const struct setting settings[] = {
 	.off = F(log_dest),
 	.doc = "where the log goes: `file` (the tool's log file, for cron) "
 	       "or `stderr` (no timestamp, syslog priority prefixes `<3>` "
-	       "`<4>` `<6>`, for journald); `--log=` overrides it"},
+	       "`<4>` `<5>` `<6>`, for journald); `--log=` overrides it"},
     {.env = "DISINTO_CONTAINER",
 	.type = T_BOOL,
 	.flags = S_EARLY | S_ENV_ONLY,
@@ -310,6 +312,14 @@ static const struct setting settings[] = {
 	.def = "",
 	.off = F(woodpecker_token),
 	.doc = "Woodpecker API token"},
+    {.env = "WEBHOOK_SECRET",
+	.type = T_STR,
+	.flags = S_SECRET,
+	.def = "",
+	.off = F(webhook_secret),
+	.doc = "the secret of the forge's webhooks (`--webhook`): "
+	       "deliveries not signed with it are refused",
+	.def_doc = "empty: every delivery is refused"},
     {.env = "WOODPECKER_REPO_ID",
 	.section = "ci",
 	.key = "woodpecker_repo_id",
@@ -453,6 +463,18 @@ static const struct setting settings[] = {
 	.off = F(marker_ready_s),
 	.doc = "`markers`: seconds a new agent may take to create its "
 	       "ready marker"},
+    {.env = "AGENT_IDLE_SECONDS",
+	.section = "agent",
+	.key = "idle_seconds",
+	.type = T_INT,
+	.def = "90",
+	.min = 0,
+	.max = 86400,
+	.off = F(idle_grace_s),
+	.doc = "seconds a dev agent whose turn ended (its Stop hook) without "
+	       "a phase may stay at its prompt before dev-poll ends it as "
+	       "idle (`idle_prompt`); the tick the hook starts looks, and "
+	       "the first tick after this long acts"},
     {.env = "AGENT_MARKER_ACK_TIMEOUT",
 	.section = "agent",
 	.key = "marker_ack_timeout",
@@ -519,6 +541,13 @@ static const struct setting settings[] = {
 	.def = "/",
 	.off = F(disk_path),
 	.doc = "the file system whose use supervisor-poll checks"},
+    {.env = "DISINTO_WAKE",
+	.type = T_BOOL,
+	.def = "true",
+	.off = F(wake),
+	.doc = "the agents' hooks (an agent stopped, ended, failed or wrote "
+	       "its phase) and checkpoint runs start a tick of their tool at "
+	       "once (`--wake`); `false`: only the schedule starts ticks"},
     {.env = "DISINTO_TEST_CRASH",
 	.type = T_STR,
 	.def = "",
@@ -837,6 +866,51 @@ bad(const struct load *l, const struct setting *s, const struct var *v,
 	return -1;
 }
 
+/* The settings whose origin is kept, in config_origin()'s slots. */
+static const char *const origin_rows[CONFIG_NORIGINS] = {"FORGE_URL",
+    "FORGE_API", "FORGE_TOKEN", "FORGE_REVIEW_TOKEN", "WOODPECKER_SERVER",
+    "WOODPECKER_TOKEN"};
+
+/* Keep where s's value v (NULL: derived or default) came from. */
+static void
+origin_note(struct load *l, const struct setting *s, const struct var *v)
+{
+	struct config_origin *o;
+	char *key;
+	size_t i;
+
+	for (i = 0; i < CONFIG_NORIGINS; i++)
+		if (strcmp(origin_rows[i], s->env) == 0)
+			break;
+	if (i == CONFIG_NORIGINS)
+		return;
+	o = &l->cfg->origins[i];
+	o->env = origin_rows[i];
+	free(o->where);
+	if (v == NULL)
+		o->where = xstrdup("the default");
+	else if (v->origin == NULL)
+		o->where = xstrdup("the environment");
+	else if (v->origin == l->cfg->project_toml && s->key != NULL) {
+		key = row_key_doc(s);
+		o->where = xasprintf("%s:%d as %s", v->origin, v->line, key);
+		free(key);
+	} else
+		o->where = xasprintf("%s:%d", v->origin, v->line);
+}
+
+const char *
+config_origin(const struct config *c, const char *env)
+{
+	size_t i;
+
+	for (i = 0; i < CONFIG_NORIGINS; i++)
+		if (c->origins[i].env != NULL &&
+		    strcmp(c->origins[i].env, env) == 0)
+			return c->origins[i].where;
+	return NULL;
+}
+
 static int
 fill_str(struct load *l, const struct setting *s, const struct var *v,
     char *err, size_t errsz)
@@ -844,6 +918,7 @@ fill_str(struct load *l, const struct setting *s, const struct var *v,
 	char **out = field(l->cfg, s->off);
 	const char *why;
 
+	origin_note(l, s, v);
 	if (v != NULL)
 		*out = xstrdup(v->value);
 	else if (s->derive != NULL)
@@ -1568,6 +1643,8 @@ config_free(struct config *c)
 		free(*p);
 	}
 	free(c->project_toml);
+	for (i = 0; i < CONFIG_NORIGINS; i++)
+		free(c->origins[i].where);
 	for (i = 0; i < c->nmirrors; i++) {
 		free(c->mirrors[i].name);
 		free(c->mirrors[i].url);

@@ -42,6 +42,9 @@ struct config_review {
 	long long agent_timeout_s;  /* an agent writing no phase */
 };
 
+/* Settings whose origin is kept (config_origin()). */
+#define CONFIG_NORIGINS 6
+
 struct config {
 	char *factory_root;
 	char *run_dir;	    /* DISINTO_RUN_DIR, default /tmp/disinto-UID */
@@ -69,6 +72,7 @@ struct config {
 
 	char *woodpecker_server;
 	char *woodpecker_token;
+	char *webhook_secret; /* forge webhook deliveries' HMAC key */
 	/* 0: no CI; CONFIG_REPO_ID_UNSET: CI from the forge's status only */
 	long long woodpecker_repo_id;
 	long long ci_stale_minutes;
@@ -82,6 +86,7 @@ struct config {
 	int session_lock_wait_s;       /* its longest wait */
 	char *agent_protocol;	       /* [agent] protocol (agent.h) */
 	int marker_ready_s;	       /* markers: the ready marker's wait */
+	int idle_grace_s;	       /* a stopped agent idle after this */
 	int marker_ack_s;	       /* markers: an acknowledgement's wait */
 	long long agent_run_timeout_s; /* a checkpoint run's longest */
 	char *dev_agent_cmd;	       /* legacy DEV_AGENT_CMD, or NULL */
@@ -95,6 +100,7 @@ struct config {
 	char *proc_dir;	    /* DISINTO_PROC_DIR, default /proc */
 	char *disk_path;    /* DISINTO_DISK_PATH, default / */
 	char *test_crash;   /* DISINTO_TEST_CRASH (crashpoint.h), tests only */
+	int wake;	    /* DISINTO_WAKE: agent events start ticks */
 	/* DISINTO_REVIEW_POLL: the review-poll supervisor-poll starts. */
 	char *review_poll_path;
 
@@ -121,7 +127,23 @@ struct config {
 	size_t nwarnings;
 	char **notes; /* logged with -v: keys the tools do not use */
 	size_t nnotes;
+
+	/* Where the values config_origin() knows came from (owned). */
+	struct config_origin {
+		const char *env; /* the setting's variable name */
+		char *where;
+	} origins[CONFIG_NORIGINS];
 };
+
+/*
+ * Where the value of setting env (FORGE_URL, FORGE_API, FORGE_TOKEN,
+ * FORGE_REVIEW_TOKEN, WOODPECKER_SERVER, WOODPECKER_TOKEN) came from, for
+ * a message that names the setting to fix: "FILE:LINE" (.env, or the
+ * project file with its key: "projects/x.toml:3 as forge_url"), "the
+ * environment" or "the default"; NULL for another setting or before
+ * config_load().
+ */
+const char *config_origin(const struct config *, const char *env);
 
 /* Whose agent an environment is for (config_agent_env()). */
 enum config_role {

@@ -43,15 +43,19 @@ struct http_call {
 	int prefix;
 };
 
+#define HTTP_NSTATS 16
+#define HTTP_NCODES 16 /* statuses counted apart per API */
+
 /* Requests counted apart by URL prefix (http_stats_watch()). */
 struct http_stat {
 	char name[32];
 	char prefix[512];
 	unsigned long requests;
 	unsigned long errors;
+	long codes[HTTP_NCODES]; /* the statuses of errors (0: no answer) */
+	unsigned long ncode[HTTP_NCODES]; /* how many of each */
+	size_t ncodes;
 };
-
-#define HTTP_NSTATS 16
 
 static CURL *http_handle;
 static CURLSH *http_share; /* the connections of every handle */
@@ -59,6 +63,14 @@ static unsigned long http_count;
 static unsigned long http_errors;
 static struct http_stat http_stats[HTTP_NSTATS];
 static size_t http_nstats;
+/* The first failed GET of each API (http_stats_watch()'s names, "": none). */
+static struct http_fail {
+	char api[32];
+	struct http_failed f;
+	char *auth; /* its Authorization value, or NULL */
+} http_fails[HTTP_NSTATS + 1];
+static size_t http_nfails;
+static const struct http_fail *http_fail_told; /* http_failed_read()'s */
 static struct http_opts http_cur = {HTTP_DEF_CONNECT_MS, HTTP_DEF_TIMEOUT_MS,
     HTTP_DEF_RETRIES, HTTP_DEF_BACKOFF_MS, HTTP_DEF_MAX_BODY};
 
@@ -86,7 +98,9 @@ static int http_run(const struct http_call *, struct http_response *, char *,
     size_t);
 static struct http_stat *http_stat_for(const char *);
 static void http_count_request(const char *);
-static void http_count_error(const char *);
+static void http_count_error(const struct http_call *, long, const char *, int);
+static void http_count_code(struct http_stat *, long);
+static void http_note_failed(const struct http_call *, long, const char *);
 static CURLSH *http_get_share(void);
 static int http_attempt_end(const struct http_call *, CURL *, CURLcode,
     struct http_sink *, struct http_response *, char *, char *, size_t);
@@ -167,6 +181,69 @@ http_stats_get(const char *name, unsigned long *requests, unsigned long *errors)
 	}
 }
 
+size_t
+http_stats_codes(const char *name, long *codes, unsigned long *counts,
+    size_t max)
+{
+	size_t i, k, j, n = 0;
+
+	for (i = 0; i < http_nstats; i++) {
+		if (strcmp(http_stats[i].name, name) != 0)
+			continue;
+		for (k = 0; k < http_stats[i].ncodes; k++) {
+			for (j = 0; j < n && codes[j] != http_stats[i].codes[k];
+			     j++)
+				;
+			if (j == n && n == max)
+				continue;
+			if (j == n) {
+				codes[n] = http_stats[i].codes[k];
+				counts[n++] = 0;
+			}
+			counts[j] += http_stats[i].ncode[k];
+		}
+	}
+	return n;
+}
+
+int
+http_failed_read(const char *skip_api, struct http_failed *out)
+{
+	size_t i;
+
+	for (i = 0; i < http_nfails; i++) {
+		if (skip_api != NULL &&
+		    strcmp(http_fails[i].api, skip_api) == 0)
+			continue;
+		*out = http_fails[i].f;
+		http_fail_told = &http_fails[i];
+		return 1;
+	}
+	return 0;
+}
+
+int
+http_failed_read_token(const char *token)
+{
+	const char *sp;
+
+	if (http_fail_told == NULL || http_fail_told->auth == NULL ||
+	    token == NULL || token[0] == '\0' ||
+	    (sp = strchr(http_fail_told->auth, ' ')) == NULL)
+		return 0;
+	return strcmp(sp + 1 + strspn(sp + 1, " "), token) == 0;
+}
+
+void
+http_note_unusable(const char *method, const char *url, long status,
+    const char *why)
+{
+	struct http_call c = {.method = method, .url = url};
+
+	if (strcmp(method, "GET") == 0)
+		http_note_failed(&c, status, why);
+}
+
 /* The counters of url: the longest watched prefix, or NULL. */
 static struct http_stat *
 http_stat_for(const char *url)
@@ -196,20 +273,85 @@ http_count_request(const char *url)
 		st->requests++;
 }
 
-/* One request failed (no answer, or 5xx after the retries). */
+/*
+ * The end of request c: no answer (status 0, why says why), or an answer
+ * with status.  A 4xx or 5xx or no answer is an error; a GET that brought
+ * no data back is noted (http_failed_read()).
+ */
 static void
-http_count_error(const char *url)
+http_count_error(const struct http_call *c, long status, const char *why,
+    int too_large)
 {
 	struct http_stat *st;
 
+	if (status != 0 && status < 400)
+		return;
 	http_errors++;
-	if ((st = http_stat_for(url)) != NULL)
+	if ((st = http_stat_for(c->url)) != NULL) {
 		st->errors++;
+		http_count_code(st, status);
+	}
+	/* A body over the cap is the item's trouble, not the server's. */
+	if (strcmp(c->method, "GET") == 0 && !too_large &&
+	    (status == 0 || status >= 500 || status == 401 || status == 403 ||
+		status == 429))
+		http_note_failed(c, status, why);
+}
+
+/* One error more of status in st (the last slot takes what overflows). */
+static void
+http_count_code(struct http_stat *st, long status)
+{
+	size_t k;
+
+	for (k = 0; k < st->ncodes && st->codes[k] != status; k++)
+		;
+	if (k == st->ncodes && st->ncodes == HTTP_NCODES)
+		k = HTTP_NCODES - 1;
+	else if (k == st->ncodes)
+		st->codes[st->ncodes++] = status;
+	st->ncode[k]++;
+}
+
+/* The first GET of its API this run that brought no data back. */
+static void
+http_note_failed(const struct http_call *c, long status, const char *why)
+{
+	const struct http_stat *st = http_stat_for(c->url);
+	const char *api = st != NULL ? st->name : "";
+	struct http_failed *f;
+	size_t i;
+
+	for (i = 0; i < http_nfails; i++)
+		if (strcmp(http_fails[i].api, api) == 0)
+			return;
+	if (http_nfails == HTTP_NSTATS + 1)
+		return;
+	snprintf(http_fails[http_nfails].api, sizeof(http_fails[0].api), "%s",
+	    api);
+	f = &http_fails[http_nfails].f;
+	f->status = status;
+	http_safe_url(c->url, f->url, sizeof(f->url));
+	snprintf(f->why, sizeof(f->why), "%s",
+	    status == 0 || status < 300 ? why : "");
+	http_fails[http_nfails++].auth =
+	    c->auth != NULL ? xstrdup(c->auth) : NULL;
 }
 
 void
 http_cleanup(void)
 {
+	size_t i;
+
+	for (i = 0; i < http_nfails; i++) {
+		if (http_fails[i].auth != NULL)
+			explicit_bzero(http_fails[i].auth,
+			    strlen(http_fails[i].auth));
+		free(http_fails[i].auth);
+	}
+	memset(http_fails, 0, sizeof(http_fails));
+	http_nfails = 0;
+	http_fail_told = NULL;
 	if (http_handle != NULL)
 		curl_easy_cleanup(http_handle);
 	http_handle = NULL;
@@ -342,8 +484,7 @@ http_run(const struct http_call *c, struct http_response *resp, char *err,
 		if (r == -1)
 			break;
 	}
-	if (r != 0 || resp->status >= 500)
-		http_count_error(c->url);
+	http_count_error(c, r != 0 ? 0 : resp->status, err, resp->too_large);
 	return r == 1 ? -1 : r;
 }
 
@@ -830,7 +971,8 @@ http_get_many(struct http_get *gets, size_t n, const char *auth)
 		left = http_par_round(ps, left);
 	}
 	for (i = 0; i < n; i++)
-		if (gets[i].failed || gets[i].resp.status >= 500)
-			http_count_error(gets[i].url);
+		http_count_error(&ps[i].call,
+		    gets[i].failed ? 0 : gets[i].resp.status, gets[i].err,
+		    gets[i].resp.too_large);
 	free(ps);
 }

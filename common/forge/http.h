@@ -95,13 +95,52 @@ unsigned long http_request_count(void);
  */
 int http_stats_watch(const char *name, const char *prefix);
 /*
- * The requests sent (each attempt) and the requests that failed for good
- * (a transport failure, or 5xx on the last attempt) under name since the
+ * The requests sent (each attempt) and the requests that failed (no
+ * answer, a 4xx, or a 5xx on the last attempt) under name since the
  * start; name NULL: all requests.
  */
 void http_stats_get(const char *name, unsigned long *requests,
     unsigned long *errors);
-/* Drop the easy handle and its connections. */
+/*
+ * The failed requests of name by status (0: no answer): at most max
+ * distinct statuses into codes, with how many of each in counts (a 17th
+ * status and later ones count under the 16th).  Returns how many.
+ */
+size_t http_stats_codes(const char *name, long *codes, unsigned long *counts,
+    size_t max);
+/*
+ * The first GET of the run that brought no data back: no answer, a 5xx
+ * after the retries, credentials refused (401, 403), rate-limited (429),
+ * or an answer that could not be used (http_note_unusable()).  A decision
+ * it fed was "unknown".
+ */
+struct http_failed {
+	long status;   /* 0: no answer */
+	char url[512]; /* without user information */
+	char why[256]; /* no answer or a 2xx: why (never a token) */
+};
+/*
+ * 1 with the first such GET in *out, or 0 when every GET was answered;
+ * those under skip_api (an http_stats_watch() name, or NULL) aside.
+ */
+int http_failed_read(const char *skip_api, struct http_failed *out);
+/*
+ * Whether the GET http_failed_read() gave last carried token ("Authorization:
+ * token T", "Bearer T"): which token a server refused, without handing the
+ * value out.
+ */
+int http_failed_read_token(const char *token);
+/*
+ * A GET of url answered status whose body could not be used (why: not
+ * JSON, not the type expected): noted as a failed read when it is the
+ * first (other methods are not reads).
+ */
+void http_note_unusable(const char *method, const char *url, long status,
+    const char *why);
+/*
+ * Drop the easy handle and its connections, and wipe the credentials
+ * http_failed_read_token() compares with.
+ */
 void http_cleanup(void);
 
 #endif

@@ -207,6 +207,7 @@ http_client_parse(struct http_client *c, const char *method, const char *url,
 	if (root == NULL) {
 		http_client_fail(c, 0, "%s from '%s %s'", err, method,
 		    http_client_endpoint(url));
+		http_note_unusable(method, url, resp->status, err);
 		return NULL;
 	}
 	if (type != 0 && (root->type & 0xff) != type) {
@@ -214,6 +215,8 @@ http_client_parse(struct http_client *c, const char *method, const char *url,
 		    http_client_type_name(type),
 		    http_client_type_name(root->type & 0xff), method,
 		    http_client_endpoint(url));
+		http_note_unusable(method, url, resp->status,
+		    "not the JSON type expected");
 		cJSON_Delete(root);
 		return NULL;
 	}

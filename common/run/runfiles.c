@@ -241,6 +241,24 @@ runfiles_review_files(const char *p)
 }
 
 char *
+runfiles_ci_memo(const char *p)
+{
+	return xasprintf("%s/ci-status-%s", run_dir, p);
+}
+
+char *
+runfiles_ci_changed(const char *p)
+{
+	return xasprintf("%s/ci-changed-%s", run_dir, p);
+}
+
+char *
+runfiles_ci_changed_lock(const char *p)
+{
+	return xasprintf("%s/ci-changed-%s.lock", run_dir, p);
+}
+
+char *
 runfiles_review_status(const char *p)
 {
 	return xasprintf("%s/%s-review-status", run_dir, p);
@@ -277,6 +295,43 @@ runfiles_escalation_injected(const char *p, long long n)
 }
 
 char *
+runfiles_escalation_parked(const char *p, long long n)
+{
+	return xasprintf("%s/dev-escalation-parked-%s-%lld", run_dir, p, n);
+}
+
+char *
+runfiles_escalation_resume(const char *p, long long n)
+{
+	return xasprintf("%s/dev-escalation-resume-%s-%lld", run_dir, p, n);
+}
+
+char *
+runfiles_claude_id(const char *s)
+{
+	return xasprintf("%s/claude-id-%s", run_dir, s);
+}
+
+char *
+runfiles_claude_id_beside(const char *marker)
+{
+	static const char *const kinds[] = {"claude-idle-", "claude-exited-",
+	    NULL};
+	const char *base = strrchr(marker, '/'), *const * k;
+	size_t len;
+
+	base = base != NULL ? base + 1 : marker;
+	len = strlen(base);
+	for (k = kinds; *k != NULL; k++)
+		if (strncmp(base, *k, strlen(*k)) == 0 &&
+		    len > strlen(*k) + 3 && strcmp(base + len - 3, ".ts") == 0)
+			return xasprintf("%.*sclaude-id-%.*s",
+			    (int)(base - marker), marker,
+			    (int)(len - strlen(*k) - 3), base + strlen(*k));
+	return NULL;
+}
+
+char *
 runfiles_supervisor_status(void)
 {
 	return xasprintf("%s/supervisor-status", run_dir);
@@ -292,6 +347,14 @@ char *
 runfiles_supervisor_lock(void)
 {
 	return xasprintf("%s/supervisor-poll.lock", run_dir);
+}
+
+char *
+runfiles_wake(const char *prog, const char *p)
+{
+	if (p == NULL || *p == '\0')
+		return xasprintf("%s/%s.wake", run_dir, prog);
+	return xasprintf("%s/%s-%s.wake", run_dir, prog, p);
 }
 
 char *
@@ -435,8 +498,8 @@ runfiles_is_run_name(const char *name)
 	static const char *const prefixes[] = {"dev-session-",
 	    "dev-impl-summary-", "ci-result-", "dev-renotify-",
 	    "dev-escalation-", "dev-poll-", "dev-agent-", "claude-idle-",
-	    "claude-exited-", "phase-changed-", "ready-", "agent-",
-	    "review-session-", "review-injected-", "review-poll-",
+	    "claude-id-", "claude-exited-", "phase-changed-", "ready-",
+	    "agent-", "review-session-", "review-injected-", "review-poll-",
 	    "supervisor-", "dev-idle-ticks-", "dev-recoveries-", "dev-notice-",
 	    "dev-state-", "dev-backoff-", "forge-logins", "sessions", NULL};
 	static const char *const infixes[] = {"-worktree-", "-review-",

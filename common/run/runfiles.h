@@ -126,6 +126,16 @@ char *runfiles_review_status(const char *project);
  * only non-code files changed, else "code".
  */
 char *runfiles_review_files(const char *project);
+/*
+ * The forge's combined commit status of the project's open PR heads,
+ * remembered by all three tools where no Woodpecker is set up: one line
+ * "SHA STATE FINAL SINCE AT" each (common/world/cimemo.h).  The heads a
+ * forge webhook delivery said their CI changed: one line "SHA AT" each,
+ * written under the lock below, read by the ticks.
+ */
+char *runfiles_ci_memo(const char *project);
+char *runfiles_ci_changed(const char *project);
+char *runfiles_ci_changed_lock(const char *project);
 /* dev-poll's per-issue tick state: idle ticks, recoveries, the notice
  * sent for the current phase write. */
 char *runfiles_idle_ticks(const char *project, long long issue);
@@ -134,11 +144,39 @@ char *runfiles_phase_notice(const char *project, long long issue);
 /* supervisor-poll's escalation state: the notice, the injected reply. */
 char *runfiles_escalation_notified(const char *project, long long issue);
 char *runfiles_escalation_injected(const char *project, long long issue);
+/*
+ * A parked escalation (its agent ended, its conversation kept): "ID:"
+ * the Claude session id, "AT:" the escalation's phase time, "WORKTREE:",
+ * "REASON:"; written by supervisor-poll, removed by the resume (dev-poll)
+ * or the 24 h timeout.
+ */
+char *runfiles_escalation_parked(const char *project, long long issue);
+/*
+ * A person's reply waiting for the parked conversation's resume: "KEY:"
+ * (the message's key), "AT:", then after an empty line the text to
+ * deliver first.  supervisor-poll writes it, dev-poll delivers it.
+ */
+char *runfiles_escalation_resume(const char *project, long long issue);
+/*
+ * The agent's Claude session id, written by its Stop and SessionEnd
+ * hooks: runfiles_claude_id() for a session, runfiles_claude_id_beside()
+ * for the hook, which knows only its marker's path (claude-idle-S.ts or
+ * claude-exited-S.ts): the id file beside it, or NULL when the path is
+ * not such a marker.  Caller frees.
+ */
+char *runfiles_claude_id(const char *session);
+char *runfiles_claude_id_beside(const char *marker);
 char *runfiles_supervisor_status(void);
 /* The fix command's prompt (0600), its standard input while it runs. */
 char *runfiles_supervisor_fix_prompt(void);
 char *runfiles_supervisor_lock(void);
 char *runfiles_infra_retries_dir(void);
+/*
+ * A wake of tool prog ("dev-poll") for project (NULL: a tool of no one
+ * project): "TIME REASON", written by `prog --wake` and consumed by the
+ * tick holding the tool's tick lock (common/tick/wake.h).
+ */
+char *runfiles_wake(const char *prog, const char *project);
 /* The retry count of a Woodpecker pipeline, inside the directory above. */
 char *runfiles_infra_retry(long long repo_id, long long pipeline);
 /*

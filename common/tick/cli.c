@@ -44,6 +44,7 @@ enum cli_opt_id {
 	CLI_O_LOG,
 	CLI_O_CHECK,
 	CLI_O_FORGE,
+	CLI_O_WAKE,
 	CLI_O_HELP,
 	CLI_O_VERSION
 };
@@ -88,6 +89,8 @@ static const struct cli_option cli_options[] = {
 	"check the configuration offline; exit 2 if it is wrong"},
     {CLI_O_FORGE, "--forge", NULL, NULL, 0,
 	"with --check or --status: ask the forge too"},
+    {CLI_O_WAKE, "--wake", NULL, NULL, 0,
+	"start a tick in the background and return at once"},
     {CLI_O_HELP, "--help", "-h", NULL, 0, "print this"},
     {CLI_O_VERSION, "--version", "-V", NULL, 0,
 	"print the version and the commit built from"},
@@ -103,17 +106,16 @@ static int cli_set(const struct cli_option *, const char *, struct cli *,
     char *, size_t);
 static int cli_option(int, char *[], int *, const struct cli_tool *,
     struct cli *, char *, size_t);
+static int cli_operand_bad(const char *, char *, size_t);
 static int cli_check(const struct cli_tool *, const struct cli *, char *,
     size_t);
-static const char *operand(int, char *[], int);
 static int cli_status_failing(const char *);
 static void cli_status_recover(const struct cli_tool *, const struct config *,
     const struct cli *);
 static int configure(const struct cli_tool *, const char *, const struct cli *,
     struct config *, char *, size_t);
 static int cli_mode(const struct cli_tool *, int, char *[], char **);
-static int usage_error(const struct cli_tool *, int, char *[], const char *,
-    struct config *, char **);
+static int usage_error(const struct cli_tool *, const char *, char **);
 static int cli_status_add(struct status *, const char *, const char *,
     const char *);
 static int cli_status_reply(const struct cli_tool *, const struct cli *,
@@ -210,6 +212,9 @@ cli_set(const struct cli_option *o, const char *value, struct cli *out,
 	case CLI_O_FORGE:
 		out->forge = 1;
 		break;
+	case CLI_O_WAKE:
+		out->wake = 1;
+		break;
 	case CLI_O_HELP:
 	case CLI_O_VERSION:
 		break;
@@ -265,6 +270,17 @@ cli_check(const struct cli_tool *t, const struct cli *c, char *err,
 	else if (c->status && (c->issue != 0 || c->pr != 0))
 		snprintf(err, errsz, "--status runs nothing: not with %s",
 		    c->issue != 0 ? "--issue" : "--pr");
+	else if (c->reason != NULL && !c->wake)
+		snprintf(err, errsz, "unexpected argument '%s'", c->reason);
+	else if (c->wake &&
+	    (c->status || c->check || c->dry_run || c->issue != 0 ||
+		c->pr != 0))
+		snprintf(err, errsz, "--wake starts a tick: not with %s",
+		    c->status	      ? "--status" :
+			c->check      ? "--check" :
+			c->dry_run    ? "--dry-run" :
+			c->issue != 0 ? "--issue" :
+					"--pr");
 	else
 		return 0;
 	return -1;
@@ -274,7 +290,7 @@ enum cli_parsed
 cli_parse(int argc, char *argv[], const struct cli_tool *t, struct cli *out,
     char *err, size_t errsz)
 {
-	int i, r, operands = 0;
+	int i, r, operands = 0, first = t->takes_project ? 0 : 1;
 
 	memset(out, 0, sizeof(*out));
 	for (i = 1; i < argc; i++) {
@@ -287,11 +303,16 @@ cli_parse(int argc, char *argv[], const struct cli_tool *t, struct cli *out,
 			if ((r = cli_option(argc, argv, &i, t, out, err,
 				 errsz)) != CLI_RUN)
 				return r;
-		} else if (!t->takes_project || operands++) {
+		} else if (operands + first == 0) {
+			operands++;
+			out->project_toml = a;
+		} else if (operands++ + first == 1)
+			/* The second operand: --wake's reason (checked). */
+			out->reason = a;
+		else {
 			snprintf(err, errsz, "unexpected argument '%s'", a);
 			return CLI_BAD;
-		} else
-			out->project_toml = a;
+		}
 	}
 	return cli_check(t, out, err, errsz) == -1 ? CLI_BAD : CLI_RUN;
 }
@@ -313,6 +334,7 @@ cli_usage(const struct cli_tool *t)
 	if (t->opts & CLI_OPT_PR)
 		buf_printf(&b,
 		    "       %s [--dry-run] [-v] --pr N [--force]%s\n", p, toml);
+	buf_printf(&b, "       %s --wake%s%s [REASON]\n", p, proj, toml);
 	buf_printf(&b, "       %s --status [--json] [--forge]%s%s\n", p, proj,
 	    toml);
 	buf_printf(&b, "       %s --help | --version", p);
@@ -564,21 +586,6 @@ out:
 	return r;
 }
 
-/* The PROJECT_TOML operand argv seems to give, for logging, or NULL. */
-static const char *
-operand(int argc, char *argv[], int takes_project)
-{
-	int i;
-
-	for (i = 1; takes_project && i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			return i + 1 < argc ? argv[i + 1] : NULL;
-		if (argv[i][0] != '-')
-			return argv[i];
-	}
-	return NULL;
-}
-
 /*
  * Send the log where --log, else DISINTO_LOG, says (cfg as far as it was
  * loaded); a dry run's to stderr alone.
@@ -593,24 +600,45 @@ cli_log_dest(const struct cli *cli, const struct config *cfg)
 	log_dry_run(cli->dry_run);
 }
 
-/* A command line that cannot be run: logged where the project's is. */
+/*
+ * A command line that cannot be run: said on stderr alone.  A typo
+ * ("dev-poll 42") names no project, so no project's log, status or
+ * metrics file is created for it (cfg stays empty).
+ */
 static int
-usage_error(const struct cli_tool *t, int argc, char *argv[], const char *err,
-    struct config *cfg, char **msg)
+usage_error(const struct cli_tool *t, const char *err, char **msg)
 {
-	char *usage = cli_usage(t), ignored[256];
-	char *why = xasprintf("%s (see %s --help)", err, t->prog);
+	char *usage = cli_usage(t);
 
 	*msg = xasprintf("%s: %s\n%s\n", t->prog, err, usage);
-	/* Only to find the log: this configuration is not used. */
-	(void)config_load(cfg, operand(argc, argv, t->takes_project), argv[0],
-	    ignored, sizeof(ignored));
-	log_use_stderr(
-	    cfg->log_dest != NULL && strcmp(cfg->log_dest, "stderr") == 0);
-	(void)cli_fail(t, cfg, why);
-	free(why);
 	free(usage);
 	return CLI_EXIT_USAGE;
+}
+
+/*
+ * Whether the PROJECT_TOML operand path cannot name a project file: a
+ * readable regular file whose name ends in ".toml".  0, or -1 with err
+ * set.
+ */
+static int
+cli_operand_bad(const char *path, char *err, size_t errsz)
+{
+	struct stat st;
+	size_t n = strlen(path);
+
+	if (stat(path, &st) == -1)
+		snprintf(err, errsz, "%s: cannot read: %s", path,
+		    strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		snprintf(err, errsz, "%s: not a file", path);
+	else if (n < 6 || strcmp(path + n - 5, ".toml") != 0)
+		snprintf(err, errsz,
+		    "%s: not a project file (PROJECT_TOML is a "
+		    "projects/NAME.toml)",
+		    path);
+	else
+		return 0;
+	return -1;
 }
 
 /* cli_configure(), and a project when the tool needs one: 0 or -1. */
@@ -744,10 +772,13 @@ cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
 		*msg = xasprintf("%s %s\n", t->prog, version_string());
 		return CLI_EXIT_OK;
 	case CLI_BAD:
-		return usage_error(t, argc, argv, err, cfg, msg);
+		return usage_error(t, err, msg);
 	case CLI_RUN:
 		break;
 	}
+	if (t->takes_project && cli->project_toml != NULL &&
+	    cli_operand_bad(cli->project_toml, err, sizeof(err)) == -1)
+		return usage_error(t, err, msg);
 	if (configure(t, argv[0], cli, cfg, err, sizeof(err)) == -1) {
 		cli_log_dest(cli, cfg);
 		*msg = xasprintf("%s: %s\n", t->prog, err);

@@ -33,6 +33,8 @@ struct cli {
 	const char *log;	  /* --log DEST: "file", "stderr", or NULL */
 	int check;		  /* --check: the configuration, no tick */
 	int forge;		  /* --forge (with --check): ask the forge */
+	int wake;		  /* --wake: start a tick, or leave a wake */
+	const char *reason;	  /* --wake's REASON operand, or NULL */
 };
 
 /* What an executable tells cli_start() about itself. */

@@ -16,10 +16,6 @@
 #include "runfiles.h"
 #include "xmalloc.h"
 
-/* The APIs whose requests are counted apart. */
-#define PROMTICK_FORGE "forge"
-#define PROMTICK_WOODPECKER "woodpecker"
-
 struct promtick {
 	char *tool;
 	struct prom *prom; /* NULL until promtick_open() */
@@ -37,13 +33,17 @@ static const struct promtick_family promtick_tick_families[] = {
 	"configuration error)."},
     {"disinto_tick_last_success_timestamp_seconds", PROM_GAUGE, 1,
 	"Unix time of the end of the last tick that exited 0."},
+    {"disinto_tick_passes", PROM_GAUGE, 0,
+	"Passes of its steps the last tick ran (1, and one more for each "
+	"time it was woken while it ran)."},
     {"disinto_ticks_total", PROM_COUNTER, 0,
-	"Ticks run, by result (ok, failed, config_error, locked, inactive)."},
+	"Ticks run, by result (ok, degraded, failed, config_error, locked, "
+	"inactive)."},
     {"disinto_api_requests_total", PROM_COUNTER, 0,
 	"HTTP requests sent (each attempt), by API (forge, woodpecker)."},
     {"disinto_api_errors_total", PROM_COUNTER, 0,
-	"HTTP requests that failed for good (a transport error or timeout, "
-	"or 5xx after the retries), by API (forge, woodpecker)."},
+	"HTTP requests that failed (no answer: code transport; a 4xx; a 5xx "
+	"after the retries), by API (forge, woodpecker) and code."},
     {NULL, PROM_GAUGE, 0, NULL}};
 
 static int promtick_fail(struct promtick *, const char *);
@@ -139,6 +139,14 @@ promtick_prefix(const char *url, const char *tail)
 int
 promtick_watch(struct promtick *t, const struct config *cfg)
 {
+	return promtick_watch_apis(cfg) == -1 ?
+	    promtick_fail(t, "too many APIs to count apart") :
+	    0;
+}
+
+int
+promtick_watch_apis(const struct config *cfg)
+{
 	char *forge, *wp;
 	int r = 0;
 
@@ -150,7 +158,7 @@ promtick_watch(struct promtick *t, const struct config *cfg)
 	/* On one host the forge's longer prefix takes its own requests. */
 	if (http_stats_watch(PROMTICK_FORGE, forge) == -1 ||
 	    http_stats_watch(PROMTICK_WOODPECKER, wp) == -1)
-		r = promtick_fail(t, "too many APIs to count apart");
+		r = -1;
 	free(forge);
 	free(wp);
 	return r;
@@ -249,19 +257,32 @@ promtick_elapsed(const struct promtick *t)
 	return (double)us / 1e6;
 }
 
-/* The requests of api this tick onto the counters. */
+/* The requests of api this tick onto the counters, errors by code. */
 static int
 promtick_api(struct promtick *t, const char *api)
 {
 	const char *labels[] = {"api", api, NULL};
-	unsigned long requests, errors;
+	unsigned long requests, errors, counts[16];
+	long codes[16];
+	size_t i, n;
 
 	http_stats_get(api, &requests, &errors);
 	if (prom_add(t->prom, "disinto_api_requests_total", labels,
-		(double)requests) == -1 ||
-	    prom_add(t->prom, "disinto_api_errors_total", labels,
-		(double)errors) == -1)
+		(double)requests) == -1)
 		return promtick_fail(t, prom_error(t->prom));
+	n = http_stats_codes(api, codes, counts, 16);
+	for (i = 0; i < n; i++) {
+		char code[24];
+		const char *el[] = {"api", api, "code", code, NULL};
+
+		if (codes[i] == 0)
+			snprintf(code, sizeof(code), "transport");
+		else
+			snprintf(code, sizeof(code), "%ld", codes[i]);
+		if (prom_add(t->prom, "disinto_api_errors_total", el,
+			(double)counts[i]) == -1)
+			return promtick_fail(t, prom_error(t->prom));
+	}
 	return 0;
 }
 

@@ -24,6 +24,10 @@
 struct config;
 struct promtick;
 
+/* The APIs whose requests are counted apart (http_stats_watch() names). */
+#define PROMTICK_FORGE "forge"
+#define PROMTICK_WOODPECKER "woodpecker"
+
 /* One family of a tool's own (a table ends with a NULL name). */
 struct promtick_family {
 	const char *name;
@@ -35,6 +39,7 @@ struct promtick_family {
 /* How a tick ended: the ticks_total label and what it means. */
 #define PROMTICK_OK "ok"		     /* exit 0 after a tick */
 #define PROMTICK_FAILED "failed"	     /* exit 1 */
+#define PROMTICK_DEGRADED "degraded"	     /* exit 1: a read failed */
 #define PROMTICK_CONFIG_ERROR "config_error" /* exit 2 */
 #define PROMTICK_LOCKED "locked"	     /* another tick runs */
 #define PROMTICK_INACTIVE "inactive"	     /* the factory is paused */
@@ -70,6 +75,8 @@ struct promtick *promtick_begin(struct promtick *t, const struct config *cfg,
  * ("woodpecker") apart, for a tick over several projects.  0 or -1.
  */
 int promtick_watch(struct promtick *, const struct config *cfg);
+/* The same without metrics (which API a failed read went to).  0 or -1. */
+int promtick_watch_apis(const struct config *cfg);
 /* The metrics, to set the tool's own values; NULL before promtick_open(). */
 struct prom *promtick_prom(struct promtick *);
 

@@ -95,6 +95,7 @@ struct status_escalation {
 	int notified; /* the notice is on the issue */
 	int reminded; /* the 6-hour reminder was sent */
 	int answered; /* a reply was typed into the session */
+	int parked;   /* its agent ended until a reply resumes it */
 };
 
 /* The last line of supervisor/escalations-P.jsonl, and the count. */
@@ -661,6 +662,9 @@ status_escalations(struct status_project *p, const char *proj)
 		path = runfiles_escalation_injected(proj, s->number);
 		e->answered = file_exists(path);
 		free(path);
+		path = runfiles_escalation_parked(proj, s->number);
+		e->parked = file_exists(path);
+		free(path);
 	}
 }
 
@@ -1190,10 +1194,13 @@ status_text_rest(const struct status *st, const struct status_project *p,
 	for (i = 0; i < p->nesc; i++) {
 		e = &p->esc[i];
 		status_age((long long)(st->now - e->since), age, sizeof(age));
-		buf_printf(b, "%s #%lld for %s (%s%s%s)", i ? "," : "",
+		buf_printf(b, "%s #%lld for %s (%s%s%s%s)", i ? "," : "",
 		    e->issue, age, e->notified ? "notified" : "not notified",
 		    e->reminded ? ", reminded" : "",
-		    e->answered ? ", answered" : "");
+		    e->answered ? ", answered" : "",
+		    !e->parked	    ? "" :
+			e->answered ? ", parked, the reply waits for the slot" :
+				      ", parked, waiting for a human reply");
 	}
 	buf_puts(b, p->nesc == 0 ? " none\n" : "\n");
 	if (p->failures.count == 0)
@@ -1519,6 +1526,7 @@ status_json_escalation(const struct status *st,
 	cJSON_AddBoolToObject(o, "notified", e->notified);
 	cJSON_AddBoolToObject(o, "reminded", e->reminded);
 	cJSON_AddBoolToObject(o, "answered", e->answered);
+	cJSON_AddBoolToObject(o, "parked", e->parked);
 	return o;
 }
 

@@ -13,17 +13,20 @@
 #include <curl/curl.h>
 
 #include "act.h"
+#include "cause.h"
 #include "cli.h"
 #include "config.h"
 #include "file.h"
 #include "http.h"
 #include "lock.h"
 #include "log.h"
+#include "prom.h"
 #include "promtick.h"
 #include "redact.h"
 #include "runfiles.h"
 #include "spawn.h"
 #include "tick.h"
+#include "wake.h"
 #include "xmalloc.h"
 
 static long long tick_now_ms(void);
@@ -32,6 +35,11 @@ static char *tick_root_said(const struct config *);
 static int tick_active(struct tick *);
 static int tick_lock(struct tick *);
 static int tick_steps(struct tick *);
+static int tick_woken(struct tick *, const char *);
+static int tick_again(struct tick *, const char *);
+static int tick_next(struct tick *, int *);
+static int tick_passes(struct tick *);
+static int tick_reads(struct tick *, int);
 static int tick_run(struct tick *);
 static void tick_summary(const struct tick *);
 static char *tick_failed_line(const struct tick *);
@@ -63,8 +71,8 @@ tick_prom(struct tick *t, int rc)
 	const struct config *cfg = &t->cfg;
 
 	if ((rc == -1 || rc == CLI_EXIT_USAGE) && !t->cli.dry_run &&
-	    !t->cli.status && !tick_oneshot(t) && cfg->factory_root != NULL &&
-	    cfg->run_dir != NULL &&
+	    !t->cli.status && !t->cli.wake && !tick_oneshot(t) &&
+	    cfg->factory_root != NULL && cfg->run_dir != NULL &&
 	    (!t->tool->cli.takes_project ||
 		(cfg->project_name != NULL && cfg->project_name[0] != '\0'))) {
 		t->prom = promtick_begin(t->prom, cfg,
@@ -110,7 +118,7 @@ tick_active(struct tick *t)
 	flag = runfiles_active_flag(t->tool->guard);
 	if (!(active = file_exists(flag))) {
 		root = tick_root_said(&t->cfg);
-		log_msg("%s not active — skipping: '%s' not found, %s",
+		log_warn("%s not active — skipping: '%s' not found, %s",
 		    t->tool->guard, flag, root);
 		t->result = PROMTICK_INACTIVE;
 		/*
@@ -183,6 +191,7 @@ tick_steps(struct tick *t)
 	int rc;
 
 	curl_global_init(CURL_GLOBAL_DEFAULT);
+	(void)promtick_watch_apis(&t->cfg);
 	tool->open(t);
 	rc = tick_oneshot(t) ? tool->oneshot(t) : tool->run(t);
 	/* A write that failed fails the tick, wherever it was. */
@@ -191,11 +200,133 @@ tick_steps(struct tick *t)
 		rc = CLI_EXIT_FAIL;
 	free(status);
 	tool->close(t);
+	rc = tick_reads(t, rc);
 	http_cleanup();
 	curl_global_cleanup();
 	if (t->cli.verbose)
 		tick_summary(t);
 	return rc;
+}
+
+/*
+ * A pass starts: the wake that asked for it (if any) consumed and
+ * logged.  1 woken, 0 not.
+ */
+static int
+tick_woken(struct tick *t, const char *wake)
+{
+	char reason[WAKE_REASON_MAX + 1];
+
+	if (wake == NULL || wake_take(wake, reason, sizeof(reason)) != 1)
+		return 0;
+	log_msg("woken: %s (pass %d)", reason, t->passes + 1);
+	return 1;
+}
+
+/*
+ * After a pass: whether another one runs, with the tick lock held.  A
+ * wake that came during the pass asks for one; else the lock is let go
+ * of, and a wake that came before its release (its waker found the lock
+ * held) takes it again.  1 another pass, 0 done.
+ */
+static int
+tick_again(struct tick *t, const char *wake)
+{
+	char *path;
+
+	if (wake == NULL || t->passes >= WAKE_MAX_PASSES) {
+		if (wake_pending(wake))
+			log_msg("%d passes: the wake waits for the next tick",
+			    t->passes);
+		return 0;
+	}
+	wake_hold("pass");
+	if (wake_pending(wake))
+		return 1;
+	wake_hold("release");
+	path = t->lockpath;
+	lock_release_remove(t->lockpath, t->lockfd);
+	t->lockpath = NULL;
+	t->lockfd = -1;
+	if (wake_pending(wake) && lock_take(path, &t->lockfd) == 0) {
+		t->lockpath = path;
+		return 1;
+	}
+	free(path);
+	return 0;
+}
+
+/*
+ * The state zeroed and load run again for another pass: 0 to go on, -1
+ * when load ended the tick (its exit status in *rc).
+ */
+static int
+tick_next(struct tick *t, int *rc)
+{
+	int r = -1;
+
+	if (t->tool->ctx_size > 0)
+		memset(t->ctx, 0, t->tool->ctx_size);
+	t->act = NULL;
+	if (t->tool->load != NULL && (r = t->tool->load(t)) != -1) {
+		t->tool->close(t);
+		if (r > *rc)
+			*rc = r;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The steps, once, then again while wakes come (wake.h); a one-shot and
+ * a dry run run once and leave the wakes alone.  The worst exit status.
+ */
+static int
+tick_passes(struct tick *t)
+{
+	char *wake = tick_oneshot(t) || t->cli.dry_run ?
+	    NULL :
+	    runfiles_wake(t->tool->cli.prog,
+		t->tool->cli.takes_project ? t->cfg.project_name : NULL);
+	int rc = CLI_EXIT_OK, r;
+
+	for (;;) {
+		(void)tick_woken(t, wake);
+		r = tick_steps(t);
+		t->passes++;
+		if (r > rc)
+			rc = r;
+		if (!tick_again(t, wake) || tick_next(t, &rc) == -1)
+			break;
+	}
+	if (t->passes > 1)
+		log_msg("tick: %d passes", t->passes);
+	free(wake);
+	return rc;
+}
+
+/*
+ * The verdict on the tick's reads: a GET of the forge that brought no
+ * data back is logged with its cause, and a tick that exited 0 without
+ * that data exits 1, "degraded".  The exit status.
+ */
+static int
+tick_reads(struct tick *t, int rc)
+{
+	struct http_failed f;
+
+	/*
+	 * Woodpecker's trouble decides nothing: the forge's commit status
+	 * stands in (ci.h).  It is logged and counted all the same.
+	 */
+	if (!http_failed_read(PROMTICK_WOODPECKER, &f))
+		return rc;
+	t->cause = cause_failed_read(&t->cfg, &f);
+	log_err("%s", t->cause);
+	if (rc != CLI_EXIT_OK)
+		return rc;
+	t->result = PROMTICK_DEGRADED;
+	return CLI_EXIT_FAIL;
 }
 
 /* A run past the start: the guard, load, the lock, the steps. */
@@ -205,6 +336,8 @@ tick_run(struct tick *t)
 	const struct tick_tool *tool = t->tool;
 	int rc = -1;
 
+	if (t->cli.wake)
+		return wake_run(t);
 	if (!tick_active(t))
 		return CLI_EXIT_OK;
 	if (tool->load != NULL)
@@ -212,7 +345,7 @@ tick_run(struct tick *t)
 	if (rc == -1)
 		rc = tick_lock(t);
 	if (rc == -1)
-		return tick_steps(t);
+		return tick_passes(t);
 	/* Loaded, and stopped before it opened. */
 	if (tool->load != NULL)
 		tool->close(t);
@@ -240,9 +373,10 @@ tick_summary(const struct tick *t)
 static char *
 tick_failed_line(const struct tick *t)
 {
-	const char *first = t->act != NULL && t->act->first_fail[0] != '\0' ?
-	    t->act->first_fail :
-	    log_first_error();
+	const char *first = t->cause != NULL ? t->cause :
+	    t->act != NULL && t->act->first_fail[0] != '\0' ?
+					       t->act->first_fail :
+					       log_first_error();
 	char *log = t->cfg.project_name != NULL || !t->tool->cli.takes_project ?
 	    t->tool->cli.log_path(&t->cfg) :
 	    NULL;
@@ -269,6 +403,7 @@ tick_main(const struct tick_tool *tool, void *ctx, int argc, char *argv[],
 	t.ctx = ctx;
 	t.lockfd = -1;
 	t.start_ms = tick_now_ms();
+	log_first_error_clear();
 	t.prom = promtick_new(tool->cli.prog);
 	rc = cli_start(argc, argv, &tool->cli, &t.cli, &t.cfg, &t.msg);
 	tick_prom(&t, rc);
@@ -276,10 +411,14 @@ tick_main(const struct tick_tool *tool, void *ctx, int argc, char *argv[],
 		rc = tick_run(&t);
 	if (rc == CLI_EXIT_FAIL && t.msg == NULL && !log_on_stderr())
 		t.msg = tick_failed_line(&t);
+	if (t.passes > 0 && t.prom != NULL && promtick_prom(t.prom) != NULL)
+		(void)prom_set(promtick_prom(t.prom), "disinto_tick_passes",
+		    NULL, t.passes);
 	promtick_end(t.prom, rc, promtick_result(rc, t.result));
 	/* No file with a PID that is gone stays (upstream's preflight). */
 	lock_release_remove(t.lockpath, t.lockfd);
 	free(t.lockpath);
+	free(t.cause);
 	log_close();
 	config_free(&t.cfg);
 	*msg = t.msg;

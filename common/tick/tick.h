@@ -16,8 +16,14 @@
  *   load (before the lock: what must be valid before anything runs);
  *   the tick lock: held by another tick, exit 0 ("locked");
  *   open, then run (or the one-shot), the writes' verdict
- *     (act_tick_failed()), close;
+ *     (act_tick_failed()), close; a GET that brought no data back (no
+ *     answer, 5xx, 401, 403, 429: a decision was "unknown") logs its
+ *     cause, naming the setting to fix, and a tick that would have
+ *     exited 0 exits 1 ("degraded");
+ *   while a wake came (wake.h), load and the steps again, at most
+ *     WAKE_MAX_PASSES times in all;
  *   the metrics file written with the exit status and the result.
+ * `--wake` runs wake_run() in place of the guard and what follows.
  * A one-shot (--issue N, --pr N) is run by a person: no guard, no
  * metrics, and the lock is waited for (or taken by the one-shot itself).
  */
@@ -50,6 +56,8 @@ struct tick_tool {
 	 * host's).
 	 */
 	const struct promtick_family *metrics;
+	/* The size of the state main() gives (zeroed between passes). */
+	size_t ctx_size;
 
 	/* The steps, in the order they run; NULL where a tool has none. */
 	/* Before the lock: -1 to go on, else the exit status (msg set). */
@@ -76,10 +84,12 @@ struct tick {
 	struct promtick *prom; /* this tick's metrics, or NULL: none */
 	char *msg;	       /* the text main() prints, or NULL */
 	char *note;	       /* a line for stderr (tick_main()), or NULL */
+	char *cause;	       /* why a read failed (cause.h), or NULL */
 	const char *result;    /* PROMTICK_LOCKED, _INACTIVE, or NULL */
 	int lockfd;	       /* the tick lock, or -1 */
 	char *lockpath;	       /* its file (removed at the end), or NULL */
 	long long start_ms;    /* CLOCK_MONOTONIC at the start */
+	int passes;	       /* the passes of its steps run (wake.h) */
 };
 
 /*

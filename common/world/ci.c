@@ -20,7 +20,7 @@
 static int ci_woodpecker_state(struct woodpecker *, const char *,
     enum ci_state *, long long *);
 static int ci_forge_state(struct forge *, const char *, enum ci_state *,
-    long long *);
+    long long *, int *);
 static long long ci_target_pipeline(const cJSON *);
 static const char *ci_icase_find(const char *, const char *, const char *);
 static int ci_line_is_infra(const char *, const char *);
@@ -46,6 +46,22 @@ ci_state_name(enum ci_state s)
 	default:
 		return "unknown";
 	}
+}
+
+int
+ci_state_parse(const char *name, enum ci_state *out)
+{
+	static const enum ci_state all[] = {CI_NONE, CI_PENDING, CI_SUCCESS,
+	    CI_FAILURE, CI_CANCELED};
+	size_t i;
+
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		if (strcmp(name, ci_state_name(all[i])) == 0) {
+			*out = all[i];
+			return 0;
+		}
+	}
+	return -1;
 }
 
 int
@@ -119,7 +135,7 @@ ci_commit_read(struct forge *f, struct woodpecker *w, const char *sha,
 			*wp_failed = 1;
 		num = 0;
 	}
-	if (ci_forge_state(f, sha, out, num == 0 ? &num : NULL) == -1) {
+	if (ci_forge_state(f, sha, out, num == 0 ? &num : NULL, NULL) == -1) {
 		*out = CI_UNKNOWN;
 		return -1;
 	}
@@ -146,22 +162,44 @@ ci_woodpecker_state(struct woodpecker *w, const char *sha, enum ci_state *out,
 	return ci_state_from_woodpecker(status, out) == 0 ? 0 : 1;
 }
 
-/* The forge's combined status of sha; *num (may be NULL) from its URLs. */
+int
+ci_forge_read(struct forge *f, const char *sha, enum ci_state *out, int *final)
+{
+	*out = CI_UNKNOWN;
+	*final = 0;
+	if (ci_forge_state(f, sha, out, NULL, final) == -1) {
+		*out = CI_UNKNOWN;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The forge's combined status of sha; *num (may be NULL) from its URLs,
+ * *final (may be NULL) whether that state is final (ci_forge_read()).
+ */
 static int
 ci_forge_state(struct forge *f, const char *sha, enum ci_state *out,
-    long long *num)
+    long long *num, int *final)
 {
 	const cJSON *st, *list;
+	const char *state;
 
 	if (forge_commit_status(f, sha, &st) == -1)
 		return -1;
 	list = json_arr(st, "statuses");
+	state = json_str(st, "state");
 	if (list != NULL && cJSON_GetArraySize(list) == 0)
 		*out = CI_NONE;
 	else
-		*out = ci_state_from_forge(json_str(st, "state"));
+		*out = ci_state_from_forge(state);
 	if (num != NULL)
 		*num = ci_target_pipeline(list);
+	if (final != NULL)
+		*final = *out != CI_NONE && state != NULL &&
+		    (strcmp(state, "success") == 0 ||
+			strcmp(state, "failure") == 0 ||
+			strcmp(state, "error") == 0);
 	return 0;
 }
 

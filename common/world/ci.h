@@ -37,6 +37,8 @@ struct ci_failure {
 
 /* The lower-case name of a state ("unknown", "none", "success", ...). */
 const char *ci_state_name(enum ci_state);
+/* A state by its ci_state_name() (never "unknown"): 0, or -1. */
+int ci_state_parse(const char *name, enum ci_state *out);
 /*
  * Map a Woodpecker pipeline status, every one of 2.x and 3.x
  * (server/model/const.go, StatusValue): success; failure and error as a
@@ -74,6 +76,16 @@ int ci_commit_state(struct forge *f, struct woodpecker *w, const char *sha,
  */
 int ci_commit_read(struct forge *f, struct woodpecker *w, const char *sha,
     enum ci_state *out, long long *pipeline, int *wp_failed);
+/*
+ * The forge's combined status of sha alone, in *out, and in *final
+ * whether the forge's combined state is final: success, failure or
+ * error (Gitea's combined state is the worst of the commit's statuses,
+ * modules/structs/commit_status.go: once one of those, it changes only
+ * when CI runs again), not pending, none or another word.  Returns 0, or
+ * -1 with *out CI_UNKNOWN (forge_error() says why).
+ */
+int ci_forge_read(struct forge *f, const char *sha, enum ci_state *out,
+    int *final);
 /*
  * 1 when CI counts as passed: success, or no CI configured and the
  * state none or pending.  Else 0.

@@ -11,6 +11,7 @@
 #include "act.h"
 #include "buf.h"
 #include "ci.h"
+#include "cimemo.h"
 #include "config.h"
 #include "forge.h"
 #include "http.h"
@@ -44,12 +45,22 @@ struct pulls_fact {
 	int quiet;		/* in the reviews memo, unchanged */
 	enum ci_state quiet_ci; /* its CI state when they were read */
 	time_t quiet_at;	/* when they were read */
+	int ci_kept;		/* ci_entry is its head's line in the CI memo */
+	int ci_prev;		/* ci_entry is the memo's line before, due */
+	struct cimemo_entry ci_entry;
 };
 
 /* A memo file in use. */
 struct pulls_memofile {
 	char *path; /* NULL: not in use */
 	struct prmemo_set set;
+	int applied;
+};
+
+/* The CI memo (cimemo.h) in use. */
+struct pulls_cimemo {
+	char *path; /* NULL: not in use */
+	struct cimemo memo;
 	int applied;
 };
 
@@ -72,6 +83,7 @@ struct pulls {
 	int loaded; /* 1 read, -1 failed, 0 not yet */
 	int wp_down;
 	struct pulls_memofile memo[PULLS_NMEMO];
+	struct pulls_cimemo ci_memo;
 	char err[512];
 };
 
@@ -85,7 +97,6 @@ static void pulls_text(struct pull *, struct pulls_fact *,
 static void pulls_drop(struct pulls *);
 static void pulls_ci_scan(struct pulls *);
 static void pulls_wp_say(struct pulls *);
-static int pulls_ci_name_parse(const char *, enum ci_state *);
 static void pulls_memo_apply(struct pulls *, enum pulls_memo);
 static void pulls_memo_fact(struct pulls *, enum pulls_memo, size_t,
     const struct prmemo *);
@@ -93,6 +104,10 @@ static void pulls_memo_line(const struct pulls *, enum pulls_memo, size_t,
     struct buf *);
 static void pulls_ahead_read(struct pulls *, size_t);
 static int pulls_quiet(const struct pulls_fact *);
+static void pulls_ci_memo_apply(struct pulls *);
+static int pulls_ci_memo_read(struct pulls *, const struct pull *,
+    enum ci_state *);
+static void pulls_ci_memo_save(struct pulls *, struct act *);
 
 struct pulls *
 pulls_new(const struct config *cfg, struct forge *f, struct woodpecker *wp,
@@ -150,6 +165,8 @@ pulls_free(struct pulls *m)
 		free(m->memo[i].path);
 		prmemo_free(&m->memo[i].set);
 	}
+	free(m->ci_memo.path);
+	cimemo_free(&m->ci_memo.memo);
 	free(m);
 }
 
@@ -255,6 +272,7 @@ pulls_load(struct pulls *m)
 	m->loaded = 1;
 	for (i = 0; i < PULLS_NMEMO; i++)
 		pulls_memo_apply(m, (enum pulls_memo)i);
+	pulls_ci_memo_apply(m);
 	pulls_ci_scan(m);
 	return 0;
 }
@@ -421,7 +439,10 @@ pulls_ci(struct pulls *m, const struct pull *p, enum ci_state *st)
 	*st = CI_UNKNOWN;
 	if (p->sha == NULL || *p->sha == '\0')
 		return pulls_fail(m, "no head SHA");
-	if (pulls_commit_ci(m, p->sha, st, NULL) == -1)
+	if (m->ci_memo.path != NULL) {
+		if (pulls_ci_memo_read(m, p, st) == -1)
+			return -1;
+	} else if (pulls_commit_ci(m, p->sha, st, NULL) == -1)
 		return -1;
 	f->ci = *st;
 	f->ci_read = 1;
@@ -649,23 +670,6 @@ pulls_reviewed(struct pulls *m, const struct pull *p)
 	return v.state != REVIEWED_NONE;
 }
 
-/* A CI state by its ci_state_name() (never "unknown"): 0, or -1. */
-static int
-pulls_ci_name_parse(const char *name, enum ci_state *out)
-{
-	static const enum ci_state all[] = {CI_NONE, CI_PENDING, CI_SUCCESS,
-	    CI_FAILURE, CI_CANCELED};
-	size_t i;
-
-	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
-		if (strcmp(name, ci_state_name(all[i])) == 0) {
-			*out = all[i];
-			return 0;
-		}
-	}
-	return -1;
-}
-
 void
 pulls_memo_use(struct pulls *m, enum pulls_memo kind, const char *path)
 {
@@ -688,7 +692,7 @@ pulls_memo_fact(struct pulls *m, enum pulls_memo kind, size_t i,
 	struct pulls_fact *f = &m->f[i];
 
 	if (kind == PULLS_MEMO_REVIEWS) {
-		if (pulls_ci_name_parse(r->fact, &f->quiet_ci) == 0) {
+		if (ci_state_parse(r->fact, &f->quiet_ci) == 0) {
 			f->quiet = 1;
 			f->quiet_at = (time_t)r->at;
 		}
@@ -753,6 +757,102 @@ pulls_memo_line(const struct pulls *m, enum pulls_memo kind, size_t i,
 }
 
 void
+pulls_ci_memo_use(struct pulls *m, const char *path, const char *marks)
+{
+	struct pulls_cimemo *c = &m->ci_memo;
+
+	/* Woodpecker's pipeline list answers for every head at once. */
+	if (m->src.wp != NULL)
+		return;
+	free(c->path);
+	cimemo_free(&c->memo);
+	c->path = xstrdup(path);
+	c->applied = 0;
+	cimemo_load(&c->memo, path, marks);
+	if (m->loaded == 1)
+		pulls_ci_memo_apply(m);
+}
+
+void
+pulls_ci_memo_project(struct pulls *m)
+{
+	char *path, *marks;
+
+	if (m->src.wp != NULL)
+		return;
+	path = runfiles_ci_memo(m->src.cfg->project_name);
+	marks = runfiles_ci_changed(m->src.cfg->project_name);
+	pulls_ci_memo_use(m, path, marks);
+	free(path);
+	free(marks);
+}
+
+/*
+ * The CI state of each head the memo holds: taken while it stands, kept
+ * as the line before when it is due.
+ */
+static void
+pulls_ci_memo_apply(struct pulls *m)
+{
+	struct pulls_cimemo *c = &m->ci_memo;
+	const struct cimemo_entry *e;
+	struct pulls_fact *f;
+	size_t i;
+
+	if (c->path == NULL || c->applied)
+		return;
+	c->applied = 1;
+	for (i = 0; i < m->n; i++) {
+		f = &m->f[i];
+		if (f->ci_read ||
+		    (e = cimemo_find(&c->memo, m->v[i].sha)) == NULL)
+			continue;
+		f->ci_entry = *e;
+		if (cimemo_due(e, cimemo_marked(&c->memo, e->sha),
+			m->src.now)) {
+			f->ci_prev = 1;
+			continue;
+		}
+		f->ci = e->state;
+		f->ci_read = f->ci_kept = 1;
+	}
+}
+
+/* Read p's head's combined status for the CI memo: 0, or -1. */
+static int
+pulls_ci_memo_read(struct pulls *m, const struct pull *p, enum ci_state *st)
+{
+	struct pulls_fact *f = pulls_fact(m, p);
+	struct cimemo_entry prev = f->ci_entry;
+	int final;
+
+	if (ci_forge_read(m->src.forge, p->sha, st, &final) == -1)
+		return pulls_fail(m, "%s", forge_error(m->src.forge));
+	f->ci_kept = cimemo_entry_set(&f->ci_entry, f->ci_prev ? &prev : NULL,
+			 p->sha, *st, final, m->src.now) == 0;
+	f->ci_prev = 0;
+	return 0;
+}
+
+/* Rewrite the CI memo from the heads of this tick's list (no others). */
+static void
+pulls_ci_memo_save(struct pulls *m, struct act *act)
+{
+	struct cimemo_entry *v;
+	size_t i, n = 0;
+
+	if (m->ci_memo.path == NULL)
+		return;
+	v = xcalloc(m->n + 1, sizeof(*v));
+	/* Read or remembered; one due but not asked for stays as it was. */
+	for (i = 0; i < m->n; i++)
+		if (m->f[i].ci_kept || m->f[i].ci_prev)
+			v[n++] = m->f[i].ci_entry;
+	cimemo_save(act, m->ci_memo.path, v, n);
+	free(v);
+}
+
+void
 pulls_memo_save(struct pulls *m, struct act *act)
 {
 	struct buf b;
@@ -761,6 +861,7 @@ pulls_memo_save(struct pulls *m, struct act *act)
 	/* No list this tick, or a dry run: the files stay as they are. */
 	if (m->loaded != 1 || act->dry_run)
 		return;
+	pulls_ci_memo_save(m, act);
 	for (k = 0; k < PULLS_NMEMO; k++) {
 		if (m->memo[k].path == NULL)
 			continue;

@@ -21,7 +21,11 @@
  * (same head, same updated_at) can be remembered in a run file
  * (prmemo.h) and not asked again: its changed files (PULLS_MEMO_FILES),
  * or that its reviews hold no verdict (PULLS_MEMO_REVIEWS, held while
- * its CI state, read this tick, is what it was).
+ * its CI state, read this tick, is what it was).  Where no Woodpecker is
+ * set up, the forge's combined status of each head is remembered by SHA
+ * (pulls_ci_memo_use(), cimemo.h): a final state is not read again for
+ * half an hour, one still pending with a back-off by its age, and a
+ * head a webhook marked as changed at once.
  *
  * A failed read is never an answer: the call returns -1 with the reason
  * in pulls_error(), and asks again when called again.
@@ -129,6 +133,15 @@ const struct pull *pulls_linked(const struct pulls *, long long issue);
  * again.  pulls_memo_save() writes it back.
  */
 void pulls_memo_use(struct pulls *, enum pulls_memo kind, const char *path);
+/*
+ * Where Woodpecker is not set up (wp NULL), remember the forge's combined
+ * status of each open PR's head in the CI memo at path (cimemo.h), and
+ * read it again only when it is due or a mark in the file at marks (may
+ * be NULL) names it.  No-op with Woodpecker.
+ */
+void pulls_ci_memo_use(struct pulls *, const char *path, const char *marks);
+/* The same with the project's run files (runfiles_ci_memo()). */
+void pulls_ci_memo_project(struct pulls *);
 /*
  * Rewrite each memo file in use from this tick's facts, when the list
  * was read and it changed (through act; nothing in a dry run).

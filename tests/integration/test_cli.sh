@@ -27,8 +27,48 @@ expect() {	# name want-status want-stderr-substring cmd...
 	fi
 }
 
+# nofiles NAME WANT-STDERR CMD...: a bad argument exits 2, says why on
+# stderr and creates no file at all: no log, status, metrics, lock or
+# run file (a typo must not leave a metrics file that alerts forever).
+nofiles() {
+	name=$1 text=$2
+	shift 2
+	rm -rf "$FACTORY_ROOT" "$DISINTO_RUN_DIR"
+	mkdir -p "$FACTORY_ROOT/state" "$DISINTO_RUN_DIR"
+	: >"$FACTORY_ROOT/state/.dev-active"
+	: >"$FACTORY_ROOT/state/.review-active"
+	: >"$FACTORY_ROOT/state/.supervisor-active"
+	expect "$name" 2 "$text" "$@"
+	left=$(cd "$FACTORY_ROOT" && find . "$DISINTO_RUN_DIR" -type f ! -path './state/*' | tr '\n' ' ')
+	if [ -z "$left" ]; then
+		echo "ok - $name: no file created"
+	else
+		echo "not ok - $name: no file created (got $left)"
+	fi
+}
+
 printf 'name = "demo"\nrepo = "o/demo"\n[ci]\nstale_minutes = "x"\n' \
     >"$T/bad.toml"
+printf 'not = "a project"\n' >"$T/x.sh"
+for p in dev-poll review-poll; do
+	nofiles "$p: bad argument: unknown option" "unknown option '--bogus'" \
+	    "$O/$p/$p" --bogus "$T/bad.toml"
+	nofiles "$p: bad argument: a missing file" "$T/none.toml: cannot read" \
+	    "$O/$p/$p" "$T/none.toml"
+	nofiles "$p: bad argument: a number for a file" "42: cannot read" \
+	    "$O/$p/$p" 42
+	nofiles "$p: bad argument: not a project file" "$T/x.sh: not a project file" \
+	    "$O/$p/$p" "$T/x.sh"
+	nofiles "$p: bad argument: a directory" "$T: not a file" \
+	    "$O/$p/$p" "$T"
+	nofiles "$p: bad argument: two projects" "unexpected argument" \
+	    "$O/$p/$p" "$T/bad.toml" "$T/bad.toml"
+done
+nofiles "supervisor-poll: bad argument: an operand" "unexpected argument '42'" \
+    "$O/supervisor-poll/supervisor-poll" 42
+nofiles "supervisor-poll: bad argument: unknown option" "unknown option '--bogus'" \
+    "$O/supervisor-poll/supervisor-poll" --bogus
+rm -rf "$FACTORY_ROOT/state"
 printf 'name = "demo"\nrepo = "o/demo"\nforge_url = "http://127.0.0.1:1"\n' \
     >"$T/good.toml"
 for p in dev-poll review-poll; do
@@ -96,8 +136,10 @@ for ex in "$TOP"/projects/*.toml.example; do
 	name=$(sed -n 's/^name *= *"\([^"]*\)".*/\1/p' "$ex" | head -1)
 	log=$FACTORY_ROOT/dev/dev-agent-$name.log
 	rm -f "$log"
+	# Copied as projects/*.toml.example says (PROJECT_TOML ends in .toml).
+	cp "$ex" "$T/$(basename "$ex" .example)"
 	expect "example $(basename "$ex") loads" 0 "" \
-	    "$O/dev-poll/dev-poll" -v "$ex"
+	    "$O/dev-poll/dev-poll" -v "$T/$(basename "$ex" .example)"
 	if [ -z "$name" ] || [ ! -s "$log" ]; then
 		echo "not ok - example $(basename "$ex") logged its tick"
 	elif grep -q -e warning -e ignored "$log"; then

@@ -11,7 +11,7 @@ t_setup
 UNITS="disinto-dev-poll@.service disinto-dev-poll@.timer
 disinto-review-poll@.service disinto-review-poll@.timer
 disinto-supervisor-poll.service disinto-supervisor-poll.timer
-disinto-tmux.service"
+disinto-tmux.service disinto-webhook.socket disinto-webhook@.service"
 
 # The make of the tree, without the flags of a make that may have started
 # this test (make check passes O, CFLAGS and a jobserver down).
@@ -73,6 +73,13 @@ for u in dev-poll@ review-poll@ supervisor-poll; do
 done
 check_eq "the dev service leaves its detached children running" \
     "$(grep -c '^KillMode=process$' "$SD/disinto-dev-poll@.service")" 1
+check_eq "the webhook socket hands each connection to a new service" \
+    "$(grep -c '^Accept=yes$' "$SD/disinto-webhook.socket")" 1
+check_eq "the webhook service runs the receiver on the connection" \
+    "$(grep -c "^ExecStart=$T/bin/dev-poll --webhook$" \
+    "$SD/disinto-webhook@.service")" 1
+check_eq "the webhook service leaves the ticks it woke running" \
+    "$(grep -c '^KillMode=process$' "$SD/disinto-webhook@.service")" 1
 check_eq "the dev service takes the project from the instance name" \
     "$(grep -c '^ExecStart=.*/dev-poll ${FACTORY_ROOT}/projects/%i.toml$' \
     "$SD/disinto-dev-poll@.service")" 1
@@ -85,7 +92,8 @@ else
 	    "$SD/disinto-review-poll@demo.service" \
 	    "$SD/disinto-review-poll@demo.timer" \
 	    "$SD/disinto-supervisor-poll.service" \
-	    "$SD/disinto-supervisor-poll.timer" "$SD/disinto-tmux.service"; then
+	    "$SD/disinto-supervisor-poll.timer" "$SD/disinto-tmux.service" \
+	    "$SD/disinto-webhook.socket" "$SD/disinto-webhook@1.service"; then
 		ok "systemd-analyze verify passes every unit"
 	else
 		fail "systemd-analyze verify passes every unit"

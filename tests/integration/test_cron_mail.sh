@@ -31,6 +31,22 @@ sim_stop
 errs
 check_eq "forge down: exit 1" "$RC" 1
 check_eq "forge down: one line on stderr" "$(grep -c . "$T/err")" 1
-check "forge down: it says the tick failed, what first, and where the log is" \
-    grep -qE "^dev-poll: tick failed: cannot read the open PRs: .* \(log: $DEVLOG\)$" "$T/err"
+check "forge down: it says the tick failed, the setting to fix, and where the log is" \
+    grep -qE "^dev-poll: tick failed: forge unreachable at FORGE_URL=http://127\.0\.0\.1:[0-9]+ \(set in $P:[0-9]+ as forge_url\): .* \(log: $DEVLOG\)$" "$T/err"
 check_eq "forge down: nothing on stdout" "$(cat "$T/out")" ""
+
+# A token the forge refuses (revoked): the line names the setting and
+# where it is set, never the token.
+dev_sim "$T/case.json"
+FORGE_TOKEN=revoked-tok-1234 errs
+check_eq "refused token: exit 1" "$RC" 1
+check "refused token: the line names FORGE_TOKEN and where it is set" \
+    grep -qE "^dev-poll: tick failed: 401 from the forge: FORGE_TOKEN \(set in the environment\) is refused" "$T/err"
+check_eq "refused token: its value is not on stderr" "$(grep -c revoked-tok "$T/err")" 0
+check_eq "refused token: nor in the log" "$(grep -c revoked-tok "$DEVLOG")" 0
+printf 'FORGE_TOKEN=revoked-tok-5678\n' >"$FACTORY_ROOT/.env"
+(unset FORGE_TOKEN; errs; echo "$RC" >"$T/rc")
+check "refused token from .env: the line names .env and its line" \
+    grep -qE "^dev-poll: tick failed: 401 from the forge: FORGE_TOKEN \(set in $FACTORY_ROOT/.env:1\) is refused" "$T/err"
+check_eq "refused token from .env: its value is not on stderr" "$(grep -c revoked-tok "$T/err")" 0
+rm -f "$FACTORY_ROOT/.env"

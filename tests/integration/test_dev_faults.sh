@@ -2,8 +2,10 @@
 # malformed JSON, wrong JSON types and truncated bodies.  What depends on
 # the missing data is left untouched (no forge write, no merge, no
 # claim) and what failed is logged; what does not depend on it still
-# happens, and the tick exits 1 only when it could do nothing at all.
-# Once the forge answers again, the same tick acts.
+# happens, and the tick exits 1 all the same ("degraded": a decision was
+# "unknown"), its cause in the log; Woodpecker's trouble, for which the
+# forge's commit status stands in, is no failure.  Once the forge answers again, the
+# same tick acts.
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/dev.sh"
 dev_init
@@ -41,8 +43,9 @@ scen '[{"number": 1, "title": "One", "labels": ["in-progress"]},
 
 # merge_fault NAME PATH_REGEX MODE LOG_REGEX PR RC [DELAY]: on a fresh
 # simulator, the read at PATH_REGEX fails: PR is not merged, the tick
-# says why and exits RC (0 when the other PR, whose data arrived, was
-# merged).
+# says why and exits RC (1: the other PR, whose data arrived, is merged
+# all the same, but a decision was "unknown"; 0 when Woodpecker failed
+# and the forge's commit status stood in: no decision was unknown).
 merge_fault() {
 	case_start "$T/merge.json" '[ci]' 'woodpecker_repo_id = 1'
 	only_fault GET "$2" "$3" "${7:-0}"
@@ -72,19 +75,23 @@ for mode in 500 badjson wrongtype; do
 done
 for mode in 500 badjson truncate; do
 	merge_fault "commit status, $mode" "/commits/$S4/status" $mode \
-	    'cannot read the CI state of PR #4' 4 0
+	    'cannot read the CI state of PR #4' 4 1
 	other_merged "commit status, $mode" 3
 done
 for mode in 500 badjson wrongtype; do
 	merge_fault "reviews, $mode" '/pulls/3/reviews' $mode \
-	    'cannot read the reviews of PR #3' 3 0
+	    'cannot read the reviews of PR #3' 3 1
 	other_merged "reviews, $mode" 4
 	merge_fault "changed files, $mode" '/pulls/4/files' $mode \
-	    'cannot read the files of PR #4' 4 0
+	    'cannot read the files of PR #4' 4 1
 	other_merged "changed files, $mode" 3
 done
 merge_fault "reviews, timeout" '/pulls/3/reviews' delay \
-    'cannot read the reviews of PR #3: .*(timed out|Timeout)' 3 0 3
+    'cannot read the reviews of PR #3: .*(timed out|Timeout)' 3 1 3
+check "a degraded tick: its result in the metrics" \
+    grep -q 'result="degraded"} [1-9]' "$FACTORY_ROOT/metrics/dev-poll-proj.prom"
+lhas "a degraded tick: the cause, by the setting" \
+    'GET .*/pulls/3/reviews.*(timed out|Timeout)|forge unreachable at FORGE_URL=.*reviews'
 
 sim_post /_admin/faults/clear '{}' >/dev/null
 dp

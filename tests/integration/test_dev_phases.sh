@@ -194,14 +194,18 @@ check_eq "failed: one escalation record" \
 tick_twice "failure handled"
 check_eq "still one diagnostic" "$(comments_with 7 'Session failure diagnostic')" 1
 
-# --- idle at the prompt without a phase: killed on the third tick.
+# --- idle at the prompt without a phase: a turn that ended just now is
+# left alone; one that ended longer ago than AGENT_IDLE_SECONDS is ended
+# by the first tick that looks.
 agent 8
 phase 8 ''
-touch "$RUN/claude-idle-dev-$PROJ-8.ts"
+date +%s >"$RUN/claude-idle-dev-$PROJ-8.ts"
 dp
+lhas "idle just now: the tick waits" '#8: at the prompt with no phase for [0-9]+s — idle after 90s'
+check "idle just now: still alive" t_tmux has-session -t "dev-$PROJ-8"
+echo $(($(date +%s) - 91)) >"$RUN/claude-idle-dev-$PROJ-8.ts"
 dp
-check "idle twice: still alive" t_tmux has-session -t "dev-$PROJ-8"
-dp
-check "idle three times: killed" sh -c "! t_tmux has-session -t dev-$PROJ-8 2>/dev/null"
+lhas "idle past the grace: ended" '#8: idle at the prompt with no phase for 9[0-9]s \(90s allowed\)'
+check "idle past the grace: killed" sh -c "! t_tmux has-session -t dev-$PROJ-8 2>/dev/null"
 check_eq "idle: diagnostic with idle_prompt" "$(comments_with 8 'idle_prompt')" 1
 check_eq "idle: blocked" "$(labels 8)" blocked

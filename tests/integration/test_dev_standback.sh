@@ -97,5 +97,6 @@ check "no review session" sh -c \
     "! tmux -L $(tmux_sock) has-session -t review-$PROJ-5 2>/dev/null"
 bash_end
 rp --dry-run
+# A dry run logs to stderr only.
 check "a dead pid: said and ignored" grep -q \
-    "$REVLOCK names pid $BASH_PID, which is gone: ignored" "$REVLOG"
+    "$REVLOCK names pid $BASH_PID, which is gone: ignored" "$T/rp.out"

@@ -36,26 +36,27 @@ alive() {
 # #1: an unknown phase at the prompt: the idle clock runs.  #2:
 # PHASE:merged of a closed issue: done.
 agent 1 PHASE:bogus
-touch "$RUN/claude-idle-dev-$PROJ-1.ts"
+date +%s >"$RUN/claude-idle-dev-$PROJ-1.ts"
 agent 2 PHASE:merged
 # The stall on the code before: "unknown phase — ignored" every tick,
 # the session never ended and held the slot.
 dp
 rc_is "unknown phase" 0
 lhas "unknown: logged" "#1: unknown phase 'PHASE:bogus' — no phase yet"
-lhas "unknown: the idle clock runs" '#1: idle at the prompt with no phase \(1/3\)'
+lhas "unknown: the idle clock runs" '#1: at the prompt with no phase for [0-9]+s — idle after 90s'
 lhas "merged: done" '#2: done — cleaning up'
 check_eq "merged: the session ended" "$(alive 2)" no
 check "merged: the phase file removed" \
     test ! -e "$RUN/dev-session-$PROJ-2.phase"
 dp
 lnot "unknown: not logged again" 'unknown phase'
-lhas "unknown: the idle clock goes on" '\(2/3\)'
+lhas "unknown: the idle clock goes on" 'idle after 90s'
 check "unknown: nothing injected" test "$(prompts "$T/al-1")" = 0
 echo PHASE:weird >"$RUN/dev-session-$PROJ-1.phase"
+echo $(($(date +%s) - 300)) >"$RUN/claude-idle-dev-$PROJ-1.ts"
 dp
 lhas "another value: logged" "#1: unknown phase 'PHASE:weird'"
-lhas "idle three ticks: failed" '#1: session failed: idle_prompt'
+lhas "idle past AGENT_IDLE_SECONDS: failed" '#1: session failed: idle_prompt'
 check_eq "idle: the session ended" "$(alive 1)" no
 check_eq "idle: blocked" "$(labels 1)" blocked
 

@@ -1,7 +1,8 @@
 # journald-friendly logging: with --log=stderr or DISINTO_LOG=stderr the
 # log lines go to stderr without the timestamp and with the syslog
-# priority prefix (<3> errors, <4> warnings, <6> the rest), and no log file
-# is written; the file stays the default.
+# priority prefix (<3> run-time failures, <4> skipped or degraded, <5>
+# actions, <6> routine: the same for the same event in every tool), and
+# no log file is written; the file stays the default.
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/supervisor.sh"
 sup_setup "$TOP/tests/fixtures/supervisor-sweep.json"
@@ -11,18 +12,18 @@ DLOG=$FACTORY_ROOT/dev/dev-agent-harb.log
 
 "$DEV" --log=stderr "$PROJ" >"$T/out" 2>"$T/err"
 check_eq "--log=stderr: exit 0" "$?" 0
-check_eq "--log=stderr: an info line with <6> and no timestamp" \
-    "$(cat "$T/err")" "<6>poll: dev not active — skipping: '$FACTORY_ROOT/state/.dev-active' not found, FACTORY_ROOT=$FACTORY_ROOT (from the environment)"
+check_eq "--log=stderr: a skipped tick is a warning, <4>, without timestamp" \
+    "$(cat "$T/err")" "<4>poll: dev not active — skipping: '$FACTORY_ROOT/state/.dev-active' not found, FACTORY_ROOT=$FACTORY_ROOT (from the environment)"
 check_eq "--log=stderr: nothing on stdout" "$(cat "$T/out")" ""
 check "--log=stderr: no log file" test ! -e "$DLOG"
 
 DISINTO_LOG=stderr "$DEV" "$PROJ" 2>"$T/err"
 check_eq "DISINTO_LOG=stderr: the same" \
-    "$(cat "$T/err")" "<6>poll: dev not active — skipping: '$FACTORY_ROOT/state/.dev-active' not found, FACTORY_ROOT=$FACTORY_ROOT (from the environment)"
+    "$(cat "$T/err")" "<4>poll: dev not active — skipping: '$FACTORY_ROOT/state/.dev-active' not found, FACTORY_ROOT=$FACTORY_ROOT (from the environment)"
 printf 'DISINTO_LOG=stderr\n' >"$FACTORY_ROOT/.env"
 "$DEV" "$PROJ" 2>"$T/err"
 check_eq "DISINTO_LOG=stderr in .env: the same" \
-    "$(cat "$T/err")" "<6>poll: dev not active — skipping: '$FACTORY_ROOT/state/.dev-active' not found, FACTORY_ROOT=$FACTORY_ROOT (from the environment)"
+    "$(cat "$T/err")" "<4>poll: dev not active — skipping: '$FACTORY_ROOT/state/.dev-active' not found, FACTORY_ROOT=$FACTORY_ROOT (from the environment)"
 "$DEV" --log=file "$PROJ" 2>"$T/err"
 check_eq "--log=file overrides it: stderr has only the skip's reason, for cron's mail" \
     "$(cat "$T/err")" \
@@ -42,6 +43,19 @@ check "configuration error: logged as an error" \
 check_eq "configuration error: no timestamped line" \
     "$(grep -c '^\[' "$T/err")" 0
 check "configuration error: no log file" test ! -e "$DLOG"
+
+# A failed read: a warning where it failed, the tick's cause an error
+# naming the setting.
+: >"$FACTORY_ROOT/state/.dev-active"
+sed "s|^forge_url = .*|forge_url = \"http://127.0.0.1:9\"|" \
+    "$T/harb.toml.good" >"$PROJ"
+DISINTO_HTTP_RETRIES=1 "$DEV" --log=stderr "$PROJ" 2>"$T/err"
+check_eq "forge unreachable: exit 1" "$?" 1
+check "forge unreachable: the failed read is a warning" \
+    grep -qE '^<4>poll: cannot read the open PRs' "$T/err"
+check "forge unreachable: the cause is an error naming FORGE_URL" \
+    grep -qE '^<3>poll: forge unreachable at FORGE_URL=http://127.0.0.1:9 \(set in .*harb.toml:[0-9]+ as forge_url\)' "$T/err"
+rm -f "$FACTORY_ROOT/state/.dev-active"
 
 # The supervisor's lines too.
 cp "$T/harb.toml.good" "$PROJ"

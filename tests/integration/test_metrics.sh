@@ -76,14 +76,24 @@ DISINTO_HTTP_RETRIES=1 "$DEV" "$PROJ" >"$T/dev.out" 2>&1
 check_eq "unreachable forge: exit 1" "$?" 1
 check_eq "unreachable forge: result failed" \
     "$(value "$D" 'disinto_ticks_total\{tool="dev-poll",project="harb",result="failed"\}')" 1
-check "unreachable forge: its requests counted as errors" \
-    grep -qE '^disinto_api_errors_total\{tool="dev-poll",project="harb",api="forge"\} [1-9]' "$D"
+check "unreachable forge: its requests counted as errors, code transport" \
+    grep -qE '^disinto_api_errors_total\{tool="dev-poll",project="harb",api="forge",code="transport"\} [1-9]' "$D"
 check_eq "a failed tick keeps the last success of an earlier one" \
     "$(value "$D" 'disinto_tick_last_success_timestamp_seconds\{')" "$last"
 check "sessions by phase are written" \
     grep -q '^disinto_dev_sessions{tool="dev-poll",project="harb",phase="awaiting_ci"} 0$' "$D"
 
+# A token the forge refuses: every 4xx counts, by its code.
 cp "$T/harb.toml.good" "$PROJ"
+FORGE_TOKEN=revoked DISINTO_HTTP_RETRIES=1 "$DEV" "$PROJ" >"$T/dev.out" 2>&1
+check_eq "refused token: exit 1" "$?" 1
+check "refused token: the 401s counted as errors, code 401" \
+    grep -qE '^disinto_api_errors_total\{tool="dev-poll",project="harb",api="forge",code="401"\} [1-9]' "$D"
+check "refused token: the transport errors of before still counted" \
+    grep -qE '^disinto_api_errors_total\{tool="dev-poll",project="harb",api="forge",code="transport"\} [1-9]' "$D"
+check_eq "refused token: no tick counted as ok" \
+    "$(value "$D" 'disinto_ticks_total\{tool="dev-poll",project="harb",result="ok"\}')" none
+
 sup_phase 7 'PHASE:escalate\nReason: which API?\n' "2 hours ago"
 before=$(cat "$D")
 "$DEV" --dry-run "$PROJ" >"$T/dev.out" 2>&1

@@ -3,6 +3,9 @@
 # by a person injected once (bot and token-owner comments ignored), the
 # 6-hour reminder once, the 24-hour timeout (blocked, diagnostic, session
 # stopped), a gone session only logged, and --dry-run touching nothing.
+# These sessions have no hooks, so no Claude session id is kept: they
+# cannot be parked and wait as they are (parking: test_escalation_park.sh
+# and test_supervisor_reply_file.sh).
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/supervisor.sh"
 sup_setup "$TOP/tests/fixtures/supervisor-escalate.json"

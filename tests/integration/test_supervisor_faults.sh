@@ -37,6 +37,11 @@ check "500 on pipelines: logged" sup_log_has "skipped: harb: cannot read pipelin
 check "500 on pipelines: no CI alert made up" \
     sh -c "! grep -q 'pipeline(s) running' '$SUP_LOG'"
 others_ran "500 on comments and pipelines"
+check "500s: the summary names what was not checked" grep -qE \
+    'supervisor: .*not checked \(2, see the log\): harb: cannot read .*; harb: cannot read' \
+    "$DISINTO_RUN_DIR/supervisor-status"
+check "500s: never all clear" sh -c \
+    "! grep -q 'all clear' '$DISINTO_RUN_DIR/supervisor-status'"
 check "500 on comments: the sweep still ran" gone dev-harb-60
 # A PR's CI state: the forge's commit status stands in for Woodpecker,
 # as ci_commit_status fell back.
@@ -101,6 +106,8 @@ others_ran "500 on a status"
 clear_faults
 sup_run
 check_eq "healthy: exit 0" "$SUP_RC" 0
+check "healthy: nothing said unchecked" sh -c \
+    "! grep -q 'not checked' '$DISINTO_RUN_DIR/supervisor-status'"
 check_eq "healthy: still one notice for #5" \
     "$(sim_log_count POST '/issues/5/comments$')" 1
 check_eq "healthy: the notice for #6 now" \

@@ -119,4 +119,16 @@ sup_run
 check "ample memory: no alert, fix command not run" test ! -e "$T/fixer.calls"
 check "ample memory: all clear" grep -q 'supervisor: all clear' \
     "$DISINTO_RUN_DIR/supervisor-status"
+# No alert, but the forge did not answer: not "all clear" about what was
+# not read, and the tick is not ok.
+fault GET '/pulls[?]' 500
+sup_run
+check_eq "forge unreadable: exit 1" "$SUP_RC" 1
+check "forge unreadable: no alert, not all clear, what was not checked" \
+    grep -qE "supervisor: no alert, but not all clear; not checked \([0-9]+, see the log\): harb: cannot list open PRs" \
+    "$DISINTO_RUN_DIR/supervisor-status"
+check "forge unreadable: the metrics say failed" grep -q \
+    'disinto_ticks_total{tool="supervisor-poll",result="failed"} 1' \
+    "$FACTORY_ROOT/metrics/supervisor-poll.prom"
+sim_post /_admin/faults/clear '{}' >/dev/null
 kill "$young" "$other" "$foreign" 2>/dev/null

@@ -2,7 +2,7 @@
 # to the escalated session its first line names ("dev-harb-6" or "#6"),
 # to the only escalated session when it names none, left in place when it
 # cannot be routed, and claimed by exactly one of two supervisors started
-# at once.
+# at once; to a parked escalation it is kept for dev-poll's resume.
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/supervisor.sh"
 sup_setup "$TOP/tests/fixtures/supervisor-escalate.json"
@@ -66,3 +66,29 @@ check "no claimed copy left behind" \
 sup_run
 sleep 0.5
 check_eq "a later tick injects nothing more" "$(prompts "$T/agent-dev-harb-5")" 2
+
+# A parked escalation: the session's Stop hook kept its Claude session id
+# after the escalation, so the notice tick parks it (the session ends);
+# the reply file that names it is kept for dev-poll's resume, once.
+sup_agent dev-harb-8
+sup_phase 8 'PHASE:escalate\nReason: which port?\n' '1 minute ago'
+printf 'id-8\n' >"$DISINTO_RUN_DIR/claude-id-dev-harb-8"
+sup_run
+check "parked: the record is written" \
+    grep -qx 'ID: id-8' "$DISINTO_RUN_DIR/dev-escalation-parked-harb-8"
+check "parked: its session ended" \
+    sh -c "! tmux -L $(tmux_sock) has-session -t dev-harb-8 2>/dev/null"
+printf '#8\nUse 8080.\n' >"$REPLY"
+sup_run
+check "parked: the reply file is consumed" test ! -e "$REPLY"
+check "parked: the reply waits for the resume" \
+    grep -q 'Use 8080.' "$DISINTO_RUN_DIR/dev-escalation-resume-harb-8"
+check "parked: answered, so no reminder follows" \
+    test -s "$DISINTO_RUN_DIR/dev-escalation-injected-harb-8"
+check "parked: still parked (dev-poll resumes it)" \
+    test -s "$DISINTO_RUN_DIR/dev-escalation-parked-harb-8"
+cp "$DISINTO_RUN_DIR/dev-escalation-resume-harb-8" "$T/resume-8"
+printf '#8\nA second thought.\n' >"$REPLY"
+sup_run
+check "parked: a second reply waits in the file, the first is kept" \
+    cmp "$T/resume-8" "$DISINTO_RUN_DIR/dev-escalation-resume-harb-8"

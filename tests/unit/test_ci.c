@@ -81,6 +81,25 @@ test_state_names(void)
 	CHECK_STR(ci_state_name(CI_CANCELED), "canceled");
 }
 
+/* ci_state_parse() reads back every name but "unknown". */
+static void
+test_state_parse(void)
+{
+	static const enum ci_state all[] = {CI_NONE, CI_PENDING, CI_SUCCESS,
+	    CI_FAILURE, CI_CANCELED};
+	enum ci_state st;
+	size_t i;
+
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		st = CI_UNKNOWN;
+		CHECK_INT(ci_state_parse(ci_state_name(all[i]), &st), 0);
+		CHECK_INT(st, all[i]);
+	}
+	CHECK_INT(ci_state_parse("unknown", &st), -1);
+	CHECK_INT(ci_state_parse("error", &st), -1);
+	CHECK_INT(ci_state_parse("", &st), -1);
+}
+
 static void
 test_passed_failed(void)
 {
@@ -325,6 +344,7 @@ main(void)
 	RUN(test_woodpecker_mapping);
 	RUN(test_forge_mapping);
 	RUN(test_state_names);
+	RUN(test_state_parse);
 	RUN(test_passed_failed);
 	RUN(test_code_paths);
 	RUN(test_files_need_ci);

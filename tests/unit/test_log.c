@@ -170,6 +170,7 @@ test_stderr(void)
 	CHECK_INT(log_open(path, "poll: ", 0, 1), 0);
 	log_err("cannot merge #%d", 4);
 	log_warn("skipped\na line");
+	log_notice("merged #%d", 4);
 	log_msg("tick done");
 	log_close();
 	log_use_stderr(0);
@@ -182,6 +183,7 @@ test_stderr(void)
 	CHECK_STR(buf_str(&b),
 	    "<3>poll: cannot merge #4\n"
 	    "<4>poll: skipped\\na line\n"
+	    "<5>poll: merged #4\n"
 	    "<6>poll: tick done\n");
 	CHECK(access(path, F_OK) == -1);
 	buf_free(&b);

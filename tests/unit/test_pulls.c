@@ -4,7 +4,8 @@
  * files decide), then a model over a canned forge (tests/unit/canned.h)
  * answering four PRs: the lookups, each PR's CI with the non-code rule
  * (its files read only when they decide, once), each head's verdict and
- * whether it is reviewed, and the files memo between two ticks.
+ * whether it is reviewed, the files memo between two ticks, and the CI
+ * memo of the heads' statuses without Woodpecker.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +13,11 @@
 #include <time.h>
 
 #include "act.h"
+#include "buf.h"
 #include "canned.h"
 #include "check.h"
 #include "config.h"
+#include "file.h"
 #include "forge.h"
 #include "http.h"
 #include "pulls.h"
@@ -285,6 +288,85 @@ test_files_memo(void)
 	(void)rmdir(dir);
 }
 
+/* Each head's CI state of the model as pulls_ci() says it. */
+static void
+ci_all(struct pulls *m, enum ci_state *st)
+{
+	size_t i;
+
+	for (i = 0; i < 4; i++)
+		CHECK_INT(pulls_ci(m, pulls_at(m, i), &st[i]), 0);
+}
+
+/*
+ * Without Woodpecker the heads' combined statuses are remembered: a tick
+ * that asks for none keeps them, on the next tick only the pending one is
+ * read, and a head a webhook marked.
+ */
+static void
+test_ci_memo(void)
+{
+	char dir[] = "/tmp/test_pulls.XXXXXX", path[64], marks[64], line[128];
+	enum ci_state st[4], again[4];
+	struct buf was, now;
+	struct act act;
+	struct pulls *m;
+	unsigned long before;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/ci", dir);
+	snprintf(marks, sizeof(marks), "%s/marks", dir);
+	memset(&act, 0, sizeof(act));
+	m = model_open();
+	pulls_ci_memo_use(m, path, marks);
+	CHECK_INT(pulls_load(m), 0);
+	before = http_request_count();
+	ci_all(m, st);
+	CHECK_INT(http_request_count() - before, 4);
+	pulls_memo_save(m, &act);
+	model_close(m);
+	/* A tick that asks for no CI state leaves every head's line. */
+	buf_init(&was, 0);
+	buf_init(&now, 0);
+	CHECK_INT(file_read(path, 1 << 16, &was), 0);
+	m = model_open();
+	pulls_ci_memo_use(m, path, marks);
+	CHECK_INT(pulls_load(m), 0);
+	pulls_memo_save(m, &act);
+	model_close(m);
+	CHECK_INT(file_read(path, 1 << 16, &now), 0);
+	CHECK_STR(buf_str(&now), buf_str(&was));
+	CHECK_INT(strlen(buf_str(&was)) > 0, 1);
+	buf_free(&was);
+	buf_free(&now);
+	/* The next tick: the final states stand, the pending one is read. */
+	m = model_open();
+	CHECK_INT(pulls_load(m), 0);
+	pulls_ci_memo_use(m, path, marks);
+	before = http_request_count();
+	ci_all(m, again);
+	CHECK_INT(http_request_count() - before, 1);
+	CHECK(memcmp(st, again, sizeof(st)) == 0);
+	CHECK_INT(again[0], CI_SUCCESS);
+	CHECK_INT(again[3], CI_PENDING);
+	pulls_memo_save(m, &act);
+	model_close(m);
+	/* A webhook said PR 1's head changed: read again at once. */
+	snprintf(line, sizeof(line), SA " %lld\n", (long long)time(NULL));
+	CHECK(file_write_atomic(marks, line, strlen(line), 0644, 0) == 0);
+	m = model_open();
+	pulls_ci_memo_use(m, path, marks);
+	CHECK_INT(pulls_load(m), 0);
+	before = http_request_count();
+	ci_all(m, again);
+	CHECK_INT(http_request_count() - before, 2);
+	CHECK(memcmp(st, again, sizeof(st)) == 0);
+	model_close(m);
+	(void)remove(path);
+	(void)remove(marks);
+	(void)rmdir(dir);
+}
+
 /* A list that cannot be read is not read again, and keeps nothing. */
 static void
 test_list_fails(void)
@@ -315,6 +397,7 @@ main(void)
 	RUN(test_ci);
 	RUN(test_verdicts);
 	RUN(test_files_memo);
+	RUN(test_ci_memo);
 	RUN(test_list_fails);
 	canned_end();
 	return check_main();

@@ -43,6 +43,39 @@ test_names(void)
 	free(s);
 }
 
+/* The Claude session id file, by session and beside a hook's marker. */
+static void
+test_claude_id(void)
+{
+	char *s, *m;
+
+	runfiles_init("/run/d", "/factory");
+	s = runfiles_claude_id("dev-harb-3");
+	CHECK_STR(s, "/run/d/claude-id-dev-harb-3");
+	free(s);
+	m = runfiles_idle_marker("dev-harb-3");
+	s = runfiles_claude_id_beside(m);
+	CHECK_STR(s, "/run/d/claude-id-dev-harb-3");
+	free(s);
+	free(m);
+	m = runfiles_exited_marker("dev-harb-3");
+	s = runfiles_claude_id_beside(m);
+	CHECK_STR(s, "/run/d/claude-id-dev-harb-3");
+	free(s);
+	free(m);
+	s = runfiles_claude_id_beside("/elsewhere/claude-idle-x.ts");
+	CHECK_STR(s, "/elsewhere/claude-id-x");
+	free(s);
+	/* Not a marker: the phase file, a branch, an empty name. */
+	CHECK(runfiles_claude_id_beside("/run/d/dev-session-harb-3.phase") ==
+	    NULL);
+	CHECK(runfiles_claude_id_beside("master") == NULL);
+	CHECK(runfiles_claude_id_beside("/run/d/claude-idle-.ts") == NULL);
+	CHECK(runfiles_claude_id_beside("/run/d/claude-idle-x.tsv") == NULL);
+	CHECK(runfiles_is_run_name("claude-id-dev-harb-3"));
+	CHECK(runfiles_is_run_name("dev-escalation-parked-harb-3"));
+}
+
 /* name(N) read back gives N, for each name and parser pair. */
 static void
 test_round_trip(void)
@@ -186,6 +219,7 @@ int
 main(void)
 {
 	RUN(test_names);
+	RUN(test_claude_id);
 	RUN(test_round_trip);
 	RUN(test_not_names);
 	RUN(test_listing);

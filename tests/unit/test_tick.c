@@ -29,6 +29,7 @@
 #include "file.h"
 #include "lock.h"
 #include "tick.h"
+#include "wake.h"
 #include "xmalloc.h"
 
 /* What the fake steps did, and what they are told to do. */
@@ -37,6 +38,7 @@ struct fake {
 	int load_rc;	 /* what load returns */
 	int run_rc;	 /* what run returns */
 	int bad_write;	 /* run makes a write that fails */
+	int wakes;	 /* run leaves a wake this many times (-1: always) */
 	struct act act;
 };
 
@@ -160,6 +162,13 @@ fake_run(struct tick *t)
 	char *path;
 
 	fake_note(t, 'R');
+	if (f->wakes != 0) {
+		path = at("run/fake-demo.wake");
+		CHECK_INT(wake_note(path, "again"), 0);
+		free(path);
+		if (f->wakes > 0)
+			f->wakes--;
+	}
 	if (f->bad_write) {
 		path = at("no/such/dir/file");
 		(void)act_write(&f->act, path, "x\n", 0);
@@ -186,9 +195,10 @@ tick(const struct tick_tool *tool, struct fake *f, char **msg, const char *w0,
 	const char *w;
 	va_list ap;
 	int argc = 0, load_rc = f->load_rc, run_rc = f->run_rc;
-	int bad = f->bad_write;
+	int bad = f->bad_write, wakes = f->wakes;
 
 	memset(f, 0, sizeof(*f));
+	f->wakes = wakes;
 	f->load_rc = load_rc;
 	f->run_rc = run_rc;
 	f->bad_write = bad;
@@ -332,6 +342,60 @@ test_tick_runs(void)
 	CHECK(has("fake.log", "poll: tick: 0 requests, "));
 	CHECK(has("fake.log", " kB\n"));
 	free(lock);
+}
+
+/*
+ * Wakes (wake.h): one left during a pass makes one more pass, logged with
+ * its reason; one left before the tick is taken by it in its first pass;
+ * a wake every pass stops at WAKE_MAX_PASSES, the last left for the next
+ * tick; a one-shot leaves wakes alone.
+ */
+static void
+test_tick_wakes(void)
+{
+	struct fake f = {.wakes = 1};
+	char *wake = at("run/fake-demo.wake"), *msg, want[64];
+
+	fresh();
+	active(1);
+	CHECK_INT(tick(&fake_tool, &f, &msg, NULL), CLI_EXIT_OK);
+	CHECK_STR(f.trail, "ORCORC");
+	CHECK(has("fake.log", "poll: woken: again (pass 2)\n"));
+	CHECK(has("fake.log", "poll: tick: 2 passes\n"));
+	CHECK(has("metrics/fake-demo.prom", "disinto_tick_passes{"));
+	CHECK(has("metrics/fake-demo.prom", "} 2\n"));
+	CHECK(!file_exists(wake));
+	/* A wake before the tick: its first pass takes it. */
+	fresh();
+	f.wakes = 0;
+	CHECK_INT(wake_note(wake, "earlier"), 0);
+	CHECK_INT(tick(&fake_tool, &f, &msg, NULL), CLI_EXIT_OK);
+	CHECK_STR(f.trail, "ORC");
+	CHECK(has("fake.log", "poll: woken: earlier (pass 1)\n"));
+	CHECK(!file_exists(wake));
+	/* Wakes without end: bounded, the last one kept. */
+	fresh();
+	f.wakes = -1;
+	CHECK_INT(tick(&fake_tool, &f, &msg, NULL), CLI_EXIT_OK);
+	CHECK_INT(strlen(f.trail), 3 * WAKE_MAX_PASSES);
+	snprintf(want, sizeof(want), "poll: tick: %d passes\n",
+	    WAKE_MAX_PASSES);
+	CHECK(has("fake.log", want));
+	CHECK(file_exists(wake));
+	/* A one-shot runs once and leaves the wake. */
+	fresh();
+	f.wakes = 0;
+	CHECK_INT(tick(&fake_tool, &f, &msg, "--issue", "3", NULL),
+	    CLI_EXIT_OK);
+	free(msg);
+	CHECK_STR(f.trail, "OSC");
+	CHECK(file_exists(wake));
+	/* A dry run too. */
+	CHECK_INT(tick(&fake_tool, &f, &msg, "-n", NULL), CLI_EXIT_OK);
+	CHECK_STR(f.trail, "ORC");
+	CHECK(file_exists(wake));
+	(void)unlink(wake);
+	free(wake);
 }
 
 /* A step that fails: exit 1; a failed write also in the status file. */
@@ -484,6 +548,7 @@ main(void)
 	RUN(test_tick_oneshot);
 	RUN(test_tick_load);
 	RUN(test_tick_usage);
+	RUN(test_tick_wakes);
 	r = check_main();
 	free(last_note);
 	free(project_toml);

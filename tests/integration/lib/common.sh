@@ -13,7 +13,8 @@
 # DISINTO_TMUX_SOCKET, and turns supervisor-poll's docker prune and cache
 # dropping off (SUPERVISOR_DOCKER_PRUNE, SUPERVISOR_DROP_CACHES), and
 # exports the Claude session lock CLAUDE_SESSION_LOCK (in $T;
-# CLAUDE_SESSION_LOCK_WAIT 5 s unless set).  sim_start exports SIM_URL, FORGE_URL and
+# CLAUDE_SESSION_LOCK_WAIT 5 s unless set) and DISINTO_WAKE=false unless
+# set (the hooks start no tick behind the test's back).  sim_start exports SIM_URL, FORGE_URL and
 # WOODPECKER_SERVER.  Binaries live under $O (exported by tests/run; "."
 # means the repository top $TOP), e.g. "$O/dev-poll/dev-poll".
 # other_user, as_user and shared_run_dir stand for the other users of the
@@ -123,6 +124,10 @@ t_setup() {
 	CLAUDE_SESSION_LOCK=$T/claude-session.lock
 	CLAUDE_SESSION_LOCK_WAIT=${CLAUDE_SESSION_LOCK_WAIT:-5}
 	export CLAUDE_SESSION_LOCK CLAUDE_SESSION_LOCK_WAIT
+	# The tests run the ticks they mean: the agents' hooks run, but
+	# start no tick (test_wake.sh turns it on).
+	DISINTO_WAKE=${DISINTO_WAKE:-false}
+	export DISINTO_WAKE
 	tmux_sock >/dev/null
 }
 
@@ -152,6 +157,7 @@ t_tmux() {
 sim_start() {
 	_s_scen=$1
 	shift
+	sim_ci_changed
 	rm -f "$T/sim.port"
 	# The requests of an earlier simulator are kept for contract_check.
 	[ ! -s "$T/sim.log" ] || cat "$T/sim.log" >>"$T/sim.earlier.log"
@@ -187,12 +193,23 @@ sim_stop() {
 # response body; exit status 0 for 2xx.  $SIM_TOKEN, when set, is sent as
 # the Gitea token; $SIM_WP_TOKEN as the Woodpecker bearer token.
 sim_req() {
+	case $2 in
+	/_admin/status | /_admin/reset) sim_ci_changed ;;
+	esac
 	$SIMREQ ${SIM_TOKEN:+-t "$SIM_TOKEN"} \
 	    ${SIM_WP_TOKEN:+-w "$SIM_WP_TOKEN"} "$1" "$SIM_URL$2" ${3+"$3"}
 }
 
 sim_get() {
 	sim_req GET "$1"
+}
+
+# sim_ci_changed: a test changed commit statuses behind the tools' back
+# (a new scenario, a status set, a reset): forget the statuses the tools
+# remember where no Woodpecker is set up (ci-status-P), as a forge's
+# status webhook would have them read again (ci-changed-P).
+sim_ci_changed() {
+	rm -f "${DISINTO_RUN_DIR:-/nonexistent}"/ci-status-*
 }
 
 sim_post() {

@@ -5,6 +5,8 @@
 #   scale_init                the test directory and the environment
 #   scale_world ISSUES PRS    write $T/scale-ISSUES-PRS.json, start the
 #                             simulator on it, write the project file $P
+#                             (SCALE_CI=forge: no Woodpecker, 7 in 8
+#                             heads' forge status final)
 #   scale_reset               the world as generated: simulator state and
 #                             log, run files and logs
 #   scale_tick TOOL           one tick of TOOL (dev-poll, review-poll,
@@ -57,9 +59,10 @@ repo = "johba/harb"
 forge_url = "$SIM_URL"
 repo_root = "$T/repo"
 primary_branch = "master"
-[ci]
-woodpecker_repo_id = 1
 TOML
+	# SCALE_CI=forge: no Woodpecker, CI from the forge's commit status.
+	[ "${SCALE_CI:-}" = forge ] ||
+	    printf '[ci]\nwoodpecker_repo_id = 1\n' >>"$P"
 	export P
 }
 

@@ -1,0 +1,396 @@
+/*
+ * The forge webhook receiver: see webhook.h.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+#include "cimemo.h"
+#include "cli.h"
+#include "config.h"
+#include "json.h"
+#include "runfiles.h"
+#include "sha256.h"
+#include "spawn.h"
+#include "webhook.h"
+#include "xmalloc.h"
+
+/* What a delivery's headers said (pointers into the header text). */
+struct webhook_req {
+	char *head; /* owned: the request line and headers */
+	const char *method;
+	const char *event;     /* X-Gitea-Event-Type, else X-Gitea-Event */
+	const char *signature; /* X-Gitea-Signature or X-Forgejo-... */
+	long long length;      /* Content-Length, -1 when not given */
+	struct buf body;
+};
+
+/* The tools an event wakes, and whether it marks a SHA for the CI memo. */
+struct webhook_route {
+	const char *event;
+	const char *action; /* the body's "action" it needs, or NULL */
+	int mark;
+	const char *tools[3];
+};
+
+static const struct webhook_route webhook_routes[] = {
+    {"status", NULL, 1, {"dev-poll", "review-poll", NULL}},
+    {"pull_request_review_approved", NULL, 0, {"dev-poll", NULL, NULL}},
+    {"pull_request_review_rejected", NULL, 0, {"dev-poll", NULL, NULL}},
+    {"pull_request_review_comment", NULL, 0, {"dev-poll", NULL, NULL}},
+    /* X-Gitea-Event of the above (modules/webhook/type.go, Event()). */
+    {"pull_request_approved", NULL, 0, {"dev-poll", NULL, NULL}},
+    {"pull_request_rejected", NULL, 0, {"dev-poll", NULL, NULL}},
+    {"pull_request", "closed", 0, {"dev-poll", NULL, NULL}},
+    {"issue_comment", NULL, 0, {"dev-poll", "supervisor-poll", NULL}},
+};
+
+static void webhook_alarm(int);
+static int webhook_read_head(int, struct webhook_req *);
+static void webhook_headers(struct webhook_req *);
+static int webhook_read_body(int, struct webhook_req *);
+static int webhook_answer(int, int);
+static const struct webhook_route *webhook_route(const char *, const cJSON *);
+static struct config *webhook_project(const char *, const char *,
+    struct config **, size_t *);
+static int webhook_signed(const struct config *, const struct webhook_req *);
+static void webhook_mark(const struct config *, const cJSON *);
+static void webhook_wake(const char *, const struct config *,
+    const struct webhook_route *);
+static int webhook_serve(const char *, struct webhook_req *);
+static char *webhook_tool_path(const char *, const char *);
+
+static void
+webhook_alarm(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Read up to the end of the headers into r->head, the bytes after it
+ * into r->body: 0, or the status to answer.
+ */
+static int
+webhook_read_head(int in, struct webhook_req *r)
+{
+	struct buf b;
+	char chunk[4096], *end;
+	ssize_t n;
+
+	buf_init(&b, WEBHOOK_HEAD_MAX + sizeof(chunk));
+	while ((end = strstr(buf_str(&b), "\r\n\r\n")) == NULL) {
+		if (b.len > WEBHOOK_HEAD_MAX ||
+		    (n = read(in, chunk, sizeof(chunk))) <= 0 ||
+		    memchr(chunk, '\0', (size_t)n) != NULL ||
+		    buf_append(&b, chunk, (size_t)n) == -1) {
+			buf_free(&b);
+			return 400;
+		}
+	}
+	*end = '\0';
+	buf_append(&r->body, end + 4, b.len - (size_t)(end + 4 - b.data));
+	r->head = buf_steal(&b);
+	return 0;
+}
+
+/* The method and the headers a delivery is decided on. */
+static void
+webhook_headers(struct webhook_req *r)
+{
+	char *line, *save = NULL, *v;
+	const char *type = NULL;
+	long long len;
+
+	r->length = -1;
+	for (line = strtok_r(r->head, "\r\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\r\n", &save)) {
+		if (r->method == NULL) {
+			line[strcspn(line, " ")] = '\0';
+			r->method = line;
+			continue;
+		}
+		if ((v = strchr(line, ':')) == NULL)
+			continue;
+		*v++ = '\0';
+		v += strspn(v, " \t");
+		if (strcasecmp(line, "Content-Length") == 0)
+			r->length =
+			    sscanf(v, "%lld", &len) == 1 && len >= 0 ? len : -2;
+		else if (strcasecmp(line, "X-Gitea-Event-Type") == 0 ||
+		    strcasecmp(line, "X-Forgejo-Event-Type") == 0)
+			type = v;
+		else if (strcasecmp(line, "X-Gitea-Event") == 0 ||
+		    strcasecmp(line, "X-Forgejo-Event") == 0)
+			r->event = r->event != NULL ? r->event : v;
+		else if (strcasecmp(line, "X-Gitea-Signature") == 0 ||
+		    strcasecmp(line, "X-Forgejo-Signature") == 0)
+			r->signature = v;
+	}
+	/* The finer type where the forge sends one (Gitea 1.20 on). */
+	if (type != NULL && *type != '\0')
+		r->event = type;
+}
+
+/* Read the rest of a body of r->length bytes: 0, or the status. */
+static int
+webhook_read_body(int in, struct webhook_req *r)
+{
+	char chunk[8192];
+	ssize_t n;
+
+	if (r->length < 0)
+		return 400;
+	if (r->length > WEBHOOK_BODY_MAX)
+		return 413;
+	while (r->body.len < (size_t)r->length) {
+		if ((n = read(in, chunk, sizeof(chunk))) <= 0 ||
+		    buf_append(&r->body, chunk, (size_t)n) == -1)
+			return 400;
+	}
+	return r->body.len == (size_t)r->length ? 0 : 400;
+}
+
+/* Write the answer of status; 0 for 2xx, else 1. */
+static int
+webhook_answer(int out, int status)
+{
+	const char *why = status == 204 ? "No Content" :
+	    status == 401		? "Unauthorized" :
+	    status == 405		? "Method Not Allowed" :
+	    status == 413		? "Payload Too Large" :
+					  "Bad Request";
+	char text[160];
+	int n;
+
+	n = snprintf(text, sizeof(text),
+	    "HTTP/1.1 %d %s\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+	    status, why);
+	if (n > 0)
+		(void)!write(out, text, (size_t)n);
+	return status / 100 == 2 ? 0 : 1;
+}
+
+/* The route of an event with body j, or NULL: nothing to do. */
+static const struct webhook_route *
+webhook_route(const char *event, const cJSON *j)
+{
+	const char *action = json_str(j, "action");
+	size_t i;
+
+	if (event == NULL)
+		return NULL;
+	for (i = 0; i < sizeof(webhook_routes) / sizeof(webhook_routes[0]);
+	     i++) {
+		if (strcmp(event, webhook_routes[i].event) != 0)
+			continue;
+		if (webhook_routes[i].action != NULL &&
+		    (action == NULL ||
+			strcmp(action, webhook_routes[i].action) != 0))
+			return NULL;
+		/* A comment on a PR is the review routes' business. */
+		if (strcmp(event, "issue_comment") == 0 &&
+		    json_obj_at(j, "issue.pull_request") != NULL)
+			return NULL;
+		return &webhook_routes[i];
+	}
+	return NULL;
+}
+
+/*
+ * The project of $FACTORY_ROOT/projects whose forge repository is repo
+ * (every project's config in *all, *n of them; free each with
+ * config_free(), then the array), or NULL.
+ */
+static struct config *
+webhook_project(const char *exe, const char *repo, struct config **all,
+    size_t *n)
+{
+	struct config base;
+	char err[1024];
+	size_t i;
+
+	*all = NULL;
+	*n = 0;
+	memset(&base, 0, sizeof(base));
+	if (config_load(&base, NULL, exe, err, sizeof(err)) == 0) {
+		/* The project files are found where the factory is. */
+		runfiles_init(base.run_dir, base.factory_root);
+		if (cli_projects_load(&base, exe, NULL, all, n, err,
+			sizeof(err)) == -1)
+			fprintf(stderr, "webhook: %s\n", err);
+	} else
+		fprintf(stderr, "webhook: %s\n", err);
+	/* Nothing of base's is named after this (webhook_mark()). */
+	if (*n > 0)
+		runfiles_init((*all)[0].run_dir, (*all)[0].factory_root);
+	config_free(&base);
+	for (i = 0; i < *n; i++)
+		if ((*all)[i].forge_repo != NULL &&
+		    strcasecmp((*all)[i].forge_repo, repo) == 0)
+			return &(*all)[i];
+	return NULL;
+}
+
+/* Whether the delivery is signed with cfg's secret. */
+static int
+webhook_signed(const struct config *cfg, const struct webhook_req *r)
+{
+	unsigned char mac[SHA256_LEN];
+	const char *key = cfg->webhook_secret;
+
+	if (key == NULL || *key == '\0' || r->signature == NULL)
+		return 0;
+	hmac_sha256(key, strlen(key), r->body.data != NULL ? r->body.data : "",
+	    r->body.len, mac);
+	return sha256_hex_equal(r->signature, mac);
+}
+
+/* Mark a status event's SHA for the CI memo of cfg's project. */
+static void
+webhook_mark(const struct config *cfg, const cJSON *j)
+{
+	const char *sha = json_str(j, "sha");
+	char *path, *lock;
+
+	if (!cimemo_sha_ok(sha))
+		return;
+	runfiles_init(cfg->run_dir, cfg->factory_root);
+	path = runfiles_ci_changed(cfg->project_name);
+	lock = runfiles_ci_changed_lock(cfg->project_name);
+	if (cimemo_mark(path, lock, sha, time(NULL)) == -1)
+		fprintf(stderr,
+		    "webhook: %s: cannot mark the CI change in "
+		    "'%s': %s\n",
+		    cfg->project_name, path, strerror(errno));
+	free(path);
+	free(lock);
+}
+
+/*
+ * Where tool is, beside the executable exe: in its directory (installed),
+ * or in the tree it was built in (dev-poll/dev-poll beside
+ * review-poll/review-poll); else its bare name, found on PATH.  Caller
+ * frees.
+ */
+static char *
+webhook_tool_path(const char *exe, const char *tool)
+{
+	const char *slash = strrchr(exe, '/');
+	int dir = slash != NULL ? (int)(slash - exe) : 0;
+	char *p;
+
+	if (slash == NULL)
+		return xstrdup(tool);
+	p = xasprintf("%.*s/%s", dir, exe, tool);
+	if (access(p, X_OK) == 0)
+		return p;
+	free(p);
+	p = xasprintf("%.*s/../%s/%s", dir, exe, tool, tool);
+	if (access(p, X_OK) == 0)
+		return p;
+	free(p);
+	return xstrdup(tool);
+}
+
+/* Start `TOOL --wake PROJECT_TOML "webhook EVENT"` for each tool. */
+static void
+webhook_wake(const char *exe, const struct config *cfg,
+    const struct webhook_route *rt)
+{
+	char *argv[5], *prog, *why;
+	size_t i;
+
+	why = xasprintf("webhook %s", rt->event);
+	for (i = 0; i < 3 && rt->tools[i] != NULL; i++) {
+		prog = webhook_tool_path(exe, rt->tools[i]);
+		argv[0] = prog;
+		argv[1] = (char *)"--wake";
+		argv[2] = cfg->project_toml;
+		argv[3] = why;
+		argv[4] = NULL;
+		if (spawn_detached(argv, NULL, NULL, NULL) == -1)
+			fprintf(stderr, "webhook: %s: cannot start '%s': %s\n",
+			    cfg->project_name, prog, strerror(errno));
+		else
+			fprintf(stderr, "webhook: %s: %s woke %s\n",
+			    cfg->project_name, rt->event, rt->tools[i]);
+		free(prog);
+	}
+	free(why);
+}
+
+/* Decide on a delivery read whole: the status to answer. */
+static int
+webhook_serve(const char *exe, struct webhook_req *r)
+{
+	const struct webhook_route *rt;
+	struct config *all = NULL, *cfg;
+	const char *repo;
+	char err[256];
+	cJSON *j;
+	size_t i, n = 0;
+	int status = 204;
+
+	if ((j = json_parse(r->body.data != NULL ? r->body.data : "",
+		 r->body.len, err, sizeof(err))) == NULL)
+		return 400;
+	repo = json_str_at(j, "repository.full_name");
+	if (repo == NULL ||
+	    (cfg = webhook_project(exe, repo, &all, &n)) ==
+		NULL) /* not ours: nothing to do */
+		goto out;
+	if (!webhook_signed(cfg, r)) {
+		fprintf(stderr,
+		    "webhook: %s: a delivery with no valid "
+		    "signature refused\n",
+		    cfg->project_name);
+		status = 401;
+		goto out;
+	}
+	if ((rt = webhook_route(r->event, j)) == NULL)
+		goto out;
+	if (rt->mark)
+		webhook_mark(cfg, j);
+	webhook_wake(exe, cfg, rt);
+out:
+	for (i = 0; i < n; i++)
+		config_free(&all[i]);
+	free(all);
+	cJSON_Delete(j);
+	return status;
+}
+
+int
+webhook_main(const char *exe, int in, int out)
+{
+	struct webhook_req r;
+	struct sigaction sa;
+	int status;
+
+	memset(&r, 0, sizeof(r));
+	memset(&sa, 0, sizeof(sa));
+	buf_init(&r.body, WEBHOOK_BODY_MAX + 8192);
+	/* A read that takes too long fails (no SA_RESTART): 400. */
+	sa.sa_handler = webhook_alarm;
+	(void)sigaction(SIGALRM, &sa, NULL);
+	alarm(WEBHOOK_TIMEOUT);
+	if ((status = webhook_read_head(in, &r)) == 0) {
+		webhook_headers(&r);
+		if (r.method == NULL || strcmp(r.method, "POST") != 0)
+			status = 405;
+		else if ((status = webhook_read_body(in, &r)) == 0)
+			status = webhook_serve(exe, &r);
+	}
+	alarm(0);
+	free(r.head);
+	buf_free(&r.body);
+	return webhook_answer(out, status);
+}

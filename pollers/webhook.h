@@ -1,0 +1,42 @@
+/*
+ * The forge webhook receiver: `TOOL --webhook`, one short-lived process
+ * per delivery, its standard input and output the connection (a systemd
+ * socket with Accept=yes, or inetd).  It reads one HTTP/1.1 POST
+ * (headers of WEBHOOK_HEAD_MAX bytes at most, a body of WEBHOOK_BODY_MAX,
+ * all within WEBHOOK_TIMEOUT seconds), finds the project whose forge
+ * repository the delivery names ($FACTORY_ROOT/projects/ *.toml), checks the
+ * Gitea/Forgejo signature (X-Gitea-Signature or X-Forgejo-Signature: the hex
+ * HMAC-SHA256 of the body keyed with WEBHOOK_SECRET;
+ * services/webhook/deliver.go), and wakes the tools the event concerns (`TOOL
+ * --wake PROJECT_TOML "webhook EVENT"`, detached):
+ *
+ *   status                          dev-poll and review-poll; the SHA is
+ *                                   marked in ci-changed-P for the CI
+ *                                   memo first
+ *   pull_request_review_approved,
+ *   _rejected, _comment             dev-poll
+ *   pull_request, action closed     dev-poll
+ *   issue_comment on an issue       dev-poll and supervisor-poll
+ *
+ * It answers 204 (done, or nothing to do: another event, another
+ * repository), 400 (not a request it can read), 401 (no secret set, or a
+ * signature that is missing or wrong), 405 (not a POST), 413 (a body too
+ * long).  Nothing of it runs between deliveries.
+ */
+#ifndef WEBHOOK_H
+#define WEBHOOK_H
+
+#define WEBHOOK_MODE "--webhook"
+#define WEBHOOK_HEAD_MAX 16384
+#define WEBHOOK_BODY_MAX (1024 * 1024)
+#define WEBHOOK_TIMEOUT 10
+
+/*
+ * Serve one delivery read from in and answered on out (descriptors);
+ * exe is argv[0] (the tools are run from its directory, or the build
+ * tree's, when it has one; else found on PATH).
+ * Returns the exit status: 0 when it answered 2xx, 1 otherwise.
+ */
+int webhook_main(const char *exe, int in, int out);
+
+#endif
