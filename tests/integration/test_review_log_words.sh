@@ -4,7 +4,7 @@
 # "--- Poll done: N reviewed, M skipped ---", as upstream's readers of
 # the log (the supervisor's preflight, the operator's tail) know it; N
 # counts the reviews started, M the PRs passed over (CI not passed, or
-# already reviewed at their head).
+# already reviewed at their head); between them "Found N open PRs".
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/review.sh"
 rv_setup
@@ -41,6 +41,7 @@ FORGE_TOKEN=dev-token
 FORGE_REVIEW_TOKEN=review-token
 WOODPECKER_TOKEN=wp-token
 WOODPECKER_REPO_ID=1
+WOODPECKER_SERVER=$WOODPECKER_SERVER
 AGENT_CMD="$AGENT_CMD"
 DISINTO_TMUX_SOCKET=$DISINTO_TMUX_SOCKET
 DISINTO_MEMINFO=$DISINTO_MEMINFO
@@ -56,17 +57,19 @@ cron_tick() {
 	RC=$?
 }
 
-# last_line: the log's last line without its time stamp.
-last_line() {
-	tail -n 1 "$LOG" | sed 's/^\[[^]]*\] //'
+# done_line N: the log's Nth "--- Poll done" line, without its time
+# stamp.  (A tick the agent's hooks wake runs a second pass, with its own
+# pair of lines.)
+done_line() {
+	grep -e '--- Poll done' "$LOG" | sed -n "$1s/^\[[^]]*\] //p"
 }
 
 cron_tick
 check_eq "the tick exits 0" "$RC" 0
 check_eq "the tick's first line is review-poll.sh's" \
     "$(sed -n '1s/^\[[^]]*\] //p' "$LOG")" "--- Poll start ---"
-check_eq "its last line counts one review started, one PR skipped" \
-    "$(last_line)" "--- Poll done: 1 reviewed, 1 skipped ---"
+check_eq "its pass ends counting one review started, one PR skipped" \
+    "$(done_line 1)" "--- Poll done: 1 reviewed, 1 skipped ---"
 check "the lines carry upstream's time stamp" grep -qE \
     '^\[[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2} UTC\] --- Poll start ---$' \
     "$LOG"
@@ -77,9 +80,11 @@ rv_wait_done 11
 # skips both (12: CI pending, 11: reviewed at its head).
 cron_tick
 cron_tick
+N=$(grep -c -e '--- Poll done' "$LOG")
 check_eq "a tick with nothing to start: 0 reviewed, 2 skipped" \
-    "$(last_line)" "--- Poll done: 0 reviewed, 2 skipped ---"
-check_eq "three ticks, three start lines" \
-    "$(grep -c -e '--- Poll start ---$' "$LOG")" 3
+    "$(done_line "$N")" "--- Poll done: 0 reviewed, 2 skipped ---"
+check_eq "every pass has its start and its done line" \
+    "$(grep -c -e '--- Poll start ---$' "$LOG")" "$N"
+check "PRs are counted as review-poll.sh did" grep -q 'Found 2 open PRs$' "$LOG"
 check_eq "the review was posted once" \
     "$(sim_log_count POST '/pulls/11/reviews$' 200)" 1
