@@ -207,6 +207,7 @@ rp_ci_ready(struct rp *rp, const struct pull *pr, char *note, size_t notesz)
 		return -1;
 	default:
 		log_msg("pr #%lld: ci=%s, skip", pr->number, name);
+		rp->skipped++;
 		return 0;
 	}
 	if (ci_passed(st, config_ci_configured(rp->cfg)))
@@ -234,9 +235,11 @@ launch_new_one(struct rp *rp, const struct pull *pr, char *note, size_t notesz)
 	if (rp_review_busy(rp, pr->number))
 		return 0;
 	if ((done = rp_reviewed(rp, pr)) != 0) {
-		if (done == 1)
+		if (done == 1) {
 			log_msg("pr #%lld: %.7s reviewed, skip", pr->number,
 			    pr->sha);
+			rp->skipped++;
+		}
 		return done == -1 ? -1 : 0;
 	}
 	return 1;

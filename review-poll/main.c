@@ -138,7 +138,12 @@ main_run(struct tick *t)
 	struct rp *rp = t->ctx;
 	int rc = CLI_EXIT_FAIL, r;
 
-	log_msg("--- poll start ---");
+	/*
+	 * The first and last lines in review-poll.sh's words: upstream's
+	 * readers of review.log (the supervisor's preflight, the operators'
+	 * habits) look for them.  "reviewed" counts the reviews started.
+	 */
+	log_msg("--- Poll start ---");
 	if (rp_pulls_read(rp) == -1)
 		goto out;
 	rp_files_memo_load(rp);
@@ -154,7 +159,8 @@ main_run(struct tick *t)
 		main_step(rp, r == -1 ? -1 : 0);
 	rp_files_memo_save(rp);
 	rp_status_tick(rp);
-	log_msg("--- poll done: %d review(s) started ---", rp->launched);
+	log_msg("--- Poll done: %d reviewed, %d skipped ---", rp->launched,
+	    rp->skipped);
 	rc = rp->failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 out:
 	rp_prom_tick(t->prom, rp);

@@ -51,7 +51,7 @@ rp_pulls_read(struct rp *rp)
 		log_warn("cannot list the open prs: %s", pulls_error(m));
 		return -1;
 	}
-	log_msg("found %zu open prs", pulls_count(m));
+	log_msg("Found %zu open PRs", pulls_count(m));
 	return 0;
 }
 

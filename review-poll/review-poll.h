@@ -54,6 +54,7 @@ struct rp {
 	/* The open PRs, their CI and verdicts (common/world/pulls.h). */
 	struct pulls *pulls;
 	int launched;	     /* review sessions started this tick */
+	int skipped;	     /* PRs passed over: CI not passed, reviewed */
 	int alive;	     /* review sessions alive before launching; -1 */
 	int posted;	     /* reviews posted this tick */
 	int lock_busy;	     /* the Claude session lock stayed busy */

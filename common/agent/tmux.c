@@ -373,6 +373,25 @@ tmux_new_session(const char *name, const char *cwd, char *const argv[],
 }
 
 int
+tmux_start_server(struct buf *err)
+{
+	struct argvec av = {NULL, 0, 0};
+	int st;
+
+	av_start(&av);
+	av_push(&av, "start-server");
+	av_push(&av, ";");
+	av_push(&av, "set-option");
+	av_push(&av, "-g");
+	av_push(&av, "exit-empty");
+	av_push(&av, "off");
+	st = av_run_env(&av, err, TMUX_OUT_MAX,
+	    (const char *const *)tmux_server_env);
+	av_free(&av);
+	return st == 0 ? 0 : -1;
+}
+
+int
 tmux_kill_session(const char *name)
 {
 	int st = session_verb("kill-session", name);

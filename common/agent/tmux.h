@@ -25,6 +25,14 @@ void tmux_set_tmpdir(const char *dir);
  * process environment, never a command line.
  */
 void tmux_set_server_env(char *const *env);
+/*
+ * Start the tmux server with the environment of tmux_set_server_env()
+ * (its global environment, through the client's process environment)
+ * and "exit-empty off", so it stays up with no session.  A server that
+ * runs already keeps its environment; only the option is set there.
+ * Returns 0, or -1 with the client's output in err (may be NULL).
+ */
+int tmux_start_server(struct buf *err);
 
 /* 1 if name is a usable session name ([A-Za-z0-9._-]+), else 0. */
 int tmux_valid_name(const char *name);

@@ -1438,16 +1438,21 @@ config_toml_item_cb(void *arg, const struct toml_item *it, char *err,
 /*
  * The project name of a file that could not be loaded: its `name =`
  * line when it can be read, else its base name without ".toml"; NULL
- * when neither is a valid name.  Caller frees.
+ * when neither is a valid name, or when no such file exists (a typo
+ * names no project, so nothing is written under its name).  Caller
+ * frees.
  */
 static char *
 name_from_file(const char *path)
 {
 	struct buf text;
+	struct stat st;
 	const char *p, *q;
 	char *name = NULL, *copy;
 	size_t n;
 
+	if (stat(path, &st) == -1 && (errno == ENOENT || errno == ENOTDIR))
+		return NULL;
 	buf_init(&text, 0);
 	if (file_read(path, 64 * 1024, &text) != -1) {
 		for (p = buf_str(&text); p != NULL && *p != '['; p = q) {

@@ -448,8 +448,11 @@ cli_fail(const struct cli_tool *t, const struct config *cfg, const char *why)
 {
 	char *path = NULL, *status = NULL, err[512];
 
+	/* A project file that does not exist (a typo) names no project:
+	 * nothing is written (config.c leaves its name empty). */
 	if (cfg->factory_root != NULL && cfg->run_dir != NULL &&
-	    cfg->project_name != NULL) {
+	    cfg->project_name != NULL &&
+	    (cfg->project_name[0] != '\0' || cfg->project_toml == NULL)) {
 		runfiles_init(cfg->run_dir, cfg->factory_root);
 		path = t->log_path(cfg);
 		/* Nothing is written into a run directory not ours alone. */
@@ -728,6 +731,8 @@ cli_mode(const struct cli_tool *t, int argc, char *argv[], char **msg)
 			*msg = xasprintf("%s: %s\n", t->prog, why);
 		return rc;
 	}
+	if (strcmp(argv[1], CLI_TMUX_SERVER_MODE) == 0)
+		return cli_tmux_server(t, argc, argv, msg);
 	if (strcmp(argv[1], AGENT_HOOKS_MODE) == 0) {
 		/* A refusal's reason goes to stderr as it is: the agent reads
 		 * it. */

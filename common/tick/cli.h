@@ -100,11 +100,22 @@ int cli_agent_use(const struct config *cfg, char *err, size_t errsz);
  * logged and put in the status file (see cli_fail()).  Before anything
  * else, a first argument naming a mode of agent sessions
  * (AGENT_EXEC_MODE, the wrapper of an agent; AGENT_HOOKS_MODE, its
- * hooks) runs that mode, whose exit status is returned with nothing
- * loaded.
+ * hooks) or the tmux server's (CLI_TMUX_SERVER_MODE) runs that mode,
+ * whose exit status is returned.
  */
 int cli_start(int argc, char *argv[], const struct cli_tool *tool,
     struct cli *cli, struct config *cfg, char **msg);
+
+/* The mode that starts the agents' tmux server (common/tick/tmuxserver.c). */
+#define CLI_TMUX_SERVER_MODE "--tmux-server"
+/*
+ * Run as `PROG --tmux-server`: start the tmux server (DISINTO_TMUX_SOCKET's,
+ * else the default) with the factory's .env as its environment
+ * (config_server_env()), "exit-empty off", and return: 0, 1 when tmux
+ * failed, 2 on a configuration error, the reason in *msg (caller frees).
+ */
+int cli_tmux_server(const struct cli_tool *t, int argc, char *argv[],
+    char **msg);
 /*
  * The `--status` report (common/tick/status.h) of the project cfg was loaded
  * for when a project file was given, else of every project file (with

@@ -1,7 +1,8 @@
 # The service files under contrib/: the systemd units (installed by "make
 # install-systemd" with DESTDIR, PREFIX and BINDIR honoured, then checked
 # by "systemd-analyze verify" against the built executables, and their
-# schedules against the crontab lines' offsets), and the Nomad job
+# schedules against the crontab lines' offsets; the tmux unit's command
+# starts a server that carries the factory's .env), and the Nomad job
 # specifications (loaded with python3: periodic block, overlap rule,
 # placement constraints, host volume, raw_exec tasks).
 . "$(dirname "$0")/lib/common.sh"
@@ -127,6 +128,62 @@ else
 		    "$(minutes "$spec")" "$want"
 	done
 fi
+
+# The tmux unit's ExecStart (BINDIR substituted), run as systemd runs it
+# (an empty environment but the unit's FACTORY_ROOT): the server it
+# starts carries the factory's .env, read as the tools read it (export
+# lines, ${VAR}), so a session started in it later (an upstream agent's)
+# sees FORGE_TOKEN; the token is on no command line; a second start
+# leaves the running server and its sessions alone.
+TU=$SD/disinto-tmux.service
+check_eq "the tmux unit is a oneshot that remains" \
+    "$(grep -c -e '^Type=oneshot$' -e '^RemainAfterExit=yes$' "$TU")" 2
+EXEC=$(sed -n 's/^ExecStart=//p' "$TU")
+check_eq "the tmux unit starts the server with dev-poll --tmux-server" \
+    "$EXEC" "$T/bin/dev-poll --tmux-server"
+mkdir -p "$T/factory" "$T/home"
+TOK=tok-$$-${T##*.}
+cat >"$T/factory/.env" <<ENV
+export FORGE_TOKEN=$TOK
+PART=abc
+DERIVED=\${PART}-def
+GITHUB_TOKEN=gh-$TOK
+DISINTO_TMUX_SOCKET=$DISINTO_TMUX_SOCKET
+ENV
+# tmux_env NAME: NAME as a session started in the server now sees it.
+tmux_env() {
+	rm -f "$T/session.env"
+	t_tmux new-session -d -s "probe$1" "env >$T/session.env.tmp; mv $T/session.env.tmp $T/session.env"
+	wait_for "[ -e '$T/session.env' ]" 10 >/dev/null
+	sed -n "s/^$1=//p" "$T/session.env"
+}
+# shellcheck disable=SC2086  # ExecStart's words, as systemd splits them
+(cd "$T/home" && env -i PATH=/usr/bin:/bin HOME="$T/home" \
+    FACTORY_ROOT="$T/factory" $EXEC) >"$T/tmux-unit.out" 2>&1
+check_eq "the unit's command exits 0" "$?" 0
+check "a server runs on the socket" t_tmux list-sessions -F x
+check_eq "a session in it sees FORGE_TOKEN from .env" "$(tmux_env FORGE_TOKEN)" \
+    "$TOK"
+check_eq "a session in it sees .env's \${VAR} expanded" "$(tmux_env DERIVED)" \
+    "abc-def"
+check_eq "a session in it sees FACTORY_ROOT" "$(tmux_env FACTORY_ROOT)" \
+    "$T/factory"
+check_eq "GITHUB_TOKEN is left out, as lib/env.sh did" \
+    "$(tmux_env GITHUB_TOKEN)" ""
+t_tmux new-session -d -s keep "sleep 600"
+printf 'export FORGE_TOKEN=other\nDISINTO_TMUX_SOCKET=%s\n' \
+    "$DISINTO_TMUX_SOCKET" >"$T/factory/.env"
+# shellcheck disable=SC2086
+(cd "$T/home" && env -i PATH=/usr/bin:/bin HOME="$T/home" \
+    FACTORY_ROOT="$T/factory" $EXEC) >>"$T/tmux-unit.out" 2>&1
+check_eq "a second start exits 0" "$?" 0
+check "a second start leaves the running sessions" t_tmux has-session -t keep
+check_eq "a second start leaves the server's environment" \
+    "$(tmux_env FORGE_TOKEN)" "$TOK"
+check_eq "a bad .env: exit 2" "$(printf 'BAD LINE\n' >"$T/factory/.env";
+    env -i PATH=/usr/bin:/bin HOME="$T/home" FACTORY_ROOT="$T/factory" \
+    $EXEC >/dev/null 2>&1; echo $?)" 2
+t_tmux kill-server 2>/dev/null
 
 # --- Nomad -----------------------------------------------------------------
 

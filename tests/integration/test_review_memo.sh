@@ -28,7 +28,7 @@ sim_post /_admin/item '{"number":100003,"files":["docs/x.md"],"updated_at":"2024
 scale_tick review-poll
 # (The review of the docs-only PR cannot start: this world has no git
 # origin; the tick fails on that alone.)
-check "first tick: ran to its end" grep -q -- '--- poll done' "$T/review-poll.err"
+check "first tick: ran to its end" grep -q -- '--- Poll done: ' "$T/review-poll.err"
 check_eq "first tick: every PR's files read" \
     "$(sim_log_count GET '/pulls/[0-9]+/files')" 3
 check_eq "first tick: three PRs remembered" "$(wc -l <"$M")" 3

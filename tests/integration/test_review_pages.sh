@@ -56,13 +56,13 @@ check_eq "unreadable second page: no changed files read" \
     "$(sim_log_count GET '/pulls/[0-9]+/files')" 0
 check_has "unreadable second page: logged" "$(cat "$LOG")" \
     "cannot list the open prs"
-check_lacks "unreadable second page: no count of open prs" "$(cat "$LOG")" \
-    "found "
+check_lacks "unreadable second page: no count of open PRs" "$(cat "$LOG")" \
+    "Found "
 faults_clear
 
 rv_tick
 check_eq "tick exits 0" "$RV_RC" 0
-check_has "both pages counted" "$(cat "$LOG")" "found 62 open prs"
+check_has "both pages counted" "$(cat "$LOG")" "Found 62 open PRs"
 check_eq "the re-review and the new review started" "$(sessions)" \
     "review-harb-11 review-harb-12 "
 check_has "the re-review is logged" "$(cat "$LOG")" \
