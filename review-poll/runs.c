@@ -227,14 +227,17 @@ void
 rp_run_kill(struct rp *rp, long long pr)
 {
 	char *session = runfiles_review_session(rp->cfg->project_name, pr);
-	char *markers[3];
+	char *markers[4];
 	size_t i;
 
 	markers[0] = runfiles_idle_marker(session);
 	markers[1] = runfiles_exited_marker(session);
 	markers[2] = runfiles_phase_marker(session);
+	/* Its Claude session id, which the Stop hook kept (nothing parks a
+	 * review). */
+	markers[3] = runfiles_claude_id(session);
 	(void)act_kill(&rp->act, session);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 4; i++) {
 		(void)act_remove(&rp->act, markers[i]);
 		free(markers[i]);
 	}

@@ -38,12 +38,16 @@ escalated() {
 
 # snap: every file and directory of the trees a tick may write, a file
 # with its size and mtime (ns), and the worktrees of the clone.  (A tick
-# lock taken and removed again is not a file left behind.)
+# lock taken and removed again is not a file left behind.)  The files a
+# live session's own wrapper and hooks write (agent-S.state, the hooks'
+# markers) change on the agent's time, not the tick's: left out.
 snap() {
 	find "$RUN" "$FACTORY_ROOT/dev" "$FACTORY_ROOT/review" \
 	    "$FACTORY_ROOT/supervisor" "$FACTORY_ROOT/metrics" \
 	    "$FACTORY_ROOT/state" \( -type d -printf '%p/\n' \) -o \
-	    -printf '%p %y %s %T@\n' 2>/dev/null | sort
+	    \( ! -name 'agent-*.state' ! -name 'claude-*' \
+	    ! -name 'phase-changed-*' -printf '%p %y %s %T@\n' \) \
+	    2>/dev/null | sort
 	git -C "$T/repo" worktree list --porcelain
 }
 

@@ -48,6 +48,8 @@ cat >"$T/want" <<'LIST'
 ./usr/local/lib/systemd/system/disinto-supervisor-poll.service
 ./usr/local/lib/systemd/system/disinto-supervisor-poll.timer
 ./usr/local/lib/systemd/system/disinto-tmux.service
+./usr/local/lib/systemd/system/disinto-webhook.socket
+./usr/local/lib/systemd/system/disinto-webhook@.service
 ./usr/local/share/man/man5/disinto-c.5
 ./usr/local/share/man/man8/dev-poll.8
 ./usr/local/share/man/man8/review-poll.8
