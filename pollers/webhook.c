@@ -19,7 +19,7 @@
 #include "json.h"
 #include "runfiles.h"
 #include "sha256.h"
-#include "spawn.h"
+#include "wake.h"
 #include "webhook.h"
 #include "xmalloc.h"
 
@@ -305,18 +305,13 @@ static void
 webhook_wake(const char *exe, const struct config *cfg,
     const struct webhook_route *rt)
 {
-	char *argv[5], *prog, *why;
+	char *prog, *why;
 	size_t i;
 
 	why = xasprintf("webhook %s", rt->event);
 	for (i = 0; i < 3 && rt->tools[i] != NULL; i++) {
 		prog = webhook_tool_path(exe, rt->tools[i]);
-		argv[0] = prog;
-		argv[1] = (char *)"--wake";
-		argv[2] = cfg->project_toml;
-		argv[3] = why;
-		argv[4] = NULL;
-		if (spawn_detached(argv, NULL, NULL, NULL) == -1)
+		if (wake_spawn(prog, cfg->project_toml, why) == -1)
 			fprintf(stderr, "webhook: %s: cannot start '%s': %s\n",
 			    cfg->project_name, prog, strerror(errno));
 		else

@@ -11,13 +11,13 @@
 #include "buf.h"
 #include "git.h"
 #include "spawn.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 /* Output kept from a command read for its first line. */
 #define GIT_LINE_MAX 4096
 
 static int git_is_dir(const char *);
-static int git_hex(int);
 static char *git_unescape(const char *, size_t);
 
 char **
@@ -125,18 +125,6 @@ git_in_rebase(const char *dir)
 	return r;
 }
 
-static int
-git_hex(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The n bytes at s with %XX decoded.  Caller frees. */
 static char *
 git_unescape(const char *s, size_t n)
@@ -146,11 +134,12 @@ git_unescape(const char *s, size_t n)
 
 	for (i = 0; i < n; i++) {
 		if (s[i] == '%' && i + 2 < n &&
-		    git_hex((unsigned char)s[i + 1]) >= 0 &&
-		    git_hex((unsigned char)s[i + 2]) >= 0) {
+		    valid_hex_digit((unsigned char)s[i + 1]) >= 0 &&
+		    valid_hex_digit((unsigned char)s[i + 2]) >= 0) {
 			out[k++] =
-			    (char)(git_hex((unsigned char)s[i + 1]) * 16 +
-				git_hex((unsigned char)s[i + 2]));
+			    (char)(valid_hex_digit((unsigned char)s[i + 1]) *
+				    16 +
+				valid_hex_digit((unsigned char)s[i + 2]));
 			i += 2;
 		} else
 			out[k++] = s[i];

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sha256.h"
+#include "valid.h"
 
 static const uint32_t sha256_k[64] = {0x428a2f98, 0x71374491, 0xb5c0fbcf,
     0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
@@ -20,7 +21,6 @@ static const uint32_t sha256_k[64] = {0x428a2f98, 0x71374491, 0xb5c0fbcf,
 
 static uint32_t sha256_rotr(uint32_t, int);
 static void sha256_block(struct sha256 *, const unsigned char *);
-static int sha256_hexval(int);
 
 static uint32_t
 sha256_rotr(uint32_t x, int n)
@@ -155,19 +155,6 @@ hmac_sha256(const void *key, size_t keylen, const void *msg, size_t msglen,
 	memset(pad, 0, sizeof(pad));
 }
 
-/* A hex digit's value, or -1. */
-static int
-sha256_hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int
 sha256_hex_equal(const char *hex, const unsigned char mac[SHA256_LEN])
 {
@@ -178,8 +165,8 @@ sha256_hex_equal(const char *hex, const unsigned char mac[SHA256_LEN])
 	if (hex == NULL || strlen(hex) != 2 * SHA256_LEN)
 		return 0;
 	for (i = 0; i < SHA256_LEN; i++) {
-		hi = sha256_hexval((unsigned char)hex[2 * i]);
-		lo = sha256_hexval((unsigned char)hex[2 * i + 1]);
+		hi = valid_hex_digit((unsigned char)hex[2 * i]);
+		lo = valid_hex_digit((unsigned char)hex[2 * i + 1]);
 		if (hi < 0 || lo < 0)
 			return 0;
 		diff |= (unsigned)((hi << 4 | lo) ^ mac[i]);

@@ -147,6 +147,18 @@ valid_sha(const char *sha)
 	return n >= 7 && n <= 64 ? NULL : "not 7 to 64 digits long";
 }
 
+int
+valid_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 const char *
 valid_name(const char *name)
 {

@@ -21,6 +21,8 @@ const char *valid_name(const char *name);
 const char *valid_url(const char *url);
 /* A commit ID as git and the forge write one: 7 to 64 lower-case hex. */
 const char *valid_sha(const char *sha);
+/* The value of the hex digit c (either case), or -1. */
+int valid_hex_digit(int c);
 
 /*
  * The largest number of an issue, PR, comment or review: 2^53, the

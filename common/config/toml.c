@@ -45,6 +45,7 @@
 #include "buf.h"
 #include "file.h"
 #include "toml.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 /* Largest project file read. */
@@ -618,13 +619,9 @@ digits(const char *s, size_t len, size_t pos, int base)
 static int
 digit_value(int c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return 99;
+	int v = valid_hex_digit(c);
+
+	return v < 0 ? 99 : v;
 }
 
 /* 1 when s starts with n ASCII digits. */
