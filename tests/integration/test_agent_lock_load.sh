@@ -50,6 +50,19 @@ stop_sims() {
 }
 trap stop_sims EXIT
 
+# reviewing: whether every session waits for its review ($left: how many
+# do not).
+reviewing() {
+	left=0
+	i=1
+	while [ "$i" -le "$N" ]; do
+		grep -q awaiting_review "$RUN/dev-session-p$i-1.phase" \
+		    2>/dev/null || left=$((left + 1))
+		i=$((i + 1))
+	done
+	[ "$left" -eq 0 ]
+}
+
 # Rounds of every project's tick at once, until every session waits for
 # its review (or the rounds are spent).
 : >"$T/rcs"
@@ -66,30 +79,13 @@ while [ "$r" -le "$ROUNDS" ]; do
 	done
 	# shellcheck disable=SC2086
 	wait $ticks
-	left=0
-	i=1
-	while [ "$i" -le "$N" ]; do
-		grep -q awaiting_review "$RUN/dev-session-p$i-1.phase" \
-		    2>/dev/null || left=$((left + 1))
-		i=$((i + 1))
-	done
-	[ "$left" -eq 0 ] && break
+	reviewing && break
 	r=$((r + 1))
 done
 echo "# $N projects, $r rounds, $(wc -l <"$T/rcs") ticks"
 # A message a tick could not type while the lock was busy is in its
 # session's mailbox; the session's wrapper types it once the lock is
 # free, without a tick: wait for those.
-reviewing() {
-	left=0
-	i=1
-	while [ "$i" -le "$N" ]; do
-		grep -q awaiting_review "$RUN/dev-session-p$i-1.phase" \
-		    2>/dev/null || left=$((left + 1))
-		i=$((i + 1))
-	done
-	[ "$left" -eq 0 ]
-}
 wait_for reviewing 90
 reviewing
 echo "# delivered from mailboxes: $(cat "$FACTORY_ROOT"/dev/dev-agent-p*.log | grep -c 'delivered from its mailbox')"
