@@ -607,6 +607,11 @@ int dp_session_finish(struct dev_ctx *, long long issue);
  */
 int dp_session_resume(struct dev_ctx *, long long issue, const char *worktree,
     const char *id, const char *key, const char *text);
+/*
+ * Before a dev agent starts: a warning in the log when it is given the
+ * dev bot's FORGE_TOKEN (FORGE_AGENT_TOKEN unset), the token that merges.
+ */
+void dp_session_token_note(const struct dev_ctx *);
 
 /* legacy.c */
 /*

@@ -57,6 +57,7 @@ legacy_wrap(struct dev_ctx *c, long long issue, char **cmd, char ***argv,
 		log_err("ERROR: cannot tell the running executable");
 		return -1;
 	}
+	dp_session_token_note(c);
 	if (!c->act.dry_run) {
 		session = runfiles_dev_session(c->cfg->project_name, issue);
 		tmpl = runfiles_agent_env(session);

@@ -127,6 +127,17 @@ session_argv(const struct dev_ctx *c, const char *resume)
 	return argv;
 }
 
+void
+dp_session_token_note(const struct dev_ctx *c)
+{
+	if (c->cfg->forge_agent_token[0] != '\0')
+		return;
+	log_warn("the dev agent gets FORGE_TOKEN, the dev bot's: "
+		 "FORGE_AGENT_TOKEN is unset (give the agents a forge user "
+		 "of their own that cannot merge or approve: README, "
+		 "\"Least privilege\")");
+}
+
 /*
  * Start the agent in worktree (resuming the conversation resume, or
  * NULL: a new one), wait until it is ready and deliver prompt under key
@@ -159,6 +170,7 @@ session_run(struct dev_ctx *c, const char *session, const char *worktree,
 		log_err("ERROR: the agent command is empty");
 		goto out;
 	}
+	dp_session_token_note(c);
 	if (!c->act.dry_run)
 		(void)dp_status(c, "creating tmux session: %s", session);
 	if (act_agent_start(&c->act, &spec) == -1)

@@ -23,6 +23,7 @@
 #include "buf.h"
 #include "config.h"
 #include "file.h"
+#include "redact.h"
 #include "screen.h"
 #include "spawn.h"
 #include "strv.h"
@@ -61,6 +62,7 @@ static char **tmux_server_env;
 static void av_push(struct argvec *, const char *);
 static void av_free(struct argvec *);
 static void av_start(struct argvec *);
+static int tmux_env_public(const char *);
 static int av_run(struct argvec *, struct buf *, size_t);
 static int av_run_env(struct argvec *, struct buf *, size_t,
     const char *const *);
@@ -160,6 +162,18 @@ av_start(struct argvec *av)
 }
 
 /*
+ * 1 when the tool's variable name may reach a tmux client: a client that
+ * starts the server makes its whole environment the server's global one,
+ * which anyone who reaches the socket reads, so no secret by its name
+ * (redact_secret_name()) goes there, whatever the tool inherited.
+ */
+static int
+tmux_env_public(const char *name)
+{
+	return !redact_secret_name(name);
+}
+
+/*
  * Run the assembled command; its output goes to out (or is dropped),
  * capped at max.  A client that reached a server in the middle of exiting
  * (its last session just ended) is run again: nothing was done.  Returns
@@ -176,7 +190,9 @@ static int
 av_run_env(struct argvec *av, struct buf *out, size_t max,
     const char *const *env)
 {
-	struct spawn_opts o = {.timeout_s = TMUX_TIMEOUT_S, .env_add = env};
+	struct spawn_opts o = {.timeout_s = TMUX_TIMEOUT_S,
+	    .env_add = env,
+	    .env_keep = tmux_env_public};
 	struct buf tmp;
 	int st, try;
 

@@ -407,7 +407,7 @@ spawn_run(char *const argv[], const struct spawn_opts *opts, struct buf *out,
 	}
 	if (out != NULL && pipe2(p, O_CLOEXEC) == -1)
 		return -1;
-	envp = spawn_env_build(opts->env_add, NULL, opts->child_env);
+	envp = spawn_env_build(opts->env_add, opts->env_keep, opts->child_env);
 	if ((c.pid = fork()) == -1)
 		goto out;
 	spawned++;

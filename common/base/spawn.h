@@ -17,6 +17,9 @@ struct spawn_opts {
 	int grace_ms;		    /* SIGTERM to SIGKILL; 0: 2000 */
 	const char *in_path;	    /* stdin; NULL: /dev/null */
 	int child_env; /* 1: the tool's child environment under env_add */
+	/* Which of the caller's variables the child inherits (name: 1
+	 * keep, 0 drop); NULL: all.  env_add's are set either way. */
+	int (*env_keep)(const char *name);
 };
 
 /*

@@ -152,6 +152,8 @@ static int ver_cmp(const void *, const void *);
 static void path_add(struct buf *, const char *);
 static void env_put(char ***, size_t *, const char *, const char *);
 static void config_project_env(const struct config *, char ***, size_t *);
+static int config_env_secret(const char *, const char *);
+static char **config_env_factory(const struct config *, int);
 static char *row_default_doc(const struct setting *);
 static char *row_key_doc(const struct setting *);
 static void mdoc_text(struct buf *, const char *);
@@ -522,10 +524,13 @@ static const struct setting settings[] = {
 	       "root)"},
     {.env = "DISINTO_TMUX_SOCKET",
 	.type = T_STR,
+	.def = "disinto",
 	.check = valid_name,
 	.off = F(tmux_socket),
-	.doc = "`tmux -L` socket name",
-	.def_doc = "the default server"},
+	.doc = "`tmux -L` socket name of the agent sessions' tmux server, "
+	       "a server of the tools' own that holds no secret (`default` "
+	       "shares upstream's agents' server: README, \"What an agent "
+	       "session gets\")"},
     {.env = "DISINTO_MEMINFO",
 	.type = T_STR,
 	.def = "/proc/meminfo",
@@ -1890,12 +1895,11 @@ config_agent_env(const struct config *c, enum config_role role)
 		env_put(&env, &n, urls[i].name, url);
 		free(url);
 	}
+	/* A review agent writes its verdict; review-poll posts it. */
 	if (role == CONFIG_ROLE_DEV)
 		env_put(&env, &n, "FORGE_TOKEN",
 		    c->forge_agent_token[0] != '\0' ? c->forge_agent_token :
 						      c->forge_token);
-	else if (role == CONFIG_ROLE_REVIEW)
-		env_put(&env, &n, "FORGE_REVIEW_TOKEN", c->forge_review_token);
 	return env;
 }
 
@@ -1928,8 +1932,33 @@ config_server_env_names(char ***env, size_t *n)
 	buf_free(&b);
 }
 
-char **
-config_server_env(const struct config *c)
+/*
+ * 1 when .env's variable name=value holds a secret: by its name
+ * (redact_secret_name()), or by its value (a registered secret in it,
+ * such as ${FORGE_TOKEN} expanded, or a URL's credentials).
+ */
+static int
+config_env_secret(const char *name, const char *value)
+{
+	char *masked;
+	int r;
+
+	if (redact_secret_name(name))
+		return 1;
+	masked = redact_values(value != NULL ? value : "");
+	r = strcmp(masked, value != NULL ? value : "") != 0;
+	free(masked);
+	return r;
+}
+
+/*
+ * Every variable .env assigned but the external-action tokens lib/env.sh
+ * unsets (and with public 1 every secret, config_env_secret()), then
+ * FACTORY_ROOT and the no-telemetry switch.  Caller frees with
+ * config_env_free().
+ */
+static char **
+config_env_factory(const struct config *c, int public)
 {
 	static const char *const never[] = {"GITHUB_TOKEN", "CLAWHUB_TOKEN"};
 	char **env = xcalloc(1, sizeof(*env));
@@ -1939,12 +1968,26 @@ config_server_env(const struct config *c)
 		for (k = 0; k < sizeof(never) / sizeof(never[0]); k++)
 			if (strcmp(c->env_vars[i].key, never[k]) == 0)
 				break;
-		if (k == sizeof(never) / sizeof(never[0]))
-			env_put(&env, &n, c->env_vars[i].key,
-			    c->env_vars[i].value);
+		if (k < sizeof(never) / sizeof(never[0]))
+			continue;
+		if (public && config_env_secret(c->env_vars[i].key,
+				  c->env_vars[i].value))
+			continue;
+		env_put(&env, &n, c->env_vars[i].key, c->env_vars[i].value);
 	}
 	env_put(&env, &n, "FACTORY_ROOT", c->factory_root);
 	env_put(&env, &n, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+	return env;
+}
+
+char **
+config_server_env(const struct config *c)
+{
+	char **env = config_env_factory(c, 1);
+	size_t n = 0;
+
+	while (env[n] != NULL)
+		n++;
 	config_server_env_names(&env, &n);
 	return env;
 }
@@ -1991,11 +2034,12 @@ config_project_env(const struct config *c, char ***env, size_t *n)
 char **
 config_child_env(const struct config *c)
 {
-	char **env = config_server_env(c);
+	char **env = config_env_factory(c, 0);
 	size_t n = 0;
 
 	while (env[n] != NULL)
 		n++;
+	config_server_env_names(&env, &n);
 	config_project_env(c, &env, &n);
 	if (c->forge_token != NULL && c->forge_token[0] != '\0')
 		env_put(&env, &n, "FORGE_TOKEN", c->forge_token);

@@ -148,7 +148,7 @@ const char *config_origin(const struct config *, const char *env);
 /* Whose agent an environment is for (config_agent_env()). */
 enum config_role {
 	CONFIG_ROLE_DEV,    /* gets FORGE_TOKEN */
-	CONFIG_ROLE_REVIEW, /* gets FORGE_REVIEW_TOKEN */
+	CONFIG_ROLE_REVIEW, /* gets no forge token */
 	CONFIG_ROLE_OTHER   /* gets no token beyond the .env ones */
 };
 
@@ -207,31 +207,33 @@ int config_apply_path(void);
  * makes it, HOME, FACTORY_ROOT, PROJECT_TOML (absolute), PROJECT_NAME,
  * PROJECT_REPO_ROOT, PRIMARY_BRANCH, the forge's FORGE_URL, FORGE_REPO,
  * FORGE_API and FORGE_WEB (without credentials), and the token of its
- * role: FORGE_TOKEN (dev: FORGE_AGENT_TOKEN's value when that is set)
- * or FORGE_REVIEW_TOKEN (review), never the other's, never
+ * role: a dev agent FORGE_TOKEN (FORGE_AGENT_TOKEN's value when that is
+ * set, else the dev bot's), a review agent none (it writes its verdict,
+ * review-poll posts it); never FORGE_REVIEW_TOKEN, never
  * WOODPECKER_TOKEN.  Later entries of one key replace
  * earlier ones.  Free with config_env_free() (which wipes it).
  */
 char **config_agent_env(const struct config *, enum config_role role);
 void config_env_free(char **env);
 /*
- * The environment a tmux server this factory's tools start gets, as the
- * one bash's tools started had it (lib/env.sh sources .env with set -a):
- * every variable .env assigned (secrets too: upstream's other agents,
- * started later in that server, need them) except the external-action
- * tokens lib/env.sh unsets (GITHUB_TOKEN, CLAWHUB_TOKEN), FACTORY_ROOT
- * and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, and their names
- * (CONFIG_SERVER_ENV_NAMES).  Our own agents never see it: their wrapper
- * drops every name listed before it sets theirs.  Free with
- * config_env_free().
+ * The environment a tmux server this factory's tools start gets: the
+ * non-secret part of .env (every variable .env assigned but those whose
+ * name says they hold a secret, redact_secret_name(), those whose value
+ * holds a registered secret, and the external-action tokens lib/env.sh
+ * unsets), FACTORY_ROOT and CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1,
+ * and their names (CONFIG_SERVER_ENV_NAMES).  No token: anyone who
+ * reaches the server's socket reads its global environment.  Our own
+ * agents never see it either: their wrapper drops every name listed
+ * before it sets theirs.  Free with config_env_free().
  */
 char **config_server_env(const struct config *);
 /*
  * The environment the tools' own children get (git, the fix command, a
  * mirror push, review-poll started by the supervisor: spawn's
- * child_env), as bash's children had it from lib/env.sh: what
- * config_server_env() gives (every .env variable but GITHUB_TOKEN and
- * CLAWHUB_TOKEN, FACTORY_ROOT, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1),
+ * child_env), as bash's children had it from lib/env.sh: every .env
+ * variable, secrets too, but GITHUB_TOKEN and CLAWHUB_TOKEN, with
+ * FACTORY_ROOT, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 and their names
+ * (CONFIG_SERVER_ENV_NAMES),
  * with a project file its PROJECT_TOML (absolute), PROJECT_NAME,
  * PROJECT_REPO_ROOT, PRIMARY_BRANCH, FORGE_REPO and the forge's URLs
  * without credentials, and FORGE_TOKEN.  PATH is the tool's own

@@ -127,6 +127,7 @@ struct status_project {
 	struct status_backlog backlog;
 	long long stale; /* a status line's "#N: session running" while N
 			    has no session, else 0 */
+	char *socket; /* the sessions' tmux server (-L), or NULL: none */
 };
 
 struct status {
@@ -352,6 +353,7 @@ status_project_free(const struct status *st, struct status_project *p)
 	for (i = 0; i < p->nesc; i++)
 		free(p->esc[i].reason);
 	free(p->sessions);
+	free(p->socket);
 	free(p->cifix);
 	free(p->backoffs);
 	free(p->esc);
@@ -925,6 +927,11 @@ status_add_project(struct status *st, const struct config *cfg)
 	p->name = xstrdup(proj);
 	p->repo = xstrdup(cfg->forge_repo);
 	p->file = cfg->project_toml ? xstrdup(cfg->project_toml) : NULL;
+	/* The checkpoint protocol's runs have no tmux session to attach. */
+	if (cfg->tmux_socket != NULL && (cfg->agent_protocol == NULL ||
+					    strcmp(cfg->agent_protocol,
+						"checkpoint") != 0))
+		p->socket = xstrdup(cfg->tmux_socket);
 	if (status_dev_sessions(st, p, proj) == -1 ||
 	    status_review_sessions(st, p, proj) == -1)
 		p->error = xstrdup("cannot list the run directory");
@@ -985,6 +992,13 @@ status_text_sessions(const struct status *st, const struct status_project *p,
 		if (s->has_progress)
 			status_text_progress(st, s, b);
 	}
+	for (i = 0; p->socket != NULL && i < p->nsessions; i++)
+		if (p->sessions[i].alive == 1) {
+			buf_printf(b,
+			    "  attach:        tmux -L %s attach -r -t =%s\n",
+			    p->socket, p->sessions[i].name);
+			break;
+		}
 }
 
 /*
@@ -1580,6 +1594,7 @@ status_json_project(const struct status *st, const struct status_project *p)
 	cJSON_AddStringToObject(o, "repo", p->repo);
 	status_json_str(o, "file", p->file);
 	status_json_str(o, "error", p->error);
+	status_json_str(o, "tmux_socket", p->socket);
 	status_json_lines(st, p->lines, p->ticks, 1, o);
 	if (p->stale != 0)
 		cJSON_AddNumberToObject(o, "status_line_past_issue",

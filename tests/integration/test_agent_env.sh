@@ -5,8 +5,9 @@
 # found in $HOME/.local/bin), HOME, the agent CLI's settings from .env
 # (ANTHROPIC_*, CLAUDE_*), the .env variables AGENT_ENV_PASS names and no
 # other, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, FACTORY_ROOT,
-# PROJECT_TOML, PROJECT_NAME, FORGE_API and the token of their role:
-# never the other role's, never WOODPECKER_TOKEN, and no secret the tick
+# PROJECT_TOML, PROJECT_NAME, FORGE_API and the token of their role (a
+# dev agent's FORGE_TOKEN; a review agent has none): never the review
+# bot's, never WOODPECKER_TOKEN, and no secret the tick
 # itself inherited (the tmux server keeps the environment of the tick
 # that started it).  No token is on any process's command line, and the
 # private file that carried the variables is gone once the agent runs.
@@ -175,8 +176,11 @@ mkdir -p "$FACTORY_ROOT/review"
 cron "$O/review-poll/review-poll" "$P"
 check "review: session started" t_tmux has-session -t "review-$PROJ-5"
 E=$(probe)
-agent_env review "$E" FORGE_REVIEW_TOKEN "$REV_TOK"
+# No forge token: it writes its verdict, review-poll posts it.
+agent_env review "$E" FORGE_REVIEW_TOKEN ""
+check_eq "review: not the review token" "$(grep -c "$REV_TOK" "$E")" 0
 check_eq "review: not the dev token" "$(grep -c "$DEV_TOK" "$E")" 0
+check_eq "review: no FORGE_TOKEN" "$(grep -c '^FORGE_TOKEN=' "$E")" 0
 check "review: the review model" grep -qx sonnet "${E%.env}.argv"
 no_token review
 S=$RUN/$PROJ-review-5/.claude/settings.json

@@ -131,10 +131,10 @@ fi
 
 # The tmux unit's ExecStart (BINDIR substituted), run as systemd runs it
 # (an empty environment but the unit's FACTORY_ROOT): the server it
-# starts carries the factory's .env, read as the tools read it (export
-# lines, ${VAR}), so a session started in it later (an upstream agent's)
-# sees FORGE_TOKEN; the token is on no command line; a second start
-# leaves the running server and its sessions alone.
+# starts carries the non-secret part of the factory's .env, read as the
+# tools read it (export lines, ${VAR}), and no token: a session started
+# in it later sees none, whatever .env holds; a second start leaves the
+# running server and its sessions alone.
 TU=$SD/disinto-tmux.service
 check_eq "the tmux unit is a oneshot that remains" \
     "$(grep -c -e '^Type=oneshot$' -e '^RemainAfterExit=yes$' "$TU")" 2
@@ -162,16 +162,17 @@ tmux_env() {
     FACTORY_ROOT="$T/factory" $EXEC) >"$T/tmux-unit.out" 2>&1
 check_eq "the unit's command exits 0" "$?" 0
 check "a server runs on the socket" t_tmux list-sessions -F x
-check_eq "a session in it sees FORGE_TOKEN from .env" "$(tmux_env FORGE_TOKEN)" \
-    "$TOK"
+check_eq "a session in it sees no FORGE_TOKEN from .env" \
+    "$(tmux_env FORGE_TOKEN)" ""
 check_eq "a session in it sees .env's \${VAR} expanded" "$(tmux_env DERIVED)" \
     "abc-def"
 check_eq "a session in it sees FACTORY_ROOT" "$(tmux_env FACTORY_ROOT)" \
     "$T/factory"
-check_eq "GITHUB_TOKEN is left out, as lib/env.sh did" \
-    "$(tmux_env GITHUB_TOKEN)" ""
+check_eq "GITHUB_TOKEN is left out" "$(tmux_env GITHUB_TOKEN)" ""
+check_eq "the server's global environment holds no token" \
+    "$(t_tmux show-environment -g | grep -c -e "$TOK")" 0
 t_tmux new-session -d -s keep "sleep 600"
-printf 'export FORGE_TOKEN=other\nDISINTO_TMUX_SOCKET=%s\n' \
+printf 'export PART=other\nDISINTO_TMUX_SOCKET=%s\n' \
     "$DISINTO_TMUX_SOCKET" >"$T/factory/.env"
 # shellcheck disable=SC2086
 (cd "$T/home" && env -i PATH=/usr/bin:/bin HOME="$T/home" \
@@ -179,7 +180,7 @@ printf 'export FORGE_TOKEN=other\nDISINTO_TMUX_SOCKET=%s\n' \
 check_eq "a second start exits 0" "$?" 0
 check "a second start leaves the running sessions" t_tmux has-session -t keep
 check_eq "a second start leaves the server's environment" \
-    "$(tmux_env FORGE_TOKEN)" "$TOK"
+    "$(tmux_env PART)" "abc"
 check_eq "a bad .env: exit 2" "$(printf 'BAD LINE\n' >"$T/factory/.env";
     env -i PATH=/usr/bin:/bin HOME="$T/home" FACTORY_ROOT="$T/factory" \
     $EXEC >/dev/null 2>&1; echo $?)" 2

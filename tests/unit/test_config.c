@@ -506,11 +506,12 @@ test_config_agent_env(void)
 	CHECK(sets(env, "PATH"));
 	CHECK(sets(env, "HOME") == (getenv("HOME") != NULL));
 	config_env_free(env);
-	/* The review agent gets the review token, and not the dev one. */
+	/* The review agent gets no forge token: review-poll posts. */
 	env = config_agent_env(&c, CONFIG_ROLE_REVIEW);
-	CHECK(has(env, "FORGE_REVIEW_TOKEN=rev-secret"));
+	CHECK(!sets(env, "FORGE_REVIEW_TOKEN"));
 	CHECK(!sets(env, "FORGE_TOKEN"));
 	CHECK(!sets(env, "WOODPECKER_TOKEN"));
+	CHECK(has(env, "ANTHROPIC_API_KEY=sk-key"));
 	config_env_free(env);
 	config_free(&c);
 	/* AGENT_ENV_PASS names more, from .env or else the environment. */
@@ -524,7 +525,7 @@ test_config_agent_env(void)
 	CHECK(has(env, "FROM_ENV=e v"));
 	CHECK(!sets(env, "UNSET_ONE"));
 	CHECK(!sets(env, "FORGE_TOKEN"));
-	CHECK(has(env, "FORGE_REVIEW_TOKEN="));
+	CHECK(!sets(env, "FORGE_REVIEW_TOKEN"));
 	config_env_free(env);
 	env = config_agent_env(&c, CONFIG_ROLE_DEV);
 	CHECK(has(env, "FORGE_TOKEN=legacy"));
@@ -548,7 +549,7 @@ test_config_agent_env(void)
 	CHECK(!sets(env, "FORGE_AGENT_TOKEN"));
 	config_env_free(env);
 	env = config_agent_env(&c, CONFIG_ROLE_REVIEW);
-	CHECK(has(env, "FORGE_REVIEW_TOKEN=rev-secret"));
+	CHECK(!sets(env, "FORGE_REVIEW_TOKEN"));
 	CHECK(!sets(env, "FORGE_TOKEN"));
 	config_env_free(env);
 	CHECK(strcmp(c.forge_token, "dev-secret") == 0);
@@ -567,6 +568,58 @@ test_config_agent_env(void)
 	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), -1);
 	CHECK(strstr(err, "variable names") != NULL);
 	config_free(&c);
+	write_file(".env", "");
+}
+
+/*
+ * The tmux server's environment is the non-secret part of .env: no
+ * variable whose name says it is a secret, none whose value carries one
+ * (an expanded token, a URL's credentials); the tools' children still get
+ * everything bash's did.
+ */
+static void
+test_config_server_env(void)
+{
+	struct config c;
+	char err[256], **env;
+
+	clear_env();
+	redact_clear();
+	write_file(".env",
+	    "FORGE_TOKEN=dev-secret-0123\nFORGE_REVIEW_TOKEN=rev-secret-0123\n"
+	    "FORGE_AGENT_TOKEN=agent-secret-0123\nANTHROPIC_API_KEY=sk-key-0123\n"
+	    "WOODPECKER_TOKEN=wp-secret-0123\nDB_PASSWORD=pw-secret-0123\n"
+	    "COPY=\"${FORGE_TOKEN}\"\nMIRROR_URL=https://bot:pw-url-0123@m/x\n"
+	    "GARDENER_SETTING=compost\nGITHUB_TOKEN=gh-0123456789\n");
+	write_file("p.toml", "name = 'harb'\nrepo = 'o/harb'\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
+	env = config_server_env(&c);
+	CHECK(has(env, "GARDENER_SETTING=compost"));
+	CHECK(has(env, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"));
+	CHECK(sets(env, "FACTORY_ROOT"));
+	CHECK(!sets(env, "FORGE_TOKEN"));
+	CHECK(!sets(env, "FORGE_REVIEW_TOKEN"));
+	CHECK(!sets(env, "FORGE_AGENT_TOKEN"));
+	CHECK(!sets(env, "ANTHROPIC_API_KEY"));
+	CHECK(!sets(env, "WOODPECKER_TOKEN"));
+	CHECK(!sets(env, "DB_PASSWORD"));
+	CHECK(!sets(env, "COPY"));
+	CHECK(!sets(env, "MIRROR_URL"));
+	CHECK(!sets(env, "GITHUB_TOKEN"));
+	CHECK(has(env, "DISINTO_SERVER_ENV=GARDENER_SETTING,FACTORY_ROOT,"
+		       "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"));
+	config_env_free(env);
+	/* The children (git, the fix command): .env whole, as bash's. */
+	env = config_child_env(&c);
+	CHECK(has(env, "FORGE_TOKEN=dev-secret-0123"));
+	CHECK(has(env, "ANTHROPIC_API_KEY=sk-key-0123"));
+	CHECK(has(env, "MIRROR_URL=https://bot:pw-url-0123@m/x"));
+	CHECK(has(env, "GARDENER_SETTING=compost"));
+	CHECK(!sets(env, "GITHUB_TOKEN"));
+	CHECK(sets(env, "DISINTO_SERVER_ENV"));
+	config_env_free(env);
+	config_free(&c);
+	redact_clear();
 	write_file(".env", "");
 }
 
@@ -688,6 +741,7 @@ main(void)
 	RUN(test_config_refused);
 	RUN(test_config_locate);
 	RUN(test_config_agent_env);
+	RUN(test_config_server_env);
 	RUN(test_config_secrets_masked);
 	RUN(test_config_path);
 	RUN(test_config_docs);

@@ -153,6 +153,7 @@ test_json(void)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.project_name = "p";
 	cfg.forge_repo = "o/p";
+	cfg.tmux_socket = "disinto";
 	st = status_new(now, 0, files);
 	status_add_project(st, &cfg);
 	text = status_json(st);
@@ -163,6 +164,9 @@ test_json(void)
 	CHECK(cJSON_IsFalse(cJSON_GetObjectItem(d, "sessions_listed")));
 	p = cJSON_GetArrayItem(cJSON_GetObjectItem(d, "projects"), 0);
 	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(p, "name")), "p");
+	/* Which tmux server to attach to (-L). */
+	CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(p, "tmux_socket")),
+	    "disinto");
 	CHECK(cJSON_IsNull(cJSON_GetObjectItem(p, "dev_status")));
 	CHECK(cJSON_GetObjectItem(p, "tool") == NULL);
 	s = cJSON_GetObjectItem(d, "tool");
