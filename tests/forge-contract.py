@@ -43,6 +43,8 @@ ENDPOINTS = [
     # -- Gitea / Forgejo --------------------------------------------------
     ("GET", r"/api/v1/user", (), None, {},
      "routers/api/v1/user/user.go GetAuthenticatedUser"),
+    ("GET", r"/api/v1/user/teams", LIST, None, {},
+     "routers/api/v1/org/team.go ListUserTeams (the doer's teams)"),
     ("GET", REPO, (), None, {},
      "routers/api/v1/repo/repo.go Get (permissions of the doer: "
      "services/convert/repository.go innerToRepo)"),
@@ -123,6 +125,10 @@ ENDPOINTS = [
     ("DELETE", REPO + r"/branches/.+", (), None, {},
      "routers/api/v1/repo/branch.go DeleteBranch"),
     # -- Woodpecker (what 2.x and 3.x both read) -------------------------
+    ("GET", r"/api/user", (), None, {},
+     "server/api/user.go GetSelf (server/router/api.go: session.MustUser)"),
+    ("GET", WP_REPO, (), None, {},
+     "server/api/repo.go GetRepo (session.SetRepo, session.MustPull)"),
     ("GET", WP_REPO + r"/pipelines", ("page", "perPage", "before", "after"),
      None, {},
      "server/api/pipeline.go GetPipelines, server/router/middleware/"

@@ -1409,6 +1409,16 @@ out:
 }
 
 int
+forge_user_teams(struct forge *f, const cJSON **out)
+{
+	char *url = xasprintf("%s/user/teams?limit=50", f->root);
+	int r = http_client_get(f->client, url, cJSON_Array, NULL, out);
+
+	free(url);
+	return r;
+}
+
+int
 forge_branch_delete(struct forge *f, const char *branch)
 {
 	char *url, *esc;

@@ -293,6 +293,11 @@ int forge_review_dismiss(struct forge *f, long long number, long long review_id,
 int forge_commit_status(struct forge *f, const char *sha, const cJSON **out);
 /* The login of the token's user in *login (valid until forge_close()). */
 int forge_user_login(struct forge *f, const char **login);
+/*
+ * The teams of the token's user in every organisation (GET /user/teams,
+ * the first 50), each with its "name" and its "organization".
+ */
+int forge_user_teams(struct forge *f, const cJSON **out);
 /* Delete a branch; one that does not exist (404) counts as deleted. */
 int forge_branch_delete(struct forge *f, const char *branch);
 

@@ -78,6 +78,7 @@ struct woodpecker {
 	size_t nseen;
 	int pages;	/* pages of the list read into seen */
 	int ended;	/* the last page was read */
+	char *base;	/* the server's .../api */
 	char *api;	/* .../api/repos/ID */
 	char **skipped; /* the log lines of pipelines left out, each once */
 	size_t nskipped;
@@ -135,7 +136,8 @@ woodpecker_open(const char *server, const char *token, long long repo_id)
 	n = strlen(server);
 	while (n > 0 && server[n - 1] == '/')
 		n--;
-	w->api = xasprintf("%.*s/api/repos/%lld", (int)n, server, repo_id);
+	w->base = xasprintf("%.*s/api", (int)n, server);
+	w->api = xasprintf("%s/repos/%lld", w->base, repo_id);
 	if (token != NULL && *token != '\0')
 		auth = xasprintf("Bearer %s", token);
 	w->client = http_client_new(auth);
@@ -159,6 +161,7 @@ woodpecker_close(struct woodpecker *w)
 	free(w->seen);
 	http_client_free(w->client);
 	free(w->api);
+	free(w->base);
 	free(w);
 }
 
@@ -472,6 +475,27 @@ woodpecker_pipeline(struct woodpecker *w, long long number, const cJSON **out)
 	r = http_client_get(w->client, url, cJSON_Object, &check, out);
 	free(url);
 	return r;
+}
+
+/*
+ * GET /api/user and GET /api/repos/{repo_id}: the same routes on 2.x and
+ * 3.x (server/router/api.go: the user group behind session.MustUser(),
+ * the repository group behind session.SetRepo() and session.MustPull).
+ */
+int
+woodpecker_user(struct woodpecker *w, const cJSON **out)
+{
+	char *url = xasprintf("%s/user", w->base);
+	int r = http_client_get(w->client, url, cJSON_Object, NULL, out);
+
+	free(url);
+	return r;
+}
+
+int
+woodpecker_repo(struct woodpecker *w, const cJSON **out)
+{
+	return http_client_get(w->client, w->api, cJSON_Object, NULL, out);
 }
 
 int

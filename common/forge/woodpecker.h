@@ -88,6 +88,10 @@ int woodpecker_known(const struct woodpecker *, const char *sha,
 /* One pipeline with its workflows and steps. */
 int woodpecker_pipeline(struct woodpecker *, long long number,
     const cJSON **out);
+/* The token's user (GET /api/user): its "login", "admin", ... */
+int woodpecker_user(struct woodpecker *, const cJSON **out);
+/* The repository of the handle (GET /api/repos/ID): its "full_name", ... */
+int woodpecker_repo(struct woodpecker *, const cJSON **out);
 /*
  * Restart a pipeline; the number of the new pipeline in *new_number (may
  * be NULL; 0 when the answer does not say).

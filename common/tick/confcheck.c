@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cjson/cJSON.h>
 
@@ -20,6 +21,7 @@
 #include "forge.h"
 #include "json.h"
 #include "termsafe.h"
+#include "woodpecker.h"
 #include "xmalloc.h"
 
 /* One token of the configuration and what the forge said of it. */
@@ -28,6 +30,17 @@ struct confcheck_token {
 	const char *value; /* "" when unset */
 	char *login;	   /* its user (sanitised), or NULL */
 	int admin, push, pull;
+};
+
+/* What the agents' check knows of their user and the branch's rule. */
+struct confcheck_agent {
+	const struct confcheck_token *t; /* the agents' token */
+	char *owner;		/* the repository's owner (its organisation) */
+	int read;		/* the protections were read */
+	const cJSON *rule;	/* the primary branch's rule, or NULL */
+	int teams_read;		/* teams (below) read, or not needed */
+	const cJSON *teams;	/* the user's teams (borrowed from f) */
+	struct forge *f;	/* the agents' token's handle, or NULL */
 };
 
 /* What a run found: its lines, and the worst exit status so far. */
@@ -51,10 +64,20 @@ static int confcheck_protection(const struct config *,
     struct confcheck_out *);
 static const cJSON *confcheck_rule(const cJSON *, const char *);
 static int confcheck_listed(const cJSON *, const char *, const char *);
+static const char *confcheck_team(const struct confcheck_agent *,
+    const cJSON *, const char *);
+static int confcheck_teams(const struct config *, struct confcheck_agent *,
+    const cJSON *);
+static const char *confcheck_admin_override(const cJSON *);
 static char *confcheck_merge_why(const struct config *,
-    const struct confcheck_token *, int, const cJSON *);
+    const struct confcheck_agent *);
+static char *confcheck_approve_why(const struct config *,
+    const struct confcheck_agent *);
+static void confcheck_agent_warn(const struct confcheck_agent *, char *,
+    struct confcheck_out *);
 static void confcheck_agent(const struct config *, struct confcheck_token *,
     size_t, struct confcheck_out *);
+static void confcheck_woodpecker(const struct config *, struct confcheck_out *);
 static void confcheck_forge(const struct config *, struct confcheck_out *);
 static void confcheck_forges(const struct cli *, const struct config *,
     const char *, struct confcheck_out *);
@@ -213,6 +236,32 @@ confcheck_listed(const cJSON *rule, const char *key, const char *login)
 }
 
 /*
+ * The first of rule's key (an array of team names of the repository's
+ * organisation) that the agents' user is in, or NULL (borrowed).
+ */
+static const char *
+confcheck_team(const struct confcheck_agent *ag, const cJSON *rule,
+    const char *key)
+{
+	const cJSON *item, *team;
+	const char *name, *org;
+
+	cJSON_ArrayForEach (item, json_arr(rule, key)) {
+		if (!cJSON_IsString(item))
+			continue;
+		cJSON_ArrayForEach (team, ag->teams) {
+			name = json_str(team, "name");
+			org = json_str_at(team, "organization.username");
+			if (name != NULL && org != NULL &&
+			    strcmp(name, item->valuestring) == 0 &&
+			    strcmp(org, ag->owner) == 0)
+				return item->valuestring;
+		}
+	}
+	return NULL;
+}
+
+/*
  * The protections of the repository, read with the first token of an
  * admin (Gitea answers them to admins only): 1 with *list (borrowed from
  * *f, which the caller closes), 0 when no token may read them.
@@ -238,24 +287,72 @@ confcheck_protection(const struct config *cfg, const struct confcheck_token *t,
 }
 
 /*
- * Why the user of token a can merge into the primary branch, from its
- * access and the branch's protection rule (read: whether the rules could
- * be read; rule NULL: none protects the branch), or NULL.  Caller frees.
+ * The agents' user's teams, when rule names teams in a whitelist in
+ * force (merge or approvals): 1 read (or not needed), 0 not readable.
+ */
+static int
+confcheck_teams(const struct config *cfg, struct confcheck_agent *ag,
+    const cJSON *rule)
+{
+	int merge = 0, approvals = 0;
+
+	(void)json_bool(rule, "enable_merge_whitelist", &merge);
+	(void)json_bool(rule, "enable_approvals_whitelist", &approvals);
+	if ((!merge || cJSON_GetArraySize(json_arr(rule,
+			   "merge_whitelist_teams")) == 0) &&
+	    (!approvals || cJSON_GetArraySize(json_arr(rule,
+			       "approvals_whitelist_teams")) == 0))
+		return 1;
+	ag->f = forge_open(cfg->forge_api, ag->t->value);
+	return forge_user_teams(ag->f, &ag->teams) == 0;
+}
+
+/*
+ * How an admin of the repository stands to rule: Forgejo's
+ * apply_to_admins or Gitea's block_admin_merge_override (1.23+) set
+ * binds a repository admin to the rule when it merges; else it may
+ * merge past it (services/pull/check.go of each).
+ */
+static const char *
+confcheck_admin_override(const cJSON *rule)
+{
+	int on = 0;
+
+	if (rule == NULL)
+		return "";
+	if (json_bool(rule, "apply_to_admins", &on) == 0)
+		return on ? " (apply_to_admins binds it to the rule, which "
+			    "it can edit)" :
+			    " and merge past the rule (apply_to_admins off)";
+	if (json_bool(rule, "block_admin_merge_override", &on) == 0)
+		return on ? " (block_admin_merge_override binds it to the "
+			    "rule, which it can edit)" :
+			    " and merge past the rule "
+			    "(block_admin_merge_override off)";
+	return "";
+}
+
+/*
+ * Why the agents' user can merge into the primary branch, from its
+ * access and the branch's protection rule, or NULL: Gitea's
+ * IsUserMergeWhitelisted (models/git/protected_branch.go): without a
+ * merge whitelist any writer may, with one the users and the members of
+ * the teams it lists.  Caller frees.
  */
 static char *
-confcheck_merge_why(const struct config *cfg, const struct confcheck_token *a,
-    int read, const cJSON *rule)
+confcheck_merge_why(const struct config *cfg, const struct confcheck_agent *ag)
 {
-	const char *br = cfg->primary_branch;
+	const char *br = cfg->primary_branch, *team;
+	const cJSON *rule = ag->rule;
 	int on;
 
-	if (a->admin)
-		return xasprintf("an admin of %s, it can merge into %s, close "
-				 "issues and PRs and edit the protection",
-		    cfg->forge_repo, br);
-	if (!a->push)
+	if (ag->t->admin)
+		return xasprintf("an admin of %s: it can edit the protection "
+				 "of %s%s, close issues and PRs",
+		    cfg->forge_repo, br, confcheck_admin_override(rule));
+	if (!ag->t->push)
 		return NULL;
-	if (!read)
+	if (!ag->read)
 		return xasprintf("it can push to %s and the protection of %s "
 				 "could not be read (no token is an admin): "
 				 "it may merge into it",
@@ -268,42 +365,173 @@ confcheck_merge_why(const struct config *cfg, const struct confcheck_token *a,
 		return xasprintf("it can push to %s and the protection of %s "
 				 "has no merge whitelist: it can merge into it",
 		    cfg->forge_repo, br);
-	if (confcheck_listed(rule, "merge_whitelist_usernames", a->login))
+	if (confcheck_listed(rule, "merge_whitelist_usernames", ag->t->login))
 		return xasprintf("it is in the merge whitelist of %s", br);
+	if (!ag->teams_read)
+		return xasprintf("the merge whitelist of %s names teams and "
+				 "its teams could not be read (%s): it may be "
+				 "in one",
+		    br, ag->f != NULL ? forge_error(ag->f) : "");
+	if ((team = confcheck_team(ag, rule, "merge_whitelist_teams")) != NULL)
+		return xasprintf("it is in team %s of the merge whitelist of %s",
+		    team, br);
 	return NULL;
 }
 
-/* Whether the agents' token (the last of t, else FORGE_TOKEN) can merge. */
+/*
+ * Why a review of the agents' user counts as an approval for the
+ * primary branch's protection, or NULL: Gitea's IsUserOfficialReviewer
+ * (models/git/protected_branch.go): without an approvals whitelist any
+ * user with write access to the code, with one the users and the
+ * members of the teams it lists.  Without a rule the forge requires no
+ * approval (the merge warning says so).  Caller frees.
+ */
+static char *
+confcheck_approve_why(const struct config *cfg,
+    const struct confcheck_agent *ag)
+{
+	const char *br = cfg->primary_branch, *team;
+	const cJSON *rule = ag->rule;
+	int on;
+
+	if (!ag->read || rule == NULL)
+		return NULL;
+	if (json_bool(rule, "enable_approvals_whitelist", &on) == -1 || !on)
+		return ag->t->push || ag->t->admin ?
+		    xasprintf("the protection of %s has no approvals "
+			      "whitelist, so any writer's approval counts, "
+			      "its own too",
+			br) :
+		    NULL;
+	if (confcheck_listed(rule, "approvals_whitelist_username",
+		ag->t->login))
+		return xasprintf("it is in the approvals whitelist of %s: its "
+				 "approval counts",
+		    br);
+	if (!ag->teams_read)
+		return xasprintf("the approvals whitelist of %s names teams "
+				 "and its teams could not be read: its "
+				 "approval may count",
+		    br);
+	if ((team = confcheck_team(ag, rule, "approvals_whitelist_teams")) !=
+	    NULL)
+		return xasprintf("it is in team %s of the approvals whitelist "
+				 "of %s: its approval counts",
+		    team, br);
+	return NULL;
+}
+
+/* A warning about the agents' user for each of why (freed). */
+static void
+confcheck_agent_warn(const struct confcheck_agent *ag, char *why,
+    struct confcheck_out *o)
+{
+	if (why == NULL)
+		return;
+	confcheck_warn(o, "%s: the agents' user %s: %s", ag->t->name,
+	    ag->t->login, why);
+	free(why);
+}
+
+/*
+ * Whether the agents' token (FORGE_AGENT_TOKEN, else FORGE_TOKEN, which
+ * the dev agents are given then) can merge into the primary branch or
+ * approve for it: the agents' user should do neither (README, "Least
+ * privilege").
+ */
 static void
 confcheck_agent(const struct config *cfg, struct confcheck_token *t, size_t n,
     struct confcheck_out *o)
 {
-	const struct confcheck_token *a =
-	    t[n - 1].value[0] != '\0' ? &t[n - 1] : &t[0];
-	const cJSON *list = NULL, *rule = NULL;
+	struct confcheck_agent ag;
+	const cJSON *list = NULL;
 	struct forge *f = NULL;
-	char *why;
-	int read;
+	size_t i;
 
-	if (a->login == NULL)
-		return;
-	if (a != &t[0] && t[0].login != NULL &&
-	    strcmp(a->login, t[0].login) == 0)
+	memset(&ag, 0, sizeof(ag));
+	ag.t = t[n - 1].value[0] != '\0' ? &t[n - 1] : &t[0];
+	if (ag.t == &t[0])
 		confcheck_warn(o,
-		    "FORGE_AGENT_TOKEN: the same user as FORGE_TOKEN (%s): "
-		    "the agents act as the bot that merges",
-		    a->login);
-	read = confcheck_protection(cfg, t, n, &list, &f, o);
-	if (read)
-		rule = confcheck_rule(list, cfg->primary_branch);
-	if ((why = confcheck_merge_why(cfg, a, read, rule)) != NULL)
-		confcheck_warn(o, "%s: the agents' user %s: %s%s", a->name,
-		    a->login, why,
-		    a == &t[0] ? " (the agents get FORGE_TOKEN: give them "
-				 "their own user's FORGE_AGENT_TOKEN)" :
-				 "");
-	free(why);
+		    "FORGE_AGENT_TOKEN: unset: the dev agents get FORGE_TOKEN, "
+		    "the dev bot's, which merges (give them a forge user of "
+		    "their own: README, \"Least privilege\")");
+	if (ag.t->login == NULL)
+		return;
+	for (i = 0; i < n - 1 && ag.t != &t[0]; i++)
+		if (t[i].login != NULL && strcmp(ag.t->login, t[i].login) == 0)
+			confcheck_warn(o,
+			    "FORGE_AGENT_TOKEN: the same user as %s (%s): the "
+			    "agents act as the %s",
+			    t[i].name, ag.t->login,
+			    i == 0 ? "bot that merges" : "review bot");
+	ag.owner = xstrndup(cfg->forge_repo, strcspn(cfg->forge_repo, "/"));
+	ag.read = confcheck_protection(cfg, t, n, &list, &f, o);
+	if (ag.read)
+		ag.rule = confcheck_rule(list, cfg->primary_branch);
+	ag.teams_read = ag.rule == NULL || confcheck_teams(cfg, &ag, ag.rule);
+	confcheck_agent_warn(&ag, confcheck_merge_why(cfg, &ag), o);
+	confcheck_agent_warn(&ag, confcheck_approve_why(cfg, &ag), o);
+	forge_close(ag.f);
 	forge_close(f);
+	free(ag.owner);
+}
+
+/*
+ * What Woodpecker says of WOODPECKER_TOKEN (its user) and of
+ * WOODPECKER_REPO_ID (the repository the token reads), when the tools
+ * ask it (config_woodpecker_configured()).
+ */
+static void
+confcheck_woodpecker(const struct config *cfg, struct confcheck_out *o)
+{
+	struct woodpecker *w;
+	const cJSON *user, *repo;
+	const char *name;
+	char *login = NULL, *full = NULL;
+	long status;
+
+	if (!config_woodpecker_configured(cfg))
+		return;
+	w = woodpecker_open(cfg->woodpecker_server, cfg->woodpecker_token,
+	    cfg->woodpecker_repo_id);
+	if (woodpecker_user(w, &user) == -1) {
+		status = woodpecker_last_status(w);
+		if (status == 401 || status == 403)
+			confcheck_problem(o, CLI_EXIT_USAGE,
+			    "WOODPECKER_TOKEN: Woodpecker at %s refuses it "
+			    "(HTTP %ld)",
+			    cfg->woodpecker_server, status);
+		else
+			confcheck_problem(o, CLI_EXIT_FAIL,
+			    "WOODPECKER_SERVER: Woodpecker did not answer: %s",
+			    woodpecker_error(w));
+		goto out;
+	}
+	name = json_str(user, "login");
+	login = termsafe_dup(name != NULL ? name : "?");
+	if (woodpecker_repo(w, &repo) == -1) {
+		status = woodpecker_last_status(w);
+		confcheck_problem(o,
+		    status >= 400 && status < 500 ? CLI_EXIT_USAGE :
+						    CLI_EXIT_FAIL,
+		    "WOODPECKER_REPO_ID: Woodpecker user %s cannot read "
+		    "repository %lld: %s",
+		    login, cfg->woodpecker_repo_id, woodpecker_error(w));
+		goto out;
+	}
+	name = json_str(repo, "full_name");
+	full = termsafe_dup(name != NULL ? name : "?");
+	buf_printf(&o->text, "WOODPECKER_TOKEN: user %s: repository %lld (%s)\n",
+	    login, cfg->woodpecker_repo_id, full);
+	if (name != NULL && strcasecmp(name, cfg->forge_repo) != 0)
+		confcheck_warn(o,
+		    "WOODPECKER_REPO_ID: repository %lld is %s on "
+		    "Woodpecker, not %s: CI is read from another repository",
+		    cfg->woodpecker_repo_id, full, cfg->forge_repo);
+out:
+	free(full);
+	free(login);
+	woodpecker_close(w);
 }
 
 static void
@@ -319,6 +547,7 @@ confcheck_forge(const struct config *cfg, struct confcheck_out *o)
 		if (t[i].value != NULL && t[i].value[0] != '\0')
 			confcheck_token(cfg, &t[i], o);
 	confcheck_agent(cfg, t, n, o);
+	confcheck_woodpecker(cfg, o);
 	for (i = 0; i < n; i++)
 		free(t[i].login);
 }

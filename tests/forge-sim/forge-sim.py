@@ -176,6 +176,7 @@ class Sim:
                                   fake_sha("branch-" + st["default_branch"]))
         wp = st.setdefault("woodpecker", {})
         wp.setdefault("repo_id", 1)
+        wp.setdefault("user", "ci-bot")
         wp.setdefault("pipelines", [])
         wp.setdefault("logs", {})
         for p in wp["pipelines"]:
@@ -1175,6 +1176,27 @@ class Handler(BaseHTTPRequestHandler):
     def get_user(self):
         return 200, self.shapes.user(self.need_user()["login"])
 
+    @route("GET", r"/api/v1/user/teams")
+    def get_user_teams(self):
+        # Gitea routers/api/v1/api.go: GET /user/teams is
+        # org.ListUserTeams (routers/api/v1/org/team.go), the doer's teams
+        # in every organisation, each shaped by services/convert
+        # (ToTeams: modules/structs/org_team.go Team, with its
+        # organization).  A scenario user's "teams" are [{"name", "org"}].
+        user = self.need_user()
+        out = []
+        for i, t in enumerate(user.get("teams", [])):
+            org = t.get("org", self.shapes.owner)
+            out.append({"id": 100 + i, "name": t["name"],
+                        "description": "", "includes_all_repositories": False,
+                        "permission": t.get("permission", "write"),
+                        "can_create_org_repo": False,
+                        "units": ["repo.code", "repo.issues", "repo.pulls"],
+                        "organization": {"id": 50, "name": org,
+                                         "username": org,
+                                         "full_name": org}})
+        return 200, out
+
     @route("GET", REPO)
     def get_repo(self):
         sh = self.shapes
@@ -1243,9 +1265,16 @@ class Handler(BaseHTTPRequestHandler):
                   "require_signed_commits": False,
                   "protected_file_patterns": "",
                   "unprotected_file_patterns": "",
-                  "block_admin_merge_override": False,
                   "created_at": iso_of(BASE_TIME),
                   "updated_at": iso_of(BASE_TIME)}
+            # Whether a repository admin may merge past the rule: Gitea
+            # (1.23+) names it block_admin_merge_override, Forgejo
+            # apply_to_admins (each modules/structs/repo_branch.go;
+            # services/pull/check.go reads it for a repository admin).
+            if self.sim.dialect == "forgejo":
+                bp["apply_to_admins"] = False
+            else:
+                bp["block_admin_merge_override"] = False
             bp.update({k: v for k, v in rule.items()
                        if k not in ("branch_name", "rule_name")})
             out.append(bp)
@@ -1871,6 +1900,30 @@ class Handler(BaseHTTPRequestHandler):
             if str(p["number"]) == number:
                 return p
         raise HTTPError(404, "pipeline not found")
+
+    @route("GET", r"/api/user")
+    def wp_user(self):
+        # Woodpecker server/router/api.go (2.x and 3.x): GET /api/user is
+        # api.GetSelf behind session.MustUser(), the token's user as
+        # server/model/user.go shapes it.
+        wp = self.sim.state["woodpecker"]
+        return 200, {"id": 1, "forge_id": 1, "login": wp["user"],
+                     "email": "", "avatar_url": "", "admin": False,
+                     "org_id": 1}
+
+    @route("GET", r"/api/repos/(?P<rid>\d+)")
+    def wp_get_repo(self, rid):
+        # Woodpecker server/router/api.go: GET /api/repos/:repo_id is
+        # api.GetRepo behind session.SetRepo() (404 for an unknown id)
+        # and session.MustPull; server/model/repo.go's fields.
+        wp = self.wp_repo(rid)
+        full = wp.get("full_name", self.sim.state["repo"])
+        return 200, {"id": wp["repo_id"], "forge_id": 1,
+                     "forge_remote_id": "1", "org_id": 1,
+                     "owner": full.split("/")[0],
+                     "name": full.split("/")[-1], "full_name": full,
+                     "active": True, "private": False,
+                     "default_branch": self.sim.state["default_branch"]}
 
     @route("GET", r"/api/repos/(?P<rid>\d+)/pipelines")
     def wp_list(self, rid):

@@ -19,7 +19,9 @@ cat >"$T/scenario.json" <<'JSON'
            {"login": "agent", "token": "agent-token"}],
  "branch_protections": [{"rule_name": "master",
                          "enable_merge_whitelist": true,
-                         "merge_whitelist_usernames": ["dev-bot"]}]}
+                         "merge_whitelist_usernames": ["dev-bot"],
+                         "enable_approvals_whitelist": true,
+                         "approvals_whitelist_username": ["review-bot"]}]}
 JSON
 sim_start "$T/scenario.json" || { fail "simulator starts"; exit 1; }
 
@@ -82,8 +84,11 @@ check "each token's user and access" \
 check "the review token too" grep -qx \
     "FORGE_REVIEW_TOKEN: user review-bot: admin, push, pull on johba/demo" \
     "$T/out"
-check "agents on FORGE_TOKEN: warned, with the remedy" grep -q \
-    "^warning: FORGE_TOKEN: the agents' user dev-bot: an admin of johba/demo.*FORGE_AGENT_TOKEN" \
+check "agents on FORGE_TOKEN: warned" grep -q \
+    "^warning: FORGE_TOKEN: the agents' user dev-bot: an admin of johba/demo" \
+    "$T/out"
+check "agents on FORGE_TOKEN: the remedy" grep -q \
+    "^warning: FORGE_AGENT_TOKEN: unset: the dev agents get FORGE_TOKEN" \
     "$T/out"
 
 # Their own user, outside the merge whitelist: no warning.
@@ -104,7 +109,9 @@ check "supervisor-poll --check --forge: each project file's forge" \
 # In the whitelist, no whitelist, no protection: warned.
 sim_post /_admin/set '{"branch_protections": [{"rule_name": "master",
     "enable_merge_whitelist": true,
-    "merge_whitelist_usernames": ["dev-bot", "agent"]}]}' >/dev/null
+    "merge_whitelist_usernames": ["dev-bot", "agent"],
+    "enable_approvals_whitelist": true,
+    "approvals_whitelist_username": ["review-bot"]}]}' >/dev/null
 run dev-poll --check --forge "$TOML"
 check_eq "agent in the whitelist: exit 0" "$RC" 0
 check "agent in the whitelist: warned" grep -q \
