@@ -1970,8 +1970,8 @@ config_env_factory(const struct config *c, int public)
 				break;
 		if (k < sizeof(never) / sizeof(never[0]))
 			continue;
-		if (public && config_env_secret(c->env_vars[i].key,
-				  c->env_vars[i].value))
+		if (public &&
+		    config_env_secret(c->env_vars[i].key, c->env_vars[i].value))
 			continue;
 		env_put(&env, &n, c->env_vars[i].key, c->env_vars[i].value);
 	}

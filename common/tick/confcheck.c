@@ -35,12 +35,12 @@ struct confcheck_token {
 /* What the agents' check knows of their user and the branch's rule. */
 struct confcheck_agent {
 	const struct confcheck_token *t; /* the agents' token */
-	char *owner;		/* the repository's owner (its organisation) */
-	int read;		/* the protections were read */
-	const cJSON *rule;	/* the primary branch's rule, or NULL */
-	int teams_read;		/* teams (below) read, or not needed */
-	const cJSON *teams;	/* the user's teams (borrowed from f) */
-	struct forge *f;	/* the agents' token's handle, or NULL */
+	char *owner;	    /* the repository's owner (its organisation) */
+	int read;	    /* the protections were read */
+	const cJSON *rule;  /* the primary branch's rule, or NULL */
+	int teams_read;	    /* teams (below) read, or not needed */
+	const cJSON *teams; /* the user's teams (borrowed from f) */
+	struct forge *f;    /* the agents' token's handle, or NULL */
 };
 
 /* What a run found: its lines, and the worst exit status so far. */
@@ -64,8 +64,8 @@ static int confcheck_protection(const struct config *,
     struct confcheck_out *);
 static const cJSON *confcheck_rule(const cJSON *, const char *);
 static int confcheck_listed(const cJSON *, const char *, const char *);
-static const char *confcheck_team(const struct confcheck_agent *,
-    const cJSON *, const char *);
+static const char *confcheck_team(const struct confcheck_agent *, const cJSON *,
+    const char *);
 static int confcheck_teams(const struct config *, struct confcheck_agent *,
     const cJSON *);
 static const char *confcheck_admin_override(const cJSON *);
@@ -298,10 +298,12 @@ confcheck_teams(const struct config *cfg, struct confcheck_agent *ag,
 
 	(void)json_bool(rule, "enable_merge_whitelist", &merge);
 	(void)json_bool(rule, "enable_approvals_whitelist", &approvals);
-	if ((!merge || cJSON_GetArraySize(json_arr(rule,
-			   "merge_whitelist_teams")) == 0) &&
-	    (!approvals || cJSON_GetArraySize(json_arr(rule,
-			       "approvals_whitelist_teams")) == 0))
+	if ((!merge ||
+		cJSON_GetArraySize(json_arr(rule, "merge_whitelist_teams")) ==
+		    0) &&
+	    (!approvals ||
+		cJSON_GetArraySize(
+		    json_arr(rule, "approvals_whitelist_teams")) == 0))
 		return 1;
 	ag->f = forge_open(cfg->forge_api, ag->t->value);
 	return forge_user_teams(ag->f, &ag->teams) == 0;
@@ -373,8 +375,8 @@ confcheck_merge_why(const struct config *cfg, const struct confcheck_agent *ag)
 				 "in one",
 		    br, ag->f != NULL ? forge_error(ag->f) : "");
 	if ((team = confcheck_team(ag, rule, "merge_whitelist_teams")) != NULL)
-		return xasprintf("it is in team %s of the merge whitelist of %s",
-		    team, br);
+		return xasprintf(
+		    "it is in team %s of the merge whitelist of %s", team, br);
 	return NULL;
 }
 
@@ -521,8 +523,9 @@ confcheck_woodpecker(const struct config *cfg, struct confcheck_out *o)
 	}
 	name = json_str(repo, "full_name");
 	full = termsafe_dup(name != NULL ? name : "?");
-	buf_printf(&o->text, "WOODPECKER_TOKEN: user %s: repository %lld (%s)\n",
-	    login, cfg->woodpecker_repo_id, full);
+	buf_printf(&o->text,
+	    "WOODPECKER_TOKEN: user %s: repository %lld (%s)\n", login,
+	    cfg->woodpecker_repo_id, full);
 	if (name != NULL && strcasecmp(name, cfg->forge_repo) != 0)
 		confcheck_warn(o,
 		    "WOODPECKER_REPO_ID: repository %lld is %s on "

@@ -127,7 +127,7 @@ struct status_project {
 	struct status_backlog backlog;
 	long long stale; /* a status line's "#N: session running" while N
 			    has no session, else 0 */
-	char *socket; /* the sessions' tmux server (-L), or NULL: none */
+	char *socket;	 /* the sessions' tmux server (-L), or NULL: none */
 };
 
 struct status {
@@ -928,9 +928,9 @@ status_add_project(struct status *st, const struct config *cfg)
 	p->repo = xstrdup(cfg->forge_repo);
 	p->file = cfg->project_toml ? xstrdup(cfg->project_toml) : NULL;
 	/* The checkpoint protocol's runs have no tmux session to attach. */
-	if (cfg->tmux_socket != NULL && (cfg->agent_protocol == NULL ||
-					    strcmp(cfg->agent_protocol,
-						"checkpoint") != 0))
+	if (cfg->tmux_socket != NULL &&
+	    (cfg->agent_protocol == NULL ||
+		strcmp(cfg->agent_protocol, "checkpoint") != 0))
 		p->socket = xstrdup(cfg->tmux_socket);
 	if (status_dev_sessions(st, p, proj) == -1 ||
 	    status_review_sessions(st, p, proj) == -1)

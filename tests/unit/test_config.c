@@ -606,8 +606,9 @@ test_config_server_env(void)
 	CHECK(!sets(env, "COPY"));
 	CHECK(!sets(env, "MIRROR_URL"));
 	CHECK(!sets(env, "GITHUB_TOKEN"));
-	CHECK(has(env, "DISINTO_SERVER_ENV=GARDENER_SETTING,FACTORY_ROOT,"
-		       "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"));
+	CHECK(has(env,
+	    "DISINTO_SERVER_ENV=GARDENER_SETTING,FACTORY_ROOT,"
+	    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"));
 	config_env_free(env);
 	/* The children (git, the fix command): .env whole, as bash's. */
 	env = config_child_env(&c);
