@@ -94,7 +94,8 @@ listing() {
 }
 listing >"$T/before"
 
-sed "s|@FACTORY@|$F|g" "$TOP/tests/fixtures/status.txt" >"$T/want.txt"
+sed "s|@FACTORY@|$F|g; s|@SOCKET@|$DISINTO_TMUX_SOCKET|g" \
+    "$TOP/tests/fixtures/status.txt" >"$T/want.txt"
 for p in dev-poll review-poll supervisor-poll; do
 	"$O/$p/$p" --status >"$T/$p.raw" 2>"$T/$p.err"
 	check_eq "$p --status: exit 0" "$?" 0
@@ -134,7 +135,8 @@ walk(d)
 print(json.dumps(d, indent=1, sort_keys=True, ensure_ascii=False))
 PY
 }
-sed "s|@FACTORY@|$F|g" "$TOP/tests/fixtures/status.json" >"$T/want.json"
+sed "s|@FACTORY@|$F|g; s|@SOCKET@|$DISINTO_TMUX_SOCKET|g" \
+    "$TOP/tests/fixtures/status.json" >"$T/want.json"
 for p in dev-poll review-poll supervisor-poll; do
 	"$O/$p/$p" --status --json >"$T/$p.json" 2>"$T/$p.err"
 	check_eq "$p --status --json: exit 0" "$?" 0
