@@ -94,7 +94,7 @@ struct config {
 	char *supervisor_fix_cmd;      /* "" disables */
 	int drop_caches;	       /* SUPERVISOR_DROP_CACHES */
 	int docker_prune;	       /* SUPERVISOR_DOCKER_PRUNE */
-	char *tmux_socket;	       /* -L name, or NULL */
+	char *tmux_socket;	       /* -L name ("disinto"), or NULL */
 	char *meminfo_path;
 	char *formulas_dir; /* prompt templates */
 	char *proc_dir;	    /* DISINTO_PROC_DIR, default /proc */

@@ -110,8 +110,9 @@ int cli_start(int argc, char *argv[], const struct cli_tool *tool,
 #define CLI_TMUX_SERVER_MODE "--tmux-server"
 /*
  * Run as `PROG --tmux-server`: start the tmux server (DISINTO_TMUX_SOCKET's,
- * else the default) with the factory's .env as its environment
- * (config_server_env()), "exit-empty off", and return: 0, 1 when tmux
+ * "disinto" by default) with the non-secret part of the factory's .env as
+ * its environment (config_server_env()), "exit-empty off", and return: 0,
+ * 1 when tmux
  * failed, 2 on a configuration error, the reason in *msg (caller frees).
  */
 int cli_tmux_server(const struct cli_tool *t, int argc, char *argv[],

@@ -3,7 +3,8 @@
 # review-poll runs and puts its text into the review prompt as a
 # "## Formula" section, as review-pr.sh did; without the file the prompt
 # has no such section.  The review settings come from [review] of the
-# project file.
+# project file.  The review agent holds no forge token, and the prompt
+# says so over the formula's own calls to the forge API.
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/review.sh"
 rv_setup
@@ -67,6 +68,14 @@ check "the Formula section holds the factory's formula" \
     "$T/prompts/pr-12.txt"
 check "the formula's [[steps]] are there as written" \
     grep -qx '\[\[steps\]\]' "$T/prompts/pr-12.txt"
+# Upstream's formula has the agent open issues with a token it no longer
+# holds: the prompt says it has none and where follow-ups go instead.
+check "the prompt says the agent holds no forge token" \
+    grep -q 'You hold no forge token and need none: do not post comments, reviews or issues yourself' \
+    "$T/prompts/pr-12.txt"
+check "the prompt sends a formula's issues to the Follow-ups heading" \
+    grep -q 'You have no forge token: where a formula below says to create issues or call the forge API, put them under that heading instead' \
+    "$T/prompts/pr-12.txt"
 check_eq "one review per tick ([review] max_reviews_per_tick)" \
     "$(t_tmux list-sessions -F '#{session_name}' 2>/dev/null | tr '\n' ' ')" \
     "review-harb-12 "
