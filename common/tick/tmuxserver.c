@@ -3,9 +3,9 @@
  * in, with the non-secret part of the factory's .env as its global
  * environment, as a tick that starts it does (config_server_env(), through
  * the tmux client's process environment, never a command line), and exit.
- * For a service manager
- * (contrib/systemd/disinto-tmux.service), whose EnvironmentFile= reads
- * neither `export` lines nor ${VAR} expansion as .env is read here.
+ * For a service manager (contrib/systemd/disinto-tmux.service), whose
+ * EnvironmentFile= reads neither `export` lines nor ${VAR} expansion as
+ * .env is read here.
  */
 #include <stdio.h>
 #include <stdlib.h>
