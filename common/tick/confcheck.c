@@ -68,6 +68,7 @@ static const char *confcheck_team(const struct confcheck_agent *, const cJSON *,
     const char *);
 static int confcheck_teams(const struct config *, struct confcheck_agent *,
     const cJSON *);
+static int confcheck_team_list(const cJSON *, const char *, const char *);
 static const char *confcheck_admin_override(const cJSON *);
 static char *confcheck_merge_why(const struct config *,
     const struct confcheck_agent *);
@@ -294,19 +295,23 @@ static int
 confcheck_teams(const struct config *cfg, struct confcheck_agent *ag,
     const cJSON *rule)
 {
-	int merge = 0, approvals = 0;
-
-	(void)json_bool(rule, "enable_merge_whitelist", &merge);
-	(void)json_bool(rule, "enable_approvals_whitelist", &approvals);
-	if ((!merge ||
-		cJSON_GetArraySize(json_arr(rule, "merge_whitelist_teams")) ==
-		    0) &&
-	    (!approvals ||
-		cJSON_GetArraySize(
-		    json_arr(rule, "approvals_whitelist_teams")) == 0))
+	if (!confcheck_team_list(rule, "enable_merge_whitelist",
+		"merge_whitelist_teams") &&
+	    !confcheck_team_list(rule, "enable_approvals_whitelist",
+		"approvals_whitelist_teams"))
 		return 1;
 	ag->f = forge_open(cfg->forge_api, ag->t->value);
 	return forge_user_teams(ag->f, &ag->teams) == 0;
+}
+
+/* 1 when rule's whitelist (its switch on) names teams in key. */
+static int
+confcheck_team_list(const cJSON *rule, const char *on_key, const char *key)
+{
+	int on = 0;
+
+	(void)json_bool(rule, on_key, &on);
+	return on && cJSON_GetArraySize(json_arr(rule, key)) > 0;
 }
 
 /*
