@@ -29,7 +29,9 @@ cat >"$T/scenario.json" <<'JSON'
  "woodpecker": {"token": "wp-token", "user": "ci-bot",
                 "full_name": "johba/demo"}}
 JSON
-sim_start "$T/scenario.json" || { fail "simulator starts"; exit 1; }
+# Gitea first, Forgejo below, whatever dialect the run was given.
+sim_start "$T/scenario.json" --dialect gitea ||
+    { fail "simulator starts"; exit 1; }
 cp -R "$FIX/." "$F/"
 mkdir -p "$T/repo"
 sed "s|@WOODPECKER_SERVER@|$SIM_URL|" "$F/.env.example" >"$F/.env"
