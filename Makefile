@@ -76,7 +76,7 @@ POLLERS_SRC = $(sort $(wildcard pollers/*.c))
 POLLERS_OBJ = $(POLLERS_SRC:%.c=$(O)/%.o)
 
 # Each executable: every .c in its directory (exactly one holds main).
-# All of them but main.o also go into an archive (dev-poll/libdevpoll.a,
+# All of them but main.o, with pollers/, also go into an archive (dev-poll/libdevpoll.a,
 # ...) that the unit tests of the executable's decisions link.
 define prog_rules
 $(1)_SRC = $$(sort $$(wildcard $(1)/*.c))
@@ -84,7 +84,7 @@ $(1)_OBJ = $$($(1)_SRC:%.c=$(O)/%.o)
 $(1)_LIB = $(O)/$(1)/lib$(subst -,,$(1)).a
 $(O)/$(1)/$(1): $$($(1)_OBJ) $(POLLERS_OBJ) $(LIB)
 	$$(CC) $$(ALL_CFLAGS) $$(LDFLAGS) -o $$@ $$($(1)_OBJ) $(POLLERS_OBJ) $(LIB) $$(LDLIBS)
-$$($(1)_LIB): $$(filter-out $(O)/$(1)/main.o,$$($(1)_OBJ))
+$$($(1)_LIB): $$(filter-out $(O)/$(1)/main.o,$$($(1)_OBJ)) $(POLLERS_OBJ)
 	rm -f $$@
 	$$(AR) rcs $$@ $$^
 endef

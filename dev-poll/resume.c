@@ -1,13 +1,16 @@
 /*
- * Parked escalations (DESIGN section 6, the escalate row): an escalated
- * conversation whose agent supervisor-poll ended while it waits for a
- * person holds no slot, is never recovered as a crash nor started again
+ * Parked escalations (DESIGN section 6, the escalate row): the
+ * escalation pass (pollers/escalate.c) runs every tick, after the phase
+ * reactions: it posts the notice, parks the conversation, keeps a
+ * person's reply and times the escalation out, as supervisor-poll's pass
+ * does (either alone is enough).  An escalated conversation whose agent
+ * was ended while it waits for a person holds no slot, is never recovered as a crash nor started again
  * as an orphan, and is resumed here once a person's reply waits for it
  * and the slot is free: dev-poll is the one owner of the resume, as of
  * every start of a dev session, under its tick lock.  A waiting reply
  * goes before any new work (step 4b).  The resumed session runs the
  * agent command with "--resume ID" in the same worktree, and the reply
- * (the whole message supervisor-poll made of it) is its first message,
+ * (the whole message the escalation pass made of it) is its first message,
  * delivered once (agent_deliver()); the records go after it.
  */
 #include <stdio.h>
@@ -17,13 +20,14 @@
 #include "agent.h"
 #include "config.h"
 #include "dev-poll.h"
+#include "escalate.h"
 #include "file.h"
 #include "log.h"
 #include "parked.h"
 #include "runfiles.h"
 #include "xmalloc.h"
 
-/* The key of a reply message starts so (supervisor-poll's escalate.c). */
+/* The key of a reply message starts so (pollers/escalate.c). */
 #define RESUME_KEY_PREFIX "reply "
 
 static void resume_forget(struct dev_ctx *, long long);
@@ -154,6 +158,24 @@ out:
 	free(key);
 	free(path);
 	return s;
+}
+
+void
+dp_escalations(struct dev_ctx *c)
+{
+	struct escalation e;
+
+	if (c->legacy)
+		return;
+	memset(&e, 0, sizeof(e));
+	e.cfg = c->cfg;
+	e.forge = c->forge;
+	e.act = &c->act;
+	e.now = c->now;
+	(void)escalate_check(&e);
+	if (e.failed)
+		c->skipped++;
+	escalate_free(&e);
 }
 
 enum dp_step
