@@ -213,6 +213,12 @@ struct dp_launch_req {
 	int crash;  /* crash recovery: no preflight, the worktree kept */
 	int force;  /* dev-poll --issue --force: no preflight */
 	int manual; /* dev-poll --issue: a person asks, no back-off */
+	/*
+	 * Added to the first prompt, or NULL: a parked conversation lost
+	 * with its worktree and branch starts afresh with its escalation
+	 * and the reply (resume.c); its parked record is passed over.
+	 */
+	const char *note;
 };
 
 /* What a launch reads before it changes anything (gather.c). */
