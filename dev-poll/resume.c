@@ -4,17 +4,17 @@
  * reactions: it posts the notice, parks the conversation, keeps a
  * person's reply and times the escalation out, as supervisor-poll's pass
  * does (either alone is enough).  An escalated conversation whose agent
- * was ended while it waits for a person holds no slot, is never recovered as a crash nor started again
- * as an orphan, and is resumed here once a person's reply waits for it
- * and the slot is free: dev-poll is the one owner of the resume, as of
- * every start of a dev session, under its tick lock.  A waiting reply
- * goes before any new work (step 4b).  The resumed session runs the
- * agent command with "--resume ID" in the same worktree (made again from
- * its pushed branch when it was removed meanwhile: Claude Code finds a
- * conversation by its directory; when the branch is gone too, a fresh
- * session starts with the escalation and the reply in its prompt), and the reply
- * (the whole message the escalation pass made of it) is its first message,
- * delivered once (agent_deliver()); the records go after it.
+ * was ended while it waits for a person holds no slot, is never recovered as a
+ * crash nor started again as an orphan, and is resumed here once a person's
+ * reply waits for it and the slot is free: dev-poll is the one owner of the
+ * resume, as of every start of a dev session, under its tick lock.  A waiting
+ * reply goes before any new work (step 4b).  The resumed session runs the agent
+ * command with "--resume ID" in the same worktree (made again from its pushed
+ * branch when it was removed meanwhile: Claude Code finds a conversation by its
+ * directory; when the branch is gone too, a fresh session starts with the
+ * escalation and the reply in its prompt), and the reply (the whole message the
+ * escalation pass made of it) is its first message, delivered once
+ * (agent_deliver()); the records go after it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,8 +115,7 @@ resume_branch(struct dev_ctx *c, long long issue)
 {
 	struct dp_pr *pr;
 
-	if (dp_prs_load(c) == 0 &&
-	    (pr = dp_pr_for_issue(c, issue, 0)) != NULL)
+	if (dp_prs_load(c) == 0 && (pr = dp_pr_for_issue(c, issue, 0)) != NULL)
 		return xstrdup(pr->pull->branch);
 	return runfiles_branch(issue);
 }

@@ -60,12 +60,12 @@ static int escalate_state_load(const char *, long long *, long long *);
 static int escalate_state_save(struct escalation *, const char *, long long,
     long long);
 static char *escalate_marker(const struct esc *, const char *);
-static int escalate_find_own(struct escalation *, const struct esc *, const char *,
-    long long *);
-static enum escalate_posted escalate_comment(struct escalation *, const struct esc *,
-    const char *, const char *, const char *, long long *);
-static int escalate_find_reply(struct escalation *, const struct esc *, long long,
-    const cJSON **);
+static int escalate_find_own(struct escalation *, const struct esc *,
+    const char *, long long *);
+static enum escalate_posted escalate_comment(struct escalation *,
+    const struct esc *, const char *, const char *, const char *, long long *);
+static int escalate_find_reply(struct escalation *, const struct esc *,
+    long long, const cJSON **);
 static enum act_inject escalate_inject_reply(struct escalation *,
     const struct esc_target *, const char *, const char *, const char *);
 static void escalate_reply_key(const struct esc_target *, long long,
@@ -76,8 +76,8 @@ static void escalate_renotify(struct escalation *, const struct esc *);
 static void escalate_timeout(struct escalation *, const struct esc *);
 static void escalate_forget(struct escalation *, const struct esc *);
 static void escalate_remember(struct escalation *, const struct esc *, int);
-static enum escalate_posted escalate_notice(struct escalation *, const struct esc *,
-    const char *, long long *);
+static enum escalate_posted escalate_notice(struct escalation *,
+    const struct esc *, const char *, long long *);
 static void escalate_clock(struct escalation *, const struct esc *, int);
 static void escalate_one(struct escalation *, struct esc *);
 static int escalate_login(struct escalation *, struct esc *);
@@ -105,7 +105,8 @@ escalate_state_load(const char *path, long long *id, long long *at)
 
 /* Write a state file (synced): 0 or -1. */
 static int
-escalate_state_save(struct escalation *s, const char *path, long long id, long long at)
+escalate_state_save(struct escalation *s, const char *path, long long id,
+    long long at)
 {
 	char text[64];
 
@@ -376,8 +377,8 @@ escalate_timeout(struct escalation *s, const struct esc *e)
 	int r;
 
 	if (forge_issue_get(s->forge, e->issue, &issue) == -1) {
-		escalate_fail(s, "%s: cannot read #%lld: %s", e->project, e->issue,
-		    forge_error(s->forge));
+		escalate_fail(s, "%s: cannot read #%lld: %s", e->project,
+		    e->issue, forge_error(s->forge));
 		return;
 	}
 	if (!forge_labelled(issue, "blocked") &&

@@ -78,9 +78,8 @@ int escalate_check(struct escalation *s);
  * @x"; what: as the log says) to the escalated session t, and remember
  * comment id (0: none) as its answer, so that no reminder follows.
  */
-enum act_inject escalate_answer(struct escalation *,
-    const struct esc_target *t, long long id, const char *source,
-    const char *what, const char *reply);
+enum act_inject escalate_answer(struct escalation *, const struct esc_target *t,
+    long long id, const char *source, const char *what, const char *reply);
 /* Forget the escalated sessions found. */
 void escalate_free(struct escalation *);
 

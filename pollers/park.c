@@ -64,7 +64,8 @@ park_is(const char *project, long long issue, long long since)
 }
 
 int
-park_session(struct escalation *s, const struct esc_target *t, const char *reason)
+park_session(struct escalation *s, const struct esc_target *t,
+    const char *reason)
 {
 	const char *proto = s->cfg->agent_protocol;
 	char *path = NULL, *wt = NULL, *text = NULL;

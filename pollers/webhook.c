@@ -356,10 +356,10 @@ webhook_tool_path(const char *exe, const struct config *cfg, const char *tool)
 		webhook_tool_near(self, tool, w, cand, &n);
 	if (w != NULL && cfg->factory_root != NULL &&
 	    *cfg->factory_root != '\0') {
-		cand[n++] = xasprintf("%s/%s/%s", cfg->factory_root, w->dir,
-		    tool);
-		cand[n++] = xasprintf("%s/%s/%s", cfg->factory_root, w->dir,
-		    w->script);
+		cand[n++] =
+		    xasprintf("%s/%s/%s", cfg->factory_root, w->dir, tool);
+		cand[n++] =
+		    xasprintf("%s/%s/%s", cfg->factory_root, w->dir, w->script);
 	}
 	for (i = 0; i < n; i++) {
 		if (found == NULL && webhook_runnable(cand[i]))
