@@ -76,7 +76,7 @@ POLLERS_SRC = $(sort $(wildcard pollers/*.c))
 POLLERS_OBJ = $(POLLERS_SRC:%.c=$(O)/%.o)
 
 # Each executable: every .c in its directory (exactly one holds main).
-# All of them but main.o also go into an archive (dev-poll/libdevpoll.a,
+# All of them but main.o, with pollers/, also go into an archive (dev-poll/libdevpoll.a,
 # ...) that the unit tests of the executable's decisions link.
 define prog_rules
 $(1)_SRC = $$(sort $$(wildcard $(1)/*.c))
@@ -84,7 +84,7 @@ $(1)_OBJ = $$($(1)_SRC:%.c=$(O)/%.o)
 $(1)_LIB = $(O)/$(1)/lib$(subst -,,$(1)).a
 $(O)/$(1)/$(1): $$($(1)_OBJ) $(POLLERS_OBJ) $(LIB)
 	$$(CC) $$(ALL_CFLAGS) $$(LDFLAGS) -o $$@ $$($(1)_OBJ) $(POLLERS_OBJ) $(LIB) $$(LDLIBS)
-$$($(1)_LIB): $$(filter-out $(O)/$(1)/main.o,$$($(1)_OBJ))
+$$($(1)_LIB): $$(filter-out $(O)/$(1)/main.o,$$($(1)_OBJ)) $(POLLERS_OBJ)
 	rm -f $$@
 	$$(AR) rcs $$@ $$^
 endef
@@ -227,16 +227,23 @@ install: $(BINS)
 
 # Drop-in for the bash scripts: the executables under the names the
 # existing crontab lines call, in an existing factory (README.md,
-# "Installing in place of the bash scripts").
+# "Installing in place of the bash scripts").  Each executable goes
+# beside its script (dev/dev-poll beside dev/dev-poll.sh), and the script
+# becomes a launcher of a few lines of sh that execs it with its
+# arguments: so cron's direct call and upstream's `bash dev/dev-poll.sh`
+# both run it, and the executable's own place tells it the factory
+# (FACTORY_ROOT's default) and the other tools (the webhook's wakes).
+# The executables beside the scripts are in the checkout's own
+# .git/info/exclude (their lines go with uninstall-factory).
 #
 # In a git checkout a replaced script stays tracked and the checkout clean
 # and pullable: the checkout's own attribute file ($GIT_DIR/info/attributes,
 # never committed) gives the path the filter "disinto-c", whose smudge
-# writes the executable (kept in $GIT_DIR/disinto-c/bin/) wherever git
+# writes the launcher (kept in $GIT_DIR/disinto-c/bin/) wherever git
 # writes that file and whose clean says the file holds what the index
 # holds.  So `git status` shows nothing, and `git pull` succeeds even when
 # upstream changed the script: the index takes upstream's new script, the
-# executable stays in the work tree.  The filter is required: if it cannot
+# launcher stays in the work tree.  The filter is required: if it cannot
 # run, git fails loudly instead of putting the bash script back.
 # Elsewhere (no git, or a script git does not track) the replaced script
 # is kept in .disinto-c/backup/ (in the git directory when there is one).
@@ -311,7 +318,47 @@ filter_off() {
 	fi
 }
 
-install_tracked() {	# BIN REL
+# launcher PROG OUT: the script that runs the executable PROG beside it
+# with its own arguments (nothing else is put into it).
+launcher() {
+	{
+		echo '#!/bin/sh'
+		echo "# disinto-c (make install-factory): runs the executable $1"
+		echo '# beside this script; make uninstall-factory gives the bash'
+		echo '# script back.'
+		echo 'case $0 in */*) d=${0%/*} ;; *) d=. ;; esac'
+		echo "exec \"\$d/$1\" \"\$@\""
+	} >"$2"
+}
+# exclude_line ADD|DEL LINE: the line in the checkout's own exclude file.
+exclude_line() {
+	ex=$gd/info/exclude
+	if [ "$1" = ADD ]; then
+		mkdir -p "$gd/info"
+		grep -qxF "$2" "$ex" 2>/dev/null && return 0
+		[ ! -s "$ex" ] || [ -z "$(tail -c 1 "$ex")" ] || echo >>"$ex"
+		echo "$2" >>"$ex"
+	elif [ -f "$ex" ] && grep -qxF "$2" "$ex"; then
+		grep -vxF "$2" "$ex" >"$ex.tmp" || :
+		mv -f "$ex.tmp" "$ex"
+	fi
+}
+# beside PROG REL: the executable's path beside the script REL.
+beside() {
+	echo "$(dirname "$2")/$1"
+}
+# install_bin BIN PROG REL: the executable beside the script.
+install_bin() {
+	exe=$(beside "$2" "$3")
+	if tracked "$exe"; then
+		echo "$me: '$f/$exe' is tracked by git: not replaced" >&2
+		exit 1
+	fi
+	[ -z "$gd" ] || exclude_line ADD "/$prefix$exe"
+	put "$1" "$f/$exe"
+}
+
+install_tracked() {	# LAUNCHER REL
 	if ! marked "$2" && ! git -C "$f" diff --quiet HEAD -- "$2"; then
 		echo "$me: '$f/$2' has local changes: commit, stash or check it out first" >&2
 		exit 1
@@ -328,7 +375,7 @@ install_tracked() {	# BIN REL
 	rm -f "$f/$2"
 	git -C "$f" checkout -- "$2"
 }
-install_other() {	# BIN REL
+install_other() {	# LAUNCHER REL
 	b=$store/backup/$2
 	if [ ! -e "$b" ] && [ ! -e "$b.absent" ]; then
 		mkdir -p "$(dirname "$b")"
@@ -342,7 +389,13 @@ install_other() {	# BIN REL
 	fi
 	put "$1" "$f/$2"
 }
-uninstall_one() {	# REL
+uninstall_one() {	# PROG REL
+	exe=$(beside "$1" "$2")
+	if [ -f "$f/$exe" ] && ! tracked "$exe"; then
+		rm -f "$f/$exe"
+		[ -z "$gd" ] || exclude_line DEL "/$prefix$exe"
+	fi
+	shift
 	b=$store/backup/$1
 	if marked "$1"; then
 		grep -vxF "/$prefix$1 filter=disinto-c" "$attrs" >"$attrs.tmp" || :
@@ -388,14 +441,22 @@ for pair in "$@"; do
 			echo "$me: '$bin' is not built" >&2
 			exit 1
 		fi
+		mkdir -p "$store"
+		launcher "$prog" "$store/launcher.$$"
+		# The executable first where the launcher takes the place of
+		# a script that cron may be running; after the backup of the
+		# script (which notes whether its directory was there) else.
 		if tracked "$rel"; then
-			install_tracked "$bin" "$rel"
+			install_bin "$bin" "$prog" "$rel"
+			install_tracked "$store/launcher.$$" "$rel"
 		else
-			install_other "$bin" "$rel"
+			install_other "$store/launcher.$$" "$rel"
+			install_bin "$bin" "$prog" "$rel"
 		fi
+		rm -f "$store/launcher.$$"
 		echo "installed $f/$rel: $("$f/$rel" --version)" ;;
 	uninstall)
-		uninstall_one "$rel" ;;
+		uninstall_one "$prog" "$rel" ;;
 	esac
 done
 if [ "$action" = install ] && [ -n "$gd" ]; then

@@ -15,7 +15,8 @@
  *   react.c     step 2, phase reactions (react.h: rx*.c, recover.c,
  *               reactpr.c: PRs merged or closed behind a tick's back)
  *   slot.c      the agent slot and the memory guard
- *   resume.c    parked escalations: never busy, resumed with a reply
+ *   resume.c    escalations (the pass shared with supervisor-poll);
+ *               parked ones: never busy, resumed with a reply
  *   schedule.c  priorities 1, 1.5 and 2
  *   preflight.c the dependency preflight and its comment
  *   gather.c    what a launch reads before it changes anything
@@ -212,6 +213,12 @@ struct dp_launch_req {
 	int crash;  /* crash recovery: no preflight, the worktree kept */
 	int force;  /* dev-poll --issue --force: no preflight */
 	int manual; /* dev-poll --issue: a person asks, no back-off */
+	/*
+	 * Added to the first prompt, or NULL: a parked conversation lost
+	 * with its worktree and branch starts afresh with its escalation
+	 * and the reply (resume.c); its parked record is passed over.
+	 */
+	const char *note;
 };
 
 /* What a launch reads before it changes anything (gather.c). */
@@ -503,7 +510,12 @@ enum dp_step dp_slot_except(struct dev_ctx *, long long except);
 /* Step 4: DP_DONE when memory is too low to launch. */
 enum dp_step dp_memory(struct dev_ctx *);
 
-/* resume.c: parked escalations and their resume. */
+/* resume.c: escalations, parked escalations and their resume. */
+/*
+ * Step 2a: the escalation pass (pollers/escalate.h): notices, parking,
+ * replies, reminders, timeouts.  A step that failed counts as skipped.
+ */
+void dp_escalations(struct dev_ctx *);
 /*
  * The parked record of issue into *p: 1 parked, 0 not, -1 when it
  * cannot be read (logged).

@@ -40,6 +40,7 @@ static int launch_squatted(struct dev_ctx *, struct dp_gather *);
 static enum dp_launch launch_bad(struct dev_ctx *, struct dp_gather *);
 static int launch_charge(struct dev_ctx *, const struct dp_launch_req *,
     enum dp_launch *);
+static void launch_add_note(char **, const char *);
 static enum dp_launch launch_session(struct dev_ctx *,
     const struct dp_launch_req *, struct dp_gather *);
 
@@ -237,6 +238,16 @@ launch_charge(struct dev_ctx *c, const struct dp_launch_req *req,
 	return 0;
 }
 
+/* The request's note after the prompt. */
+static void
+launch_add_note(char **prompt, const char *note)
+{
+	char *both = xasprintf("%s\n\n%s\n", *prompt, note);
+
+	free(*prompt);
+	*prompt = both;
+}
+
 /* After dp_gather(): budget, claim, worktree, prompt, session. */
 static enum dp_launch
 launch_session(struct dev_ctx *c, const struct dp_launch_req *req,
@@ -289,6 +300,8 @@ launch_session(struct dev_ctx *c, const struct dp_launch_req *req,
 		    "its prompt cannot be built (see the log)");
 		goto fail_wt;
 	}
+	if (req->note != NULL)
+		launch_add_note(&prompt, req->note);
 	launch_clear_files(c, l);
 	/* Before the prompt: a fast agent may write its first phase at once. */
 	if (launch_mark_started(c, l, 1) == -1) {
@@ -324,7 +337,8 @@ dp_launch(struct dev_ctx *c, const struct dp_launch_req *req)
 		res = DP_SKIPPED;
 		goto out;
 	}
-	switch (dp_session_busy(c, req->issue)) {
+	/* A parked conversation started afresh is its own parked record. */
+	switch (req->note != NULL ? DP_FREE : dp_session_busy(c, req->issue)) {
 	case DP_BUSY:
 		res = DP_SKIPPED;
 		goto out;

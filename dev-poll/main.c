@@ -135,6 +135,7 @@ main_steps(struct dev_ctx *c, const char **ended)
 	if (dp_merge_prelock(c) == DP_DONE)
 		return DP_DONE;
 	(void)dp_react(c);
+	dp_escalations(c);
 	*ended = RUNFILES_TICK_PAUSED;
 	if ((s = dp_paused(c)) != DP_NEXT)
 		return s;

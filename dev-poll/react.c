@@ -6,8 +6,8 @@
  * progress report went stale; a session without a phase gets the idle
  * check), then the reaction runs (rx*.c, recover.c).
  * PHASE:awaiting_review and PHASE:escalate belong to review-poll and
- * supervisor-poll; their PR is still remembered, so that a merge or a
- * close behind the session's back is found (reactpr.c).  A parked
+ * the escalation pass (resume.c); their PR is still remembered, so that a
+ * merge or a close behind the session's back is found (reactpr.c).  A parked
  * escalation (resume.c) has no session on purpose: no crash; one whose
  * session lives again has its resume finished.  A phase this
  * tool does not know is logged once per value and counts as no phase

@@ -1,7 +1,10 @@
 /*
  * The forge webhook receiver: see webhook.h.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,11 +15,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "agent_exec.h"
 #include "buf.h"
 #include "cimemo.h"
 #include "cli.h"
 #include "config.h"
 #include "json.h"
+#include "log.h"
 #include "runfiles.h"
 #include "sha256.h"
 #include "wake.h"
@@ -63,10 +68,17 @@ static struct config *webhook_project(const char *, const char *,
     struct config **, size_t *);
 static int webhook_signed(const struct config *, const struct webhook_req *);
 static void webhook_mark(const struct config *, const cJSON *);
-static void webhook_wake(const char *, const struct config *,
+static int webhook_runnable(const char *);
+struct webhook_tool;
+static void webhook_tool_near(const char *, const char *,
+    const struct webhook_tool *, char **, size_t *);
+static char *webhook_tool_path(const char *, const struct config *,
+    const char *);
+static void webhook_wake_failed(const struct config *, const char *,
+    const char *, const char *);
+static int webhook_wake(const char *, const struct config *,
     const struct webhook_route *);
 static int webhook_serve(const char *, struct webhook_req *);
-static char *webhook_tool_path(const char *, const char *);
 
 static void
 webhook_alarm(int sig)
@@ -275,51 +287,143 @@ webhook_mark(const struct config *cfg, const cJSON *j)
 }
 
 /*
- * Where tool is, beside the executable exe: in its directory (installed),
- * or in the tree it was built in (dev-poll/dev-poll beside
- * review-poll/review-poll); else its bare name, found on PATH.  Caller
- * frees.
+ * The tools, and the factory's scripts whose places they take (make
+ * install-factory: the executable beside its script, the script a
+ * launcher of it; or, installed before, the script the executable).
  */
-static char *
-webhook_tool_path(const char *exe, const char *tool)
-{
-	const char *slash = strrchr(exe, '/');
-	int dir = slash != NULL ? (int)(slash - exe) : 0;
-	char *p;
+static const struct webhook_tool {
+	const char *tool, *dir, *script;
+} webhook_tools[] = {
+    {"dev-poll", "dev", "dev-poll.sh"},
+    {"review-poll", "review", "review-poll.sh"},
+    {"supervisor-poll", "supervisor", "supervisor-poll.sh"},
+};
 
-	if (slash == NULL)
-		return xstrdup(tool);
-	p = xasprintf("%.*s/%s", dir, exe, tool);
-	if (access(p, X_OK) == 0)
-		return p;
-	free(p);
-	p = xasprintf("%.*s/../%s/%s", dir, exe, tool, tool);
-	if (access(p, X_OK) == 0)
-		return p;
-	free(p);
-	return xstrdup(tool);
+/* Whether path is an executable regular file. */
+static int
+webhook_runnable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    access(path, X_OK) == 0;
 }
 
-/* Start `TOOL --wake PROJECT_TOML "webhook EVENT"` for each tool. */
+/*
+ * The places tool may be, around the executable at exe: beside it
+ * (installed in a bin directory, or both beside their scripts in a
+ * factory), in the tree it was built in (dev-poll/dev-poll beside
+ * review-poll/review-poll), beside the tool's script in the factory
+ * above it, or that script.  Added to cand (*n of them).
+ */
 static void
+webhook_tool_near(const char *exe, const char *tool,
+    const struct webhook_tool *w, char **cand, size_t *n)
+{
+	const char *slash = strrchr(exe, '/');
+	int dir;
+
+	if (slash == NULL)
+		return;
+	dir = (int)(slash - exe);
+	cand[(*n)++] = xasprintf("%.*s/%s", dir, exe, tool);
+	cand[(*n)++] = xasprintf("%.*s/../%s/%s", dir, exe, tool, tool);
+	if (w == NULL)
+		return;
+	cand[(*n)++] = xasprintf("%.*s/../%s/%s", dir, exe, w->dir, tool);
+	cand[(*n)++] = xasprintf("%.*s/../%s/%s", dir, exe, w->dir, w->script);
+}
+
+/*
+ * Where tool is: around the executable as it was called (exe, argv[0]:
+ * its directory may hold the tools as the operator laid them out), then
+ * around the running executable's own path, then beside the tool's
+ * script in the factory it serves (FACTORY_ROOT), or that script; else
+ * its bare name, found on PATH.  Caller frees.
+ */
+static char *
+webhook_tool_path(const char *exe, const struct config *cfg, const char *tool)
+{
+	const struct webhook_tool *w = NULL;
+	char self[PATH_MAX], *cand[10], *found = NULL;
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(webhook_tools) / sizeof(webhook_tools[0]); i++)
+		if (strcmp(webhook_tools[i].tool, tool) == 0)
+			w = &webhook_tools[i];
+	webhook_tool_near(exe, tool, w, cand, &n);
+	if (agent_exec_self(self, sizeof(self)) == 0)
+		webhook_tool_near(self, tool, w, cand, &n);
+	if (w != NULL && cfg->factory_root != NULL &&
+	    *cfg->factory_root != '\0') {
+		cand[n++] =
+		    xasprintf("%s/%s/%s", cfg->factory_root, w->dir, tool);
+		cand[n++] =
+		    xasprintf("%s/%s/%s", cfg->factory_root, w->dir, w->script);
+	}
+	for (i = 0; i < n; i++) {
+		if (found == NULL && webhook_runnable(cand[i]))
+			found = cand[i];
+		else
+			free(cand[i]);
+	}
+	return found != NULL ? found : xstrdup(tool);
+}
+
+/*
+ * A wake that could not be started: said in the journal (stderr) and in
+ * the log of the tool it was for, where its operator looks.
+ */
+static void
+webhook_wake_failed(const struct config *cfg, const char *tool,
+    const char *prog, const char *why)
+{
+	char *path = NULL;
+
+	fprintf(stderr, "webhook: %s: cannot start '%s': %s\n",
+	    cfg->project_name, prog, why);
+	if (strcmp(tool, "dev-poll") == 0)
+		path = runfiles_dev_log(cfg->project_name);
+	else if (strcmp(tool, "review-poll") == 0)
+		path = runfiles_review_log();
+	else if (strcmp(tool, "supervisor-poll") == 0)
+		path = runfiles_supervisor_log();
+	if (path != NULL && log_open(path, "", 0, 0) == 0) {
+		log_err("webhook: %s: cannot start '%s' for a delivery: %s — "
+			"the event waits for the next scheduled tick",
+		    cfg->project_name, prog, why);
+		log_close();
+	}
+	free(path);
+}
+
+/*
+ * Start `TOOL --wake PROJECT_TOML "webhook EVENT"` for each tool: 0, or
+ * -1 when one could not be started (logged).
+ */
+static int
 webhook_wake(const char *exe, const struct config *cfg,
     const struct webhook_route *rt)
 {
 	char *prog, *why;
 	size_t i;
+	int r = 0;
 
 	why = xasprintf("webhook %s", rt->event);
 	for (i = 0; i < 3 && rt->tools[i] != NULL; i++) {
-		prog = webhook_tool_path(exe, rt->tools[i]);
-		if (wake_spawn(prog, cfg->project_toml, why) == -1)
-			fprintf(stderr, "webhook: %s: cannot start '%s': %s\n",
-			    cfg->project_name, prog, strerror(errno));
-		else
+		prog = webhook_tool_path(exe, cfg, rt->tools[i]);
+		if (wake_spawn(prog, cfg->project_toml, why) == -1) {
+			webhook_wake_failed(cfg, rt->tools[i], prog,
+			    strerror(errno));
+			r = -1;
+		} else {
 			fprintf(stderr, "webhook: %s: %s woke %s\n",
 			    cfg->project_name, rt->event, rt->tools[i]);
+		}
 		free(prog);
 	}
 	free(why);
+	return r;
 }
 
 /* Decide on a delivery read whole: the status to answer. */
@@ -354,7 +458,9 @@ webhook_serve(const char *exe, struct webhook_req *r)
 		goto out;
 	if (rt->mark)
 		webhook_mark(cfg, j);
-	webhook_wake(exe, cfg, rt);
+	/* The forge's delivery list shows it failed (the tick comes later). */
+	if (webhook_wake(exe, cfg, rt) == -1)
+		status = 500;
 out:
 	for (i = 0; i < n; i++)
 		config_free(&all[i]);

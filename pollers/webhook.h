@@ -21,7 +21,12 @@
  * It answers 204 (done, or nothing to do: another event, another
  * repository), 400 (not a request it can read), 401 (no secret set, or a
  * signature that is missing or wrong), 405 (not a POST), 413 (a body too
- * long).  Nothing of it runs between deliveries.
+ * long), 500 (a tool could not be woken: said in the journal and in that
+ * tool's log, and the forge lists the delivery as failed; the tool's
+ * next scheduled tick still sees the event).  The tools are found by the
+ * running executable's place: beside it, in its build tree, or in the
+ * factory beside their scripts (make install-factory).  Nothing of it
+ * runs between deliveries.
  */
 #ifndef WEBHOOK_H
 #define WEBHOOK_H
@@ -33,8 +38,8 @@
 
 /*
  * Serve one delivery read from in and answered on out (descriptors);
- * exe is argv[0] (the tools are run from its directory, or the build
- * tree's, when it has one; else found on PATH).
+ * exe is argv[0] (used when the running executable's path cannot be
+ * told; a tool found nowhere is looked for on PATH).
  * Returns the exit status: 0 when it answered 2xx, 1 otherwise.
  */
 int webhook_main(const char *exe, int in, int out);

@@ -143,14 +143,7 @@ sup_free(struct sup *s)
 		buf_free(&s->alerts[i]);
 	buf_free(&s->fixes);
 	buf_free(&s->unchecked);
-	for (i = 0; i < s->nesc; i++) {
-		free(s->esc[i].project);
-		free(s->esc[i].session);
-		free(s->esc[i].phase_path);
-	}
-	free(s->esc);
-	s->esc = NULL;
-	s->nesc = 0;
+	escalate_free(&s->esc);
 }
 
 /*

@@ -163,7 +163,7 @@ main_check_project(struct sup *s, const struct config *cfg)
 	devhealth_check(s);
 	prs_check(s);
 	depgraph_check(s);
-	escalate_check(s);
+	sup_escalations(s);
 	sweep_sessions(s);
 	sweep_worktrees(s);
 	lists_free(s);

@@ -45,10 +45,10 @@ replyfile_route(struct sup *s, const char *text, const char **body)
 	*body = text[len] == '\n' ? text + len + 1 : text + len;
 	if (first[0] != '#' || valid_number_text(first + 1, &n) != NULL)
 		n = -1;
-	for (i = 0; i < s->nesc; i++) {
-		if (strcmp(first, s->esc[i].session) == 0 ||
-		    n == s->esc[i].issue) {
-			t = &s->esc[i];
+	for (i = 0; i < s->esc.nesc; i++) {
+		if (strcmp(first, s->esc.esc[i].session) == 0 ||
+		    n == s->esc.esc[i].issue) {
+			t = &s->esc.esc[i];
 			hits++;
 		}
 	}
@@ -63,13 +63,13 @@ replyfile_route(struct sup *s, const char *text, const char **body)
 		log_msg("reply file names '%s', which is not an escalated "
 			"session; left in place",
 		    first);
-	} else if (s->nesc == 1) {
-		t = &s->esc[0];
+	} else if (s->esc.nesc == 1) {
+		t = &s->esc.esc[0];
 		*body = text;
 	} else {
 		log_msg("reply file names no session and %zu are escalated; "
 			"left in place",
-		    s->nesc);
+		    s->esc.nesc);
 	}
 out:
 	free(first);
@@ -112,8 +112,9 @@ replyfile_check(struct sup *s)
 	if (act_claim(&s->act, path, REPLY_FILE_MAX, &claimed, t->session) !=
 	    ACT_CLAIMED)
 		goto out;
+	sup_escalation_ctx(s);
 	if ((t2 = replyfile_route(s, buf_str(&claimed), &body2)) != t ||
-	    escalate_answer(s, t, 0, "the reply file", "the reply file",
+	    escalate_answer(&s->esc, t, 0, "the reply file", "the reply file",
 		body2) != ACT_INJECTED)
 		replyfile_restore(path, buf_str(&claimed));
 out:

@@ -15,6 +15,7 @@
 #include "act.h"
 #include "backlog.h"
 #include "buf.h"
+#include "escalate.h"
 #include "promtick.h"
 
 struct config;
@@ -26,16 +27,6 @@ struct woodpecker;
 
 /* Alert priorities, as upstream: P0 memory ... P4 housekeeping. */
 enum { P0, P1, P2, P3, P4, NPRIO };
-
-/* An escalated dev session found alive (or parked) this tick. */
-struct esc_target {
-	char *project;
-	long long issue;
-	char *session;
-	char *phase_path;
-	time_t since; /* when the agent escalated */
-	int parked;   /* its agent ended, its conversation kept (park.c) */
-};
 
 /* A dependency open for more than this many days is stale (depgraph.c). */
 #define SUP_DEP_STALE_DAYS 30
@@ -70,8 +61,8 @@ struct sup {
 
 	struct promtick *prom; /* the tick's metrics, or NULL */
 
-	struct esc_target *esc;
-	size_t nesc;
+	/* The escalation pass (pollers/escalate.h), its sessions found. */
+	struct escalation esc;
 	int review_started;
 
 	/*
@@ -188,50 +179,10 @@ void prs_check(struct sup *);
 /* depgraph.c: dependency cycles, stale dependencies, the "dev" metric. */
 void depgraph_check(struct sup *);
 
-/* escalate.c: notices, replies, reminders and timeouts of escalations. */
-/* The clocks run from the escalation (the phase file's mtime). */
-#define ESCALATE_RENOTIFY_S (6 * 3600)
-#define ESCALATE_TIMEOUT_S (24 * 3600)
-/* What an escalation's clock calls for. */
-enum escalate_due {
-	ESCALATE_WAIT,
-	ESCALATE_RENOTIFY, /* remind: no answer after 6 hours */
-	ESCALATE_TIMEOUT   /* give up: blocked, session stopped (24 hours) */
-};
-/*
- * The clock of an escalation age seconds old, answered when a person's
- * reply reached the session (or no one is left to remind for).
- */
-enum escalate_due escalate_due(long long age, int answered);
-void escalate_check(struct sup *);
-/*
- * Pass a person's reply (source: as the session is told, "comment by
- * @x"; what: as the log says) to the escalated session t, and remember
- * comment id (0: none) as its answer, so that no reminder follows.
- */
-enum act_inject escalate_answer(struct sup *, const struct esc_target *t,
-    long long id, const char *source, const char *what, const char *reply);
-
-/* park.c: escalated conversations parked while they wait. */
-/* 1 when the escalation since of issue is parked, else 0. */
-int park_is(const char *project, long long issue, long long since);
-/*
- * Park t's conversation when it can be resumed (its Claude session id
- * kept after the escalation; not the checkpoint protocol): the parked
- * record written, the agent ended.  1 parked, 0 not parkable, -1 a step
- * failed (logged by the effect layer).
- */
-int park_session(struct sup *, const struct esc_target *t, const char *reason);
-/*
- * Keep a person's reply (key, and text: the whole message) for the
- * resume of parked t: ACT_INJECTED when it is kept (now or before),
- * ACT_INJECT_LATER when another reply already waits, ACT_INJECT_DRY,
- * or ACT_INJECT_FAILED.
- */
-enum act_inject park_reply(struct sup *, const struct esc_target *t,
-    const char *key, const char *text);
-/* Remove the parked record and the reply waiting of issue. */
-void park_forget(struct sup *, const char *project, long long issue);
+/* escalate.c: the escalation pass of the project (pollers/escalate.h). */
+void sup_escalations(struct sup *);
+/* Point the pass's context at the project (and forge) now checked. */
+void sup_escalation_ctx(struct sup *);
 
 /* replyfile.c: the legacy reply file, to the session it is for. */
 void replyfile_check(struct sup *);

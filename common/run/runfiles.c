@@ -307,6 +307,12 @@ runfiles_escalation_resume(const char *p, long long n)
 }
 
 char *
+runfiles_escalation_lock(const char *p)
+{
+	return xasprintf("%s/dev-escalations-%s.lock", run_dir, p);
+}
+
+char *
 runfiles_claude_id(const char *s)
 {
 	return xasprintf("%s/claude-id-%s", run_dir, s);

@@ -141,22 +141,30 @@ char *runfiles_ci_changed_lock(const char *project);
 char *runfiles_idle_ticks(const char *project, long long issue);
 char *runfiles_recoveries(const char *project, long long issue);
 char *runfiles_phase_notice(const char *project, long long issue);
-/* supervisor-poll's escalation state: the notice, the injected reply. */
+/*
+ * The escalations' state (pollers/escalate.c, run by dev-poll and
+ * supervisor-poll): the notice, the injected reply.
+ */
 char *runfiles_escalation_notified(const char *project, long long issue);
 char *runfiles_escalation_injected(const char *project, long long issue);
 /*
  * A parked escalation (its agent ended, its conversation kept): "ID:"
  * the Claude session id, "AT:" the escalation's phase time, "WORKTREE:",
- * "REASON:"; written by supervisor-poll, removed by the resume (dev-poll)
- * or the 24 h timeout.
+ * "REASON:"; written by the escalation pass, removed by the resume
+ * (dev-poll) or the 24 h timeout.
  */
 char *runfiles_escalation_parked(const char *project, long long issue);
 /*
  * A person's reply waiting for the parked conversation's resume: "KEY:"
  * (the message's key), "AT:", then after an empty line the text to
- * deliver first.  supervisor-poll writes it, dev-poll delivers it.
+ * deliver first.  The escalation pass writes it, dev-poll delivers it.
  */
 char *runfiles_escalation_resume(const char *project, long long issue);
+/*
+ * The lock of a project's escalation pass: dev-poll's and
+ * supervisor-poll's passes never run at once.
+ */
+char *runfiles_escalation_lock(const char *project);
 /*
  * The agent's Claude session id, written by its Stop and SessionEnd
  * hooks: runfiles_claude_id() for a session, runfiles_claude_id_beside()

@@ -40,10 +40,14 @@ state() {
 agent 1 PHASE:awaiting_review
 agent 2 PHASE:escalate
 
-# The sessions wait on open PRs: nothing to do, their PRs are noted.
+# The sessions wait on open PRs: their PRs are noted, and the escalation
+# is noticed on its issue (dev-poll's escalation pass; no Claude session
+# id was kept, so it is not parked).
 dp
 rc_is "waiting" 0
 check_eq "waiting: both sessions live" "$(alive 1) $(alive 2)" "yes yes"
+check_eq "waiting: the escalation's notice" \
+    "$(comments_with 2 "<!-- escalation: $PROJ-2 -->")" 1
 check "waiting: PR 11 noted" grep -q '^PR: 11$' "$RUN/dev-state-$PROJ-1"
 
 # A person closes PR 11 and merges PR 12.  The stall on the code before:
@@ -71,7 +75,7 @@ check_eq "merged: the session ended" "$(alive 2)" no
 check "merged: the worktree removed" test ! -e "$RUN/$PROJ-worktree-2"
 check "merged: the phase file removed" \
     test ! -e "$RUN/dev-session-$PROJ-2.phase"
-check_eq "merged: no comment" "$(comments 2)" 0
+check_eq "merged: no comment but the escalation's notice" "$(comments 2)" 1
 
 tick_twice "after the PRs closed"
 check_eq "still one comment" "$(comments 1)" 1

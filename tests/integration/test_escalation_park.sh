@@ -1,5 +1,5 @@
-# An escalation frees the project: once supervisor-poll has posted the
-# notice and the agent's turn has ended (its Stop hook kept the Claude
+# An escalation frees the project: once the escalation pass (dev-poll's
+# or supervisor-poll's) has posted the notice and the agent's turn has ended (its Stop hook kept the Claude
 # session id), the conversation is parked (the agent ended, a parked
 # record kept) and dev-poll starts the next ready issue; a parked issue
 # is never recovered as a crash nor relaunched as an orphan.  A person's
@@ -28,7 +28,7 @@ alive() {
 	t_tmux has-session -t "$1" 2>/dev/null
 }
 
-# --- #1 escalates: the slot is held until the conversation is parked -----
+# --- #1 escalates: dev-poll's own pass parks it and the slot is free ----
 agent a1 '[{"phase": "PHASE:escalate", "reason": "postgres or sqlite?", "stop": true}]'
 dp
 rc_is "#1 launched" 0
@@ -36,13 +36,10 @@ check "session of #1 lives" alive "dev-$PROJ-1"
 wait_for "grep -q escalate '$RUN/dev-session-$PROJ-1.phase' && [ -s '$RUN/claude-id-dev-$PROJ-1' ]" 10
 check_eq "the Stop hook kept the Claude session id" \
     "$(cat "$RUN/claude-id-dev-$PROJ-1")" fake-agent
+agent a2 '[]'
 dp
-lhas "before the notice the escalated session holds the slot" "agent running"
-check "no second session yet" sh -c "! tmux -L $(tmux_sock) has-session -t dev-$PROJ-2 2>/dev/null"
-
-ck_sup
-check_eq "supervisor-poll tick" "$SUP_RC" 0
-check_eq "the notice is posted once" "$(ck_notices 1)" 1
+rc_is "the tick that parks #1" 0
+check_eq "dev-poll posts the notice once" "$(ck_notices 1)" 1
 check "the conversation is parked" test -s "$RUN/dev-escalation-parked-$PROJ-1"
 check "the parked record keeps the Claude session id" \
     grep -qx 'ID: fake-agent' "$RUN/dev-escalation-parked-$PROJ-1"
@@ -53,18 +50,20 @@ check "and the reason" \
 check "the agent of #1 ended" sh -c "! tmux -L $(tmux_sock) has-session -t dev-$PROJ-1 2>/dev/null"
 check "the worktree of #1 is kept" test -d "$RUN/$PROJ-worktree-1"
 check_eq "#1 keeps in-progress" "$(labels 1)" in-progress
+check "#2 launched in the slot #1 freed, the same tick" alive "dev-$PROJ-2"
+
+ck_sup
+check_eq "supervisor-poll tick" "$SUP_RC" 0
+check_eq "supervisor-poll posts no second notice" "$(ck_notices 1)" 1
 
 "$O/dev-poll/dev-poll" --status "$P" >"$T/status.out" 2>&1
 check "--status shows the parked escalation" \
     grep -qE '#1 for [0-9a-z]+ \(notified, parked, waiting for a human reply\)' "$T/status.out"
 
-# --- the slot is free: the next ready issue starts, #1 is left alone ----
-agent a2 '[]'
+# --- #1 is left alone -----------------------------------------------------
 dp
 rc_is "the tick after the park" 0
-check "#2 launched in the slot #1 freed" alive "dev-$PROJ-2"
 lnot "the parked #1 is no crash" "recover"
-lhas "the parked #1 is no orphan" "#1 is a parked escalation"
 check "#1 not started again" sh -c "! tmux -L $(tmux_sock) has-session -t dev-$PROJ-1 2>/dev/null"
 ck_sup
 check "supervisor-poll leaves the parked record" \

@@ -6,8 +6,9 @@
 # .env with export, quotes, comments and ${VAR}, the three bash poll
 # scripts, no dev-*.md templates).
 #
-# 1. `make install-factory` puts the executables in place of the bash
-#    scripts; the checkout stays clean; --version names the commit.
+# 1. `make install-factory` puts the executables beside the bash scripts
+#    and a launcher of each in the script's place; the checkout stays
+#    clean; --version names the commit.
 # 2. An edited formulas/dev-initial.md in the factory overrides the
 #    compiled-in template.
 # 3. The README's crontab lines, run as cron runs them (`sh -c` of the
@@ -16,7 +17,8 @@
 #    agent in real tmux, found only as ~/.local/bin/claude: launch, PR,
 #    CI, review (with the factory's formula in its prompt), merge,
 #    cleanup.  A bad configuration first: exit 2, the reason in the log,
-#    nothing done on the forge or in the run directory.
+#    nothing done on the forge or in the run directory.  Then `bash
+#    dev/dev-poll.sh ...` (upstream's container loop and README) ticks.
 # 4. `git pull` of an upstream commit that changes a replaced script
 #    succeeds, and the executables stay.
 # 5. `make uninstall-factory` gives the bash scripts back: `git status
@@ -37,6 +39,15 @@ P=demo
 MAKE="make --no-print-directory -C $TOP O=$O"
 PROGS="dev/dev-poll.sh:dev-poll review/review-poll.sh:review-poll
 supervisor/supervisor-poll.sh:supervisor-poll"
+# installed ROOT SCRIPT:PROG: the executable PROG is beside SCRIPT, and
+# SCRIPT is the launcher that execs it with its arguments.
+installed() {
+	_i_s=$1/${2%%:*}
+	_i_p=${2#*:}
+	cmp -s "${_i_s%/*}/$_i_p" "$O/$_i_p/$_i_p" &&
+	    [ "$(head -1 "$_i_s")" = '#!/bin/sh' ] &&
+	    grep -qxF "exec \"\$d/$_i_p\" \"\$@\"" "$_i_s"
+}
 
 # The crontab of README.md's install section: its variable lines and its
 # commands (the schedule's five fields cut off; the example project is
@@ -166,8 +177,8 @@ else
 	fail "make install-factory" "$(tail -3 "$T/install.out" | tr '\n' '|')"
 fi
 for pair in $PROGS; do
-	check "${pair%%:*} is the executable ${pair#*:}" \
-	    cmp "$F/${pair%%:*}" "$O/${pair#*:}/${pair#*:}"
+	check "${pair%%:*} launches the executable ${pair#*:} beside it" \
+	    installed "$F" "$pair"
 done
 check_eq "after install-factory, git status is empty" \
     "$(git -C "$F" status --porcelain)" ""
@@ -200,7 +211,7 @@ git -C "$T/selfdev" commit -qam "edit the script"
 check_eq "the edit is committed" \
     "$(git -C "$T/selfdev" show HEAD:dev/dev-poll.sh | tail -1)" "# an agent's edit"
 check "the factory's own checkout still runs the executable" \
-    cmp "$F/dev/dev-poll.sh" "$O/dev-poll/dev-poll"
+    installed "$F" dev/dev-poll.sh:dev-poll
 check_eq "and its git status is still empty" \
     "$(git -C "$F" status --porcelain)" ""
 git -C "$F" worktree remove --force "$T/selfdev"
@@ -331,6 +342,19 @@ check "supervisor-poll logged to the factory" \
     test -s "$F/supervisor/supervisor.log"
 check "the bash scripts never ran" \
     test ! -e "$F/state/bash-stand-in.log"
+# Upstream's README and BOOTSTRAP.md check a first run with `bash
+# supervisor/supervisor-poll.sh`, and its container loop runs `bash
+# dev/dev-poll.sh` every round: bash runs the launcher.
+cron "cd '$F' && bash dev/dev-poll.sh '$F/projects/$P.toml'"
+check_eq "bash dev/dev-poll.sh PROJECT_TOML: exit 0" "$CRON_RC" 0
+check "bash dev/dev-poll.sh: the tick polls" \
+    sh -c "tail -3 '$F/dev/dev-agent-$P.log' | grep -q 'poll: '"
+cron "bash '$F/supervisor/supervisor-poll.sh'"
+check_eq "bash supervisor/supervisor-poll.sh: exit 0" "$CRON_RC" 0
+cron "cd '$F/review' && bash review-poll.sh '$F/projects/$P.toml'"
+check_eq "bash review-poll.sh from its directory: exit 0" "$CRON_RC" 0
+check "bash: the bash scripts never ran" \
+    test ! -e "$F/state/bash-stand-in.log"
 rm "$F/formulas/dev-initial.md"
 check_eq "after the loop, git status is empty" \
     "$(git -C "$F" status --porcelain)" ""
@@ -349,8 +373,8 @@ fi
 check_eq "the factory is at upstream's commit" \
     "$(git -C "$F" rev-parse HEAD)" "$(git -C "$T/upstream" rev-parse HEAD)"
 for pair in $PROGS; do
-	check "after the pull, ${pair%%:*} is still the executable" \
-	    cmp "$F/${pair%%:*}" "$O/${pair#*:}/${pair#*:}"
+	check "after the pull, ${pair%%:*} still launches the executable" \
+	    installed "$F" "$pair"
 done
 check_eq "after the pull, git status is empty" \
     "$(git -C "$F" status --porcelain)" ""
@@ -378,6 +402,11 @@ for pair in $PROGS; do
 done
 check "the changed script is back with upstream's change" \
     grep -q 'a new line' "$F/dev/dev-poll.sh"
+check "the executables beside the scripts are gone" sh -c \
+    "[ ! -e '$F/dev/dev-poll' ] && [ ! -e '$F/review/review-poll' ] &&
+    [ ! -e '$F/supervisor/supervisor-poll' ]"
+check_eq "and their lines in .git/info/exclude" \
+    "$(grep -c -e '-poll$' "$F/.git/info/exclude")" 0
 check_eq "no trace in the git directory" \
     "$(ls "$F/.git" | grep -c disinto-c; git -C "$F" config --get-regexp 'filter\.disinto' | wc -l)" \
     "$(printf '0\n0')"
@@ -392,8 +421,8 @@ before=$(snapshot)
 $MAKE install-factory FACTORY="$T/plain" >"$T/install.out" 2>&1
 check_eq "no git: install-factory" "$?" 0
 for pair in $PROGS; do
-	check "no git: ${pair%%:*} is the executable" \
-	    cmp "$T/plain/${pair%%:*}" "$O/${pair#*:}/${pair#*:}"
+	check "no git: ${pair%%:*} launches the executable" \
+	    installed "$T/plain" "$pair"
 done
 $MAKE install-factory FACTORY="$T/plain" >"$T/install.out" 2>&1
 $MAKE uninstall-factory FACTORY="$T/plain" >"$T/uninstall.out" 2>&1

@@ -22,7 +22,7 @@
 #include "log.h"
 #include "parked.h"
 #include "runfiles.h"
-#include "supervisor-poll.h"
+#include "escalate.h"
 #include "xmalloc.h"
 
 static int park_session_id(const char *, long long, char *, size_t);
@@ -64,7 +64,8 @@ park_is(const char *project, long long issue, long long since)
 }
 
 int
-park_session(struct sup *s, const struct esc_target *t, const char *reason)
+park_session(struct escalation *s, const struct esc_target *t,
+    const char *reason)
 {
 	const char *proto = s->cfg->agent_protocol;
 	char *path = NULL, *wt = NULL, *text = NULL;
@@ -83,14 +84,14 @@ park_session(struct sup *s, const struct esc_target *t, const char *reason)
 	snprintf(p.reason, sizeof(p.reason), "%s", reason);
 	text = parked_text(&p);
 	/* The record first: a session gone without one is a crash. */
-	if (act_write(&s->act, path, text, 1) == -1 ||
-	    act_kill(&s->act, t->session) == -1) {
+	if (act_write(s->act, path, text, 1) == -1 ||
+	    act_kill(s->act, t->session) == -1) {
 		r = -1;
 		goto out;
 	}
 	r = 1;
-	if (!s->act.dry_run)
-		sup_fixed(s,
+	if (!s->act->dry_run)
+		escalate_fixed(s,
 		    "%s: #%lld: escalated conversation parked (%s ended, "
 		    "Claude session %s kept): the slot is free",
 		    t->project, t->issue, t->session, p.id);
@@ -102,7 +103,7 @@ out:
 }
 
 enum act_inject
-park_reply(struct sup *s, const struct esc_target *t, const char *key,
+park_reply(struct escalation *s, const struct esc_target *t, const char *key,
     const char *text)
 {
 	char *path = runfiles_escalation_resume(t->project, t->issue);
@@ -118,15 +119,15 @@ park_reply(struct sup *s, const struct esc_target *t, const char *key,
 			    t->project, t->issue);
 		goto out;
 	case -1:
-		sup_fail(s, "cannot read '%s'", path);
+		escalate_fail(s, "cannot read '%s'", path);
 		goto out;
 	default:
 		break;
 	}
 	record = parked_reply_text(key, (long long)t->since, text);
-	if (act_write(&s->act, path, record, 1) == -1)
+	if (act_write(s->act, path, record, 1) == -1)
 		goto out;
-	r = s->act.dry_run ? ACT_INJECT_DRY : ACT_INJECTED;
+	r = s->act->dry_run ? ACT_INJECT_DRY : ACT_INJECTED;
 	if (r == ACT_INJECTED)
 		log_msg(
 		    "%s: #%lld: reply recorded for the parked conversation: "
@@ -141,13 +142,13 @@ out:
 }
 
 void
-park_forget(struct sup *s, const char *project, long long issue)
+park_forget(struct escalation *s, const char *project, long long issue)
 {
 	char *parked = runfiles_escalation_parked(project, issue);
 	char *resume = runfiles_escalation_resume(project, issue);
 
-	(void)act_remove(&s->act, resume);
-	(void)act_remove(&s->act, parked);
+	(void)act_remove(s->act, resume);
+	(void)act_remove(s->act, parked);
 	free(resume);
 	free(parked);
 }
