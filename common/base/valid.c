@@ -200,7 +200,7 @@ valid_number(long long n)
 	if (n <= 0)
 		return "not a positive number";
 	if (n > VALID_NUMBER_MAX)
-		return "above 2^53";
+		return "above 2^53-1";
 	return NULL;
 }
 
