@@ -159,6 +159,12 @@ valid_hex_digit(int c)
 	return -1;
 }
 
+int
+valid_blank(const char *s)
+{
+	return s == NULL || s[strspn(s, " \t\r\n\v\f")] == '\0';
+}
+
 const char *
 valid_name(const char *name)
 {

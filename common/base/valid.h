@@ -23,6 +23,11 @@ const char *valid_url(const char *url);
 const char *valid_sha(const char *sha);
 /* The value of the hex digit c (either case), or -1. */
 int valid_hex_digit(int c);
+/*
+ * Whether s is NULL, empty or only blanks (spaces, tabs, line ends): a
+ * secret that is none.
+ */
+int valid_blank(const char *s);
 
 /*
  * The largest number of an issue, PR, comment or review: 2^53 - 1, the

@@ -119,6 +119,18 @@ test_valid_sha(void)
 		      "000000000") != NULL);
 }
 
+/* A secret of blanks is none. */
+static void
+test_valid_blank(void)
+{
+	CHECK(valid_blank(NULL));
+	CHECK(valid_blank(""));
+	CHECK(valid_blank("   "));
+	CHECK(valid_blank(" \t\r\n"));
+	CHECK(!valid_blank(" s "));
+	CHECK(!valid_blank("s3cret"));
+}
+
 int
 main(void)
 {
@@ -127,5 +139,6 @@ main(void)
 	RUN(test_valid_name_url);
 	RUN(test_valid_number);
 	RUN(test_valid_sha);
+	RUN(test_valid_blank);
 	return check_main();
 }
