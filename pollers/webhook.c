@@ -123,8 +123,8 @@ webhook_shown(const char *s, char *out, size_t outsz)
 {
 	size_t i;
 
-	for (i = 0; s != NULL && s[i] != '\0' && i + 1 < outsz &&
-	     i < WEBHOOK_SHOWN;
+	for (i = 0;
+	     s != NULL && s[i] != '\0' && i + 1 < outsz && i < WEBHOOK_SHOWN;
 	     i++)
 		out[i] = s[i] > 0x20 && s[i] < 0x7f ? s[i] : '?';
 	out[i] = '\0';
@@ -361,10 +361,10 @@ webhook_form_payload(const char *body, size_t len, struct buf *out)
 			c = *p == '+' ? ' ' : *p;
 			if (*p == '%') {
 				if (amp - p < 3 ||
-				    (hi = valid_hex_digit((unsigned char)p[1])) <
-					0 ||
-				    (lo = valid_hex_digit((unsigned char)p[2])) <
-					0)
+				    (hi = valid_hex_digit(
+					 (unsigned char)p[1])) < 0 ||
+				    (lo = valid_hex_digit(
+					 (unsigned char)p[2])) < 0)
 					return -1;
 				c = (char)(hi << 4 | lo);
 				p += 2;
@@ -596,7 +596,8 @@ webhook_serve(const char *exe, struct webhook_req *r)
 		    "refused (401, answered as a bad signature): the "
 		    "repository '%s' is no project's (no projects/*.toml of "
 		    "the factory has it as its repo)",
-		    valid_repo(repo) == NULL ? repo : "(not a repository name)");
+		    valid_repo(repo) == NULL ? repo :
+					       "(not a repository name)");
 	if (why != NULL) {
 		status = 401;
 		goto out;
@@ -638,8 +639,7 @@ webhook_main(const char *exe, int in, int out)
 			webhook_log(NULL, "refused (405): a %s, not a POST",
 			    webhook_shown(r.method, shown, sizeof(shown)));
 			status = 405;
-		}
-		else if ((status = webhook_read_body(in, &r)) == 0)
+		} else if ((status = webhook_read_body(in, &r)) == 0)
 			status = webhook_serve(exe, &r);
 	}
 	alarm(0);

@@ -95,7 +95,7 @@ int agent_guard_check_write(const struct agent_guard *, const char *path,
  * the guard's is NULL.  Input that cannot be read as such is refused.
  * Returns 0 or 1 (why set), as agent_guard_check().
  */
-int agent_guard_hook(const struct agent_guard *, const char *input,
-    size_t len, int whole, char *why, size_t whysz);
+int agent_guard_hook(const struct agent_guard *, const char *input, size_t len,
+    int whole, char *why, size_t whysz);
 
 #endif

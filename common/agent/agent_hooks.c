@@ -612,8 +612,8 @@ hooks_run_stop_failure(int argc, char *argv[], const cJSON *in)
  * since the run directory is guarded) FORGE_URL FORGE_API OWN...
  */
 static int
-hooks_run_pretooluse(int argc, char *argv[], const struct buf *input,
-    int whole, FILE *out, char *msg, size_t msgsz)
+hooks_run_pretooluse(int argc, char *argv[], const struct buf *input, int whole,
+    FILE *out, char *msg, size_t msgsz)
 {
 	const struct passwd *pw = getpwuid(geteuid());
 	struct agent_guard g = {0};

@@ -22,8 +22,7 @@ struct delivery_line {
 };
 
 static int delivery_parse(const char *, size_t, struct delivery_line *);
-static size_t delivery_lines(const char *, long long,
-    struct delivery_line **);
+static size_t delivery_lines(const char *, long long, struct delivery_line **);
 static int delivery_known(const struct delivery_line *, size_t,
     const char *const *, size_t);
 
@@ -89,8 +88,8 @@ delivery_lines(const char *text, long long cut, struct delivery_line **out)
 
 /* Whether one of the keys is among the n lines. */
 static int
-delivery_known(const struct delivery_line *l, size_t n,
-    const char *const *keys, size_t nkeys)
+delivery_known(const struct delivery_line *l, size_t n, const char *const *keys,
+    size_t nkeys)
 {
 	size_t i, k;
 
@@ -106,8 +105,8 @@ delivery_known(const struct delivery_line *l, size_t n,
 }
 
 int
-delivery_seen(const char *path, const char *lockpath,
-    const char *const *keys, size_t nkeys, time_t now)
+delivery_seen(const char *path, const char *lockpath, const char *const *keys,
+    size_t nkeys, time_t now)
 {
 	struct delivery_line *l = NULL;
 	struct buf was, b;
@@ -124,8 +123,8 @@ delivery_seen(const char *path, const char *lockpath,
 	/* A file past the limit is not ours: it starts again. */
 	if (file_read(path, DELIVERY_FILE_MAX, &was) != 0)
 		buf_reset(&was);
-	n = delivery_lines(buf_str(&was),
-	    (long long)now - DELIVERY_KEEP + 1, &l);
+	n = delivery_lines(buf_str(&was), (long long)now - DELIVERY_KEEP + 1,
+	    &l);
 	if (delivery_known(l, n, keys, nkeys)) {
 		r = 1;
 		goto out;
@@ -140,8 +139,7 @@ delivery_seen(const char *path, const char *lockpath,
 	for (i = 0; i < nkeys; i++)
 		if (delivery_key_ok(keys[i]) && add-- <= DELIVERY_MAX)
 			buf_printf(&b, "%lld %s\n", (long long)now, keys[i]);
-	r = file_write_atomic(path, buf_str(&b), b.len, 0644, 0) == -1 ? -1 :
-									 0;
+	r = file_write_atomic(path, buf_str(&b), b.len, 0644, 0) == -1 ? -1 : 0;
 	e = errno;
 out:
 	free(l);

@@ -850,12 +850,12 @@ test_guard_hook(void)
 	CHECK(big != NULL);
 	if (big != NULL) {
 		memset(big, ' ', n);
-		memcpy(big, "{\"tool_name\": \"Bash\", \"tool_input\": "
-			    "{\"command\": \"ls\"}}",
+		memcpy(big,
+		    "{\"tool_name\": \"Bash\", \"tool_input\": "
+		    "{\"command\": \"ls\"}}",
 		    52);
 		big[n] = '\0';
-		CHECK_INT(agent_guard_hook(&guard, big, n, 1, why,
-			      sizeof(why)),
+		CHECK_INT(agent_guard_hook(&guard, big, n, 1, why, sizeof(why)),
 		    1);
 		CHECK(strstr(why, "longer than the guard reads") != NULL);
 		free(big);
@@ -897,8 +897,8 @@ test_guard_hook(void)
 		      1, why, sizeof(why)),
 	    1);
 	CHECK(strstr(why, "has no command") != NULL);
-	CHECK_INT(hook("{\"tool_name\": \"Edit\", \"tool_input\": {}}", 1,
-		      why, sizeof(why)),
+	CHECK_INT(hook("{\"tool_name\": \"Edit\", \"tool_input\": {}}", 1, why,
+		      sizeof(why)),
 	    1);
 	CHECK(strstr(why, "Edit tool's input has no file path") != NULL);
 }
