@@ -346,18 +346,19 @@ webhook_type_is(const char *type, const char *want)
 static int
 webhook_form_payload(const char *body, size_t len, struct buf *out)
 {
-	const char *p = body, *end = body + len, *amp;
+	const char *p, *end = body + len, *amp, *field;
 	int hi, lo, found = 0;
 	char c;
 
-	for (; p < end; p = amp + 1) {
-		if ((amp = memchr(p, '&', (size_t)(end - p))) == NULL)
+	for (field = body; field < end; field = amp + (amp < end)) {
+		if ((amp = memchr(field, '&', (size_t)(end - field))) == NULL)
 			amp = end;
-		if ((size_t)(amp - p) < 8 || memcmp(p, "payload=", 8) != 0)
+		if ((size_t)(amp - field) < 8 ||
+		    memcmp(field, "payload=", 8) != 0)
 			continue;
 		if (found++)
 			return -1;
-		for (p += 8; p < amp; p++) {
+		for (p = field + 8; p < amp; p++) {
 			c = *p == '+' ? ' ' : *p;
 			if (*p == '%') {
 				if (amp - p < 3 ||
@@ -372,8 +373,6 @@ webhook_form_payload(const char *body, size_t len, struct buf *out)
 			if (buf_append(out, &c, 1) == -1)
 				return -1;
 		}
-		if (amp == end)
-			break;
 	}
 	return found == 1 ? 0 : -1;
 }
