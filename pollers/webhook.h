@@ -6,8 +6,10 @@
  * all within WEBHOOK_TIMEOUT seconds), finds the project whose forge
  * repository the delivery names ($FACTORY_ROOT/projects/ *.toml), checks the
  * Gitea/Forgejo signature (X-Gitea-Signature or X-Forgejo-Signature: the hex
- * HMAC-SHA256 of the body keyed with WEBHOOK_SECRET;
- * services/webhook/deliver.go), and wakes the tools the event concerns (`TOOL
+ * HMAC-SHA256 of the JSON payload keyed with WEBHOOK_SECRET, which a
+ * form-encoded delivery carries in its "payload" field;
+ * services/webhook/deliver.go), ignores a delivery taken in the last hour
+ * (common/run/delivery.h), and wakes the tools the event concerns (`TOOL
  * --wake PROJECT_TOML "webhook EVENT"`, detached):
  *
  *   status                          dev-poll and review-poll; the SHA is
@@ -18,15 +20,16 @@
  *   pull_request, action closed     dev-poll
  *   issue_comment on an issue       dev-poll and supervisor-poll
  *
- * It answers 204 (done, or nothing to do: another event, another
- * repository), 400 (not a request it can read), 401 (no secret set, or a
- * signature that is missing or wrong), 405 (not a POST), 413 (a body too
- * long), 500 (a tool could not be woken: said in the journal and in that
- * tool's log, and the forge lists the delivery as failed; the tool's
- * next scheduled tick still sees the event).  The tools are found by the
- * running executable's place: beside it, in its build tree, or in the
- * factory beside their scripts (make install-factory).  Nothing of it
- * runs between deliveries.
+ * It answers 204 (done, or nothing to do: another event, a delivery taken
+ * already), 400 (not a request it can read), 401 (no secret set or only
+ * blanks, a signature that is missing or wrong, and with the same answer a
+ * repository of no project), 405 (not a POST), 413 (a body too long),
+ * 500 (a tool could not be woken: said in the journal and in that tool's
+ * log, and the forge lists the delivery as failed; the tool's next
+ * scheduled tick still sees the event).  Each refusal is logged with its
+ * cause.  The tools are found by the running executable's place: beside
+ * it, in its build tree, or in the factory beside their scripts (make
+ * install-factory).  Nothing of it runs between deliveries.
  */
 #ifndef WEBHOOK_H
 #define WEBHOOK_H

@@ -19,6 +19,7 @@
 #include "file.h"
 #include "guard_http.h"
 #include "guard_shell.h"
+#include "json.h"
 #include "runfiles.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -27,7 +28,7 @@
 #define GUARD_DEPTH 6
 #define GUARD_PATH_MAX 4096
 /* A text longer than this is refused whole (a hook reads 1 MiB). */
-#define GUARD_TEXT_MAX (1024 * 1024)
+#define GUARD_TEXT_MAX AGENT_GUARD_INPUT_MAX
 /* Bindings, subshells, directories and files remembered, at most. */
 #define GUARD_VARS_MAX 512
 #define GUARD_SCOPES_MAX 64
@@ -1989,5 +1990,66 @@ agent_guard_check_write(const struct agent_guard *g, const char *path,
 	}
 	state_free(&st);
 	ctx_free(&x);
+	return r;
+}
+
+/* The file tools whose writes are judged, by tool_name. */
+static const char *const guard_file_tools[] = {"Write", "Edit", "MultiEdit",
+    "NotebookEdit", NULL};
+
+int
+agent_guard_hook(const struct agent_guard *g, const char *input, size_t len,
+    int whole, char *why, size_t whysz)
+{
+	struct agent_guard at = *g;
+	const char *tool, *cmd, *file;
+	char err[128];
+	cJSON *in = NULL;
+	int r;
+
+	why[0] = '\0';
+	if (!whole || len > AGENT_GUARD_INPUT_MAX) {
+		r = guard_shell_refuse(why, whysz,
+		    "BLOCKED: the tool's input is longer than the guard reads "
+		    "(%d bytes); split the command, or write the file in "
+		    "smaller parts",
+		    AGENT_GUARD_INPUT_MAX);
+		goto out;
+	}
+	if ((in = json_parse(input, len, err, sizeof(err))) == NULL ||
+	    !cJSON_IsObject(in)) {
+		r = guard_shell_refuse(why, whysz,
+		    "BLOCKED: the guard cannot read the tool's input (%s)",
+		    in == NULL ? err : "not a JSON object");
+		goto out;
+	}
+	if (at.cwd == NULL)
+		at.cwd = json_str(in, "cwd");
+	if ((tool = json_str(in, "tool_name")) == NULL)
+		r = guard_shell_refuse(why, whysz,
+		    "BLOCKED: the tool's input names no tool");
+	else if (strcmp(tool, "Bash") == 0) {
+		if ((cmd = json_str_at(in, "tool_input.command")) == NULL)
+			r = guard_shell_refuse(why, whysz,
+			    "BLOCKED: the Bash tool's input has no command");
+		else
+			r = agent_guard_check(&at, cmd, why, whysz);
+	} else if (one_of(tool, guard_file_tools)) {
+		if ((file = json_str_at(in, "tool_input.file_path")) == NULL)
+			file = json_str_at(in, "tool_input.notebook_path");
+		if (file == NULL)
+			r = guard_shell_refuse(why, whysz,
+			    "BLOCKED: the %s tool's input has no file path",
+			    tool);
+		else
+			r = agent_guard_check_write(&at, file, why, whysz);
+	} else
+		r = guard_shell_refuse(why, whysz,
+		    "BLOCKED: the guard does not know the tool '%.64s'; only "
+		    "Bash and the file tools (Write, Edit, MultiEdit, "
+		    "NotebookEdit) are judged",
+		    tool);
+out:
+	cJSON_Delete(in);
 	return r;
 }

@@ -36,14 +36,24 @@
  * $FACTORY_ROOT, $FORGE_URL and $FORGE_API are known; any other value
  * (the environment's, a command's output, a loop's variable) is
  * unknown, and where an unknown could make the command one of the above
- * it is refused with the reason.  A guard against an agent's mistakes
- * and a second line behind the forge's own permissions (README "Least
- * privilege"), not a sandbox against a determined agent.
+ * it is refused with the reason.
+ *
+ * Advice to a cooperating agent, not a boundary: no reader of command
+ * text can tell what a program will do (a script the agent wrote, a
+ * decoded pipeline), so its parser is not grown to chase such forms.
+ * The boundary is the agent's confinement by the operating system and
+ * the forge's own permissions (README "Least privilege").  What it
+ * cannot read it refuses: a hook input over AGENT_GUARD_INPUT_MAX, not
+ * JSON, naming no tool or one it does not know, or without the command
+ * or path to judge.
  */
 #ifndef AGENT_GUARD_H
 #define AGENT_GUARD_H
 
 #include <stddef.h>
+
+/* The most of a PreToolUse hook's input the guard reads. */
+#define AGENT_GUARD_INPUT_MAX (1024 * 1024)
 
 /* Where the agent works: absolute paths, NULL when unknown. */
 struct agent_guard {
@@ -76,5 +86,16 @@ int agent_guard_check(const struct agent_guard *, const char *command,
  */
 int agent_guard_check_write(const struct agent_guard *, const char *path,
     char *why, size_t whysz);
+/*
+ * Judge a PreToolUse hook's input: the JSON object the agent CLI writes
+ * (len bytes of text; whole is 0 when more was sent than read).  Bash's
+ * tool_input.command goes to agent_guard_check(), the file tools'
+ * (Write, Edit, MultiEdit, NotebookEdit) tool_input.file_path or
+ * notebook_path to agent_guard_check_write(), from the input's cwd when
+ * the guard's is NULL.  Input that cannot be read as such is refused.
+ * Returns 0 or 1 (why set), as agent_guard_check().
+ */
+int agent_guard_hook(const struct agent_guard *, const char *input, size_t len,
+    int whole, char *why, size_t whysz);
 
 #endif

@@ -75,7 +75,7 @@ static int hooks_present(const cJSON *, const char *);
 static int hooks_ours(const cJSON *, const char *, int);
 static void hooks_drop_stale(cJSON *, const struct hooks_entry *);
 static int hooks_add(cJSON *, const struct hooks_entry *);
-static void hooks_read_input(struct buf *);
+static int hooks_read_input(struct buf *);
 static void hooks_clean(const char *, char *, size_t);
 static const char *hooks_first_str(const cJSON *, const char *const *);
 static int hooks_stamp(const char *, const char *);
@@ -88,8 +88,8 @@ static int hooks_run_phase_change(int, char *[], const cJSON *, int *);
 static int hooks_wake_args(int *, char *[], const char **, const char **);
 static void hooks_wake(const char *, const char *, const char *);
 static int hooks_run_stop_failure(int, char *[], const cJSON *);
-static int hooks_run_pretooluse(int, char *[], const cJSON *, FILE *, char *,
-    size_t);
+static int hooks_run_pretooluse(int, char *[], const struct buf *, int, FILE *,
+    char *, size_t);
 
 static void
 hooks_marks_get(const char *session, struct hooks_marks *m)
@@ -407,15 +407,21 @@ out:
 	return r;
 }
 
-/* The hook's input: all of stdin, the first HOOKS_INPUT_MAX bytes kept. */
-static void
+/*
+ * The hook's input: all of stdin, kept up to the first chunk that would
+ * pass HOOKS_INPUT_MAX.  1 when all of it was kept, else 0.
+ */
+static int
 hooks_read_input(struct buf *in)
 {
 	char chunk[8192];
 	size_t n;
+	int whole = 1;
 
 	while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
-		(void)buf_append(in, chunk, n);
+		if (whole && buf_append(in, chunk, n) == -1)
+			whole = 0;
+	return whole;
 }
 
 /* A reason for a file: printable ASCII of a short list, bounded. */
@@ -599,34 +605,33 @@ hooks_run_stop_failure(int argc, char *argv[], const cJSON *in)
 }
 
 /*
- * The guard on a Bash command or a file tool's write: exit 2 with the
- * reason to refuse it.  The arguments: BRANCH WORKTREE FACTORY_ROOT
- * RUN_DIR, then (hooks installed since the run directory is guarded)
- * FORGE_URL FORGE_API OWN...
+ * The guard on a Bash command or a file tool's write, from the hook's
+ * input (whole: 0 when it was longer than what was read): exit 2 with
+ * the reason to refuse it, also for input the guard cannot read.  The
+ * arguments: BRANCH WORKTREE FACTORY_ROOT RUN_DIR, then (hooks installed
+ * since the run directory is guarded) FORGE_URL FORGE_API OWN...
  */
 static int
-hooks_run_pretooluse(int argc, char *argv[], const cJSON *in, FILE *out,
-    char *msg, size_t msgsz)
+hooks_run_pretooluse(int argc, char *argv[], const struct buf *input, int whole,
+    FILE *out, char *msg, size_t msgsz)
 {
-	const char *tool = json_str(in, "tool_name");
-	const char *cmd = json_str_at(in, "tool_input.command");
-	const char *file = json_str_at(in, "tool_input.file_path");
 	const struct passwd *pw = getpwuid(geteuid());
 	struct agent_guard g = {0};
 	const char **own = NULL;
-	int r, i, bash = tool == NULL || strcmp(tool, "Bash") == 0;
+	int r, i;
 
-	if (file == NULL)
-		file = json_str_at(in, "tool_input.notebook_path");
-	if (argc < 6 || (bash && cmd == NULL) ||
-	    (!bash && (file == NULL || argc < 8)))
-		return 0;
+	if (argc < 6) {
+		snprintf(msg, msgsz,
+		    "BLOCKED: the guard was installed without the places it "
+		    "judges by");
+		r = 1;
+		goto out;
+	}
 	g.primary_branch = argv[2];
 	g.worktree = argv[3];
 	g.factory_root = argv[4];
 	g.run_dir = argv[5];
 	g.home = pw != NULL ? pw->pw_dir : NULL;
-	g.cwd = json_str(in, "cwd");
 	if (argc >= 8) {
 		g.forge_url = argv[6];
 		g.forge_api = argv[7];
@@ -635,11 +640,9 @@ hooks_run_pretooluse(int argc, char *argv[], const cJSON *in, FILE *out,
 			own[i - 8] = argv[i];
 		g.own = own;
 	}
-	if (bash)
-		r = agent_guard_check(&g, cmd, msg, msgsz);
-	else
-		r = agent_guard_check_write(&g, file, msg, msgsz);
+	r = agent_guard_hook(&g, buf_str(input), input->len, whole, msg, msgsz);
 	free(own);
+out:
 	if (r == 0)
 		return 0;
 	/* Upstream's hook answered on stdout; the CLI reads stderr. */
@@ -702,12 +705,12 @@ agent_hooks_main(int argc, char *argv[], FILE *out, char *msg, size_t msgsz)
 	char err[128];
 	const char *name = argc >= 2 ? argv[1] : "";
 	const char *wproj = NULL, *wsess = NULL;
-	int r = 0, woke = 1,
+	int r = 0, woke = 1, whole,
 	    wake = hooks_wake_args(&argc, argv, &wproj, &wsess);
 
 	msg[0] = '\0';
 	buf_init(&input, HOOKS_INPUT_MAX);
-	hooks_read_input(&input);
+	whole = hooks_read_input(&input);
 	in = json_parse(buf_str(&input), input.len, err, sizeof(err));
 	hooks_session_id(argc, argv, in);
 	if (strcmp(name, "stop") == 0)
@@ -719,7 +722,8 @@ agent_hooks_main(int argc, char *argv[], FILE *out, char *msg, size_t msgsz)
 	else if (strcmp(name, "stop-failure") == 0)
 		r = hooks_run_stop_failure(argc, argv, in);
 	else if (strcmp(name, "pretooluse") == 0)
-		r = hooks_run_pretooluse(argc, argv, in, out, msg, msgsz);
+		r = hooks_run_pretooluse(argc, argv, &input, whole, out, msg,
+		    msgsz);
 	else {
 		snprintf(msg, msgsz, "%s: unknown hook '%s'", AGENT_HOOKS_MODE,
 		    name);

@@ -159,6 +159,12 @@ valid_hex_digit(int c)
 	return -1;
 }
 
+int
+valid_blank(const char *s)
+{
+	return s == NULL || s[strspn(s, " \t\r\n\v\f")] == '\0';
+}
+
 const char *
 valid_name(const char *name)
 {
@@ -200,7 +206,7 @@ valid_number(long long n)
 	if (n <= 0)
 		return "not a positive number";
 	if (n > VALID_NUMBER_MAX)
-		return "above 2^53";
+		return "above 2^53-1";
 	return NULL;
 }
 

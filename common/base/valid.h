@@ -23,13 +23,19 @@ const char *valid_url(const char *url);
 const char *valid_sha(const char *sha);
 /* The value of the hex digit c (either case), or -1. */
 int valid_hex_digit(int c);
+/*
+ * Whether s is NULL, empty or only blanks (spaces, tabs, line ends): a
+ * secret that is none.
+ */
+int valid_blank(const char *s);
 
 /*
- * The largest number of an issue, PR, comment or review: 2^53, the
- * largest integer a JSON number holds exactly (Gitea's IDs are int64
- * but its clients read them as doubles).
+ * The largest number of an issue, PR, comment or review: 2^53 - 1, the
+ * largest integer a JSON number (a double) holds exactly and apart from
+ * its neighbours (2^53 + 1 is read as 2^53; Gitea's IDs are int64 but
+ * its clients read them as doubles).
  */
-#define VALID_NUMBER_MAX 9007199254740992LL
+#define VALID_NUMBER_MAX 9007199254740991LL
 /* A number of an issue, PR, comment or review: 1 .. VALID_NUMBER_MAX. */
 const char *valid_number(long long n);
 /*

@@ -17,6 +17,7 @@
 #include "json.h"
 #include "log.h"
 #include "redact.h"
+#include "valid.h"
 #include "xmalloc.h"
 
 #define FORGE_PAGE 50
@@ -770,18 +771,19 @@ forge_body_bool(cJSON *o, const char *key, int value)
 		abort();
 }
 
-/* Read key (an integer) of a created object into *id; frees obj. */
+/*
+ * Read key (a number of an issue, PR, comment or label: valid_number())
+ * of a created object into *id; frees obj.
+ */
 static int
 forge_created_id(struct forge *f, cJSON *obj, const char *key, long long *id)
 {
 	long long v;
 	int r = 0;
 
-	if (json_int(obj, key, &v) == -1) {
+	if (json_int(obj, key, &v) == -1 || valid_number(v) != NULL) {
 		http_client_fail(f->client, 0,
-		    "no integer '%s' in the "
-		    "forge's answer",
-		    key);
+		    "no '%s' from 1 to 2^53-1 in the forge's answer", key);
 		r = -1;
 	} else if (id != NULL)
 		*id = v;

@@ -14,17 +14,17 @@
  *    counts, as upstream.
  *
  * #N is '#' followed by ASCII digits anywhere ("#12abc" gives 12, "a#5"
- * gives 5).  Unlike upstream, #0 and digit runs longer than
- * DEPS_DIGITS_MAX are ignored: neither can name an issue.
+ * gives 5).  Unlike upstream, #0 and numbers above VALID_NUMBER_MAX
+ * (2^53-1, the largest the forge's JSON holds exactly) are ignored:
+ * neither can name an issue.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "deps.h"
+#include "valid.h"
 #include "xmalloc.h"
-
-#define DEPS_DIGITS_MAX 12
 
 struct numset {
 	long long *v;
@@ -94,11 +94,11 @@ deps_add_refs(struct numset *set, const char *s, size_t len)
 		start = i;
 		v = 0;
 		while (i < len && s[i] >= '0' && s[i] <= '9') {
-			if (i - start < DEPS_DIGITS_MAX)
+			if (v <= VALID_NUMBER_MAX)
 				v = v * 10 + (s[i] - '0');
 			i++;
 		}
-		if (i > start && i - start <= DEPS_DIGITS_MAX && v > 0)
+		if (i > start && v > 0 && v <= VALID_NUMBER_MAX)
 			deps_add_num(set, v);
 	}
 }

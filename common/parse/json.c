@@ -330,7 +330,7 @@ json_type_want(enum json_type t)
 	case JSON_INT:
 		return "an integer";
 	case JSON_ID:
-		return "an integer from 1 to 2^53";
+		return "an integer from 1 to 2^53-1";
 	case JSON_BOOL:
 		return "a boolean";
 	case JSON_OBJECT:

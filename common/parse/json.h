@@ -73,7 +73,7 @@ enum json_type {
 	JSON_STRING,
 	JSON_INT, /* a number holding an integer that fits a long long */
 	JSON_ID,  /* such an integer numbering an issue, PR, comment,
-		     review or label: 1 to 2^53 (valid_number()) */
+		     review or label: 1 to 2^53-1 (valid_number()) */
 	JSON_BOOL,
 	JSON_OBJECT,
 	JSON_ARRAY

@@ -259,6 +259,12 @@ runfiles_ci_changed_lock(const char *p)
 }
 
 char *
+runfiles_webhook_seen(const char *p)
+{
+	return xasprintf("%s/webhook-seen-%s", run_dir, p);
+}
+
+char *
 runfiles_review_status(const char *p)
 {
 	return xasprintf("%s/%s-review-status", run_dir, p);

@@ -136,6 +136,12 @@ char *runfiles_review_files(const char *project);
 char *runfiles_ci_memo(const char *project);
 char *runfiles_ci_changed(const char *project);
 char *runfiles_ci_changed_lock(const char *project);
+/*
+ * The forge webhook deliveries taken lately (common/run/delivery.h): one
+ * line "AT KEY" each, replaced under the lock of the same name with
+ * ".lock" added.
+ */
+char *runfiles_webhook_seen(const char *project);
 /* dev-poll's per-issue tick state: idle ticks, recoveries, the notice
  * sent for the current phase write. */
 char *runfiles_idle_ticks(const char *project, long long issue);

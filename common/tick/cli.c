@@ -179,7 +179,7 @@ cli_set(const struct cli_option *o, const char *value, struct cli *out,
 		if (cli_number(value,
 			o->id == CLI_O_PR ? &out->pr : &out->issue) == -1) {
 			snprintf(err, errsz,
-			    "%s: expected a number from 1 to 2^53, got '%s'",
+			    "%s: expected a number from 1 to 2^53-1, got '%s'",
 			    o->name, value);
 			return -1;
 		}

@@ -21,6 +21,7 @@
 #include "forge.h"
 #include "json.h"
 #include "termsafe.h"
+#include "valid.h"
 #include "woodpecker.h"
 #include "xmalloc.h"
 
@@ -132,6 +133,11 @@ confcheck_offline(const struct cli *cli, const struct config *cfg,
 
 	for (i = 0; i < cfg->nwarnings; i++)
 		confcheck_warn(o, "%s", cfg->warnings[i]);
+	if (cfg->webhook_secret != NULL && *cfg->webhook_secret != '\0' &&
+	    valid_blank(cfg->webhook_secret))
+		confcheck_warn(o,
+		    "WEBHOOK_SECRET: only blanks: every webhook delivery is "
+		    "refused, as with no secret");
 	if (!confcheck_is_dir(cfg->factory_root))
 		confcheck_problem(o, CLI_EXIT_USAGE,
 		    "FACTORY_ROOT: not a directory: '%s'", cfg->factory_root);

@@ -10,8 +10,9 @@
  *   else 0 for chore/gardener-, chore/planner- and chore/predictor-
  *   branches, else -1.
  *
- * Unlike upstream, a number 0 or longer than ISSUEREF_DIGITS_MAX digits is
- * not a reference, so "#0" cannot pass a PR off as an issue-less chore.
+ * Unlike upstream, a number 0 or above VALID_NUMBER_MAX (2^53-1, the
+ * largest the forge's JSON holds exactly) is not a reference, so "#0"
+ * cannot pass a PR off as an issue-less chore.
  */
 #include <ctype.h>
 #include <string.h>
@@ -22,8 +23,6 @@
 #include "valid.h"
 #include "xmalloc.h"
 
-#define ISSUEREF_DIGITS_MAX 12
-
 static long long issueref_number_at(const char *, const char **);
 static long long issueref_from_branch(const char *);
 static long long issueref_from_title(const char *);
@@ -33,8 +32,8 @@ static int issueref_is_chore(const char *);
 static int issueref_number_is(const char *, long long);
 
 /*
- * The issue number written at s: a positive run of at most
- * ISSUEREF_DIGITS_MAX digits, or -1.  *end is set past the digits.
+ * The issue number written at s: a run of digits from 1 to
+ * VALID_NUMBER_MAX, or -1.  *end is set past the digits.
  */
 static long long
 issueref_number_at(const char *s, const char **end)
@@ -43,10 +42,10 @@ issueref_number_at(const char *s, const char **end)
 	size_t n = 0;
 
 	for (; *s >= '0' && *s <= '9'; s++, n++)
-		if (n < ISSUEREF_DIGITS_MAX)
+		if (v <= VALID_NUMBER_MAX)
 			v = v * 10 + (*s - '0');
 	*end = s;
-	return n > 0 && n <= ISSUEREF_DIGITS_MAX && v > 0 ? v : -1;
+	return n > 0 && v > 0 && v <= VALID_NUMBER_MAX ? v : -1;
 }
 
 static long long

@@ -9,7 +9,9 @@
  *
  * The first byte of the input chooses what is judged: odd, the rest as
  * a shell command (in a worktree below /run, and again with /tmp as the
- * run directory); even, the rest as a file the file tools would write.
+ * run directory); even, the rest as a file the file tools would write,
+ * and with its bit 1 set also as a PreToolUse hook's input
+ * (agent_guard_hook(): read whole, and cut short, which is refused).
  */
 #include "agent_guard.h"
 #include "fuzz.h"
@@ -93,10 +95,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tmp.own = tmp_own;
 		tmp.forge_api = NULL;
 		fuzz_command(&tmp, text, size - 1);
-	} else
+	} else {
 		(void)fuzz_verdict(agent_guard_check_write(&fuzz_guard, text,
 				       why, sizeof(why)),
 		    why, sizeof(why));
+		if (data[0] & 2) {
+			tmp.cwd = NULL;
+			(void)fuzz_verdict(agent_guard_hook(&tmp, text,
+					       strlen(text), 1, why,
+					       sizeof(why)),
+			    why, sizeof(why));
+			FUZZ_ASSERT(
+			    fuzz_verdict(agent_guard_hook(&tmp, text,
+					     strlen(text), 0, why, sizeof(why)),
+				why, sizeof(why)) == 1);
+		}
+	}
 	free(text);
 	return 0;
 }

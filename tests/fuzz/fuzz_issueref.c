@@ -1,10 +1,11 @@
 /*
  * The issue reference of a PR, from branch, title and body (the input's
- * first three NUL-separated fields): -1, 0, or a number written in one
- * of them.
+ * first three NUL-separated fields): -1, 0, or a number of at most
+ * 2^53-1 written in one of them.
  */
 #include "fuzz.h"
 #include "issueref.h"
+#include "valid.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -17,7 +18,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char num[32];
 
 	r = issueref_from_pr(branch, title, body);
-	FUZZ_ASSERT(r >= -1);
+	FUZZ_ASSERT(r >= -1 && r <= VALID_NUMBER_MAX);
 	if (r > 0) {
 		snprintf(num, sizeof(num), "%lld", r);
 		FUZZ_ASSERT((branch != NULL && strstr(branch, num) != NULL) ||

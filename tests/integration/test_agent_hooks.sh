@@ -115,8 +115,24 @@ pre "{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"curl -X PATCH -d 
 check_eq "guard: a close with its body first" "$PRE_RC" 2
 pre "{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"cd / && rm -rf ${WT#/}/../x\"}}"
 check_eq "guard: cd / then a relative rm" "$PRE_RC" 2
+# Input the guard cannot read is refused, with the reason.
 pre 'not json'
-check_eq "guard: input it cannot read passes" "$PRE_RC" 0
+check_eq "guard: input it cannot read is refused" "$PRE_RC" 2
+check "guard: says it cannot read it" \
+    grep -q "^BLOCKED: the guard cannot read the tool's input" "$T/pre.out"
+pre '{"tool_name": "WebFetch", "tool_input": {"url": "http://x/"}}'
+check_eq "guard: a tool it does not know is refused" "$PRE_RC" 2
+pre '{"tool_name": "Bash", "tool_input": {}}'
+check_eq "guard: a Bash input without a command is refused" "$PRE_RC" 2
+# A command past the 1 MiB the hook reads: the part read would pass.
+python3 -c 'import json, sys
+sys.stdout.write(json.dumps({"tool_name": "Bash", "tool_input":
+    {"command": "ls" + " " * (1 << 20) + "; git checkout master"}}))' \
+    >"$T/big.json"
+sh -c "$GUARD" <"$T/big.json" >"$T/pre.out" 2>"$T/pre.err"
+check_eq "guard: an input over 1 MiB is refused" "$?" 2
+check "guard: says it is too long" \
+    grep -q "longer than the guard reads" "$T/pre.out"
 
 FAIL=$(hookcmd StopFailure)
 MARK=$RUN/phase-changed-$S.marker

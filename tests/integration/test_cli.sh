@@ -156,17 +156,17 @@ expect "review-poll: --issue is dev-poll's" 2 "unknown option '--issue'" \
     "$O/review-poll/review-poll" --issue 3
 expect "supervisor-poll: --force is not its" 2 "unknown option '--force'" \
     "$O/supervisor-poll/supervisor-poll" --force
-expect "--issue needs a number" 2 "--issue: expected a number from 1 to 2^53, got 'x'" \
+expect "--issue needs a number" 2 "--issue: expected a number from 1 to 2^53-1, got 'x'" \
     "$O/dev-poll/dev-poll" --issue x "$T/good.toml"
-expect "--issue=0 is no issue" 2 "--issue: expected a number from 1 to 2^53, got '0'" \
+expect "--issue=0 is no issue" 2 "--issue: expected a number from 1 to 2^53-1, got '0'" \
     "$O/dev-poll/dev-poll" --issue=0 "$T/good.toml"
-expect "--issue=-3 is no issue" 2 "--issue: expected a number from 1 to 2^53, got '-3'" \
+expect "--issue=-3 is no issue" 2 "--issue: expected a number from 1 to 2^53-1, got '-3'" \
     "$O/dev-poll/dev-poll" --issue=-3 "$T/good.toml"
 expect "--issue above 2^53 is no issue" 2 \
-    "--issue: expected a number from 1 to 2^53, got '9007199254740993'" \
+    "--issue: expected a number from 1 to 2^53-1, got '9007199254740993'" \
     "$O/dev-poll/dev-poll" --issue 9007199254740993 "$T/good.toml"
 expect "--pr above 2^53 is no PR" 2 \
-    "--pr: expected a number from 1 to 2^53, got '99999999999999999999'" \
+    "--pr: expected a number from 1 to 2^53-1, got '99999999999999999999'" \
     "$O/review-poll/review-poll" --pr 99999999999999999999 "$T/good.toml"
 expect "--pr needs its value" 2 "--pr needs N" \
     "$O/review-poll/review-poll" --pr

@@ -790,6 +790,119 @@ test_guard_body_file(void)
 	unlink(title);
 }
 
+/*
+ * agent_guard_hook() on the text, with the guard the hook builds (no
+ * cwd: the input's); its verdict.
+ */
+static int
+hook(const char *text, int whole, char *why, size_t whysz)
+{
+	struct agent_guard g = guard;
+
+	g.cwd = NULL;
+	return agent_guard_hook(&g, text, strlen(text), whole, why, whysz);
+}
+
+/*
+ * A PreToolUse hook's input the guard cannot read is refused: over its
+ * cap, cut short, not JSON, naming no tool or one it does not know,
+ * without the command or path; what it reads is judged as before.
+ */
+static void
+test_guard_hook(void)
+{
+	char why[512], *big;
+	size_t n = AGENT_GUARD_INPUT_MAX + 64;
+
+	CHECK_INT(hook("{\"tool_name\": \"Bash\", \"tool_input\": "
+		       "{\"command\": \"git status\"}}",
+		      1, why, sizeof(why)),
+	    0);
+	CHECK_STR(why, "");
+	CHECK_INT(hook("{\"tool_name\": \"Bash\", \"tool_input\": "
+		       "{\"command\": \"git checkout master\"}}",
+		      1, why, sizeof(why)),
+	    1);
+	CHECK(strstr(why, "primary branch 'master'") != NULL);
+	/* The input's cwd places a relative path. */
+	CHECK_INT(hook("{\"tool_name\": \"Bash\", \"cwd\": \"/run\", "
+		       "\"tool_input\": {\"command\": \"echo x > "
+		       "dev-session-p-2.phase\"}}",
+		      1, why, sizeof(why)),
+	    1);
+	CHECK_INT(hook("{\"tool_name\": \"Write\", \"tool_input\": "
+		       "{\"file_path\": \"/srv/factory/.env\"}}",
+		      1, why, sizeof(why)),
+	    1);
+	CHECK(strstr(why, "factory's own directory") != NULL);
+	CHECK_INT(hook("{\"tool_name\": \"NotebookEdit\", \"tool_input\": "
+		       "{\"notebook_path\": \"/run/p-worktree-1/n.ipynb\"}}",
+		      1, why, sizeof(why)),
+	    0);
+
+	/* Cut short by the reader, or longer than the cap. */
+	CHECK_INT(hook("{\"tool_name\": \"Bash\", \"tool_input\": "
+		       "{\"command\": \"ls\"}}",
+		      0, why, sizeof(why)),
+	    1);
+	CHECK(strstr(why, "longer than the guard reads") != NULL);
+	big = malloc(n + 1);
+	CHECK(big != NULL);
+	if (big != NULL) {
+		memset(big, ' ', n);
+		memcpy(big,
+		    "{\"tool_name\": \"Bash\", \"tool_input\": "
+		    "{\"command\": \"ls\"}}",
+		    52);
+		big[n] = '\0';
+		CHECK_INT(agent_guard_hook(&guard, big, n, 1, why, sizeof(why)),
+		    1);
+		CHECK(strstr(why, "longer than the guard reads") != NULL);
+		free(big);
+	}
+	/* Not JSON, or not an object. */
+	CHECK_INT(hook("not json", 1, why, sizeof(why)), 1);
+	CHECK(strstr(why, "cannot read the tool's input") != NULL);
+	CHECK_INT(hook("{\"tool_name\": \"Bash\", \"tool_input\": "
+		       "{\"command\": \"ls\"",
+		      1, why, sizeof(why)),
+	    1);
+	CHECK(strstr(why, "cannot read the tool's input") != NULL);
+	CHECK_INT(hook("[\"Bash\"]", 1, why, sizeof(why)), 1);
+	CHECK(strstr(why, "not a JSON object") != NULL);
+	CHECK_INT(hook("", 1, why, sizeof(why)), 1);
+	/* No tool, a tool it does not know, a tool named by another type. */
+	CHECK_INT(hook("{\"tool_input\": {\"command\": \"ls\"}}", 1, why,
+		      sizeof(why)),
+	    1);
+	CHECK(strstr(why, "names no tool") != NULL);
+	CHECK_INT(hook("{\"tool_name\": \"WebFetch\", \"tool_input\": "
+		       "{\"url\": \"http://forge:3000/\"}}",
+		      1, why, sizeof(why)),
+	    1);
+	CHECK(strstr(why, "does not know the tool 'WebFetch'") != NULL);
+	CHECK_INT(hook("{\"tool_name\": \"bash\", \"tool_input\": "
+		       "{\"command\": \"ls\"}}",
+		      1, why, sizeof(why)),
+	    1);
+	CHECK_INT(hook("{\"tool_name\": [\"Bash\"], \"tool_input\": "
+		       "{\"command\": \"ls\"}}",
+		      1, why, sizeof(why)),
+	    1);
+	/* No command, a command of another type, no path. */
+	CHECK_INT(hook("{\"tool_name\": \"Bash\"}", 1, why, sizeof(why)), 1);
+	CHECK(strstr(why, "has no command") != NULL);
+	CHECK_INT(hook("{\"tool_name\": \"Bash\", \"tool_input\": "
+		       "{\"command\": [\"rm\", \"-rf\", \"/\"]}}",
+		      1, why, sizeof(why)),
+	    1);
+	CHECK(strstr(why, "has no command") != NULL);
+	CHECK_INT(hook("{\"tool_name\": \"Edit\", \"tool_input\": {}}", 1, why,
+		      sizeof(why)),
+	    1);
+	CHECK(strstr(why, "Edit tool's input has no file path") != NULL);
+}
+
 int
 main(void)
 {
@@ -809,5 +922,6 @@ main(void)
 	RUN(test_guard_harmless);
 	RUN(test_guard_defaults);
 	RUN(test_guard_body_file);
+	RUN(test_guard_hook);
 	return check_main();
 }

@@ -159,7 +159,7 @@ test_cli_refused(void)
 	CHECK_INT(parse(&dev, &c, err, "--issue", NULL), CLI_BAD);
 	CHECK_STR(err, "--issue needs N");
 	CHECK_INT(parse(&dev, &c, err, "--issue", "x3", NULL), CLI_BAD);
-	CHECK_STR(err, "--issue: expected a number from 1 to 2^53, got 'x3'");
+	CHECK_STR(err, "--issue: expected a number from 1 to 2^53-1, got 'x3'");
 	CHECK_INT(parse(&dev, &c, err, "--issue", "0", NULL), CLI_BAD);
 	CHECK_INT(parse(&review, &c, err, "--pr=-1", NULL), CLI_BAD);
 	CHECK_INT(parse(&dev, &c, err, "--dry-run=yes", NULL), CLI_BAD);

@@ -132,6 +132,11 @@ test_odd_numbers(void)
 	    "1,999999999999");
 	CHECK_STR(parse("depends on #9999999999999999999999999 and #1\n", 0),
 	    "1");
+	/* Up to 2^53-1, the largest the forge's JSON holds exactly. */
+	CHECK_STR(parse("depends on #9007199254740991 and #9007199254740992 "
+			"and #9007199254740993\n",
+		      0),
+	    "9007199254740991");
 }
 
 static void

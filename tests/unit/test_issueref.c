@@ -80,6 +80,18 @@ test_bounds(void)
 	CHECK_INT(issueref_from_pr("b", "#99999999999999999999", NULL), -1);
 	CHECK_INT(issueref_from_pr("b", "#99999999999999999999 #6", NULL), 6);
 	CHECK_INT(issueref_from_pr("b", "#999999999999", NULL), 999999999999LL);
+	/* Up to 2^53-1, the largest the forge's JSON holds exactly. */
+	CHECK_INT(issueref_from_pr("b", "#9007199254740991", NULL),
+	    9007199254740991LL);
+	CHECK_INT(issueref_from_pr("b", "#9007199254740992", NULL), -1);
+	CHECK_INT(issueref_from_pr("b", "#9007199254740993", NULL), -1);
+	CHECK_INT(issueref_from_pr("fix/issue-9007199254740993", NULL, NULL),
+	    -1);
+	CHECK_INT(issueref_from_pr("fix/issue-9007199254740991", NULL, NULL),
+	    9007199254740991LL);
+	CHECK_INT(issueref_from_pr("b", "t", "fixes #9007199254740993"), -1);
+	CHECK_INT(issueref_from_pr("b", "t", "fixes #18446744073709551617"),
+	    -1);
 	CHECK_INT(issueref_from_pr("fix/issue-007", NULL, NULL), 7);
 }
 

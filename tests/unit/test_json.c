@@ -306,17 +306,24 @@ test_check_bad(void)
 			     "\"a\"}}"),
 	    "no 'number'");
 	CHECK_STR(check_text("{\"number\": \"3\", \"title\": \"t\"}"),
-	    "'number' is a string, not an integer from 1 to 2^53");
+	    "'number' is a string, not an integer from 1 to 2^53-1");
 	CHECK_STR(check_text("{\"number\": 3.5, \"title\": \"t\"}"),
-	    "'number' is a number, not an integer from 1 to 2^53");
+	    "'number' is a number, not an integer from 1 to 2^53-1");
 	CHECK_STR(check_text("{\"number\": -3, \"title\": \"t\"}"),
-	    "'number' is a number, not an integer from 1 to 2^53");
+	    "'number' is a number, not an integer from 1 to 2^53-1");
 	CHECK_STR(check_text("{\"number\": 0, \"title\": \"t\"}"),
-	    "'number' is a number, not an integer from 1 to 2^53");
+	    "'number' is a number, not an integer from 1 to 2^53-1");
 	CHECK_STR(
 	    check_text("{\"number\": 9007199254740994, \"title\": \"t\"}"),
-	    "'number' is a number, not an integer from 1 to 2^53");
-	CHECK_STR(check_text("{\"number\": 9007199254740992, \"title\": "
+	    "'number' is a number, not an integer from 1 to 2^53-1");
+	/* 2^53 + 1 is read as 2^53: neither is taken. */
+	CHECK_STR(
+	    check_text("{\"number\": 9007199254740993, \"title\": \"t\"}"),
+	    "'number' is a number, not an integer from 1 to 2^53-1");
+	CHECK_STR(
+	    check_text("{\"number\": 9007199254740992, \"title\": \"t\"}"),
+	    "'number' is a number, not an integer from 1 to 2^53-1");
+	CHECK_STR(check_text("{\"number\": 9007199254740991, \"title\": "
 			     "\"t\", \"head\": {\"sha\": \"a\"}}"),
 	    "");
 	CHECK_STR(check_text("{\"number\": 3, \"title\": [\"t\"], "

@@ -75,16 +75,18 @@ test_valid_number(void)
 
 	CHECK_STR(valid_number(1), NULL);
 	CHECK_STR(valid_number(VALID_NUMBER_MAX), NULL);
-	CHECK_STR(valid_number(VALID_NUMBER_MAX + 1), "above 2^53");
+	CHECK_STR(valid_number(VALID_NUMBER_MAX + 1), "above 2^53-1");
 	CHECK_STR(valid_number(0), "not a positive number");
 	CHECK_STR(valid_number(-3), "not a positive number");
 	CHECK_STR(valid_number_text("42", &n), NULL);
 	CHECK_INT(n, 42);
-	CHECK_STR(valid_number_text("9007199254740992", &n), NULL);
+	CHECK_STR(valid_number_text("9007199254740991", &n), NULL);
 	CHECK_INT(n, VALID_NUMBER_MAX);
-	CHECK_STR(valid_number_text("9007199254740993", &n), "above 2^53");
+	/* 2^53 and 2^53 + 1 are one double: neither numbers anything. */
+	CHECK_STR(valid_number_text("9007199254740992", &n), "above 2^53-1");
+	CHECK_STR(valid_number_text("9007199254740993", &n), "above 2^53-1");
 	CHECK_STR(valid_number_text("99999999999999999999999999", &n),
-	    "above 2^53");
+	    "above 2^53-1");
 	CHECK_INT(n, VALID_NUMBER_MAX);
 	CHECK_STR(valid_number_text("-1", &n), "not a number");
 	CHECK_STR(valid_number_text("+1", &n), "not a number");
@@ -97,7 +99,7 @@ test_valid_number(void)
 	CHECK_INT(n, 15);
 	CHECK_STR(end, " left");
 	CHECK_STR(valid_number_at("18446744073709551617x", &end, &n),
-	    "above 2^53");
+	    "above 2^53-1");
 	CHECK_STR(end, "x");
 }
 
@@ -117,6 +119,18 @@ test_valid_sha(void)
 		      "000000000") != NULL);
 }
 
+/* A secret of blanks is none. */
+static void
+test_valid_blank(void)
+{
+	CHECK(valid_blank(NULL));
+	CHECK(valid_blank(""));
+	CHECK(valid_blank("   "));
+	CHECK(valid_blank(" \t\r\n"));
+	CHECK(!valid_blank(" s "));
+	CHECK(!valid_blank("s3cret"));
+}
+
 int
 main(void)
 {
@@ -125,5 +139,6 @@ main(void)
 	RUN(test_valid_name_url);
 	RUN(test_valid_number);
 	RUN(test_valid_sha);
+	RUN(test_valid_blank);
 	return check_main();
 }
