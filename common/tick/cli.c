@@ -782,7 +782,9 @@ cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
 	if (configure(t, argv[0], cli, cfg, err, sizeof(err)) == -1) {
 		cli_log_dest(cli, cfg);
 		*msg = xasprintf("%s: %s\n", t->prog, err);
-		return cli->check ? CLI_EXIT_USAGE : cli_fail(t, cfg, err);
+		/* --check and --status only read: stderr has it all. */
+		return cli->check || cli->status ? CLI_EXIT_USAGE :
+						   cli_fail(t, cfg, err);
 	}
 	cli_log_dest(cli, cfg);
 	if (cli->status)

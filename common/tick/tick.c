@@ -60,8 +60,8 @@ tick_oneshot(const struct tick *t)
 }
 
 /*
- * The metrics of a tick cron runs (not a one-shot, --status, --help or a
- * dry run), once the factory (and the project, for a tool of one) is
+ * The metrics of a tick cron runs (not a one-shot, --status, --check,
+ * --help or a dry run), once the factory (and the project, for a tool of one) is
  * known: rc is what cli_start() returned, and a run that could not start
  * (2) is recorded too.  Otherwise there are none.
  */
@@ -71,7 +71,8 @@ tick_prom(struct tick *t, int rc)
 	const struct config *cfg = &t->cfg;
 
 	if ((rc == -1 || rc == CLI_EXIT_USAGE) && !t->cli.dry_run &&
-	    !t->cli.status && !t->cli.wake && !tick_oneshot(t) &&
+	    !t->cli.status && !t->cli.check && !t->cli.wake &&
+	    !tick_oneshot(t) &&
 	    cfg->factory_root != NULL && cfg->run_dir != NULL &&
 	    (!t->tool->cli.takes_project ||
 		(cfg->project_name != NULL && cfg->project_name[0] != '\0'))) {
