@@ -66,6 +66,13 @@ for tool in dev-poll supervisor-poll; do
 	check "no checkout: $tool --check names the file and the key" \
 	    grep -qF "$TOML: repo_root: not a directory" "$T/err"
 done
+# A failing --check writes nothing either: no metrics, log or status.
+check_eq "failing --check: no metrics written" \
+    "$(ls -A "$F/metrics" 2>/dev/null)" ""
+check_eq "failing --check: no log written" \
+    "$(find "$F/dev" "$F/supervisor" -name '*.log' 2>/dev/null)" ""
+check_eq "failing --check: nothing in the run directory" \
+    "$(ls -A "$DISINTO_RUN_DIR")" ""
 mv "$T/repo.away" "$T/repo"
 run dev-poll --forge "$TOML"
 check_eq "--forge without --check: usage, exit 2" "$RC" 2
