@@ -887,7 +887,10 @@ origin_note(struct load *l, const struct setting *s, const struct var *v)
 	o = &l->cfg->origins[i];
 	o->env = origin_rows[i];
 	free(o->where);
-	if (v == NULL)
+	if (v == NULL && l->cfg->env_missing != NULL)
+		o->where = xasprintf("the default: '%s' not found",
+		    l->cfg->env_missing);
+	else if (v == NULL)
 		o->where = xstrdup("the default");
 	else if (v->origin == NULL)
 		o->where = xstrdup("the environment");
@@ -1331,8 +1334,11 @@ load_env_file(struct load *l, char *err, size_t errsz)
 	l->env_path = xasprintf("%s/.env", root);
 	buf_init(&text, 0);
 	rr = file_read(l->env_path, ENV_MAX, &text);
-	if (rr == -1 && errno == ENOENT)
+	if (rr == -1 && errno == ENOENT) {
+		/* Named where a setting's default is reported. */
+		l->cfg->env_missing = xstrdup(l->env_path);
 		goto out;
+	}
 	if (rr != 0) {
 		snprintf(err, errsz, "%s: %s", l->env_path,
 		    rr == 1 ? "larger than 1 MiB" : strerror(errno));
@@ -1643,6 +1649,7 @@ config_free(struct config *c)
 		free(*p);
 	}
 	free(c->project_toml);
+	free(c->env_missing);
 	for (i = 0; i < CONFIG_NORIGINS; i++)
 		free(c->origins[i].where);
 	for (i = 0; i < c->nmirrors; i++) {
