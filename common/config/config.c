@@ -133,6 +133,7 @@ static int fill_bool(struct load *, const struct setting *, const struct var *,
     char *, size_t);
 static int fill_row(struct load *, const struct setting *, char *, size_t);
 static int fill(struct load *, char *, size_t);
+static int root_refused(struct load *, char *, size_t);
 static const char *env_get(void *, const char *);
 static int env_set(void *, const char *, const char *, int, char *, size_t);
 static int find_in_path(const char *);
@@ -1517,6 +1518,41 @@ locate(struct load *l)
 		c->project_name = xstrdup("");
 }
 
+/*
+ * A FACTORY_ROOT derived from the executable's place (DESIGN section 2:
+ * the parent of its directory) that is no factory, as after `make
+ * install` into /usr/local: neither state/ nor lib/env.sh.  Nothing may
+ * be created there (no log, no metrics), so factory_root is let go of.
+ * 1 with err set, else 0.
+ */
+static int
+root_refused(struct load *l, char *err, size_t errsz)
+{
+	struct config *c = l->cfg;
+	char *state, *env;
+	struct stat st;
+	int factory;
+
+	if (row_value(l, row_by_env("FACTORY_ROOT")) != NULL)
+		return 0;
+	state = xasprintf("%s/state", c->factory_root);
+	env = xasprintf("%s/lib/env.sh", c->factory_root);
+	factory = (stat(state, &st) == 0 && S_ISDIR(st.st_mode)) ||
+	    file_exists(env);
+	free(env);
+	free(state);
+	if (factory)
+		return 0;
+	snprintf(err, errsz,
+	    "FACTORY_ROOT is not set, and '%s' (the parent of the "
+	    "executable's directory) is no factory (no state/, no "
+	    "lib/env.sh): set FACTORY_ROOT",
+	    c->factory_root);
+	free(c->factory_root);
+	c->factory_root = NULL;
+	return 1;
+}
+
 /* FACTORY_ROOT, DISINTO_CONTAINER and the environment's variables. */
 static void
 early(struct load *l)
@@ -1607,6 +1643,8 @@ config_load(struct config *cfg, const char *project_toml, const char *exe,
 	l.exe = exe;
 	cfg->project_toml = project_toml != NULL ? xstrdup(project_toml) : NULL;
 	early(&l);
+	if (root_refused(&l, err, errsz))
+		goto out;
 	if (!cfg->container && load_env_file(&l, err, errsz) == -1)
 		goto out;
 	env_wins(&l);

@@ -360,6 +360,11 @@ cli_options_help(const struct cli_tool *t)
 		    o->arg ? " " : "", o->arg ? o->arg : "");
 		buf_printf(&b, "  %-18s %s\n", name, o->help);
 	}
+	/* The modes, each alone as the first argument (cli_mode()). */
+	buf_printf(&b, "  %-18s %s\n", "--webhook",
+	    "alone: answer one forge webhook on stdin, wake the tools");
+	buf_printf(&b, "  %-18s %s\n", CLI_TMUX_SERVER_MODE,
+	    "alone: start the agents' tmux server with the .env");
 	free(usage);
 	return buf_steal(&b);
 }

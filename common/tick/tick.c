@@ -89,8 +89,8 @@ tick_prom(struct tick *t, int rc)
 
 /*
  * Where the factory was found, for a skipped tick: FACTORY_ROOT set, or
- * derived from the executable's place (after make install, /usr/local:
- * not a factory).  Caller frees.
+ * derived from the executable's place (config.c refuses one that is no
+ * factory at all).  Caller frees.
  */
 static char *
 tick_root_said(const struct config *cfg)
