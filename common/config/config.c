@@ -1553,6 +1553,19 @@ root_refused(struct load *l, char *err, size_t errsz)
 	return 1;
 }
 
+char *
+config_factory_root(const char *exe)
+{
+	const char *v = getenv("FACTORY_ROOT");
+	struct load l;
+
+	if (v != NULL && v[0] != '\0')
+		return xstrdup(v);
+	memset(&l, 0, sizeof(l));
+	l.exe = exe;
+	return derive_root(&l);
+}
+
 /* FACTORY_ROOT, DISINTO_CONTAINER and the environment's variables. */
 static void
 early(struct load *l)

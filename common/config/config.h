@@ -147,6 +147,11 @@ struct config {
  * config_load().
  */
 const char *config_origin(const struct config *, const char *env);
+/*
+ * The factory as config_load() finds it, without loading anything:
+ * FACTORY_ROOT, else the parent of exe's directory.  Caller frees.
+ */
+char *config_factory_root(const char *exe);
 
 /* Whose agent an environment is for (config_agent_env()). */
 enum config_role {

@@ -116,6 +116,7 @@ static int configure(const struct cli_tool *, const char *, const struct cli *,
     struct config *, char *, size_t);
 static int cli_mode(const struct cli_tool *, int, char *[], char **);
 static int usage_error(const struct cli_tool *, const char *, char **);
+static char *cli_help(const struct cli_tool *, const char *);
 static int cli_status_add(struct status *, const char *, const char *,
     const char *);
 static int cli_status_reply(const struct cli_tool *, const struct cli *,
@@ -621,6 +622,34 @@ usage_error(const struct cli_tool *t, const char *err, char **msg)
 }
 
 /*
+ * --help: one screen, the settings are listed in the man pages, which
+ * `make install-factory` puts in the factory (.disinto-c/man), where man
+ * finds them with -M.  Caller frees.
+ */
+static char *
+cli_help(const struct cli_tool *t, const char *exe)
+{
+	char *usage = cli_options_help(t), *root = config_factory_root(exe);
+	char *man = xasprintf("%s/.disinto-c/man", root), *help;
+	struct stat st;
+
+	if (stat(man, &st) == 0 && S_ISDIR(st.st_mode))
+		help = xasprintf("%s\nsettings: the environment, "
+				 "$FACTORY_ROOT/.env, the project file\n"
+				 "more: man -M %s 8 %s (and 5 disinto-c)\n",
+		    usage, man, t->prog);
+	else
+		help = xasprintf("%s\nsettings: the environment, "
+				 "$FACTORY_ROOT/.env, the project file\n"
+				 "more: man 8 %s, man 5 disinto-c\n",
+		    usage, t->prog);
+	free(man);
+	free(root);
+	free(usage);
+	return help;
+}
+
+/*
  * Whether the PROJECT_TOML operand path cannot name a project file: a
  * readable regular file whose name ends in ".toml".  0, or -1 with err
  * set.
@@ -754,7 +783,7 @@ int
 cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
     struct config *cfg, char **msg)
 {
-	char err[1024], *path = NULL, *usage;
+	char err[1024], *path = NULL;
 	int rc = -1;
 
 	*msg = NULL;
@@ -765,13 +794,7 @@ cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
 	(void)config_apply_path();
 	switch (cli_parse(argc, argv, t, cli, err, sizeof(err))) {
 	case CLI_HELP:
-		/* One screen: the settings are listed in the man pages. */
-		usage = cli_options_help(t);
-		*msg = xasprintf("%s\nsettings: the environment, "
-				 "$FACTORY_ROOT/.env, the project file\n"
-				 "more: man 8 %s, man 5 disinto-c\n",
-		    usage, t->prog);
-		free(usage);
+		*msg = cli_help(t, argv[0]);
 		return CLI_EXIT_OK;
 	case CLI_VERSION:
 		*msg = xasprintf("%s %s\n", t->prog, version_string());
