@@ -145,7 +145,8 @@ struct status {
 };
 
 static char *status_clean(const char *, size_t);
-static char *status_session_stopped(const struct status *, const char *);
+static char *status_session_stopped(const struct status *,
+    const struct status_session *);
 static void status_progress(struct status_project *);
 static void status_text_progress(const struct status *,
     const struct status_session *, struct buf *);
@@ -491,13 +492,15 @@ status_session_add(struct status_project *p, const char *kind, long long number,
 /*
  * Why the session's agent is stopped, when it is: an API error stopped
  * it (its record, apipause.h; the project's pause resumes it), or its
- * turn ended at the prompt (the Stop hook's idle mark: dev-poll ends a
- * session idle with no phase after IDLE_GRACE).  NULL when neither.
- * Caller frees.
+ * turn ended at the prompt with no phase written (the Stop hook's idle
+ * mark: dev-poll ends such a session after IDLE_GRACE).  NULL when
+ * neither (an agent waiting in a phase is not stopped).  Caller frees.
  */
 static char *
-status_session_stopped(const struct status *st, const char *name)
+status_session_stopped(const struct status *st,
+    const struct status_session *s)
 {
+	const char *name = s->name;
 	char *path = runfiles_api_error(name), *why = NULL, age[16];
 	struct apierr e;
 	struct buf b;
@@ -514,6 +517,8 @@ status_session_stopped(const struct status *st, const char *name)
 	}
 	free(path);
 	path = runfiles_idle_marker(name);
+	if (s->ph != PHASE_NONE)
+		goto out;
 	buf_init(&b, 0);
 	if (file_read(path, 64, &b) != -1) {
 		at = (time_t)strtoll(buf_str(&b), NULL, 10);
@@ -522,11 +527,11 @@ status_session_stopped(const struct status *st, const char *name)
 		if (at > 0) {
 			status_age((long long)(st->now - at), age,
 			    sizeof(age));
-			why = xasprintf("idle at its prompt for %s (its turn "
-					"ended)",
+			why = xasprintf("idle at its prompt with no phase "
+					"for %s",
 			    age);
 		} else
-			why = xstrdup("idle at its prompt (its turn ended)");
+			why = xstrdup("idle at its prompt with no phase");
 	}
 	buf_free(&b);
 out:
@@ -542,16 +547,17 @@ status_session_read(const struct status *st, struct status_session *s,
 	struct phase_info sig;
 
 	s->alive = st->listed ? status_is_live(st, s->name) : -1;
-	free(s->stopped);
-	s->stopped = status_session_stopped(st, s->name);
 	if (agent_read_signal(s->name, path, &sig) == -1 || sig.mtime == 0)
-		return;
+		goto out;
 	free(s->phase);
 	free(s->reason);
 	s->phase = status_clean(sig.raw, strlen(sig.raw));
 	s->reason = status_clean(sig.reason, strlen(sig.reason));
 	s->since = sig.mtime;
 	s->ph = sig.phase;
+out:
+	free(s->stopped);
+	s->stopped = status_session_stopped(st, s);
 }
 
 /*
@@ -659,7 +665,7 @@ status_live_sessions(const struct status *st, struct status_project *p,
 			continue;
 		s->alive = 1;
 		if (s->stopped == NULL)
-			s->stopped = status_session_stopped(st, s->name);
+			s->stopped = status_session_stopped(st, s);
 	}
 }
 

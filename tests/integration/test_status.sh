@@ -222,13 +222,17 @@ rm -f "$RUN/dev-session-esc-4.phase" "$RUN/dev-escalation-notified-esc-4"
 put "$RUN/dev-session-esc-5.phase" '20 minutes ago' 'PHASE:awaiting_ci\n'
 printf 'ERROR: rate_limit\nAT: %s\nRESET: 0\nSOURCE: hook\n' \
     "$(($(date +%s) - 600))" >"$RUN/api-error-dev-esc-5"
-put "$RUN/dev-session-esc-6.phase" '30 minutes ago' 'PHASE:awaiting_ci\n'
+put "$RUN/dev-session-esc-6.phase" '30 minutes ago' ''
 date +%s >"$RUN/claude-idle-dev-esc-6.ts"
+put "$RUN/dev-session-esc-7.phase" '30 minutes ago' 'PHASE:awaiting_ci\n'
+date +%s >"$RUN/claude-idle-dev-esc-7.ts"
 "$O/dev-poll/dev-poll" --status "$F/projects/esc.toml" >"$T/esc.txt" 2>&1
 check "stopped by an API error: said" grep -q \
     'dev-esc-5 .*Stopped: API error rate_limit, 10m ago' "$T/esc.txt"
-check "idle at its prompt: said" grep -q \
-    'dev-esc-6 .*Stopped: idle at its prompt for 0s' "$T/esc.txt"
+check "idle at its prompt with no phase: said" grep -q \
+    'dev-esc-6 .*Stopped: idle at its prompt with no phase for 0s' "$T/esc.txt"
+check "waiting in a phase at its prompt: not stopped" grep -q \
+    'dev-esc-7 .*PHASE:awaiting_ci.*gone  no PR recorded$' "$T/esc.txt"
 "$O/dev-poll/dev-poll" --status --json "$F/projects/esc.toml" >"$T/esc.json"
 check "--json: why it is stopped" grep -q '"stopped":.*rate_limit' \
     "$T/esc.json"
