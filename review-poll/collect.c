@@ -242,8 +242,7 @@ static int
 collect_retry_later(struct rp *rp, const struct rp_run *run)
 {
 	char *req = runfiles_review_request(rp->cfg->project_name, run->pr);
-	char *text =
-	    rp_run_record(run->sha, run->prev, run->at, 1, run->forced,
+	char *text = rp_run_record(run->sha, run->prev, run->at, 1, run->forced,
 	    run->unread);
 	int r = -1;
 

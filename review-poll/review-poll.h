@@ -77,7 +77,7 @@ struct rp_prompt {
 	char *body; /* owned */
 	char ci[96];
 	char prev_sha[72];
-	char *files;	       /* owned */
+	char *files;		/* owned */
 	long long files_unread; /* changed files not read (capped), or 0 */
 	const char *diff;
 	int diff_cut;

@@ -63,7 +63,8 @@ rp_runs_list(struct rp *rp, struct rp_run **runs, size_t *n)
 
 /*
  * What the review is about, from its launch record (SHA:, PREV:, AT:,
- * RETRIED:, FORCED:, UNREAD:) and, once it asked for changes, its phase file (SHA:).
+ * RETRIED:, FORCED:, UNREAD:) and, once it asked for changes, its phase file
+ * (SHA:).
  */
 static void
 runs_record(const char *p, struct rp_run *run)
@@ -87,8 +88,7 @@ runs_record(const char *p, struct rp_run *run)
 		if (record_get_ll(buf_str(&b), "FORCED:", &forced) == 0 &&
 		    forced >= 0 && forced < 1000000)
 			run->forced = (int)forced;
-		if (record_get_ll(buf_str(&b), "UNREAD:", &run->unread) ==
-			-1 ||
+		if (record_get_ll(buf_str(&b), "UNREAD:", &run->unread) == -1 ||
 		    run->unread < 0)
 			run->unread = 0;
 	}

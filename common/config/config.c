@@ -1537,8 +1537,8 @@ root_refused(struct load *l, char *err, size_t errsz)
 		return 0;
 	state = xasprintf("%s/state", c->factory_root);
 	env = xasprintf("%s/lib/env.sh", c->factory_root);
-	factory = (stat(state, &st) == 0 && S_ISDIR(st.st_mode)) ||
-	    file_exists(env);
+	factory =
+	    (stat(state, &st) == 0 && S_ISDIR(st.st_mode)) || file_exists(env);
 	free(env);
 	free(state);
 	if (factory)

@@ -497,8 +497,7 @@ status_session_add(struct status_project *p, const char *kind, long long number,
  * neither (an agent waiting in a phase is not stopped).  Caller frees.
  */
 static char *
-status_session_stopped(const struct status *st,
-    const struct status_session *s)
+status_session_stopped(const struct status *st, const struct status_session *s)
 {
 	const char *name = s->name;
 	char *path = runfiles_api_error(name), *why = NULL, age[16];
@@ -512,7 +511,8 @@ status_session_stopped(const struct status *st,
 			    sizeof(age));
 		why = xasprintf("API error %s%s%s%s (the project's pause "
 				"resumes it)",
-		    e.error, e.at > 0 ? ", " : "", e.at > 0 ? age : "", e.at > 0 ? " ago" : "");
+		    e.error, e.at > 0 ? ", " : "", e.at > 0 ? age : "",
+		    e.at > 0 ? " ago" : "");
 		goto out;
 	}
 	free(path);
@@ -525,8 +525,7 @@ status_session_stopped(const struct status *st,
 		if (at <= 0 && file_mtime(path, &at) == -1)
 			at = 0;
 		if (at > 0) {
-			status_age((long long)(st->now - at), age,
-			    sizeof(age));
+			status_age((long long)(st->now - at), age, sizeof(age));
 			why = xasprintf("idle at its prompt with no phase "
 					"for %s",
 			    age);

@@ -62,9 +62,9 @@ tick_oneshot(const struct tick *t)
 
 /*
  * The metrics of a tick cron runs (not a one-shot, --status, --check,
- * --help or a dry run), once the factory (and the project, for a tool of one) is
- * known: rc is what cli_start() returned, and a run that could not start
- * (2) is recorded too.  Otherwise there are none.
+ * --help or a dry run), once the factory (and the project, for a tool of one)
+ * is known: rc is what cli_start() returned, and a run that could not start (2)
+ * is recorded too.  Otherwise there are none.
  */
 static void
 tick_prom(struct tick *t, int rc)
@@ -73,8 +73,8 @@ tick_prom(struct tick *t, int rc)
 
 	if ((rc == -1 || rc == CLI_EXIT_USAGE) && !t->cli.dry_run &&
 	    !t->cli.status && !t->cli.check && !t->cli.wake &&
-	    !tick_oneshot(t) &&
-	    cfg->factory_root != NULL && cfg->run_dir != NULL &&
+	    !tick_oneshot(t) && cfg->factory_root != NULL &&
+	    cfg->run_dir != NULL &&
 	    (!t->tool->cli.takes_project ||
 		(cfg->project_name != NULL && cfg->project_name[0] != '\0'))) {
 		t->prom = promtick_begin(t->prom, cfg,

@@ -180,8 +180,9 @@ test_banner(void)
 	char *t = screen_text(screen), big[8192], *c;
 	size_t i;
 
-	CHECK_STR(t, "\xe2\x9c\xbb Welcome to Claude Code! | Let's get "
-		     "started. | " GLYPH " 1. Dark mode | 2. Light mode");
+	CHECK_STR(t,
+	    "\xe2\x9c\xbb Welcome to Claude Code! | Let's get "
+	    "started. | " GLYPH " 1. Dark mode | 2. Light mode");
 	free(t);
 	/* A screen of text: capped, cut at a character's start. */
 	for (i = 0; i + 13 < sizeof(big); i += 13)
