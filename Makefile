@@ -459,6 +459,30 @@ for pair in "$@"; do
 		uninstall_one "$prog" "$rel" ;;
 	esac
 done
+# The manual pages --help names, in the factory (kept out of git status):
+# --help then says `man -M $f/.disinto-c/man 8 dev-poll`.
+man_pages() {
+	md=$f/.disinto-c/man
+	if [ "$action" = uninstall ]; then
+		rm -rf "$md"
+		rmdir "$f/.disinto-c" 2>/dev/null || :
+		return 0
+	fi
+	for p in $FACTORY_MAN; do
+		d=$md/man${p##*.}
+		mkdir -p "$d"
+		cp "$p" "$d/${p##*/}.tmp.$$"
+		mv -f "$d/${p##*/}.tmp.$$" "$d/${p##*/}"
+	done
+	if [ -n "$gd" ] && ! grep -qxF "/${prefix}.disinto-c/" "$gd/info/exclude" 2>/dev/null; then
+		mkdir -p "$gd/info"
+		[ ! -s "$gd/info/exclude" ] || [ -z "$(tail -c 1 "$gd/info/exclude")" ] ||
+		    echo >>"$gd/info/exclude"
+		echo "/${prefix}.disinto-c/" >>"$gd/info/exclude"
+	fi
+	echo "installed the manual pages in $md"
+}
+man_pages
 if [ "$action" = install ] && [ -n "$gd" ]; then
 	exclude_metrics
 fi
@@ -470,6 +494,7 @@ endef
 
 install-factory: $(BINS)
 install-factory uninstall-factory: export FACTORY_SH_TEXT = $(value FACTORY_SH)
+install-factory uninstall-factory: export FACTORY_MAN = $(MAN8) $(MAN5)
 install-factory uninstall-factory:
 	@sh -c "$$FACTORY_SH_TEXT" sh $(@:-factory=) '$(FACTORY)' '$(O)' $(FACTORY_NAMES)
 

@@ -36,6 +36,7 @@
 #define OUTPUT_MAX (1024 * 1024)
 
 static void collect_key(char *, size_t, const char *, const struct rp_run *);
+static char *collect_unread_note(char *, long long);
 static int collect_launched(const struct rp_run *);
 static int collect_fresh(const struct rp_run *, const char *);
 static int collect_one(struct rp *, const struct rp_run *);
@@ -241,8 +242,8 @@ static int
 collect_retry_later(struct rp *rp, const struct rp_run *run)
 {
 	char *req = runfiles_review_request(rp->cfg->project_name, run->pr);
-	char *text =
-	    rp_run_record(run->sha, run->prev, run->at, 1, run->forced);
+	char *text = rp_run_record(run->sha, run->prev, run->at, 1, run->forced,
+	    run->unread);
 	int r = -1;
 
 	log_msg("pr #%lld: the review agent exited without a review, "
@@ -295,6 +296,22 @@ collect_finish(struct rp *rp, const struct rp_run *run, int valid,
 }
 
 /*
+ * The review comment body, with what the review could not read said at
+ * its end.  Frees body; caller frees the result.
+ */
+static char *
+collect_unread_note(char *body, long long unread)
+{
+	char *out = xasprintf("%s\n*%lld files not read: the PR changes more "
+			      "files than a review reads; this review saw "
+			      "only the first of them.*\n",
+	    body, unread);
+
+	free(body);
+	return out;
+}
+
+/*
  * The marker key of a comment of kind about run's head: a forced review
  * (review-poll --pr N --force) is a new comment, with a key of its own.
  */
@@ -330,6 +347,8 @@ collect_post_review(struct rp *rp, const struct rp_run *run,
 		    rp_count_comments_with(comments, mark) + 1;
 	if (!rp_posted(comments, mark, run->sha, run->forced)) {
 		body = rp_review_comment(v, run->sha, run->prev, round);
+		if (run->unread > 0)
+			body = collect_unread_note(body, run->unread);
 		collect_key(key, sizeof(key), "review", run);
 		r = act_comment(&rp->act, run->pr, key, body, NULL);
 		free(body);

@@ -436,8 +436,8 @@ launch_start_agent(struct rp *rp, const char *session, const char *workdir,
 /*
  * The launch record at req: "SHA:", "PREV:", "RETRIED:1" when a review
  * of the same head was started again after a crash, "FORCED:" for a
- * forced review (rp->forced_pr), kept when it is started again.  Caller
- * frees.
+ * forced review (rp->forced_pr), kept when it is started again,
+ * "UNREAD:" when the changed files were not all read.  Caller frees.
  */
 static char *
 launch_record(struct rp *rp, const char *req, const struct rp_prompt *in)
@@ -461,7 +461,7 @@ launch_record(struct rp *rp, const char *req, const struct rp_prompt *in)
 	if (rp->forced_pr == in->pr)
 		forced = rp->forced_seen;
 	return rp_run_record(in->sha, in->prev_sha, rp->now,
-	    strcmp(retried, "1") == 0, (int)forced);
+	    strcmp(retried, "1") == 0, (int)forced, in->files_unread);
 }
 
 /* The worktree and the run files of a launch: 0, or -1. */

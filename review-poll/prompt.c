@@ -15,6 +15,7 @@
 #include "config.h"
 #include "file.h"
 #include "forge.h"
+#include "json.h"
 #include "log.h"
 #include "marks.h"
 #include "review-poll.h"
@@ -33,14 +34,32 @@
 #define PROMPT_REVIEW_MAX (16 * 1024)
 #define PROMPT_RESPONSE_MAX (8 * 1024)
 
-static char *prompt_files(const cJSON *);
+static long long prompt_unread(struct rp *, long long, const cJSON *);
+static char *prompt_files(const cJSON *, long long);
 static char *prompt_formula(const struct rp *);
 static char *prompt_previous(struct rp *, struct rp_prompt *, const cJSON *,
     const cJSON *);
 
-/* The changed files, one a line. */
+/*
+ * How many of the PR's changed files were not read (files has the first
+ * of them): Gitea's "changed_files" of the PR less those read, at least
+ * 1 (the list went on).
+ */
+static long long
+prompt_unread(struct rp *rp, long long pr, const cJSON *files)
+{
+	long long total = 0, read = cJSON_GetArraySize(files);
+	const cJSON *obj;
+
+	if (forge_pull_get(rp->forge, pr, &obj) == -1 ||
+	    json_int(obj, "changed_files", &total) == -1 || total <= read)
+		return 1;
+	return total - read;
+}
+
+/* The changed files, one a line, and how many were not read. */
 static char *
-prompt_files(const cJSON *files)
+prompt_files(const cJSON *files, long long unread)
 {
 	const cJSON *f;
 	const char *name;
@@ -53,6 +72,12 @@ prompt_files(const cJSON *files)
 	}
 	if (b.len == 0)
 		buf_puts(&b, "(none listed)\n");
+	if (unread > 0)
+		buf_printf(&b,
+		    "(%lld files not read: the list was cut; review what "
+		    "is here and say in the review that %lld files were "
+		    "not read)\n",
+		    unread, unread);
 	return buf_steal(&b);
 }
 
@@ -103,12 +128,14 @@ int
 rp_prompt_gather(struct rp *rp, struct rp_prompt *in, const char *prev_sha)
 {
 	const cJSON *files, *comments, *prev;
+	int all;
 
-	if (forge_pull_files(rp->forge, in->pr, &files) == -1) {
+	if (forge_pull_files_some(rp->forge, in->pr, &files, &all) == -1) {
 		log_warn("pr #%lld: cannot read the changes: %s", in->pr,
 		    forge_error(rp->forge));
 		return -1;
 	}
+	in->files_unread = all ? 0 : prompt_unread(rp, in->pr, files);
 	if (forge_pull_diff(rp->forge, in->pr, rp->set.max_diff, &in->diff,
 		&in->diff_cut) == -1) {
 		log_warn("pr #%lld: cannot read the changes: %s", in->pr,
@@ -120,7 +147,11 @@ rp_prompt_gather(struct rp *rp, struct rp_prompt *in, const char *prev_sha)
 		    forge_error(rp->review));
 		return -1;
 	}
-	in->files = prompt_files(files);
+	in->files = prompt_files(files, in->files_unread);
+	if (in->files_unread > 0)
+		log_msg("pr #%lld: %d changed files read, %lld not read: "
+			"reviewed all the same",
+		    in->pr, cJSON_GetArraySize(files), in->files_unread);
 	prev = rp_previous_review(comments, in->sha);
 	if (prev_sha == NULL && prev != NULL &&
 	    marks_reviewed_sha(rp_comment_body(prev), in->prev_sha,

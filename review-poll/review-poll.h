@@ -77,7 +77,8 @@ struct rp_prompt {
 	char *body; /* owned */
 	char ci[96];
 	char prev_sha[72];
-	char *files; /* owned */
+	char *files;		/* owned */
+	long long files_unread; /* changed files not read (capped), or 0 */
 	const char *diff;
 	int diff_cut;
 	char *previous; /* owned: the re-review section, or "" */
@@ -107,6 +108,7 @@ struct rp_run {
 	time_t at;     /* when it was launched (the record's AT:), or 0 */
 	int retried;   /* started again after its agent went away */
 	int forced;    /* forced: the head's review comments before, else -1 */
+	long long unread; /* changed files the review could not read */
 };
 
 /* Tries of the review of one head before it is left to a new push. */
@@ -234,7 +236,7 @@ int rp_review_busy(struct rp *, long long pr);
  * review).  Caller frees.
  */
 char *rp_run_record(const char *sha, const char *prev, time_t at, int retried,
-    int forced);
+    int forced, long long unread);
 /*
  * Remove a review's session (and its hooks' markers), worktree and run
  * files; with forget set (the PR closed) also its injection record and

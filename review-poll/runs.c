@@ -63,7 +63,8 @@ rp_runs_list(struct rp *rp, struct rp_run **runs, size_t *n)
 
 /*
  * What the review is about, from its launch record (SHA:, PREV:, AT:,
- * RETRIED:, FORCED:) and, once it asked for changes, its phase file (SHA:).
+ * RETRIED:, FORCED:, UNREAD:) and, once it asked for changes, its phase file
+ * (SHA:).
  */
 static void
 runs_record(const char *p, struct rp_run *run)
@@ -87,6 +88,9 @@ runs_record(const char *p, struct rp_run *run)
 		if (record_get_ll(buf_str(&b), "FORCED:", &forced) == 0 &&
 		    forced >= 0 && forced < 1000000)
 			run->forced = (int)forced;
+		if (record_get_ll(buf_str(&b), "UNREAD:", &run->unread) == -1 ||
+		    run->unread < 0)
+			run->unread = 0;
 	}
 	if (run->phase.phase == PHASE_AWAITING_CHANGES &&
 	    run->phase.sha[0] != '\0' &&
@@ -173,14 +177,16 @@ rp_run_state_name(enum rp_run_state st)
 
 char *
 rp_run_record(const char *sha, const char *prev, time_t at, int retried,
-    int forced)
+    int forced, long long unread)
 {
-	char f[32] = "";
+	char f[32] = "", u[40] = "";
 
 	if (forced >= 0)
 		snprintf(f, sizeof(f), "FORCED:%d\n", forced);
-	return xasprintf("SHA:%s\nPREV:%s\nAT:%lld\n%s%s", sha, prev,
-	    (long long)at, retried ? "RETRIED:1\n" : "", f);
+	if (unread > 0)
+		snprintf(u, sizeof(u), "UNREAD:%lld\n", unread);
+	return xasprintf("SHA:%s\nPREV:%s\nAT:%lld\n%s%s%s", sha, prev,
+	    (long long)at, retried ? "RETRIED:1\n" : "", f, u);
 }
 
 int

@@ -692,7 +692,8 @@ out:
 }
 
 /*
- * A good tick after a failed one: the status file's "tick failed" line
+ * A good tick after a failed one: the status file's "tick failed" line,
+ * or the "configuration loaded" of a start after a configuration error,
  * would outlive it (a tick with nothing to do writes no status), so it
  * is replaced.  Any other line is the tick's own and stays.
  */
@@ -706,7 +707,8 @@ act_tick_ok(const char *path, const char *who)
 
 	buf_init(&b, 0);
 	if (file_read(path, 4096, &b) != -1 &&
-	    strstr(buf_str(&b), ": tick failed: ") != NULL &&
+	    (strstr(buf_str(&b), ": tick failed: ") != NULL ||
+		strstr(buf_str(&b), ": configuration loaded") != NULL) &&
 	    log_status(path, who, "%s", act_tick_ok_line) == -1)
 		log_err("cannot write '%s': %s", path, strerror(errno));
 	buf_free(&b);

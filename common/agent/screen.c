@@ -22,6 +22,8 @@
 #define RULE "\xe2\x94\x80"
 /* Shorter runs of it are drawing, not the box. */
 #define RULE_MIN 8
+/* The longest screen_text(): a log line, not the screen. */
+#define SCREEN_TEXT_MAX 1024
 
 struct dialog_sign {
 	enum screen_dialog dialog;
@@ -50,8 +52,10 @@ static const char *const names[] = {
 };
 
 static int is_rule(const char *, size_t);
-static int is_border(const char *, size_t);
 static int box_below(const char *);
+static int is_drawing(const char *, size_t);
+static void screen_line(const char *, const char *, struct buf *);
+static int has_word(const char *);
 
 /* Is the line [s, s+len) a rule: U+2500 at least RULE_MIN times, then
  * blanks only? */
@@ -70,27 +74,6 @@ is_rule(const char *s, size_t len)
 		len--;
 	}
 	return len == 0 && n >= RULE_MIN;
-}
-
-/* Is the line only box-drawing characters (U+2500..U+257F) and blanks? */
-static int
-is_border(const char *s, size_t len)
-{
-	size_t i = 0;
-	int any = 0;
-
-	while (i < len) {
-		if (s[i] == ' ') {
-			i++;
-		} else if (i + 3 <= len && (unsigned char)s[i] == 0xe2 &&
-		    ((unsigned char)s[i + 1] == 0x94 ||
-			(unsigned char)s[i + 1] == 0x95)) {
-			i += 3;
-			any = 1;
-		} else
-			return 0;
-	}
-	return any;
 }
 
 /* 1 if a rule follows (from the line starting at s) before the end. */
@@ -194,27 +177,89 @@ screen_dialog_advice(enum screen_dialog d, const char *workdir,
 	}
 }
 
+/*
+ * The character at s (len bytes left) is drawing: box drawing
+ * (U+2500..U+257F) or a block element (U+2580..U+259F), the banner's
+ * art.  Its length in bytes (3), else 0.
+ */
+static int
+is_drawing(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	if (len < 3 || u[0] != 0xe2)
+		return 0;
+	if (u[1] == 0x94 || u[1] == 0x95 ||
+	    (u[1] == 0x96 && u[2] >= 0x80 && u[2] <= 0x9f))
+		return 3;
+	return 0;
+}
+
+/*
+ * The line [line, end) without its drawing, blanks squeezed to one, into
+ * out (trimmed; nothing when only drawing and blanks are left).
+ */
+static void
+screen_line(const char *line, const char *end, struct buf *out)
+{
+	int blank = 0, n;
+
+	while (line < end) {
+		if ((n = is_drawing(line, (size_t)(end - line))) > 0 ||
+		    *line == ' ' || *line == '\r') {
+			blank = out->len > 0;
+			line += n > 0 ? n : 1;
+			continue;
+		}
+		if (blank)
+			buf_puts(out, " ");
+		blank = 0;
+		buf_append(out, line++, 1);
+	}
+}
+
+/* 1 when s has a word (two letters in a row): not a banner's art. */
+static int
+has_word(const char *s)
+{
+	for (; s[0] != '\0' && s[1] != '\0'; s++)
+		if (((s[0] | 0x20) >= 'a' && (s[0] | 0x20) <= 'z') &&
+		    ((s[1] | 0x20) >= 'a' && (s[1] | 0x20) <= 'z'))
+			return 1;
+	return 0;
+}
+
 char *
 screen_text(const char *screen)
 {
-	const char *line, *nl, *end;
-	struct buf b;
+	const char *line, *nl;
+	struct buf b, one;
+	size_t cut;
 
 	buf_init(&b, 0);
+	buf_init(&one, 0);
 	for (line = screen; line != NULL && *line != '\0';
 	     line = *nl != '\0' ? nl + 1 : nl) {
 		if ((nl = strchr(line, '\n')) == NULL)
 			nl = line + strlen(line);
-		end = nl;
-		while (line < end && *line == ' ')
-			line++;
-		while (end > line && (end[-1] == ' ' || end[-1] == '\r'))
-			end--;
-		if (end == line || is_border(line, (size_t)(end - line)))
+		buf_reset(&one);
+		screen_line(line, nl, &one);
+		if (one.len == 0 || !has_word(buf_str(&one)))
 			continue;
 		if (b.len > 0)
 			buf_puts(&b, " | ");
-		buf_append(&b, line, (size_t)(end - line));
+		buf_append(&b, one.data, one.len);
+	}
+	buf_free(&one);
+	if (b.len > SCREEN_TEXT_MAX) {
+		/* Cut at a character's start, and say so. */
+		for (cut = SCREEN_TEXT_MAX;
+		     cut > 0 && ((unsigned char)b.data[cut] & 0xc0) == 0x80;
+		     cut--)
+			;
+		b.len = cut;
+		b.data[cut] = '\0';
+		buf_puts(&b, " ...");
 	}
 	return buf_steal(&b);
 }

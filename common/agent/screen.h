@@ -40,8 +40,10 @@ const char *screen_dialog_name(enum screen_dialog);
 void screen_dialog_advice(enum screen_dialog d, const char *workdir,
     const char *trust_dir, char *out, size_t outsz);
 /*
- * The screen's text on one line: each non-blank line trimmed, rules and
- * box borders dropped, joined with " | ".  Caller frees.
+ * The screen's text on one line, for a log: each line without its box
+ * drawing and block elements (a banner's art), blanks squeezed, lines
+ * without a word dropped, joined with " | ", at most 1024 bytes (then
+ * " ..." ends it).  Caller frees.
  */
 char *screen_text(const char *screen);
 

@@ -133,6 +133,7 @@ static int fill_bool(struct load *, const struct setting *, const struct var *,
     char *, size_t);
 static int fill_row(struct load *, const struct setting *, char *, size_t);
 static int fill(struct load *, char *, size_t);
+static int root_refused(struct load *, char *, size_t);
 static const char *env_get(void *, const char *);
 static int env_set(void *, const char *, const char *, int, char *, size_t);
 static int find_in_path(const char *);
@@ -892,7 +893,10 @@ origin_note(struct load *l, const struct setting *s, const struct var *v)
 	o = &l->cfg->origins[i];
 	o->env = origin_rows[i];
 	free(o->where);
-	if (v == NULL)
+	if (v == NULL && l->cfg->env_missing != NULL)
+		o->where = xasprintf("the default: '%s' not found",
+		    l->cfg->env_missing);
+	else if (v == NULL)
 		o->where = xstrdup("the default");
 	else if (v->origin == NULL)
 		o->where = xstrdup("the environment");
@@ -1336,8 +1340,11 @@ load_env_file(struct load *l, char *err, size_t errsz)
 	l->env_path = xasprintf("%s/.env", root);
 	buf_init(&text, 0);
 	rr = file_read(l->env_path, ENV_MAX, &text);
-	if (rr == -1 && errno == ENOENT)
+	if (rr == -1 && errno == ENOENT) {
+		/* Named where a setting's default is reported. */
+		l->cfg->env_missing = xstrdup(l->env_path);
 		goto out;
+	}
 	if (rr != 0) {
 		snprintf(err, errsz, "%s: %s", l->env_path,
 		    rr == 1 ? "larger than 1 MiB" : strerror(errno));
@@ -1516,6 +1523,54 @@ locate(struct load *l)
 		c->project_name = xstrdup("");
 }
 
+/*
+ * A FACTORY_ROOT derived from the executable's place (DESIGN section 2:
+ * the parent of its directory) that is no factory, as after `make
+ * install` into /usr/local: neither state/ nor lib/env.sh.  Nothing may
+ * be created there (no log, no metrics), so factory_root is let go of.
+ * 1 with err set, else 0.
+ */
+static int
+root_refused(struct load *l, char *err, size_t errsz)
+{
+	struct config *c = l->cfg;
+	char *state, *env;
+	struct stat st;
+	int factory;
+
+	if (row_value(l, row_by_env("FACTORY_ROOT")) != NULL)
+		return 0;
+	state = xasprintf("%s/state", c->factory_root);
+	env = xasprintf("%s/lib/env.sh", c->factory_root);
+	factory =
+	    (stat(state, &st) == 0 && S_ISDIR(st.st_mode)) || file_exists(env);
+	free(env);
+	free(state);
+	if (factory)
+		return 0;
+	snprintf(err, errsz,
+	    "FACTORY_ROOT is not set, and '%s' (the parent of the "
+	    "executable's directory) is no factory (no state/, no "
+	    "lib/env.sh): set FACTORY_ROOT",
+	    c->factory_root);
+	free(c->factory_root);
+	c->factory_root = NULL;
+	return 1;
+}
+
+char *
+config_factory_root(const char *exe)
+{
+	const char *v = getenv("FACTORY_ROOT");
+	struct load l;
+
+	if (v != NULL && v[0] != '\0')
+		return xstrdup(v);
+	memset(&l, 0, sizeof(l));
+	l.exe = exe;
+	return derive_root(&l);
+}
+
 /* FACTORY_ROOT, DISINTO_CONTAINER and the environment's variables. */
 static void
 early(struct load *l)
@@ -1606,6 +1661,8 @@ config_load(struct config *cfg, const char *project_toml, const char *exe,
 	l.exe = exe;
 	cfg->project_toml = project_toml != NULL ? xstrdup(project_toml) : NULL;
 	early(&l);
+	if (root_refused(&l, err, errsz))
+		goto out;
 	if (!cfg->container && load_env_file(&l, err, errsz) == -1)
 		goto out;
 	env_wins(&l);
@@ -1648,6 +1705,7 @@ config_free(struct config *c)
 		free(*p);
 	}
 	free(c->project_toml);
+	free(c->env_missing);
 	for (i = 0; i < CONFIG_NORIGINS; i++)
 		free(c->origins[i].where);
 	for (i = 0; i < c->nmirrors; i++) {

@@ -123,6 +123,8 @@ struct config {
 	struct config_var *env_vars; /* what .env assigned (secrets too) */
 	size_t nenv_vars;
 
+	char *env_missing; /* the $FACTORY_ROOT/.env not found, or NULL */
+
 	char **warnings; /* always logged: a .env.enc not decrypted... */
 	size_t nwarnings;
 	char **notes; /* logged with -v: keys the tools do not use */
@@ -140,10 +142,16 @@ struct config {
  * FORGE_REVIEW_TOKEN, WOODPECKER_SERVER, WOODPECKER_TOKEN) came from, for
  * a message that names the setting to fix: "FILE:LINE" (.env, or the
  * project file with its key: "projects/x.toml:3 as forge_url"), "the
- * environment" or "the default"; NULL for another setting or before
+ * environment" or "the default" (with ": '$FACTORY_ROOT/.env' not
+ * found" when that file is missing); NULL for another setting or before
  * config_load().
  */
 const char *config_origin(const struct config *, const char *env);
+/*
+ * The factory as config_load() finds it, without loading anything:
+ * FACTORY_ROOT, else the parent of exe's directory.  Caller frees.
+ */
+char *config_factory_root(const char *exe);
 
 /* Whose agent an environment is for (config_agent_env()). */
 enum config_role {

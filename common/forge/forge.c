@@ -22,6 +22,8 @@
 
 #define FORGE_PAGE 50
 #define FORGE_MAX_PAGES 1000 /* 50 000 items: beyond it, give up */
+/* A PR's changed files read for a review or a rule: 1000 at most. */
+#define FORGE_FILES_PAGES 20
 #define FORGE_GREY "#c5c8cc"
 
 /*
@@ -76,6 +78,7 @@ static const struct json_field forge_f_pull[] = {
     {"updated_at", JSON_STRING, 0, NULL},
     {"merged_at", JSON_STRING, 0, NULL},
     {"closed_at", JSON_STRING, 0, NULL},
+    {"changed_files", JSON_INT, 0, NULL},
     {NULL, JSON_STRING, 0, NULL},
 };
 
@@ -1178,6 +1181,25 @@ forge_pull_files(struct forge *f, long long number, const cJSON **out)
 
 	snprintf(path, sizeof(path), "/pulls/%lld/files", number);
 	return forge_list_kind(f, path, &forge_k_file, out);
+}
+
+int
+forge_pull_files_some(struct forge *f, long long number, const cJSON **out,
+    int *complete)
+{
+	struct forge_check fc;
+	struct http_check check;
+	char path[64], *url;
+	int r;
+
+	snprintf(path, sizeof(path), "/pulls/%lld/files", number);
+	fc = (struct forge_check) {f, &forge_k_file, path};
+	check = (struct http_check) {forge_check_list, &fc};
+	url = forge_url(f, "%s", path);
+	r = http_client_get_pages(f->client, url, "limit", FORGE_PAGE,
+	    FORGE_FILES_PAGES, &check, out, complete);
+	free(url);
+	return r;
 }
 
 int

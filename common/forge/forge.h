@@ -243,6 +243,12 @@ enum forge_res forge_pull_find_head(struct forge *f, const char *head,
 /* The files a PR changes (Gitea's objects with "filename"). */
 int forge_pull_files(struct forge *f, long long number, const cJSON **out);
 /*
+ * The same, at most 1000 of them (a PR may change 100 000 files): *complete
+ * says whether that was all.  0, or -1 when none could be read.
+ */
+int forge_pull_files_some(struct forge *f, long long number, const cJSON **out,
+    int *complete);
+/*
  * The PR's unified diff, at most max bytes of it, in *text (borrowed);
  * *truncated (may be NULL) tells whether it was longer.
  */

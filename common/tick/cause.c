@@ -90,6 +90,14 @@ cause_server_of(const struct config *cfg, const char *url,
 	return 0;
 }
 
+int
+cause_knows(const struct config *cfg, const char *url)
+{
+	struct cause_server s;
+
+	return cause_server_of(cfg, url, &s);
+}
+
 char *
 cause_failed_read(const struct config *cfg, const struct http_failed *f)
 {

@@ -18,5 +18,7 @@ struct http_failed;
  * Caller frees.
  */
 char *cause_failed_read(const struct config *cfg, const struct http_failed *f);
+/* 1 when url is under a server cfg names (its forge or Woodpecker). */
+int cause_knows(const struct config *cfg, const char *url);
 
 #endif

@@ -116,6 +116,7 @@ static int configure(const struct cli_tool *, const char *, const struct cli *,
     struct config *, char *, size_t);
 static int cli_mode(const struct cli_tool *, int, char *[], char **);
 static int usage_error(const struct cli_tool *, const char *, char **);
+static char *cli_help(const struct cli_tool *, const char *);
 static int cli_status_add(struct status *, const char *, const char *,
     const char *);
 static int cli_status_reply(const struct cli_tool *, const struct cli *,
@@ -360,6 +361,11 @@ cli_options_help(const struct cli_tool *t)
 		    o->arg ? " " : "", o->arg ? o->arg : "");
 		buf_printf(&b, "  %-18s %s\n", name, o->help);
 	}
+	/* The modes, each alone as the first argument (cli_mode()). */
+	buf_printf(&b, "  %-18s %s\n", "--webhook",
+	    "alone: answer one forge webhook on stdin, wake the tools");
+	buf_printf(&b, "  %-18s %s\n", CLI_TMUX_SERVER_MODE,
+	    "alone: start the agents' tmux server with the .env");
 	free(usage);
 	return buf_steal(&b);
 }
@@ -616,6 +622,34 @@ usage_error(const struct cli_tool *t, const char *err, char **msg)
 }
 
 /*
+ * --help: one screen, the settings are listed in the man pages, which
+ * `make install-factory` puts in the factory (.disinto-c/man), where man
+ * finds them with -M.  Caller frees.
+ */
+static char *
+cli_help(const struct cli_tool *t, const char *exe)
+{
+	char *usage = cli_options_help(t), *root = config_factory_root(exe);
+	char *man = xasprintf("%s/.disinto-c/man", root), *help;
+	struct stat st;
+
+	if (stat(man, &st) == 0 && S_ISDIR(st.st_mode))
+		help = xasprintf("%s\nsettings: the environment, "
+				 "$FACTORY_ROOT/.env, the project file\n"
+				 "more: man -M %s 8 %s (and 5 disinto-c)\n",
+		    usage, man, t->prog);
+	else
+		help = xasprintf("%s\nsettings: the environment, "
+				 "$FACTORY_ROOT/.env, the project file\n"
+				 "more: man 8 %s, man 5 disinto-c\n",
+		    usage, t->prog);
+	free(man);
+	free(root);
+	free(usage);
+	return help;
+}
+
+/*
  * Whether the PROJECT_TOML operand path cannot name a project file: a
  * readable regular file whose name ends in ".toml".  0, or -1 with err
  * set.
@@ -749,7 +783,7 @@ int
 cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
     struct config *cfg, char **msg)
 {
-	char err[1024], *path = NULL, *usage;
+	char err[1024], *path = NULL;
 	int rc = -1;
 
 	*msg = NULL;
@@ -760,13 +794,7 @@ cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
 	(void)config_apply_path();
 	switch (cli_parse(argc, argv, t, cli, err, sizeof(err))) {
 	case CLI_HELP:
-		/* One screen: the settings are listed in the man pages. */
-		usage = cli_options_help(t);
-		*msg = xasprintf("%s\nsettings: the environment, "
-				 "$FACTORY_ROOT/.env, the project file\n"
-				 "more: man 8 %s, man 5 disinto-c\n",
-		    usage, t->prog);
-		free(usage);
+		*msg = cli_help(t, argv[0]);
 		return CLI_EXIT_OK;
 	case CLI_VERSION:
 		*msg = xasprintf("%s %s\n", t->prog, version_string());
@@ -782,7 +810,9 @@ cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
 	if (configure(t, argv[0], cli, cfg, err, sizeof(err)) == -1) {
 		cli_log_dest(cli, cfg);
 		*msg = xasprintf("%s: %s\n", t->prog, err);
-		return cli->check ? CLI_EXIT_USAGE : cli_fail(t, cfg, err);
+		/* --check and --status only read: stderr has it all. */
+		return cli->check || cli->status ? CLI_EXIT_USAGE :
+						   cli_fail(t, cfg, err);
 	}
 	cli_log_dest(cli, cfg);
 	if (cli->status)

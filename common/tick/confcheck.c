@@ -56,6 +56,8 @@ static void confcheck_problem(struct confcheck_out *, int, const char *, ...)
 static void confcheck_warn(struct confcheck_out *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 static int confcheck_is_dir(const char *);
+static int confcheck_set(const char *);
+static void confcheck_env(const struct config *, struct confcheck_out *);
 static void confcheck_offline(const struct cli *, const struct config *,
     const char *, struct confcheck_out *);
 static void confcheck_token(const struct config *, struct confcheck_token *,
@@ -122,6 +124,35 @@ confcheck_is_dir(const char *path)
 	return path != NULL && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* Whether a token is set (not NULL, not empty). */
+static int
+confcheck_set(const char *v)
+{
+	return v != NULL && v[0] != '\0';
+}
+
+/*
+ * A missing $FACTORY_ROOT/.env: a warning when the tokens come from
+ * elsewhere (the environment), a problem when none is set at all (every
+ * call to the forge would be refused).
+ */
+static void
+confcheck_env(const struct config *cfg, struct confcheck_out *o)
+{
+	if (!confcheck_set(cfg->forge_token) &&
+	    !confcheck_set(cfg->forge_review_token) &&
+	    !confcheck_set(cfg->forge_agent_token))
+		confcheck_problem(o, CLI_EXIT_USAGE,
+		    "'%s' not found, and no FORGE_TOKEN is set anywhere: the "
+		    "forge refuses every call",
+		    cfg->env_missing);
+	else
+		confcheck_warn(o,
+		    "'%s' not found: the settings come from the environment "
+		    "and the project file",
+		    cfg->env_missing);
+}
+
 /* What the forge is not asked about. */
 static void
 confcheck_offline(const struct cli *cli, const struct config *cfg,
@@ -138,6 +169,8 @@ confcheck_offline(const struct cli *cli, const struct config *cfg,
 		confcheck_warn(o,
 		    "WEBHOOK_SECRET: only blanks: every webhook delivery is "
 		    "refused, as with no secret");
+	if (cfg->env_missing != NULL)
+		confcheck_env(cfg, o);
 	if (!confcheck_is_dir(cfg->factory_root))
 		confcheck_problem(o, CLI_EXIT_USAGE,
 		    "FACTORY_ROOT: not a directory: '%s'", cfg->factory_root);
@@ -557,9 +590,19 @@ confcheck_forge(const struct config *cfg, struct confcheck_out *o)
 	    {.name = "FORGE_AGENT_TOKEN", .value = cfg->forge_agent_token}};
 	size_t i, n = sizeof(t) / sizeof(t[0]);
 
+	size_t asked = 0;
+
 	for (i = 0; i < n; i++)
-		if (t[i].value != NULL && t[i].value[0] != '\0')
+		if (t[i].value != NULL && t[i].value[0] != '\0') {
 			confcheck_token(cfg, &t[i], o);
+			asked++;
+		}
+	/* Never silent: no token, nothing the forge could be asked. */
+	if (asked == 0)
+		confcheck_problem(o, CLI_EXIT_USAGE,
+		    "FORGE_TOKEN: not set (nor FORGE_REVIEW_TOKEN, "
+		    "FORGE_AGENT_TOKEN): the forge of %s was not asked",
+		    cfg->forge_repo);
 	confcheck_agent(cfg, t, n, o);
 	confcheck_woodpecker(cfg, o);
 	for (i = 0; i < n; i++)

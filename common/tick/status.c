@@ -54,6 +54,7 @@ struct status_session {
 	int pr_fresh;	/* the PR and CI were read from the forge now */
 	char *pr_state; /* from the forge: "open", "closed", "merged" */
 	char *pr_error; /* why the forge could not say, or NULL */
+	char *stopped;	/* why its agent is stopped, or NULL */
 };
 
 /* What keeps the backlog from moving, and the next ready issue. */
@@ -145,6 +146,8 @@ struct status {
 };
 
 static char *status_clean(const char *, size_t);
+static char *status_session_stopped(const struct status *,
+    const struct status_session *);
 static void status_progress(struct status_project *);
 static void status_text_progress(const struct status *,
     const struct status_session *, struct buf *);
@@ -345,6 +348,7 @@ status_project_free(const struct status *st, struct status_project *p)
 		free(p->sessions[i].ci_sha);
 		free(p->sessions[i].pr_state);
 		free(p->sessions[i].pr_error);
+		free(p->sessions[i].stopped);
 	}
 	free(p->backlog.error);
 	free(p->backlog.ready_title);
@@ -487,6 +491,55 @@ status_session_add(struct status_project *p, const char *kind, long long number,
 	return s;
 }
 
+/*
+ * Why the session's agent is stopped, when it is: an API error stopped
+ * it (its record, apipause.h; the project's pause resumes it), or its
+ * turn ended at the prompt with no phase written (the Stop hook's idle
+ * mark: dev-poll ends such a session after IDLE_GRACE).  NULL when
+ * neither (an agent waiting in a phase is not stopped).  Caller frees.
+ */
+static char *
+status_session_stopped(const struct status *st, const struct status_session *s)
+{
+	const char *name = s->name;
+	char *path = runfiles_api_error(name), *why = NULL, age[16];
+	struct apierr e;
+	struct buf b;
+	time_t at = 0;
+
+	if (apierr_read(path, &e) == 1 && e.error[0] != '\0') {
+		if (e.at > 0)
+			status_age((long long)(st->now - e.at), age,
+			    sizeof(age));
+		why = xasprintf("API error %s%s%s%s (the project's pause "
+				"resumes it)",
+		    e.error, e.at > 0 ? ", " : "", e.at > 0 ? age : "",
+		    e.at > 0 ? " ago" : "");
+		goto out;
+	}
+	free(path);
+	path = runfiles_idle_marker(name);
+	if (s->ph != PHASE_NONE)
+		goto out;
+	buf_init(&b, 0);
+	if (file_read(path, 64, &b) != -1) {
+		at = (time_t)strtoll(buf_str(&b), NULL, 10);
+		if (at <= 0 && file_mtime(path, &at) == -1)
+			at = 0;
+		if (at > 0) {
+			status_age((long long)(st->now - at), age, sizeof(age));
+			why = xasprintf("idle at its prompt with no phase "
+					"for %s",
+			    age);
+		} else
+			why = xstrdup("idle at its prompt with no phase");
+	}
+	buf_free(&b);
+out:
+	free(path);
+	return why;
+}
+
 /* The session's signal from the phase file at path. */
 static void
 status_session_read(const struct status *st, struct status_session *s,
@@ -496,13 +549,16 @@ status_session_read(const struct status *st, struct status_session *s,
 
 	s->alive = st->listed ? status_is_live(st, s->name) : -1;
 	if (agent_read_signal(s->name, path, &sig) == -1 || sig.mtime == 0)
-		return;
+		goto out;
 	free(s->phase);
 	free(s->reason);
 	s->phase = status_clean(sig.raw, strlen(sig.raw));
 	s->reason = status_clean(sig.reason, strlen(sig.reason));
 	s->since = sig.mtime;
 	s->ph = sig.phase;
+out:
+	free(s->stopped);
+	s->stopped = status_session_stopped(st, s);
 }
 
 /*
@@ -609,6 +665,8 @@ status_live_sessions(const struct status *st, struct status_project *p,
 		else
 			continue;
 		s->alive = 1;
+		if (s->stopped == NULL)
+			s->stopped = status_session_stopped(st, s);
 	}
 }
 
@@ -784,13 +842,16 @@ status_backoffs_read(struct status_project *p, const char *proj)
 
 /*
  * The dev session that holds the agent slot, as dev-poll sees it (slot.c):
- * a live session, else a phase file in a phase that is not terminal.
+ * a live session, else a phase file in a phase that is not terminal and
+ * not a parked escalation (its agent ended: the slot is free).
  */
 static void
 status_slot(struct status_project *p)
 {
 	const struct status_session *s;
+	char *parked;
 	size_t i;
+	int free_slot;
 
 	for (i = 0; i < p->nsessions && p->backlog.slot == NULL; i++)
 		if (strcmp(p->sessions[i].kind, "dev") == 0 &&
@@ -798,8 +859,13 @@ status_slot(struct status_project *p)
 			p->backlog.slot = &p->sessions[i];
 	for (i = 0; i < p->nsessions && p->backlog.slot == NULL; i++) {
 		s = &p->sessions[i];
-		if (strcmp(s->kind, "dev") == 0 && s->phase != NULL &&
-		    !phase_is_terminal(s->ph))
+		if (strcmp(s->kind, "dev") != 0 || s->phase == NULL ||
+		    phase_is_terminal(s->ph))
+			continue;
+		parked = runfiles_escalation_parked(p->name, s->number);
+		free_slot = file_exists(parked);
+		free(parked);
+		if (!free_slot)
 			p->backlog.slot = s;
 	}
 }
@@ -1041,6 +1107,8 @@ status_text_session(const struct status *st, const struct status_session *s,
 		    s->pr_error);
 	if (*s->reason != '\0')
 		buf_printf(b, "  Reason: %s", s->reason);
+	if (s->stopped != NULL)
+		buf_printf(b, "  Stopped: %s", s->stopped);
 	if (s->queued > 0)
 		buf_printf(b, "  queued: %ld", s->queued);
 	buf_puts(b, "\n");
@@ -1099,8 +1167,11 @@ status_text_backlog(const struct status *st, const struct status_project *p,
 			continue;
 		status_age((long long)(st->now - p->esc[i].since), age,
 		    sizeof(age));
-		buf_printf(b, "%s #%lld escalated %s ago, %s", sep,
-		    p->esc[i].issue, age, why);
+		buf_printf(b, "%s #%lld escalated %s ago, %s%s", sep,
+		    p->esc[i].issue, age, why,
+		    p->esc[i].parked ? " (parked: its agent ended, the slot "
+				       "is free)" :
+				       "");
 	}
 	if (k->error != NULL)
 		buf_printf(b, "%s the forge could not be read: %s", sep,
@@ -1434,6 +1505,8 @@ status_json_session(const struct status *st, const struct status_session *s)
 	cJSON_AddBoolToObject(o, "from_forge", s->pr_fresh);
 	if (s->pr_error != NULL)
 		cJSON_AddStringToObject(o, "forge_error", s->pr_error);
+	if (s->stopped != NULL)
+		cJSON_AddStringToObject(o, "stopped", s->stopped);
 	/* Only from a backend whose agents report it (agent_progress()). */
 	if (s->has_progress)
 		cJSON_AddItemToObject(o, "progress",

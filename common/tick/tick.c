@@ -39,6 +39,7 @@ static int tick_woken(struct tick *, const char *);
 static int tick_again(struct tick *, const char *);
 static int tick_next(struct tick *, int *);
 static int tick_passes(struct tick *);
+static char *tick_cause(const struct tick *, const struct http_failed *);
 static int tick_reads(struct tick *, int);
 static int tick_run(struct tick *);
 static void tick_summary(const struct tick *);
@@ -88,8 +89,8 @@ tick_prom(struct tick *t, int rc)
 
 /*
  * Where the factory was found, for a skipped tick: FACTORY_ROOT set, or
- * derived from the executable's place (after make install, /usr/local:
- * not a factory).  Caller frees.
+ * derived from the executable's place (config.c refuses one that is no
+ * factory at all).  Caller frees.
  */
 static char *
 tick_root_said(const struct config *cfg)
@@ -307,6 +308,30 @@ tick_passes(struct tick *t)
 }
 
 /*
+ * The cause of the failed read f: for a tool of every project, under the
+ * project whose server it was (its settings and where they were set),
+ * else under the tool's own configuration.  Caller frees.
+ */
+static char *
+tick_cause(const struct tick *t, const struct http_failed *f)
+{
+	struct config *all = NULL;
+	char *cause = NULL, err[512];
+	size_t i, n = 0;
+
+	if (!t->tool->cli.takes_project)
+		(void)cli_projects_load(&t->cfg, t->exe, t->cli.project, &all,
+		    &n, err, sizeof(err));
+	for (i = 0; i < n; i++) {
+		if (cause == NULL && cause_knows(&all[i], f->url))
+			cause = cause_failed_read(&all[i], f);
+		config_free(&all[i]);
+	}
+	free(all);
+	return cause != NULL ? cause : cause_failed_read(&t->cfg, f);
+}
+
+/*
  * The verdict on the tick's reads: a GET of the forge that brought no
  * data back is logged with its cause, and a tick that exited 0 without
  * that data exits 1, "degraded".  The exit status.
@@ -322,7 +347,7 @@ tick_reads(struct tick *t, int rc)
 	 */
 	if (!http_failed_read(PROMTICK_WOODPECKER, &f))
 		return rc;
-	t->cause = cause_failed_read(&t->cfg, &f);
+	t->cause = tick_cause(t, &f);
 	log_err("%s", t->cause);
 	if (rc != CLI_EXIT_OK)
 		return rc;

@@ -471,12 +471,14 @@ pulls_noncode(struct pulls *m, const struct pull *p)
 {
 	struct pulls_fact *f = pulls_fact(m, p);
 	const cJSON *files;
+	int all;
 
 	if (f->noncode != -1)
 		return f->noncode;
-	if (forge_pull_files(m->src.forge, p->number, &files) == -1)
+	if (forge_pull_files_some(m->src.forge, p->number, &files, &all) == -1)
 		return pulls_fail(m, "%s", forge_error(m->src.forge));
-	f->noncode = !ci_files_need_ci(files);
+	/* A PR whose files were not all read is never "non-code". */
+	f->noncode = all && !ci_files_need_ci(files);
 	f->noncode_at = m->src.now;
 	return f->noncode;
 }

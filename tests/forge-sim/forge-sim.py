@@ -224,6 +224,13 @@ class Sim:
         pr.setdefault("merged_by", None)
         pr.setdefault("merge_commit_sha", None)
         pr.setdefault("files", [])
+        # A PR of a huge change ("files_generated": N more files, as a
+        # vendored tree or a generated one): Gitea pages them as any
+        # list (routers/api/v1/repo/pull.go GetPullRequestFiles) and
+        # counts them in the PR's changed_files (services/convert/pull.go
+        # ToAPIPullRequest).
+        pr["files"] += ["gen/f%d.c" % i
+                        for i in range(pr.pop("files_generated", 0))]
         pr.setdefault("diff", None)
         reviews = pr.setdefault("reviews", [])
         for r in reviews:
@@ -1645,7 +1652,9 @@ class Handler(BaseHTTPRequestHandler):
     @route("GET", REPO + r"/pulls/(?P<n>\d+)/files")
     def get_pull_files(self, n):
         pr = self.get_pull(n)
-        files = pull_files(pr)
+        # The page first, then its objects: a list of 100 000 stays cheap.
+        page = self.paginate(pr["files"], link=True)
+        files = pull_files({"files": page})
         for f in files:
             f["html_url"] = "%s/src/commit/%s/%s" % (
                 self.shapes.repo_html, pr["head"]["sha"], f["filename"])
@@ -1654,7 +1663,7 @@ class Handler(BaseHTTPRequestHandler):
             f["raw_url"] = "%s/raw/commit/%s/%s" % (
                 self.shapes.repo_html, pr["head"]["sha"], f["filename"])
         # routers/api/v1/repo/pull.go GetPullRequestFiles: Link too.
-        return 200, self.paginate(files, link=True)
+        return 200, files
 
     @route("GET", REPO + r"/pulls/(?P<n>\d+)/reviews")
     def list_reviews(self, n):

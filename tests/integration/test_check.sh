@@ -68,6 +68,13 @@ for tool in dev-poll supervisor-poll; do
 	check "no checkout: $tool --check names the file and the key" \
 	    grep -qF "$TOML: repo_root: not a directory" "$T/err"
 done
+# A failing --check writes nothing either: no metrics, log or status.
+check_eq "failing --check: no metrics written" \
+    "$(ls -A "$F/metrics" 2>/dev/null)" ""
+check_eq "failing --check: no log written" \
+    "$(find "$F/dev" "$F/supervisor" -name '*.log' 2>/dev/null)" ""
+check_eq "failing --check: nothing in the run directory" \
+    "$(ls -A "$DISINTO_RUN_DIR")" ""
 mv "$T/repo.away" "$T/repo"
 run dev-poll --forge "$TOML"
 check_eq "--forge without --check: usage, exit 2" "$RC" 2
@@ -138,3 +145,38 @@ check "refused token: named" \
     "$T/err"
 check_eq "--check --forge wrote nothing in the run directory" \
     "$(ls -A "$DISINTO_RUN_DIR")" ""
+
+# No .env: named, a problem when no token is set anywhere (every call
+# would be refused), else a warning; --check --forge says what it did.
+unset FORGE_AGENT_TOKEN
+mv "$F/.env" "$F/.env.away"
+run dev-poll --check "$TOML"
+check_eq "no .env, no token: --check exits 2" "$RC" 2
+check "no .env, no token: names the file" \
+    grep -qF "'$F/.env' not found, and no FORGE_TOKEN is set anywhere" \
+    "$T/err"
+run dev-poll --check --forge "$TOML"
+check_eq "no .env, no token: --check --forge exits 2" "$RC" 2
+check "no .env, no token: --check --forge is not silent" \
+    grep -qF "'$F/.env' not found" "$T/err"
+FORGE_TOKEN=dev-token run dev-poll --check "$TOML"
+check_eq "no .env, a token in the environment: exit 0" "$RC" 0
+check "no .env, a token in the environment: a warning naming the file" \
+    grep -qxF "warning: '$F/.env' not found: the settings come from the environment and the project file" \
+    "$T/out"
+printf 'WOODPECKER_TOKEN=wp\n' >"$F/.env"
+run dev-poll --check --forge "$TOML"
+check_eq "no token at all: --check --forge exits 2" "$RC" 2
+check "no token at all: --check --forge says the forge was not asked" \
+    grep -qF "FORGE_TOKEN: not set (nor FORGE_REVIEW_TOKEN, FORGE_AGENT_TOKEN): the forge of johba/demo was not asked" \
+    "$T/err"
+# A tick without .env: the cause line names the missing file.
+rm -f "$F/.env"
+touch "$F/state/.dev-active"
+run dev-poll "$TOML"
+check_eq "no .env: the tick fails" "$RC" 1
+check "no .env: the tick's cause names the missing file" \
+    grep -qF "FORGE_TOKEN (set in the default: '$F/.env' not found) is refused" \
+    "$T/err"
+rm -f "$F/state/.dev-active"
+mv "$F/.env.away" "$F/.env"

@@ -99,6 +99,12 @@ for p in dev-poll review-poll supervisor-poll; do
 	else
 		echo "not ok - $p --help names its man pages"
 	fi
+	if grep -q '^  --webhook ' "$T/help" &&
+	    grep -q '^  --tmux-server ' "$T/help"; then
+		echo "ok - $p --help lists the modes --webhook and --tmux-server"
+	else
+		echo "not ok - $p --help lists the modes --webhook and --tmux-server"
+	fi
 done
 for p in dev-poll review-poll supervisor-poll; do
 	v=$("$O/$p/$p" --version)

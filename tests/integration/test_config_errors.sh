@@ -136,3 +136,9 @@ check_eq "fixed: exit 0" "$?" 0
 check "fixed: the status no longer says failing" \
     grep -q "dev-poll: configuration loaded" \
     "$DISINTO_RUN_DIR/dev-agent-status-cfg"
+# The next tick that runs to its end says so: no stale line stays.
+mkdir -p "$FACTORY_ROOT/state" && touch "$FACTORY_ROOT/state/.dev-active"
+"$O/dev-poll/dev-poll" "$P" >/dev/null 2>&1
+check "a good tick after it: the status says tick ok" \
+    grep -q "dev-poll: tick ok" "$DISINTO_RUN_DIR/dev-agent-status-cfg"
+rm -f "$FACTORY_ROOT/state/.dev-active"

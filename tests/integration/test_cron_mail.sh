@@ -50,3 +50,18 @@ check "refused token from .env: the line names .env and its line" \
     grep -qE "^dev-poll: tick failed: 401 from the forge: FORGE_TOKEN \(set in $FACTORY_ROOT/.env:1\) is refused" "$T/err"
 check_eq "refused token from .env: its value is not on stderr" "$(grep -c revoked-tok "$T/err")" 0
 rm -f "$FACTORY_ROOT/.env"
+
+# supervisor-poll reads each project's forge: a failed read names the
+# project file that set the URL, not a .env that sets the same one.
+mkdir -p "$FACTORY_ROOT/projects" "$FACTORY_ROOT/supervisor"
+cp "$P" "$FACTORY_ROOT/projects/$PROJ.toml"
+printf '# the factory\nFORGE_URL=%s\n' "$SIM_URL" >"$FACTORY_ROOT/.env"
+: >"$FACTORY_ROOT/state/.supervisor-active"
+sim_stop
+"$O/supervisor-poll/supervisor-poll" 2>"$T/err" >"$T/out"
+check_eq "supervisor-poll, forge down: exit 1" "$?" 1
+check "supervisor-poll, forge down: names the project file's forge_url" \
+    grep -qE "forge unreachable at FORGE_URL=http://127\.0\.0\.1:[0-9]+ \(set in $FACTORY_ROOT/projects/$PROJ\.toml:[0-9]+ as forge_url\)" \
+    "$T/err"
+check_eq "supervisor-poll, forge down: not .env" "$(grep -c '\.env:2' "$T/err")" 0
+rm -f "$FACTORY_ROOT/.env" "$FACTORY_ROOT/projects/$PROJ.toml"

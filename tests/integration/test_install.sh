@@ -136,14 +136,13 @@ check "the example's tick is not skipped" \
     sh -c "! grep -q 'not active' '$F/dev/dev-agent-harb.log'"
 check_eq "the example's tick: nothing on stderr" "$(cat "$T/cron.out")" ""
 
-# Without FACTORY_ROOT the installed executable looks in $PREFIX, and its
-# skip line says so, and how it found it.
+# Without FACTORY_ROOT the installed executable derives $PREFIX, which is
+# no factory: it refuses, says so and creates nothing there.
 env -i HOME="$T/home" PATH=/usr/bin:/bin DISINTO_RUN_DIR="$T/cronrun" \
     "$PREFIX/bin/dev-poll" "$F/projects/harb.toml" >"$T/cron.out" 2>&1
-check_eq "without FACTORY_ROOT: exit 0" "$?" 0
-check_eq "without FACTORY_ROOT: the skip says where it looked" \
+check_eq "without FACTORY_ROOT: exit 2" "$?" 2
+check_eq "without FACTORY_ROOT: it says where it looked and what to set" \
     "$(cat "$T/cron.out")" \
-    "dev-poll: SKIP: '$PREFIX/state/.dev-active' not found — dev disabled (touch it to enable); FACTORY_ROOT=$PREFIX (derived from the executable's place; set FACTORY_ROOT)"
-check "without FACTORY_ROOT: the log says it too" \
-    grep -qF "dev not active — skipping: '$PREFIX/state/.dev-active' not found, FACTORY_ROOT=$PREFIX (derived from the executable's place; set FACTORY_ROOT)" \
-    "$PREFIX/dev/dev-agent-harb.log"
+    "dev-poll: FACTORY_ROOT is not set, and '$PREFIX' (the parent of the executable's directory) is no factory (no state/, no lib/env.sh): set FACTORY_ROOT"
+check "without FACTORY_ROOT: no dev/ or metrics/ in the prefix" \
+    test ! -e "$PREFIX/dev" -a ! -e "$PREFIX/metrics"

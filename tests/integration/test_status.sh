@@ -197,3 +197,57 @@ check "a broken project file: its error" grep -qF \
 rm -f "$F/projects/"*.toml
 "$O/dev-poll/dev-poll" --status >"$T/none.txt"
 check "no project at all: said" grep -qx 'no projects' "$T/none.txt"
+
+# A parked escalation frees the slot; a session stopped by an API error
+# or idle at its prompt says why.
+cat >"$F/projects/esc.toml" <<TOML
+name = "esc"
+repo = "johba/esc"
+forge_url = "$SIM_URL"
+TOML
+put "$RUN/dev-session-esc-4.phase" '2 hours ago' \
+    'PHASE:escalate\nReason: which licence?\n'
+: >"$RUN/dev-escalation-notified-esc-4"
+printf 'ID: 0123\nAT: 1\nWORKTREE: /tmp/x\nREASON: which licence?\n' \
+    >"$RUN/dev-escalation-parked-esc-4"
+"$O/dev-poll/dev-poll" --status "$F/projects/esc.toml" >"$T/esc.txt" 2>&1
+check "a parked escalation: the slot is free" grep -q 'backlog: *slot free' \
+    "$T/esc.txt"
+check "a parked escalation: said so" grep -qF \
+    '#4 escalated 2h00m ago, waiting for a reply on the issue (parked: its agent ended, the slot is free)' \
+    "$T/esc.txt"
+rm -f "$RUN/dev-escalation-parked-esc-4"
+"$O/dev-poll/dev-poll" --status "$F/projects/esc.toml" >"$T/esc.txt" 2>&1
+check "an escalation not parked: the slot is busy" grep -q \
+    'slot busy: dev-esc-4' "$T/esc.txt"
+rm -f "$RUN/dev-session-esc-4.phase" "$RUN/dev-escalation-notified-esc-4"
+put "$RUN/dev-session-esc-5.phase" '20 minutes ago' 'PHASE:awaiting_ci\n'
+printf 'ERROR: rate_limit\nAT: %s\nRESET: 0\nSOURCE: hook\n' \
+    "$(($(date +%s) - 600))" >"$RUN/api-error-dev-esc-5"
+put "$RUN/dev-session-esc-6.phase" '30 minutes ago' ''
+date +%s >"$RUN/claude-idle-dev-esc-6.ts"
+put "$RUN/dev-session-esc-7.phase" '30 minutes ago' 'PHASE:awaiting_ci\n'
+date +%s >"$RUN/claude-idle-dev-esc-7.ts"
+"$O/dev-poll/dev-poll" --status "$F/projects/esc.toml" >"$T/esc.txt" 2>&1
+check "stopped by an API error: said" grep -q \
+    'dev-esc-5 .*Stopped: API error rate_limit, 10m ago' "$T/esc.txt"
+check "idle at its prompt with no phase: said" grep -q \
+    'dev-esc-6 .*Stopped: idle at its prompt with no phase for 0s' "$T/esc.txt"
+check "waiting in a phase at its prompt: not stopped" grep -q \
+    'dev-esc-7 .*PHASE:awaiting_ci.*gone  no PR recorded$' "$T/esc.txt"
+"$O/dev-poll/dev-poll" --status --json "$F/projects/esc.toml" >"$T/esc.json"
+check "--json: why it is stopped" grep -q '"stopped":.*rate_limit' \
+    "$T/esc.json"
+rm -f "$RUN"/*esc*
+
+# --status on a broken project file: said, nothing written.
+printf 'name = "brk"\nrepo = "o/brk"\n[ci]\nwoodpecker_repo_id = "x"\n' \
+    >"$T/brk.toml"
+listing >"$T/before.brk"
+"$O/dev-poll/dev-poll" --status "$T/brk.toml" >"$T/brk.txt" 2>&1
+check_eq "--status of a broken project file: exit 2" "$?" 2
+check "--status of a broken project file: its error" grep -qF \
+    "$T/brk.toml:4: [ci] woodpecker_repo_id" "$T/brk.txt"
+listing >"$T/after.brk"
+check "--status of a broken project file: nothing written" \
+    cmp -s "$T/before.brk" "$T/after.brk"

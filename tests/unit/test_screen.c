@@ -159,11 +159,48 @@ test_text_and_advice(void)
 	CHECK_STR(screen_dialog_name(SCREEN_TRUST), "folder trust dialog");
 }
 
+/*
+ * The first-run screen's banner (block-element art, stars, a box round
+ * the welcome): one clean line, capped.
+ */
+static void
+test_banner(void)
+{
+	const char *screen =
+	    "     *                           \xe2\x96\x88\xe2\x96\x88\xe2\x96\x93\xe2\x96\x91\n"
+	    "   \xe2\x96\x91\xe2\x96\x91\xe2\x96\x91   *       \xe2\x96\x88\xe2\x96\x88\n"
+	    "\xe2\x80\xa6\xe2\x80\xa6\xe2\x96\x88 \xe2\x96\x88   \xe2\x96\x88\xe2\x80\xa6\xe2\x80\xa6\n"
+	    "\xe2\x95\xad\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x95\xae\n"
+	    "\xe2\x94\x82 \xe2\x9c\xbb Welcome to Claude Code!   \xe2\x94\x82\n"
+	    "\xe2\x95\xb0\xe2\x94\x80\xe2\x94\x80\xe2\x94\x80\xe2\x95\xaf\n"
+	    "\n"
+	    " \xe2\x96\x90\xe2\x96\x9b\xe2\x96\x88\xe2\x96\x9c\xe2\x96\x8c   Let's get started.\n"
+	    " " GLYPH " 1. Dark mode\n"
+	    "   2. Light mode\n";
+	char *t = screen_text(screen), big[8192], *c;
+	size_t i;
+
+	CHECK_STR(t,
+	    "\xe2\x9c\xbb Welcome to Claude Code! | Let's get "
+	    "started. | " GLYPH " 1. Dark mode | 2. Light mode");
+	free(t);
+	/* A screen of text: capped, cut at a character's start. */
+	for (i = 0; i + 13 < sizeof(big); i += 13)
+		memcpy(big + i, "word \xc3\xa9 more\n", 13);
+	big[i] = '\0';
+	t = screen_text(big);
+	CHECK(strlen(t) <= 1024 + 4);
+	CHECK((c = strstr(t, " ...")) != NULL && c[4] == '\0');
+	CHECK(((unsigned char)c[-1] & 0xc0) != 0xc0);
+	free(t);
+}
+
 int
 main(void)
 {
 	RUN(test_ready_screens);
 	RUN(test_dialogs);
+	RUN(test_banner);
 	RUN(test_box_shapes);
 	RUN(test_text_and_advice);
 	return check_main();
