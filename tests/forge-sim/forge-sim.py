@@ -30,14 +30,18 @@ Semantics follow real Gitea where the two differ from a naive reading:
  - PATCH /issues/{n} answers 201; POST /pulls/{n}/reviews answers 200;
  - DELETE /issues/{n}/labels/{id} with an unknown label id answers 422;
  - creating a label whose name already exists creates a duplicate (201);
- - merge: 405 when already merged, not mergeable or work in progress,
-   404 when closed unmerged, 409 when head_commit_id is not the head;
+ - merge: 405 when already merged, not mergeable (a conflict, or being
+   checked: a merge puts every other open PR on its base into checking),
+   work in progress or short of a protected branch's approvals, 404 when
+   closed unmerged, 409 when head_commit_id is not the head, for a
+   conflict found by the merge or a push the hooks refuse;
  - combined status of a commit without statuses has state "".
 """
 
 import argparse
 import base64
 import copy
+import fnmatch
 import hashlib
 import json
 import os
@@ -375,6 +379,65 @@ class Sim:
             return None
         return self.state["branches"].get(name)
 
+    # -- the merge check ---------------------------------------------------
+
+    def is_wip(self, pr):
+        """models/issues/pull.go IsWorkInProgress: a draft, or a title
+        with a work-in-progress prefix ("WIP:", "[WIP]")."""
+        return bool(pr["draft"] or re.match(r"(?i)^\s*(wip:|\[wip\])",
+                                            pr["title"]))
+
+    def mergeable_seen(self, pr):
+        """The PR's "mergeable" as the API answers it, models/issues/
+        pull.go Mergeable: false while the PR is being checked, has a
+        conflict (the scenario's "mergeable": false) or is a work in
+        progress.  A merge to a base puts every other open PR on it into
+        checking (services/pull/merge.go Merge, AddTestPullRequestTask;
+        services/pull/check.go AddToTaskQueue); here the check ends after
+        the PR's "checking" reads (each answer that shows the PR counts
+        one), so a test decides how long it lasts without a clock."""
+        with self.lock:
+            if pr.get("checking", 0) > 0:
+                pr["checking"] -= 1
+                return False
+        return bool(pr["mergeable"]) and not self.is_wip(pr)
+
+    def start_checks(self, merged):
+        """After the merge of PR merged: every other open PR on its base
+        is checked again (services/pull/merge.go Merge defers
+        AddTestPullRequestTask; services/pull/pull.go AddTestPullRequestTask
+        adds each unmerged PR of that base branch with
+        check.go AddToTaskQueue, status PullRequestStatusChecking).  How
+        many reads the check lasts: the scenario's "check_reads"
+        (default 1: the read back after a refused merge still sees it)."""
+        reads = self.state.get("check_reads", 1)
+        for p in self.state["pulls"]:
+            if p is not merged and p["state"] == "open" and \
+                    p["base"]["ref"] == merged["base"]["ref"]:
+                p["checking"] = reads
+
+    def protection_refusal(self, pr):
+        """services/pull/check.go CheckPullMergeable, then services/pull/
+        merge.go CheckPullBranchProtections: the first rule matching the
+        base (git_model.GetFirstMatchProtectedBranchRule, a glob) with
+        more "required_approvals" than the head's approvals refuses with
+        models.ErrDisallowedToMerge (Reason "Does not have enough
+        approvals"), which MergePullRequest answers 405 with the error's
+        text.  Returns that text, or None."""
+        for rule in self.state["branch_protections"]:
+            name = rule.get("rule_name", rule.get("branch_name", ""))
+            if not fnmatch.fnmatchcase(pr["base"]["ref"], name):
+                continue
+            need = rule.get("required_approvals", 0)
+            have = sum(1 for r in pr["reviews"]
+                       if r["state"] == "APPROVED" and not r["dismissed"]
+                       and r["commit_id"] == pr["head"]["sha"])
+            if have < need:
+                return ("not allowed to merge [reason: Does not have "
+                        "enough approvals]")
+            return None
+        return None
+
     # -- statuses -----------------------------------------------------------
 
     def sha_statuses(self, sha):
@@ -551,7 +614,8 @@ class Shapes:
                 "html_url": "%s/pulls/%d" % (self.repo_html, n),
                 "diff_url": "%s/pulls/%d.diff" % (self.repo_html, n),
                 "patch_url": "%s/pulls/%d.patch" % (self.repo_html, n),
-                "mergeable": pr["mergeable"], "merged": pr["merged"],
+                "mergeable": self.sim.mergeable_seen(pr),
+                "merged": pr["merged"],
                 "merged_at": pr["merged_at"],
                 "merge_commit_sha": pr["merge_commit_sha"],
                 "merged_by": self.user(pr["merged_by"]),
@@ -1747,13 +1811,30 @@ class Handler(BaseHTTPRequestHandler):
             raise HTTPError(405, "")
         if pr["state"] == "closed":
             raise HTTPError(404, NOT_FOUND_MSG)
-        if pr["draft"] or re.match(r"(?i)^\s*(wip:|\[wip\])", pr["title"]):
+        if self.sim.is_wip(pr):
             raise HTTPError(405, "Work in progress PRs cannot be merged")
-        if not pr["mergeable"]:
+        # CanAutoMerge is false while checking and with a conflict alike
+        # (ErrNotMergeableState): one answer for both.
+        with self.sim.lock:
+            checking = pr.get("checking", 0) > 0
+        if not pr["mergeable"] or checking:
             raise HTTPError(405, "Please try again later")
+        refusal = self.sim.protection_refusal(pr)
+        if refusal:
+            raise HTTPError(405, refusal)
         want = body.get("head_commit_id") or ""
         if want and want != pr["head"]["sha"]:
             raise HTTPError(409, "head out of date")
+        # A conflict found only by the merge itself (ErrMergeConflicts,
+        # answered 409 with the error as JSON) or a push the hooks
+        # refuse (git.ErrPushRejected: 409 "PushRejected with remote
+        # message: ..."): the scenario's "merge_conflict" or
+        # "push_rejected" (the hook's message).
+        if pr.get("merge_conflict"):
+            raise HTTPError(409, "merge conflict")
+        if pr.get("push_rejected"):
+            raise HTTPError(409, "PushRejected with remote message: " +
+                            str(pr["push_rejected"]))
         ts = now_iso()
         pr["merged"] = True
         pr["merged_at"] = ts
@@ -1763,6 +1844,7 @@ class Handler(BaseHTTPRequestHandler):
         pr["state"] = "closed"
         pr["closed_at"] = ts
         pr["updated_at"] = ts
+        self.sim.start_checks(pr)
         if body.get("delete_branch_after_merge"):
             failed = self.delete_merged_branch(pr)
             if failed:
