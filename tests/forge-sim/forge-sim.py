@@ -1117,6 +1117,7 @@ class Handler(BaseHTTPRequestHandler):
             msg = {500: "simulated internal error",
                    502: "simulated internal error", 404: NOT_FOUND_MSG,
                    409: "simulated conflict"}[status]
+            msg = fault.get("message", msg)
             self.try_send(status, {"message": msg, "url": self.base})
             return
         status, payload, text, ctype = self.handle_api()
@@ -2056,7 +2057,7 @@ class Handler(BaseHTTPRequestHandler):
         f = {"method": body.get("method", "*"), "path": body.get("path", ""),
              "mode": mode, "count": count, "left": count,
              "delay": float(body.get("delay", 5)), "seen": set()}
-        for key in ("field", "item", "value", "remove"):
+        for key in ("field", "item", "value", "remove", "message"):
             if key in body:
                 f[key] = body[key]
         self.sim.faults.append(f)
