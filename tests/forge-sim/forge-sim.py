@@ -158,6 +158,12 @@ class Sim:
             # The user's access to the repository: "admin", "write" or
             # "read" (a site admin is an admin of every repository).
             u.setdefault("permission", "admin" if u["admin"] else "write")
+        # Organisation labels (routers/api/v1/org/label.go): not in the
+        # repository's /labels, but an issue may carry them.
+        for i, lab in enumerate(st.setdefault("org_labels", [])):
+            lab.setdefault("id", 1000 + i)
+            lab.setdefault("color", "ededed")
+            lab.setdefault("description", "")
         for i, lab in enumerate(st["labels"]):
             lab.setdefault("id", i + 1)
             lab.setdefault("color", "ededed")
@@ -320,10 +326,25 @@ class Sim:
         return user.get("permission", "write")
 
     def label_by_id(self, lid):
-        for lab in self.state["labels"]:
+        """A label of the repository or of its organisation by ID (routers/
+        api/v1/repo/issue_label.go DeleteIssueLabel reads any label by
+        ID: an issue may carry its organisation's labels)."""
+        for lab in self.state["labels"] + self.state["org_labels"]:
             if lab["id"] == lid:
                 return lab
         return None
+
+    def item_label(self, ent):
+        """An issue's label entry: a name (the repository's first label of
+        that name) or an ID (any label: an organisation label, or the
+        second of two labels of one name, which Gitea allows)."""
+        if isinstance(ent, int) and not isinstance(ent, bool):
+            return self.label_by_id(ent)
+        return self.label_by_name(ent)
+
+    def item_label_names(self, it):
+        return [lab["name"] for lab in map(self.item_label, it["labels"])
+                if lab]
 
     def label_by_name(self, name):
         for lab in self.state["labels"]:
@@ -532,8 +553,8 @@ class Shapes:
 
     def item_labels(self, it):
         out = []
-        for name in it["labels"]:
-            lab = self.sim.label_by_name(name)
+        for ent in it["labels"]:
+            lab = self.sim.item_label(ent)
             if lab:
                 out.append(self.label(lab))
         return out
@@ -1354,7 +1375,7 @@ class Handler(BaseHTTPRequestHandler):
                 continue
             if kind == "pulls" and not sim.is_pull(it):
                 continue
-            if any(w not in it["labels"] for w in want):
+            if any(w not in self.sim.item_label_names(it) for w in want):
                 continue
             if q and q not in it["title"].lower() and \
                     q not in it["body"].lower():
@@ -1519,6 +1540,9 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- labels -----------------------------------------------------------
 
+    # routers/api/v1/repo/label.go ListLabels: the repository's labels
+    # only (issues_model.GetLabelsByRepoID); its organisation's are at
+    # /orgs/{org}/labels.
     @route("GET", REPO + r"/labels")
     def list_labels(self):
         labs = sorted(self.sim.state["labels"], key=lambda x: x["name"])
@@ -1534,7 +1558,7 @@ class Handler(BaseHTTPRequestHandler):
     @route("GET", REPO + r"/labels/(?P<lid>[^/]+)")
     def get_label(self, lid):
         lab = self.label_ref(lid)
-        if lab is None:
+        if lab is None or lab not in self.sim.state["labels"]:
             raise HTTPError(404, NOT_FOUND_MSG)
         return 200, self.shapes.label(lab)
 
@@ -1576,8 +1600,12 @@ class Handler(BaseHTTPRequestHandler):
                 lab = self.sim.label_by_id(lid)
             elif isinstance(lid, str):
                 lab = self.sim.label_by_name(lid)
-            if lab and lab["name"] not in it["labels"]:
-                it["labels"].append(lab["name"])
+            if lab and lab["id"] not in [
+                    x["id"] for x in map(self.sim.item_label, it["labels"])
+                    if x]:
+                first = self.sim.label_by_name(lab["name"])
+                it["labels"].append(lab["name"] if first is lab
+                                    else lab["id"])
                 it["updated_at"] = now_iso()
         return 200, self.shapes.item_labels(it)
 
@@ -1591,8 +1619,10 @@ class Handler(BaseHTTPRequestHandler):
         lab = self.label_ref(lid)
         if lab is None:
             raise HTTPError(422, "label does not exist")
-        if lab["name"] in it["labels"]:
-            it["labels"].remove(lab["name"])
+        keep = [e for e in it["labels"]
+                if (self.sim.item_label(e) or {}).get("id") != lab["id"]]
+        if len(keep) != len(it["labels"]):
+            it["labels"] = keep
             it["updated_at"] = now_iso()
         return 204, None
 
