@@ -137,15 +137,15 @@ struct dp_merged {
  * state.c).  All empty: nothing.
  */
 struct dp_state {
-	long long pr;		     /* the PR, 0 when none is known */
-	char merge[64];		     /* a merge asked, its steps not all done */
-	char refused[64];	     /* the head SHA whose merge was refused */
-	long status;		     /* the refusal's HTTP status */
-	long long refused_at;	     /* the phase file's mtime at the refusal */
-	int escalate;		     /* the refusal is a human's: escalated */
-	char answer[256];	     /* the forge's words on the refusal */
-	char rebase[64];	     /* the head SHA a rebase was asked for */
-	char unmergeable[64]; /* the head the forge called not mergeable */
+	long long pr;		  /* the PR, 0 when none is known */
+	char merge[64];		  /* a merge asked, its steps not all done */
+	char refused[64];	  /* the head SHA whose merge was refused */
+	long status;		  /* the refusal's HTTP status */
+	long long refused_at;	  /* the phase file's mtime at the refusal */
+	int escalate;		  /* the refusal is a human's: escalated */
+	char answer[256];	  /* the forge's words on the refusal */
+	char rebase[64];	  /* the head SHA a rebase was asked for */
+	char unmergeable[64];	  /* the head the forge called not mergeable */
 	long long unmergeable_at; /* since then (epoch seconds) */
 	char unknown[PHASE_RAW_MAX]; /* the last unknown phase logged */
 	long long no_pr_at; /* the phase write told its PR failed, or 0 */

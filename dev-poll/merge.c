@@ -336,8 +336,9 @@ merge_refusal(struct dev_ctx *c, struct dp_pr *p, struct dp_state *st,
 	st->merge[0] = '\0';
 	if (m->status == 405 && merge_said(answer, "try again later"))
 		return merge_unmergeable(c, p, st, answer);
-	if (m->status == 409 && (merge_said(answer, "head out of date") ||
-				    merge_said(answer, "push out of date"))) {
+	if (m->status == 409 &&
+	    (merge_said(answer, "head out of date") ||
+		merge_said(answer, "push out of date"))) {
 		log_msg("PR #%lld: the merge found its head or %s moved (HTTP "
 			"409: %s) — a later tick asks again",
 		    p->pull->number, c->cfg->primary_branch, answer);

@@ -84,8 +84,7 @@ state_empty(const struct dp_state *st)
 {
 	return st->pr == 0 && st->merge[0] == '\0' && st->refused[0] == '\0' &&
 	    st->rebase[0] == '\0' && st->unknown[0] == '\0' &&
-	    st->unmergeable[0] == '\0' &&
-	    st->no_pr_at == 0;
+	    st->unmergeable[0] == '\0' && st->no_pr_at == 0;
 }
 
 int

@@ -1079,8 +1079,8 @@ forge_issue_remove_label_name(struct forge *f, long long number,
 	if ((labels = json_arr(issue, "labels")) == NULL)
 		return 0;
 	cJSON_ArrayForEach (l, labels) {
-		if ((s = json_str(l, "name")) == NULL ||
-		    strcmp(s, name) != 0 || json_int(l, "id", &id) == -1)
+		if ((s = json_str(l, "name")) == NULL || strcmp(s, name) != 0 ||
+		    json_int(l, "id", &id) == -1)
 			continue;
 		if (forge_issue_remove_label(f, number, id) == -1)
 			r = -1;
