@@ -86,6 +86,8 @@ enum dp_deps {
 enum dp_merge {
 	DP_MERGED,	  /* merged now, or found merged */
 	DP_MERGE_REFUSED, /* refused (now or before, for this head) */
+	DP_MERGE_LATER,	  /* not now: the forge is checking the PR, or its
+			     head or base moved; a later tick asks again */
 	DP_MERGE_FAILED,  /* no answer: a later tick finds out */
 	DP_MERGE_UNKNOWN  /* not tried: the issue's state is unreadable, or
 			     a bash dev-agent.sh works on it */
@@ -119,6 +121,7 @@ struct dp_pr {
 	int approved;		 /* the head's verdict is an approval */
 	int changes;		 /* the head's verdict asks for changes */
 	int merge_refused;	 /* a direct merge was refused this tick */
+	int merge_later;	 /* ... or put off to a later tick */
 };
 
 /* Backlog issues listed by title in a session's prompt. */
@@ -135,13 +138,16 @@ struct dp_merged {
  * state.c).  All empty: nothing.
  */
 struct dp_state {
-	long long pr;		     /* the issue's PR, 0 when none is known */
-	char merge[64];		     /* a merge asked, its steps not all done */
-	char refused[64];	     /* the head SHA whose merge was refused */
-	long status;		     /* the refusal's HTTP status */
-	long long refused_at;	     /* the phase file's mtime at the refusal */
-	char answer[256];	     /* the forge's words on the refusal */
-	char rebase[64];	     /* the head SHA a rebase was asked for */
+	long long pr;		  /* the issue's PR, 0 when none is known */
+	char merge[64];		  /* a merge asked, its steps not all done */
+	char refused[64];	  /* the head SHA whose merge was refused */
+	long status;		  /* the refusal's HTTP status */
+	long long refused_at;	  /* the phase file's mtime at the refusal */
+	int escalate;		  /* the refusal is a human's: escalated */
+	char answer[256];	  /* the forge's words on the refusal */
+	char rebase[64];	  /* the head SHA a rebase was asked for */
+	char unmergeable[64];	  /* the head the forge called not mergeable */
+	long long unmergeable_at; /* since then (epoch seconds) */
 	char unknown[PHASE_RAW_MAX]; /* the last unknown phase logged */
 	long long no_pr_at; /* the phase write told its PR failed, or 0 */
 };

@@ -9,16 +9,31 @@
  * The merge is written into the issue's state before it is asked, and
  * stays there until every after-merge step succeeded: a merge whose
  * answer was lost, or whose close or label removal failed, is finished by
- * a later tick (reactpr.c).  A refusal is remembered per head SHA, so the
- * merge is not asked again every tick (a 405 again once the phase file
- * changed: someone answered the escalation): as phase-handler.sh's
- * do_merge did, 405 (the forge's merge requirements) escalates a live
- * session, anything else (a conflict) asks it to rebase, once per head.
+ * a later tick (reactpr.c).
+ *
+ * What the forge's no means (routers/api/v1/repo/pull.go MergePullRequest,
+ * services/pull/check.go CheckPullMergeable, both Gitea and Forgejo): 405
+ * "Please try again later" is a PR not in a mergeable state, a conflict
+ * and a PR still being checked alike (a merge puts every open PR on its
+ * base into checking: services/pull/merge.go Merge); a PR the forge does
+ * not call mergeable is not asked to merge, and counts as a conflict only
+ * once it stayed so for MERGE_CHECK_WAIT at one head; until then a later
+ * tick looks again, nothing remembered as a refusal.  409 "head out of
+ * date" or "merge push out of date" (the head or the base moved) is tried
+ * again by a later tick too.  A conflict (found so, or a 409 conflict of
+ * the merge itself) asks the session to rebase, once per head; the other
+ * 405s (branch protection, approvals, permission, work in progress,
+ * signing) and a push the hooks refused escalate to a human, not asked
+ * again until the phase file changed (someone answered the escalation).
+ * A refusal is remembered per head SHA, so the merge is not asked again
+ * every tick.  (phase-handler.sh's do_merge escalated every 405, a
+ * checking PR's too.)
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "agent.h"
 #include "config.h"
@@ -33,6 +48,12 @@
 
 /* The forge's answer quoted in an escalation, as do_merge did. */
 #define ANSWER_MAX 200
+
+/*
+ * How long a PR may stay not mergeable at one head before it counts as a
+ * conflict rather than a check still going on (seconds).
+ */
+#define MERGE_CHECK_WAIT 60
 
 static long long merge_phase_mtime(struct dev_ctx *, long long);
 static int merge_phase_done(struct dev_ctx *, long long);
@@ -54,6 +75,10 @@ static enum dp_merge merge_refusal(struct dev_ctx *, struct dp_pr *,
     struct dp_state *, const struct forge_merge *);
 static enum dp_merge merge_prepare(struct dev_ctx *, struct dp_pr *,
     struct dp_state *);
+static int merge_said(const char *, const char *);
+static enum dp_merge merge_later(struct dp_pr *);
+static enum dp_merge merge_unmergeable(struct dev_ctx *, struct dp_pr *,
+    struct dp_state *, const char *);
 
 /* The mtime of the issue's phase file, 0 when there is none. */
 static long long
@@ -157,7 +182,7 @@ merge_held(struct dev_ctx *c, const struct dp_pr *p, const struct dp_state *st)
 {
 	if (st->refused[0] == '\0' || strcmp(st->refused, p->pull->sha) != 0)
 		return 0;
-	return st->status != 405 ||
+	return !st->escalate ||
 	    st->refused_at == merge_phase_mtime(c, p->pull->issue);
 }
 
@@ -178,7 +203,8 @@ merge_answer(const struct forge_merge *m, char *out, size_t outsz)
 }
 
 /*
- * 405, not merged: the session escalates to a human, as do_merge wrote.
+ * A human's refusal (a 405 of the forge's merge rules, a push its hooks
+ * refused): the session escalates to a human, as do_merge wrote.
  * The phase file's new mtime is kept with the refusal.  0 or -1.
  */
 static int
@@ -267,8 +293,8 @@ merge_rebase(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
 
 /*
  * A refused merge (now or before, at this head): a live session is
- * escalated (405) or asked to rebase; without one the caller starts a
- * session for it.
+ * escalated (a human's refusal) or asked to rebase; without one the
+ * caller starts a session for it.
  */
 static enum dp_merge
 merge_refused(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
@@ -279,7 +305,7 @@ merge_refused(struct dev_ctx *c, const struct dp_pr *p, struct dp_state *st)
 
 	free(session);
 	if (alive == 1) {
-		if (st->status == 405)
+		if (st->escalate)
 			(void)merge_escalate(c, p, st);
 		else
 			(void)merge_rebase(c, p, st);
@@ -304,18 +330,113 @@ static enum dp_merge
 merge_refusal(struct dev_ctx *c, struct dp_pr *p, struct dp_state *st,
     const struct forge_merge *m)
 {
+	char answer[sizeof(st->answer)];
+
+	merge_answer(m, answer, sizeof(answer));
+	st->merge[0] = '\0';
+	if (m->status == 405 && merge_said(answer, "try again later"))
+		return merge_unmergeable(c, p, st, answer);
+	if (m->status == 409 &&
+	    (merge_said(answer, "head out of date") ||
+		merge_said(answer, "push out of date"))) {
+		log_msg("PR #%lld: the merge found its head or %s moved (HTTP "
+			"409: %s) — a later tick asks again",
+		    p->pull->number, c->cfg->primary_branch, answer);
+		if (p->pull->issue > 0)
+			(void)dp_state_write(c, p->pull->issue, st);
+		return merge_later(p);
+	}
 	log_warn("PR #%lld direct merge failed (HTTP %ld) — falling back to "
 		 "dev-agent",
 	    p->pull->number, m->status);
 	p->merge_refused = 1;
 	if (p->pull->issue <= 0)
 		return DP_MERGE_REFUSED;
-	st->merge[0] = '\0';
 	snprintf(st->refused, sizeof(st->refused), "%s", p->pull->sha);
 	st->status = m->status;
+	/*
+	 * A 405 now is the forge's merge rules (protection, approvals,
+	 * permission, work in progress, signing), a 409 PushRejected its
+	 * hooks: a human's.  Any other 409 is a conflict the merge found.
+	 */
+	st->escalate = m->status == 405 ||
+	    (m->status == 409 && merge_said(answer, "PushRejected"));
 	st->refused_at = merge_phase_mtime(c, p->pull->issue);
-	merge_answer(m, st->answer, sizeof(st->answer));
+	snprintf(st->answer, sizeof(st->answer), "%s", answer);
 	(void)dp_state_write(c, p->pull->issue, st);
+	return merge_refused(c, p, st);
+}
+
+/* Whether the forge's answer says what (ASCII, any case). */
+static int
+merge_said(const char *answer, const char *what)
+{
+	size_t n = strlen(what);
+	const char *s;
+
+	for (s = answer; *s != '\0'; s++)
+		if (strncasecmp(s, what, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* Not this tick: a later tick asks again. */
+static enum dp_merge
+merge_later(struct dp_pr *p)
+{
+	p->merge_later = 1;
+	return DP_MERGE_LATER;
+}
+
+/*
+ * The forge does not call p mergeable (its "mergeable", or a 405 "Please
+ * try again later", answer): checked still, or a conflict.  The first
+ * time at this head it is noted and left to a later tick; once it stayed
+ * so for MERGE_CHECK_WAIT, a conflict: refused, the session asked to
+ * rebase.
+ */
+static enum dp_merge
+merge_unmergeable(struct dev_ctx *c, struct dp_pr *p, struct dp_state *st,
+    const char *answer)
+{
+	long long since, issue = p->pull->issue;
+
+	if (issue <= 0) {
+		log_msg("PR #%lld: not mergeable now (the forge may be "
+			"checking it) — a later tick looks again",
+		    p->pull->number);
+		return merge_later(p);
+	}
+	if (strcmp(st->unmergeable, p->pull->sha) != 0) {
+		snprintf(st->unmergeable, sizeof(st->unmergeable), "%s",
+		    p->pull->sha);
+		st->unmergeable_at = (long long)c->now;
+	}
+	since = (long long)c->now - st->unmergeable_at;
+	if (since < MERGE_CHECK_WAIT) {
+		log_msg("PR #%lld: not mergeable now (the forge may be "
+			"checking it after a merge to %s%s%s) — a later tick "
+			"looks again",
+		    p->pull->number, c->cfg->primary_branch,
+		    answer != NULL ? "; HTTP 405: " : "",
+		    answer != NULL ? answer : "");
+		(void)dp_state_write(c, issue, st);
+		return merge_later(p);
+	}
+	log_msg("PR #%lld: not mergeable for %llds at %.7s — a conflict with "
+		"%s",
+	    p->pull->number, since, p->pull->sha, c->cfg->primary_branch);
+	p->merge_refused = 1;
+	st->merge[0] = '\0';
+	snprintf(st->refused, sizeof(st->refused), "%s", p->pull->sha);
+	st->status = 405;
+	st->escalate = 0;
+	st->refused_at = merge_phase_mtime(c, issue);
+	snprintf(st->answer, sizeof(st->answer),
+	    "%s (not mergeable for %llds: a conflict with %s)",
+	    answer != NULL ? answer : "Please try again later", since,
+	    c->cfg->primary_branch);
+	(void)dp_state_write(c, issue, st);
 	return merge_refused(c, p, st);
 }
 
@@ -330,7 +451,9 @@ merge_prepare(struct dev_ctx *c, struct dp_pr *p, struct dp_state *st)
 {
 	memset(st, 0, sizeof(*st));
 	if (p->pull->issue <= 0)
-		return DP_MERGED;
+		return p->pull->mergeable == 0 && !p->pull->draft ?
+		    merge_unmergeable(c, p, st, NULL) :
+		    DP_MERGED;
 	if (dp_state_read(c, p->pull->issue, st) == -1) {
 		c->skipped++;
 		return DP_MERGE_UNKNOWN;
@@ -341,6 +464,9 @@ merge_prepare(struct dev_ctx *c, struct dp_pr *p, struct dp_state *st)
 		    p->pull->number, p->pull->sha, st->status);
 		return DP_MERGE_REFUSED;
 	}
+	if (p->pull->mergeable == 0 && !p->pull->draft)
+		return merge_unmergeable(c, p, st, NULL);
+	st->unmergeable[0] = '\0';
 	return merge_remember(c, p, st) == 0 ? DP_MERGED : DP_MERGE_UNKNOWN;
 }
 
@@ -351,13 +477,25 @@ dp_merge(struct dev_ctx *c, struct dp_pr *p)
 	struct dp_state st;
 	enum dp_merge r;
 
+	if (p->merge_later)
+		return DP_MERGE_LATER;
 	if (p->merge_refused)
 		return DP_MERGE_REFUSED;
 	if (p->pull->issue > 0 && dp_stands_back(c, p->pull->issue))
 		return DP_MERGE_UNKNOWN;
-	if ((r = merge_prepare(c, p, &st)) != DP_MERGED) {
+	switch ((r = merge_prepare(c, p, &st))) {
+	case DP_MERGED:
+		break;
+	case DP_MERGE_REFUSED:
+		if (p->merge_refused)
+			return r; /* just refused: told */
 		p->merge_refused = 1;
-		return r == DP_MERGE_REFUSED ? merge_refused(c, p, &st) : r;
+		return merge_refused(c, p, &st);
+	case DP_MERGE_LATER:
+		return r;
+	default:
+		p->merge_refused = 1;
+		return r;
 	}
 	log_msg("PR #%lld (issue #%lld) approved + CI green → attempting "
 		"direct merge",
@@ -423,6 +561,7 @@ dp_merge_prelock(struct dev_ctx *c)
 			lost = 1;
 			break;
 		case DP_MERGE_REFUSED:
+		case DP_MERGE_LATER:
 		case DP_MERGE_UNKNOWN:
 			break;
 		}

@@ -101,6 +101,7 @@ schedule_merge(struct dev_ctx *c, struct dp_pr *p, long long issue,
 	case DP_MERGE_FAILED: /* unanswered: a later tick finds out */
 		return DP_DONE;
 	case DP_MERGE_UNKNOWN:
+	case DP_MERGE_LATER: /* a later tick asks again */
 		return DP_NEXT;
 	case DP_MERGE_REFUSED:
 		break;

@@ -26,15 +26,31 @@ static int state_empty(const struct dp_state *);
 static void
 state_parse(const char *text, struct dp_state *st)
 {
-	char refused[128];
+	char refused[128], kind[16], unmergeable[128];
+	int n;
 
 	if (record_get_ll(text, "PR:", &st->pr) == -1 || st->pr < 0)
 		st->pr = 0;
 	(void)record_get(text, "MERGE:", st->merge, sizeof(st->merge));
-	if (record_get(text, "REFUSED:", refused, sizeof(refused)) == 0 &&
-	    sscanf(refused, "%63s %ld %lld", st->refused, &st->status,
-		&st->refused_at) != 3)
-		memset(st->refused, 0, sizeof(st->refused));
+	/*
+	 * "REFUSED: SHA STATUS MTIME [escalate|rebase]": without the kind
+	 * (a file of an older version) a 405 escalates, as it did then.
+	 */
+	if (record_get(text, "REFUSED:", refused, sizeof(refused)) == 0) {
+		n = sscanf(refused, "%63s %ld %lld %15s", st->refused,
+		    &st->status, &st->refused_at, kind);
+		if (n < 3)
+			memset(st->refused, 0, sizeof(st->refused));
+		else if (n == 4)
+			st->escalate = strcmp(kind, "escalate") == 0;
+		else
+			st->escalate = st->status == 405;
+	}
+	if (record_get(text, "UNMERGEABLE:", unmergeable,
+		sizeof(unmergeable)) == 0 &&
+	    sscanf(unmergeable, "%63s %lld", st->unmergeable,
+		&st->unmergeable_at) != 2)
+		memset(st->unmergeable, 0, sizeof(st->unmergeable));
 	(void)record_get(text, "ANSWER:", st->answer, sizeof(st->answer));
 	(void)record_get(text, "REBASE:", st->rebase, sizeof(st->rebase));
 	(void)record_get(text, "UNKNOWN:", st->unknown, sizeof(st->unknown));
@@ -68,7 +84,7 @@ state_empty(const struct dp_state *st)
 {
 	return st->pr == 0 && st->merge[0] == '\0' && st->refused[0] == '\0' &&
 	    st->rebase[0] == '\0' && st->unknown[0] == '\0' &&
-	    st->no_pr_at == 0;
+	    st->unmergeable[0] == '\0' && st->no_pr_at == 0;
 }
 
 int
@@ -90,8 +106,9 @@ dp_state_write(struct dev_ctx *c, long long issue, const struct dp_state *st)
 	if (st->merge[0] != '\0')
 		buf_printf(&b, "MERGE: %s\n", st->merge);
 	if (st->refused[0] != '\0')
-		buf_printf(&b, "REFUSED: %s %ld %lld\n", st->refused,
-		    st->status, st->refused_at);
+		buf_printf(&b, "REFUSED: %s %ld %lld %s\n", st->refused,
+		    st->status, st->refused_at,
+		    st->escalate ? "escalate" : "rebase");
 	if (st->refused[0] != '\0' && st->answer[0] != '\0') {
 		/* One line: the forge's words are only ever quoted. */
 		snprintf(answer, sizeof(answer), "%s", st->answer);
@@ -103,6 +120,9 @@ dp_state_write(struct dev_ctx *c, long long issue, const struct dp_state *st)
 		buf_printf(&b, "REBASE: %s\n", st->rebase);
 	if (st->unknown[0] != '\0')
 		buf_printf(&b, "UNKNOWN: %s\n", st->unknown);
+	if (st->unmergeable[0] != '\0')
+		buf_printf(&b, "UNMERGEABLE: %s %lld\n", st->unmergeable,
+		    st->unmergeable_at);
 	if (st->no_pr_at != 0)
 		buf_printf(&b, "NO-PR: %lld\n", st->no_pr_at);
 	r = act_write(&c->act, path, buf_str(&b), 0);

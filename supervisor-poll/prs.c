@@ -5,12 +5,23 @@
  * (then review-poll is started for the project).  The PRs, their CI and
  * whether their heads are reviewed are the forge model's
  * (common/world/pulls.h).
+ *
+ * The forge's "mergeable" is false for a conflict, but also while the PR
+ * is being checked (every open PR on a base after a merge to it) and for
+ * a work in progress (models/issues/pull.go Mergeable; services/pull/
+ * merge.go Merge, AddTestPullRequestTask): a draft is no conflict, and
+ * another PR only once it stayed not mergeable at one head for
+ * CONFLICT_WAIT_S, noted between runs in the run file
+ * runfiles_supervisor_unmergeable().
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "buf.h"
 #include "ci.h"
+#include "file.h"
 #include "config.h"
 #include "log.h"
 #include "pulls.h"
@@ -20,12 +31,18 @@
 
 #define FAILED_STALE_S (30 * 60)
 #define UNREVIEWED_S (60 * 60)
+#define CONFLICT_WAIT_S (10 * 60)
+#define NOTES_MAX (1024 * 1024)
 
 static long long prs_idle_min(const struct sup *, const struct pull *);
-static void prs_pr_one(struct sup *, const struct pull *);
+static void prs_pr_one(struct sup *, const struct pull *, struct buf *,
+    struct buf *);
 static void prs_unreviewed(struct sup *, const struct pull *, long long,
     const char *);
 static int prs_review_poll(struct sup *);
+static int prs_wip(const struct pull *);
+static int prs_conflict(struct sup *, const struct pull *, struct buf *,
+    struct buf *);
 
 /* Minutes since the PR was last updated; -1 when it does not say. */
 static long long
@@ -81,11 +98,57 @@ prs_unreviewed(struct sup *s, const struct pull *pr, long long idle,
 }
 
 /*
+ * A work in progress (models/issues/pull.go IsWorkInProgress): a draft,
+ * or a title that starts with one of the default WORK_IN_PROGRESS_PREFIXES
+ * (modules/setting/repository.go: "WIP:", "[WIP]"), any case.
+ */
+static int
+prs_wip(const struct pull *pr)
+{
+	const char *t = pr->title != NULL ? pr->title : "";
+
+	t += strspn(t, " \t");
+	return pr->draft || strncasecmp(t, "WIP:", 4) == 0 ||
+	    strncasecmp(t, "[WIP]", 5) == 0;
+}
+
+/*
+ * A PR the forge does not call mergeable: 1 when that is a conflict (it
+ * stayed so at this head since the note of an earlier run, old enough),
+ * else 0.  The note (this run's in *next) keeps the first time seen.
+ */
+static int
+prs_conflict(struct sup *s, const struct pull *pr, struct buf *notes,
+    struct buf *next)
+{
+	const char *line;
+	char head[32];
+	long long since = (long long)s->now, t;
+	int len;
+
+	len = snprintf(head, sizeof(head), "%lld ", pr->number);
+	for (line = buf_str(notes); *line != '\0'; line = strchr(line, '\n')) {
+		if (*line == '\n')
+			line++;
+		if (strncmp(line, head, (size_t)len) == 0 &&
+		    strncmp(line + len, pr->sha, strlen(pr->sha)) == 0 &&
+		    sscanf(line + len + strlen(pr->sha), " %lld", &t) == 1 &&
+		    t <= since)
+			since = t;
+		if (strchr(line, '\n') == NULL)
+			break;
+	}
+	buf_printf(next, "%lld %s %lld\n", pr->number, pr->sha, since);
+	return (long long)s->now - since >= CONFLICT_WAIT_S;
+}
+
+/*
  * One open PR.  CI as the model says it (the non-code rule applied), the
  * changed files read only for a PR idle long enough for an alert.
  */
 static void
-prs_pr_one(struct sup *s, const struct pull *pr)
+prs_pr_one(struct sup *s, const struct pull *pr, struct buf *notes,
+    struct buf *next)
 {
 	const char *proj = s->cfg->project_name;
 	int ci = config_ci_configured(s->cfg);
@@ -101,11 +164,12 @@ prs_pr_one(struct sup *s, const struct pull *pr)
 		return;
 	}
 	idle = prs_idle_min(s, pr);
-	if (pr->mergeable == 0 && ci_passed(st, ci)) {
-		sup_alert(s, P3,
-		    "%s: PR #%lld: CI green but a merge conflict — "
-		    "needs a rebase",
-		    proj, pr->number);
+	if (pr->mergeable == 0 && !prs_wip(pr) && ci_passed(st, ci)) {
+		if (prs_conflict(s, pr, notes, next))
+			sup_alert(s, P3,
+			    "%s: PR #%lld: CI green but a merge conflict — "
+			    "needs a rebase",
+			    proj, pr->number);
 		return;
 	}
 	/* Not passed, and not idle long enough for any alert: no files. */
@@ -129,6 +193,8 @@ prs_pr_one(struct sup *s, const struct pull *pr)
 void
 prs_check(struct sup *s)
 {
+	char *path;
+	struct buf notes, next;
 	size_t i;
 
 	if (!s->cfg->check_prs)
@@ -136,6 +202,19 @@ prs_check(struct sup *s)
 	sup_status(s, "P3: %s: checking PRs", s->cfg->project_name);
 	if (lists_prs(s) == -1)
 		return;
+	path = runfiles_supervisor_unmergeable(s->cfg->project_name);
+	buf_init(&notes, 0);
+	buf_init(&next, 0);
+	if (file_read(path, NOTES_MAX, &notes) == -1)
+		buf_reset(&notes);
 	for (i = 0; i < pulls_count(s->pulls); i++)
-		prs_pr_one(s, pulls_at(s->pulls, i));
+		prs_pr_one(s, pulls_at(s->pulls, i), &notes, &next);
+	if (strcmp(buf_str(&notes), buf_str(&next)) != 0 &&
+	    (next.len > 0 ? act_write(&s->act, path, buf_str(&next), 0) :
+			    act_remove(&s->act, path)) == -1)
+		sup_fail(s, "%s: cannot note the PRs not mergeable in '%s'",
+		    s->cfg->project_name, path);
+	buf_free(&next);
+	buf_free(&notes);
+	free(path);
 }

@@ -1063,16 +1063,34 @@ forge_issue_add_label_name(struct forge *f, long long number, const char *name)
 	return forge_issue_add_labels(f, number, &id, 1);
 }
 
+/*
+ * Every label called name that the issue carries is removed, by the IDs
+ * of the issue's own labels: the repository's /labels lists its own only
+ * (routers/api/v1/repo/label.go ListLabels), while an issue may carry an
+ * organisation's label, and Gitea allows two labels of one name; the
+ * removal takes any label's ID (repo/issue_label.go DeleteIssueLabel).
+ */
 int
 forge_issue_remove_label_name(struct forge *f, long long number,
     const char *name)
 {
+	const cJSON *issue, *labels, *l;
+	const char *s;
 	long long id;
-	enum forge_res r;
+	int r = 0;
 
-	if ((r = forge_label_id(f, name, 0, &id)) != FORGE_OK)
-		return r == FORGE_NOT_FOUND ? 0 : -1;
-	return forge_issue_remove_label(f, number, id);
+	if (forge_issue_get(f, number, &issue) == -1)
+		return -1;
+	if ((labels = json_arr(issue, "labels")) == NULL)
+		return 0;
+	cJSON_ArrayForEach (l, labels) {
+		if ((s = json_str(l, "name")) == NULL || strcmp(s, name) != 0 ||
+		    json_int(l, "id", &id) == -1)
+			continue;
+		if (forge_issue_remove_label(f, number, id) == -1)
+			r = -1;
+	}
+	return r;
 }
 
 int

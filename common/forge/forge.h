@@ -206,8 +206,9 @@ int forge_issue_remove_label(struct forge *f, long long number, long long id);
 int forge_issue_add_label_name(struct forge *f, long long number,
     const char *name);
 /*
- * Remove the label called name; no label of that name in the repository
- * (so none on the issue) is success.
+ * Remove every label called name the issue carries (an organisation's
+ * label, two labels of one name), by the IDs the issue read says; none
+ * of that name on the issue is success.
  */
 int forge_issue_remove_label_name(struct forge *f, long long number,
     const char *name);

@@ -247,6 +247,12 @@ runfiles_ci_memo(const char *p)
 }
 
 char *
+runfiles_supervisor_unmergeable(const char *p)
+{
+	return xasprintf("%s/supervisor-unmergeable-%s", run_dir, p);
+}
+
+char *
 runfiles_ci_changed(const char *p)
 {
 	return xasprintf("%s/ci-changed-%s", run_dir, p);

@@ -134,6 +134,12 @@ char *runfiles_review_files(const char *project);
  * written under the lock below, read by the ticks.
  */
 char *runfiles_ci_memo(const char *project);
+/*
+ * supervisor-poll's note of the PRs the forge called not mergeable: "N SHA
+ * SINCE" lines, so a PR being checked is no conflict (supervisor-poll/
+ * prs.c).
+ */
+char *runfiles_supervisor_unmergeable(const char *project);
 char *runfiles_ci_changed(const char *project);
 char *runfiles_ci_changed_lock(const char *project);
 /*

@@ -30,14 +30,18 @@ Semantics follow real Gitea where the two differ from a naive reading:
  - PATCH /issues/{n} answers 201; POST /pulls/{n}/reviews answers 200;
  - DELETE /issues/{n}/labels/{id} with an unknown label id answers 422;
  - creating a label whose name already exists creates a duplicate (201);
- - merge: 405 when already merged, not mergeable or work in progress,
-   404 when closed unmerged, 409 when head_commit_id is not the head;
+ - merge: 405 when already merged, not mergeable (a conflict, or being
+   checked: a merge puts every other open PR on its base into checking),
+   work in progress or short of a protected branch's approvals, 404 when
+   closed unmerged, 409 when head_commit_id is not the head, for a
+   conflict found by the merge or a push the hooks refuse;
  - combined status of a commit without statuses has state "".
 """
 
 import argparse
 import base64
 import copy
+import fnmatch
 import hashlib
 import json
 import os
@@ -154,6 +158,12 @@ class Sim:
             # The user's access to the repository: "admin", "write" or
             # "read" (a site admin is an admin of every repository).
             u.setdefault("permission", "admin" if u["admin"] else "write")
+        # Organisation labels (routers/api/v1/org/label.go): not in the
+        # repository's /labels, but an issue may carry them.
+        for i, lab in enumerate(st.setdefault("org_labels", [])):
+            lab.setdefault("id", 1000 + i)
+            lab.setdefault("color", "ededed")
+            lab.setdefault("description", "")
         for i, lab in enumerate(st["labels"]):
             lab.setdefault("id", i + 1)
             lab.setdefault("color", "ededed")
@@ -324,10 +334,25 @@ class Sim:
         return user.get("permission", "write")
 
     def label_by_id(self, lid):
-        for lab in self.state["labels"]:
+        """A label of the repository or of its organisation by ID (routers/
+        api/v1/repo/issue_label.go DeleteIssueLabel reads any label by
+        ID: an issue may carry its organisation's labels)."""
+        for lab in self.state["labels"] + self.state["org_labels"]:
             if lab["id"] == lid:
                 return lab
         return None
+
+    def item_label(self, ent):
+        """An issue's label entry: a name (the repository's first label of
+        that name) or an ID (any label: an organisation label, or the
+        second of two labels of one name, which Gitea allows)."""
+        if isinstance(ent, int) and not isinstance(ent, bool):
+            return self.label_by_id(ent)
+        return self.label_by_name(ent)
+
+    def item_label_names(self, it):
+        return [lab["name"] for lab in map(self.item_label, it["labels"])
+                if lab]
 
     def label_by_name(self, name):
         for lab in self.state["labels"]:
@@ -382,6 +407,65 @@ class Sim:
         if self.git_dir and name != self.state["default_branch"]:
             return None
         return self.state["branches"].get(name)
+
+    # -- the merge check ---------------------------------------------------
+
+    def is_wip(self, pr):
+        """models/issues/pull.go IsWorkInProgress: a draft, or a title
+        with a work-in-progress prefix ("WIP:", "[WIP]")."""
+        return bool(pr["draft"] or re.match(r"(?i)^\s*(wip:|\[wip\])",
+                                            pr["title"]))
+
+    def mergeable_seen(self, pr):
+        """The PR's "mergeable" as the API answers it, models/issues/
+        pull.go Mergeable: false while the PR is being checked, has a
+        conflict (the scenario's "mergeable": false) or is a work in
+        progress.  A merge to a base puts every other open PR on it into
+        checking (services/pull/merge.go Merge, AddTestPullRequestTask;
+        services/pull/check.go AddToTaskQueue); here the check ends after
+        the PR's "checking" reads (each answer that shows the PR counts
+        one), so a test decides how long it lasts without a clock."""
+        with self.lock:
+            if pr.get("checking", 0) > 0:
+                pr["checking"] -= 1
+                return False
+        return bool(pr["mergeable"]) and not self.is_wip(pr)
+
+    def start_checks(self, merged):
+        """After the merge of PR merged: every other open PR on its base
+        is checked again (services/pull/merge.go Merge defers
+        AddTestPullRequestTask; services/pull/pull.go AddTestPullRequestTask
+        adds each unmerged PR of that base branch with
+        check.go AddToTaskQueue, status PullRequestStatusChecking).  How
+        many reads the check lasts: the scenario's "check_reads"
+        (default 1: the read back after a refused merge still sees it)."""
+        reads = self.state.get("check_reads", 1)
+        for p in self.state["pulls"]:
+            if p is not merged and p["state"] == "open" and \
+                    p["base"]["ref"] == merged["base"]["ref"]:
+                p["checking"] = reads
+
+    def protection_refusal(self, pr):
+        """services/pull/check.go CheckPullMergeable, then services/pull/
+        merge.go CheckPullBranchProtections: the first rule matching the
+        base (git_model.GetFirstMatchProtectedBranchRule, a glob) with
+        more "required_approvals" than the head's approvals refuses with
+        models.ErrDisallowedToMerge (Reason "Does not have enough
+        approvals"), which MergePullRequest answers 405 with the error's
+        text.  Returns that text, or None."""
+        for rule in self.state["branch_protections"]:
+            name = rule.get("rule_name", rule.get("branch_name", ""))
+            if not fnmatch.fnmatchcase(pr["base"]["ref"], name):
+                continue
+            need = rule.get("required_approvals", 0)
+            have = sum(1 for r in pr["reviews"]
+                       if r["state"] == "APPROVED" and not r["dismissed"]
+                       and r["commit_id"] == pr["head"]["sha"])
+            if have < need:
+                return ("not allowed to merge [reason: Does not have "
+                        "enough approvals]")
+            return None
+        return None
 
     # -- statuses -----------------------------------------------------------
 
@@ -477,8 +561,8 @@ class Shapes:
 
     def item_labels(self, it):
         out = []
-        for name in it["labels"]:
-            lab = self.sim.label_by_name(name)
+        for ent in it["labels"]:
+            lab = self.sim.item_label(ent)
             if lab:
                 out.append(self.label(lab))
         return out
@@ -559,7 +643,8 @@ class Shapes:
                 "html_url": "%s/pulls/%d" % (self.repo_html, n),
                 "diff_url": "%s/pulls/%d.diff" % (self.repo_html, n),
                 "patch_url": "%s/pulls/%d.patch" % (self.repo_html, n),
-                "mergeable": pr["mergeable"], "merged": pr["merged"],
+                "mergeable": self.sim.mergeable_seen(pr),
+                "merged": pr["merged"],
                 "merged_at": pr["merged_at"],
                 "merge_commit_sha": pr["merge_commit_sha"],
                 "merged_by": self.user(pr["merged_by"]),
@@ -1061,6 +1146,7 @@ class Handler(BaseHTTPRequestHandler):
             msg = {500: "simulated internal error",
                    502: "simulated internal error", 404: NOT_FOUND_MSG,
                    409: "simulated conflict"}[status]
+            msg = fault.get("message", msg)
             self.try_send(status, {"message": msg, "url": self.base})
             return
         status, payload, text, ctype = self.handle_api()
@@ -1325,7 +1411,7 @@ class Handler(BaseHTTPRequestHandler):
                 continue
             if kind == "pulls" and not sim.is_pull(it):
                 continue
-            if any(w not in it["labels"] for w in want):
+            if any(w not in self.sim.item_label_names(it) for w in want):
                 continue
             if q and q not in it["title"].lower() and \
                     q not in it["body"].lower():
@@ -1490,6 +1576,9 @@ class Handler(BaseHTTPRequestHandler):
 
     # -- labels -----------------------------------------------------------
 
+    # routers/api/v1/repo/label.go ListLabels: the repository's labels
+    # only (issues_model.GetLabelsByRepoID); its organisation's are at
+    # /orgs/{org}/labels.
     @route("GET", REPO + r"/labels")
     def list_labels(self):
         labs = sorted(self.sim.state["labels"], key=lambda x: x["name"])
@@ -1505,7 +1594,7 @@ class Handler(BaseHTTPRequestHandler):
     @route("GET", REPO + r"/labels/(?P<lid>[^/]+)")
     def get_label(self, lid):
         lab = self.label_ref(lid)
-        if lab is None:
+        if lab is None or lab not in self.sim.state["labels"]:
             raise HTTPError(404, NOT_FOUND_MSG)
         return 200, self.shapes.label(lab)
 
@@ -1547,8 +1636,12 @@ class Handler(BaseHTTPRequestHandler):
                 lab = self.sim.label_by_id(lid)
             elif isinstance(lid, str):
                 lab = self.sim.label_by_name(lid)
-            if lab and lab["name"] not in it["labels"]:
-                it["labels"].append(lab["name"])
+            if lab and lab["id"] not in [
+                    x["id"] for x in map(self.sim.item_label, it["labels"])
+                    if x]:
+                first = self.sim.label_by_name(lab["name"])
+                it["labels"].append(lab["name"] if first is lab
+                                    else lab["id"])
                 it["updated_at"] = now_iso()
         return 200, self.shapes.item_labels(it)
 
@@ -1562,8 +1655,10 @@ class Handler(BaseHTTPRequestHandler):
         lab = self.label_ref(lid)
         if lab is None:
             raise HTTPError(422, "label does not exist")
-        if lab["name"] in it["labels"]:
-            it["labels"].remove(lab["name"])
+        keep = [e for e in it["labels"]
+                if (self.sim.item_label(e) or {}).get("id") != lab["id"]]
+        if len(keep) != len(it["labels"]):
+            it["labels"] = keep
             it["updated_at"] = now_iso()
         return 204, None
 
@@ -1785,13 +1880,30 @@ class Handler(BaseHTTPRequestHandler):
             raise HTTPError(405, "")
         if pr["state"] == "closed":
             raise HTTPError(404, NOT_FOUND_MSG)
-        if pr["draft"] or re.match(r"(?i)^\s*(wip:|\[wip\])", pr["title"]):
+        if self.sim.is_wip(pr):
             raise HTTPError(405, "Work in progress PRs cannot be merged")
-        if not pr["mergeable"]:
+        # CanAutoMerge is false while checking and with a conflict alike
+        # (ErrNotMergeableState): one answer for both.
+        with self.sim.lock:
+            checking = pr.get("checking", 0) > 0
+        if not pr["mergeable"] or checking:
             raise HTTPError(405, "Please try again later")
+        refusal = self.sim.protection_refusal(pr)
+        if refusal:
+            raise HTTPError(405, refusal)
         want = body.get("head_commit_id") or ""
         if want and want != pr["head"]["sha"]:
             raise HTTPError(409, "head out of date")
+        # A conflict found only by the merge itself (ErrMergeConflicts,
+        # answered 409 with the error as JSON) or a push the hooks
+        # refuse (git.ErrPushRejected: 409 "PushRejected with remote
+        # message: ..."): the scenario's "merge_conflict" or
+        # "push_rejected" (the hook's message).
+        if pr.get("merge_conflict"):
+            raise HTTPError(409, "merge conflict")
+        if pr.get("push_rejected"):
+            raise HTTPError(409, "PushRejected with remote message: " +
+                            str(pr["push_rejected"]))
         ts = now_iso()
         pr["merged"] = True
         pr["merged_at"] = ts
@@ -1801,6 +1913,7 @@ class Handler(BaseHTTPRequestHandler):
         pr["state"] = "closed"
         pr["closed_at"] = ts
         pr["updated_at"] = ts
+        self.sim.start_checks(pr)
         if body.get("delete_branch_after_merge"):
             failed = self.delete_merged_branch(pr)
             if failed:
@@ -2036,7 +2149,7 @@ class Handler(BaseHTTPRequestHandler):
         f = {"method": body.get("method", "*"), "path": body.get("path", ""),
              "mode": mode, "count": count, "left": count,
              "delay": float(body.get("delay", 5)), "seen": set()}
-        for key in ("field", "item", "value", "remove"):
+        for key in ("field", "item", "value", "remove", "message"):
             if key in body:
                 f[key] = body[key]
         self.sim.faults.append(f)

@@ -1,7 +1,9 @@
 # dev-poll step 1, the pre-lock merges: approved PRs whose CI passed (or
 # that change no code) are merged at the SHA that was checked, with
 # everything a merge entails; stale approvals, PRs without an issue and
-# red PRs are left alone.
+# red PRs are left alone.  (The forge here ends the check of the other
+# PRs that a merge starts before it is asked again: "check_reads": 0;
+# test_dev_merge_checking.sh has the forge still checking.)
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/dev.sh"
 dev_init git
@@ -16,7 +18,7 @@ S8=8888888888888888888888888888888888888888
 git init -q --bare -b master "$T/mirror.git"
 dev_sim - '[ci]' 'woodpecker_repo_id = 1' '[mirrors]' \
     "backup = \"$T/mirror.git\"" <<JSON
-{"repo": "johba/harb",
+{"repo": "johba/harb", "check_reads": 0,
  "users": [{"login": "dev-bot", "token": "dev-token", "admin": true},
            {"login": "review-bot", "token": "review-token", "admin": true}],
  "labels": [{"id": 1, "name": "backlog"}, {"id": 2, "name": "in-progress"},

@@ -1,17 +1,21 @@
-# An approved PR the forge will not merge (issue 11, item 3), as
-# phase-handler.sh's do_merge handled it: a 405 of a PR that is not
-# merged already escalates the live session (PHASE:escalate with the
-# reason and the forge's words); any other refusal (a conflict, 409) has
-# the live session rebase, told once per head SHA; without a live
-# session one is started in recovery mode and then told.  The merge is
-# not asked again every tick: only once the head moves, or, after a 405,
-# once the phase file changed (someone answered the escalation).
+# An approved PR the forge will not merge (issue 11, item 3), by what the
+# forge's no means (routers/api/v1/repo/pull.go MergePullRequest,
+# services/pull/check.go CheckPullMergeable): a 405 of the forge's merge
+# rules (here a protected branch short of approvals) escalates the live
+# session (PHASE:escalate with the reason and the forge's words); a
+# conflict (a 409 of the merge, or a PR the forge keeps calling not
+# mergeable) has the live session rebase, told once per head SHA, never
+# escalated; without a live session one is started in recovery mode and
+# then told.  The merge is not asked again every tick: only once the head
+# moves, or, after an escalation, once the phase file changed (someone
+# answered the escalation).
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/dev.sh"
 dev_init git
 SHA1=$(git_branch fix/issue-1 a.c)
 SHA2=$(git_branch fix/issue-2 b.c)
 SHA3=$(git_branch fix/issue-3 c.c)
+SHA4=$(git_branch fix/issue-4 d.c)
 review() {	# SHA
 	echo "[{\"user\": \"review-bot\", \"state\": \"APPROVED\", \"commit_id\": \"$1\"}]"
 }
@@ -20,14 +24,19 @@ dev_sim - '[ci]' 'woodpecker_repo_id = 0' <<JSON
  "users": [{"login": "dev-bot", "token": "dev-token", "admin": true},
            {"login": "review-bot", "token": "review-token", "admin": true}],
  "labels": [{"id": 1, "name": "backlog"}, {"id": 2, "name": "in-progress"}],
+ "branch_protections": [{"rule_name": "master", "required_approvals": 2}],
  "issues": [{"number": 1, "title": "One", "labels": ["in-progress"]},
-            {"number": 2, "title": "Two", "labels": ["in-progress"]}],
+            {"number": 2, "title": "Two", "labels": ["in-progress"]},
+            {"number": 4, "title": "Four", "labels": ["in-progress"]}],
  "pulls": [{"number": 11, "title": "fix: One (#1)", "body": "Fixes #1",
-            "mergeable": false, "head": {"ref": "fix/issue-1", "sha": "$SHA1"},
+            "head": {"ref": "fix/issue-1", "sha": "$SHA1"},
             "reviews": $(review "$SHA1")},
            {"number": 12, "title": "fix: Two (#2)", "body": "Fixes #2",
             "head": {"ref": "fix/issue-2", "sha": "$SHA2"},
-            "reviews": $(review "$SHA2")}]}
+            "reviews": $(review "$SHA2")},
+           {"number": 14, "title": "fix: Four (#4)", "body": "Fixes #4",
+            "mergeable": false, "head": {"ref": "fix/issue-4", "sha": "$SHA4"},
+            "reviews": $(review "$SHA4")}]}
 JSON
 
 agent() {	# N PHASE
@@ -42,6 +51,7 @@ merges() {	# PR: merge requests so far
 }
 agent 1 PHASE:awaiting_review
 agent 2 PHASE:awaiting_review
+agent 4 PHASE:awaiting_review
 fault POST '/pulls/12/merge' 409
 
 # The stall on the code before: both merges were asked again every tick
@@ -50,9 +60,9 @@ dp
 lhas "405: said" 'PR #11 blocked — merge requirements not met \(HTTP 405\) — escalating #1'
 check_eq "405: the phase is escalate" \
     "$(sed -n 1p "$RUN/dev-session-$PROJ-1.phase")" PHASE:escalate
-check_eq "405: the reason, as do_merge wrote it" \
+check_eq "405: the reason, as do_merge wrote it, with the forge's words" \
     "$(sed -n 2p "$RUN/dev-session-$PROJ-1.phase")" \
-    "Reason: PR #11 merge blocked — merge requirements not met (HTTP 405): Please try again later"
+    "Reason: PR #11 merge blocked — merge requirements not met (HTTP 405): not allowed to merge [reason: Does not have enough approvals]"
 wait_for '[ -f "$T/al-2/prompt-1.txt" ]' 10
 check "409: the rebase asked" grep -q 'Rebase onto master and push' "$T/al-2/prompt-1.txt"
 check "409: with the commands" \
@@ -61,6 +71,13 @@ check "409: and the way back to CI" \
     grep -q "echo \"PHASE:awaiting_ci\" > \"$RUN/dev-session-$PROJ-2.phase\"" \
     "$T/al-2/prompt-1.txt"
 check "409: the forge's answer quoted" grep -q 'HTTP 409' "$T/al-2/prompt-1.txt"
+check_eq "not mergeable: no merge asked" "$(merges 14)" 0
+lhas "not mergeable: a later tick looks again" 'PR #14: not mergeable now .* a later tick looks again'
+check_eq "not mergeable: not escalated, no rebase yet" \
+    "$(sed -n 1p "$RUN/dev-session-$PROJ-4.phase") $(prompts "$T/al-4")" \
+    "PHASE:awaiting_review 0"
+check "not mergeable: noted, no refusal" grep -q "^UNMERGEABLE: $SHA4 " "$RUN/dev-state-$PROJ-4"
+check "not mergeable: no refusal remembered" sh -c "! grep -q '^REFUSED' '$RUN/dev-state-$PROJ-4'"
 MTIME=$(stat -c %Y "$RUN/dev-session-$PROJ-1.phase")
 dp
 dp
@@ -70,6 +87,22 @@ check_eq "409: the merge is not asked again" "$(merges 12)" 1
 check_eq "409: the rebase asked once" "$(prompts "$T/al-2")" 1
 check_eq "405: the escalation is not written again" \
     "$(stat -c %Y "$RUN/dev-session-$PROJ-1.phase")" "$MTIME"
+
+# Not mergeable at one head for a minute: a conflict, not a check still
+# going on (the note aged instead of waiting it out): the session is asked
+# to rebase, once, and nothing is escalated or merged.
+sed -i "s/^UNMERGEABLE: \([0-9a-f]*\) [0-9]*/UNMERGEABLE: \1 $(($(date +%s) - 61))/" \
+    "$RUN/dev-state-$PROJ-4"
+dp
+lhas "conflict: said" 'PR #14: not mergeable for 6[0-9]s at .* — a conflict with master'
+wait_for '[ -f "$T/al-4/prompt-1.txt" ]' 10
+check "conflict: the rebase asked" grep -q 'Rebase onto master and push' "$T/al-4/prompt-1.txt"
+check_eq "conflict: not escalated" \
+    "$(sed -n 1p "$RUN/dev-session-$PROJ-4.phase")" PHASE:awaiting_review
+dp
+sleep 0.5
+check_eq "conflict: the rebase asked once" "$(prompts "$T/al-4")" 1
+check_eq "conflict: never a merge asked" "$(merges 14)" 0
 
 # Someone answered the escalation: the session moved on; the merge is
 # asked once more.

@@ -57,7 +57,9 @@ cat >"$scen" <<JSON
     {"number": 57, "head": {"ref": "fix/issue-77", "sha": "5757575757575757575757575757575757575757"},
      "updated_at": "$old", "files": ["docs/guide.md"]},
     {"number": 58, "head": {"ref": "fix/issue-78", "sha": "5858585858585858585858585858585858585858"},
-     "updated_at": "$(iso 2400)", "files": ["docs/guide.md"]}
+     "updated_at": "$(iso 2400)", "files": ["docs/guide.md"]},
+    {"number": 59, "head": {"ref": "fix/issue-79", "sha": "5959595959595959595959595959595959595959"},
+     "draft": true, "updated_at": "$(iso 600)"}
   ],
   "statuses": {
     "5050505050505050505050505050505050505050": {"state": "success"},
@@ -68,7 +70,8 @@ cat >"$scen" <<JSON
     "5555555555555555555555555555555555555555": {"state": "success"},
     "5656565656565656565656565656565656565656": {"state": "failure"},
     "5757575757575757575757575757575757575757": {"state": "pending"},
-    "5858585858585858585858585858585858585858": {"state": "pending"}
+    "5858585858585858585858585858585858585858": {"state": "pending"},
+    "5959595959595959595959595959595959595959": {"state": "success"}
   },
   "woodpecker": {"repo_id": 1, "token": "wp-token", "pipelines": []}
 }
@@ -98,10 +101,17 @@ ms = [json.loads(l) for l in open('$METRICS')]
 dev = [m for m in ms if m['type'] == 'dev']
 assert len(dev) == 1 and dev[0]['project'] == 'harb', dev
 assert (dev[0]['issues_in_backlog'], dev[0]['issues_blocked'],
-    dev[0]['pr_open']) == (8, 1, 9), dev
+    dev[0]['pr_open']) == (8, 1, 10), dev
 "
-check "conflict with green CI" \
-    sup_log_has "P3: harb: PR #50: CI green but a merge conflict"
+# "mergeable": false is a conflict, or a check still going on after a
+# merge to the base (models/issues/pull.go Mergeable): the first run
+# notes it; a draft (also not mergeable) is no conflict at all.
+check_eq "not mergeable, seen the first time: no conflict alert yet" \
+    "$(sup_log_count 'PR #50: CI green but a merge conflict')" 0
+check "not mergeable: noted with its head" \
+    grep -q '^50 5050505050505050505050505050505050505050 [0-9]*$' \
+    "$DISINTO_RUN_DIR/supervisor-unmergeable-harb"
+check_eq "a draft is no conflict" "$(sup_log_count 'PR #59')" 0
 check "failed CI untouched" \
     sup_log_has "P3: harb: PR #51: CI failure, untouched for 120 min"
 check "green without review" \
@@ -125,6 +135,15 @@ check_eq "review-poll started once, for the project" \
     "review-poll $FACTORY_ROOT/projects/harb.toml"
 check_eq "the supervisor writes nothing to the forge here" \
     "$(sim_log_count '(POST|PATCH|DELETE)' '^/api/v1/')" 0
+
+# Still not mergeable at that head ten minutes later: a conflict.
+sed -i "s/^\(50 [0-9a-f]*\) [0-9]*$/\1 $(($(date +%s) - 601))/" \
+    "$DISINTO_RUN_DIR/supervisor-unmergeable-harb"
+: >"$SUP_LOG"
+sup_run
+check "conflict with green CI, not mergeable for ten minutes" \
+    sup_log_has "P3: harb: PR #50: CI green but a merge conflict"
+check_eq "the draft: still no conflict" "$(sup_log_count 'PR #59')" 0
 
 printf '[monitoring]\ncheck_prs = false\n' \
     >>"$FACTORY_ROOT/projects/harb.toml"
