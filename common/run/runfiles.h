@@ -75,6 +75,11 @@ char *runfiles_ready_marker(const char *session);
  * with the lock its read-modify-write holds.
  */
 char *runfiles_api_error(const char *session);
+/*
+ * The API error a session was last told is over (the error's record, AT:
+ * when it was resumed): the same error again after it is the issue's.
+ */
+char *runfiles_api_resumed(const char *session);
 char *runfiles_api_pause(const char *project);
 char *runfiles_api_pause_lock(const char *project);
 /*
