@@ -226,8 +226,10 @@ rx_end_session(struct dev_ctx *c, struct rx *x, int keep_worktree)
 	if (act_kill(&c->act, x->session) == -1 ||
 	    act_label_remove(&c->act, x->issue, "in-progress") == -1)
 		r = -1;
+	/* Its conversation goes too: a next session there starts afresh. */
 	if (r == 0 && !keep_worktree && file_exists(wt))
-		r = worktree_remove(&c->act, c->cfg->project_repo_root, wt);
+		r = worktree_remove_for_good(&c->act, c->cfg->project_repo_root,
+		    wt, config_agent_home(c->cfg));
 	if (r == 0)
 		rx_clear_files(c, x);
 	free(wt);
