@@ -240,7 +240,7 @@ void
 rx_clear_files(struct dev_ctx *c, struct rx *x)
 {
 	const char *p = c->cfg->project_name;
-	char *paths[16];
+	char *paths[17];
 	size_t i, n = 0;
 
 	paths[n++] = runfiles_phase(p, x->issue);
@@ -256,6 +256,7 @@ rx_clear_files(struct dev_ctx *c, struct rx *x)
 	paths[n++] = runfiles_api_error(x->session);
 	paths[n++] = runfiles_dev_state(p, x->issue);
 	paths[n++] = runfiles_claude_id(x->session);
+	paths[n++] = runfiles_session_file(x->session, RUNFILES_SESSION_CONTEXT);
 	paths[n++] = runfiles_escalation_parked(p, x->issue);
 	paths[n++] = runfiles_escalation_resume(p, x->issue);
 	if (x->pr > 0)

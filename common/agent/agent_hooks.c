@@ -40,7 +40,9 @@
 #define HOOKS_INPUT_MAX (1024 * 1024)
 /* A reason written into a file, at most. */
 #define HOOKS_REASON_MAX 120
-#define HOOKS_NHOOKS 5
+#define HOOKS_NHOOKS 6
+/* The most of a context file given again after a compaction. */
+#define HOOKS_CONTEXT_MAX (256 * 1024)
 
 /* The tools the guard judges: the shell, and the file tools' writes. */
 #define HOOKS_GUARDED "Bash|Write|Edit|MultiEdit|NotebookEdit"
@@ -91,6 +93,7 @@ static const char *hooks_error_words(const cJSON *);
 static int hooks_run_stop_failure(int, char *[], const cJSON *);
 static int hooks_run_pretooluse(int, char *[], const cJSON *, FILE *, char *,
     size_t);
+static int hooks_run_compact(int, char *[], FILE *);
 
 static void
 hooks_marks_get(const char *session, struct hooks_marks *m)
@@ -232,6 +235,11 @@ hooks_build(const struct agent_hooks *h, const char *exe, struct hooks_entry *e)
 		    hooks_command(exe, "stop-failure", h->phase_file, m.changed,
 			m.api_error, w, wp, ws, NULL)};
 	}
+	if (h->context_file != NULL)
+		e[n++] = (struct hooks_entry) {"SessionStart", "compact",
+		    "compact-context",
+		    hooks_command(exe, "compact-context", h->context_file,
+			NULL)};
 	free(proj);
 	for (i = 0; i < n; i++)
 		if (e[i].command == NULL)
@@ -619,6 +627,26 @@ hooks_run_stop_failure(int argc, char *argv[], const cJSON *in)
 }
 
 /*
+ * After a compaction: the session's context file on out (its first
+ * HOOKS_CONTEXT_MAX bytes), for the CLI to add to the conversation.
+ */
+static int
+hooks_run_compact(int argc, char *argv[], FILE *out)
+{
+	struct buf b;
+
+	if (argc < 3)
+		return 0;
+	buf_init(&b, 0);
+	if (file_read(argv[2], HOOKS_CONTEXT_MAX, &b) >= 0 && b.len > 0) {
+		(void)fwrite(buf_str(&b), 1, b.len, out);
+		fflush(out);
+	}
+	buf_free(&b);
+	return 0;
+}
+
+/*
  * The guard on a Bash command or a file tool's write: exit 2 with the
  * reason to refuse it.  The arguments: BRANCH WORKTREE FACTORY_ROOT
  * RUN_DIR, then (hooks installed since the run directory is guarded)
@@ -740,6 +768,8 @@ agent_hooks_main(int argc, char *argv[], FILE *out, char *msg, size_t msgsz)
 		r = hooks_run_stop_failure(argc, argv, in);
 	else if (strcmp(name, "pretooluse") == 0)
 		r = hooks_run_pretooluse(argc, argv, in, out, msg, msgsz);
+	else if (strcmp(name, "compact-context") == 0)
+		r = hooks_run_compact(argc, argv, out);
 	else {
 		snprintf(msg, msgsz, "%s: unknown hook '%s'", AGENT_HOOKS_MODE,
 		    name);
