@@ -256,7 +256,8 @@ rx_clear_files(struct dev_ctx *c, struct rx *x)
 	paths[n++] = runfiles_api_error(x->session);
 	paths[n++] = runfiles_dev_state(p, x->issue);
 	paths[n++] = runfiles_claude_id(x->session);
-	paths[n++] = runfiles_session_file(x->session, RUNFILES_SESSION_CONTEXT);
+	paths[n++] =
+	    runfiles_session_file(x->session, RUNFILES_SESSION_CONTEXT);
 	paths[n++] = runfiles_escalation_parked(p, x->issue);
 	paths[n++] = runfiles_escalation_resume(p, x->issue);
 	if (x->pr > 0)

@@ -86,7 +86,8 @@ session_hooks(struct dev_ctx *c, const char *session, const char *worktree,
 	char *summary = runfiles_summary(c->cfg->project_name, issue);
 	char *ready = runfiles_ready_marker(session);
 	char *claude_id = runfiles_claude_id(session);
-	char *context = runfiles_session_file(session, RUNFILES_SESSION_CONTEXT);
+	char *context =
+	    runfiles_session_file(session, RUNFILES_SESSION_CONTEXT);
 	struct agent_hooks h = {.session = session,
 	    .workdir = worktree,
 	    .phase_file = phase,

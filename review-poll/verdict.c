@@ -352,8 +352,9 @@ rp_review_round(const cJSON *comments, const cJSON *c)
 	cJSON_ArrayForEach (e, comments) {
 		n += marks_has_reviewed(verdict_comment_body(e));
 		eid = cJSON_GetObjectItemCaseSensitive(e, "id");
-		if (e == c || (cJSON_IsNumber(id) && cJSON_IsNumber(eid) &&
-				  id->valuedouble == eid->valuedouble))
+		if (e == c ||
+		    (cJSON_IsNumber(id) && cJSON_IsNumber(eid) &&
+			id->valuedouble == eid->valuedouble))
 			return n > 0 ? n : 1;
 	}
 	return 0;

@@ -38,8 +38,8 @@ static int apistop_other_done(const char *, time_t);
 static const char *apistop_evidence(const char *, const struct apierr *,
     time_t);
 static int apistop_unpause(struct act *, const char *, const struct apierr *);
-static int apistop_issue(struct act *, const char *, const char *,
-    const char *, const char *, const struct apierr *, const char *);
+static int apistop_issue(struct act *, const char *, const char *, const char *,
+    const char *, const struct apierr *, const char *);
 static int apistop_over(struct act *, const char *, time_t);
 
 /* Take the pause's lock into *fd.  0, or -1 (logged). */
@@ -69,8 +69,7 @@ apistop_write(struct act *a, const char *project, const struct apipause *p)
 
 /* Keep the error the session was resumed from, and when.  0 or -1. */
 static int
-apistop_note_resumed(struct act *a, const char *session,
-    const struct apierr *e)
+apistop_note_resumed(struct act *a, const char *session, const struct apierr *e)
 {
 	char *path = runfiles_api_resumed(session), *text = apierr_text(e);
 	int r = act_write(a, path, text, 0);

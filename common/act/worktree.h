@@ -29,8 +29,8 @@ int worktree_forget_agent(struct act *, const char *home, const char *path);
  * worktree_forget_agent(), then worktree_remove(): the worktree of a
  * session that ended for good.  0 or -1.
  */
-int worktree_remove_for_good(struct act *, const char *repo,
-    const char *path, const char *home);
+int worktree_remove_for_good(struct act *, const char *repo, const char *path,
+    const char *home);
 /*
  * A fresh worktree at path (replacing one there) on branch, reset to ref
  * ("git worktree add -B"), with its submodules.  0 or -1.
