@@ -319,8 +319,9 @@ launch_session(struct dev_ctx *c, const struct dp_launch_req *req,
 	return DP_LAUNCHED;
 fail_wt:
 	if (l->pr == 0)
-		(void)worktree_remove(&c->act, c->cfg->project_repo_root,
-		    l->worktree);
+		(void)worktree_remove_for_good(&c->act,
+		    c->cfg->project_repo_root, l->worktree,
+		    config_agent_home(c->cfg));
 fail:
 	free(prompt);
 	launch_unclaim(c, l);

@@ -5,7 +5,8 @@
  * whose hook did not fire (an error the CLI ends a turn on without
  * StopFailure) is read from its screen: at its input box, the error as
  * its last word.  An error of the issue's own work ends it as a failure,
- * as the hook's PHASE:failed does.
+ * as the hook's PHASE:failed does; so does one that may be either's
+ * when the evidence says it was the issue's (apistop.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,8 +109,13 @@ dp_pause_session(struct dev_ctx *c, struct rx *x)
 			return r == -1 ? -1 : 0;
 	}
 	snprintf(who, sizeof(who), "#%lld", x->issue);
-	return apistop_session(&c->act, c->cfg->project_name, x->session,
-	    x->alive, who, c->now);
+	r = apistop_session(&c->act, c->cfg->project_name, x->session,
+	    x->phase_path, x->alive, who, c->now);
+	/* The issue's error: its failure is this tick's reaction. */
+	if (r == 2 && !c->act.dry_run &&
+	    agent_read_signal(x->session, x->phase_path, &x->sig) == -1)
+		return -1;
+	return r == 2 ? 0 : r;
 }
 
 enum dp_step

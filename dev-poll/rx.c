@@ -226,8 +226,10 @@ rx_end_session(struct dev_ctx *c, struct rx *x, int keep_worktree)
 	if (act_kill(&c->act, x->session) == -1 ||
 	    act_label_remove(&c->act, x->issue, "in-progress") == -1)
 		r = -1;
+	/* Its conversation goes too: a next session there starts afresh. */
 	if (r == 0 && !keep_worktree && file_exists(wt))
-		r = worktree_remove(&c->act, c->cfg->project_repo_root, wt);
+		r = worktree_remove_for_good(&c->act, c->cfg->project_repo_root,
+		    wt, config_agent_home(c->cfg));
 	if (r == 0)
 		rx_clear_files(c, x);
 	free(wt);
@@ -238,7 +240,7 @@ void
 rx_clear_files(struct dev_ctx *c, struct rx *x)
 {
 	const char *p = c->cfg->project_name;
-	char *paths[16];
+	char *paths[17];
 	size_t i, n = 0;
 
 	paths[n++] = runfiles_phase(p, x->issue);
@@ -254,6 +256,8 @@ rx_clear_files(struct dev_ctx *c, struct rx *x)
 	paths[n++] = runfiles_api_error(x->session);
 	paths[n++] = runfiles_dev_state(p, x->issue);
 	paths[n++] = runfiles_claude_id(x->session);
+	paths[n++] =
+	    runfiles_session_file(x->session, RUNFILES_SESSION_CONTEXT);
 	paths[n++] = runfiles_escalation_parked(p, x->issue);
 	paths[n++] = runfiles_escalation_resume(p, x->issue);
 	if (x->pr > 0)

@@ -25,7 +25,12 @@
 #define READY_TIMEOUT 120
 /* The key of a session's first prompt starts so (then the launch's). */
 #define SESSION_PROMPT_KEY "prompt "
+/* Before the launch prompt, when it is given again after a compaction. */
+#define SESSION_CONTEXT_HEAD                                                 \
+	"The conversation was compacted. The task this session was started " \
+	"with, and its protocol, still hold; as given at the start:\n\n"
 
+static int session_context(struct dev_ctx *, const char *, const char *);
 static int session_hooks(struct dev_ctx *, const char *, const char *,
     long long);
 static char **session_argv(const struct dev_ctx *, const char *);
@@ -81,6 +86,8 @@ session_hooks(struct dev_ctx *c, const char *session, const char *worktree,
 	char *summary = runfiles_summary(c->cfg->project_name, issue);
 	char *ready = runfiles_ready_marker(session);
 	char *claude_id = runfiles_claude_id(session);
+	char *context =
+	    runfiles_session_file(session, RUNFILES_SESSION_CONTEXT);
 	struct agent_hooks h = {.session = session,
 	    .workdir = worktree,
 	    .phase_file = phase,
@@ -90,6 +97,7 @@ session_hooks(struct dev_ctx *c, const char *session, const char *worktree,
 	    .forge_url = c->cfg->forge_url,
 	    .forge_api = c->cfg->forge_api,
 	    .own_file = summary,
+	    .context_file = context,
 	    .wake = c->cfg->wake,
 	    .project_toml = c->cfg->project_toml};
 	int r;
@@ -99,10 +107,32 @@ session_hooks(struct dev_ctx *c, const char *session, const char *worktree,
 		/* A new session's Stop hook tells its own. */
 		(void)act_remove(&c->act, claude_id);
 	}
+	free(context);
 	free(claude_id);
 	free(ready);
 	free(summary);
 	free(phase);
+	return r;
+}
+
+/*
+ * The task the session starts with, kept in its directory for its
+ * SessionStart hook to give again after a compaction.  0 or -1.
+ */
+static int
+session_context(struct dev_ctx *c, const char *session, const char *prompt)
+{
+	char *dir = runfiles_session_dir(session);
+	char *path = runfiles_session_file(session, RUNFILES_SESSION_CONTEXT);
+	char *text = xasprintf(SESSION_CONTEXT_HEAD "%s", prompt);
+	int r = -1;
+
+	if (act_mkdir(&c->act, dir) == 0 &&
+	    act_write(&c->act, path, text, 0) == 0)
+		r = 0;
+	free(text);
+	free(path);
+	free(dir);
 	return r;
 }
 
@@ -175,6 +205,10 @@ session_run(struct dev_ctx *c, const char *session, const char *worktree,
 		(void)dp_status(c, "creating tmux session: %s", session);
 	if (act_agent_start(&c->act, &spec) == -1)
 		goto out;
+	/* In the session's directory, which its start made anew. */
+	if (resume == NULL && session_context(c, session, prompt) == -1)
+		log_warn("session %s: its task is not kept for a compaction",
+		    session);
 	crashpoint("session-started");
 	switch (act_inject(&c->act, session, key, prompt)) {
 	case ACT_INJECTED:

@@ -89,7 +89,8 @@ rp_posted(const cJSON *comments, const char *mark, const char *sha, int forced)
 /*
  * A review an API error of the project's stopped: the project's pause
  * (apistop.h), never a failed review: nothing posted, no try used; the
- * agent is told to go on when the pause is over.
+ * agent is told to go on when the pause is over.  An error the evidence
+ * shows to be the review's own fails it (its phase: the next tick's).
  */
 static int
 collect_paused(struct rp *rp, const struct rp_run *run)
@@ -97,8 +98,8 @@ collect_paused(struct rp *rp, const struct rp_run *run)
 	char who[32];
 
 	snprintf(who, sizeof(who), "PR #%lld", run->pr);
-	return apistop_session(&rp->act, rp->cfg->project_name, run->session, 1,
-		   who, rp->now) == -1 ?
+	return apistop_session(&rp->act, rp->cfg->project_name, run->session,
+		   run->phase_path, 1, who, rp->now) == -1 ?
 	    -1 :
 	    0;
 }

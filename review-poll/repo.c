@@ -45,7 +45,8 @@ rp_worktree_add(struct rp *rp, const char *path, const char *sha)
 int
 rp_worktree_remove(struct rp *rp, const char *path)
 {
-	return worktree_remove(&rp->act, rp->cfg->project_repo_root, path);
+	return worktree_remove_for_good(&rp->act, rp->cfg->project_repo_root,
+	    path, config_agent_home(rp->cfg));
 }
 
 int

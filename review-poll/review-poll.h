@@ -202,6 +202,12 @@ const cJSON *rp_last_comment_with(const cJSON *comments, const char *needle);
 int rp_count_comments_with(const cJSON *comments, const char *needle);
 /* How many carry a reviewed marker, of any head. */
 int rp_count_reviews(const cJSON *comments);
+/*
+ * The round of the review comment c (1 for the PR's first review): the
+ * reviews posted for the PR up to it and with it, among comments (the
+ * same comment: the same "id").  0 when c is not among them.
+ */
+int rp_review_round(const cJSON *comments, const cJSON *c);
 /* The body of comment c (NULL when it has none). */
 const char *rp_comment_body(const cJSON *c);
 /*

@@ -20,6 +20,7 @@
 #include "cap.h"
 #include "config.h"
 #include "file.h"
+#include "forge.h"
 #include "log.h"
 #include "pulls.h"
 #include "review-poll.h"
@@ -113,11 +114,13 @@ route_tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
 	const struct pull *pull = rp_open_pull(rp, pr);
 	const char *body = rp_comment_body(comment);
 	const char *sha = pull != NULL ? pull->sha : NULL;
-	char verdict[40], num[32], err[256], *text = NULL, *review = NULL;
+	char verdict[40], num[32], round[32], err[256], *text = NULL;
+	char *review = NULL;
 	struct template_var vars[] = {{"PR_NUMBER", num}, {"VERDICT", verdict},
 	    {"REVIEW", NULL}, {"BRANCH", pull != NULL ? pull->branch : NULL},
 	    {"REMOTE", "origin"}, {"PHASE_FILE", phase_path},
-	    {"SHORT_SHA", sha}};
+	    {"SHORT_SHA", sha}, {"ROUND", round}};
+	const cJSON *comments;
 	const char *name;
 	int r = -1;
 
@@ -127,6 +130,16 @@ route_tell_verdict(struct rp *rp, long long pr, const cJSON *comment,
 		return 0;
 	}
 	snprintf(num, sizeof(num), "%lld", pr);
+	/* The round: the reviews posted for the PR, this one the last. */
+	if (forge_comments_list(rp->review, pr, &comments) == -1) {
+		log_warn("pr #%lld: cannot read the comments: %s", pr,
+		    forge_error(rp->review));
+		return -1;
+	}
+	snprintf(round, sizeof(round), "%d",
+	    rp_review_round(comments, comment) > 0 ?
+		rp_review_round(comments, comment) :
+		rp_count_reviews(comments));
 	vars[2].value = review = cap_head(body, REVIEW_TEXT_MAX);
 	name = strcmp(verdict, "APPROVE") == 0 ? "review-verdict-approve.md" :
 						 "review-verdict-changes.md";

@@ -343,6 +343,23 @@ rp_count_reviews(const cJSON *comments)
 	return n;
 }
 
+int
+rp_review_round(const cJSON *comments, const cJSON *c)
+{
+	const cJSON *e, *id = cJSON_GetObjectItemCaseSensitive(c, "id"), *eid;
+	int n = 0;
+
+	cJSON_ArrayForEach (e, comments) {
+		n += marks_has_reviewed(verdict_comment_body(e));
+		eid = cJSON_GetObjectItemCaseSensitive(e, "id");
+		if (e == c ||
+		    (cJSON_IsNumber(id) && cJSON_IsNumber(eid) &&
+			id->valuedouble == eid->valuedouble))
+			return n > 0 ? n : 1;
+	}
+	return 0;
+}
+
 const cJSON *
 rp_previous_review(const cJSON *comments, const char *sha)
 {

@@ -7,6 +7,15 @@
  * (agent_deliver()), to continue where it stopped, and its record goes;
  * an error after that is a recurrence (a longer pause); a turn that
  * completes after the resume ends the pause.
+ *
+ * An error that may be either's (api_error.h: "unknown", a name the
+ * table does not have) is judged by evidence first: another session of
+ * the factory completed a turn (its Stop hook's idle mark) after the
+ * error, or the session meets the same error again after it was resumed
+ * from it: the API serves the others, so the error is the issue's own,
+ * and the session fails (PHASE:failed) instead of pausing the project
+ * (a pause it began, not yet resumed, ends).  Without such evidence it
+ * is the project's.
  */
 #ifndef APISTOP_H
 #define APISTOP_H
@@ -24,15 +33,17 @@ struct apipause;
 
 /*
  * The session (a live one: alive 1, or gone: 0) of project, named who in
- * the log ("#12", "PR #3"), at now: when an API error of the project's
- * stopped it, fold it into the pause and, the pause being over, resume a
- * live session (a gone one's record just goes: its recovery follows,
- * when the pause allows).  1 when the session is the pause's (no other
- * reaction this tick), 0 when it has no such error or is gone, -1 when
+ * the log ("#12", "PR #3"), whose phase file is phase_path, at now: when
+ * an API error stopped it, judge whose it is; the project's is folded
+ * into the pause and, the pause being over, a live session resumed (a
+ * gone one's record just goes: its recovery follows, when the pause
+ * allows).  1 when the session is the pause's (no other reaction this
+ * tick), 2 when the error was the issue's (its phase now says failed:
+ * read it again), 0 when it has no such error or is gone, -1 when
  * something failed (logged; the next tick again).
  */
 int apistop_session(struct act *, const char *project, const char *session,
-    int alive, const char *who, time_t now);
+    const char *phase_path, int alive, const char *who, time_t now);
 /*
  * Record for session an API error read on its screen, as its hook would
  * have.  0 or -1.

@@ -2,16 +2,23 @@
  * Worktrees, through git first: git must not keep a record of a worktree
  * that is gone, nor be asked to make one where a stale one stands.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "act.h"
 #include "buf.h"
+#include "convdir.h"
 #include "file.h"
 #include "git.h"
 #include "worktree.h"
 #include "xmalloc.h"
+
+static int worktree_is_dir(const char *);
 
 int
 worktree_remove(struct act *a, const char *repo, const char *path)
@@ -28,6 +35,48 @@ worktree_remove(struct act *a, const char *repo, const char *path)
 		r = -1;
 	(void)act_git(a, repo, prune);
 	free(git);
+	return r;
+}
+
+/* Whether path is a directory itself, not a link to one. */
+static int
+worktree_is_dir(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int
+worktree_forget_agent(struct act *a, const char *home, const char *path)
+{
+	char real[PATH_MAX], *dir, *claude, *projects;
+	int r = 0;
+
+	/* The CLI names it after its working directory, links resolved. */
+	if (realpath(path, real) == NULL)
+		snprintf(real, sizeof(real), "%s", path);
+	if ((dir = convdir_path(home, real)) == NULL)
+		return 0;
+	claude = xasprintf("%s/.claude", home);
+	projects = xasprintf("%s/projects", claude);
+	if (worktree_is_dir(claude) && worktree_is_dir(projects) &&
+	    worktree_is_dir(dir))
+		r = act_remove_tree(a, dir);
+	free(projects);
+	free(claude);
+	free(dir);
+	return r;
+}
+
+int
+worktree_remove_for_good(struct act *a, const char *repo, const char *path,
+    const char *home)
+{
+	int r = worktree_forget_agent(a, home, path);
+
+	if (worktree_remove(a, repo, path) == -1)
+		r = -1;
 	return r;
 }
 

@@ -16,6 +16,22 @@ struct act;
  */
 int worktree_remove(struct act *, const char *repo, const char *path);
 /*
+ * A session in the worktree at path ended for good: its agent CLI's
+ * conversations there (convdir.h) go, under home/.claude/projects only:
+ * nothing when home is unset, when home/.claude or its projects is no
+ * directory of its own (a link is not followed), or when the
+ * conversation's directory is a link or no directory.  Never for a
+ * session whose conversation is to be resumed.  0, or -1 when it could
+ * not be removed.
+ */
+int worktree_forget_agent(struct act *, const char *home, const char *path);
+/*
+ * worktree_forget_agent(), then worktree_remove(): the worktree of a
+ * session that ended for good.  0 or -1.
+ */
+int worktree_remove_for_good(struct act *, const char *repo, const char *path,
+    const char *home);
+/*
  * A fresh worktree at path (replacing one there) on branch, reset to ref
  * ("git worktree add -B"), with its submodules.  0 or -1.
  */

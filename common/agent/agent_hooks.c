@@ -40,7 +40,9 @@
 #define HOOKS_INPUT_MAX (1024 * 1024)
 /* A reason written into a file, at most. */
 #define HOOKS_REASON_MAX 120
-#define HOOKS_NHOOKS 5
+#define HOOKS_NHOOKS 6
+/* The most of a context file given again after a compaction. */
+#define HOOKS_CONTEXT_MAX (256 * 1024)
 
 /* The tools the guard judges: the shell, and the file tools' writes. */
 #define HOOKS_GUARDED "Bash|Write|Edit|MultiEdit|NotebookEdit"
@@ -87,9 +89,11 @@ static int hooks_run_session_end(int, char *[], const cJSON *);
 static int hooks_run_phase_change(int, char *[], const cJSON *, int *);
 static int hooks_wake_args(int *, char *[], const char **, const char **);
 static void hooks_wake(const char *, const char *, const char *);
+static const char *hooks_error_words(const cJSON *);
 static int hooks_run_stop_failure(int, char *[], const cJSON *);
 static int hooks_run_pretooluse(int, char *[], const struct buf *, int, FILE *,
     char *, size_t);
+static int hooks_run_compact(int, char *[], FILE *);
 
 static void
 hooks_marks_get(const char *session, struct hooks_marks *m)
@@ -231,6 +235,11 @@ hooks_build(const struct agent_hooks *h, const char *exe, struct hooks_entry *e)
 		    hooks_command(exe, "stop-failure", h->phase_file, m.changed,
 			m.api_error, w, wp, ws, NULL)};
 	}
+	if (h->context_file != NULL)
+		e[n++] = (struct hooks_entry) {"SessionStart", "compact",
+		    "compact-context",
+		    hooks_command(exe, "compact-context", h->context_file,
+			NULL)};
 	free(proj);
 	for (i = 0; i < n; i++)
 		if (e[i].command == NULL)
@@ -568,13 +577,30 @@ hooks_api_record(const char *path, const char *name, const cJSON *in)
 }
 
 /*
+ * The CLI's own words for the error: its details, else its "API Error:
+ * ..." line as the last message (Claude Code 2.1 sends no details).
+ */
+static const char *
+hooks_error_words(const cJSON *in)
+{
+	const char *v = json_str(in, "error_details");
+
+	if (v != NULL && *v != '\0')
+		return v;
+	v = json_str(in, "last_assistant_message");
+	return v != NULL && strncmp(v, "API Error", 9) == 0 ? v : NULL;
+}
+
+/*
  * The agent's turn ended on an API error (unless the agent finished or
  * escalated first).  Whose it is, the table says (api_error.h): the
  * issue's own (its output too long, a request it made invalid) writes
  * PHASE:failed with the error; any other (the account's, the service's,
- * one the table does not know) is the project's: the session's record
- * of it, its phase and conversation kept, so that the tick pauses the
- * project and resumes the session after.  The marker tells the next tick
+ * or one that may be either's: "unknown", one the table does not know)
+ * gets the session's record of it, its phase and conversation kept, so
+ * that the tick judges it (apistop.h), pauses the project and resumes
+ * the session after.  A vague name gives way to the error the CLI's
+ * words name (api_error_refine()).  The marker tells the next tick
  * at once.  Claude Code 2.1 names the error in "error" (the matcher's
  * value); "error_type" is the documented name.
  */
@@ -583,7 +609,7 @@ hooks_run_stop_failure(int argc, char *argv[], const cJSON *in)
 {
 	static const char *const keys[] = {"error_type", "error", "stop_reason",
 	    "matched_hook", "reason", "type", NULL};
-	char reason[HOOKS_REASON_MAX + 1], *why;
+	char named[HOOKS_REASON_MAX + 1], reason[HOOKS_REASON_MAX + 1], *why;
 	struct phase_info pi;
 
 	if (argc < 3)
@@ -591,8 +617,10 @@ hooks_run_stop_failure(int argc, char *argv[], const cJSON *in)
 	if (phase_read(argv[2], &pi) == 0 &&
 	    (pi.phase == PHASE_DONE || pi.phase == PHASE_ESCALATE))
 		return 0;
-	hooks_clean(hooks_first_str(in, keys), reason, sizeof(reason));
-	if (argc >= 5 && api_error_class(reason) == API_ERROR_PROJECT)
+	hooks_clean(hooks_first_str(in, keys), named, sizeof(named));
+	snprintf(reason, sizeof(reason), "%s",
+	    api_error_refine(named, hooks_error_words(in)));
+	if (argc >= 5 && api_error_class(reason) != API_ERROR_ISSUE)
 		hooks_api_record(argv[4], reason, in);
 	else {
 		why = xasprintf("api_error: %s", reason);
@@ -601,6 +629,26 @@ hooks_run_stop_failure(int argc, char *argv[], const cJSON *in)
 	}
 	if (argc >= 4)
 		(void)hooks_stamp(argv[3], NULL);
+	return 0;
+}
+
+/*
+ * After a compaction: the session's context file on out (its first
+ * HOOKS_CONTEXT_MAX bytes), for the CLI to add to the conversation.
+ */
+static int
+hooks_run_compact(int argc, char *argv[], FILE *out)
+{
+	struct buf b;
+
+	if (argc < 3)
+		return 0;
+	buf_init(&b, 0);
+	if (file_read(argv[2], HOOKS_CONTEXT_MAX, &b) >= 0 && b.len > 0) {
+		(void)fwrite(buf_str(&b), 1, b.len, out);
+		fflush(out);
+	}
+	buf_free(&b);
 	return 0;
 }
 
@@ -724,6 +772,8 @@ agent_hooks_main(int argc, char *argv[], FILE *out, char *msg, size_t msgsz)
 	else if (strcmp(name, "pretooluse") == 0)
 		r = hooks_run_pretooluse(argc, argv, &input, whole, out, msg,
 		    msgsz);
+	else if (strcmp(name, "compact-context") == 0)
+		r = hooks_run_compact(argc, argv, out);
 	else {
 		snprintf(msg, msgsz, "%s: unknown hook '%s'", AGENT_HOOKS_MODE,
 		    name);

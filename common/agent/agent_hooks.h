@@ -25,6 +25,13 @@
  *                                          is exit 2 with the reason on
  *                                          stdout and stderr
  *
+ *   EXE --hook compact-context FILE        SessionStart after the CLI
+ *                                          compacted the conversation
+ *                                          (matcher "compact"): FILE's
+ *                                          text on stdout, which the CLI
+ *                                          adds to the context (nothing
+ *                                          when there is no FILE)
+ *
  * The Stop, SessionEnd, phase-change (when the phase file was written)
  * and StopFailure hooks end with "--wake PROJECT_TOML SESSION" when the
  * session's tool is to be woken (wake.h): they start `EXE --wake
@@ -58,6 +65,11 @@ struct agent_hooks {
 	const char *forge_api;
 	/* The session's own file besides its phase: a summary, an output. */
 	const char *own_file;
+	/*
+	 * What the agent is given again after a compaction (its launch
+	 * prompt, RUNFILES_SESSION_CONTEXT), or NULL: no such hook.
+	 */
+	const char *context_file;
 	/*
 	 * Wake the tool that installs the hooks when the agent stops, ends,
 	 * fails or writes its phase: 1 yes, with the project file it was

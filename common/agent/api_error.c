@@ -47,7 +47,8 @@ static const struct api_error api_errors[] = {
 	"the answer went past the output token limit"},
     {"cloud_credential_error", API_ERROR_PROJECT,
 	"the cloud provider's credentials were refused"},
-    {"unknown", API_ERROR_PROJECT, "an error the CLI could not name"},
+    {"unknown", API_ERROR_EITHER,
+	"an error the CLI could not name (a plain 400 among them)"},
     /* Not a name of the hook's: the screen's connection errors. */
     {"network", API_ERROR_PROJECT, "the API could not be reached"},
 };
@@ -85,13 +86,34 @@ api_error_class(const char *name)
 {
 	const struct api_error *e = api_error_find(name);
 
-	return e != NULL ? e->cls : API_ERROR_PROJECT;
+	return e != NULL ? e->cls : API_ERROR_EITHER;
+}
+
+const char *
+api_error_refine(const char *name, const char *text)
+{
+	const char *by_text;
+
+	if (name != NULL && api_error_find(name) != NULL &&
+	    strcmp(name, "unknown") != 0 && strcmp(name, "server_error") != 0)
+		return name;
+	if (text == NULL || *text == '\0')
+		return name;
+	by_text = api_error_of_line(text);
+	return api_error_class(by_text) == API_ERROR_PROJECT ? by_text : name;
 }
 
 const char *
 api_error_class_name(enum api_error_class c)
 {
-	return c == API_ERROR_ISSUE ? "issue" : "project";
+	switch (c) {
+	case API_ERROR_ISSUE:
+		return "issue";
+	case API_ERROR_EITHER:
+		return "either";
+	default:
+		return "project";
+	}
 }
 
 /* Whether s holds needle, ASCII case ignored. */

@@ -6,8 +6,10 @@
  * project's: every session of the project would meet it, so the project
  * pauses instead of failing its issues one by one.  Only an error of the
  * issue's own work (its output over the token limit, a request its
- * prompt made invalid) counts against the issue.  A value the table does
- * not have (a later CLI's) is taken as transient: the project's.
+ * prompt made invalid) counts against the issue.  An error the CLI could
+ * not name ("unknown": Claude Code 2.1 names a plain 400 so), and a value
+ * the table does not have (a later CLI's), may be either's: whose it is
+ * the evidence tells (apistop.h), not the name.
  *
  * The same errors as the CLI prints them on its screen ("API Error: 529
  * Overloaded ...", "You've hit your session limit · resets 5:40pm"), for
@@ -31,7 +33,8 @@
 /* Whose condition an API error is. */
 enum api_error_class {
 	API_ERROR_PROJECT, /* the account's, the service's: pause */
-	API_ERROR_ISSUE	   /* the issue's own work: it fails */
+	API_ERROR_ISSUE,   /* the issue's own work: it fails */
+	API_ERROR_EITHER   /* either's: judged by evidence */
 };
 
 /* A row of the table. */
@@ -45,9 +48,19 @@ struct api_error {
 const struct api_error *api_error_table(size_t *n);
 /* The row of name, or NULL when the table has no such error. */
 const struct api_error *api_error_find(const char *name);
-/* The class of name: a name not in the table (or NULL) is the project's. */
+/* The class of name: a name not in the table (or NULL) is either's. */
 enum api_error_class api_error_class(const char *name);
-/* "project" or "issue". */
+/*
+ * The error a hook's name and the CLI's own words for it (its message,
+ * the "API Error: ..." line) make together: a name that says little
+ * ("unknown", "server_error", one the table does not have) gives way to
+ * an error of the project's that the words name (Claude Code 2.1 names
+ * a 529 "server_error": "overloaded"; a 429 "rate_limit").  Never an
+ * error of the issue's from the words alone: a bare 400 stays "unknown",
+ * for the evidence to judge.  Points into the table or at name.
+ */
+const char *api_error_refine(const char *name, const char *text);
+/* "project", "issue" or "either". */
 const char *api_error_class_name(enum api_error_class);
 /*
  * The last API error screen (a capture, lines ending in LF) shows as the

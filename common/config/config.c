@@ -1885,6 +1885,16 @@ config_agent_env_cli(const char *name)
 }
 
 /* name's value: .env's last assignment, else the environment's; NULL. */
+const char *
+config_agent_home(const struct config *c)
+{
+	const char *v = env_value(c, "HOME");
+
+	if (v == NULL || *v == '\0')
+		v = getenv("HOME");
+	return v != NULL && *v != '\0' ? v : NULL;
+}
+
 static const char *
 env_value(const struct config *c, const char *name)
 {

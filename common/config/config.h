@@ -222,6 +222,11 @@ int config_apply_path(void);
  * earlier ones.  Free with config_env_free() (which wipes it).
  */
 char **config_agent_env(const struct config *, enum config_role role);
+/*
+ * The HOME the agents run with: the configuration's HOME (.env), else
+ * the tool's own; NULL when neither is set.
+ */
+const char *config_agent_home(const struct config *);
 void config_env_free(char **env);
 /*
  * The environment a tmux server this factory's tools start gets: the

@@ -41,6 +41,10 @@ struct http_call {
 	const char *json_body;
 	size_t max;
 	int prefix;
+	const char *const *extra; /* more header lines, or NULL */
+	long connect_ms;	  /* 0: http_cur's */
+	long timeout_ms;	  /* 0: http_cur's */
+	int once;		  /* one attempt, no retry */
 };
 
 #define HTTP_NSTATS 16
@@ -396,6 +400,104 @@ http_response_reset(struct http_response *resp)
 	resp->too_large = 0;
 	resp->total = -1;
 	resp->next = -1;
+	resp->retry_after = -1;
+	resp->reset_at = 0;
+}
+
+int
+http_request_with(const struct http_extra *x, const char *method,
+    const char *url, const char *json_body, struct http_response *resp,
+    char *err, size_t errsz)
+{
+	struct http_call c;
+	const char *const *h;
+
+	memset(&c, 0, sizeof(c));
+	c.method = method;
+	c.url = url;
+	c.json_body = json_body;
+	c.max = x->max_body > 0 ? x->max_body : http_cur.max_body;
+	c.extra = x->headers;
+	c.connect_ms = x->connect_timeout_ms;
+	c.timeout_ms = x->timeout_ms;
+	c.once = 1;
+	for (h = x->headers; h != NULL && *h != NULL; h++)
+		if (strpbrk(*h, "\r\n") != NULL) {
+			http_response_reset(resp);
+			buf_init(&resp->body, 0);
+			snprintf(err, errsz, "invalid header for '%s'", method);
+			return -1;
+		}
+	return http_run(&c, resp, err, errsz);
+}
+
+long long
+http_retry_after(const char *value, time_t now)
+{
+	const char *p;
+	long long n = 0;
+	time_t t;
+
+	while (*value == ' ' || *value == '\t')
+		value++;
+	for (p = value; *p >= '0' && *p <= '9'; p++) {
+		if (n > 100000000LL)
+			return -1;
+		n = n * 10 + (*p - '0');
+	}
+	if (p != value) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		return *p == '\0' ? n : -1;
+	}
+	/* An HTTP-date (RFC 9110 10.2.3): the seconds until it, 0 if past. */
+	if (*value == '\0' || (t = curl_getdate(value, NULL)) == -1)
+		return -1;
+	return t > now ? (long long)(t - now) : 0;
+}
+
+time_t
+http_rfc3339(const char *value)
+{
+	int y, mo, d, h, mi, s, n = 0;
+	struct tm tm;
+	const char *p;
+	time_t t;
+	long off = 0;
+
+	if (sscanf(value, "%4d-%2d-%2d%*1[Tt ]%2d:%2d:%2d%n", &y, &mo, &d, &h,
+		&mi, &s, &n) != 6 ||
+	    n == 0)
+		return 0;
+	p = value + n;
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			;
+	if (*p == 'Z' || *p == 'z')
+		p++;
+	else if ((*p == '+' || *p == '-') && p[1] >= '0' && p[1] <= '9' &&
+	    p[2] >= '0' && p[2] <= '9' && p[3] == ':' && p[4] >= '0' &&
+	    p[4] <= '9' && p[5] >= '0' && p[5] <= '9') {
+		off = ((p[1] - '0') * 10 + (p[2] - '0')) * 3600L +
+		    ((p[4] - '0') * 10 + (p[5] - '0')) * 60L;
+		if (*p == '-')
+			off = -off;
+		p += 6;
+	} else
+		return 0;
+	if (*p != '\0' || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 ||
+	    mi > 59 || s > 60)
+		return 0;
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = s;
+	if ((t = timegm(&tm)) == (time_t)-1)
+		return 0;
+	return t - off;
 }
 
 char *
@@ -429,6 +531,7 @@ http_request(const char *method, const char *url, const char *auth,
 {
 	struct http_call c;
 
+	memset(&c, 0, sizeof(c));
 	c.method = method;
 	c.url = url;
 	c.auth = auth;
@@ -444,6 +547,7 @@ http_get_prefix(const char *url, const char *auth, size_t max,
 {
 	struct http_call c;
 
+	memset(&c, 0, sizeof(c));
 	c.method = "GET";
 	c.url = url;
 	c.auth = auth;
@@ -473,7 +577,8 @@ http_run(const struct http_call *c, struct http_response *resp, char *err,
 		    c->method, safe);
 		return -1;
 	}
-	for (attempt = 1; attempt <= http_cur.retries; attempt++) {
+	for (attempt = 1; attempt <= (c->once ? 1 : http_cur.retries);
+	    attempt++) {
 		if (attempt > 1) {
 			http_sleep_ms(backoff);
 			backoff *= 2;
@@ -609,6 +714,7 @@ static struct curl_slist *
 http_headers(const struct http_call *c)
 {
 	struct curl_slist *h = NULL;
+	const char *const *x;
 	char *line;
 
 	if (c->auth != NULL) {
@@ -620,6 +726,8 @@ http_headers(const struct http_call *c)
 		http_hdr_add(&h, "Accept: application/json");
 	if (c->json_body != NULL)
 		http_hdr_add(&h, "Content-Type: application/json");
+	for (x = c->extra; x != NULL && *x != NULL; x++)
+		http_hdr_add(&h, *x);
 	/* No "100-continue" round trip before a large body. */
 	http_hdr_add(&h, "Expect:");
 	return h;
@@ -642,8 +750,10 @@ http_setup(CURL *h, const struct http_call *c, struct curl_slist *hdrs,
 		HTTP_SET(CURLOPT_SHARE, http_share);
 	HTTP_SET(CURLOPT_NOSIGNAL, 1L);
 	HTTP_SET(CURLOPT_PROTOCOLS_STR, "http,https");
-	HTTP_SET(CURLOPT_CONNECTTIMEOUT_MS, http_cur.connect_timeout_ms);
-	HTTP_SET(CURLOPT_TIMEOUT_MS, http_cur.timeout_ms);
+	HTTP_SET(CURLOPT_CONNECTTIMEOUT_MS,
+	    c->connect_ms > 0 ? c->connect_ms : http_cur.connect_timeout_ms);
+	HTTP_SET(CURLOPT_TIMEOUT_MS,
+	    c->timeout_ms > 0 ? c->timeout_ms : http_cur.timeout_ms);
 	HTTP_SET(CURLOPT_USERAGENT, "disinto-c");
 	HTTP_SET(CURLOPT_HTTPHEADER, hdrs);
 	HTTP_SET(CURLOPT_WRITEFUNCTION, http_write_cb);
@@ -716,6 +826,7 @@ http_header_line(struct http_response *resp, const char *line, size_t n)
 	const char *v;
 	char *text, *end;
 	long long total;
+	time_t reset;
 
 	text = xstrndup(line, n);
 	text[strcspn(text, "\r\n")] = '\0';
@@ -723,6 +834,17 @@ http_header_line(struct http_response *resp, const char *line, size_t n)
 	if (strncmp(text, "HTTP/", 5) == 0) {
 		resp->total = -1;
 		resp->next = -1;
+		resp->retry_after = -1;
+		resp->reset_at = 0;
+	} else if (http_header_is(text, n, "Retry-After", &v)) {
+		resp->retry_after = http_retry_after(v, time(NULL));
+	} else if (strncasecmp(text, "anthropic-ratelimit-", 20) == 0 &&
+	    (v = strchr(text, ':')) != NULL && v - text > 26 &&
+	    strncasecmp(v - 6, "-reset", 6) == 0) {
+		for (v++; *v == ' ' || *v == '\t'; v++)
+			;
+		if ((reset = http_rfc3339(v)) > resp->reset_at)
+			resp->reset_at = reset;
 	} else if (http_header_is(text, n, "X-Total-Count", &v)) {
 		total = strtoll(v, &end, 10);
 		if (end != v && *end == '\0' && total >= 0)

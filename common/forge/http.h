@@ -9,6 +9,7 @@
 #define HTTP_H
 
 #include <stddef.h>
+#include <time.h>
 
 #include "buf.h"
 
@@ -26,6 +27,8 @@ struct http_response {
 	int too_large;	 /* http_request() failed: the body passed the cap */
 	long long total; /* X-Total-Count, -1 when not sent */
 	int next;	 /* Link: -1 not sent, 1 with rel="next", else 0 */
+	long long retry_after; /* Retry-After in seconds, -1 when not sent */
+	time_t reset_at; /* latest anthropic-ratelimit-*-reset, 0: none */
 	struct buf body; /* owned; NUL-terminated */
 };
 
@@ -52,6 +55,32 @@ void http_get_opts(struct http_opts *out);
  */
 int http_request(const char *method, const char *url, const char *auth,
     const char *json_body, struct http_response *resp, char *err, size_t errsz);
+/* One request of http_request_with(). */
+struct http_extra {
+	const char *const *headers; /* "Name: value" lines, NULL-ended */
+	long connect_timeout_ms;    /* <= 0: the configured one */
+	long timeout_ms;	    /* <= 0: the configured one */
+	size_t max_body;	    /* 0: the configured cap */
+};
+
+/*
+ * One attempt of a request (no retry) with x's headers and timeouts and
+ * no Authorization header of its own; otherwise as http_request().  A
+ * header line holding CR or LF fails the request.
+ */
+int http_request_with(const struct http_extra *x, const char *method,
+    const char *url, const char *json_body, struct http_response *resp,
+    char *err, size_t errsz);
+/*
+ * A Retry-After value (RFC 9110 10.2.3): delay-seconds, or an HTTP-date
+ * as seconds from now (0 once past).  -1 when it is neither.
+ */
+long long http_retry_after(const char *value, time_t now);
+/*
+ * An RFC 3339 timestamp ("2024-01-01T10:00:00Z", fraction and offset
+ * allowed) as a time, or 0 when it is not one.
+ */
+time_t http_rfc3339(const char *value);
 /*
  * GET url keeping only the first max bytes of the body: a longer body
  * sets resp->truncated and still returns 0.  Otherwise as http_request().

@@ -139,6 +139,12 @@ runfiles_api_error(const char *s)
 }
 
 char *
+runfiles_api_resumed(const char *s)
+{
+	return xasprintf("%s/api-resumed-%s", run_dir, s);
+}
+
+char *
 runfiles_api_pause(const char *p)
 {
 	return xasprintf("%s/api-pause-%s", run_dir, p);

@@ -75,6 +75,11 @@ char *runfiles_ready_marker(const char *session);
  * with the lock its read-modify-write holds.
  */
 char *runfiles_api_error(const char *session);
+/*
+ * The API error a session was last told is over (the error's record, AT:
+ * when it was resumed): the same error again after it is the issue's.
+ */
+char *runfiles_api_resumed(const char *session);
 char *runfiles_api_pause(const char *project);
 char *runfiles_api_pause_lock(const char *project);
 /*
@@ -106,6 +111,11 @@ char *runfiles_session_file(const char *session, const char *name);
 #define RUNFILES_SESSION_PROMPT "prompt.txt"
 #define RUNFILES_SYSTEM_PROMPT "system_prompt.txt"
 #define RUNFILES_CHAT_HISTORY "chat_history.jsonl"
+/*
+ * The task a session was started with (its launch prompt), that its
+ * SessionStart hook gives the agent again after a compaction.
+ */
+#define RUNFILES_SESSION_CONTEXT "context.md"
 /* The orchestrator's: the injection awaiting its ack, and its lock. */
 #define RUNFILES_SESSION_DELIVERY "delivery"
 #define RUNFILES_SESSION_LOCK "inject.lock"

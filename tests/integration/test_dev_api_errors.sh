@@ -56,6 +56,42 @@ lhas "400 on the screen: the issue's failure" "#1: session failed: api_error: in
 check_eq "400 on the screen: blocked" "$(labels 1)" blocked
 check "400 on the screen: no pause" test ! -e "$PAUSE"
 
+# A plain 400 as Claude Code 2.1 names it ("unknown"): either's, judged
+# by evidence.  With none the project pauses; resumed from it, the same
+# error again is the issue's: it fails, blocked, and nothing pauses.
+U400='{"api_error": "unknown", "details": "API Error: 400 scripted error"}'
+run_case "unknown, then again after the resume" "[$U400, $U400]"
+check "unknown: the hook kept it for judging" grep -qx 'ERROR: unknown' "$RUN/api-error-$S"
+dp
+lhas "unknown: no evidence, the project's" "#1: stopped by an API error of the project's \(unknown, from its hook\) — the project is paused"
+check_eq "unknown: not blocked yet" "$(labels 1)" in-progress
+sed "s/^UNTIL: .*/UNTIL: $(($(date +%s) - 1))/" "$PAUSE" >"$PAUSE.new" && mv "$PAUSE.new" "$PAUSE"
+dp
+lhas "unknown: resumed" "$S: the API error \(unknown\) is over — told to continue"
+wait_for '[ "$(grep -c "hook StopFailure unknown" "$T/agentlog/events.log")" -ge 2 ]' 10
+dp
+lhas "unknown again: the issue's" "#1: stopped by an API error \(unknown, from its hook\) that is the issue's: the same error again after it was resumed — it fails, the project is not paused"
+lhas "unknown again: the issue's failure" "#1: session failed: api_error: unknown, the issue's"
+check_eq "unknown again: blocked" "$(labels 1)" blocked
+lnot "unknown again: no recurrence" "pause 2"
+
+# Another session's completed turn after the error: the API serves the
+# others, the error is the issue's at once; no pause.
+run_case "unknown while another session works" "[$U400]"
+t_tmux new-session -d -s "review-$PROJ-7" sleep 600
+AT=$(sed -n 's/^AT: //p' "$RUN/api-error-$S")
+touch "$RUN/claude-idle-review-$PROJ-7.ts"
+touch -d "@$((AT + 1))" "$RUN/claude-idle-review-$PROJ-7.ts"
+dp
+lhas "another session's turn: the issue's" "#1: stopped by an API error \(unknown, from its hook\) that is the issue's: another session completed a turn since"
+lhas "another session's turn: failed" "#1: session failed: api_error: unknown"
+check_eq "another session's turn: blocked" "$(labels 1)" blocked
+check "another session's turn: no pause" test ! -e "$PAUSE"
+
+# A 529 that Claude Code 2.1 names server_error is overloaded.
+run_case "529 as server_error" '[{"api_error": "server_error", "details": "API Error: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"}]'
+check "529: recorded as overloaded" grep -qx 'ERROR: overloaded' "$RUN/api-error-$S"
+
 # An error the agent went on from (more output after it) is no end.
 run_case "an error it went on from" '[[{"screen_error": "API Error: 529 Overloaded. This is a server-side issue, usually temporary"}, {"say": "\u23fa Retried: all good"}]]'
 dp

@@ -127,8 +127,17 @@ check_eq "not-merged notice once" "$(prompts "$T/al-1")" 2
 sim_post /_admin/item '{"number": 9, "state": "closed", "merged": true}' >/dev/null
 sim_post /_admin/item '{"number": 1, "state": "closed"}' >/dev/null
 mkdir -p "$RUN/$PROJ-worktree-1"
+# The agent's conversations (Claude Code's HOME/.claude/projects/NAME,
+# NAME the worktree's real path, every other character than a letter or
+# digit made '-'): this worktree's go with it, no other.
+echo "HOME=$T/agenthome" >>"$FACTORY_ROOT/.env"
+CONV=$T/agenthome/.claude/projects/$(cd "$RUN/$PROJ-worktree-1" && pwd -P | sed 's/[^a-zA-Z0-9]/-/g')
+mkdir -p "$CONV" "$T/agenthome/.claude/projects/-srv-other-worktree-1"
+echo '{}' >"$CONV/s.jsonl"
 dp
 rc_is "done after the merge" 0
+check "its conversations removed" test ! -e "$CONV"
+check "another worktree's kept" test -d "$T/agenthome/.claude/projects/-srv-other-worktree-1"
 check "session killed" sh -c "! t_tmux has-session -t dev-$PROJ-1 2>/dev/null"
 check "phase file removed" test ! -e "$RUN/dev-session-$PROJ-1.phase"
 check "summary removed" test ! -e "$RUN/dev-impl-summary-$PROJ-1.txt"

@@ -128,7 +128,7 @@ check_eq "no record: nothing typed into #3" "$(prompts "$T/dev3")" 0
 rp
 check_eq "then the tick" "$RP_RC" 0
 check "#2: the next tick types it" wait_for '[ -f "$T/dev2/prompt-1.txt" ]' 10
-check "#2: the verdict" grep -q "Review of PR #12: REQUEST_CHANGES" \
+check "#2: the verdict" grep -q "Review of PR #12 (round 1): REQUEST_CHANGES" \
     "$T/dev2/prompt-1.txt"
 check "#3: typed too" wait_for '[ -f "$T/dev3/prompt-1.txt" ]' 10
 check_eq "#2: recorded as routed" \

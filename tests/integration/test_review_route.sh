@@ -56,7 +56,7 @@ check_eq "tick 2 exits 0" "$RV_RC" 0
 wait_for '[ -f "$T/dev1/prompt-1.txt" ]' 10
 check_eq "the verdict reached the dev session" "$(prompts "$T/dev1")" 1
 V1=$(cat "$T/dev1/prompt-1.txt")
-check_has "verdict message names it" "$V1" "Review of PR #11: REQUEST_CHANGES."
+check_has "verdict message names it, round 1" "$V1" "Review of PR #11 (round 1): REQUEST_CHANGES."
 check_has "verdict message quotes the review" "$V1" \
     "- **high** one.c:1: off by one"
 check_has "verdict message says how to push" "$V1" \

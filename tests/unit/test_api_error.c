@@ -2,7 +2,9 @@
  * Tests for the agent CLI's API errors (common/agent/api_error.c) and the
  * project's pause (common/run/apipause.c): the table holds every error
  * Claude Code's StopFailure names, each with its class (only the issue's
- * own work counts against the issue; an unknown value is the project's);
+ * own work counts against the issue; "unknown" and a value the table
+ * does not have are either's, judged by evidence; a vague name gives way
+ * to the project's error its words name);
  * the screen's lines name their error, and an error the agent went on
  * from, or one it still retries, is no end; a rate limit's reset time;
  * the pause's schedule (5 minutes doubled to 2 hours, never before the
@@ -48,13 +50,50 @@ test_api_error_table(void)
 	CHECK_INT(api_error_class("rate_limit"), API_ERROR_PROJECT);
 	CHECK_INT(api_error_class("model_not_found"), API_ERROR_PROJECT);
 	CHECK_INT(api_error_class("server_error"), API_ERROR_PROJECT);
-	/* A later CLI's name: transient, the project's. */
+	/* Claude Code 2.1 names a plain 400 "unknown": either's. */
+	CHECK_INT(api_error_class("unknown"), API_ERROR_EITHER);
+	/* A later CLI's name: either's too. */
 	CHECK(api_error_find("quota_exhausted") == NULL);
-	CHECK_INT(api_error_class("quota_exhausted"), API_ERROR_PROJECT);
-	CHECK_INT(api_error_class(NULL), API_ERROR_PROJECT);
+	CHECK_INT(api_error_class("quota_exhausted"), API_ERROR_EITHER);
+	CHECK_INT(api_error_class(NULL), API_ERROR_EITHER);
 	CHECK_STR(api_error_class_name(API_ERROR_ISSUE), "issue");
+	CHECK_STR(api_error_class_name(API_ERROR_EITHER), "either");
 	CHECK_STR(api_error_class_name(API_ERROR_PROJECT), "project");
 	CHECK_STR(API_ERROR_MATCHER, "*");
+}
+
+/* A vague name and the CLI's words for it (Claude Code 2.1.197 runs). */
+static void
+test_api_error_refine(void)
+{
+	/* A 529 named server_error: overloaded. */
+	CHECK_STR(api_error_refine("server_error",
+		      "API Error: 529 {\"type\":\"error\",\"error\":{"
+		      "\"type\":\"overloaded_error\"}}"),
+	    "overloaded");
+	CHECK_STR(api_error_refine("server_error",
+		      "API Error: 500 Internal server error"),
+	    "server_error");
+	/* A plain 400 named unknown stays unknown: no issue from words. */
+	CHECK_STR(api_error_refine("unknown", "API Error: 400 scripted error"),
+	    "unknown");
+	CHECK_STR(api_error_refine("unknown",
+		      "API Error: 400 {\"type\":\"error\",\"error\":{"
+		      "\"type\":\"invalid_request_error\"}}"),
+	    "unknown");
+	CHECK_STR(api_error_refine("unknown",
+		      "API Error: Request rejected (429) · scripted error"),
+	    "rate_limit");
+	CHECK_STR(api_error_refine("quota_exhausted",
+		      "API Error: 401 invalid x-api-key"),
+	    "authentication_failed");
+	/* A precise name is kept whatever the words. */
+	CHECK_STR(api_error_refine("invalid_request", "API Error: 529 x"),
+	    "invalid_request");
+	CHECK_STR(api_error_refine("rate_limit", "API Error: 500 x"),
+	    "rate_limit");
+	CHECK_STR(api_error_refine("unknown", NULL), "unknown");
+	CHECK_STR(api_error_refine("unknown", ""), "unknown");
 }
 
 static void
@@ -298,6 +337,7 @@ main(void)
 	if (mkdtemp(dir) == NULL)
 		return 1;
 	RUN(test_api_error_table);
+	RUN(test_api_error_refine);
 	RUN(test_api_error_lines);
 	RUN(test_api_error_screen);
 	RUN(test_api_error_reset);

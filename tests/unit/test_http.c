@@ -149,6 +149,31 @@ test_get_json_failure(void)
 	http_client_free(c);
 }
 
+/* Retry-After as delay-seconds or an HTTP-date; rate-limit resets. */
+static void
+test_retry_after(void)
+{
+	/* Sun, 06 Nov 1994 08:49:37 GMT, RFC 9110's example. */
+	time_t now = 784111777;
+
+	CHECK_INT(http_retry_after("3600", now), 3600);
+	CHECK_INT(http_retry_after(" 0 ", now), 0);
+	CHECK_INT(http_retry_after("Sun, 06 Nov 1994 09:49:37 GMT", now),
+	    3600);
+	CHECK_INT(http_retry_after("Sun, 06 Nov 1994 08:00:00 GMT", now), 0);
+	CHECK_INT(http_retry_after("", now), -1);
+	CHECK_INT(http_retry_after("12s", now), -1);
+	CHECK_INT(http_retry_after("-5", now), -1);
+	CHECK_INT(http_retry_after("soon", now), -1);
+	CHECK_INT((long long)http_rfc3339("1994-11-06T09:49:37Z"), now + 3600);
+	CHECK_INT((long long)http_rfc3339("1994-11-06T09:49:37.5Z"),
+	    now + 3600);
+	CHECK_INT((long long)http_rfc3339("1994-11-06T10:49:37+01:00"),
+	    now + 3600);
+	CHECK_INT((long long)http_rfc3339("1994-11-06"), 0);
+	CHECK_INT((long long)http_rfc3339("1994-13-06T09:49:37Z"), 0);
+}
+
 int
 main(void)
 {
@@ -165,6 +190,7 @@ main(void)
 	}
 	RUN(test_get_text_failure_frees_body);
 	RUN(test_get_json_failure);
+	RUN(test_retry_after);
 	server_stop();
 	http_cleanup();
 	curl_global_cleanup();

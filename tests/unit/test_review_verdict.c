@@ -195,6 +195,10 @@ test_comment_lists(void)
 	CHECK(rp_last_comment_with(list, "<!-- review-error: ccccccc -->") !=
 	    NULL);
 	CHECK(rp_last_comment_with(list, "<!-- reviewed: ccccccc -->") == NULL);
+	/* The round of a review: the reviews up to it, it included. */
+	CHECK_INT(rp_review_round(list, c), 2);
+	CHECK_INT(rp_review_round(list, cJSON_GetArrayItem(list, 0)), 1);
+	CHECK_INT(rp_review_round(list, cJSON_GetArrayItem(list, 2)), 1);
 	c = rp_previous_review(list, "bbbbbbb");
 	CHECK(c != NULL && strstr(json_str(c, "body"), "aaaaaaa") != NULL);
 	c = rp_previous_review(list, "ddddddd");
