@@ -109,6 +109,7 @@ static const char *check_log(const char *);
 static int env_pass_next(const char **, char *, size_t);
 static const char *check_env_pass(const char *);
 static int config_agent_env_cli(const char *);
+static void config_agent_env_cli_environ(char ***, size_t *);
 static const char *env_value(const struct config *, const char *);
 static void *field(const struct config *, size_t);
 static void vars_set(struct load *, const char *, const char *, const char *,
@@ -1884,7 +1885,6 @@ config_agent_env_cli(const char *name)
 	    strncmp(name, "CLAUDE_", 7) == 0;
 }
 
-/* name's value: .env's last assignment, else the environment's; NULL. */
 const char *
 config_agent_home(const struct config *c)
 {
@@ -1895,6 +1895,30 @@ config_agent_home(const struct config *c)
 	return v != NULL && *v != '\0' ? v : NULL;
 }
 
+/*
+ * The agent CLI's settings in the tool's own environment (cron's, a
+ * unit's Environment=), before .env's, which override them: they reach
+ * the agent through its private file, never through the tmux server.
+ */
+static void
+config_agent_env_cli_environ(char ***env, size_t *n)
+{
+	extern char **environ;
+	char **e, name[256];
+	size_t len;
+
+	for (e = environ; e != NULL && *e != NULL; e++) {
+		len = strcspn(*e, "=");
+		if ((*e)[len] != '=' || len >= sizeof(name))
+			continue;
+		memcpy(name, *e, len);
+		name[len] = '\0';
+		if (config_agent_env_cli(name))
+			env_put(env, n, name, *e + len + 1);
+	}
+}
+
+/* name's value: .env's last assignment, else the environment's; NULL. */
 static const char *
 env_value(const struct config *c, const char *name)
 {
@@ -1932,6 +1956,7 @@ config_agent_env(const struct config *c, enum config_role role)
 	char name[256], *url;
 	size_t n = 0, i;
 
+	config_agent_env_cli_environ(&env, &n);
 	for (i = 0; i < c->nenv_vars; i++)
 		if (config_agent_env_cli(c->env_vars[i].key))
 			env_put(&env, &n, c->env_vars[i].key,
