@@ -15,6 +15,7 @@ cat >"$T/script.json" <<'JSON'
   "details": "429 {\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"Number of requests has exceeded your rate limit\"}}"},
  {"stop": true}]
 JSON
+cp "$T/script.json" "$T/script.json.first"
 # The API's answer to the probe: a 429 with retry-after.
 echo '[{"error": 429, "retry_after": 3600}]' >"$T/api.json"
 python3 "$TOP/tests/tools/anthropic-sim.py" --every --script "$T/api.json" \
@@ -51,5 +52,38 @@ check "the key is never logged" sh -c "! grep -rq sk-ant-test-secret '$DEVLOG' '
 dp
 lhas "still paused" "paused: rate_limit"
 check_eq "no second probe on the next tick" "$(wc -l <"$T/api.log")" 1
+
+# run_case NAME SCRIPT: a fresh world with issue #1 and the agent's script.
+run_case() {
+	t_tmux kill-server 2>/dev/null
+	rm -rf "$RUN"/* "$T/agentlog" "$RUN/../$PROJ-worktree-1"
+	mkdir -p "$T/agentlog"
+	git -C "$T/repo" worktree prune
+	echo "$2" >"$T/script.json"
+	scen '[{"number": 1, "title": "Add a parser", "labels": ["backlog"]}]' \
+	    '[]' >"$T/case.json"
+	case_start
+	dp
+	rc_is "$1: launch" 0
+	wait_for 'grep -q "hook StopFailure" "$T/agentlog/events.log"' 10
+}
+
+# An error of either's, and the API answers the probe (200): the issue's.
+run_case "either's" '[{"api_error": "unknown", "details": "API Error: 400 scripted error"}]'
+dp
+lhas "either's: the probe answered" "#1: the API probe answered 200"
+lhas "either's: the issue's by the probe" "#1: stopped by an API error \(unknown, from its hook\) that is the issue's: a request to the API succeeded after it — it fails, the project is not paused"
+check "either's: no pause" test ! -e "$PAUSE"
+check_eq "either's: one more probe" "$(wc -l <"$T/api.log")" 2
+dp
+check_eq "either's: blocked" "$(labels 1)" blocked
+
+# AGENT_API_PROBE=false: no probe, the fixed first wait.
+run_case "no probe" "$(cat "$T/script.json.first")"
+AGENT_API_PROBE=false dp
+lhas "no probe: paused" "paused: rate_limit"
+check_eq "no probe: no request" "$(wc -l <"$T/api.log")" 2
+check_eq "no probe: not probed" "$(field PROBED)" 0
+check_eq "no probe: the first wait" "$(($(field UNTIL) - $(field SINCE)))" 300
 kill "$SIMPID" 2>/dev/null
 wait "$SIMPID" 2>/dev/null || :
