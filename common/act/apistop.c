@@ -33,10 +33,10 @@
 
 /* What one request to the model API said (apistop_probe()). */
 struct apistop_probe {
-	int done;		/* it was made (or found impossible) */
-	long status;		/* 0: no answer, or not made */
-	long long retry_after;	/* seconds, -1: none */
-	time_t reset;		/* the latest rate-limit reset, 0: none */
+	int done;	       /* it was made (or found impossible) */
+	long status;	       /* 0: no answer, or not made */
+	long long retry_after; /* seconds, -1: none */
+	time_t reset;	       /* the latest rate-limit reset, 0: none */
 };
 
 /* The configuration the probe takes its settings from (apistop_use()). */
@@ -49,8 +49,7 @@ static int apistop_note_resumed(struct act *, const char *,
 static int apistop_resume(struct act *, const char *, const char *,
     const struct apierr *, const char *, struct apipause *, time_t);
 static int apistop_fold(struct act *, const char *, const char *, int,
-    const char *, const struct apierr *, const struct apistop_probe *,
-    time_t);
+    const char *, const struct apierr *, const struct apistop_probe *, time_t);
 static int apistop_probe_wanted(const char *, const struct apierr *);
 static void apistop_probe(const char *, struct apistop_probe *);
 static void apistop_probe_fold(struct apipause *, const struct apistop_probe *,
@@ -221,8 +220,8 @@ apistop_probe(const char *who, struct apistop_probe *out)
 	x.connect_timeout_ms = APISTOP_PROBE_CONNECT_MS;
 	x.timeout_ms = APISTOP_PROBE_TIMEOUT_MS;
 	x.max_body = 64 * 1024;
-	if (http_request_with(&x, "POST", url, body, &resp, err,
-		sizeof(err)) == -1)
+	if (http_request_with(&x, "POST", url, body, &resp, err, sizeof(err)) ==
+	    -1)
 		log_warn("%s: the API probe failed: %s", who, err);
 	else {
 		out->status = resp.status;

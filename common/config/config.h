@@ -81,7 +81,7 @@ struct config {
 	long long api_pause_alert_minutes;
 	char *claude_model; /* or NULL */
 	int agent_api_probe;
-	char *agent_cmd;    /* the agent command line */
+	char *agent_cmd; /* the agent command line */
 	char *agent_ready_pattern;
 	char *session_lock;	       /* the Claude session lock; "" none */
 	int session_lock_wait_s;       /* its longest wait */

@@ -104,8 +104,7 @@ apipause_read(const char *path, struct apipause *p)
 		p->resumed = (time_t)v;
 	if (record_get_ll(buf_str(&t), "PROBED:", &v) == 0 && v > 0)
 		p->probed = (time_t)v;
-	if (record_get_ll(buf_str(&t), "PROBE:", &v) == 0 && v > 0 &&
-	    v < 1000)
+	if (record_get_ll(buf_str(&t), "PROBE:", &v) == 0 && v > 0 && v < 1000)
 		p->probe = (long)v;
 	p->retry_after = -1;
 	if (record_get_ll(buf_str(&t), "RETRY_AFTER:", &v) == 0 && v >= 0)

@@ -57,9 +57,9 @@ struct apipause {
 	char reason[64];
 	long long count;
 	time_t resumed;
-	time_t probed;		/* when the API was probed for it (0: not) */
-	long probe;		/* the probe's status (0: none, no answer) */
-	long long retry_after;	/* its retry-after in seconds (-1: none) */
+	time_t probed;	       /* when the API was probed for it (0: not) */
+	long probe;	       /* the probe's status (0: none, no answer) */
+	long long retry_after; /* its retry-after in seconds (-1: none) */
 };
 
 /* What apipause_note() made of an error. */
