@@ -109,6 +109,7 @@ dp_pause_session(struct dev_ctx *c, struct rx *x)
 			return r == -1 ? -1 : 0;
 	}
 	snprintf(who, sizeof(who), "#%lld", x->issue);
+	apistop_use(c->cfg);
 	r = apistop_session(&c->act, c->cfg->project_name, x->session,
 	    x->phase_path, x->alive, who, c->now);
 	/* The issue's error: its failure is this tick's reaction. */

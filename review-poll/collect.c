@@ -98,6 +98,7 @@ collect_paused(struct rp *rp, const struct rp_run *run)
 	char who[32];
 
 	snprintf(who, sizeof(who), "PR #%lld", run->pr);
+	apistop_use(rp->cfg);
 	return apistop_session(&rp->act, rp->cfg->project_name, run->session,
 		   run->phase_path, 1, who, rp->now) == -1 ?
 	    -1 :

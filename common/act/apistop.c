@@ -13,7 +13,9 @@
 #include "api_error.h"
 #include "apipause.h"
 #include "apistop.h"
+#include "config.h"
 #include "file.h"
+#include "http.h"
 #include "lock.h"
 #include "log.h"
 #include "phase.h"
@@ -24,6 +26,21 @@
 #define APISTOP_LOCK_S 10
 /* A pause over this long without a recurrence is forgotten. */
 #define APISTOP_FORGET_S (24 * 60 * 60)
+/* The probe's timeouts (milliseconds), its model when none is set. */
+#define APISTOP_PROBE_CONNECT_MS 5000L
+#define APISTOP_PROBE_TIMEOUT_MS 15000L
+#define APISTOP_PROBE_MODEL "claude-haiku-4-5"
+
+/* What one request to the model API said (apistop_probe()). */
+struct apistop_probe {
+	int done;	       /* it was made (or found impossible) */
+	long status;	       /* 0: no answer, or not made */
+	long long retry_after; /* seconds, -1: none */
+	time_t reset;	       /* the latest rate-limit reset, 0: none */
+};
+
+/* The configuration the probe takes its settings from (apistop_use()). */
+static const struct config *apistop_cfg;
 
 static int apistop_lock(const char *, int *);
 static int apistop_write(struct act *, const char *, const struct apipause *);
@@ -32,7 +49,11 @@ static int apistop_note_resumed(struct act *, const char *,
 static int apistop_resume(struct act *, const char *, const char *,
     const struct apierr *, const char *, struct apipause *, time_t);
 static int apistop_fold(struct act *, const char *, const char *, int,
-    const char *, const struct apierr *, time_t);
+    const char *, const struct apierr *, const struct apistop_probe *, time_t);
+static int apistop_probe_wanted(const char *, const struct apierr *);
+static void apistop_probe(const char *, struct apistop_probe *);
+static void apistop_probe_fold(struct apipause *, const struct apistop_probe *,
+    time_t);
 static int apistop_turn_done(const char *, time_t);
 static int apistop_other_done(const char *, time_t);
 static const char *apistop_evidence(const char *, const struct apierr *,
@@ -124,10 +145,132 @@ apistop_resume(struct act *a, const char *project, const char *session,
 	return 1;
 }
 
+void
+apistop_use(const struct config *cfg)
+{
+	apistop_cfg = cfg;
+}
+
+/*
+ * Whether e calls for a probe: a rate limit, an overload or an error of
+ * either's, the probe on, and the pause not probed since e.  1 or 0.
+ */
+static int
+apistop_probe_wanted(const char *project, const struct apierr *e)
+{
+	char *path;
+	struct apipause p;
+	int r;
+
+	if (apistop_cfg == NULL || !apistop_cfg->agent_api_probe ||
+	    (strcmp(e->error, "rate_limit") != 0 &&
+		strcmp(e->error, "overloaded") != 0 &&
+		api_error_class(e->error) != API_ERROR_EITHER))
+		return 0;
+	path = runfiles_api_pause(project);
+	r = apipause_read(path, &p);
+	free(path);
+	return r == 0 && !(p.since != 0 && p.probed >= e->at);
+}
+
+/*
+ * One small request to the model API with the agent's API key (never
+ * logged): its status, retry-after and rate-limit reset into *out.
+ * Without an API key (an OAuth login) none is made.
+ */
+static void
+apistop_probe(const char *who, struct apistop_probe *out)
+{
+	const char *key, *base, *model, *hdrs[4];
+	char *url, *body, *auth, err[512];
+	struct http_response resp;
+	struct http_extra x;
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	out->done = 1;
+	out->retry_after = -1;
+	if ((key = config_agent_var(apistop_cfg, "ANTHROPIC_API_KEY")) ==
+	    NULL) {
+		log_msg("%s: no ANTHROPIC_API_KEY (an OAuth login?) — the API "
+			"is not probed",
+		    who);
+		return;
+	}
+	if ((base = config_agent_var(apistop_cfg, "ANTHROPIC_BASE_URL")) ==
+	    NULL)
+		base = "https://api.anthropic.com";
+	n = strlen(base);
+	while (n > 0 && base[n - 1] == '/')
+		n--;
+	model = apistop_cfg->claude_model;
+	if (model == NULL || strncmp(model, "claude-", 7) != 0 ||
+	    strpbrk(model, "\"\\") != NULL)
+		model = APISTOP_PROBE_MODEL;
+	url = xasprintf("%.*s/v1/messages", (int)n, base);
+	body = xasprintf("{\"model\":\"%s\",\"max_tokens\":1,\"messages\":"
+			 "[{\"role\":\"user\",\"content\":\"ping\"}]}",
+	    model);
+	auth = xasprintf("x-api-key: %s", key);
+	hdrs[0] = auth;
+	hdrs[1] = "anthropic-version: 2023-06-01";
+	hdrs[2] = NULL;
+	memset(&x, 0, sizeof(x));
+	x.headers = hdrs;
+	x.connect_timeout_ms = APISTOP_PROBE_CONNECT_MS;
+	x.timeout_ms = APISTOP_PROBE_TIMEOUT_MS;
+	x.max_body = 64 * 1024;
+	if (http_request_with(&x, "POST", url, body, &resp, err, sizeof(err)) ==
+	    -1)
+		log_warn("%s: the API probe failed: %s", who, err);
+	else {
+		out->status = resp.status;
+		out->retry_after = resp.retry_after;
+		out->reset = resp.reset_at;
+		log_msg("%s: the API probe answered %ld (retry-after %lld)",
+		    who, resp.status, resp.retry_after);
+	}
+	http_response_free(&resp);
+	explicit_bzero(auth, strlen(auth));
+	free(auth);
+	free(body);
+	free(url);
+}
+
+/*
+ * The probe's word on the pause p at now: recorded; its retry-after or
+ * reset holds the pause at least that long (at most APIPAUSE_MAX_S); a
+ * success ends it on the next tick.
+ */
+static void
+apistop_probe_fold(struct apipause *p, const struct apistop_probe *pr,
+    time_t now)
+{
+	time_t t;
+
+	if (pr == NULL || !pr->done)
+		return;
+	p->probed = now;
+	p->probe = pr->status;
+	p->retry_after = pr->retry_after;
+	if (pr->status >= 200 && pr->status < 300) {
+		p->until = now;
+		return;
+	}
+	t = pr->retry_after >= 0 ? now + (time_t)pr->retry_after : 0;
+	if (pr->reset > t)
+		t = pr->reset;
+	if (t > now + APIPAUSE_MAX_S)
+		t = now + APIPAUSE_MAX_S;
+	if (t > p->until)
+		p->until = t;
+}
+
 /* Fold e into the pause under its lock; resume the session when over. */
 static int
 apistop_fold(struct act *a, const char *project, const char *session, int alive,
-    const char *who, const struct apierr *e, time_t now)
+    const char *who, const struct apierr *e, const struct apistop_probe *pr,
+    time_t now)
 {
 	char *path = runfiles_api_pause(project), *rec, desc[256];
 	struct apipause p, old;
@@ -159,6 +302,7 @@ apistop_fold(struct act *a, const char *project, const char *session, int alive,
 	case APIPAUSE_SAME:
 		break;
 	}
+	apistop_probe_fold(&p, pr, now);
 	if (memcmp(&old, &p, sizeof(p)) != 0 &&
 	    apistop_write(a, project, &p) == -1)
 		goto out;
@@ -276,6 +420,7 @@ apistop_session(struct act *a, const char *project, const char *session,
 {
 	char *rec = runfiles_api_error(session);
 	const char *why;
+	struct apistop_probe pr;
 	struct apierr e;
 	int r;
 
@@ -291,7 +436,19 @@ apistop_session(struct act *a, const char *project, const char *session,
 	    (why = apistop_evidence(session, &e, now)) != NULL)
 		return apistop_issue(a, project, session, phase_path, who, &e,
 		    why);
-	return apistop_fold(a, project, session, alive, who, &e, now);
+	memset(&pr, 0, sizeof(pr));
+	if (!a->dry_run && apistop_probe_wanted(project, &e))
+		apistop_probe(who, &pr);
+	if (phase_path != NULL &&
+	    api_error_class(e.error) == API_ERROR_EITHER && pr.status >= 200 &&
+	    pr.status < 300)
+		return apistop_issue(a, project, session, phase_path, who, &e,
+		    "a request to the API succeeded after it");
+	if (pr.done && pr.status >= 200 && pr.status < 300)
+		log_msg("%s: a request to the API succeeded after its error "
+			"(%s) — the pause ends on the next tick",
+		    who, e.error);
+	return apistop_fold(a, project, session, alive, who, &e, &pr, now);
 }
 
 int

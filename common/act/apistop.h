@@ -31,6 +31,13 @@ struct apipause;
 	"The API error that stopped your last turn (%s) is over. Continue " \
 	"where you stopped.\n"
 
+struct config;
+/*
+ * The configuration whose settings the API probe of apistop_session()
+ * uses (AGENT_API_PROBE, the agent's ANTHROPIC_API_KEY and
+ * ANTHROPIC_BASE_URL, CLAUDE_MODEL); NULL, or never set: no probe.
+ */
+void apistop_use(const struct config *cfg);
 /*
  * The session (a live one: alive 1, or gone: 0) of project, named who in
  * the log ("#12", "PR #3"), whose phase file is phase_path, at now: when
@@ -40,7 +47,11 @@ struct apipause;
  * allows).  1 when the session is the pause's (no other reaction this
  * tick), 2 when the error was the issue's (its phase now says failed:
  * read it again), 0 when it has no such error or is gone, -1 when
- * something failed (logged; the next tick again).
+ * something failed (logged; the next tick again).  A rate limit, an
+ * overload or an error of either's is probed once (one request to the
+ * model API, its status and retry-after kept in the pause): a success
+ * makes an error of either's the issue's and ends the project's pause;
+ * a retry-after holds the pause at least that long.
  */
 int apistop_session(struct act *, const char *project, const char *session,
     const char *phase_path, int alive, const char *who, time_t now);

@@ -402,6 +402,15 @@ static const struct setting settings[] = {
 	.off = F(api_pause_alert_minutes),
 	.doc = "minutes the project may stay paused by an API error of the "
 	       "agent CLI's before supervisor-poll raises an alert"},
+    {.env = "AGENT_API_PROBE",
+	.type = T_BOOL,
+	.def = "true",
+	.off = F(agent_api_probe),
+	.doc = "after a rate limit, an overload or an API error that may be "
+	       "either the issue's or the project's, one small request to "
+	       "the model API with the agent's `ANTHROPIC_API_KEY`: its "
+	       "`retry-after` sets the pause's end, a success ends it or "
+	       "fails the issue"},
     {.env = "CLAUDE_MODEL",
 	.type = T_STR,
 	.off = F(claude_model),
@@ -1892,6 +1901,14 @@ config_agent_home(const struct config *c)
 
 	if (v == NULL || *v == '\0')
 		v = getenv("HOME");
+	return v != NULL && *v != '\0' ? v : NULL;
+}
+
+const char *
+config_agent_var(const struct config *c, const char *name)
+{
+	const char *v = env_value(c, name);
+
 	return v != NULL && *v != '\0' ? v : NULL;
 }
 

@@ -80,7 +80,8 @@ struct config {
 	long long claude_timeout; /* seconds */
 	long long api_pause_alert_minutes;
 	char *claude_model; /* or NULL */
-	char *agent_cmd;    /* the agent command line */
+	int agent_api_probe;
+	char *agent_cmd; /* the agent command line */
 	char *agent_ready_pattern;
 	char *session_lock;	       /* the Claude session lock; "" none */
 	int session_lock_wait_s;       /* its longest wait */
@@ -227,6 +228,11 @@ char **config_agent_env(const struct config *, enum config_role role);
  * the tool's own; NULL when neither is set.
  */
 const char *config_agent_home(const struct config *);
+/*
+ * An agent variable name's value: .env's last assignment, else the
+ * environment's; NULL when unset or empty.
+ */
+const char *config_agent_var(const struct config *, const char *name);
 void config_env_free(char **env);
 /*
  * The environment a tmux server this factory's tools start gets: the

@@ -88,6 +88,7 @@ apipause_read(const char *path, struct apipause *p)
 	int r = 0;
 
 	memset(p, 0, sizeof(*p));
+	p->retry_after = -1;
 	buf_init(&t, 0);
 	if (record_load(path, &t) == -1) {
 		r = errno == ENOENT ? 0 : -1;
@@ -101,13 +102,21 @@ apipause_read(const char *path, struct apipause *p)
 		p->count = v;
 	if (record_get_ll(buf_str(&t), "RESUMED:", &v) == 0 && v > 0)
 		p->resumed = (time_t)v;
+	if (record_get_ll(buf_str(&t), "PROBED:", &v) == 0 && v > 0)
+		p->probed = (time_t)v;
+	if (record_get_ll(buf_str(&t), "PROBE:", &v) == 0 && v > 0 && v < 1000)
+		p->probe = (long)v;
+	p->retry_after = -1;
+	if (record_get_ll(buf_str(&t), "RETRY_AFTER:", &v) == 0 && v >= 0)
+		p->retry_after = v;
 	if (record_get(buf_str(&t), "REASON:", name, sizeof(name)) == -1)
 		name[0] = '\0';
 	apipause_name(p->reason, sizeof(p->reason), name);
 	/* A record without its start is none. */
-	if (p->since == 0)
+	if (p->since == 0) {
 		memset(p, 0, sizeof(*p));
-	else if (p->count == 0)
+		p->retry_after = -1;
+	} else if (p->count == 0)
 		p->count = 1;
 out:
 	buf_free(&t);
@@ -121,9 +130,11 @@ apipause_text(const struct apipause *p)
 
 	apipause_name(name, sizeof(name), p->reason);
 	return xasprintf("SINCE: %lld\nUNTIL: %lld\nREASON: %s\nCOUNT: %lld\n"
-			 "RESUMED: %lld\n",
+			 "RESUMED: %lld\nPROBED: %lld\nPROBE: %ld\n"
+			 "RETRY_AFTER: %lld\n",
 	    (long long)p->since, (long long)p->until, name, p->count,
-	    (long long)p->resumed);
+	    (long long)p->resumed, (long long)p->probed, p->probe,
+	    p->retry_after);
 }
 
 int
@@ -146,6 +157,7 @@ apipause_note(struct apipause *p, const struct apierr *e, time_t now)
 {
 	if (p->since == 0) {
 		memset(p, 0, sizeof(*p));
+		p->retry_after = -1;
 		p->since = now;
 		p->count = 1;
 		apipause_name(p->reason, sizeof(p->reason), e->error);

@@ -21,6 +21,9 @@
  *   COUNT: 1              pauses in a row: the back-off's step
  *   RESUMED: 0            when the stopped sessions were told to go on
  *                         (0: not yet)
+ *   PROBED: 1700000001    when one request probed the API (0: not)
+ *   PROBE: 429            its status (0: none)
+ *   RETRY_AFTER: 3600     its retry-after in seconds (-1: none)
  *
  * The wait is APIPAUSE_FIRST_S doubled COUNT - 1 times, at most
  * APIPAUSE_MAX_S, and never before the limit's own reset.  Once UNTIL is
@@ -54,6 +57,9 @@ struct apipause {
 	char reason[64];
 	long long count;
 	time_t resumed;
+	time_t probed;	       /* when the API was probed for it (0: not) */
+	long probe;	       /* the probe's status (0: none, no answer) */
+	long long retry_after; /* its retry-after in seconds (-1: none) */
 };
 
 /* What apipause_note() made of an error. */

@@ -21,7 +21,9 @@ short text.  A step:
   {"drop": true, "times": 12}           the connection closed, no answer
   {"wait": 5}                           an answer after 5 seconds
 
-After the last step every turn gets {"text": "done"}.  Answers stream as
+After the last step every turn gets {"text": "done"}.  With --every,
+every request to /v1/messages takes the script's steps, turn or not (a
+one-line probe such as the tools' after an API error).  Answers stream as
 the API streams them (server-sent events) when the request asks for a
 stream.  The log has one JSON line per request: its path, model, whether
 it was a turn, the step it got and the last user text (cut).
@@ -118,6 +120,7 @@ def blocks_of(step):
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     script = None
+    every = False
 
     def log_message(self, fmt, *args):
         pass
@@ -146,9 +149,13 @@ class Handler(BaseHTTPRequestHandler):
             self.send_json(404, self.error_body(404, "no such endpoint"))
             return
         turn = bool(body.get("tools"))
-        step = self.script.next_step() if turn else {"text": "ok"}
+        step = (self.script.next_step() if turn or self.every
+                else {"text": "ok"})
         self.script.log({"path": path, "model": model, "turn": turn,
-                         "step": step, "user": last_user_text(body)})
+                         "step": step, "user": last_user_text(body),
+                         "max_tokens": body.get("max_tokens"),
+                         "key": bool(self.headers.get("x-api-key")),
+                         "version": self.headers.get("anthropic-version")})
         if step.get("wait"):
             time.sleep(float(step["wait"]))
         if step.get("drop"):
@@ -240,7 +247,10 @@ def main():
     ap.add_argument("--script", help="the steps (JSON list); none: text")
     ap.add_argument("--log", help="one JSON line per request")
     ap.add_argument("--port-file", help="write the port chosen here")
+    ap.add_argument("--every", action="store_true",
+                    help="every request takes the steps, not only turns")
     args = ap.parse_args()
+    Handler.every = args.every
     steps = []
     if args.script:
         with open(args.script, encoding="utf-8") as f:

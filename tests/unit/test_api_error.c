@@ -293,16 +293,23 @@ test_apipause_records(void)
 	p.since = 1700000000;
 	p.until = 1700000300;
 	p.count = 2;
+	p.probed = 1700000001;
+	p.probe = 429;
+	p.retry_after = 3600;
 	snprintf(p.reason, sizeof(p.reason), "overloaded");
 	text = apipause_text(&p);
 	CHECK_STR(text,
 	    "SINCE: 1700000000\nUNTIL: 1700000300\nREASON: "
-	    "overloaded\nCOUNT: 2\nRESUMED: 0\n");
+	    "overloaded\nCOUNT: 2\nRESUMED: 0\nPROBED: 1700000001\n"
+	    "PROBE: 429\nRETRY_AFTER: 3600\n");
 	CHECK_INT(file_write_atomic(path, text, strlen(text), 0644, 0), 0);
 	free(text);
 	CHECK_INT(apipause_read(path, &r), 0);
 	CHECK_INT(r.until, 1700000300);
 	CHECK_INT(r.count, 2);
+	CHECK_INT(r.probed, 1700000001);
+	CHECK_INT(r.probe, 429);
+	CHECK_INT(r.retry_after, 3600);
 	CHECK_STR(r.reason, "overloaded");
 	apipause_describe(&r, desc, sizeof(desc));
 	CHECK_STR(desc,

@@ -112,6 +112,8 @@ t_setup() {
 	trap 'exit 130' INT
 	trap 'exit 143' TERM
 	unset TMUX TMUX_PANE
+	# No test reaches the real model API (the API error's probe).
+	unset ANTHROPIC_API_KEY ANTHROPIC_BASE_URL ANTHROPIC_AUTH_TOKEN
 	DISINTO_RUN_DIR=$T/run
 	FACTORY_ROOT=$T/factory
 	mkdir -p "$DISINTO_RUN_DIR" "$FACTORY_ROOT"
