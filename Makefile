@@ -167,6 +167,7 @@ test: test-bins fuzz-if-clang
 # the forge simulator answering as other servers than make test's (Gitea
 # 1.2x, Woodpecker 3.x, pages of 50), each where that server differs:
 # Forgejo (it reads "sort" on the issue list) for the backlog and merges,
+# Gitea 1.23 (its combined commit status) and Forgejo for the CI rule,
 # Woodpecker 2.x (its field names, statuses and log answers) for the CI
 # readers and a merge, and Gitea with [api] MAX_RESPONSE_ITEMS = 30 for the
 # list readers and a merge (tests/dialects; make test runs a sample of each

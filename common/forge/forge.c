@@ -145,8 +145,8 @@ static const struct forge_kind forge_k_file = {"changed file", NULL, "",
     forge_f_file, NULL};
 static const struct forge_kind forge_k_status = {"commit status", NULL, "",
     forge_f_status, NULL};
-static const struct forge_kind forge_k_status_item = {"commit status", NULL,
-    "", forge_f_status_item, NULL};
+static const struct forge_kind forge_k_status_item = {"commit status", NULL, "",
+    forge_f_status_item, NULL};
 
 /* What a check of a result needs: the handle, the kind, the path. */
 struct forge_check {
@@ -169,6 +169,7 @@ struct forge {
 	size_t nlabels;
 	char *login;
 	char *version; /* the server's GET /version, read once per handle */
+	int version_failed; /* that read failed: not asked again */
 	char **skipped; /* the log lines of objects skipped, each said once */
 	size_t nskipped;
 };
@@ -1456,6 +1457,9 @@ forge_server_version(struct forge *f, const char **version)
 		*version = f->version;
 		return 0;
 	}
+	if (f->version_failed)
+		return -1;
+	f->version_failed = 1;
 	url = xasprintf("%s/version", f->root);
 	if (http_client_get(f->client, url, cJSON_Object, NULL, &v) == -1)
 		goto out;
@@ -1464,6 +1468,7 @@ forge_server_version(struct forge *f, const char **version)
 		goto out;
 	}
 	f->version = xstrdup(s);
+	f->version_failed = 0;
 	*version = f->version;
 	r = 0;
 out:

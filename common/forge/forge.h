@@ -302,9 +302,11 @@ long long forge_commit_status_total(struct forge *f, const char *sha);
  * Every status of sha, all pages of /commits/SHA/statuses (each context's
  * earlier statuses too; "id" orders them).
  */
-int forge_commit_statuses(struct forge *f, const char *sha,
-    const cJSON **out);
-/* The server's version string (GET /version), read once per handle. */
+int forge_commit_statuses(struct forge *f, const char *sha, const cJSON **out);
+/*
+ * The server's version string (GET /version), asked once per handle (a
+ * failed read is not tried again on it).
+ */
 int forge_server_version(struct forge *f, const char **version);
 /* The version a caller kept from an earlier read (no request then). */
 void forge_server_version_set(struct forge *f, const char *version);

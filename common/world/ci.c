@@ -240,13 +240,11 @@ ci_combine(const cJSON *statuses, enum ci_rule rule, int *final)
 	int n = 0, ok = 0, failed = 0, worst = 5, rank, latest;
 	enum ci_state out;
 
-	cJSON_ArrayForEach(s, statuses)
-	{
+	cJSON_ArrayForEach (s, statuses) {
 		ctx = json_str(s, "context");
 		/* The latest of each context alone (the highest index). */
 		latest = 1;
-		cJSON_ArrayForEach(t, statuses)
-		{
+		cJSON_ArrayForEach (t, statuses) {
 			const char *c = json_str(t, "context");
 
 			if (t != s && c != NULL && ctx != NULL &&
@@ -258,12 +256,12 @@ ci_combine(const cJSON *statuses, enum ci_rule rule, int *final)
 			continue;
 		st = json_str(s, "status");
 		n++;
-		if (st != NULL && (strcmp(st, "error") == 0 ||
-			strcmp(st, "failure") == 0))
+		if (st != NULL &&
+		    (strcmp(st, "error") == 0 || strcmp(st, "failure") == 0))
 			failed = 1;
-		else if (st != NULL && (strcmp(st, "success") == 0 ||
-			     strcmp(st, "warning") == 0 ||
-			     strcmp(st, "skipped") == 0))
+		else if (st != NULL &&
+		    (strcmp(st, "success") == 0 || strcmp(st, "warning") == 0 ||
+			strcmp(st, "skipped") == 0))
 			ok++;
 		if ((rank = ci_worst_rank(st)) != -1 && rank < worst)
 			worst = rank;
@@ -272,10 +270,12 @@ ci_combine(const cJSON *statuses, enum ci_rule rule, int *final)
 		out = CI_NONE;
 	else if (rule == CI_RULE_ALL)
 		out = failed ? CI_FAILURE : ok == n ? CI_SUCCESS : CI_PENDING;
+	else if (worst <= 2) /* error, failure, warning */
+		out = CI_FAILURE;
+	else if (worst == 4) /* success */
+		out = CI_SUCCESS;
 	else
-		out = worst <= 2 ? CI_FAILURE
-		    : worst == 4 ? CI_SUCCESS
-				 : CI_PENDING;
+		out = CI_PENDING;
 	if (final != NULL)
 		*final = out == CI_SUCCESS || out == CI_FAILURE;
 	return out;
@@ -298,9 +298,8 @@ ci_server_rule(struct forge *f)
 	buf_init(&b, 0);
 	path = runfiles_forge_version(forge_api_root(f));
 	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
-	    time(NULL) - sb.st_mtime < 86400 &&
-	    file_read(path, 256, &b) == 0 && (n = strcspn(buf_str(&b),
-						  "\n")) > 0) {
+	    time(NULL) - sb.st_mtime < 86400 && file_read(path, 256, &b) == 0 &&
+	    (n = strcspn(buf_str(&b), "\n")) > 0) {
 		b.data[n] = '\0';
 		forge_server_version_set(f, buf_str(&b));
 	} else if (forge_server_version(f, &v) == 0) {

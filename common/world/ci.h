@@ -91,10 +91,10 @@ int ci_forge_read(struct forge *f, const char *sha, enum ci_state *out,
  * CI_RULE_WORST, Gitea up to 1.22 and Forgejo (models/git/commit_status.go
  * CalcCommitStatus over modules/structs/commit_status.go's priorities):
  * the worst state, error < failure < warning < pending < success; a
- * state it does not rank is passed over (none ranked: pending).  CI_RULE_ALL, Gitea 1.23 and
- * later (modules/commitstatus/commit_status.go CommitStatusStates.
- * Combine()): failure when one is error or failure, success when every
- * one is success, warning or skipped, else pending.
+ * state it does not rank is passed over (none ranked: pending).  CI_RULE_ALL,
+ * Gitea 1.23 and later (modules/commitstatus/commit_status.go
+ * CommitStatusStates. Combine()): failure when one is error or failure, success
+ * when every one is success, warning or skipped, else pending.
  */
 enum ci_rule { CI_RULE_WORST, CI_RULE_ALL };
 /*
@@ -112,8 +112,7 @@ enum ci_rule ci_rule_of_version(const char *version);
  * CI_FAILURE, final; by CI_RULE_ALL a warning or skipped context counts
  * as passed, as that server shows it.  No statuses is CI_NONE.
  */
-enum ci_state ci_combine(const cJSON *statuses, enum ci_rule rule,
-    int *final);
+enum ci_state ci_combine(const cJSON *statuses, enum ci_rule rule, int *final);
 /*
  * 1 when CI counts as passed: success, or no CI configured and the
  * state none or pending.  Else 0.
