@@ -167,12 +167,14 @@ test: test-bins fuzz-if-clang
 # the forge simulator answering as other servers than make test's (Gitea
 # 1.2x, Woodpecker 3.x, pages of 50), each where that server differs:
 # Forgejo (it reads "sort" on the issue list) for the backlog and merges,
+# Gitea 1.23 (its combined commit status) and Forgejo for the CI rule,
 # Woodpecker 2.x (its field names, statuses and log answers) for the CI
 # readers and a merge, and Gitea with [api] MAX_RESPONSE_ITEMS = 30 for the
 # list readers and a merge (tests/dialects; make test runs a sample of each
 # in test_forge_dialects.sh).  About 3 minutes on 2 cores.
 DIALECTS = \
-	forgejo:3:50=test_dev_backlog,test_forge_backlog_order,test_forge_branch_gone,test_forge_merge_answer,test_dev_merge.sh,test_dev_pr_closed \
+	forgejo:3:50=test_dev_backlog,test_forge_backlog_order,test_forge_branch_gone,test_forge_merge_answer,test_dev_merge.sh,test_dev_pr_closed,test_ci_combine \
+	gitea-1.23:3:50=test_ci_combine \
 	gitea:2:50=test_dev_woodpecker,test_supervisor_ci,test_ci_bulk,test_dev_merge.sh \
 	gitea:3:30=test_forge_client,test_dev_backlog,test_supervisor_lists,test_review_pages,test_supervisor_sweep,test_dev_merge.sh
 test-dialects: test-bins

@@ -122,6 +122,12 @@ ENDPOINTS = [
      "DismissPullReviewOptions"),
     ("GET", REPO + r"/commits/[^/]+/status", LIST, None, {},
      "routers/api/v1/repo/status.go GetCombinedCommitStatusByRef"),
+    ("GET", REPO + r"/commits/[^/]+/statuses", ("sort", "state") + LIST,
+     None, {},
+     "routers/api/v1/repo/status.go GetCommitStatusesByRef "
+     "(getCommitStatuses: utils.GetListOptions, sort and state)"),
+    ("GET", r"/api/v1/version", (), None, {},
+     "routers/api/v1/misc/version.go Version"),
     ("DELETE", REPO + r"/branches/.+", (), None, {},
      "routers/api/v1/repo/branch.go DeleteBranch"),
     # -- Woodpecker (what 2.x and 3.x both read) -------------------------

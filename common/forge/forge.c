@@ -149,6 +149,8 @@ static const struct forge_kind forge_k_file = {"changed file", NULL, "",
     forge_f_file, NULL};
 static const struct forge_kind forge_k_status = {"commit status", NULL, "",
     forge_f_status, NULL};
+static const struct forge_kind forge_k_status_item = {"commit status", NULL, "",
+    forge_f_status_item, NULL};
 
 /* What a check of a result needs: the handle, the kind, the path. */
 struct forge_check {
@@ -170,6 +172,8 @@ struct forge {
 	struct forge_label *labels;
 	size_t nlabels;
 	char *login;
+	char *version; /* the server's GET /version, read once per handle */
+	int version_failed; /* that read failed: not asked again */
 	char **skipped; /* the log lines of objects skipped, each said once */
 	size_t nskipped;
 };
@@ -251,6 +255,7 @@ forge_close(struct forge *f)
 		free(f->skipped[i]);
 	free(f->skipped);
 	free(f->login);
+	free(f->version);
 	free(f->base);
 	free(f->root);
 	free(f);
@@ -1420,6 +1425,78 @@ forge_commit_status(struct forge *f, const char *sha, const cJSON **out)
 	r = forge_get_kind(f, path, &forge_k_status, cJSON_Object, out);
 	free(path);
 	free(esc);
+	return r;
+}
+
+long long
+forge_commit_status_total(struct forge *f, const char *sha)
+{
+	char *url, *esc;
+	long long n;
+
+	esc = http_escape(sha, 0);
+	url = forge_url(f, "/commits/%s/status", esc);
+	n = http_client_total(f->client, url);
+	free(url);
+	free(esc);
+	return n;
+}
+
+int
+forge_commit_statuses(struct forge *f, const char *sha, const cJSON **out)
+{
+	char *path, *esc;
+	int r;
+
+	esc = http_escape(sha, 0);
+	path = xasprintf("/commits/%s/statuses", esc);
+	r = forge_list_kind(f, path, &forge_k_status_item, out);
+	free(path);
+	free(esc);
+	return r;
+}
+
+const char *
+forge_api_root(const struct forge *f)
+{
+	return f->root;
+}
+
+void
+forge_server_version_set(struct forge *f, const char *version)
+{
+	free(f->version);
+	f->version = xstrdup(version);
+}
+
+int
+forge_server_version(struct forge *f, const char **version)
+{
+	const cJSON *v;
+	const char *s;
+	char *url;
+	int r = -1;
+
+	if (f->version != NULL) {
+		*version = f->version;
+		return 0;
+	}
+	if (f->version_failed)
+		return -1;
+	f->version_failed = 1;
+	url = xasprintf("%s/version", f->root);
+	if (http_client_get(f->client, url, cJSON_Object, NULL, &v) == -1)
+		goto out;
+	if ((s = json_str(v, "version")) == NULL || *s == '\0') {
+		http_client_fail(f->client, 0, "no 'version' in '/version'");
+		goto out;
+	}
+	f->version = xstrdup(s);
+	f->version_failed = 0;
+	*version = f->version;
+	r = 0;
+out:
+	free(url);
 	return r;
 }
 

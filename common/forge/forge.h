@@ -298,6 +298,26 @@ int forge_review_dismiss(struct forge *f, long long number, long long review_id,
 
 /* The combined commit status object of sha ("state", "statuses"). */
 int forge_commit_status(struct forge *f, const char *sha, const cJSON **out);
+/*
+ * How many contexts sha has by the X-Total-Count of the answer
+ * forge_commit_status() kept (Gitea's GetCombinedCommitStatusByRef counts
+ * them all but answers one page of them), -1 when unknown.
+ */
+long long forge_commit_status_total(struct forge *f, const char *sha);
+/*
+ * Every status of sha, all pages of /commits/SHA/statuses (each context's
+ * earlier statuses too; "id" orders them).
+ */
+int forge_commit_statuses(struct forge *f, const char *sha, const cJSON **out);
+/*
+ * The server's version string (GET /version), asked once per handle (a
+ * failed read is not tried again on it).
+ */
+int forge_server_version(struct forge *f, const char **version);
+/* The version a caller kept from an earlier read (no request then). */
+void forge_server_version_set(struct forge *f, const char *version);
+/* The API root (.../api/v1) of the handle. */
+const char *forge_api_root(const struct forge *f);
 /* The login of the token's user in *login (valid until forge_close()). */
 int forge_user_login(struct forge *f, const char **login);
 /*

@@ -25,6 +25,7 @@ struct http_client_entry {
 	cJSON *json;
 	char *text;
 	int truncated;
+	long long total; /* its X-Total-Count, -1 when not sent or not seen */
 	struct http_client_entry *next;
 };
 
@@ -308,6 +309,7 @@ http_client_get(struct http_client *c, const char *url, int type,
     const struct http_check *check, const cJSON **out)
 {
 	struct http_client_entry *e;
+	struct http_client_page pg = {-1, -1};
 	cJSON *root;
 
 	*out = NULL;
@@ -325,13 +327,22 @@ http_client_get(struct http_client *c, const char *url, int type,
 		*out = e->json;
 		return 0;
 	}
-	if (http_client_fetch(c, url, type, &root, NULL) == -1 ||
+	if (http_client_fetch(c, url, type, &root, &pg) == -1 ||
 	    http_client_checked(c, url, check, root) == -1)
 		return -1;
 	e = http_client_add(c, url);
 	e->json = root;
+	e->total = pg.total;
 	*out = root;
 	return 0;
+}
+
+long long
+http_client_total(struct http_client *c, const char *url)
+{
+	struct http_client_entry *e;
+
+	return (e = http_client_find(c, url)) != NULL ? e->total : -1;
 }
 
 int
@@ -671,6 +682,7 @@ http_client_add(struct http_client *c, const char *key)
 
 	e = xcalloc(1, sizeof(*e));
 	e->key = xstrdup(key);
+	e->total = -1;
 	e->next = c->live;
 	c->live = e;
 	return e;

@@ -66,6 +66,11 @@ void http_client_fail(struct http_client *, long status, const char *, ...)
 int http_client_get(struct http_client *, const char *url, int type,
     const struct http_check *check, const cJSON **out);
 /*
+ * The X-Total-Count of the answer to url that http_client_get() keeps,
+ * or -1 (not sent, not kept, or read another way).
+ */
+long long http_client_total(struct http_client *, const char *url);
+/*
  * GET url and parse it as http_client_get() does, without the cache: for
  * a list read page by page whose pages are reduced to the few fields
  * kept and never asked again.  *out is the caller's (cJSON_Delete()).

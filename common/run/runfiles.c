@@ -253,6 +253,20 @@ runfiles_ci_memo(const char *p)
 }
 
 char *
+runfiles_forge_version(const char *root)
+{
+	char *name, *q;
+
+	name = xstrdup(root);
+	for (q = name; *q != '\0'; q++)
+		if (strchr(RUNFILES_NAME_CHARS, *q) == NULL)
+			*q = '_';
+	q = xasprintf("%s/forge-version-%s", run_dir, name);
+	free(name);
+	return q;
+}
+
+char *
 runfiles_supervisor_unmergeable(const char *p)
 {
 	return xasprintf("%s/supervisor-unmergeable-%s", run_dir, p);

@@ -145,6 +145,11 @@ char *runfiles_review_files(const char *project);
  */
 char *runfiles_ci_memo(const char *project);
 /*
+ * The forge's version as its GET /version said it, one line, kept a day;
+ * one file per API root (its characters outside a name's made '_').
+ */
+char *runfiles_forge_version(const char *api_root);
+/*
  * supervisor-poll's note of the PRs the forge called not mergeable: "N SHA
  * SINCE" lines, so a PR being checked is no conflict (supervisor-poll/
  * prs.c).

@@ -2,16 +2,24 @@
  * CI state of a commit, the passed/failed rules, the non-code path rule
  * and the infrastructure-failure heuristics.
  */
+#include <sys/stat.h>
+
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
+#include "buf.h"
 #include "ci.h"
+#include "file.h"
 #include "forge.h"
 #include "json.h"
+#include "runfiles.h"
+#include "xmalloc.h"
 #include "woodpecker.h"
 
 #define CI_LOG_LINES 200
@@ -22,6 +30,9 @@ static int ci_woodpecker_state(struct woodpecker *, const char *,
 static int ci_forge_state(struct forge *, const char *, enum ci_state *,
     long long *, int *);
 static long long ci_target_pipeline(const cJSON *);
+static int ci_worst_rank(const char *);
+static long long ci_num(const cJSON *, const char *);
+static enum ci_rule ci_server_rule(struct forge *);
 static const char *ci_icase_find(const char *, const char *, const char *);
 static int ci_line_is_infra(const char *, const char *);
 static int ci_log_is_infra(const char *);
@@ -174,32 +185,169 @@ ci_forge_read(struct forge *f, const char *sha, enum ci_state *out, int *final)
 	return 0;
 }
 
+enum ci_rule
+ci_rule_of_version(const char *version)
+{
+	long major, minor;
+	char *end;
+
+	/* Forgejo says "7.0.5+gitea-1.21.11": its own rule is the worst. */
+	if (version == NULL || strstr(version, "+gitea") != NULL)
+		return CI_RULE_WORST;
+	if (*version == 'v')
+		version++;
+	errno = 0;
+	major = strtol(version, &end, 10);
+	if (errno != 0 || end == version || *end != '.')
+		return CI_RULE_WORST;
+	minor = strtol(end + 1, &end, 10);
+	if (major > 1 || (major == 1 && minor >= 23))
+		return CI_RULE_ALL;
+	return CI_RULE_WORST;
+}
+
 /*
- * The forge's combined status of sha; *num (may be NULL) from its URLs,
- * *final (may be NULL) whether that state is final (ci_forge_read()).
+ * A state's rank in modules/structs/commit_status.go's priorities (Gitea
+ * 1.22, Forgejo): lower is worse; -1 for a word it does not rank.
+ */
+static int
+ci_worst_rank(const char *state)
+{
+	static const char *const order[] = {"error", "failure", "warning",
+	    "pending", "success"};
+	size_t i;
+
+	for (i = 0; state != NULL && i < sizeof(order) / sizeof(order[0]); i++)
+		if (strcmp(state, order[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* obj[key] as an integer, 0 when missing or none. */
+static long long
+ci_num(const cJSON *obj, const char *key)
+{
+	long long n;
+
+	return json_int(obj, key, &n) == 0 ? n : 0;
+}
+
+enum ci_state
+ci_combine(const cJSON *statuses, enum ci_rule rule, int *final)
+{
+	const cJSON *s, *t;
+	const char *st, *ctx;
+	int n = 0, ok = 0, failed = 0, worst = 5, rank, latest;
+	enum ci_state out;
+
+	cJSON_ArrayForEach (s, statuses) {
+		ctx = json_str(s, "context");
+		/* The latest of each context alone (the highest index). */
+		latest = 1;
+		cJSON_ArrayForEach (t, statuses) {
+			const char *c = json_str(t, "context");
+
+			if (t != s && c != NULL && ctx != NULL &&
+			    strcmp(c, ctx) == 0 &&
+			    ci_num(t, "id") > ci_num(s, "id"))
+				latest = 0;
+		}
+		if (!latest)
+			continue;
+		st = json_str(s, "status");
+		n++;
+		if (st != NULL &&
+		    (strcmp(st, "error") == 0 || strcmp(st, "failure") == 0))
+			failed = 1;
+		else if (st != NULL &&
+		    (strcmp(st, "success") == 0 || strcmp(st, "warning") == 0 ||
+			strcmp(st, "skipped") == 0))
+			ok++;
+		if ((rank = ci_worst_rank(st)) != -1 && rank < worst)
+			worst = rank;
+	}
+	if (n == 0)
+		out = CI_NONE;
+	else if (rule == CI_RULE_ALL)
+		out = failed ? CI_FAILURE : ok == n ? CI_SUCCESS : CI_PENDING;
+	else if (worst <= 2) /* error, failure, warning */
+		out = CI_FAILURE;
+	else if (worst == 4) /* success */
+		out = CI_SUCCESS;
+	else
+		out = CI_PENDING;
+	if (final != NULL)
+		*final = out == CI_SUCCESS || out == CI_FAILURE;
+	return out;
+}
+
+/*
+ * The rule of f's server: its version kept in the run file for a day, or
+ * read (once per handle) and kept.  Unreadable: the worst state's rule.
+ */
+static enum ci_rule
+ci_server_rule(struct forge *f)
+{
+	struct buf b;
+	struct stat sb;
+	const char *v = NULL;
+	char *path;
+	enum ci_rule rule;
+	size_t n;
+
+	buf_init(&b, 0);
+	path = runfiles_forge_version(forge_api_root(f));
+	if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    time(NULL) - sb.st_mtime < 86400 && file_read(path, 256, &b) == 0 &&
+	    (n = strcspn(buf_str(&b), "\n")) > 0) {
+		b.data[n] = '\0';
+		forge_server_version_set(f, buf_str(&b));
+	} else if (forge_server_version(f, &v) == 0) {
+		buf_reset(&b);
+		buf_printf(&b, "%s\n", v);
+		(void)file_write_atomic(path, buf_str(&b), b.len, 0600, 0);
+	}
+	if (v == NULL)
+		(void)forge_server_version(f, &v);
+	rule = ci_rule_of_version(v);
+	buf_free(&b);
+	free(path);
+	return rule;
+}
+
+/*
+ * The forge's status of sha, combined here; *num (may be NULL) from its
+ * URLs, *final (may be NULL) whether that state is final
+ * (ci_forge_read()).  The server's own combined state covers the first
+ * page of contexts only (routers/api/v1/repo/status.go
+ * GetCombinedCommitStatusByRef lists them with the request's page size,
+ * services/convert/status.go ToCombinedStatus combines that page and its
+ * total_count is the page's): when the X-Total-Count header says there
+ * are more, every status is read from /statuses, all pages.
  */
 static int
 ci_forge_state(struct forge *f, const char *sha, enum ci_state *out,
     long long *num, int *final)
 {
 	const cJSON *st, *list;
-	const char *state;
+	long long total;
 
 	if (forge_commit_status(f, sha, &st) == -1)
 		return -1;
 	list = json_arr(st, "statuses");
-	state = json_str(st, "state");
-	if (list != NULL && cJSON_GetArraySize(list) == 0)
-		*out = CI_NONE;
-	else
-		*out = ci_state_from_forge(state);
+	total = forge_commit_status_total(f, sha);
 	if (num != NULL)
 		*num = ci_target_pipeline(list);
-	if (final != NULL)
-		*final = *out != CI_NONE && state != NULL &&
-		    (strcmp(state, "success") == 0 ||
-			strcmp(state, "failure") == 0 ||
-			strcmp(state, "error") == 0);
+	if (list == NULL || cJSON_GetArraySize(list) == 0) {
+		*out = CI_NONE;
+		if (final != NULL)
+			*final = 0;
+		return 0;
+	}
+	if (total > cJSON_GetArraySize(list) &&
+	    forge_commit_statuses(f, sha, &list) == -1)
+		return -1;
+	*out = ci_combine(list, ci_server_rule(f), final);
 	return 0;
 }
 

@@ -78,14 +78,41 @@ int ci_commit_read(struct forge *f, struct woodpecker *w, const char *sha,
     enum ci_state *out, long long *pipeline, int *wp_failed);
 /*
  * The forge's combined status of sha alone, in *out, and in *final
- * whether the forge's combined state is final: success, failure or
- * error (Gitea's combined state is the worst of the commit's statuses,
- * modules/structs/commit_status.go: once one of those, it changes only
- * when CI runs again), not pending, none or another word.  Returns 0, or
+ * whether it is final (ci_combine()): the statuses combined here by the
+ * server's rule (its version read at most once per handle and kept a day
+ * in runfiles_forge_version()), every context read when the server's
+ * answer held one page of them only.  Returns 0, or
  * -1 with *out CI_UNKNOWN (forge_error() says why).
  */
 int ci_forge_read(struct forge *f, const char *sha, enum ci_state *out,
     int *final);
+/*
+ * How a server combines a commit's statuses (the latest of each context).
+ * CI_RULE_WORST, Gitea up to 1.22 and Forgejo (models/git/commit_status.go
+ * CalcCommitStatus over modules/structs/commit_status.go's priorities):
+ * the worst state, error < failure < warning < pending < success; a
+ * state it does not rank is passed over (none ranked: pending).  CI_RULE_ALL,
+ * Gitea 1.23 and later (modules/commitstatus/commit_status.go
+ * CommitStatusStates. Combine()): failure when one is error or failure, success
+ * when every one is success, warning or skipped, else pending.
+ */
+enum ci_rule { CI_RULE_WORST, CI_RULE_ALL };
+/*
+ * The rule of a server by its version string: Forgejo's ("7.0.5+gitea-
+ * 1.21.11") and Gitea's up to 1.22 combine by the worst state, Gitea's
+ * from 1.23 by CI_RULE_ALL; an unknown or unreadable version by the worst.
+ */
+enum ci_rule ci_rule_of_version(const char *version);
+/*
+ * Combine the statuses (a JSON array of Gitea's status objects, state in
+ * "status") by rule, each context's latest (highest "id") alone; *final
+ * (may be NULL) whether the state is final.  A combined `warning` (only
+ * by CI_RULE_WORST: the server shows the commit as not passed and a
+ * branch protection that requires status checks refuses the merge) is
+ * CI_FAILURE, final; by CI_RULE_ALL a warning or skipped context counts
+ * as passed, as that server shows it.  No statuses is CI_NONE.
+ */
+enum ci_state ci_combine(const cJSON *statuses, enum ci_rule rule, int *final);
 /*
  * 1 when CI counts as passed: success, or no CI configured and the
  * state none or pending.  Else 0.

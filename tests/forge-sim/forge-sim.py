@@ -4,7 +4,7 @@ Woodpecker CI API that disinto-c uses, for integration tests.
 
 Usage:
     forge-sim.py --scenario FILE --port-file PATH [--log PATH]
-                 [--git-dir BARE_REPO] [--dialect gitea|forgejo]
+                 [--git-dir BARE_REPO] [--dialect gitea|gitea-1.23|forgejo]
                  [--woodpecker 2|3] [--page-cap N]
 
 It listens on 127.0.0.1 on a port chosen by the OS, writes that port to
@@ -14,7 +14,8 @@ format, the endpoints and the admin interface.
 
 It answers as the servers' own source says (each behaviour that matters to
 a decision names the file it follows), by dialect: --dialect gitea (the
-default: Gitea 1.2x) or forgejo, --woodpecker 2 (2.8.x) or 3 (the default:
+default: Gitea 1.22), gitea-1.23 (Gitea 1.22 but for its combined commit
+status and its /version) or forgejo, --woodpecker 2 (2.8.x) or 3 (the default:
 3.14 and later), --page-cap N ([api] MAX_RESPONSE_ITEMS, default 50).
 
 Semantics follow real Gitea where the two differ from a naive reading:
@@ -35,7 +36,9 @@ Semantics follow real Gitea where the two differ from a naive reading:
    work in progress or short of a protected branch's approvals, 404 when
    closed unmerged, 409 when head_commit_id is not the head, for a
    conflict found by the merge or a push the hooks refuse;
- - combined status of a commit without statuses has state "".
+ - combined status of a commit without statuses has state ""; it lists
+   one page of the contexts (X-Total-Count counts them all) and combines
+   that page alone, by the dialect's rule (Sim.combine_states).
 """
 
 import argparse
@@ -125,7 +128,7 @@ class HTTPError(Exception):
 class Sim:
     def __init__(self, scenario, git_dir=None, log_path=None,
                  dialect="gitea", woodpecker="3", page_cap=MAX_LIMIT):
-        self.dialect = dialect          # "gitea" or "forgejo"
+        self.dialect = dialect  # "gitea", "gitea-1.23" or "forgejo"
         self.wp_version = woodpecker    # "2" or "3"
         self.page_cap = page_cap        # [api] MAX_RESPONSE_ITEMS
         self.lock = threading.RLock()
@@ -484,15 +487,41 @@ class Sim:
             latest[s.get("context", "")] = s
         return list(latest.values())
 
-    def combined_state(self, sha):
+    def combined_state(self, sha, sts=None):
         ent = self.state["statuses"].get(sha) or {}
         if ent.get("state"):
             return ent["state"]
-        sts = self.sha_statuses(sha)
+        if sts is None:
+            sts = self.sha_statuses(sha)
         if not sts:
             return ""
-        return min((s.get("status", "pending") for s in sts),
-                   key=lambda x: STATUS_RANK.get(x, 3))
+        return self.combine_states([s.get("status", "pending")
+                                    for s in sts])
+
+    def combine_states(self, states):
+        """The combined state of the latest state of each context, by the
+        dialect's rule.  Gitea 1.23 and later (modules/commitstatus/
+        commit_status.go CommitStatusStates.Combine): failure when one is
+        error or failure, success when all are success, warning or
+        skipped, else pending.  Gitea up to 1.22 and Forgejo
+        (services/convert/status.go ToCombinedStatus, NoBetterThan over
+        modules/structs/commit_status.go's priorities error < failure <
+        warning < pending < success): the first state, replaced by each
+        one no better; a state without a priority (skipped) replaces
+        none."""
+        if self.dialect == "gitea-1.23":
+            if any(x in ("error", "failure") for x in states):
+                return "failure"
+            if all(x in ("success", "warning", "skipped") for x in states):
+                return "success"
+            return "pending"
+        rank = {"error": 0, "failure": 1, "warning": 2, "pending": 3,
+                "success": 4}
+        state = states[0]
+        for x in states[1:]:
+            if x in rank and state in rank and rank[x] <= rank[state]:
+                state = x
+        return state
 
     # -- request log --------------------------------------------------------
 
@@ -683,13 +712,19 @@ class Shapes:
                 "updated_at": s.get("updated_at",
                                     s.get("created_at", iso_of(BASE_TIME)))}
 
-    def combined(self, sha):
+    def combined(self, sha, page=None):
+        """routers/api/v1/repo/status.go GetCombinedCommitStatusByRef: the
+        latest status of each context, one page of them (page: the
+        handler's paginate), combined over that page alone; total_count is
+        the page's (services/convert/status.go ToCombinedStatus)."""
         sts = self.sim.sha_statuses(sha)
+        if page is not None:
+            sts = page(sts)
         if not sts:
             return {"state": "", "sha": "", "total_count": 0,
                     "statuses": None, "repository": None, "commit_url": "",
                     "url": ""}
-        return {"state": self.sim.combined_state(sha), "sha": sha,
+        return {"state": self.sim.combined_state(sha, sts), "sha": sha,
                 "total_count": len(sts),
                 "statuses": [self.status(sha, s, i)
                              for i, s in enumerate(sts)],
@@ -1375,8 +1410,11 @@ class Handler(BaseHTTPRequestHandler):
 
     @route("GET", r"/api/v1/version")
     def get_version(self):
-        return 200, {"version": "9.0.3+gitea-1.22.0"
-                     if self.sim.dialect == "forgejo" else "1.22.6"}
+        """routers/api/v1/misc/version.go: Gitea's own version; Forgejo's
+        carries the Gitea it is compatible with after "+gitea-"."""
+        return 200, {"version": {"forgejo": "9.0.3+gitea-1.22.0",
+                                 "gitea-1.23": "1.23.8"}.get(
+                                     self.sim.dialect, "1.22.6")}
 
     # -- issues -----------------------------------------------------------
 
@@ -1949,9 +1987,9 @@ class Handler(BaseHTTPRequestHandler):
     @route("GET", REPO + r"/commits/(?P<sha>[^/]+)/status")
     def combined_status(self, sha):
         sha = self.sim.branch_sha(sha) or sha
-        res = self.shapes.combined(sha)
-        if res["total_count"]:
-            self.extra_headers["X-Total-Count"] = str(res["total_count"])
+        res = self.shapes.combined(sha, self.paginate)
+        if not res["total_count"]:
+            self.extra_headers.pop("X-Total-Count", None)
         return 200, res
 
     @route("GET", REPO + r"/commits/(?P<sha>[^/]+)/statuses")
@@ -2304,7 +2342,7 @@ def main():
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--log")
     ap.add_argument("--git-dir")
-    ap.add_argument("--dialect", choices=("gitea", "forgejo"),
+    ap.add_argument("--dialect", choices=("gitea", "gitea-1.23", "forgejo"),
                     default="gitea")
     ap.add_argument("--woodpecker", choices=("2", "3"), default="3")
     ap.add_argument("--page-cap", type=int, default=MAX_LIMIT)

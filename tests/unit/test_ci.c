@@ -13,6 +13,7 @@
 #include "woodpecker.h"
 
 static cJSON *parse(const char *);
+static cJSON *statuses(const char *);
 
 static cJSON *
 parse(const char *text)
@@ -68,6 +69,86 @@ test_forge_mapping(void)
 	CHECK_INT(ci_state_from_forge("warning"), CI_FAILURE);
 	CHECK_INT(ci_state_from_forge(""), CI_NONE);
 	CHECK_INT(ci_state_from_forge(NULL), CI_NONE);
+}
+
+/* The statuses "CTX:STATE:ID ..." as Gitea lists them. */
+static cJSON *
+statuses(const char *spec)
+{
+	cJSON *a = cJSON_CreateArray();
+	char ctx[32], st[32];
+	int id, n;
+
+	while (sscanf(spec, " %31[^:]:%31[^:]:%d%n", ctx, st, &id, &n) == 3) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "context", ctx);
+		cJSON_AddStringToObject(o, "status", st);
+		cJSON_AddNumberToObject(o, "id", id);
+		cJSON_AddItemToArray(a, o);
+		spec += n;
+	}
+	return a;
+}
+
+static void
+test_combine(void)
+{
+	static const struct {
+		const char *spec;
+		enum ci_state worst; /* Gitea 1.22, Forgejo */
+		int worst_final;
+		enum ci_state all; /* Gitea 1.23 and later */
+		int all_final;
+	} t[] = {
+	    {"", CI_NONE, 0, CI_NONE, 0},
+	    {"a:success:1 b:success:2", CI_SUCCESS, 1, CI_SUCCESS, 1},
+	    {"a:success:1 b:warning:2", CI_FAILURE, 1, CI_SUCCESS, 1},
+	    {"a:success:1 b:skipped:2", CI_SUCCESS, 1, CI_SUCCESS, 1},
+	    {"a:skipped:1", CI_PENDING, 0, CI_SUCCESS, 1},
+	    {"a:warning:1 b:skipped:2", CI_FAILURE, 1, CI_SUCCESS, 1},
+	    {"a:warning:1 b:pending:2", CI_FAILURE, 1, CI_PENDING, 0},
+	    {"a:success:1 b:pending:2", CI_PENDING, 0, CI_PENDING, 0},
+	    {"a:pending:1 b:failure:2", CI_FAILURE, 1, CI_FAILURE, 1},
+	    {"a:warning:1 b:error:2", CI_FAILURE, 1, CI_FAILURE, 1},
+	    /* A context's latest status (the highest id) alone counts. */
+	    {"a:success:3 a:failure:1 b:success:2", CI_SUCCESS, 1, CI_SUCCESS,
+		1},
+	    {"a:pending:1 a:failure:4 b:success:2", CI_FAILURE, 1, CI_FAILURE,
+		1},
+	};
+	size_t i;
+	int final;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		cJSON *a = statuses(t[i].spec);
+
+		final = -1;
+		CHECK_INT(ci_combine(a, CI_RULE_WORST, &final), t[i].worst);
+		CHECK_INT(final, t[i].worst_final);
+		final = -1;
+		CHECK_INT(ci_combine(a, CI_RULE_ALL, &final), t[i].all);
+		CHECK_INT(final, t[i].all_final);
+		cJSON_Delete(a);
+	}
+	CHECK_INT(ci_combine(NULL, CI_RULE_ALL, NULL), CI_NONE);
+}
+
+static void
+test_rule_of_version(void)
+{
+	CHECK_INT(ci_rule_of_version("1.22.3"), CI_RULE_WORST);
+	CHECK_INT(ci_rule_of_version("1.22.6"), CI_RULE_WORST);
+	CHECK_INT(ci_rule_of_version("1.21.11"), CI_RULE_WORST);
+	CHECK_INT(ci_rule_of_version("1.23.0"), CI_RULE_ALL);
+	CHECK_INT(ci_rule_of_version("1.24.2"), CI_RULE_ALL);
+	CHECK_INT(ci_rule_of_version("v1.23.1"), CI_RULE_ALL);
+	CHECK_INT(ci_rule_of_version("1.25.0+dev-12-gabcdef"), CI_RULE_ALL);
+	CHECK_INT(ci_rule_of_version("7.0.5+gitea-1.21.11"), CI_RULE_WORST);
+	CHECK_INT(ci_rule_of_version("11.0.1+gitea-1.22.0"), CI_RULE_WORST);
+	CHECK_INT(ci_rule_of_version("development"), CI_RULE_WORST);
+	CHECK_INT(ci_rule_of_version(""), CI_RULE_WORST);
+	CHECK_INT(ci_rule_of_version(NULL), CI_RULE_WORST);
 }
 
 static void
@@ -343,6 +424,8 @@ main(void)
 {
 	RUN(test_woodpecker_mapping);
 	RUN(test_forge_mapping);
+	RUN(test_combine);
+	RUN(test_rule_of_version);
 	RUN(test_state_names);
 	RUN(test_state_parse);
 	RUN(test_passed_failed);

@@ -153,7 +153,7 @@ t_tmux() {
 # sim_start SCENARIO_JSON [--git-dir DIR] [--dialect D] [--woodpecker V]
 # [--page-cap N]: start the simulator, logging to $T/sim.log; returns 1
 # if it did not come up within 10 s.  The servers it answers as come from
-# FORGE_SIM_DIALECT (gitea, forgejo), FORGE_SIM_WOODPECKER (2, 3) and
+# FORGE_SIM_DIALECT (gitea, gitea-1.23, forgejo), FORGE_SIM_WOODPECKER (2, 3) and
 # FORGE_SIM_PAGE_CAP when set (make test-dialects sets them), unless the
 # arguments say otherwise.
 sim_start() {
