@@ -27,6 +27,7 @@
 
 static int ci_woodpecker_state(struct woodpecker *, const char *,
     enum ci_state *, long long *);
+static int ci_rule_matters(const cJSON *);
 static int ci_forge_state(struct forge *, const char *, enum ci_state *,
     long long *, int *);
 static long long ci_target_pipeline(const cJSON *);
@@ -347,7 +348,26 @@ ci_forge_state(struct forge *f, const char *sha, enum ci_state *out,
 	if (total > cJSON_GetArraySize(list) &&
 	    forge_commit_statuses(f, sha, &list) == -1)
 		return -1;
-	*out = ci_combine(list, ci_server_rule(f), final);
+	*out = ci_combine(list,
+	    ci_rule_matters(list) ? ci_server_rule(f) : CI_RULE_ALL, final);
+	return 0;
+}
+
+/*
+ * 1 when the two rules can combine statuses differently: only a
+ * `warning` or a `skipped` one tells them apart (ci_combine()), so the
+ * server's version is read only then.
+ */
+static int
+ci_rule_matters(const cJSON *statuses)
+{
+	const cJSON *s;
+	const char *st;
+
+	cJSON_ArrayForEach (s, statuses)
+		if ((st = json_str(s, "status")) != NULL &&
+		    (strcmp(st, "warning") == 0 || strcmp(st, "skipped") == 0))
+			return 1;
 	return 0;
 }
 

@@ -43,10 +43,18 @@ static const struct canned answers[] = {
 	    "docs: two", "fix/issue-2", SB, "") ", " PR(3, "Something for #7",
 	    "feature/x", SC, "this fixes #8 and FIXES #9") ", " PR(4,
 	    "chore: garden", "chore/gardener-1", SD, "") "]"},
-    {REPO "/commits/" SA "/status", NULL, 200, "{\"state\": \"success\"}"},
-    {REPO "/commits/" SB "/status", NULL, 200, "{\"state\": \"failure\"}"},
-    {REPO "/commits/" SC "/status", NULL, 200, "{\"state\": \"failure\"}"},
-    {REPO "/commits/" SD "/status", NULL, 200, "{\"state\": \"pending\"}"},
+    {REPO "/commits/" SA "/status", NULL, 200,
+	"{\"state\": \"success\", \"statuses\": [{\"id\": 1, \"status\": "
+	"\"success\", \"context\": \"ci\"}]}"},
+    {REPO "/commits/" SB "/status", NULL, 200,
+	"{\"state\": \"failure\", \"statuses\": [{\"id\": 1, \"status\": "
+	"\"failure\", \"context\": \"ci\"}]}"},
+    {REPO "/commits/" SC "/status", NULL, 200,
+	"{\"state\": \"failure\", \"statuses\": [{\"id\": 1, \"status\": "
+	"\"failure\", \"context\": \"ci\"}]}"},
+    {REPO "/commits/" SD "/status", NULL, 200,
+	"{\"state\": \"pending\", \"statuses\": [{\"id\": 1, \"status\": "
+	"\"pending\", \"context\": \"ci\"}]}"},
     {REPO "/pulls/2/files", NULL, 200,
 	"[{\"filename\": \"docs/a.md\"}, {\"filename\": \"README.md\"}]"},
     {REPO "/pulls/3/files", NULL, 200, "[{\"filename\": \"src/a.c\"}]"},
