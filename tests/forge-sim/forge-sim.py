@@ -441,8 +441,9 @@ class Sim:
         adds each unmerged PR of that base branch with
         check.go AddToTaskQueue, status PullRequestStatusChecking).  How
         many reads the check lasts: the scenario's "check_reads"
-        (default 1: the read back after a refused merge still sees it)."""
-        reads = self.state.get("check_reads", 1)
+        (default 0, no check: the tests about it set 1 or more, where the
+        read back after a refused merge still sees it)."""
+        reads = self.state.get("check_reads", 0)
         for p in self.state["pulls"]:
             if p is not merged and p["state"] == "open" and \
                     p["base"]["ref"] == merged["base"]["ref"]:

@@ -34,7 +34,7 @@ no_human() {	# NAME
 	lnot "$1: no fall back to an agent" 'falling back to dev-agent|escalat'
 }
 
-scen "$issues" "[$(pr 21 1), $(pr 22 2)]" >"$T/case.json"
+scen "$issues" "[$(pr 21 1), $(pr 22 2)]" '"check_reads": 1' >"$T/case.json"
 dev_sim "$T/case.json" '[ci]' 'woodpecker_repo_id = 0'
 dp
 rc_is "one tick" 0

@@ -30,12 +30,21 @@ check_eq "skip label: in-progress removed" "$(labels 5)" formula
 check_eq "skip label: no launch" "$(launched)" ""
 tick_twice "skip label"
 
-# Approved and green, but the forge refuses the merge: an agent is asked
-# to merge it.
+# Approved and green, but the forge says it cannot be merged: the first
+# tick notes it (the forge may be checking it after another merge) and
+# asks no merge; still so at that head a minute later (the note aged
+# instead of waiting it out), it is a conflict and an agent is asked to
+# merge it.
 scen "[$ORPHAN]" "$(pr5 APPROVED '"mergeable": false')" "$(status success)" >"$T/case.json"; case_start
 dp
+rc_is "not mergeable" 0
+lhas "not mergeable: a later tick looks again" 'PR #15: not mergeable now'
+check_eq "not mergeable: no agent yet" "$(launched)" ""
+sed -i "s/^UNMERGEABLE: \([0-9a-f]*\) [0-9]*/UNMERGEABLE: \1 $(($(date +%s) - 61))/" \
+    "$RUN/dev-state-$PROJ-5"
+dp
 rc_is "merge refused" 0
-lhas "merge refused: logged" 'PR #15 direct merge failed \(HTTP 405\)'
+lhas "merge refused: logged" 'PR #15: not mergeable for 6[0-9]s at .* a conflict'
 lhas "merge refused: fallback" 'falling back to dev-agent for PR #15 merge'
 check_eq "merge refused: agent started for #5" "$(launched)" 5
 tick_twice "merge refused"
