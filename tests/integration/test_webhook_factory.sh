@@ -11,7 +11,9 @@
 t_setup
 unset MAKEFLAGS MFLAGS MAKELEVEL
 F=$FACTORY_ROOT
-mkdir -p "$F/dev" "$F/review" "$F/supervisor" "$F/projects" "$T/repo" "$T/home"
+mkdir -p "$F/dev" "$F/review" "$F/supervisor" "$F/projects" "$F/lib" \
+    "$F/state" "$T/repo" "$T/home"
+: >"$F/lib/env.sh"	# what makes it a factory to the derived FACTORY_ROOT
 for s in dev/dev-poll.sh review/review-poll.sh supervisor/supervisor-poll.sh; do
 	printf '#!/usr/bin/env bash\necho "bash %s ran" >>"$(dirname "$0")/../bash-ran"\n' \
 	    "$s" >"$F/$s"
@@ -84,7 +86,8 @@ check "the bash scripts never ran" test ! -e "$F/bash-ran"
 # review-poll cannot be started: 500, and its log says so.
 rm -f "$F/review/review-poll"
 chmod -x "$F/review/review-poll.sh"
-deliver direct status "$STATUS"
+# another status (the same body again would be taken for a replay)
+deliver direct status "$(echo "$STATUS" | sed 's/"success"/"failure"/')"
 check_eq "a wake that cannot be started: 500" "$CODE" 500
 check "the journal names it" grep -q "cannot start 'review-poll'" "$T/receiver.err"
 check "review-poll's log says so" \
