@@ -534,7 +534,7 @@ static char **
 agent_checkpoint_env(const char *session,
     const struct agent_checkpoint_spec *sp)
 {
-	char *state = agent_checkpoint_path(session, "checkpoint.json");
+	char *state = runfiles_session_file(session, RUNFILES_SESSION_CHECKPOINT);
 	size_t n = strv_len(sp->env), i, k = 0;
 	char **v = xcalloc(n + 5, sizeof(*v));
 
@@ -578,7 +578,7 @@ agent_checkpoint_launch(const char *session, int fd,
 {
 	char *out = agent_checkpoint_path(session, "out.json"),
 	     *err = agent_checkpoint_path(session, "err.txt");
-	char *ckpt = agent_checkpoint_path(session, "checkpoint.json");
+	char *ckpt = runfiles_session_file(session, RUNFILES_SESSION_CHECKPOINT);
 	char *in = agent_checkpoint_path(session, "prompt.txt");
 	char **argv = agent_checkpoint_argv(sp, st),
 	     **env = agent_checkpoint_env(session, sp);
@@ -605,6 +605,10 @@ agent_checkpoint_launch(const char *session, int fd,
 	keep[1] = claude;
 	o.keep_fds = keep;
 	(void)file_remove(ckpt);
+	/* Where the run writes its checkpoint and its hooks their marks. */
+	if (runfiles_session_mkdir(session) == -1)
+		log_msg("session %s: cannot create its session directory: %s",
+		    session, strerror(errno));
 	agent_checkpoint_markers_clear(session);
 	st->runs++;
 	st->started = (long long)time(NULL);
@@ -817,7 +821,7 @@ agent_checkpoint_read_end(const char *session, int fd,
     struct agent_checkpoint_state *st, const struct agent_checkpoint_spec *sp)
 {
 	char *out = agent_checkpoint_path(session, "out.json"),
-	     *ckpt = agent_checkpoint_path(session, "checkpoint.json");
+	     *ckpt = runfiles_session_file(session, RUNFILES_SESSION_CHECKPOINT);
 	char err[256], *id;
 	struct checkpoint c;
 	struct buf b;
@@ -866,7 +870,7 @@ agent_checkpoint_read_end(const char *session, int fd,
 static int
 agent_checkpoint_ending(const char *session)
 {
-	char *ckpt = agent_checkpoint_path(session, "checkpoint.json");
+	char *ckpt = runfiles_session_file(session, RUNFILES_SESSION_CHECKPOINT);
 	int r = file_exists(ckpt);
 
 	free(ckpt);
@@ -1158,10 +1162,14 @@ static void
 agent_checkpoint_remove_all(const char *session)
 {
 	static const char *const leaves[] = {"spec.json", "state.json",
-	    "checkpoint.json", "out.json", "err.txt", "prompt.txt", "run.lock",
-	    NULL};
+	    "out.json", "err.txt", "prompt.txt", "run.lock", NULL};
 	char *path, *dir = agent_checkpoint_path(session, NULL);
 	size_t i;
+
+	/* The agent's checkpoint, in its session directory. */
+	path = runfiles_session_file(session, RUNFILES_SESSION_CHECKPOINT);
+	(void)file_remove(path);
+	free(path);
 
 	for (i = 0; leaves[i] != NULL; i++) {
 		path = agent_checkpoint_path(session, leaves[i]);

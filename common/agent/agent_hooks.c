@@ -454,6 +454,7 @@ hooks_stamp(const char *path, const char *what)
 
 	snprintf(line, sizeof(line), "%lld%s%s\n", (long long)time(NULL),
 	    what != NULL ? " " : "", what != NULL ? what : "");
+	(void)runfiles_session_mkdir_for(path);
 	return file_write_atomic(path, line, strlen(line), 0644, 0);
 }
 
@@ -476,6 +477,7 @@ hooks_session_id(int argc, char *argv[], const cJSON *in)
 	    (path = runfiles_claude_id_beside(argv[2])) == NULL)
 		return;
 	snprintf(line, sizeof(line), "%s\n", id);
+	(void)runfiles_session_mkdir_for(path);
 	(void)file_write_atomic(path, line, strlen(line), 0644, 0);
 	free(path);
 }
@@ -557,6 +559,7 @@ hooks_api_record(const char *path, const char *name, const cJSON *in)
 	e.at = time(NULL);
 	e.reset = hooks_reset(in);
 	text = apierr_text(&e);
+	(void)runfiles_session_mkdir_for(path);
 	(void)file_write_atomic(path, text, strlen(text), 0644, 0);
 	free(text);
 }

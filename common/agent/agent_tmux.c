@@ -187,6 +187,13 @@ agent_tmux_launch(const struct agent_spec *s, const char *state, char **envfile,
 
 	(void)file_remove(state);
 	(void)file_remove(request);
+	/* The one place in the run directory the agent may write. */
+	if (runfiles_session_mkdir(s->session) == -1) {
+		snprintf(err, errsz,
+		    "cannot create the session directory of '%s': %s",
+		    s->session, strerror(errno));
+		goto out;
+	}
 	if (agent_lock_handover_listen(hand, &sfd) == -1 && errno != ENOLCK)
 		log_msg("session %s: the Claude session lock cannot be handed "
 			"over at '%s': %s — the session takes it itself",
