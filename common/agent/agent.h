@@ -40,6 +40,7 @@
 #include "phase.h"
 
 struct buf;
+struct sandbox_conf;
 
 /* The protocol of the default backend. */
 #define AGENT_PROTOCOL_DEFAULT "phase"
@@ -68,6 +69,11 @@ struct agent_conf {
 	/* --dry-run: reading a session changes nothing (no file written, no
 	 * run started or stopped by a read). */
 	int dry_run;
+	/*
+	 * The confinement of every agent started (sandbox.h); NULL: none,
+	 * the agent trusted (the units' tests).
+	 */
+	const struct sandbox_conf *sandbox;
 };
 
 /*

@@ -64,6 +64,7 @@
 #include "phase.h"
 #include "redact.h"
 #include "runfiles.h"
+#include "sandbox.h"
 #include "spawn.h"
 #include "strv.h"
 #include "utf8.h"
@@ -580,17 +581,27 @@ agent_checkpoint_launch(const char *session, int fd,
 	     *err = agent_checkpoint_path(session, "err.txt");
 	char *ckpt = runfiles_session_file(session, RUNFILES_SESSION_CHECKPOINT);
 	char *in = agent_checkpoint_path(session, "prompt.txt");
-	char **argv = agent_checkpoint_argv(sp, st),
-	     **env = agent_checkpoint_env(session, sp);
+	char **cmd = agent_checkpoint_argv(sp, st), **argv = NULL,
+	     **env = agent_checkpoint_env(session, sp), why[1024];
 	struct spawn_detached_opts o = {.cwd = sp->workdir,
 	    .env_add = (const char *const *)env,
 	    .env_keep = agent_exec_inherits,
 	    .in_path = in,
 	    .out_path = out,
 	    .err_path = err};
-	int keep[3] = {fd, -1, -1}, r, claude;
+	int keep[3] = {fd, -1, -1}, r = -1, claude;
 	pid_t pid;
 
+	/* Where the run writes its checkpoint and its hooks their marks. */
+	if (runfiles_session_mkdir(session) == -1) {
+		log_msg("session %s: cannot create its session directory: %s",
+		    session, strerror(errno));
+		goto out;
+	}
+	/* Confined like every agent, or not run (logged). */
+	if ((argv = sandbox_session_argv(session, sp->workdir, cmd,
+		 (const char *const *)sp->env, 1, why, sizeof(why))) == NULL)
+		goto out;
 	if ((r = agent_lock_reserve()) != 0) {
 		if (r == 1)
 			log_msg("the Claude session lock '%s' stayed busy for "
@@ -605,10 +616,6 @@ agent_checkpoint_launch(const char *session, int fd,
 	keep[1] = claude;
 	o.keep_fds = keep;
 	(void)file_remove(ckpt);
-	/* Where the run writes its checkpoint and its hooks their marks. */
-	if (runfiles_session_mkdir(session) == -1)
-		log_msg("session %s: cannot create its session directory: %s",
-		    session, strerror(errno));
 	agent_checkpoint_markers_clear(session);
 	st->runs++;
 	st->started = (long long)time(NULL);
@@ -641,6 +648,7 @@ agent_checkpoint_launch(const char *session, int fd,
 out:
 	strv_free(env);
 	strv_free(argv);
+	strv_free(cmd);
 	free(in);
 	free(ckpt);
 	free(out);

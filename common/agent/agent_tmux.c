@@ -25,6 +25,7 @@
 #include "phase.h"
 #include "redact.h"
 #include "runfiles.h"
+#include "sandbox.h"
 #include "screen.h"
 #include "strv.h"
 #include "termsafe.h"
@@ -128,13 +129,16 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
     char *err, size_t errsz)
 {
 	struct agent_exec x = {0};
-	char exe[PATH_MAX], *tmpl;
+	char exe[PATH_MAX], *tmpl, **cmd;
 	int r;
 
 	if (agent_exec_self(exe, sizeof(exe)) == -1) {
 		snprintf(err, errsz, "cannot tell the running executable");
 		return -1;
 	}
+	if ((cmd = sandbox_session_argv(s->session, s->workdir, s->argv,
+		 s->env, 0, err, errsz)) == NULL)
+		return -1;
 	if (s->env != NULL) {
 		tmpl = runfiles_agent_env(s->session);
 		r = agent_exec_env_write(tmpl, s->env, envfile);
@@ -143,6 +147,7 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
 			snprintf(err, errsz,
 			    "cannot write the variables of session '%s': %s",
 			    s->session, strerror(errno));
+			strv_free(cmd);
 			return -1;
 		}
 		x.env_file = *envfile;
@@ -164,7 +169,8 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
 			x.log = log_path();
 		}
 	}
-	*argv = agent_exec_argv(exe, &x, s->argv);
+	*argv = agent_exec_argv(exe, &x, cmd);
+	strv_free(cmd);
 	return 0;
 }
 

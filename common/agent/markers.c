@@ -106,7 +106,7 @@ markers_prepare(const char *session)
 	/* Anything but a directory of ours at the name goes. */
 	if (markers_own_dir(dir) == -1 && markers_rmtree(dir) == -1)
 		goto out;
-	if (markers_mkdir(dir) == -1 || markers_remove(session) == -1 ||
+	if (markers_remove(session) == -1 || markers_mkdir(dir) == -1 ||
 	    mkdir(sub, 0700) == -1)
 		goto out;
 	r = 0;
@@ -133,6 +133,15 @@ markers_remove(const char *session)
 			r = -1;
 		free(path);
 	}
+	/* The orchestrator's record of the injection awaiting its ack. */
+	path = runfiles_session_delivery(session);
+	if (markers_rmtree(path) == -1)
+		r = -1;
+	free(path);
+	/* Nothing else left in it (no phase file): the directory goes. */
+	path = runfiles_session_dir(session);
+	(void)rmdir(path);
+	free(path);
 	return r;
 }
 

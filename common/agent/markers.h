@@ -29,8 +29,9 @@ int markers_prepare(const char *session);
 /*
  * Remove the markers protocol's files of the session (its markers/,
  * status.json, prompt.txt, system_prompt.txt, chat_history.jsonl;
- * symlinks are removed, never followed).  Missing ones count as removed.
- * 0, or -1 with errno set.
+ * symlinks are removed, never followed) and the record of its delivery;
+ * the session directory too when nothing else is left in it.  Missing
+ * ones count as removed.  0, or -1 with errno set.
  */
 int markers_remove(const char *session);
 /* 1 when the file name (RUNFILES_*) of the session is there, else 0. */
