@@ -74,6 +74,13 @@ struct agent_conf {
 	 * the agent trusted (the units' tests).
 	 */
 	const struct sandbox_conf *sandbox;
+	/*
+	 * Wake the tool when an agent's hooks leave a mark (its wrapper
+	 * does, agent_exec.h): 1 yes, with this project file (NULL: the
+	 * environment's project).
+	 */
+	int wake;
+	const char *wake_project;
 };
 
 /*

@@ -112,6 +112,8 @@ struct agent_checkpoint_spec {
 };
 
 static char *agent_checkpoint_dir;   /* the state directory */
+/* The project file the runs' wrapper wakes the tool with, or NULL. */
+static char *agent_checkpoint_wake;
 static int agent_checkpoint_dry_run; /* reading changes nothing */
 static long long agent_checkpoint_timeout_s = CK_TIMEOUT_DEFAULT;
 
@@ -142,6 +144,9 @@ static const char agent_checkpoint_protocol_text[] =
 
 static int agent_checkpoint_init(const struct agent_conf *);
 static char *agent_checkpoint_path(const char *, const char *);
+static char **agent_checkpoint_wrapped(const char *,
+    const struct agent_checkpoint_spec *, char **, char **, char **, char *,
+    size_t);
 static int agent_checkpoint_mkdir(const char *);
 static int agent_checkpoint_state_load(const char *,
     struct agent_checkpoint_state *);
@@ -232,6 +237,9 @@ agent_checkpoint_init(const struct agent_conf *conf)
 	agent_checkpoint_timeout_s =
 	    conf->run_timeout_s > 0 ? conf->run_timeout_s : CK_TIMEOUT_DEFAULT;
 	agent_checkpoint_dry_run = conf->dry_run;
+	free(agent_checkpoint_wake);
+	agent_checkpoint_wake =
+	    conf->wake ? agent_exec_wake_project(conf->wake_project) : NULL;
 	return 0;
 }
 
@@ -550,6 +558,47 @@ agent_checkpoint_env(const char *session,
 }
 
 /*
+ * The run's command line: confined (sandbox.h), and with wakes under the
+ * wrapper outside the sandbox, which watches the hooks' marks; the
+ * variables env then reach it in a private file (*envfile, which the
+ * caller removes when the run did not start).  NULL when the agent
+ * cannot be confined (logged, why in why).  Free with strv_free().
+ */
+static char **
+agent_checkpoint_wrapped(const char *session,
+    const struct agent_checkpoint_spec *sp, char **cmd, char **env,
+    char **envfile, char *why, size_t whysz)
+{
+	struct agent_exec x = {0};
+	char exe[PATH_MAX], **argv, **v, *tmpl;
+	int r;
+
+	*envfile = NULL;
+	if ((argv = sandbox_session_argv(session, sp->workdir, cmd,
+		 (const char *const *)sp->env, 1, why, whysz)) == NULL)
+		return NULL;
+	if (agent_checkpoint_wake == NULL ||
+	    agent_exec_self(exe, sizeof(exe)) == -1)
+		return argv;
+	tmpl = runfiles_agent_env(session);
+	r = agent_exec_env_write(tmpl, (const char *const *)env, envfile);
+	free(tmpl);
+	if (r == -1) {
+		log_msg("session %s: cannot write its variables: %s", session,
+		    strerror(errno));
+		return argv;
+	}
+	x.env_file = *envfile;
+	x.session = session;
+	x.run_dir = agent_checkpoint_dir;
+	x.wake = agent_checkpoint_wake;
+	x.log = log_path();
+	v = agent_exec_argv(exe, &x, argv);
+	strv_free(argv);
+	return v;
+}
+
+/*
  * A run that ends is not a session that ends: the markers its hooks
  * leave (SessionEnd, Stop) go, so that the pollers read the checkpoint
  * instead.
@@ -590,6 +639,7 @@ agent_checkpoint_launch(const char *session, int fd,
 	    .out_path = out,
 	    .err_path = err};
 	int keep[3] = {fd, -1, -1}, r = -1, claude;
+	char *envfile = NULL;
 	pid_t pid;
 
 	/* Where the run writes its checkpoint and its hooks their marks. */
@@ -599,9 +649,11 @@ agent_checkpoint_launch(const char *session, int fd,
 		goto out;
 	}
 	/* Confined like every agent, or not run (logged). */
-	if ((argv = sandbox_session_argv(session, sp->workdir, cmd,
-		 (const char *const *)sp->env, 1, why, sizeof(why))) == NULL)
+	if ((argv = agent_checkpoint_wrapped(session, sp, cmd, env, &envfile,
+		 why, sizeof(why))) == NULL)
 		goto out;
+	if (envfile != NULL)
+		o.env_add = NULL;
 	if ((r = agent_lock_reserve()) != 0) {
 		if (r == 1)
 			log_msg("the Claude session lock '%s' stayed busy for "
@@ -646,6 +698,10 @@ agent_checkpoint_launch(const char *session, int fd,
 	if (r == 0)
 		close(fd);
 out:
+	/* Not started: no wrapper read and removed it. */
+	if (r != 0 && envfile != NULL)
+		(void)unlink(envfile);
+	free(envfile);
 	strv_free(env);
 	strv_free(argv);
 	strv_free(cmd);

@@ -67,6 +67,7 @@ static struct {
 	char *protocol;
 	char *state_dir;
 	char *socket;
+	char *wake; /* the project file the wrapper wakes with, or NULL */
 } agent_tmux_conf;
 
 const struct agent_backend agent_tmux_backend = {
@@ -115,6 +116,10 @@ agent_tmux_configure(const struct agent_conf *conf)
 	    conf->state_dir != NULL ? xstrdup(conf->state_dir) : NULL;
 	agent_tmux_conf.socket =
 	    conf->tmux_socket != NULL ? xstrdup(conf->tmux_socket) : NULL;
+	free(agent_tmux_conf.wake);
+	agent_tmux_conf.wake = conf->wake ?
+	    agent_exec_wake_project(conf->wake_project) :
+	    NULL;
 }
 
 /*
@@ -168,6 +173,13 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
 			x.crash = crashpoint_get();
 			x.log = log_path();
 		}
+	}
+	/* The hooks' marks wake the tool from outside the sandbox. */
+	if (agent_tmux_conf.wake != NULL && agent_tmux_conf.state_dir != NULL) {
+		x.wake = agent_tmux_conf.wake;
+		x.session = s->session;
+		x.run_dir = agent_tmux_conf.state_dir;
+		x.log = log_path();
 	}
 	*argv = agent_exec_argv(exe, &x, cmd);
 	strv_free(cmd);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
 #include <stdio.h>
@@ -60,6 +61,7 @@ static void sandbox_user(struct sandbox_v *, const struct sandbox_conf *,
     const struct sandbox_target *);
 static const char *sandbox_env(const struct sandbox_target *, const char *);
 static char **sandbox_true(enum sandbox_kind);
+static void sandbox_settings(const char *);
 
 static void
 sandbox_push(struct sandbox_v *s, const char *w)
@@ -389,14 +391,36 @@ sandbox_bwrap(struct sandbox_v *s, const struct sandbox_conf *c,
 	sandbox_git(s, t->workdir);
 	sandbox_push3(s, "--bind", t->workdir, t->workdir);
 	sandbox_push3(s, "--bind", t->session_dir, t->session_dir);
-	/* Its global settings read-only: the hooks of later sessions. */
+	/*
+	 * Its global settings read-only: the hooks of later sessions.  One
+	 * that is not there yet is made empty ("{}"), so that the agent
+	 * cannot make it either.
+	 */
 	if (c->home != NULL) {
 		p = xasprintf("%s/.claude/settings.json", c->home);
+		sandbox_settings(p);
 		sandbox_push3(s, "--ro-bind-try", p, p);
 		free(p);
 	}
+	/* Nothing written into the emptied run directory itself. */
+	if (c->run_dir != NULL && strcmp(c->run_dir, "/") != 0)
+		sandbox_push3(s, "--remount-ro", c->run_dir, NULL);
 	sandbox_push3(s, "--chdir", t->workdir, NULL);
 	sandbox_push(s, "--");
+}
+
+/* Create the empty settings file path when its directory is there. */
+static void
+sandbox_settings(const char *path)
+{
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (fd == -1)
+		return;
+	(void)!write(fd, "{}\n", 3);
+	(void)close(fd);
 }
 
 /* sudo as the agents' user, its variables kept by name. */

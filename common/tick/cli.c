@@ -439,7 +439,9 @@ cli_agent_use(const struct config *cfg, char *err, size_t errsz)
 	    .marker_ready_s = cfg->marker_ready_s,
 	    .marker_ack_s = cfg->marker_ack_s,
 	    .dry_run = cli_dry_run,
-	    .sandbox = &sc};
+	    .sandbox = &sc,
+	    .wake = cfg->wake,
+	    .wake_project = cfg->project_toml};
 	int r;
 
 	cli_sandbox_conf(cfg, &sc, exe, sizeof(exe));
