@@ -26,7 +26,7 @@ check "the run's prompt is the issue's" grep -q "Add a greeting" "$T/agentlog/pr
 check "the first prompt ends with the checkpoint instructions" \
     grep -q 'CTRLRELAY_STATE_FILE' "$T/agentlog/prompt-1.txt"
 check "CTRLRELAY_SESSION_ID set" grep -q "env CTRLRELAY_SESSION_ID=dev-$PROJ-1\$" "$T/agentlog/events.log"
-check "CTRLRELAY_STATE_FILE set" grep -q "env CTRLRELAY_STATE_FILE=$(ck_dir 1)/checkpoint.json\$" "$T/agentlog/events.log"
+check "CTRLRELAY_STATE_FILE set" grep -q "env CTRLRELAY_STATE_FILE=$RUN/sessions/active/dev-$PROJ-1/checkpoint.json\$" "$T/agentlog/events.log"
 check "DISINTO_SESSION_ID set" grep -q "env DISINTO_SESSION_ID=dev-$PROJ-1\$" "$T/agentlog/events.log"
 check "DISINTO_STATE_FILE set" grep -q "env DISINTO_STATE_FILE=" "$T/agentlog/events.log"
 check "a new agent session" grep -q '^[0-9:]* run 1 new ' "$T/agentlog/events.log"

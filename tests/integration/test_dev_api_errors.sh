@@ -28,10 +28,10 @@ run_case() {
 }
 
 run_case "400 by the hook" '[{"api_error": "invalid_request", "details": "400 {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages: text content blocks must be non-empty\"}}"}]'
-check_eq "400: the phase says failed" "$(cat "$RUN/dev-session-$PROJ-1.phase")" \
+check_eq "400: the phase says failed" "$(cat "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase")" \
     "PHASE:failed
 Reason: api_error: invalid_request"
-check "400: no error record" test ! -e "$RUN/api-error-$S"
+check "400: no error record" test ! -e "$RUN/sessions/active/$S/api-error-$S"
 dp
 lhas "400: the issue's failure" "#1: session failed: api_error: invalid_request"
 check_eq "400: blocked" "$(labels 1)" blocked

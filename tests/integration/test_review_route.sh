@@ -37,14 +37,14 @@ sim_start "$T/scenario.json" --git-dir "$T/origin.git" ||
     { fail "simulator starts"; exit 1; }
 
 # Two dev sessions waiting for their reviews.
-PH1=$DISINTO_RUN_DIR/dev-session-$P-1.phase
-PH2=$DISINTO_RUN_DIR/dev-session-$P-2.phase
+PH1=$DISINTO_RUN_DIR/sessions/active/dev-$P-1/dev-session-$P-1.phase
+PH2=$DISINTO_RUN_DIR/sessions/active/dev-$P-2/dev-session-$P-2.phase
 for n in 1 2; do
 	mkdir -p "$T/dev$n" "$T/wt$n"
 	$TT -e FAKE_AGENT_LOG="$T/dev$n" new "dev-$P-$n" "$T/wt$n" \
 	    "$FAKE_AGENT" >/dev/null
 	$TT wait-ready "dev-$P-$n" "❯" 10 >/dev/null
-	echo PHASE:awaiting_review >"$DISINTO_RUN_DIR/dev-session-$P-$n.phase"
+	echo PHASE:awaiting_review >"$DISINTO_RUN_DIR/sessions/active/dev-$P-$n/dev-session-$P-$n.phase"
 done
 
 rv_tick

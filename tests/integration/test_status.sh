@@ -29,14 +29,14 @@ put() {
 	printf '%b' "$3" >"$1"
 	touch -d "$2" "$1"
 }
-put "$RUN/dev-session-harb-3.phase" '125 minutes ago' 'PHASE:awaiting_ci\n'
-put "$RUN/dev-session-harb-5.phase" '3 hours ago' \
+put "$RUN/sessions/active/dev-harb-3/dev-session-harb-3.phase" '125 minutes ago' 'PHASE:awaiting_ci\n'
+put "$RUN/sessions/active/dev-harb-5/dev-session-harb-5.phase" '3 hours ago' \
     'PHASE:escalate\nReason: which API version?\n'
-put "$RUN/dev-session-harb-7.phase" '10 minutes ago' ''
-put "$RUN/review-session-harb-12.phase" '5 minutes ago' ''
-put "$RUN/review-session-harb-13.phase" '2880 minutes ago' \
+put "$RUN/sessions/active/dev-harb-7/dev-session-harb-7.phase" '10 minutes ago' ''
+put "$RUN/sessions/active/review-harb-12/review-session-harb-12.phase" '5 minutes ago' ''
+put "$RUN/sessions/active/review-harb-13/review-session-harb-13.phase" '2880 minutes ago' \
     'PHASE:awaiting_changes\nSHA:0123456789abcdef0123456789abcdef01234567\n'
-put "$RUN/dev-session-other-1.phase" '40 minutes ago' 'PHASE:awaiting_review\n'
+put "$RUN/sessions/active/dev-other-1/dev-session-other-1.phase" '40 minutes ago' 'PHASE:awaiting_review\n'
 : >"$RUN/dev-escalation-notified-harb-5"
 : >"$RUN/dev-renotify-harb-5"
 printf '{"20": 2, "21": 4}' >"$F/dev/ci-fixes-harb.json"
@@ -157,7 +157,7 @@ check_eq "--status asks no forge" "$(sim_log_count '*' '.')" 0
 # status: success) and the backlog #1, and #2 (priority) that depends on
 # #1: #2 waits for #1 (open), #1 is the next ready issue.  dev-harb-1 has
 # no PR recorded: the forge finds it by its branch.
-put "$RUN/dev-session-harb-1.phase" '3 minutes ago' 'PHASE:awaiting_ci\n'
+put "$RUN/sessions/active/dev-harb-1/dev-session-harb-1.phase" '3 minutes ago' 'PHASE:awaiting_ci\n'
 FORGE_TOKEN=dev-token "$O/dev-poll/dev-poll" --status --forge \
     "$F/projects/harb.toml" >"$T/forge.txt" 2>"$T/forge.err"
 check_eq "--status --forge: exit 0" "$?" 0
@@ -173,7 +173,7 @@ check "--status --forge: a PR the forge does not know is said" grep -qF \
 check "--status --forge: only GET requests" \
     test "$(sim_log_count '*' '.')" -gt 0 -a "$(sim_log_count GET '.')" = \
     "$(sim_log_count '*' '.')"
-rm -f "$RUN/dev-session-harb-1.phase"
+rm -f "$RUN/sessions/active/dev-harb-1/dev-session-harb-1.phase"
 
 # One project: the project file given, or --project.
 "$O/dev-poll/dev-poll" --status "$F/projects/other.toml" >"$T/one.txt"
