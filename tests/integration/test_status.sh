@@ -26,6 +26,7 @@ done
 
 # put FILE AGE TEXT: a run file written AGE ago ("125 minutes ago").
 put() {
+	mkdir -p "${1%/*}"
 	printf '%b' "$3" >"$1"
 	touch -d "$2" "$1"
 }
@@ -205,7 +206,7 @@ name = "esc"
 repo = "johba/esc"
 forge_url = "$SIM_URL"
 TOML
-put "$RUN/dev-session-esc-4.phase" '2 hours ago' \
+put "$RUN/sessions/active/dev-esc-4/dev-session-esc-4.phase" '2 hours ago' \
     'PHASE:escalate\nReason: which licence?\n'
 : >"$RUN/dev-escalation-notified-esc-4"
 printf 'ID: 0123\nAT: 1\nWORKTREE: /tmp/x\nREASON: which licence?\n' \
@@ -220,14 +221,14 @@ rm -f "$RUN/dev-escalation-parked-esc-4"
 "$O/dev-poll/dev-poll" --status "$F/projects/esc.toml" >"$T/esc.txt" 2>&1
 check "an escalation not parked: the slot is busy" grep -q \
     'slot busy: dev-esc-4' "$T/esc.txt"
-rm -f "$RUN/dev-session-esc-4.phase" "$RUN/dev-escalation-notified-esc-4"
-put "$RUN/dev-session-esc-5.phase" '20 minutes ago' 'PHASE:awaiting_ci\n'
+rm -f "$RUN/sessions/active/dev-esc-4/dev-session-esc-4.phase" "$RUN/dev-escalation-notified-esc-4"
+put "$RUN/sessions/active/dev-esc-5/dev-session-esc-5.phase" '20 minutes ago' 'PHASE:awaiting_ci\n'
 printf 'ERROR: rate_limit\nAT: %s\nRESET: 0\nSOURCE: hook\n' \
-    "$(($(date +%s) - 600))" >"$RUN/api-error-dev-esc-5"
-put "$RUN/dev-session-esc-6.phase" '30 minutes ago' ''
-date +%s >"$RUN/claude-idle-dev-esc-6.ts"
-put "$RUN/dev-session-esc-7.phase" '30 minutes ago' 'PHASE:awaiting_ci\n'
-date +%s >"$RUN/claude-idle-dev-esc-7.ts"
+    "$(($(date +%s) - 600))" >"$RUN/sessions/active/dev-esc-5/api-error-dev-esc-5"
+put "$RUN/sessions/active/dev-esc-6/dev-session-esc-6.phase" '30 minutes ago' ''
+date +%s >"$RUN/sessions/active/dev-esc-6/claude-idle-dev-esc-6.ts"
+put "$RUN/sessions/active/dev-esc-7/dev-session-esc-7.phase" '30 minutes ago' 'PHASE:awaiting_ci\n'
+date +%s >"$RUN/sessions/active/dev-esc-7/claude-idle-dev-esc-7.ts"
 "$O/dev-poll/dev-poll" --status "$F/projects/esc.toml" >"$T/esc.txt" 2>&1
 check "stopped by an API error: said" grep -q \
     'dev-esc-5 .*Stopped: API error rate_limit, 10m ago' "$T/esc.txt"
