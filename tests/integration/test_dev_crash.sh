@@ -47,6 +47,7 @@ dp
 lnot "a live session is not recovered again" "recovery 2/2"
 
 # Stuck in PHASE:awaiting_ci past CLAUDE_TIMEOUT: killed and recovered.
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
 echo "PHASE:awaiting_ci" >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 touch -d '-10 minutes' "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 CLAUDE_TIMEOUT=60 dp
@@ -70,6 +71,7 @@ mkdir -p "$T/al2"
 t_tmux new-session -d -s "dev-$PROJ-2" -x 200 -y 50 \
     "env FAKE_AGENT_LOG=$T/al2 $FAKE_AGENT"
 wait_for "t_tmux capture-pane -p -t dev-$PROJ-2 | grep -q '❯'" 10
+mkdir -p "$RUN/sessions/active/dev-$PROJ-2"
 echo "PHASE:awaiting_ci" >"$RUN/sessions/active/dev-$PROJ-2/dev-session-$PROJ-2.phase"
 "$O/dev-poll/dev-poll" "$P" & R1=$!
 "$O/dev-poll/dev-poll" "$P" & R2=$!
@@ -85,12 +87,14 @@ check_eq "racing ticks: one PR" "$(sim_log_count POST '/pulls$' 201)" 1
 # An unknown phase of a live session is no phase yet: logged once, left
 # alone while the session works.
 t_tmux new-session -d -s "dev-$PROJ-3" sleep 60
+mkdir -p "$RUN/sessions/active/dev-$PROJ-3"
 echo "PHASE:bogus" >"$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 dp
 lhas "an unknown phase is logged" "#3: unknown phase 'PHASE:bogus'"
 check "and left alone" grep -q bogus "$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 dp
 lnot "an unknown phase is logged once" "unknown phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-3"
 printf 'PHASE:failed  \r\nReason: broken build\r\n' >"$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 echo "keep me" >"$T/target"
 ln -sf "$T/target" "$RUN/sessions/active/dev-$PROJ-3/dev-impl-summary-$PROJ-3.txt"
@@ -107,6 +111,7 @@ t_tmux new-session -d -s "dev-$PROJ-3" -x 200 -y 50 \
     "env FAKE_AGENT_LOG=$T/al3 $FAKE_AGENT"
 wait_for "t_tmux capture-pane -p -t dev-$PROJ-3 | grep -q '❯'" 10
 rm -f "$RUN/sessions/active/dev-$PROJ-3/dev-impl-summary-$PROJ-3.txt"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-3"
 echo "PHASE:awaiting_ci" >"$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 sim_post /_admin/item '{"number": 3, "labels": ["in-progress"]}' >/dev/null
 for mode in 500 badjson delay; do

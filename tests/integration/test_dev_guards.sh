@@ -62,6 +62,7 @@ check "session running: no launch" test ! -e "$T/launched"
 t_tmux kill-session -t "dev-$PROJ-7"
 reset_log
 
+mkdir -p "$RUN/sessions/active/dev-$PROJ-9"
 echo "PHASE:awaiting_review" >"$RUN/sessions/active/dev-$PROJ-9/dev-session-$PROJ-9.phase"
 dp
 lhas "a phase in progress holds the slot" "agent running \(#9 in PHASE:awaiting_review\)"

@@ -132,12 +132,14 @@ SIM_TOKEN=review-token sim_post "/api/v1/repos/johba/harb/pulls/$PR/reviews" \
 SIM_TOKEN=review-token sim_post "/api/v1/repos/johba/harb/issues/$PR/comments" \
     '{"body": "Please handle empty input."}' >/dev/null
 printf 'SHA: x\nSTATE: failure\n' >"$RUN/ci-result-$PROJ-1.txt"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
 echo "PHASE:escalate" >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 # The agent left an uncommitted file behind: the worktree is kept.
 echo scratch >"$WT/scratch.txt"
 mkdir -p "$T/agentlog2"
 export AGENT_CMD="env FAKE_AGENT_LOG=$T/agentlog2 $FAKE_AGENT"
 # The escalated phase would hold the slot; a finished one does not.
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
 echo "PHASE:done" >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 sim_post /_admin/log/reset '{}' >/dev/null
 dp

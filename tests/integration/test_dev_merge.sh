@@ -55,6 +55,7 @@ dev_sim - '[ci]' 'woodpecker_repo_id = 1' '[mirrors]' \
 JSON
 
 # Run files of issue 1 and a CI-fix count for PR 3 (and another PR).
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
 echo "PHASE:awaiting_review" >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 echo "summary" >"$RUN/sessions/active/dev-$PROJ-1/dev-impl-summary-$PROJ-1.txt"
 echo '{"3": 2, "9": 1}' >"$FACTORY_ROOT/dev/ci-fixes-$PROJ.json"

@@ -83,6 +83,7 @@ mkdir -p "$T/al-1"
 t_tmux new-session -d -s "dev-$PROJ-1" -x 200 -y 50 \
     "env FAKE_AGENT_LOG=$T/al-1 $FAKE_AGENT"
 wait_for "t_tmux capture-pane -p -t dev-$PROJ-1 | grep -q '❯'" 10
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
 echo PHASE:awaiting_review >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 dp
 check_eq "push rejected: escalated" \

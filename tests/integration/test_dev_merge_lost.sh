@@ -95,6 +95,7 @@ tick_twice "merged by hand"
 legacy_stop
 unset DEV_AGENT_CMD
 case_start
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
 echo "PHASE:awaiting_review" >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 dp
 lhas "crash, merged: found" 'PR #3 was merged — no new session'

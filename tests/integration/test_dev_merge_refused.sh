@@ -44,6 +44,7 @@ agent() {	# N PHASE
 	t_tmux new-session -d -s "dev-$PROJ-$1" -x 200 -y 50 \
 	    "env FAKE_AGENT_LOG=$T/al-$1 $FAKE_AGENT"
 	wait_for "t_tmux capture-pane -p -t dev-$PROJ-$1 | grep -q '❯'" 10
+	mkdir -p "$RUN/sessions/active/dev-$PROJ-$1"
 	echo "$2" >"$RUN/sessions/active/dev-$PROJ-$1/dev-session-$PROJ-$1.phase"
 }
 merges() {	# PR: merge requests so far
@@ -107,6 +108,7 @@ check_eq "conflict: never a merge asked" "$(merges 14)" 0
 # Someone answered the escalation: the session moved on; the merge is
 # asked once more.
 sleep 1
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
 echo PHASE:awaiting_review >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 dp
 check_eq "405: asked again once the phase changed" "$(merges 11)" 2

@@ -103,6 +103,7 @@ check_eq "slot busy, running already: no forge write, no session" \
 
 # The session dies in awaiting_ci: it is started again in its worktree,
 # which keeps what the agent left there.
+mkdir -p "$RUN/sessions/active/dev-$PROJ-3"
 echo 'PHASE:awaiting_ci' >"$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 echo "work in progress" >"$RUN/$PROJ-worktree-3/wip.txt"
 t_tmux kill-session -t "dev-$PROJ-3"
@@ -120,6 +121,7 @@ check "crashed session: the crash prompt" grep -q 'stopped before it reported' \
 # --force: past the slot (dev-P-3 lives) and the open dependency.  Not
 # past the Claude session lock: dev-P-3 waits for CI first, so its
 # wrapper lets go of the lock.
+mkdir -p "$RUN/sessions/active/dev-$PROJ-3"
 echo 'PHASE:awaiting_ci' >"$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 agent c
 dp --issue 2 --force

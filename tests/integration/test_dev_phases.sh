@@ -38,11 +38,13 @@ agent() {
 	wait_for "t_tmux capture-pane -p -t dev-$PROJ-$1 | grep -q '❯'" 10
 }
 phase() {	# N TEXT
+	mkdir -p "$RUN/sessions/active/dev-$PROJ-$1"
 	printf '%b' "$2" >"$RUN/sessions/active/dev-$PROJ-$1/dev-session-$PROJ-$1.phase"
 }
 
 # --- awaiting_ci: the PR is opened once, CI pending: nothing injected.
 agent 1
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
 echo "Adds the a.c file." >"$RUN/sessions/active/dev-$PROJ-1/dev-impl-summary-$PROJ-1.txt"
 phase 1 'PHASE:awaiting_ci\n'
 dp
@@ -148,6 +150,7 @@ tick_twice "done cleaned up"
 
 # --- failed: refusals.
 agent 4
+mkdir -p "$RUN/sessions/active/dev-$PROJ-4"
 printf '{"status": "too_large", "reason": "needs three subsystems"}' >"$RUN/sessions/active/dev-$PROJ-4/dev-impl-summary-$PROJ-4.txt"
 phase 4 'PHASE:failed\nReason: refused\n'
 dp
@@ -162,6 +165,7 @@ check "too_large: phase file removed" test ! -e "$RUN/sessions/active/dev-$PROJ-
 tick_twice "refusal handled"
 
 agent 5
+mkdir -p "$RUN/sessions/active/dev-$PROJ-5"
 printf '{"status": "unmet_dependency", "blocked_by": "the lexer of #4", "suggestion": 4}' >"$RUN/sessions/active/dev-$PROJ-5/dev-impl-summary-$PROJ-5.txt"
 phase 5 'PHASE:failed\nReason: refused\n'
 dp
@@ -169,6 +173,7 @@ check_eq "unmet_dependency: backlog restored" "$(labels 5)" backlog
 check_eq "unmet_dependency: the suggestion" "$(comments_with 5 '**Suggestion:** Work on #4 first.')" 1
 check_eq "never blocked" "$(sim_state_get "len([i for i in d['issues'] if i['number'] in (4, 5) and 'blocked' in str(i['labels'])])")" 0
 
+mkdir -p "$RUN/sessions/active/dev-$PROJ-6"
 printf '{"status": "already_done", "reason": "see src/x.c"}' >"$RUN/sessions/active/dev-$PROJ-6/dev-impl-summary-$PROJ-6.txt"
 phase 6 'PHASE:failed\nReason: refused\n'
 dp
@@ -183,6 +188,7 @@ printf '[{"on": "start", "say": "export FORGE_TOKEN=%s"}]' "$SECRET" \
 agent 7 "$T/say-token.json"
 wait_for "t_tmux capture-pane -p -t dev-$PROJ-7 | grep -q FORGE_TOKEN" 10
 t_tmux send-keys -t "dev-$PROJ-7" "" >/dev/null 2>&1
+mkdir -p "$RUN/sessions/active/dev-$PROJ-7"
 printf '{"status": 42' >"$RUN/sessions/active/dev-$PROJ-7/dev-impl-summary-$PROJ-7.txt"
 phase 7 'PHASE:failed\nReason: refused\n'
 dp
@@ -208,10 +214,12 @@ check_eq "still one diagnostic" "$(comments_with 7 'Session failure diagnostic')
 # by the first tick that looks.
 agent 8
 phase 8 ''
+mkdir -p "$RUN/sessions/active/dev-$PROJ-8"
 date +%s >"$RUN/sessions/active/dev-$PROJ-8/claude-idle-dev-$PROJ-8.ts"
 dp
 lhas "idle just now: the tick waits" '#8: at the prompt with no phase for [0-9]+s — idle after 90s'
 check "idle just now: still alive" t_tmux has-session -t "dev-$PROJ-8"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-8"
 echo $(($(date +%s) - 91)) >"$RUN/sessions/active/dev-$PROJ-8/claude-idle-dev-$PROJ-8.ts"
 dp
 lhas "idle past the grace: ended" '#8: idle at the prompt with no phase for 9[0-9]s \(90s allowed\)'

@@ -27,6 +27,7 @@ agent() {	# N PHASE
 	t_tmux new-session -d -s "dev-$PROJ-$1" -x 200 -y 50 \
 	    "env FAKE_AGENT_LOG=$T/al-$1 $FAKE_AGENT"
 	wait_for "t_tmux capture-pane -p -t dev-$PROJ-$1 | grep -q '❯'" 10
+	mkdir -p "$RUN/sessions/active/dev-$PROJ-$1"
 	echo "$2" >"$RUN/sessions/active/dev-$PROJ-$1/dev-session-$PROJ-$1.phase"
 }
 alive() {
@@ -36,6 +37,7 @@ alive() {
 # #1: an unknown phase at the prompt: the idle clock runs.  #2:
 # PHASE:merged of a closed issue: done.
 agent 1 PHASE:bogus
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
 date +%s >"$RUN/sessions/active/dev-$PROJ-1/claude-idle-dev-$PROJ-1.ts"
 agent 2 PHASE:merged
 # The stall on the code before: "unknown phase — ignored" every tick,
@@ -52,6 +54,7 @@ dp
 lnot "unknown: not logged again" 'unknown phase'
 lhas "unknown: the idle clock goes on" 'idle after 90s'
 check "unknown: nothing injected" test "$(prompts "$T/al-1")" = 0
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
 echo PHASE:weird >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 echo $(($(date +%s) - 300)) >"$RUN/sessions/active/dev-$PROJ-1/claude-idle-dev-$PROJ-1.ts"
 dp
@@ -62,6 +65,7 @@ check_eq "idle: blocked" "$(labels 1)" blocked
 
 # #3: an unknown phase and the session gone: recovered.  #4: an unknown
 # phase unchanged past CLAUDE_TIMEOUT: recovered.
+mkdir -p "$RUN/sessions/active/dev-$PROJ-3"
 echo PHASE:bogus >"$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 agent 4 PHASE:bogus
 touch -d '-20 minutes' "$RUN/sessions/active/dev-$PROJ-4/dev-session-$PROJ-4.phase"

@@ -35,6 +35,7 @@ scen '[{"number": 6, "title": "Six", "labels": ["in-progress"]},
     '[]' >"$T/case.json"
 case_start
 failed() {	# N REASON [SUMMARY]
+	mkdir -p "$RUN/sessions/active/dev-$PROJ-$1"
 	printf 'PHASE:failed\nReason: %s\n' "$2" >"$RUN/sessions/active/dev-$PROJ-$1/dev-session-$PROJ-$1.phase"
 	[ $# -lt 3 ] || printf '%s' "$3" >"$RUN/sessions/active/dev-$PROJ-$1/dev-impl-summary-$PROJ-$1.txt"
 }

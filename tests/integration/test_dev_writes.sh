@@ -128,6 +128,7 @@ case_start
 t_tmux new-session -d -s "dev-$PROJ-1" -x 200 -y 50 \
     "env FAKE_AGENT_LOG=$T/al-1 $FAKE_AGENT"
 wait_for "t_tmux capture-pane -p -t dev-$PROJ-1 | grep -q '❯'" 10
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
 echo 'PHASE:awaiting_ci' >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 fault POST '/pulls$' 500
 dp
@@ -144,6 +145,7 @@ check "POST /pulls refused twice: how to try again" \
     grep -q 'could not be created' "$T/al-1/prompt-1.txt"
 faults_clear
 
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
 printf 'PHASE:failed\nReason: tests do not pass\n' \
     >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 fault POST '/issues/1/comments$' 500

@@ -31,6 +31,7 @@ printf '100000.00 200000.00\n' >"$T/proc/uptime"
 escalated() {
 	rm -f "$RUN/sessions/active/dev-$PROJ-9/dev-session-$PROJ-9.phase"
 	[ "$1" = gone ] && return
+	mkdir -p "$RUN/sessions/active/dev-$PROJ-9"
 	printf 'PHASE:escalate\nReason: which API?\n' \
 	    >"$RUN/sessions/active/dev-$PROJ-9/dev-session-$PROJ-9.phase"
 	touch -d '30 hours ago' "$RUN/sessions/active/dev-$PROJ-9/dev-session-$PROJ-9.phase"

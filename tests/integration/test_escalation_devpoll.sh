@@ -68,6 +68,7 @@ rc_is "the tick that finds the reply" 0
 lhas "dev-poll keeps the reply" "reply recorded for the parked conversation"
 check "the reply waits for the resume" test -s "$RUN/dev-escalation-resume-$PROJ-1"
 check "#1 waits while #2 works" gone "dev-$PROJ-1"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-2"
 printf 'PHASE:failed\nReason: gave up\n' >"$RUN/sessions/active/dev-$PROJ-2/dev-session-$PROJ-2.phase"
 dp
 rc_is "the tick that resumes" 0
@@ -78,6 +79,7 @@ check "the reply is its first message" \
     grep -qF 'Use sqlite, keep it simple.' "$T/a1r/prompt-1.txt"
 check "the records are gone" sh -c \
     "[ ! -e '$RUN/dev-escalation-parked-$PROJ-1' ] && [ ! -e '$RUN/dev-escalation-resume-$PROJ-1' ]"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
 printf 'PHASE:failed\nReason: done here\n' >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 dp
 check "#1 ended" gone "dev-$PROJ-1"
@@ -99,6 +101,7 @@ check "in the worktree at the same path" test "$(t_tmux display-message -p -t "d
 check "on the pushed branch" test -f "$RUN/$PROJ-worktree-3/three.txt"
 check "#3's reply is its first message" grep -qF 'Port 8080.' "$T/a3/prompt-1.txt"
 check "#3's records are gone" test ! -e "$RUN/dev-escalation-parked-$PROJ-3"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-3"
 printf 'PHASE:failed\nReason: done here\n' >"$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 dp
 

@@ -88,6 +88,7 @@ check "the reply still waits" test -s "$RUN/dev-escalation-resume-$PROJ-1"
 # --- #2 ends: the same tick resumes #1 with the reply ---------------------
 # (killed between the resumed session's start and the reply: the next
 # tick delivers it, once)
+mkdir -p "$RUN/sessions/active/dev-$PROJ-2"
 printf 'PHASE:failed\nReason: gave up\n' >"$RUN/sessions/active/dev-$PROJ-2/dev-session-$PROJ-2.phase"
 DISINTO_TEST_CRASH=session-started dp
 check_eq "the resuming tick was killed at the point" "$DP_RC" 137
@@ -119,6 +120,7 @@ check "the resumed session is not parked again" alive "dev-$PROJ-1"
 check_eq "still one notice" "$(ck_notices 1)" 1
 
 # --- 24 hours: a parked conversation ends as blocked ----------------------
+mkdir -p "$RUN/sessions/active/dev-$PROJ-3"
 printf 'PHASE:escalate\nReason: need creds\n' >"$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 touch -d '25 hours ago' "$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 printf 'ID: abc-3\nAT: %s\nWORKTREE: %s\nREASON: need creds\n' \

@@ -98,9 +98,11 @@ for n in 2 3 4; do
 	$TT -e FAKE_AGENT_LOG="$T/dev$n" new "dev-$PROJ-$n" "$T/wt$n" \
 	    "$FAKE_AGENT" >/dev/null
 	$TT wait-ready "dev-$PROJ-$n" "❯" 10 >/dev/null
+	mkdir -p "$RUN/sessions/active/dev-$PROJ-$n"
 	echo PHASE:awaiting_review >"$RUN/sessions/active/dev-$PROJ-$n/dev-session-$PROJ-$n.phase"
 done
 # #4 waits for its turn below.
+mkdir -p "$RUN/sessions/active/dev-$PROJ-4"
 echo PHASE:awaiting_ci >"$RUN/sessions/active/dev-$PROJ-4/dev-session-$PROJ-4.phase"
 rp() {	# [VAR=value...]: one review-poll tick of the project
 	env "$@" "$O/review-poll/review-poll" "$P" >>"$T/rp.out" 2>&1
@@ -141,6 +143,7 @@ check_eq "#2: typed once" "$(prompts "$T/dev2")" 1
 check_eq "#3: typed once" "$(prompts "$T/dev3")" 1
 
 # #4: killed after typing the verdict, before recording it.
+mkdir -p "$RUN/sessions/active/dev-$PROJ-4"
 echo PHASE:awaiting_review >"$RUN/sessions/active/dev-$PROJ-4/dev-session-$PROJ-4.phase"
 rp DISINTO_TEST_CRASH=typed
 check_eq "review-poll killed after typing" "$RP_RC" 137

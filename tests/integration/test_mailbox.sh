@@ -121,6 +121,7 @@ check_eq "each once" "$(prompts "$A")" 4
 # --- a review verdict while the lock is held elsewhere ------------------
 # The lock is the session's while it works on the notes; it lets go when
 # the agent writes its phase again.
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
 echo PHASE:awaiting_review >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 check "the session lets go of the lock" wait_for free 10
 mkdir -p "$FACTORY_ROOT/review"

@@ -44,6 +44,7 @@ for n in 1 2; do
 	$TT -e FAKE_AGENT_LOG="$T/dev$n" new "dev-$P-$n" "$T/wt$n" \
 	    "$FAKE_AGENT" >/dev/null
 	$TT wait-ready "dev-$P-$n" "❯" 10 >/dev/null
+	mkdir -p "$DISINTO_RUN_DIR/sessions/active/dev-$P-$n"
 	echo PHASE:awaiting_review >"$DISINTO_RUN_DIR/sessions/active/dev-$P-$n/dev-session-$P-$n.phase"
 done
 

@@ -27,6 +27,7 @@ done
 # put FILE AGE TEXT: a run file written AGE ago ("125 minutes ago").
 put() {
 	mkdir -p "${1%/*}"
+	mkdir -p "${1%/*}"
 	printf '%b' "$3" >"$1"
 	touch -d "$2" "$1"
 }
@@ -223,11 +224,14 @@ check "an escalation not parked: the slot is busy" grep -q \
     'slot busy: dev-esc-4' "$T/esc.txt"
 rm -f "$RUN/sessions/active/dev-esc-4/dev-session-esc-4.phase" "$RUN/dev-escalation-notified-esc-4"
 put "$RUN/sessions/active/dev-esc-5/dev-session-esc-5.phase" '20 minutes ago' 'PHASE:awaiting_ci\n'
+mkdir -p "$RUN/sessions/active/dev-esc-5"
 printf 'ERROR: rate_limit\nAT: %s\nRESET: 0\nSOURCE: hook\n' \
     "$(($(date +%s) - 600))" >"$RUN/sessions/active/dev-esc-5/api-error-dev-esc-5"
 put "$RUN/sessions/active/dev-esc-6/dev-session-esc-6.phase" '30 minutes ago' ''
+mkdir -p "$RUN/sessions/active/dev-esc-6"
 date +%s >"$RUN/sessions/active/dev-esc-6/claude-idle-dev-esc-6.ts"
 put "$RUN/sessions/active/dev-esc-7/dev-session-esc-7.phase" '30 minutes ago' 'PHASE:awaiting_ci\n'
+mkdir -p "$RUN/sessions/active/dev-esc-7"
 date +%s >"$RUN/sessions/active/dev-esc-7/claude-idle-dev-esc-7.ts"
 "$O/dev-poll/dev-poll" --status "$F/projects/esc.toml" >"$T/esc.txt" 2>&1
 check "stopped by an API error: said" grep -q \

@@ -67,6 +67,7 @@ check "stall: reported" sup_log_has \
 
 # An agent at work: dev-poll finds the slot busy; the stall is over.
 sup_agent dev-harb-1
+mkdir -p "$DISINTO_RUN_DIR/sessions/active/dev-harb-1"
 : >"$DISINTO_RUN_DIR/sessions/active/dev-harb-1/dev-session-harb-1.phase"
 dp
 check_eq "a busy tick is recorded" "$(field OUTCOME)" busy
@@ -92,6 +93,7 @@ sup_run
 check "a turn ended 5 min ago: quiet" quiet "status unchanged"
 # Waiting phases have clocks of their own.
 rm -f "$DISINTO_RUN_DIR/sessions/active/dev-harb-1/claude-idle-dev-harb-1.ts"
+mkdir -p "$DISINTO_RUN_DIR/sessions/active/dev-harb-1"
 printf 'PHASE:awaiting_ci\n' >"$DISINTO_RUN_DIR/sessions/active/dev-harb-1/dev-session-harb-1.phase"
 touch -d '45 minutes ago' "$DISINTO_RUN_DIR/sessions/active/dev-harb-1/dev-session-harb-1.phase"
 : >"$SUP_LOG"
