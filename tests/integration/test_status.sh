@@ -27,7 +27,6 @@ done
 # put FILE AGE TEXT: a run file written AGE ago ("125 minutes ago").
 put() {
 	mkdir -p "${1%/*}"
-	mkdir -p "${1%/*}"
 	printf '%b' "$3" >"$1"
 	touch -d "$2" "$1"
 }
