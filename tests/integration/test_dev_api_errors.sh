@@ -80,6 +80,7 @@ lnot "unknown again: no recurrence" "pause 2"
 run_case "unknown while another session works" "[$U400]"
 t_tmux new-session -d -s "review-$PROJ-7" sleep 600
 AT=$(sed -n 's/^AT: //p' "$RUN/sessions/active/$S/api-error-$S")
+mkdir -p "$RUN/sessions/active/review-$PROJ-7"
 touch "$RUN/sessions/active/review-$PROJ-7/claude-idle-review-$PROJ-7.ts"
 touch -d "@$((AT + 1))" "$RUN/sessions/active/review-$PROJ-7/claude-idle-review-$PROJ-7.ts"
 dp
