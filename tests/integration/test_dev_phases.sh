@@ -108,7 +108,6 @@ check_eq "retriggered once only" "$(sim_log_count POST '/api/repos/1/pipelines/[
 
 # --- the CI timeout: 30 minutes after the phase was written, once.
 sim_post /_admin/faults/clear '{}' >/dev/null
-mkdir -p "$RUN/sessions/active/dev-$PROJ-3"
 touch -d '-40 minutes' "$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 dp
 wait_for '[ -f "$T/al-3/prompt-1.txt" ]' 10

@@ -68,7 +68,6 @@ check_eq "idle: blocked" "$(labels 1)" blocked
 mkdir -p "$RUN/sessions/active/dev-$PROJ-3"
 echo PHASE:bogus >"$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 agent 4 PHASE:bogus
-mkdir -p "$RUN/sessions/active/dev-$PROJ-4"
 touch -d '-20 minutes' "$RUN/sessions/active/dev-$PROJ-4/dev-session-$PROJ-4.phase"
 dp
 lhas "gone: recovered" '#3: the session is gone \(PHASE:bogus, recovery 1/2\)'
