@@ -534,8 +534,7 @@ act_remove_session(struct act *a, const char *session)
 	if (!S_ISDIR(st.st_mode) ?
 		unlink(dir) == -1 :
 		nftw(dir, act_rm_entry, 16, FTW_DEPTH | FTW_PHYS) == -1)
-		r = act_fail(a, "cannot remove '%s': %s", dir,
-		    strerror(errno));
+		r = act_fail(a, "cannot remove '%s': %s", dir, strerror(errno));
 out:
 	free(dir);
 	return r;

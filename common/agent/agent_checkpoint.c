@@ -111,7 +111,7 @@ struct agent_checkpoint_spec {
 	char **env;
 };
 
-static char *agent_checkpoint_dir;   /* the state directory */
+static char *agent_checkpoint_dir; /* the state directory */
 /* The project file the runs' wrapper wakes the tool with, or NULL. */
 static char *agent_checkpoint_wake;
 static int agent_checkpoint_dry_run; /* reading changes nothing */
@@ -543,7 +543,8 @@ static char **
 agent_checkpoint_env(const char *session,
     const struct agent_checkpoint_spec *sp)
 {
-	char *state = runfiles_session_file(session, RUNFILES_SESSION_CHECKPOINT);
+	char *state =
+	    runfiles_session_file(session, RUNFILES_SESSION_CHECKPOINT);
 	size_t n = strv_len(sp->env), i, k = 0;
 	char **v = xcalloc(n + 5, sizeof(*v));
 
@@ -628,7 +629,8 @@ agent_checkpoint_launch(const char *session, int fd,
 {
 	char *out = agent_checkpoint_path(session, "out.json"),
 	     *err = agent_checkpoint_path(session, "err.txt");
-	char *ckpt = runfiles_session_file(session, RUNFILES_SESSION_CHECKPOINT);
+	char *ckpt =
+	    runfiles_session_file(session, RUNFILES_SESSION_CHECKPOINT);
 	char *in = agent_checkpoint_path(session, "prompt.txt");
 	char **cmd = agent_checkpoint_argv(sp, st), **argv = NULL,
 	     **env = agent_checkpoint_env(session, sp), why[1024];
@@ -885,7 +887,8 @@ agent_checkpoint_read_end(const char *session, int fd,
     struct agent_checkpoint_state *st, const struct agent_checkpoint_spec *sp)
 {
 	char *out = agent_checkpoint_path(session, "out.json"),
-	     *ckpt = runfiles_session_file(session, RUNFILES_SESSION_CHECKPOINT);
+	     *ckpt =
+		 runfiles_session_file(session, RUNFILES_SESSION_CHECKPOINT);
 	char err[256], *id;
 	struct checkpoint c;
 	struct buf b;
@@ -934,7 +937,8 @@ agent_checkpoint_read_end(const char *session, int fd,
 static int
 agent_checkpoint_ending(const char *session)
 {
-	char *ckpt = runfiles_session_file(session, RUNFILES_SESSION_CHECKPOINT);
+	char *ckpt =
+	    runfiles_session_file(session, RUNFILES_SESSION_CHECKPOINT);
 	int r = file_exists(ckpt);
 
 	free(ckpt);

@@ -264,8 +264,7 @@ agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
 	    "--log", "--wake"};
 	const char **fields[] = {&x->env_file, &x->lock, NULL, &x->state,
 	    &x->request, &x->watch, &x->handover, &x->session, &x->run_dir,
-	    &x->protocol, &x->socket, &x->glyph, &x->crash, &x->log,
-	    &x->wake};
+	    &x->protocol, &x->socket, &x->glyph, &x->crash, &x->log, &x->wake};
 	char *end;
 	size_t k;
 	int i;

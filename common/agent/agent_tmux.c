@@ -117,9 +117,8 @@ agent_tmux_configure(const struct agent_conf *conf)
 	agent_tmux_conf.socket =
 	    conf->tmux_socket != NULL ? xstrdup(conf->tmux_socket) : NULL;
 	free(agent_tmux_conf.wake);
-	agent_tmux_conf.wake = conf->wake ?
-	    agent_exec_wake_project(conf->wake_project) :
-	    NULL;
+	agent_tmux_conf.wake =
+	    conf->wake ? agent_exec_wake_project(conf->wake_project) : NULL;
 }
 
 /*
@@ -141,8 +140,8 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
 		snprintf(err, errsz, "cannot tell the running executable");
 		return -1;
 	}
-	if ((cmd = sandbox_session_argv(s->session, s->workdir, s->argv,
-		 s->env, 0, err, errsz)) == NULL)
+	if ((cmd = sandbox_session_argv(s->session, s->workdir, s->argv, s->env,
+		 0, err, errsz)) == NULL)
 		return -1;
 	if (s->env != NULL) {
 		tmpl = runfiles_agent_env(s->session);

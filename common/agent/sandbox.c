@@ -50,8 +50,7 @@ static int sandbox_below(const char *, const char *);
 static int sandbox_hidden(const struct sandbox_conf *, const char *);
 static void sandbox_bind_list(struct sandbox_v *, const char *, const char *);
 static void sandbox_home(struct sandbox_v *, const struct sandbox_conf *);
-static void sandbox_home_path(struct sandbox_v *,
-    const struct sandbox_conf *);
+static void sandbox_home_path(struct sandbox_v *, const struct sandbox_conf *);
 static void sandbox_secrets(struct sandbox_v *, const struct sandbox_conf *);
 static char *sandbox_git_common(const char *, char **);
 static void sandbox_git(struct sandbox_v *, const char *);
@@ -142,8 +141,8 @@ sandbox_below(const char *path, const char *dir)
 	n = strlen(dir);
 	while (n > 1 && dir[n - 1] == '/')
 		n--;
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' ||
-	    path[n] == '/' || (n == 1 && dir[0] == '/'));
+	return strncmp(path, dir, n) == 0 &&
+	    (path[n] == '\0' || path[n] == '/' || (n == 1 && dir[0] == '/'));
 }
 
 /* 1 when path lies under one of the empty directories of the sandbox. */
@@ -224,8 +223,8 @@ sandbox_home(struct sandbox_v *s, const struct sandbox_conf *c)
 static void
 sandbox_secrets(struct sandbox_v *s, const struct sandbox_conf *c)
 {
-	const char *pats[] = {"%s/.env", "%s/.env.*", "%s/*.enc",
-	    "%s/secrets", "%s/projects/*.env", NULL};
+	const char *pats[] = {"%s/.env", "%s/.env.*", "%s/*.enc", "%s/secrets",
+	    "%s/projects/*.env", NULL};
 	struct stat st;
 	char *pat;
 	glob_t g;
@@ -497,7 +496,8 @@ static char **
 sandbox_true(enum sandbox_kind kind)
 {
 	char *const cmd[] = {"true", NULL};
-	struct sandbox_target t = {.workdir = "/", .session_dir = "/tmp",
+	struct sandbox_target t = {.workdir = "/",
+	    .session_dir = "/tmp",
 	    .oneshot = 1};
 	struct sandbox_v s = {NULL, 0};
 	size_t i;
@@ -546,8 +546,8 @@ sandbox_probe(enum sandbox_kind kind, char *why, size_t whysz)
 
 		snprintf(why, whysz, "'%s' %s: %s%.*s", argv[0],
 		    status == 127 ? "cannot be run" : "fails",
-		    n ? "" : "exit status ",
-		    n ? (int)(n > 200 ? 200 : n) : 3, n ? text : "");
+		    n ? "" : "exit status ", n ? (int)(n > 200 ? 200 : n) : 3,
+		    n ? text : "");
 		if (!n)
 			snprintf(why + strlen(why), whysz - strlen(why), "%d",
 			    status);
@@ -570,7 +570,8 @@ sandbox_choose(enum sandbox_kind *kind, char *why, size_t whysz)
 	if (sandbox_chosen == 0) {
 		sandbox_chosen = -1;
 		if (strcmp(m, SANDBOX_BWRAP) == 0) {
-			if (sandbox_probe(SANDBOX_KIND_BWRAP, b, sizeof(b)) == 0)
+			if (sandbox_probe(SANDBOX_KIND_BWRAP, b, sizeof(b)) ==
+			    0)
 				sandbox_chosen = 1;
 			sandbox_kind_chosen = SANDBOX_KIND_BWRAP;
 		} else if (strcmp(m, SANDBOX_USER) == 0) {
@@ -592,10 +593,12 @@ sandbox_choose(enum sandbox_kind *kind, char *why, size_t whysz)
 			    "the agent cannot be confined (AGENT_SANDBOX=%s): "
 			    "%s%s%s%s; set AGENT_SANDBOX=" SANDBOX_TRUST
 			    " to run it unconfined",
-			    m, strcmp(m, SANDBOX_USER) != 0 ? "bubblewrap: " : "",
+			    m,
+			    strcmp(m, SANDBOX_USER) != 0 ? "bubblewrap: " : "",
 			    strcmp(m, SANDBOX_USER) != 0 ? b : "",
-			    strcmp(m, SANDBOX_AUTO) == 0 ? "; user: " :
-			    strcmp(m, SANDBOX_USER) == 0 ? "user: " : "",
+			    strcmp(m, SANDBOX_AUTO) == 0     ? "; user: " :
+				strcmp(m, SANDBOX_USER) == 0 ? "user: " :
+							       "",
 			    strcmp(m, SANDBOX_BWRAP) != 0 ? u : "");
 	}
 	if (sandbox_chosen == -1) {
@@ -620,9 +623,8 @@ sandbox_wrap(const struct sandbox_target *t, char *const *cmd, char ***argv,
 }
 
 char **
-sandbox_session_argv(const char *session, const char *workdir,
-    char *const *cmd, const char *const *env, int oneshot, char *err,
-    size_t errsz)
+sandbox_session_argv(const char *session, const char *workdir, char *const *cmd,
+    const char *const *env, int oneshot, char *err, size_t errsz)
 {
 	char *dir = runfiles_session_dir(session), **argv = NULL, *line;
 	struct sandbox_target t = {.workdir = workdir,

@@ -47,11 +47,11 @@ enum sandbox_kind {
 
 /* The factory's side of the sandbox; strings are copied. */
 struct sandbox_conf {
-	const char *mode;     /* one of the settings above; NULL: auto */
-	const char *bwrap;    /* the bwrap command; NULL: "bwrap" */
-	const char *user;     /* AGENT_USER, or NULL */
-	const char *home;     /* the agent's HOME, or NULL */
-	const char *path;     /* the agent's PATH, or NULL */
+	const char *mode;  /* one of the settings above; NULL: auto */
+	const char *bwrap; /* the bwrap command; NULL: "bwrap" */
+	const char *user;  /* AGENT_USER, or NULL */
+	const char *home;  /* the agent's HOME, or NULL */
+	const char *path;  /* the agent's PATH, or NULL */
 	const char *factory_root;
 	const char *run_dir;
 	const char *exe;      /* the running executable (its hooks') */
@@ -96,8 +96,8 @@ char **sandbox_argv(enum sandbox_kind kind, const struct sandbox_target *t,
  * sandbox_choose(), then sandbox_argv(): 0 with *argv set, or -1 with
  * why (nothing to free).
  */
-int sandbox_wrap(const struct sandbox_target *t, char *const *cmd,
-    char ***argv, char *why, size_t whysz);
+int sandbox_wrap(const struct sandbox_target *t, char *const *cmd, char ***argv,
+    char *why, size_t whysz);
 /*
  * The command line of session's agent (cmd, in workdir, given env),
  * confined, in its session directory (runfiles.h); the confinement is

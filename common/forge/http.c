@@ -578,7 +578,7 @@ http_run(const struct http_call *c, struct http_response *resp, char *err,
 		return -1;
 	}
 	for (attempt = 1; attempt <= (c->once ? 1 : http_cur.retries);
-	    attempt++) {
+	     attempt++) {
 		if (attempt > 1) {
 			http_sleep_ms(backoff);
 			backoff *= 2;

@@ -28,8 +28,8 @@ struct http_response {
 	long long total; /* X-Total-Count, -1 when not sent */
 	int next;	 /* Link: -1 not sent, 1 with rel="next", else 0 */
 	long long retry_after; /* Retry-After in seconds, -1 when not sent */
-	time_t reset_at; /* latest anthropic-ratelimit-*-reset, 0: none */
-	struct buf body; /* owned; NUL-terminated */
+	time_t reset_at;       /* latest anthropic-ratelimit-*-reset, 0: none */
+	struct buf body;       /* owned; NUL-terminated */
 };
 
 /*

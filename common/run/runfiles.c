@@ -28,8 +28,8 @@ static const char *factory = ".";
 static int runfiles_list(const char *,
     long long (*)(const char *, const char *),
     char *(*)(const char *, long long), const char *, long long **, size_t *);
-static int runfiles_list_named(char *(*)(const char *, long long),
-    const char *, long long, const char *);
+static int runfiles_list_named(char *(*)(const char *, long long), const char *,
+    long long, const char *);
 static long long runfiles_number_between(const char *, const char *,
     const char *);
 static long long runfiles_project_number(const char *, const char *,
@@ -47,8 +47,9 @@ runfiles_init(const char *rd, const char *fr)
 char *
 runfiles_phase(const char *p, long long n)
 {
-	return xasprintf("%s/sessions/active/dev-%s-%lld/dev-session-%s-%lld.phase",
-	    run_dir, p, n, p, n);
+	return xasprintf(
+	    "%s/sessions/active/dev-%s-%lld/dev-session-%s-%lld.phase", run_dir,
+	    p, n, p, n);
 }
 
 char *
@@ -116,25 +117,29 @@ runfiles_dev_priority_label(const char *p)
 char *
 runfiles_idle_marker(const char *s)
 {
-	return xasprintf("%s/sessions/active/%s/claude-idle-%s.ts", run_dir, s, s);
+	return xasprintf("%s/sessions/active/%s/claude-idle-%s.ts", run_dir, s,
+	    s);
 }
 
 char *
 runfiles_exited_marker(const char *s)
 {
-	return xasprintf("%s/sessions/active/%s/claude-exited-%s.ts", run_dir, s, s);
+	return xasprintf("%s/sessions/active/%s/claude-exited-%s.ts", run_dir,
+	    s, s);
 }
 
 char *
 runfiles_phase_marker(const char *s)
 {
-	return xasprintf("%s/sessions/active/%s/phase-changed-%s.marker", run_dir, s, s);
+	return xasprintf("%s/sessions/active/%s/phase-changed-%s.marker",
+	    run_dir, s, s);
 }
 
 char *
 runfiles_ready_marker(const char *s)
 {
-	return xasprintf("%s/sessions/active/%s/ready-%s.marker", run_dir, s, s);
+	return xasprintf("%s/sessions/active/%s/ready-%s.marker", run_dir, s,
+	    s);
 }
 
 char *
@@ -449,9 +454,9 @@ runfiles_infra_retry(long long repo_id, long long pipeline)
 int
 runfiles_phase_issues(const char *p, long long **nums, size_t *n)
 {
-	char *pattern = xasprintf(
-	    "%s/sessions/active/dev-%s-*/dev-session-%s-*.phase", run_dir, p,
-	    p);
+	char *pattern =
+	    xasprintf("%s/sessions/active/dev-%s-*/dev-session-%s-*.phase",
+		run_dir, p, p);
 	int r = runfiles_list(pattern, runfiles_phase_issue, runfiles_phase, p,
 	    nums, n);
 
@@ -463,8 +468,8 @@ int
 runfiles_review_phase_prs(const char *p, long long **nums, size_t *n)
 {
 	char *pattern = xasprintf(
-	    "%s/sessions/active/review-%s-*/review-session-%s-*.phase",
-	    run_dir, p, p);
+	    "%s/sessions/active/review-%s-*/review-session-%s-*.phase", run_dir,
+	    p, p);
 	int r = runfiles_list(pattern, runfiles_review_phase_pr,
 	    runfiles_review_phase, p, nums, n);
 
@@ -476,8 +481,8 @@ int
 runfiles_review_tries_prs(const char *p, long long **nums, size_t *n)
 {
 	char *pattern = xasprintf("%s/%s-review-tries-*", run_dir, p);
-	int r = runfiles_list(pattern, runfiles_review_tries_pr, NULL, p, nums,
-	    n);
+	int r =
+	    runfiles_list(pattern, runfiles_review_tries_pr, NULL, p, nums, n);
 
 	free(pattern);
 	return r;
@@ -846,8 +851,8 @@ int
 runfiles_dev_state_issues(const char *p, long long **nums, size_t *n)
 {
 	char *pattern = xasprintf("%s/dev-state-%s-*", run_dir, p);
-	int r = runfiles_list(pattern, runfiles_dev_state_issue, NULL, p, nums,
-	    n);
+	int r =
+	    runfiles_list(pattern, runfiles_dev_state_issue, NULL, p, nums, n);
 
 	free(pattern);
 	return r;

@@ -414,8 +414,8 @@ cli_child_env(const struct config *cfg)
 }
 
 void
-cli_sandbox_conf(const struct config *cfg, struct sandbox_conf *sc,
-    char *exe, size_t exesz)
+cli_sandbox_conf(const struct config *cfg, struct sandbox_conf *sc, char *exe,
+    size_t exesz)
 {
 	memset(sc, 0, sizeof(*sc));
 	sc->mode = cfg->agent_sandbox;

@@ -432,14 +432,17 @@ test_slot(void)
 	dp_put("sessions/active/dev-p-4/dev-session-p-4.phase", "");
 	CHECK_INT(dp_slot(&c), DP_DONE);
 	CHECK_INT(dp_slot_except(&c, 4), DP_NEXT);
-	dp_put("sessions/active/dev-p-4/dev-session-p-4.phase", "PHASE:awaiting_review\n");
+	dp_put("sessions/active/dev-p-4/dev-session-p-4.phase",
+	    "PHASE:awaiting_review\n");
 	CHECK_INT(dp_slot(&c), DP_DONE);
-	dp_put("sessions/active/dev-p-4/dev-session-p-4.phase", "PHASE:escalate\nReason: why\n");
+	dp_put("sessions/active/dev-p-4/dev-session-p-4.phase",
+	    "PHASE:escalate\nReason: why\n");
 	CHECK_INT(dp_slot(&c), DP_DONE);
 	/* A session that ended holds nothing. */
 	dp_put("sessions/active/dev-p-4/dev-session-p-4.phase", "PHASE:done\n");
 	CHECK_INT(dp_slot(&c), DP_NEXT);
-	dp_put("sessions/active/dev-p-4/dev-session-p-4.phase", "PHASE:failed\n");
+	dp_put("sessions/active/dev-p-4/dev-session-p-4.phase",
+	    "PHASE:failed\n");
 	CHECK_INT(dp_slot(&c), DP_NEXT);
 	/* Another project's session does not count; this one's does. */
 	fake_live[0] = "dev-q-3";

@@ -158,8 +158,7 @@ test_retry_after(void)
 
 	CHECK_INT(http_retry_after("3600", now), 3600);
 	CHECK_INT(http_retry_after(" 0 ", now), 0);
-	CHECK_INT(http_retry_after("Sun, 06 Nov 1994 09:49:37 GMT", now),
-	    3600);
+	CHECK_INT(http_retry_after("Sun, 06 Nov 1994 09:49:37 GMT", now), 3600);
 	CHECK_INT(http_retry_after("Sun, 06 Nov 1994 08:00:00 GMT", now), 0);
 	CHECK_INT(http_retry_after("", now), -1);
 	CHECK_INT(http_retry_after("12s", now), -1);

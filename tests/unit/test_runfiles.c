@@ -39,7 +39,8 @@ test_names(void)
 	CHECK_STR(s, "/run/d/harb-worktree-3");
 	free(s);
 	s = runfiles_phase("harb", 3);
-	CHECK_STR(s, "/run/d/sessions/active/dev-harb-3/dev-session-harb-3.phase");
+	CHECK_STR(s,
+	    "/run/d/sessions/active/dev-harb-3/dev-session-harb-3.phase");
 	free(s);
 }
 
@@ -151,8 +152,8 @@ test_listing(void)
 	static const char *const files[] = {"dev-p-3/dev-session-p-3.phase",
 	    "dev-p-12/dev-session-p-12.phase", "dev-p-0/dev-session-p-0.phase",
 	    "dev-p-x/dev-session-p-x.phase", "dev-q-4/dev-session-q-4.phase",
-	    "review-p-5/review-session-p-5.phase", "dev-p-7/dev-session-p-7.txt",
-	    "dev-p-3/dev-session-p-9.phase"};
+	    "review-p-5/review-session-p-5.phase",
+	    "dev-p-7/dev-session-p-7.txt", "dev-p-3/dev-session-p-9.phase"};
 	char dir[] = "/tmp/test-runfiles-XXXXXX", path[256];
 	long long *nums, sum = 0;
 	size_t i, n;

@@ -19,9 +19,12 @@ find3(char **v, size_t from, const char *a, const char *b, const char *c)
 	size_t i;
 
 	for (i = from; v[i] != NULL; i++)
-		if (strcmp(v[i], a) == 0 && (b == NULL || (v[i + 1] != NULL &&
-		    strcmp(v[i + 1], b) == 0 && (c == NULL ||
-		    (v[i + 2] != NULL && strcmp(v[i + 2], c) == 0)))))
+		if (strcmp(v[i], a) == 0 &&
+		    (b == NULL ||
+			(v[i + 1] != NULL && strcmp(v[i + 1], b) == 0 &&
+			    (c == NULL ||
+				(v[i + 2] != NULL &&
+				    strcmp(v[i + 2], c) == 0)))))
 			return (long)i;
 	return -1;
 }
@@ -74,12 +77,12 @@ test_bwrap_argv(void)
 	sess = find3(v, 0, "--bind", t.session_dir, t.session_dir);
 	CHECK(sess > run);
 	CHECK(find3(v, 0, "--bind", t.workdir, t.workdir) > run);
-	set = find3(v, 0, "--ro-bind-try", "/home/a/.claude/settings.json",
-	    NULL);
+	set =
+	    find3(v, 0, "--ro-bind-try", "/home/a/.claude/settings.json", NULL);
 	CHECK(set > find3(v, 0, "--bind-try", "/home/a/.claude", NULL));
 	CHECK(find3(v, 0, "--remount-ro", "/var/run/disinto", NULL) > sess);
-	CHECK(find3(v, 0, "--ro-bind-try", "/srv/factory", "/srv/factory") >
-	    run);
+	CHECK(
+	    find3(v, 0, "--ro-bind-try", "/srv/factory", "/srv/factory") > run);
 	/* The command last, after "--". */
 	CHECK(n >= 3);
 	CHECK_STR(v[n - 3], "--");
@@ -100,7 +103,8 @@ test_user_argv(void)
 	    NULL};
 	char *const cmd[] = {"claude", NULL};
 	struct sandbox_conf c = conf;
-	struct sandbox_target t = {.workdir = "/w", .session_dir = "/s",
+	struct sandbox_target t = {.workdir = "/w",
+	    .session_dir = "/s",
 	    .env = env};
 	char **v;
 
