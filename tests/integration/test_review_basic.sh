@@ -115,8 +115,8 @@ rv_wait_done 14
 rv_tick
 check_eq "tick 4 exits 0" "$RV_RC" 0
 check_eq "only the awaiting_changes reviews stay" \
-    "$(cd "$DISINTO_RUN_DIR" && ls review-session-* | tr '\n' ' ')" \
-    "review-session-harb-12.phase review-session-harb-13.phase "
+    "$(cd "$DISINTO_RUN_DIR/sessions/active" && ls */review-session-* | tr '\n' ' ')" \
+    "review-harb-12/review-session-harb-12.phase review-harb-13/review-session-harb-13.phase "
 check_eq "no session is left" "$(sessions)" ""
 check_eq "no worktree is left" \
     "$(ls -d "$DISINTO_RUN_DIR"/harb-review-[0-9]* 2>/dev/null)" ""

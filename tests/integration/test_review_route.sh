@@ -129,8 +129,9 @@ check_has "approval injected" "$(cat "$T/dev1/prompt-2.txt")" \
 check_eq "approval recorded" \
     "$(cat "$DISINTO_RUN_DIR/review-injected-$P-11")" "$S1B"
 check_eq "review run files gone after approval" \
-    "$(cd "$DISINTO_RUN_DIR" && ls -d review-session-$P-11.phase \
-	$P-review-11 $P-review-request-11 $P-review-output-11.json 2>/dev/null)" ""
+    "$(cd "$DISINTO_RUN_DIR" && ls -d sessions/active/review-$P-11/review-session-$P-11.phase \
+	$P-review-11 $P-review-request-11 \
+	sessions/active/review-$P-11/$P-review-output-11.json 2>/dev/null)" ""
 rv_tick
 rv_tick
 sleep 0.3

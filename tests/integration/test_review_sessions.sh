@@ -104,7 +104,8 @@ check_eq "and its second try" "$(tries 13)" 2
 
 # --- output written, no phase, stopped: the review is posted --------------------
 t_tmux kill-server 2>/dev/null
-rm -f "$RUN"/review-session-* "$RUN"/$P-review-request-*
+rm -rf "$RUN"/sessions/active/review-*
+rm -f "$RUN"/$P-review-request-*
 for n in 12 13 14 15; do
 	sim_post /_admin/item "{\"number\": $n, \"draft\": true}" >/dev/null
 done
