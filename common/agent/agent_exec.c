@@ -749,18 +749,24 @@ agent_exec_marks_init(const struct agent_exec *x, struct agent_exec_marks *mk)
 
 /*
  * A mark newer than the last seen: wake the tool once for this look,
- * named as the hook that writes it.
+ * named as the hook that writes it; of marks seen together, the phase
+ * change, then the API error, then the end, then the stop that follows
+ * every turn.
  */
 static void
 agent_exec_marks_look(const struct agent_exec *x, struct agent_exec_marks *mk)
 {
 	static const char *const names[AGENT_EXEC_NMARKS] = {"stop",
 	    "session-end", "phase-change", "stop-failure"};
+	static const size_t order[AGENT_EXEC_NMARKS] = {2, 3, 1, 0};
 	const char *woke = NULL;
 	struct stat st;
-	size_t i;
+	size_t i, j;
 
-	for (i = 0; i < AGENT_EXEC_NMARKS && mk->path[i] != NULL; i++) {
+	for (j = 0; j < AGENT_EXEC_NMARKS; j++) {
+		i = order[j];
+		if (mk->path[i] == NULL)
+			continue;
 		/* A claim of the agent's: a regular file, nothing else. */
 		if (lstat(mk->path[i], &st) == -1 || !S_ISREG(st.st_mode))
 			continue;
