@@ -266,4 +266,5 @@ rx_clear_files(struct dev_ctx *c, struct rx *x)
 		(void)act_remove(&c->act, paths[i]);
 		free(paths[i]);
 	}
+	(void)act_remove_session(&c->act, x->session);
 }

@@ -258,7 +258,7 @@ rp_run_cleanup(struct rp *rp, long long pr, int forget)
 	char *phase = runfiles_review_phase(p, pr);
 	char *output = runfiles_review_output(p, pr);
 	char *req = runfiles_review_request(p, pr);
-	char *inj = runfiles_review_injected(p, pr);
+	char *inj = runfiles_review_injected(p, pr), *session;
 
 	rp_run_kill(rp, pr);
 	(void)rp_worktree_remove(rp, wt);
@@ -269,6 +269,9 @@ rp_run_cleanup(struct rp *rp, long long pr, int forget)
 		(void)act_remove(&rp->act, inj);
 		rp_tries_forget(rp, pr);
 	}
+	session = runfiles_review_session(p, pr);
+	(void)act_remove_session(&rp->act, session);
+	free(session);
 	free(wt);
 	free(phase);
 	free(output);

@@ -465,6 +465,7 @@ act_write(struct act *a, const char *path, const char *text, int sync)
 {
 	if (act_would(a, "write '%s'", path))
 		return 0;
+	(void)runfiles_session_mkdir_for(path);
 	if (file_write_atomic(path, text, strlen(text), 0644, sync) == -1)
 		return act_fail_write(a, "write", path);
 	return 0;
@@ -516,6 +517,27 @@ act_remove_tree(struct act *a, const char *path)
 		return act_fail(a, "cannot remove '%s': %s", path,
 		    strerror(errno));
 	return 0;
+}
+
+int
+act_remove_session(struct act *a, const char *session)
+{
+	char *dir = runfiles_session_dir(session);
+	struct stat st;
+	int r = 0;
+
+	/* A symlink at the name goes, never what it names. */
+	if (lstat(dir, &st) == -1)
+		goto out;
+	if (act_would(a, "remove the session directory '%s'", dir))
+		goto out;
+	if (!S_ISDIR(st.st_mode) ?
+		unlink(dir) == -1 :
+		nftw(dir, act_rm_entry, 16, FTW_DEPTH | FTW_PHYS) == -1)
+		r = act_fail(a, "cannot remove '%s': %s", dir, strerror(errno));
+out:
+	free(dir);
+	return r;
 }
 
 int

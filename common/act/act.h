@@ -141,6 +141,12 @@ int act_phase(struct act *, const char *path, enum phase p, const char *reason,
 int act_remove(struct act *, const char *path);
 /* Remove a directory tree, never following a symbolic link. */
 int act_remove_tree(struct act *, const char *path);
+/*
+ * Remove the session directory of session (runfiles.h) with all the
+ * agent left in it, once the session is over; a missing one is no
+ * change.
+ */
+int act_remove_session(struct act *, const char *session);
 /* mkdir -p. */
 int act_mkdir(struct act *, const char *path);
 /* Create a marker, or refresh its mtime. */

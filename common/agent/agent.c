@@ -17,6 +17,7 @@
 #include "log.h"
 #include "mailbox.h"
 #include "runfiles.h"
+#include "sandbox.h"
 #include "xmalloc.h"
 
 /* Each backend's row, from its own file. */
@@ -57,6 +58,7 @@ agent_use(const struct agent_conf *conf)
 	size_t i;
 
 	agent_lock_configure(conf->session_lock, conf->session_lock_wait_s);
+	sandbox_set(conf->sandbox);
 	for (i = 0; i < sizeof(agent_backends) / sizeof(agent_backends[0]);
 	     i++) {
 		if (strcmp(agent_backends[i]->protocol, want) != 0)

@@ -40,6 +40,7 @@
 #include "phase.h"
 
 struct buf;
+struct sandbox_conf;
 
 /* The protocol of the default backend. */
 #define AGENT_PROTOCOL_DEFAULT "phase"
@@ -68,6 +69,18 @@ struct agent_conf {
 	/* --dry-run: reading a session changes nothing (no file written, no
 	 * run started or stopped by a read). */
 	int dry_run;
+	/*
+	 * The confinement of every agent started (sandbox.h); NULL: none,
+	 * the agent trusted (the units' tests).
+	 */
+	const struct sandbox_conf *sandbox;
+	/*
+	 * Wake the tool when an agent's hooks leave a mark (its wrapper
+	 * does, agent_exec.h): 1 yes, with this project file (NULL: the
+	 * environment's project).
+	 */
+	int wake;
+	const char *wake_project;
 };
 
 /*

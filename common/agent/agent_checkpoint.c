@@ -64,6 +64,7 @@
 #include "phase.h"
 #include "redact.h"
 #include "runfiles.h"
+#include "sandbox.h"
 #include "spawn.h"
 #include "strv.h"
 #include "utf8.h"
@@ -110,7 +111,9 @@ struct agent_checkpoint_spec {
 	char **env;
 };
 
-static char *agent_checkpoint_dir;   /* the state directory */
+static char *agent_checkpoint_dir; /* the state directory */
+/* The project file the runs' wrapper wakes the tool with, or NULL. */
+static char *agent_checkpoint_wake;
 static int agent_checkpoint_dry_run; /* reading changes nothing */
 static long long agent_checkpoint_timeout_s = CK_TIMEOUT_DEFAULT;
 
@@ -141,6 +144,9 @@ static const char agent_checkpoint_protocol_text[] =
 
 static int agent_checkpoint_init(const struct agent_conf *);
 static char *agent_checkpoint_path(const char *, const char *);
+static char **agent_checkpoint_wrapped(const char *,
+    const struct agent_checkpoint_spec *, char **, char **, char **, char *,
+    size_t);
 static int agent_checkpoint_mkdir(const char *);
 static int agent_checkpoint_state_load(const char *,
     struct agent_checkpoint_state *);
@@ -231,6 +237,9 @@ agent_checkpoint_init(const struct agent_conf *conf)
 	agent_checkpoint_timeout_s =
 	    conf->run_timeout_s > 0 ? conf->run_timeout_s : CK_TIMEOUT_DEFAULT;
 	agent_checkpoint_dry_run = conf->dry_run;
+	free(agent_checkpoint_wake);
+	agent_checkpoint_wake =
+	    conf->wake ? agent_exec_wake_project(conf->wake_project) : NULL;
 	return 0;
 }
 
@@ -534,7 +543,8 @@ static char **
 agent_checkpoint_env(const char *session,
     const struct agent_checkpoint_spec *sp)
 {
-	char *state = agent_checkpoint_path(session, "checkpoint.json");
+	char *state =
+	    runfiles_session_file(session, RUNFILES_SESSION_CHECKPOINT);
 	size_t n = strv_len(sp->env), i, k = 0;
 	char **v = xcalloc(n + 5, sizeof(*v));
 
@@ -545,6 +555,47 @@ agent_checkpoint_env(const char *session,
 	v[k++] = xasprintf("DISINTO_SESSION_ID=%s", session);
 	v[k++] = xasprintf("DISINTO_STATE_FILE=%s", state);
 	free(state);
+	return v;
+}
+
+/*
+ * The run's command line: confined (sandbox.h), and with wakes under the
+ * wrapper outside the sandbox, which watches the hooks' marks; the
+ * variables env then reach it in a private file (*envfile, which the
+ * caller removes when the run did not start).  NULL when the agent
+ * cannot be confined (logged, why in why).  Free with strv_free().
+ */
+static char **
+agent_checkpoint_wrapped(const char *session,
+    const struct agent_checkpoint_spec *sp, char **cmd, char **env,
+    char **envfile, char *why, size_t whysz)
+{
+	struct agent_exec x = {0};
+	char exe[PATH_MAX], **argv, **v, *tmpl;
+	int r;
+
+	*envfile = NULL;
+	if ((argv = sandbox_session_argv(session, sp->workdir, cmd,
+		 (const char *const *)sp->env, 1, why, whysz)) == NULL)
+		return NULL;
+	if (agent_checkpoint_wake == NULL ||
+	    agent_exec_self(exe, sizeof(exe)) == -1)
+		return argv;
+	tmpl = runfiles_agent_env(session);
+	r = agent_exec_env_write(tmpl, (const char *const *)env, envfile);
+	free(tmpl);
+	if (r == -1) {
+		log_msg("session %s: cannot write its variables: %s", session,
+		    strerror(errno));
+		return argv;
+	}
+	x.env_file = *envfile;
+	x.session = session;
+	x.run_dir = agent_checkpoint_dir;
+	x.wake = agent_checkpoint_wake;
+	x.log = log_path();
+	v = agent_exec_argv(exe, &x, argv);
+	strv_free(argv);
 	return v;
 }
 
@@ -578,19 +629,33 @@ agent_checkpoint_launch(const char *session, int fd,
 {
 	char *out = agent_checkpoint_path(session, "out.json"),
 	     *err = agent_checkpoint_path(session, "err.txt");
-	char *ckpt = agent_checkpoint_path(session, "checkpoint.json");
+	char *ckpt =
+	    runfiles_session_file(session, RUNFILES_SESSION_CHECKPOINT);
 	char *in = agent_checkpoint_path(session, "prompt.txt");
-	char **argv = agent_checkpoint_argv(sp, st),
-	     **env = agent_checkpoint_env(session, sp);
+	char **cmd = agent_checkpoint_argv(sp, st), **argv = NULL,
+	     **env = agent_checkpoint_env(session, sp), why[1024];
 	struct spawn_detached_opts o = {.cwd = sp->workdir,
 	    .env_add = (const char *const *)env,
 	    .env_keep = agent_exec_inherits,
 	    .in_path = in,
 	    .out_path = out,
 	    .err_path = err};
-	int keep[3] = {fd, -1, -1}, r, claude;
+	int keep[3] = {fd, -1, -1}, r = -1, claude;
+	char *envfile = NULL;
 	pid_t pid;
 
+	/* Where the run writes its checkpoint and its hooks their marks. */
+	if (runfiles_session_mkdir(session) == -1) {
+		log_msg("session %s: cannot create its session directory: %s",
+		    session, strerror(errno));
+		goto out;
+	}
+	/* Confined like every agent, or not run (logged). */
+	if ((argv = agent_checkpoint_wrapped(session, sp, cmd, env, &envfile,
+		 why, sizeof(why))) == NULL)
+		goto out;
+	if (envfile != NULL)
+		o.env_add = NULL;
 	if ((r = agent_lock_reserve()) != 0) {
 		if (r == 1)
 			log_msg("the Claude session lock '%s' stayed busy for "
@@ -635,8 +700,13 @@ agent_checkpoint_launch(const char *session, int fd,
 	if (r == 0)
 		close(fd);
 out:
+	/* Not started: no wrapper read and removed it. */
+	if (r != 0 && envfile != NULL)
+		(void)unlink(envfile);
+	free(envfile);
 	strv_free(env);
 	strv_free(argv);
+	strv_free(cmd);
 	free(in);
 	free(ckpt);
 	free(out);
@@ -817,7 +887,8 @@ agent_checkpoint_read_end(const char *session, int fd,
     struct agent_checkpoint_state *st, const struct agent_checkpoint_spec *sp)
 {
 	char *out = agent_checkpoint_path(session, "out.json"),
-	     *ckpt = agent_checkpoint_path(session, "checkpoint.json");
+	     *ckpt =
+		 runfiles_session_file(session, RUNFILES_SESSION_CHECKPOINT);
 	char err[256], *id;
 	struct checkpoint c;
 	struct buf b;
@@ -866,7 +937,8 @@ agent_checkpoint_read_end(const char *session, int fd,
 static int
 agent_checkpoint_ending(const char *session)
 {
-	char *ckpt = agent_checkpoint_path(session, "checkpoint.json");
+	char *ckpt =
+	    runfiles_session_file(session, RUNFILES_SESSION_CHECKPOINT);
 	int r = file_exists(ckpt);
 
 	free(ckpt);
@@ -1158,10 +1230,14 @@ static void
 agent_checkpoint_remove_all(const char *session)
 {
 	static const char *const leaves[] = {"spec.json", "state.json",
-	    "checkpoint.json", "out.json", "err.txt", "prompt.txt", "run.lock",
-	    NULL};
+	    "out.json", "err.txt", "prompt.txt", "run.lock", NULL};
 	char *path, *dir = agent_checkpoint_path(session, NULL);
 	size_t i;
+
+	/* The agent's checkpoint, in its session directory. */
+	path = runfiles_session_file(session, RUNFILES_SESSION_CHECKPOINT);
+	(void)file_remove(path);
+	free(path);
 
 	for (i = 0; leaves[i] != NULL; i++) {
 		path = agent_checkpoint_path(session, leaves[i]);

@@ -21,6 +21,7 @@
 
 #include "agent.h"
 #include "agent_exec.h"
+#include "agent_hooks.h"
 #include "agent_lock.h"
 #include "buf.h"
 #include "config.h"
@@ -59,7 +60,19 @@ struct agent_exec_child {
 	long long signaled_ms; /* when a signal was passed on, or 0 */
 };
 
+/* The marks of the agent's hooks, watched for the wake. */
+#define AGENT_EXEC_NMARKS 4
+struct agent_exec_marks {
+	char *path[AGENT_EXEC_NMARKS];
+	struct timespec seen[AGENT_EXEC_NMARKS];
+};
+
 static volatile sig_atomic_t agent_exec_signal;
+static void agent_exec_marks_init(const struct agent_exec *,
+    struct agent_exec_marks *);
+static void agent_exec_marks_look(const struct agent_exec *,
+    struct agent_exec_marks *);
+static void agent_exec_marks_end(struct agent_exec_marks *);
 
 static void agent_exec_push(char ***, size_t *, const char *);
 static void agent_exec_push_mailbox(char ***, size_t *,
@@ -178,6 +191,18 @@ agent_exec_push_mailbox(char ***v, size_t *n, const struct agent_exec *x)
 	}
 }
 
+char *
+agent_exec_wake_project(const char *project)
+{
+	char abs[PATH_MAX];
+
+	if (project == NULL)
+		return xstrdup("");
+	if (realpath(project, abs) == NULL)
+		return xstrdup(project);
+	return xstrdup(abs);
+}
+
 char **
 agent_exec_argv(const char *exe, const struct agent_exec *x, char *const *cmd)
 {
@@ -212,6 +237,16 @@ agent_exec_argv(const char *exe, const struct agent_exec *x, char *const *cmd)
 		}
 		agent_exec_push_mailbox(&v, &n, x);
 	}
+	if (x->wake != NULL && x->session != NULL && x->run_dir != NULL) {
+		if (x->lock == NULL) {
+			agent_exec_push(&v, &n, "--session");
+			agent_exec_push(&v, &n, x->session);
+			agent_exec_push(&v, &n, "--run-dir");
+			agent_exec_push(&v, &n, x->run_dir);
+		}
+		agent_exec_push(&v, &n, "--wake");
+		agent_exec_push(&v, &n, x->wake);
+	}
 	agent_exec_push(&v, &n, "--");
 	for (i = 0; cmd[i] != NULL; i++)
 		agent_exec_push(&v, &n, cmd[i]);
@@ -226,10 +261,10 @@ agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
 	static const char *const names[] = {"--env", "--lock", "--wait",
 	    "--state", "--request", "--watch", "--handover", "--session",
 	    "--run-dir", "--protocol", "--socket", "--glyph", "--crash",
-	    "--log"};
+	    "--log", "--wake"};
 	const char **fields[] = {&x->env_file, &x->lock, NULL, &x->state,
 	    &x->request, &x->watch, &x->handover, &x->session, &x->run_dir,
-	    &x->protocol, &x->socket, &x->glyph, &x->crash, &x->log};
+	    &x->protocol, &x->socket, &x->glyph, &x->crash, &x->log, &x->wake};
 	char *end;
 	size_t k;
 	int i;
@@ -256,13 +291,15 @@ agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
 	*cmd = i + 1 < argc ? argv + i + 1 : NULL;
 	if (*cmd == NULL ||
 	    (x->lock != NULL && (x->state == NULL || x->request == NULL)) ||
-	    ((x->session == NULL) != (x->run_dir == NULL))) {
+	    ((x->session == NULL) != (x->run_dir == NULL)) ||
+	    (x->wake != NULL && x->session == NULL)) {
 		snprintf(err, errsz,
 		    "usage: %s [--env FILE] [--state FILE] [--lock PATH "
 		    "--wait SECONDS --request FILE [--watch FILE] "
 		    "[--handover SOCKET] [--session NAME --run-dir DIR "
 		    "[--protocol NAME] [--socket NAME] [--glyph TEXT] "
-		    "[--crash POINTS] [--log FILE]]] -- COMMAND...",
+		    "[--crash POINTS] [--log FILE]]] [--wake PROJECT_TOML] "
+		    "-- COMMAND...",
 		    AGENT_EXEC_MODE);
 		return -1;
 	}
@@ -624,13 +661,16 @@ agent_exec_supervise(const struct agent_exec *x, char *const *cmd, char *err,
 	    .watch = x->watch};
 	struct agent_exec_child c = {0};
 	struct agent_exec_mail mail;
+	struct agent_exec_marks marks;
 
-	if (agent_exec_mail_init(x, &mail) == -1) {
+	memset(&mail, 0, sizeof(mail));
+	if (x->lock != NULL && agent_exec_mail_init(x, &mail) == -1) {
 		snprintf(err, errsz, "no agent backend '%s'", x->protocol);
 		return 2;
 	}
+	agent_exec_marks_init(x, &marks);
 	agent_exec_signals(1);
-	switch (agent_lock_hold_start(&h, NULL, NULL)) {
+	switch (x->lock == NULL ? 0 : agent_lock_hold_start(&h, NULL, NULL)) {
 	case 1:
 		snprintf(err, errsz,
 		    "the Claude session lock '%s' stayed busy for %d s",
@@ -644,7 +684,9 @@ agent_exec_supervise(const struct agent_exec *x, char *const *cmd, char *err,
 	if ((c.pid = agent_exec_spawn(cmd)) == -1) {
 		snprintf(err, errsz, "cannot run '%s': %s", cmd[0],
 		    strerror(errno));
-		agent_lock_hold_end(&h);
+		if (x->lock != NULL)
+			agent_lock_hold_end(&h);
+		agent_exec_marks_end(&marks);
 		return 127;
 	}
 	for (;;) {
@@ -656,21 +698,101 @@ agent_exec_supervise(const struct agent_exec *x, char *const *cmd, char *err,
 		 * since a session started again under the same name sends
 		 * its requests to its own wrapper.
 		 */
-		if (c.signaled_ms != 0)
+		if (x->lock == NULL)
+			;
+		else if (c.signaled_ms != 0)
 			agent_lock_hold_end(&h);
 		else {
 			agent_lock_serve(&h, agent_exec_stop, &c);
 			agent_exec_mail(x, &mail, &h);
 		}
+		agent_exec_marks_look(x, &marks);
 		if (!c.done) {
 			struct timespec ts = {0, AGENT_EXEC_POLL_MS * 1000000L};
 
 			(void)nanosleep(&ts, NULL);
 		}
 	}
+	/* The marks of its end (SessionEnd) wake the tool too. */
+	agent_exec_marks_look(x, &marks);
+	agent_exec_marks_end(&marks);
 	agent_exec_mail_end(&mail);
-	agent_lock_hold_end(&h);
+	if (x->lock != NULL)
+		agent_lock_hold_end(&h);
 	return agent_exec_status(c.status);
+}
+
+/*
+ * The marks to watch (with --wake), and when each was last written
+ * before the agent started: only a newer one wakes.
+ */
+static void
+agent_exec_marks_init(const struct agent_exec *x, struct agent_exec_marks *mk)
+{
+	struct stat st;
+	size_t i;
+
+	memset(mk, 0, sizeof(*mk));
+	if (x->wake == NULL || x->session == NULL || x->run_dir == NULL)
+		return;
+	runfiles_init(x->run_dir, x->run_dir);
+	if (x->lock == NULL && x->log != NULL)
+		(void)log_open(x->log, "agent: ", 0, 0);
+	mk->path[0] = runfiles_idle_marker(x->session);
+	mk->path[1] = runfiles_exited_marker(x->session);
+	mk->path[2] = runfiles_phase_marker(x->session);
+	mk->path[3] = runfiles_api_error(x->session);
+	for (i = 0; i < AGENT_EXEC_NMARKS; i++)
+		if (lstat(mk->path[i], &st) == 0)
+			mk->seen[i] = st.st_mtim;
+}
+
+/*
+ * A mark newer than the last seen: wake the tool once for this look,
+ * named as the hook that writes it; of marks seen together, the phase
+ * change, then the API error, then the end, then the stop that follows
+ * every turn.
+ */
+static void
+agent_exec_marks_look(const struct agent_exec *x, struct agent_exec_marks *mk)
+{
+	static const char *const names[AGENT_EXEC_NMARKS] = {"stop",
+	    "session-end", "phase-change", "stop-failure"};
+	static const size_t order[AGENT_EXEC_NMARKS] = {2, 3, 1, 0};
+	const char *woke = NULL;
+	struct stat st;
+	size_t i, j;
+
+	for (j = 0; j < AGENT_EXEC_NMARKS; j++) {
+		i = order[j];
+		if (mk->path[i] == NULL)
+			continue;
+		/* A claim of the agent's: a regular file, nothing else. */
+		if (lstat(mk->path[i], &st) == -1 || !S_ISREG(st.st_mode))
+			continue;
+		if (st.st_mtim.tv_sec == mk->seen[i].tv_sec &&
+		    st.st_mtim.tv_nsec == mk->seen[i].tv_nsec)
+			continue;
+		mk->seen[i] = st.st_mtim;
+		if (woke == NULL)
+			woke = names[i];
+	}
+	if (woke != NULL) {
+		log_msg("session %s: its %s mark wakes the tool", x->session,
+		    woke);
+		agent_hooks_wake(woke, x->wake, x->session);
+	}
+}
+
+static void
+agent_exec_marks_end(struct agent_exec_marks *mk)
+{
+	size_t i;
+
+	for (i = 0; i < AGENT_EXEC_NMARKS; i++) {
+		free(mk->path[i]);
+		mk->path[i] = NULL;
+	}
 }
 
 /* The variables, then the agent (supervised or exec'd). */
@@ -692,7 +814,7 @@ agent_exec_run(const struct agent_exec *x, char *const *cmd, char *err,
 	agent_exec_env_scrub();
 	agent_exec_env_apply(&env);
 	buf_free(&env);
-	if (x->lock != NULL)
+	if (x->lock != NULL || x->wake != NULL)
 		return agent_exec_supervise(x, cmd, err, errsz);
 	execvp(cmd[0], cmd);
 	r = errno;

@@ -32,6 +32,13 @@
  * that dies mid-way is settled by the next one looking at the session.
  * What it did goes to the log FILE (the tool's that started it); POINTS
  * are the test-only crash points of that child (crashpoint.h).
+ *
+ * With --wake PROJECT_TOML (and --session, --run-dir) it supervises the
+ * agent (without --lock too) and watches the marks the agent's hooks
+ * write in its session directory (runfiles.h: idle, exited,
+ * phase-changed, API error): a new one wakes the tool that started it
+ * (agent_hooks_wake(), from outside the agent's sandbox, with the
+ * project file it was given: "" the environment's).
  */
 #ifndef AGENT_EXEC_H
 #define AGENT_EXEC_H
@@ -60,6 +67,8 @@ struct agent_exec {
 	const char *glyph;
 	const char *crash;
 	const char *log;
+	/* Wake the tool on the agent's marks: its project file ("": none). */
+	const char *wake;
 };
 
 /*
@@ -85,6 +94,12 @@ int agent_exec_self(char *buf, size_t bufsz);
  */
 int agent_exec_env_write(const char *template_path, const char *const *env,
     char **path);
+/*
+ * The project file a wrapper wakes the tool with: absolute (the agent
+ * runs in its worktree), "" for NULL (the environment's project).
+ * Caller frees.
+ */
+char *agent_exec_wake_project(const char *project);
 /*
  * The wrapper's command line: exe AGENT_EXEC_MODE, the options of x,
  * "--", then cmd.  Free with strv_free().

@@ -88,7 +88,6 @@ static int hooks_run_stop(int, char *[], const cJSON *);
 static int hooks_run_session_end(int, char *[], const cJSON *);
 static int hooks_run_phase_change(int, char *[], const cJSON *, int *);
 static int hooks_wake_args(int *, char *[], const char **, const char **);
-static void hooks_wake(const char *, const char *, const char *);
 static const char *hooks_error_words(const cJSON *);
 static int hooks_run_stop_failure(int, char *[], const cJSON *);
 static int hooks_run_pretooluse(int, char *[], const struct buf *, int, FILE *,
@@ -189,32 +188,17 @@ hooks_guard_command(const struct agent_hooks *h, const char *exe)
 	return cmd;
 }
 
-/*
- * The project file a hook wakes the tool with: absolute (the agent runs
- * in its worktree), "" for the environment's project.  Caller frees.
- */
-static char *
-hooks_wake_project(const struct agent_hooks *h)
-{
-	char abs[PATH_MAX];
-
-	if (h->project_toml == NULL)
-		return xstrdup("");
-	if (realpath(h->project_toml, abs) == NULL)
-		return xstrdup(h->project_toml);
-	return xstrdup(abs);
-}
-
 /* The session's hooks into e (HOOKS_NHOOKS).  0, or -1 (logged). */
 static int
 hooks_build(const struct agent_hooks *h, const char *exe, struct hooks_entry *e)
 {
 	struct hooks_marks m;
-	char *proj = hooks_wake_project(h);
-	/* The arguments that wake the tool, or none. */
-	const char *w = h->wake ? HOOKS_WAKE : NULL;
-	const char *wp = h->wake ? proj : NULL;
-	const char *ws = h->wake ? h->session : NULL;
+	/*
+	 * No arguments that wake the tool: the hooks run in the agent's
+	 * sandbox and only write their marks; the session's wrapper,
+	 * outside it, sees them and wakes the tool (agent_exec.h).
+	 */
+	const char *w = NULL, *wp = NULL, *ws = NULL;
 	size_t i, n = 0;
 	int r = 0;
 
@@ -240,7 +224,6 @@ hooks_build(const struct agent_hooks *h, const char *exe, struct hooks_entry *e)
 		    "compact-context",
 		    hooks_command(exe, "compact-context", h->context_file,
 			NULL)};
-	free(proj);
 	for (i = 0; i < n; i++)
 		if (e[i].command == NULL)
 			r = -1;
@@ -469,6 +452,7 @@ hooks_stamp(const char *path, const char *what)
 
 	snprintf(line, sizeof(line), "%lld%s%s\n", (long long)time(NULL),
 	    what != NULL ? " " : "", what != NULL ? what : "");
+	(void)runfiles_session_mkdir_for(path);
 	return file_write_atomic(path, line, strlen(line), 0644, 0);
 }
 
@@ -491,6 +475,7 @@ hooks_session_id(int argc, char *argv[], const cJSON *in)
 	    (path = runfiles_claude_id_beside(argv[2])) == NULL)
 		return;
 	snprintf(line, sizeof(line), "%s\n", id);
+	(void)runfiles_session_mkdir_for(path);
 	(void)file_write_atomic(path, line, strlen(line), 0644, 0);
 	free(path);
 }
@@ -572,6 +557,7 @@ hooks_api_record(const char *path, const char *name, const cJSON *in)
 	e.at = time(NULL);
 	e.reset = hooks_reset(in);
 	text = apierr_text(&e);
+	(void)runfiles_session_mkdir_for(path);
 	(void)file_write_atomic(path, text, strlen(text), 0644, 0);
 	free(text);
 }
@@ -725,8 +711,8 @@ hooks_wake_args(int *argc, char *argv[], const char **project,
  * after the hook name of session; nothing waits for it, and a failure
  * is only lost (the schedule's next tick acts).
  */
-static void
-hooks_wake(const char *name, const char *project, const char *session)
+void
+agent_hooks_wake(const char *name, const char *project, const char *session)
 {
 	char exe[PATH_MAX], reason[HOOKS_REASON_MAX + 1], *argv[5];
 	int n = 0;
@@ -753,8 +739,10 @@ agent_hooks_main(int argc, char *argv[], FILE *out, char *msg, size_t msgsz)
 	char err[128];
 	const char *name = argc >= 2 ? argv[1] : "";
 	const char *wproj = NULL, *wsess = NULL;
-	int r = 0, woke = 1, whole,
-	    wake = hooks_wake_args(&argc, argv, &wproj, &wsess);
+	int r = 0, woke = 1, whole;
+
+	/* Hooks an earlier version installed: their wake is the wrapper's. */
+	(void)hooks_wake_args(&argc, argv, &wproj, &wsess);
 
 	msg[0] = '\0';
 	buf_init(&input, HOOKS_INPUT_MAX);
@@ -779,8 +767,7 @@ agent_hooks_main(int argc, char *argv[], FILE *out, char *msg, size_t msgsz)
 		    name);
 		r = 1;
 	}
-	if (wake && woke && r == 0 && strcmp(name, "pretooluse") != 0)
-		hooks_wake(name, wproj, wsess);
+	(void)woke;
 	cJSON_Delete(in);
 	buf_free(&input);
 	return r;

@@ -32,11 +32,11 @@
  *                                          adds to the context (nothing
  *                                          when there is no FILE)
  *
- * The Stop, SessionEnd, phase-change (when the phase file was written)
- * and StopFailure hooks end with "--wake PROJECT_TOML SESSION" when the
- * session's tool is to be woken (wake.h): they start `EXE --wake
- * PROJECT_TOML "HOOK hook SESSION"` detached (PROJECT_TOML "": the
- * project of the environment) and return at once.
+ * The hooks run inside the agent's sandbox (sandbox.h) and only write
+ * their marks into the session directory; the session's wrapper, outside
+ * it, wakes the tool when one appears (agent_exec.h,
+ * agent_hooks_wake()).  A trailing "--wake PROJECT_TOML SESSION" that an
+ * earlier version installed is ignored.
  *
  * Every hook but a refusal exits 0: a hook that fails must not stop the
  * agent.
@@ -86,6 +86,14 @@ struct agent_hooks {
  * single-quoted, and one that cannot be is refused.  0, or -1 (logged).
  */
 int agent_hooks_install(struct act *, const struct agent_hooks *);
+/*
+ * Wake the tool of this executable for project ("": the environment's)
+ * after the hook name of session (wake.h: `EXE --wake PROJECT_TOML
+ * "NAME hook SESSION"`, detached); nothing waits for it, and a failure is
+ * only lost (the schedule's next tick acts).
+ */
+void agent_hooks_wake(const char *name, const char *project,
+    const char *session);
 /*
  * Run a hook: argv[0] is AGENT_HOOKS_MODE, argv[1] the hook's name, the
  * input on stdin.  Returns the exit status: 2 when the command is

@@ -301,7 +301,7 @@ agent_markers_instruction(const char *session)
 static enum agent_delivery
 agent_markers_inject(const char *session, const char *text)
 {
-	char *path = runfiles_session_file(session, RUNFILES_SESSION_LOCK);
+	char *path = runfiles_session_inject_lock(session);
 	char *dir = runfiles_session_dir(session);
 	enum agent_delivery r = AGENT_INJECT_ERROR;
 	int fd = -1, got;

@@ -25,6 +25,7 @@
 #include "phase.h"
 #include "redact.h"
 #include "runfiles.h"
+#include "sandbox.h"
 #include "screen.h"
 #include "strv.h"
 #include "termsafe.h"
@@ -66,6 +67,7 @@ static struct {
 	char *protocol;
 	char *state_dir;
 	char *socket;
+	char *wake; /* the project file the wrapper wakes with, or NULL */
 } agent_tmux_conf;
 
 const struct agent_backend agent_tmux_backend = {
@@ -114,6 +116,9 @@ agent_tmux_configure(const struct agent_conf *conf)
 	    conf->state_dir != NULL ? xstrdup(conf->state_dir) : NULL;
 	agent_tmux_conf.socket =
 	    conf->tmux_socket != NULL ? xstrdup(conf->tmux_socket) : NULL;
+	free(agent_tmux_conf.wake);
+	agent_tmux_conf.wake =
+	    conf->wake ? agent_exec_wake_project(conf->wake_project) : NULL;
 }
 
 /*
@@ -128,13 +133,16 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
     char *err, size_t errsz)
 {
 	struct agent_exec x = {0};
-	char exe[PATH_MAX], *tmpl;
+	char exe[PATH_MAX], *tmpl, **cmd;
 	int r;
 
 	if (agent_exec_self(exe, sizeof(exe)) == -1) {
 		snprintf(err, errsz, "cannot tell the running executable");
 		return -1;
 	}
+	if ((cmd = sandbox_session_argv(s->session, s->workdir, s->argv, s->env,
+		 0, err, errsz)) == NULL)
+		return -1;
 	if (s->env != NULL) {
 		tmpl = runfiles_agent_env(s->session);
 		r = agent_exec_env_write(tmpl, s->env, envfile);
@@ -143,6 +151,7 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
 			snprintf(err, errsz,
 			    "cannot write the variables of session '%s': %s",
 			    s->session, strerror(errno));
+			strv_free(cmd);
 			return -1;
 		}
 		x.env_file = *envfile;
@@ -164,7 +173,15 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
 			x.log = log_path();
 		}
 	}
-	*argv = agent_exec_argv(exe, &x, s->argv);
+	/* The hooks' marks wake the tool from outside the sandbox. */
+	if (agent_tmux_conf.wake != NULL && agent_tmux_conf.state_dir != NULL) {
+		x.wake = agent_tmux_conf.wake;
+		x.session = s->session;
+		x.run_dir = agent_tmux_conf.state_dir;
+		x.log = log_path();
+	}
+	*argv = agent_exec_argv(exe, &x, cmd);
+	strv_free(cmd);
 	return 0;
 }
 
@@ -187,6 +204,13 @@ agent_tmux_launch(const struct agent_spec *s, const char *state, char **envfile,
 
 	(void)file_remove(state);
 	(void)file_remove(request);
+	/* The one place in the run directory the agent may write. */
+	if (runfiles_session_mkdir(s->session) == -1) {
+		snprintf(err, errsz,
+		    "cannot create the session directory of '%s': %s",
+		    s->session, strerror(errno));
+		goto out;
+	}
 	if (agent_lock_handover_listen(hand, &sfd) == -1 && errno != ENOLCK)
 		log_msg("session %s: the Claude session lock cannot be handed "
 			"over at '%s': %s — the session takes it itself",

@@ -1,7 +1,6 @@
 /*
- * The session directory of the markers protocol: created fresh per
- * session, files in it read with the limits of file.h, removed whole at
- * cleanup.
+ * The markers protocol's files in the session directory: created fresh
+ * per session, read with the limits of file.h, removed at cleanup.
  */
 #define _XOPEN_SOURCE 700 /* nftw(3) */
 #include <sys/stat.h>
@@ -104,7 +103,10 @@ markers_prepare(const char *session)
 		goto out;
 	dir = runfiles_session_dir(session);
 	sub = runfiles_session_file(session, RUNFILES_SESSION_MARKERS);
-	if (markers_rmtree(dir) == -1 || mkdir(dir, 0700) == -1 ||
+	/* Anything but a directory of ours at the name goes. */
+	if (markers_own_dir(dir) == -1 && markers_rmtree(dir) == -1)
+		goto out;
+	if (markers_remove(session) == -1 || markers_mkdir(dir) == -1 ||
 	    mkdir(sub, 0700) == -1)
 		goto out;
 	r = 0;
@@ -118,10 +120,28 @@ out:
 int
 markers_remove(const char *session)
 {
-	char *dir = runfiles_session_dir(session);
-	int r = markers_rmtree(dir);
+	static const char *const files[] = {RUNFILES_SESSION_MARKERS,
+	    RUNFILES_SESSION_STATUS, RUNFILES_SESSION_PROMPT,
+	    RUNFILES_SYSTEM_PROMPT, RUNFILES_CHAT_HISTORY, NULL};
+	char *path;
+	size_t i;
+	int r = 0;
 
-	free(dir);
+	for (i = 0; files[i] != NULL; i++) {
+		path = runfiles_session_file(session, files[i]);
+		if (markers_rmtree(path) == -1)
+			r = -1;
+		free(path);
+	}
+	/* The orchestrator's record of the injection awaiting its ack. */
+	path = runfiles_session_delivery(session);
+	if (markers_rmtree(path) == -1)
+		r = -1;
+	free(path);
+	/* Nothing else left in it (no phase file): the directory goes. */
+	path = runfiles_session_dir(session);
+	(void)rmdir(path);
+	free(path);
 	return r;
 }
 
@@ -259,7 +279,7 @@ markers_hash(const char *text)
 int
 markers_delivery_read(const char *session, struct markers_delivery *out)
 {
-	char *path = runfiles_session_file(session, RUNFILES_SESSION_DELIVERY);
+	char *path = runfiles_session_delivery(session);
 	long long at;
 	struct buf b;
 	int r = -1, rd;
@@ -283,7 +303,7 @@ markers_delivery_read(const char *session, struct markers_delivery *out)
 int
 markers_delivery_write(const char *session, const struct markers_delivery *d)
 {
-	char *path = runfiles_session_file(session, RUNFILES_SESSION_DELIVERY);
+	char *path = runfiles_session_delivery(session);
 	char *text = xasprintf("HASH: %016llx\nSENT: %d\nACKED: %d\nAT: %lld\n",
 	    d->hash, d->sent, d->acked, (long long)d->at);
 	int r = file_write_atomic(path, text, strlen(text), 0600, 1);

@@ -20,14 +20,18 @@ struct agent_progress;
 #define MARKERS_STATUS_MAX 65536
 
 /*
- * A fresh directory for session: whatever an earlier session of the
- * name left is removed first.  0, or -1 with errno set.
+ * The session directory with fresh markers protocol files: whatever of
+ * them an earlier session of the name left is removed first (the other
+ * files of the session directory, its phase file, stay).  0, or -1 with
+ * errno set.
  */
 int markers_prepare(const char *session);
 /*
- * Remove the session's directory and everything in it (symlinks are
- * removed, never followed).  A missing directory counts as removed.  0,
- * or -1 with errno set.
+ * Remove the markers protocol's files of the session (its markers/,
+ * status.json, prompt.txt, system_prompt.txt, chat_history.jsonl;
+ * symlinks are removed, never followed) and the record of its delivery;
+ * the session directory too when nothing else is left in it.  Missing
+ * ones count as removed.  0, or -1 with errno set.
  */
 int markers_remove(const char *session);
 /* 1 when the file name (RUNFILES_*) of the session is there, else 0. */

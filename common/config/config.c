@@ -103,6 +103,7 @@ static char *derive_review_poll(const struct load *);
 static char *derive_formulas(const struct load *);
 static const char *check_word(const char *);
 static const char *check_protocol(const char *);
+static const char *check_sandbox(const char *);
 static const char *check_repo(const char *);
 static const char *check_optional_name(const char *);
 static const char *check_log(const char *);
@@ -498,6 +499,37 @@ static const struct setting settings[] = {
 	.off = F(marker_ack_s),
 	.doc = "`markers`: seconds an agent may take to acknowledge a "
 	       "prompt"},
+    {.env = "AGENT_SANDBOX",
+	.section = "agent",
+	.key = "sandbox",
+	.type = T_STR,
+	.def = "auto",
+	.check = check_sandbox,
+	.off = F(agent_sandbox),
+	.doc = "what confines every agent process: `auto` (bubblewrap when "
+	       "it can run, else `user` when `AGENT_USER` is set), `bwrap`, "
+	       "`user` (the agent runs as `AGENT_USER` through `sudo -n`), "
+	       "or `unconfined-trust-agent`; when none can run, no agent "
+	       "starts"},
+    {.env = "AGENT_SANDBOX_BWRAP",
+	.type = T_STR,
+	.def = "bwrap",
+	.off = F(agent_sandbox_bwrap),
+	.doc = "the bubblewrap command"},
+    {.env = "AGENT_USER",
+	.type = T_STR,
+	.off = F(agent_user),
+	.doc = "the Unix user agents run as when confined by `user`"},
+    {.env = "AGENT_SANDBOX_RO",
+	.type = T_STR,
+	.off = F(agent_sandbox_ro),
+	.doc = "more paths an agent sees read-only in its sandbox, "
+	       "`:`-separated"},
+    {.env = "AGENT_SANDBOX_RW",
+	.type = T_STR,
+	.off = F(agent_sandbox_rw),
+	.doc = "more paths an agent may write in its sandbox, `:`-separated "
+	       "(a local remote it pushes to)"},
     {.env = "DEV_AGENT_CMD",
 	.type = T_STR,
 	.off = F(dev_agent_cmd),
@@ -1222,6 +1254,17 @@ check_protocol(const char *s)
 	if (strcmp(s, "phase") != 0 && strcmp(s, "checkpoint") != 0 &&
 	    strcmp(s, "markers") != 0)
 		return "expected \"phase\", \"checkpoint\" or \"markers\"";
+	return NULL;
+}
+
+/* AGENT_SANDBOX's values (sandbox.h names them). */
+static const char *
+check_sandbox(const char *s)
+{
+	if (strcmp(s, "auto") != 0 && strcmp(s, "bwrap") != 0 &&
+	    strcmp(s, "user") != 0 && strcmp(s, "unconfined-trust-agent") != 0)
+		return "expected \"auto\", \"bwrap\", \"user\" or "
+		       "\"unconfined-trust-agent\"";
 	return NULL;
 }
 

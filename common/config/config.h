@@ -92,6 +92,11 @@ struct config {
 	long long agent_run_timeout_s; /* a checkpoint run's longest */
 	char *dev_agent_cmd;	       /* legacy DEV_AGENT_CMD, or NULL */
 	char *agent_env_pass;	       /* AGENT_ENV_PASS: more names, or NULL */
+	char *agent_sandbox;	       /* AGENT_SANDBOX (sandbox.h) */
+	char *agent_sandbox_bwrap;     /* its bubblewrap command */
+	char *agent_user;	       /* AGENT_USER, or NULL */
+	char *agent_sandbox_ro;	       /* more read-only paths, or NULL */
+	char *agent_sandbox_rw;	       /* more read-write paths, or NULL */
 	char *supervisor_fix_cmd;      /* "" disables */
 	int drop_caches;	       /* SUPERVISOR_DROP_CACHES */
 	int docker_prune;	       /* SUPERVISOR_DOCKER_PRUNE */

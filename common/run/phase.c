@@ -12,6 +12,7 @@
 #include "file.h"
 #include "phase.h"
 #include "record.h"
+#include "runfiles.h"
 #include "xmalloc.h"
 
 /* Only the head of the file matters; a huge file is not read whole. */
@@ -256,6 +257,7 @@ phase_write(const char *path, enum phase p, const char *reason, const char *sha)
 		return -1;
 	}
 	text = phase_text(p, reason, sha);
+	(void)runfiles_session_mkdir_for(path);
 	r = file_write_atomic(path, text, strlen(text), 0644, 0);
 	saved = errno;
 	free(text);

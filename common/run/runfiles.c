@@ -26,8 +26,10 @@ static const char *factory = ".";
 	"._-"
 
 static int runfiles_list(const char *,
-    long long (*)(const char *, const char *), const char *, long long **,
-    size_t *);
+    long long (*)(const char *, const char *),
+    char *(*)(const char *, long long), const char *, long long **, size_t *);
+static int runfiles_list_named(char *(*)(const char *, long long), const char *,
+    long long, const char *);
 static long long runfiles_number_between(const char *, const char *,
     const char *);
 static long long runfiles_project_number(const char *, const char *,
@@ -45,13 +47,17 @@ runfiles_init(const char *rd, const char *fr)
 char *
 runfiles_phase(const char *p, long long n)
 {
-	return xasprintf("%s/dev-session-%s-%lld.phase", run_dir, p, n);
+	return xasprintf(
+	    "%s/sessions/active/dev-%s-%lld/dev-session-%s-%lld.phase", run_dir,
+	    p, n, p, n);
 }
 
 char *
 runfiles_summary(const char *p, long long n)
 {
-	return xasprintf("%s/dev-impl-summary-%s-%lld.txt", run_dir, p, n);
+	return xasprintf(
+	    "%s/sessions/active/dev-%s-%lld/dev-impl-summary-%s-%lld.txt",
+	    run_dir, p, n, p, n);
 }
 
 char *
@@ -111,31 +117,35 @@ runfiles_dev_priority_label(const char *p)
 char *
 runfiles_idle_marker(const char *s)
 {
-	return xasprintf("%s/claude-idle-%s.ts", run_dir, s);
+	return xasprintf("%s/sessions/active/%s/claude-idle-%s.ts", run_dir, s,
+	    s);
 }
 
 char *
 runfiles_exited_marker(const char *s)
 {
-	return xasprintf("%s/claude-exited-%s.ts", run_dir, s);
+	return xasprintf("%s/sessions/active/%s/claude-exited-%s.ts", run_dir,
+	    s, s);
 }
 
 char *
 runfiles_phase_marker(const char *s)
 {
-	return xasprintf("%s/phase-changed-%s.marker", run_dir, s);
+	return xasprintf("%s/sessions/active/%s/phase-changed-%s.marker",
+	    run_dir, s, s);
 }
 
 char *
 runfiles_ready_marker(const char *s)
 {
-	return xasprintf("%s/ready-%s.marker", run_dir, s);
+	return xasprintf("%s/sessions/active/%s/ready-%s.marker", run_dir, s,
+	    s);
 }
 
 char *
 runfiles_api_error(const char *s)
 {
-	return xasprintf("%s/api-error-%s", run_dir, s);
+	return xasprintf("%s/sessions/active/%s/api-error-%s", run_dir, s, s);
 }
 
 char *
@@ -175,6 +185,49 @@ runfiles_session_file(const char *s, const char *name)
 }
 
 char *
+runfiles_session_delivery(const char *s)
+{
+	return xasprintf("%s/agent-%s.delivery", run_dir, s);
+}
+
+char *
+runfiles_session_inject_lock(const char *s)
+{
+	return xasprintf("%s/agent-%s.inject-lock", run_dir, s);
+}
+
+int
+runfiles_session_mkdir(const char *s)
+{
+	char *dir = runfiles_session_dir(s);
+	int r = file_mkdirs(dir, 0700);
+
+	free(dir);
+	return r;
+}
+
+int
+runfiles_session_mkdir_for(const char *path)
+{
+	char *top = runfiles_sessions_dir(), *dir = NULL;
+	size_t n = strlen(top);
+	const char *slash;
+	int r = 0;
+
+	/* Only a path right inside a session's directory. */
+	if (strncmp(path, top, n) != 0 || path[n] != '/' ||
+	    (slash = strchr(path + n + 1, '/')) == NULL ||
+	    strchr(slash + 1, '/') != NULL)
+		goto out;
+	dir = xasprintf("%.*s", (int)(slash - path), path);
+	r = file_mkdirs(dir, 0700);
+out:
+	free(dir);
+	free(top);
+	return r;
+}
+
+char *
 runfiles_agent_state(const char *s)
 {
 	return xasprintf("%s/agent-%s.state", run_dir, s);
@@ -195,7 +248,9 @@ runfiles_agent_env(const char *s)
 char *
 runfiles_review_phase(const char *p, long long r)
 {
-	return xasprintf("%s/review-session-%s-%lld.phase", run_dir, p, r);
+	return xasprintf(
+	    "%s/sessions/active/review-%s-%lld/review-session-%s-%lld.phase",
+	    run_dir, p, r, p, r);
 }
 
 char *
@@ -219,7 +274,9 @@ runfiles_review_worktree(const char *p, long long r)
 char *
 runfiles_review_output(const char *p, long long r)
 {
-	return xasprintf("%s/%s-review-output-%lld.json", run_dir, p, r);
+	return xasprintf(
+	    "%s/sessions/active/review-%s-%lld/%s-review-output-%lld.json",
+	    run_dir, p, r, p, r);
 }
 
 char *
@@ -347,7 +404,7 @@ runfiles_escalation_lock(const char *p)
 char *
 runfiles_claude_id(const char *s)
 {
-	return xasprintf("%s/claude-id-%s", run_dir, s);
+	return xasprintf("%s/sessions/active/%s/claude-id-%s", run_dir, s, s);
 }
 
 char *
@@ -411,8 +468,11 @@ runfiles_infra_retry(long long repo_id, long long pipeline)
 int
 runfiles_phase_issues(const char *p, long long **nums, size_t *n)
 {
-	char *pattern = xasprintf("%s/dev-session-%s-*.phase", run_dir, p);
-	int r = runfiles_list(pattern, runfiles_phase_issue, p, nums, n);
+	char *pattern =
+	    xasprintf("%s/sessions/active/dev-%s-*/dev-session-%s-*.phase",
+		run_dir, p, p);
+	int r = runfiles_list(pattern, runfiles_phase_issue, runfiles_phase, p,
+	    nums, n);
 
 	free(pattern);
 	return r;
@@ -421,8 +481,11 @@ runfiles_phase_issues(const char *p, long long **nums, size_t *n)
 int
 runfiles_review_phase_prs(const char *p, long long **nums, size_t *n)
 {
-	char *pattern = xasprintf("%s/review-session-%s-*.phase", run_dir, p);
-	int r = runfiles_list(pattern, runfiles_review_phase_pr, p, nums, n);
+	char *pattern = xasprintf(
+	    "%s/sessions/active/review-%s-*/review-session-%s-*.phase", run_dir,
+	    p, p);
+	int r = runfiles_list(pattern, runfiles_review_phase_pr,
+	    runfiles_review_phase, p, nums, n);
 
 	free(pattern);
 	return r;
@@ -432,7 +495,8 @@ int
 runfiles_review_tries_prs(const char *p, long long **nums, size_t *n)
 {
 	char *pattern = xasprintf("%s/%s-review-tries-*", run_dir, p);
-	int r = runfiles_list(pattern, runfiles_review_tries_pr, p, nums, n);
+	int r =
+	    runfiles_list(pattern, runfiles_review_tries_pr, NULL, p, nums, n);
 
 	free(pattern);
 	return r;
@@ -440,13 +504,16 @@ runfiles_review_tries_prs(const char *p, long long **nums, size_t *n)
 
 /*
  * The numbers (> 0) that parse() reads from the paths matching pattern,
- * of the files there for this user (file_exists()).  Caller frees *nums.
- * 0 or -1.
+ * of the files there for this user (file_exists()); with name set, only
+ * those at the very path name() gives the number (a file one session
+ * planted in its own directory for another is not listed).  Caller frees
+ * *nums.  0 or -1.
  */
 static int
 runfiles_list(const char *pattern,
-    long long (*parse)(const char *, const char *), const char *p,
-    long long **nums, size_t *n)
+    long long (*parse)(const char *, const char *),
+    char *(*name)(const char *, long long), const char *p, long long **nums,
+    size_t *n)
 {
 	long long num;
 	glob_t g;
@@ -463,10 +530,27 @@ runfiles_list(const char *pattern,
 	/* What others may have written is not listed (file.h). */
 	for (i = 0; i < g.gl_pathc; i++)
 		if ((num = parse(p, g.gl_pathv[i])) > 0 &&
+		    runfiles_list_named(name, p, num, g.gl_pathv[i]) &&
 		    file_exists(g.gl_pathv[i]))
 			(*nums)[(*n)++] = num;
 	globfree(&g);
 	return 0;
+}
+
+/* 1 when name is NULL or gives path for (p, num); else 0. */
+static int
+runfiles_list_named(char *(*name)(const char *, long long), const char *p,
+    long long num, const char *path)
+{
+	char *want;
+	int r;
+
+	if (name == NULL)
+		return 1;
+	want = name(p, num);
+	r = strcmp(want, path) == 0;
+	free(want);
+	return r;
 }
 
 int
@@ -717,12 +801,14 @@ runfiles_supervisor_prompt(void)
 int
 runfiles_write(const char *path, const char *text)
 {
+	(void)runfiles_session_mkdir_for(path);
 	return file_write_atomic(path, text, strlen(text), 0644, 0);
 }
 
 int
 runfiles_touch(const char *path)
 {
+	(void)runfiles_session_mkdir_for(path);
 	return file_touch(path);
 }
 
@@ -779,7 +865,8 @@ int
 runfiles_dev_state_issues(const char *p, long long **nums, size_t *n)
 {
 	char *pattern = xasprintf("%s/dev-state-%s-*", run_dir, p);
-	int r = runfiles_list(pattern, runfiles_dev_state_issue, p, nums, n);
+	int r =
+	    runfiles_list(pattern, runfiles_dev_state_issue, NULL, p, nums, n);
 
 	free(pattern);
 	return r;
@@ -801,8 +888,8 @@ int
 runfiles_launch_backoff_issues(const char *p, long long **nums, size_t *n)
 {
 	char *pattern = xasprintf("%s/dev-backoff-%s-*", run_dir, p);
-	int r =
-	    runfiles_list(pattern, runfiles_launch_backoff_issue, p, nums, n);
+	int r = runfiles_list(pattern, runfiles_launch_backoff_issue, NULL, p,
+	    nums, n);
 
 	free(pattern);
 	return r;

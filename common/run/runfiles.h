@@ -116,9 +116,26 @@ char *runfiles_session_file(const char *session, const char *name);
  * SessionStart hook gives the agent again after a compaction.
  */
 #define RUNFILES_SESSION_CONTEXT "context.md"
-/* The orchestrator's: the injection awaiting its ack, and its lock. */
-#define RUNFILES_SESSION_DELIVERY "delivery"
-#define RUNFILES_SESSION_LOCK "inject.lock"
+/*
+ * The session directory is the agent's: the only place in the run
+ * directory its sandbox lets it write (agent_exec.h).  Everything in it
+ * is the agent's claim, read back by the tools as such: its phase file,
+ * its summary or review output, its hooks' marks (idle, exited,
+ * phase-changed, API error), its Claude session id, its checkpoint, the
+ * markers protocol's files.  What the tools own lives beside it in the
+ * run directory, out of the agent's reach, like the markers protocol's
+ * injection awaiting its ack and its lock below.
+ */
+char *runfiles_session_delivery(const char *session);
+char *runfiles_session_inject_lock(const char *session);
+/* Create the session's directory (and those above it): 0 or -1. */
+int runfiles_session_mkdir(const char *session);
+/*
+ * Create the session directory a path right inside it is in, before a
+ * tool writes it; a path elsewhere is left alone.  0 or -1.
+ */
+int runfiles_session_mkdir_for(const char *path);
+#define RUNFILES_SESSION_CHECKPOINT "checkpoint.json"
 char *runfiles_review_phase(const char *project, long long pr);
 char *runfiles_review_injected(const char *project, long long pr);
 char *runfiles_worktree(const char *project, long long issue);

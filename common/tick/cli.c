@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "http.h"
 #include "log.h"
 #include "runfiles.h"
+#include "sandbox.h"
 #include "spawn.h"
 #include "status.h"
 #include "strv.h"
@@ -411,10 +413,27 @@ cli_child_env(const struct config *cfg)
 	config_env_free(env);
 }
 
+void
+cli_sandbox_conf(const struct config *cfg, struct sandbox_conf *sc, char *exe,
+    size_t exesz)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->mode = cfg->agent_sandbox;
+	sc->bwrap = cfg->agent_sandbox_bwrap;
+	sc->user = cfg->agent_user;
+	sc->factory_root = cfg->factory_root;
+	sc->run_dir = cfg->run_dir;
+	sc->ro = cfg->agent_sandbox_ro;
+	sc->rw = cfg->agent_sandbox_rw;
+	if (agent_exec_self(exe, exesz) == 0)
+		sc->exe = exe;
+}
+
 int
 cli_agent_use(const struct config *cfg, char *err, size_t errsz)
 {
-	char **server_env = config_server_env(cfg);
+	char **server_env = config_server_env(cfg), exe[PATH_MAX];
+	struct sandbox_conf sc;
 	struct agent_conf ac = {.protocol = cfg->agent_protocol,
 	    .state_dir = cfg->run_dir,
 	    .tmux_socket = cfg->tmux_socket,
@@ -425,9 +444,14 @@ cli_agent_use(const struct config *cfg, char *err, size_t errsz)
 	    .ready_pattern = cfg->agent_ready_pattern,
 	    .marker_ready_s = cfg->marker_ready_s,
 	    .marker_ack_s = cfg->marker_ack_s,
-	    .dry_run = cli_dry_run};
+	    .dry_run = cli_dry_run,
+	    .sandbox = &sc,
+	    .wake = cfg->wake,
+	    .wake_project = cfg->project_toml};
+	int r;
 
-	int r = agent_use(&ac);
+	cli_sandbox_conf(cfg, &sc, exe, sizeof(exe));
+	r = agent_use(&ac);
 
 	config_env_free(server_env);
 	if (r == 0)

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 struct config;
+struct sandbox_conf;
 struct status_file;
 
 /* The options a tool takes beyond the common ones (cli_tool.opts). */
@@ -88,6 +89,12 @@ int cli_configure(struct config *cfg, const struct cli *cli,
  * (agent_use()).  0, or -1 with err set (a configuration error).
  */
 int cli_agent_use(const struct config *cfg, char *err, size_t errsz);
+/*
+ * The confinement of agents from cfg into sc (sandbox.h); exe (exesz
+ * bytes) holds the running executable's path sc points to.
+ */
+void cli_sandbox_conf(const struct config *cfg, struct sandbox_conf *sc,
+    char *exe, size_t exesz);
 /*
  * All of the above in one step for main(): put lib/env.sh's PATH into
  * the environment, parse, configure, open the log and log the

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "config.h"
 #include "forge.h"
 #include "json.h"
+#include "sandbox.h"
 #include "termsafe.h"
 #include "valid.h"
 #include "woodpecker.h"
@@ -83,6 +85,8 @@ static void confcheck_agent(const struct config *, struct confcheck_token *,
     size_t, struct confcheck_out *);
 static void confcheck_woodpecker(const struct config *, struct confcheck_out *);
 static void confcheck_forge(const struct config *, struct confcheck_out *);
+static void confcheck_sandbox(const struct cli *, const struct config *,
+    struct confcheck_out *);
 static void confcheck_forges(const struct cli *, const struct config *,
     const char *, struct confcheck_out *);
 
@@ -195,6 +199,32 @@ confcheck_offline(const struct cli *cli, const struct config *cfg,
 		config_free(&all[i]);
 	}
 	free(all);
+}
+
+/*
+ * Which confinement the agents get, proved by one confined `true` (it
+ * writes nothing); why none can run is a problem: no agent would start.
+ */
+static void
+confcheck_sandbox(const struct cli *cli, const struct config *cfg,
+    struct confcheck_out *o)
+{
+	struct sandbox_conf sc;
+	enum sandbox_kind kind;
+	char exe[PATH_MAX], why[1024];
+
+	cli_sandbox_conf(cfg, &sc, exe, sizeof(exe));
+	sandbox_set(&sc);
+	if (sandbox_choose(&kind, why, sizeof(why)) == -1)
+		confcheck_problem(o, CLI_EXIT_FAIL, "%s", why);
+	else if (kind == SANDBOX_KIND_NONE)
+		confcheck_warn(o, "AGENT_SANDBOX=%s: agents run unconfined",
+		    SANDBOX_TRUST);
+	else if (cli->verbose)
+		buf_printf(&o->text,
+		    "agents confined by %s (a confined `true` ran)\n",
+		    sandbox_kind_name(kind));
+	sandbox_set(NULL);
 }
 
 /* Who t's user is and its access to the repository. */
@@ -645,6 +675,7 @@ confcheck_run(const char *prog, const struct cli *cli, const struct config *cfg,
 	memset(&o, 0, sizeof(o));
 	buf_init(&o.text, 0);
 	confcheck_offline(cli, cfg, exe, &o);
+	confcheck_sandbox(cli, cfg, &o);
 	if (cli->forge && o.rc == 0)
 		confcheck_forges(cli, cfg, exe, &o);
 	if (cli->verbose)

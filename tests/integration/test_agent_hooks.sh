@@ -25,7 +25,7 @@ cat >"$T/script.json" <<'JSON'
   {"api_error": "max_output_tokens"}]]
 JSON
 S=dev-$PROJ-1
-PHASE=$RUN/dev-session-$PROJ-1.phase
+PHASE=$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase
 WT=$RUN/$PROJ-worktree-1
 dp
 rc_is "launch" 0
@@ -56,7 +56,7 @@ check_eq "an API error: the phase says failed" "$(cat "$PHASE")" \
     "PHASE:failed
 Reason: api_error: max_output_tokens"
 check "an API error: the phase-changed marker" test -s \
-    "$RUN/phase-changed-$S.marker"
+    "$RUN/sessions/active/$S/phase-changed-$S.marker"
 # The failure's handling removes the worktree: its hooks are kept here.
 cp "$WT/.claude/settings.json" "$T/settings.json"
 dp
@@ -64,7 +64,9 @@ lhas "the next tick handles the failure" \
     "#1: session failed: api_error: max_output_tokens"
 check "the failed session is ended" sh -c "! tmux -L $(tmux_sock) has-session -t =$S 2>/dev/null"
 
-# The installed commands, one by one.
+check "the ended session's directory is gone" test ! -e "$RUN/sessions/active/$S"
+# The installed commands, one by one, in a session directory again.
+mkdir -p "$RUN/sessions/active/$S"
 SET=$T/settings.json
 hookcmd() {
 	pyjson "[h['command'] for e in d['hooks']['$1'] for h in e['hooks']][-1]" <"$SET"
@@ -102,12 +104,12 @@ pre '{"tool_name": "Bash", "tool_input": {"command": "tmux kill-server"}}'
 check_eq "guard: the orchestrator's tmux" "$PRE_RC" 2
 pre '{"tool_name": "Write", "tool_input": {"file_path": "/etc/x"}}'
 check_eq "guard: other files pass the file tools" "$PRE_RC" 0
-pre "{\"tool_name\": \"Write\", \"tool_input\": {\"file_path\": \"$RUN/dev-session-$PROJ-2.phase\"}}"
+pre "{\"tool_name\": \"Write\", \"tool_input\": {\"file_path\": \"$RUN/sessions/active/dev-$PROJ-2/dev-session-$PROJ-2.phase\"}}"
 check_eq "guard: another session's phase, by the Write tool" "$PRE_RC" 2
 check "guard: says whose" grep -q "is not this session's" "$T/pre.out"
 pre "{\"tool_name\": \"Edit\", \"tool_input\": {\"file_path\": \"$PHASE\"}}"
 check_eq "guard: its own phase, by the Edit tool" "$PRE_RC" 0
-pre "{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"echo '{}' > $RUN/$PROJ-review-output-1.json\"}}"
+pre "{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"echo '{}' > $RUN/sessions/active/review-$PROJ-1/$PROJ-review-output-1.json\"}}"
 check_eq "guard: a review's output, from the shell" "$PRE_RC" 2
 pre "{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"echo PHASE:awaiting_ci > $PHASE\"}}"
 check_eq "guard: its own phase, from the shell" "$PRE_RC" 0
@@ -135,7 +137,7 @@ check "guard: says it is too long" \
     grep -q "longer than the guard reads" "$T/pre.out"
 
 FAIL=$(hookcmd StopFailure)
-MARK=$RUN/phase-changed-$S.marker
+MARK=$RUN/sessions/active/$S/phase-changed-$S.marker
 for done in PHASE:done PHASE:merged PHASE:escalate; do
 	printf '%s\nReason: x\n' "$done" >"$PHASE"
 	rm -f "$MARK"
@@ -151,7 +153,7 @@ check_eq "StopFailure: the issue's own error fails the phase" "$(cat "$PHASE")" 
     "PHASE:failed
 Reason: api_error: invalid_request"
 check "StopFailure: the marker" test -s "$MARK"
-REC=$RUN/api-error-$S
+REC=$RUN/sessions/active/$S/api-error-$S
 echo PHASE:awaiting_ci >"$PHASE"
 rm -f "$MARK" "$REC"
 printf '%s' '{"hook_event_name": "StopFailure", "error": "billing_error;\nrm -rf /", "error_details": "x"}' |
@@ -177,14 +179,14 @@ printf '{"tool_name": "Write", "tool_input": {"file_path": "%s"}}' "$PHASE" |
     sh -c "$CHANGE"
 check "PostToolUse: the Write tool's change" test -s "$MARK"
 
-rm -f "$RUN/claude-idle-$S.ts" "$RUN/claude-exited-$S.ts"
+rm -f "$RUN/sessions/active/$S/claude-idle-$S.ts" "$RUN/sessions/active/$S/claude-exited-$S.ts"
 echo '{"hook_event_name": "Stop"}' | sh -c "$(hookcmd Stop)"
 check "Stop: the idle marker holds the time" \
-    grep -qE '^[0-9]{10}$' "$RUN/claude-idle-$S.ts"
+    grep -qE '^[0-9]{10}$' "$RUN/sessions/active/$S/claude-idle-$S.ts"
 echo '{"hook_event_name": "SessionEnd", "reason": "logout"}' |
     sh -c "$(hookcmd SessionEnd)"
 check "SessionEnd: the time and the reason" \
-    grep -qE '^[0-9]{10} logout$' "$RUN/claude-exited-$S.ts"
+    grep -qE '^[0-9]{10} logout$' "$RUN/sessions/active/$S/claude-exited-$S.ts"
 "$O/dev-poll/dev-poll" --hook nonsense </dev/null >/dev/null 2>"$T/err"
 check_eq "an unknown hook: exit 1" "$?" 1
 check "an unknown hook: says so" grep -q "unknown hook 'nonsense'" "$T/err"

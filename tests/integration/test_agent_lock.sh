@@ -55,7 +55,7 @@ dp
 rc_is "free lock: the launch" 0
 check_eq "free lock: claimed" "$(labels 1)" in-progress
 check "the session started" t_tmux has-session -t "=$S"
-wait_for '[ -f "$RUN/dev-session-$PROJ-1.phase" ] && grep -q awaiting_ci "$RUN/dev-session-$PROJ-1.phase"' 10
+wait_for '[ -f "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase" ] && grep -q awaiting_ci "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"' 10
 check "awaiting_ci: the session let go of the lock" wait_for free 5
 check_eq "awaiting_ci: its state" "$(cut -d" " -f1 "$RUN/agent-$S.state")" free
 

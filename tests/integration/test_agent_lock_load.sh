@@ -56,7 +56,7 @@ reviewing() {
 	left=0
 	i=1
 	while [ "$i" -le "$N" ]; do
-		grep -q awaiting_review "$RUN/dev-session-p$i-1.phase" \
+		grep -q awaiting_review "$RUN/sessions/active/dev-p$i-1/dev-session-p$i-1.phase" \
 		    2>/dev/null || left=$((left + 1))
 		i=$((i + 1))
 	done

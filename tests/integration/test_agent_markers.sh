@@ -39,7 +39,7 @@ events() {
 	grep -c "$1" "$AL/events.log" 2>/dev/null || true
 }
 phase() {
-	head -1 "$RUN/dev-session-$PROJ-1.phase" 2>/dev/null
+	head -1 "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase" 2>/dev/null
 }
 pipeline() {	# SHA STATUS
 	sim_post /_admin/pipeline "{\"commit\": \"$1\", \"status\": \"$2\", \"branch\": \"fix/issue-1\", \"steps\": [{\"name\": \"test\", \"state\": \"$2\", \"exit_code\": $3, \"log\": [\"FAIL: greeting_test expected hello\"]}]}" >/dev/null
@@ -114,7 +114,7 @@ JSON
 RCMD="env FAKE_AGENT_SCRIPT=$T/review.json FAKE_AGENT_LOG=$T/rl $FAKE_AGENT"
 AGENT_CMD=$RCMD "$O/review-poll/review-poll" "$P" >/dev/null 2>&1
 check "the review agent took its prompt by marker" grep -q "marker prompt 1" "$T/rl/events.log"
-wait_for "grep -q done '$RUN/review-session-$PROJ-$PR.phase'" 10
+wait_for "grep -q done '$RUN/sessions/active/review-$PROJ-$PR/review-session-$PROJ-$PR.phase'" 10
 AGENT_CMD=$RCMD "$O/review-poll/review-poll" "$P" >/dev/null 2>&1
 wait_for '[ "$(phase)" = PHASE:done ]' 10
 check "the verdict reached the dev agent by marker" grep -q "reviewer approved" "$AL/prompt-4.txt"

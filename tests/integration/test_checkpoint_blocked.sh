@@ -21,7 +21,7 @@ dp
 check_eq "BLOCKED is an escalation" "$(ck_phase 1)" "PHASE:escalate"
 check "the question is its reason, with the context" \
     grep -qF 'Reason: Delete /v1 or deprecate it? (context: {"file":"api.c"})' \
-    "$RUN/dev-session-$PROJ-1.phase"
+    "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 check_eq "no agent process while waiting for a person" "$(ck_agents)" 0
 
 ck_sup

@@ -26,12 +26,15 @@ check "the run's prompt is the issue's" grep -q "Add a greeting" "$T/agentlog/pr
 check "the first prompt ends with the checkpoint instructions" \
     grep -q 'CTRLRELAY_STATE_FILE' "$T/agentlog/prompt-1.txt"
 check "CTRLRELAY_SESSION_ID set" grep -q "env CTRLRELAY_SESSION_ID=dev-$PROJ-1\$" "$T/agentlog/events.log"
-check "CTRLRELAY_STATE_FILE set" grep -q "env CTRLRELAY_STATE_FILE=$(ck_dir 1)/checkpoint.json\$" "$T/agentlog/events.log"
+check "CTRLRELAY_STATE_FILE set" grep -q "env CTRLRELAY_STATE_FILE=$RUN/sessions/active/dev-$PROJ-1/checkpoint.json\$" "$T/agentlog/events.log"
 check "DISINTO_SESSION_ID set" grep -q "env DISINTO_SESSION_ID=dev-$PROJ-1\$" "$T/agentlog/events.log"
 check "DISINTO_STATE_FILE set" grep -q "env DISINTO_STATE_FILE=" "$T/agentlog/events.log"
 check "a new agent session" grep -q '^[0-9:]* run 1 new ' "$T/agentlog/events.log"
 PGID=$(sed -n 's/^[0-9:]* pid \([0-9]*\) pgid \([0-9]*\)$/\1 \2/p' "$T/agentlog/events.log" | head -1)
-check_eq "the run led its own process group" "${PGID% *}" "${PGID#* }"
+# The run is confined in its own pid namespace: the sandbox's init (pid 1
+# there) leads the run's own process group, the agent under it.
+check_eq "the run's own process group, led by its sandbox" "${PGID#* }" 1
+check "the agent is not that leader" test "${PGID% *}" -gt 1
 check_eq "no agent process after the run" "$(ck_agents)" 0
 check "the spec is private" sh -c "[ \"\$(stat -c %a '$(ck_dir 1)/spec.json')\" = 600 ]"
 

@@ -28,10 +28,10 @@ run_case() {
 }
 
 run_case "400 by the hook" '[{"api_error": "invalid_request", "details": "400 {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"messages: text content blocks must be non-empty\"}}"}]'
-check_eq "400: the phase says failed" "$(cat "$RUN/dev-session-$PROJ-1.phase")" \
+check_eq "400: the phase says failed" "$(cat "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase")" \
     "PHASE:failed
 Reason: api_error: invalid_request"
-check "400: no error record" test ! -e "$RUN/api-error-$S"
+check "400: no error record" test ! -e "$RUN/sessions/active/$S/api-error-$S"
 dp
 lhas "400: the issue's failure" "#1: session failed: api_error: invalid_request"
 check_eq "400: blocked" "$(labels 1)" blocked
@@ -61,7 +61,7 @@ check "400 on the screen: no pause" test ! -e "$PAUSE"
 # error again is the issue's: it fails, blocked, and nothing pauses.
 U400='{"api_error": "unknown", "details": "API Error: 400 scripted error"}'
 run_case "unknown, then again after the resume" "[$U400, $U400]"
-check "unknown: the hook kept it for judging" grep -qx 'ERROR: unknown' "$RUN/api-error-$S"
+check "unknown: the hook kept it for judging" grep -qx 'ERROR: unknown' "$RUN/sessions/active/$S/api-error-$S"
 dp
 lhas "unknown: no evidence, the project's" "#1: stopped by an API error of the project's \(unknown, from its hook\) — the project is paused"
 check_eq "unknown: not blocked yet" "$(labels 1)" in-progress
@@ -79,9 +79,10 @@ lnot "unknown again: no recurrence" "pause 2"
 # others, the error is the issue's at once; no pause.
 run_case "unknown while another session works" "[$U400]"
 t_tmux new-session -d -s "review-$PROJ-7" sleep 600
-AT=$(sed -n 's/^AT: //p' "$RUN/api-error-$S")
-touch "$RUN/claude-idle-review-$PROJ-7.ts"
-touch -d "@$((AT + 1))" "$RUN/claude-idle-review-$PROJ-7.ts"
+AT=$(sed -n 's/^AT: //p' "$RUN/sessions/active/$S/api-error-$S")
+mkdir -p "$RUN/sessions/active/review-$PROJ-7"
+touch "$RUN/sessions/active/review-$PROJ-7/claude-idle-review-$PROJ-7.ts"
+touch -d "@$((AT + 1))" "$RUN/sessions/active/review-$PROJ-7/claude-idle-review-$PROJ-7.ts"
 dp
 lhas "another session's turn: the issue's" "#1: stopped by an API error \(unknown, from its hook\) that is the issue's: another session completed a turn since"
 lhas "another session's turn: failed" "#1: session failed: api_error: unknown"
@@ -90,7 +91,7 @@ check "another session's turn: no pause" test ! -e "$PAUSE"
 
 # A 529 that Claude Code 2.1 names server_error is overloaded.
 run_case "529 as server_error" '[{"api_error": "server_error", "details": "API Error: 529 {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"}]'
-check "529: recorded as overloaded" grep -qx 'ERROR: overloaded' "$RUN/api-error-$S"
+check "529: recorded as overloaded" grep -qx 'ERROR: overloaded' "$RUN/sessions/active/$S/api-error-$S"
 
 # An error the agent went on from (more output after it) is no end.
 run_case "an error it went on from" '[[{"screen_error": "API Error: 529 Overloaded. This is a server-side issue, usually temporary"}, {"say": "\u23fa Retried: all good"}]]'

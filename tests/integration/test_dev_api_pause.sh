@@ -26,7 +26,7 @@ cat >"$T/script.json" <<'JSON'
 JSON
 S=dev-$PROJ-1
 PAUSE=$RUN/api-pause-$PROJ
-REC=$RUN/api-error-$S
+REC=$RUN/sessions/active/$S/api-error-$S
 # field KEY: the pause record's value of KEY.
 field() {
 	sed -n "s/^$1: //p" "$PAUSE"
@@ -46,7 +46,7 @@ check "#1 launched" t_tmux has-session -t "=$S"
 wait_for 'grep -q "hook StopFailure rate_limit" "$T/agentlog/events.log"' 10
 check "the hook recorded the error for the session" grep -qx 'ERROR: rate_limit' "$REC"
 check "the hook read the reset time" grep -qE '^RESET: [1-9]' "$REC"
-check_eq "the phase is not failed" "$(cat "$RUN/dev-session-$PROJ-1.phase")" ""
+check_eq "the phase is not failed" "$(cat "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase")" ""
 
 dp
 rc_is "paused tick" 0

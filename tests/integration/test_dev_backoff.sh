@@ -80,7 +80,7 @@ check_eq "--status --json: #2's failures" \
 # --- #3's session ends (the issue closed by a person); the next ticks
 # pass #1 and #2 over while they wait.
 t_tmux kill-session -t "=dev-$PROJ-3"
-rm -f "$RUN/dev-session-$PROJ-3.phase"
+rm -f "$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 sim_post /_admin/item '{"number": 3, "state": "closed"}' >/dev/null
 W=$(writes)
 dp
@@ -103,7 +103,7 @@ check "#1 launched after its wait" t_tmux has-session -t "=dev-$PROJ-1"
 check_eq "#1 claimed" "$(labels 1)" in-progress
 check "#1: its record is forgotten" test ! -e "$RUN/dev-backoff-$PROJ-1"
 t_tmux kill-session -t "=dev-$PROJ-1"
-rm -f "$RUN/dev-session-$PROJ-1.phase"
+rm -f "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 sim_post /_admin/item '{"number": 1, "state": "closed"}' >/dev/null
 dp
 rc_is "#2 tried again" 0

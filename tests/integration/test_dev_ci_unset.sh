@@ -23,7 +23,8 @@ mkdir -p "$T/al-2"
 t_tmux new-session -d -s "dev-$PROJ-2" -x 200 -y 50 \
     "env FAKE_AGENT_LOG=$T/al-2 $FAKE_AGENT"
 wait_for "t_tmux capture-pane -p -t dev-$PROJ-2 | grep -q '❯'" 10
-echo PHASE:awaiting_ci >"$RUN/dev-session-$PROJ-2.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-2"
+echo PHASE:awaiting_ci >"$RUN/sessions/active/dev-$PROJ-2/dev-session-$PROJ-2.phase"
 merged3() {
 	sim_state_get '[p["merged"] for p in d["pulls"] if p["number"] == 3][0]'
 }

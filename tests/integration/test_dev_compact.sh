@@ -31,7 +31,7 @@ C=$(cat "$T/agentlog/compact-1.txt")
 check_has "given again: said why" "$C" "The conversation was compacted."
 check_has "given again: the issue" "$C" "Add a parser"
 check_has "given again: its body" "$C" "Parse the input."
-check_has "given again: the phase file" "$C" "$RUN/dev-session-$PROJ-1.phase"
+check_has "given again: the phase file" "$C" "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 check_has "given again: the protocol" "$C" "PHASE:awaiting_ci"
 check_eq "given again: the launch prompt whole" \
     "$(tail -n +3 "$CTX")" "$(cat "$T/agentlog/prompt-1.txt")"

@@ -62,10 +62,11 @@ check "session running: no launch" test ! -e "$T/launched"
 t_tmux kill-session -t "dev-$PROJ-7"
 reset_log
 
-echo "PHASE:awaiting_review" >"$RUN/dev-session-$PROJ-9.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-9"
+echo "PHASE:awaiting_review" >"$RUN/sessions/active/dev-$PROJ-9/dev-session-$PROJ-9.phase"
 dp
 lhas "a phase in progress holds the slot" "agent running \(#9 in PHASE:awaiting_review\)"
-echo "PHASE:done" >"$RUN/dev-session-$PROJ-9.phase"
+echo "PHASE:done" >"$RUN/sessions/active/dev-$PROJ-9/dev-session-$PROJ-9.phase"
 mem 1500
 dp
 lnot "a finished phase does not" "agent running"
@@ -77,12 +78,12 @@ check_eq "low memory: nothing scheduled" "$(requests 'labels=')" 0
 lhas "done, no such issue: looked at again" \
     "#9: done, but the issue is not there — looked at again next tick"
 check "done, no such issue: the phase file stays" \
-    test -e "$RUN/dev-session-$PROJ-9.phase"
+    test -e "$RUN/sessions/active/dev-$PROJ-9/dev-session-$PROJ-9.phase"
 dp
 lhas "done, no such issue twice: cleaned up" "#9: done — cleaning up"
 check "done, no such issue twice: the phase file went" \
-    test ! -e "$RUN/dev-session-$PROJ-9.phase"
-rm -f "$RUN/dev-session-$PROJ-9.phase"
+    test ! -e "$RUN/sessions/active/dev-$PROJ-9/dev-session-$PROJ-9.phase"
+rm -f "$RUN/sessions/active/dev-$PROJ-9/dev-session-$PROJ-9.phase"
 
 # Legacy mode judges the slot by the PID in dev-agent-P.lock only.
 export DEV_AGENT_CMD="$T/agent.sh"

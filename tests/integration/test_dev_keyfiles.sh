@@ -20,7 +20,8 @@ agent() {	# N PHASE
 	t_tmux new-session -d -s "dev-$PROJ-$1" -x 200 -y 50 \
 	    "env FAKE_AGENT_LOG=$T/al-$1 $FAKE_AGENT"
 	wait_for "t_tmux capture-pane -p -t dev-$PROJ-$1 | grep -q '❯'" 10
-	echo "$2" >"$RUN/dev-session-$PROJ-$1.phase"
+	mkdir -p "$RUN/sessions/active/dev-$PROJ-$1"
+	echo "$2" >"$RUN/sessions/active/dev-$PROJ-$1/dev-session-$PROJ-$1.phase"
 }
 agent 1 PHASE:awaiting_ci
 agent 2 PHASE:done

@@ -103,14 +103,14 @@ hookcmd() {
 check_eq "PostToolUse matches Bash and Write" \
     "$(pyjson "d['hooks']['PostToolUse'][0]['matcher']" <"$S")" 'Bash|Write'
 sh -c "$(hookcmd Stop)" </dev/null
-check "Stop hook writes the idle marker" test -s "$RUN/claude-idle-dev-$PROJ-1.ts"
+check "Stop hook writes the idle marker" test -s "$RUN/sessions/active/dev-$PROJ-1/claude-idle-dev-$PROJ-1.ts"
 sh -c "$(hookcmd SessionEnd)" </dev/null
-check "SessionEnd hook writes the exited marker" test -s "$RUN/claude-exited-dev-$PROJ-1.ts"
+check "SessionEnd hook writes the exited marker" test -s "$RUN/sessions/active/dev-$PROJ-1/claude-exited-dev-$PROJ-1.ts"
 echo '{"tool_name": "Bash", "tool_input": {"command": "ls"}}' | sh -c "$(hookcmd PostToolUse)"
-check "PostToolUse ignores other tools' input" test ! -e "$RUN/phase-changed-dev-$PROJ-1.marker"
+check "PostToolUse ignores other tools' input" test ! -e "$RUN/sessions/active/dev-$PROJ-1/phase-changed-dev-$PROJ-1.marker"
 printf '{"tool_name": "Bash", "tool_input": {"command": "echo PHASE:awaiting_ci > %s"}}\n' \
-    "$RUN/dev-session-$PROJ-1.phase" | sh -c "$(hookcmd PostToolUse)"
-check "PostToolUse marks a phase write" test -s "$RUN/phase-changed-dev-$PROJ-1.marker"
+    "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase" | sh -c "$(hookcmd PostToolUse)"
+check "PostToolUse marks a phase write" test -s "$RUN/sessions/active/dev-$PROJ-1/phase-changed-dev-$PROJ-1.marker"
 check_eq "status line for operators" \
     "$(sed 's/^\[[^]]*\] //' "$RUN/dev-agent-status-$PROJ")" \
     "dev-poll: #1: session running (backlog)"
@@ -132,13 +132,15 @@ SIM_TOKEN=review-token sim_post "/api/v1/repos/johba/harb/pulls/$PR/reviews" \
 SIM_TOKEN=review-token sim_post "/api/v1/repos/johba/harb/issues/$PR/comments" \
     '{"body": "Please handle empty input."}' >/dev/null
 printf 'SHA: x\nSTATE: failure\n' >"$RUN/ci-result-$PROJ-1.txt"
-echo "PHASE:escalate" >"$RUN/dev-session-$PROJ-1.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
+echo "PHASE:escalate" >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 # The agent left an uncommitted file behind: the worktree is kept.
 echo scratch >"$WT/scratch.txt"
 mkdir -p "$T/agentlog2"
 export AGENT_CMD="env FAKE_AGENT_LOG=$T/agentlog2 $FAKE_AGENT"
 # The escalated phase would hold the slot; a finished one does not.
-echo "PHASE:done" >"$RUN/dev-session-$PROJ-1.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
+echo "PHASE:done" >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 sim_post /_admin/log/reset '{}' >/dev/null
 dp
 rc_is "recovery launch" 0
@@ -152,11 +154,11 @@ check "recovery prompt: the review comment" grep -q "\[review-bot\] Please handl
 check "recovery prompt: the diff so far" grep -q "p.c | 1 +" "$P2"
 check "recovery prompt: the last phase" grep -q "Last phase it reported: PHASE:done" "$P2"
 check "recovery prompt: the last CI result" grep -q "STATE: failure" "$P2"
-check "recovery prompt: the real phase file" grep -q "Phase file: \`$RUN/dev-session-$PROJ-1.phase\`" "$P2"
+check "recovery prompt: the real phase file" grep -q "Phase file: \`$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase\`" "$P2"
 check_eq "recovery: no label change (already claimed)" "$(writes)" 0
 check_eq "hooks not added twice" \
     "$(pyjson '[len(x) for x in [d["hooks"]["Stop"], d["hooks"]["SessionEnd"], d["hooks"]["PostToolUse"]]]' <"$S")" \
     '[2, 1, 1]'
 check_eq "recovery: the old phase is gone (the new session starts empty)" \
-    "$(wc -c <"$RUN/dev-session-$PROJ-1.phase")" 0
+    "$(wc -c <"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase")" 0
 tick_twice "recovery session running"

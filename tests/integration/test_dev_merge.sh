@@ -55,8 +55,9 @@ dev_sim - '[ci]' 'woodpecker_repo_id = 1' '[mirrors]' \
 JSON
 
 # Run files of issue 1 and a CI-fix count for PR 3 (and another PR).
-echo "PHASE:awaiting_review" >"$RUN/dev-session-$PROJ-1.phase"
-echo "summary" >"$RUN/dev-impl-summary-$PROJ-1.txt"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
+echo "PHASE:awaiting_review" >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
+echo "summary" >"$RUN/sessions/active/dev-$PROJ-1/dev-impl-summary-$PROJ-1.txt"
 echo '{"3": 2, "9": 1}' >"$FACTORY_ROOT/dev/ci-fixes-$PROJ.json"
 # The primary branch moved on at the origin (as a merge would do).
 git clone -q "$T/origin.git" "$T/other" &&
@@ -76,8 +77,8 @@ check_eq "merge asks for the branch to be deleted" \
     '["merge", true]'
 check_eq "issue 1 closed" "$(sim_state_get '[i["state"] for i in d["issues"] if i["number"] == 1][0]')" closed
 check_eq "issue 1 not in progress" "$(labels 1)" ""
-check "phase file removed" test ! -e "$RUN/dev-session-$PROJ-1.phase"
-check "summary removed" test ! -e "$RUN/dev-impl-summary-$PROJ-1.txt"
+check "phase file removed" test ! -e "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
+check "summary removed" test ! -e "$RUN/sessions/active/dev-$PROJ-1/dev-impl-summary-$PROJ-1.txt"
 check_eq "CI-fix count of PR 3 reset" \
     "$(pyjson 'd' <"$FACTORY_ROOT/dev/ci-fixes-$PROJ.json")" '{"9": 1}'
 check_eq "non-code PR 4 merged without CI" \

@@ -83,10 +83,11 @@ mkdir -p "$T/al-1"
 t_tmux new-session -d -s "dev-$PROJ-1" -x 200 -y 50 \
     "env FAKE_AGENT_LOG=$T/al-1 $FAKE_AGENT"
 wait_for "t_tmux capture-pane -p -t dev-$PROJ-1 | grep -q '❯'" 10
-echo PHASE:awaiting_review >"$RUN/dev-session-$PROJ-1.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
+echo PHASE:awaiting_review >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 dp
 check_eq "push rejected: escalated" \
-    "$(sed -n 1p "$RUN/dev-session-$PROJ-1.phase")" PHASE:escalate
+    "$(sed -n 1p "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase")" PHASE:escalate
 check "push rejected: the hook's words" \
-    grep -q 'PushRejected with remote message: denied by policy' "$RUN/dev-session-$PROJ-1.phase"
+    grep -q 'PushRejected with remote message: denied by policy' "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 check_eq "push rejected: no rebase asked" "$(prompts "$T/al-1")" 0

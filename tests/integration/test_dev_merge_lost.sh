@@ -95,12 +95,13 @@ tick_twice "merged by hand"
 legacy_stop
 unset DEV_AGENT_CMD
 case_start
-echo "PHASE:awaiting_review" >"$RUN/dev-session-$PROJ-1.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
+echo "PHASE:awaiting_review" >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 dp
 lhas "crash, merged: found" 'PR #3 was merged — no new session'
 check_eq "crash, merged: no session started" "$(sessions)" ""
 check "crash, merged: phase file removed" \
-    test ! -e "$RUN/dev-session-$PROJ-1.phase"
+    test ! -e "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 check_eq "crash, merged: issue closed" "$(state1)" closed
 check_eq "crash, merged: not in progress" "$(labels 1)" ""
 tick_twice "crash, merged"

@@ -44,7 +44,8 @@ agent() {	# N PHASE
 	t_tmux new-session -d -s "dev-$PROJ-$1" -x 200 -y 50 \
 	    "env FAKE_AGENT_LOG=$T/al-$1 $FAKE_AGENT"
 	wait_for "t_tmux capture-pane -p -t dev-$PROJ-$1 | grep -q '❯'" 10
-	echo "$2" >"$RUN/dev-session-$PROJ-$1.phase"
+	mkdir -p "$RUN/sessions/active/dev-$PROJ-$1"
+	echo "$2" >"$RUN/sessions/active/dev-$PROJ-$1/dev-session-$PROJ-$1.phase"
 }
 merges() {	# PR: merge requests so far
 	requests "/pulls/$1/merge$"
@@ -59,26 +60,26 @@ fault POST '/pulls/12/merge' 409
 dp
 lhas "405: said" 'PR #11 blocked — merge requirements not met \(HTTP 405\) — escalating #1'
 check_eq "405: the phase is escalate" \
-    "$(sed -n 1p "$RUN/dev-session-$PROJ-1.phase")" PHASE:escalate
+    "$(sed -n 1p "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase")" PHASE:escalate
 check_eq "405: the reason, as do_merge wrote it, with the forge's words" \
-    "$(sed -n 2p "$RUN/dev-session-$PROJ-1.phase")" \
+    "$(sed -n 2p "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase")" \
     "Reason: PR #11 merge blocked — merge requirements not met (HTTP 405): not allowed to merge [reason: Does not have enough approvals]"
 wait_for '[ -f "$T/al-2/prompt-1.txt" ]' 10
 check "409: the rebase asked" grep -q 'Rebase onto master and push' "$T/al-2/prompt-1.txt"
 check "409: with the commands" \
     grep -q 'git push --force-with-lease origin fix/issue-2' "$T/al-2/prompt-1.txt"
 check "409: and the way back to CI" \
-    grep -q "echo \"PHASE:awaiting_ci\" > \"$RUN/dev-session-$PROJ-2.phase\"" \
+    grep -q "echo \"PHASE:awaiting_ci\" > \"$RUN/sessions/active/dev-$PROJ-2/dev-session-$PROJ-2.phase\"" \
     "$T/al-2/prompt-1.txt"
 check "409: the forge's answer quoted" grep -q 'HTTP 409' "$T/al-2/prompt-1.txt"
 check_eq "not mergeable: no merge asked" "$(merges 14)" 0
 lhas "not mergeable: a later tick looks again" 'PR #14: not mergeable now .* a later tick looks again'
 check_eq "not mergeable: not escalated, no rebase yet" \
-    "$(sed -n 1p "$RUN/dev-session-$PROJ-4.phase") $(prompts "$T/al-4")" \
+    "$(sed -n 1p "$RUN/sessions/active/dev-$PROJ-4/dev-session-$PROJ-4.phase") $(prompts "$T/al-4")" \
     "PHASE:awaiting_review 0"
 check "not mergeable: noted, no refusal" grep -q "^UNMERGEABLE: $SHA4 " "$RUN/dev-state-$PROJ-4"
 check "not mergeable: no refusal remembered" sh -c "! grep -q '^REFUSED' '$RUN/dev-state-$PROJ-4'"
-MTIME=$(stat -c %Y "$RUN/dev-session-$PROJ-1.phase")
+MTIME=$(stat -c %Y "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase")
 dp
 dp
 sleep 0.5
@@ -86,7 +87,7 @@ check_eq "405: the merge is not asked again" "$(merges 11)" 1
 check_eq "409: the merge is not asked again" "$(merges 12)" 1
 check_eq "409: the rebase asked once" "$(prompts "$T/al-2")" 1
 check_eq "405: the escalation is not written again" \
-    "$(stat -c %Y "$RUN/dev-session-$PROJ-1.phase")" "$MTIME"
+    "$(stat -c %Y "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase")" "$MTIME"
 
 # Not mergeable at one head for a minute: a conflict, not a check still
 # going on (the note aged instead of waiting it out): the session is asked
@@ -98,7 +99,7 @@ lhas "conflict: said" 'PR #14: not mergeable for 6[0-9]s at .* — a conflict wi
 wait_for '[ -f "$T/al-4/prompt-1.txt" ]' 10
 check "conflict: the rebase asked" grep -q 'Rebase onto master and push' "$T/al-4/prompt-1.txt"
 check_eq "conflict: not escalated" \
-    "$(sed -n 1p "$RUN/dev-session-$PROJ-4.phase")" PHASE:awaiting_review
+    "$(sed -n 1p "$RUN/sessions/active/dev-$PROJ-4/dev-session-$PROJ-4.phase")" PHASE:awaiting_review
 dp
 sleep 0.5
 check_eq "conflict: the rebase asked once" "$(prompts "$T/al-4")" 1
@@ -107,11 +108,12 @@ check_eq "conflict: never a merge asked" "$(merges 14)" 0
 # Someone answered the escalation: the session moved on; the merge is
 # asked once more.
 sleep 1
-echo PHASE:awaiting_review >"$RUN/dev-session-$PROJ-1.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
+echo PHASE:awaiting_review >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 dp
 check_eq "405: asked again once the phase changed" "$(merges 11)" 2
 check_eq "405: escalated again" \
-    "$(sed -n 1p "$RUN/dev-session-$PROJ-1.phase")" PHASE:escalate
+    "$(sed -n 1p "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase")" PHASE:escalate
 
 # A conflict with no live session: one is started in recovery mode for
 # the rebase, then told.

@@ -86,7 +86,7 @@ check_eq "launch: claimed" "$(labels 3)" in-progress
 check "launch: the initial prompt" grep -q '^## Issue #3: Free' \
     "$T/agent-a/prompt-1.txt"
 check "launch: the phase file marks it started" \
-    test -e "$RUN/dev-session-$PROJ-3.phase"
+    test -e "$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 
 W=$(writes)
 dp --issue 1
@@ -103,7 +103,8 @@ check_eq "slot busy, running already: no forge write, no session" \
 
 # The session dies in awaiting_ci: it is started again in its worktree,
 # which keeps what the agent left there.
-echo 'PHASE:awaiting_ci' >"$RUN/dev-session-$PROJ-3.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-3"
+echo 'PHASE:awaiting_ci' >"$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 echo "work in progress" >"$RUN/$PROJ-worktree-3/wip.txt"
 t_tmux kill-session -t "dev-$PROJ-3"
 agent b
@@ -120,7 +121,8 @@ check "crashed session: the crash prompt" grep -q 'stopped before it reported' \
 # --force: past the slot (dev-P-3 lives) and the open dependency.  Not
 # past the Claude session lock: dev-P-3 waits for CI first, so its
 # wrapper lets go of the lock.
-echo 'PHASE:awaiting_ci' >"$RUN/dev-session-$PROJ-3.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-3"
+echo 'PHASE:awaiting_ci' >"$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 agent c
 dp --issue 2 --force
 rc_is "--force" 0

@@ -38,12 +38,14 @@ agent() {
 	wait_for "t_tmux capture-pane -p -t dev-$PROJ-$1 | grep -q '❯'" 10
 }
 phase() {	# N TEXT
-	printf '%b' "$2" >"$RUN/dev-session-$PROJ-$1.phase"
+	mkdir -p "$RUN/sessions/active/dev-$PROJ-$1"
+	printf '%b' "$2" >"$RUN/sessions/active/dev-$PROJ-$1/dev-session-$PROJ-$1.phase"
 }
 
 # --- awaiting_ci: the PR is opened once, CI pending: nothing injected.
 agent 1
-echo "Adds the a.c file." >"$RUN/dev-impl-summary-$PROJ-1.txt"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
+echo "Adds the a.c file." >"$RUN/sessions/active/dev-$PROJ-1/dev-impl-summary-$PROJ-1.txt"
 phase 1 'PHASE:awaiting_ci\n'
 dp
 rc_is "awaiting_ci, CI pending" 0
@@ -106,7 +108,7 @@ check_eq "retriggered once only" "$(sim_log_count POST '/api/repos/1/pipelines/[
 
 # --- the CI timeout: 30 minutes after the phase was written, once.
 sim_post /_admin/faults/clear '{}' >/dev/null
-touch -d '-40 minutes' "$RUN/dev-session-$PROJ-3.phase"
+touch -d '-40 minutes' "$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 dp
 wait_for '[ -f "$T/al-3/prompt-1.txt" ]' 10
 check "CI timeout injected" grep -q "CI TIMEOUT" "$T/al-3/prompt-1.txt"
@@ -139,8 +141,8 @@ rc_is "done after the merge" 0
 check "its conversations removed" test ! -e "$CONV"
 check "another worktree's kept" test -d "$T/agenthome/.claude/projects/-srv-other-worktree-1"
 check "session killed" sh -c "! t_tmux has-session -t dev-$PROJ-1 2>/dev/null"
-check "phase file removed" test ! -e "$RUN/dev-session-$PROJ-1.phase"
-check "summary removed" test ! -e "$RUN/dev-impl-summary-$PROJ-1.txt"
+check "phase file removed" test ! -e "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
+check "summary removed" test ! -e "$RUN/sessions/active/dev-$PROJ-1/dev-impl-summary-$PROJ-1.txt"
 check "ci-result removed" test ! -e "$RUN/ci-result-$PROJ-1.txt"
 check "worktree removed" test ! -e "$RUN/$PROJ-worktree-1"
 check_eq "in-progress removed" "$(labels 1)" ""
@@ -148,7 +150,8 @@ tick_twice "done cleaned up"
 
 # --- failed: refusals.
 agent 4
-printf '{"status": "too_large", "reason": "needs three subsystems"}' >"$RUN/dev-impl-summary-$PROJ-4.txt"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-4"
+printf '{"status": "too_large", "reason": "needs three subsystems"}' >"$RUN/sessions/active/dev-$PROJ-4/dev-impl-summary-$PROJ-4.txt"
 phase 4 'PHASE:failed\nReason: refused\n'
 dp
 check_eq "too_large: one comment, in post_refusal_comment's words" \
@@ -158,18 +161,20 @@ check_eq "too_large: the headings" \
 check "too_large: the reason is quoted" test "$(comments_with 4 'needs three subsystems')" = 1
 check_eq "too_large: underspecified, not backlog, not in-progress" "$(labels 4)" underspecified
 check "too_large: session killed" sh -c "! t_tmux has-session -t dev-$PROJ-4 2>/dev/null"
-check "too_large: phase file removed" test ! -e "$RUN/dev-session-$PROJ-4.phase"
+check "too_large: phase file removed" test ! -e "$RUN/sessions/active/dev-$PROJ-4/dev-session-$PROJ-4.phase"
 tick_twice "refusal handled"
 
 agent 5
-printf '{"status": "unmet_dependency", "blocked_by": "the lexer of #4", "suggestion": 4}' >"$RUN/dev-impl-summary-$PROJ-5.txt"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-5"
+printf '{"status": "unmet_dependency", "blocked_by": "the lexer of #4", "suggestion": 4}' >"$RUN/sessions/active/dev-$PROJ-5/dev-impl-summary-$PROJ-5.txt"
 phase 5 'PHASE:failed\nReason: refused\n'
 dp
 check_eq "unmet_dependency: backlog restored" "$(labels 5)" backlog
 check_eq "unmet_dependency: the suggestion" "$(comments_with 5 '**Suggestion:** Work on #4 first.')" 1
 check_eq "never blocked" "$(sim_state_get "len([i for i in d['issues'] if i['number'] in (4, 5) and 'blocked' in str(i['labels'])])")" 0
 
-printf '{"status": "already_done", "reason": "see src/x.c"}' >"$RUN/dev-impl-summary-$PROJ-6.txt"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-6"
+printf '{"status": "already_done", "reason": "see src/x.c"}' >"$RUN/sessions/active/dev-$PROJ-6/dev-impl-summary-$PROJ-6.txt"
 phase 6 'PHASE:failed\nReason: refused\n'
 dp
 check_eq "already_done: issue closed" "$(sim_state_get "[i['state'] for i in d['issues'] if i['number'] == 6][0]")" closed
@@ -183,7 +188,8 @@ printf '[{"on": "start", "say": "export FORGE_TOKEN=%s"}]' "$SECRET" \
 agent 7 "$T/say-token.json"
 wait_for "t_tmux capture-pane -p -t dev-$PROJ-7 | grep -q FORGE_TOKEN" 10
 t_tmux send-keys -t "dev-$PROJ-7" "" >/dev/null 2>&1
-printf '{"status": 42' >"$RUN/dev-impl-summary-$PROJ-7.txt"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-7"
+printf '{"status": 42' >"$RUN/sessions/active/dev-$PROJ-7/dev-impl-summary-$PROJ-7.txt"
 phase 7 'PHASE:failed\nReason: refused\n'
 dp
 check_eq "failed: one diagnostic comment" "$(comments_with 7 'Session failure diagnostic')" 1
@@ -208,11 +214,13 @@ check_eq "still one diagnostic" "$(comments_with 7 'Session failure diagnostic')
 # by the first tick that looks.
 agent 8
 phase 8 ''
-date +%s >"$RUN/claude-idle-dev-$PROJ-8.ts"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-8"
+date +%s >"$RUN/sessions/active/dev-$PROJ-8/claude-idle-dev-$PROJ-8.ts"
 dp
 lhas "idle just now: the tick waits" '#8: at the prompt with no phase for [0-9]+s — idle after 90s'
 check "idle just now: still alive" t_tmux has-session -t "dev-$PROJ-8"
-echo $(($(date +%s) - 91)) >"$RUN/claude-idle-dev-$PROJ-8.ts"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-8"
+echo $(($(date +%s) - 91)) >"$RUN/sessions/active/dev-$PROJ-8/claude-idle-dev-$PROJ-8.ts"
 dp
 lhas "idle past the grace: ended" '#8: idle at the prompt with no phase for 9[0-9]s \(90s allowed\)'
 check "idle past the grace: killed" sh -c "! t_tmux has-session -t dev-$PROJ-8 2>/dev/null"

@@ -29,7 +29,8 @@ agent() {
 	t_tmux new-session -d -s "dev-$PROJ-$1" -x 200 -y 50 \
 	    "env FAKE_AGENT_LOG=$T/al-$1 $FAKE_AGENT"
 	wait_for "t_tmux capture-pane -p -t dev-$PROJ-$1 | grep -q '❯'" 10
-	echo "$2" >"$RUN/dev-session-$PROJ-$1.phase"
+	mkdir -p "$RUN/sessions/active/dev-$PROJ-$1"
+	echo "$2" >"$RUN/sessions/active/dev-$PROJ-$1/dev-session-$PROJ-$1.phase"
 }
 alive() {
 	t_tmux has-session -t "dev-$PROJ-$1" 2>/dev/null && echo yes || echo no
@@ -66,7 +67,7 @@ check_eq "closed: the issue stays open" "$(state 1)" open
 check_eq "closed: the session ended" "$(alive 1)" no
 check "closed: the worktree removed" test ! -e "$RUN/$PROJ-worktree-1"
 check "closed: the phase file removed" \
-    test ! -e "$RUN/dev-session-$PROJ-1.phase"
+    test ! -e "$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 check "closed: the state forgotten" test ! -e "$RUN/dev-state-$PROJ-1"
 
 check_eq "merged: the issue closed" "$(state 2)" closed
@@ -74,7 +75,7 @@ check_eq "merged: in-progress removed" "$(labels 2)" ""
 check_eq "merged: the session ended" "$(alive 2)" no
 check "merged: the worktree removed" test ! -e "$RUN/$PROJ-worktree-2"
 check "merged: the phase file removed" \
-    test ! -e "$RUN/dev-session-$PROJ-2.phase"
+    test ! -e "$RUN/sessions/active/dev-$PROJ-2/dev-session-$PROJ-2.phase"
 check_eq "merged: no comment but the escalation's notice" "$(comments 2)" 1
 
 tick_twice "after the PRs closed"

@@ -63,8 +63,9 @@ HEAD12=$(printf '%s' "$DEV_TOK" | cut -c1-12)
 check "the pane wraps the long lines" \
     sh -c "tmux -L '$DISINTO_TMUX_SOCKET' capture-pane -p -S -200 \
     -t dev-$PROJ-1 | grep -q '^xxxx*$HEAD12\$'"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
 printf 'PHASE:failed\nReason: push with %s refused\n' "$DEV_TOK" \
-    >"$RUN/dev-session-$PROJ-1.phase"
+    >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 dp
 rc_is "failed session" 0
 check_eq "one diagnostic comment" \
@@ -104,9 +105,10 @@ t_tmux has-session -t "dev-$PROJ-2" 2>/dev/null ||
 	"env FAKE_AGENT_LOG=$T/agentlog2 $FAKE_AGENT"
 check "issue 2's session runs" \
     wait_for "t_tmux capture-pane -p -t dev-$PROJ-2 | grep -q '❯'" 10
+mkdir -p "$RUN/sessions/active/dev-$PROJ-2"
 printf 'Adds b.c; pushed with %s and %s.\n' "$DEV_TOK" "$API_KEY" \
-    >"$RUN/dev-impl-summary-$PROJ-2.txt"
-printf 'PHASE:awaiting_ci\n' >"$RUN/dev-session-$PROJ-2.phase"
+    >"$RUN/sessions/active/dev-$PROJ-2/dev-impl-summary-$PROJ-2.txt"
+printf 'PHASE:awaiting_ci\n' >"$RUN/sessions/active/dev-$PROJ-2/dev-session-$PROJ-2.phase"
 dp
 check_eq "the PR was opened" "$(sim_log_count POST '/pulls$' 201)" 1
 check_eq "its description has the summary, masked" \

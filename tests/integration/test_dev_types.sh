@@ -96,7 +96,8 @@ case_start
 t_tmux new-session -d -s "dev-$PROJ-1" -x 200 -y 50 \
     "env FAKE_AGENT_LOG=$T/al-1 $FAKE_AGENT"
 wait_for "t_tmux capture-pane -p -t dev-$PROJ-1 | grep -q '❯'" 10
-echo 'PHASE:awaiting_ci' >"$RUN/dev-session-$PROJ-1.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
+echo 'PHASE:awaiting_ci' >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 field_fault GET '/issues/1$' title 1
 dp
 lhas "title an array: said" "issue: 'title' is an array, not a string"
@@ -113,7 +114,8 @@ check_eq "then the PR has the issue's title" \
 scen '[{"number": 1, "title": "One", "labels": ["in-progress"]}]' '[]' \
     >"$T/case.json"
 case_start
-echo 'PHASE:awaiting_ci' >"$RUN/dev-session-$PROJ-1.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
+echo 'PHASE:awaiting_ci' >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 fault '{"method": "GET", "path": "/pulls/[0-9]+$", "mode": "wrongtype",
     "field": "head.sha", "count": 0}'
 dp

@@ -27,7 +27,8 @@ agent() {	# N PHASE
 	t_tmux new-session -d -s "dev-$PROJ-$1" -x 200 -y 50 \
 	    "env FAKE_AGENT_LOG=$T/al-$1 $FAKE_AGENT"
 	wait_for "t_tmux capture-pane -p -t dev-$PROJ-$1 | grep -q '❯'" 10
-	echo "$2" >"$RUN/dev-session-$PROJ-$1.phase"
+	mkdir -p "$RUN/sessions/active/dev-$PROJ-$1"
+	echo "$2" >"$RUN/sessions/active/dev-$PROJ-$1/dev-session-$PROJ-$1.phase"
 }
 alive() {
 	t_tmux has-session -t "dev-$PROJ-$1" 2>/dev/null && echo yes || echo no
@@ -36,7 +37,8 @@ alive() {
 # #1: an unknown phase at the prompt: the idle clock runs.  #2:
 # PHASE:merged of a closed issue: done.
 agent 1 PHASE:bogus
-date +%s >"$RUN/claude-idle-dev-$PROJ-1.ts"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
+date +%s >"$RUN/sessions/active/dev-$PROJ-1/claude-idle-dev-$PROJ-1.ts"
 agent 2 PHASE:merged
 # The stall on the code before: "unknown phase — ignored" every tick,
 # the session never ended and held the slot.
@@ -47,13 +49,14 @@ lhas "unknown: the idle clock runs" '#1: at the prompt with no phase for [0-9]+s
 lhas "merged: done" '#2: done — cleaning up'
 check_eq "merged: the session ended" "$(alive 2)" no
 check "merged: the phase file removed" \
-    test ! -e "$RUN/dev-session-$PROJ-2.phase"
+    test ! -e "$RUN/sessions/active/dev-$PROJ-2/dev-session-$PROJ-2.phase"
 dp
 lnot "unknown: not logged again" 'unknown phase'
 lhas "unknown: the idle clock goes on" 'idle after 90s'
 check "unknown: nothing injected" test "$(prompts "$T/al-1")" = 0
-echo PHASE:weird >"$RUN/dev-session-$PROJ-1.phase"
-echo $(($(date +%s) - 300)) >"$RUN/claude-idle-dev-$PROJ-1.ts"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
+echo PHASE:weird >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
+echo $(($(date +%s) - 300)) >"$RUN/sessions/active/dev-$PROJ-1/claude-idle-dev-$PROJ-1.ts"
 dp
 lhas "another value: logged" "#1: unknown phase 'PHASE:weird'"
 lhas "idle past AGENT_IDLE_SECONDS: failed" '#1: session failed: idle_prompt'
@@ -62,9 +65,10 @@ check_eq "idle: blocked" "$(labels 1)" blocked
 
 # #3: an unknown phase and the session gone: recovered.  #4: an unknown
 # phase unchanged past CLAUDE_TIMEOUT: recovered.
-echo PHASE:bogus >"$RUN/dev-session-$PROJ-3.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-3"
+echo PHASE:bogus >"$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 agent 4 PHASE:bogus
-touch -d '-20 minutes' "$RUN/dev-session-$PROJ-4.phase"
+touch -d '-20 minutes' "$RUN/sessions/active/dev-$PROJ-4/dev-session-$PROJ-4.phase"
 dp
 lhas "gone: recovered" '#3: the session is gone \(PHASE:bogus, recovery 1/2\)'
 lhas "stuck: recovered" '#4: the phase did not change within CLAUDE_TIMEOUT \(PHASE:bogus, recovery 1/2\)'

@@ -35,8 +35,9 @@ scen '[{"number": 6, "title": "Six", "labels": ["in-progress"]},
     '[]' >"$T/case.json"
 case_start
 failed() {	# N REASON [SUMMARY]
-	printf 'PHASE:failed\nReason: %s\n' "$2" >"$RUN/dev-session-$PROJ-$1.phase"
-	[ $# -lt 3 ] || printf '%s' "$3" >"$RUN/dev-impl-summary-$PROJ-$1.txt"
+	mkdir -p "$RUN/sessions/active/dev-$PROJ-$1"
+	printf 'PHASE:failed\nReason: %s\n' "$2" >"$RUN/sessions/active/dev-$PROJ-$1/dev-session-$PROJ-$1.phase"
+	[ $# -lt 3 ] || printf '%s' "$3" >"$RUN/sessions/active/dev-$PROJ-$1/dev-impl-summary-$PROJ-$1.txt"
 }
 failed 6 "broken build"
 failed 7 refused '{"status": "too_large", "reason": "three subsystems"}'

@@ -37,7 +37,7 @@ sleep 2
 check_eq "claim answered late: claimed, not given back" "$(labels 10)" \
     in-progress
 t_tmux kill-session -t "dev-$PROJ-10"
-rm -f "$RUN/dev-session-$PROJ-10.phase"
+rm -f "$RUN/sessions/active/dev-$PROJ-10/dev-session-$PROJ-10.phase"
 
 # A 404 on removing a label the issue still carries is not "removed": the
 # labels are read back and the removal sent again.  #20 is in progress
@@ -128,7 +128,8 @@ case_start
 t_tmux new-session -d -s "dev-$PROJ-1" -x 200 -y 50 \
     "env FAKE_AGENT_LOG=$T/al-1 $FAKE_AGENT"
 wait_for "t_tmux capture-pane -p -t dev-$PROJ-1 | grep -q '❯'" 10
-echo 'PHASE:awaiting_ci' >"$RUN/dev-session-$PROJ-1.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
+echo 'PHASE:awaiting_ci' >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 fault POST '/pulls$' 500
 dp
 rc_is "POST /pulls refused" 1
@@ -144,8 +145,9 @@ check "POST /pulls refused twice: how to try again" \
     grep -q 'could not be created' "$T/al-1/prompt-1.txt"
 faults_clear
 
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
 printf 'PHASE:failed\nReason: tests do not pass\n' \
-    >"$RUN/dev-session-$PROJ-1.phase"
+    >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 fault POST '/issues/1/comments$' 500
 dp
 rc_is "diagnostic comment refused" 1

@@ -29,11 +29,12 @@ printf '100000.00 200000.00\n' >"$T/proc/uptime"
 # escalated: an escalation of #9 past its 24-hour timeout, whose session
 # is gone (the supervisor would block #9); with "gone", none.
 escalated() {
-	rm -f "$RUN/dev-session-$PROJ-9.phase"
+	rm -f "$RUN/sessions/active/dev-$PROJ-9/dev-session-$PROJ-9.phase"
 	[ "$1" = gone ] && return
+	mkdir -p "$RUN/sessions/active/dev-$PROJ-9"
 	printf 'PHASE:escalate\nReason: which API?\n' \
-	    >"$RUN/dev-session-$PROJ-9.phase"
-	touch -d '30 hours ago' "$RUN/dev-session-$PROJ-9.phase"
+	    >"$RUN/sessions/active/dev-$PROJ-9/dev-session-$PROJ-9.phase"
+	touch -d '30 hours ago' "$RUN/sessions/active/dev-$PROJ-9/dev-session-$PROJ-9.phase"
 }
 
 # snap: every file and directory of the trees a tick may write, a file

@@ -37,10 +37,11 @@ gone() {
 # parked N HOURS_AGO REASON: issue N escalated HOURS_AGO, its
 # conversation (Claude session id abc-N) parked, its worktree not there.
 parked() {
-	printf 'PHASE:escalate\nReason: %s\n' "$3" >"$RUN/dev-session-$PROJ-$1.phase"
-	[ "$2" = 0 ] || touch -d "$2 hours ago" "$RUN/dev-session-$PROJ-$1.phase"
+	mkdir -p "$RUN/sessions/active/dev-$PROJ-$1"
+	printf 'PHASE:escalate\nReason: %s\n' "$3" >"$RUN/sessions/active/dev-$PROJ-$1/dev-session-$PROJ-$1.phase"
+	[ "$2" = 0 ] || touch -d "$2 hours ago" "$RUN/sessions/active/dev-$PROJ-$1/dev-session-$PROJ-$1.phase"
 	printf 'ID: abc-%s\nAT: %s\nWORKTREE: %s\nREASON: %s\n' "$1" \
-	    "$(stat -c %Y "$RUN/dev-session-$PROJ-$1.phase")" \
+	    "$(stat -c %Y "$RUN/sessions/active/dev-$PROJ-$1/dev-session-$PROJ-$1.phase")" \
 	    "$RUN/$PROJ-worktree-$1" "$3" >"$RUN/dev-escalation-parked-$PROJ-$1"
 }
 
@@ -48,7 +49,7 @@ parked() {
 agent a1 '[{"phase": "PHASE:escalate", "reason": "postgres or sqlite?", "stop": true}]'
 dp
 rc_is "#1 launched" 0
-wait_for "grep -q escalate '$RUN/dev-session-$PROJ-1.phase' && [ -s '$RUN/claude-id-dev-$PROJ-1' ]" 10
+wait_for "grep -q escalate '$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase' && [ -s '$RUN/sessions/active/dev-$PROJ-1/claude-id-dev-$PROJ-1' ]" 10
 agent a2 '[]'
 dp
 rc_is "the tick of the escalation" 0
@@ -67,7 +68,8 @@ rc_is "the tick that finds the reply" 0
 lhas "dev-poll keeps the reply" "reply recorded for the parked conversation"
 check "the reply waits for the resume" test -s "$RUN/dev-escalation-resume-$PROJ-1"
 check "#1 waits while #2 works" gone "dev-$PROJ-1"
-printf 'PHASE:failed\nReason: gave up\n' >"$RUN/dev-session-$PROJ-2.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-2"
+printf 'PHASE:failed\nReason: gave up\n' >"$RUN/sessions/active/dev-$PROJ-2/dev-session-$PROJ-2.phase"
 dp
 rc_is "the tick that resumes" 0
 lhas "the reply resumes #1" "resuming Claude session fake-agent"
@@ -77,7 +79,8 @@ check "the reply is its first message" \
     grep -qF 'Use sqlite, keep it simple.' "$T/a1r/prompt-1.txt"
 check "the records are gone" sh -c \
     "[ ! -e '$RUN/dev-escalation-parked-$PROJ-1' ] && [ ! -e '$RUN/dev-escalation-resume-$PROJ-1' ]"
-printf 'PHASE:failed\nReason: done here\n' >"$RUN/dev-session-$PROJ-1.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
+printf 'PHASE:failed\nReason: done here\n' >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 dp
 check "#1 ended" gone "dev-$PROJ-1"
 
@@ -98,7 +101,8 @@ check "in the worktree at the same path" test "$(t_tmux display-message -p -t "d
 check "on the pushed branch" test -f "$RUN/$PROJ-worktree-3/three.txt"
 check "#3's reply is its first message" grep -qF 'Port 8080.' "$T/a3/prompt-1.txt"
 check "#3's records are gone" test ! -e "$RUN/dev-escalation-parked-$PROJ-3"
-printf 'PHASE:failed\nReason: done here\n' >"$RUN/dev-session-$PROJ-3.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-3"
+printf 'PHASE:failed\nReason: done here\n' >"$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 dp
 
 # --- a parked worktree removed with its branch: a fresh conversation -----
@@ -133,7 +137,7 @@ dp
 check_eq "24 h: labelled blocked" "$(labels 5)" blocked
 check_eq "24 h: the diagnostic" "$(comments_with 5 '<!-- escalation-timeout: proj-5')" 1
 check "24 h: the parked record is removed" test ! -e "$RUN/dev-escalation-parked-$PROJ-5"
-check "24 h: the phase file is removed" test ! -e "$RUN/dev-session-$PROJ-5.phase"
+check "24 h: the phase file is removed" test ! -e "$RUN/sessions/active/dev-$PROJ-5/dev-session-$PROJ-5.phase"
 check "no supervisor-poll ran" test ! -e "$SUP_LOG"
 
 # --- both tools: one pass at a time --------------------------------------

@@ -33,9 +33,9 @@ agent a1 '[{"phase": "PHASE:escalate", "reason": "postgres or sqlite?", "stop": 
 dp
 rc_is "#1 launched" 0
 check "session of #1 lives" alive "dev-$PROJ-1"
-wait_for "grep -q escalate '$RUN/dev-session-$PROJ-1.phase' && [ -s '$RUN/claude-id-dev-$PROJ-1' ]" 10
+wait_for "grep -q escalate '$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase' && [ -s '$RUN/sessions/active/dev-$PROJ-1/claude-id-dev-$PROJ-1' ]" 10
 check_eq "the Stop hook kept the Claude session id" \
-    "$(cat "$RUN/claude-id-dev-$PROJ-1")" fake-agent
+    "$(cat "$RUN/sessions/active/dev-$PROJ-1/claude-id-dev-$PROJ-1")" fake-agent
 agent a2 '[]'
 dp
 rc_is "the tick that parks #1" 0
@@ -88,7 +88,8 @@ check "the reply still waits" test -s "$RUN/dev-escalation-resume-$PROJ-1"
 # --- #2 ends: the same tick resumes #1 with the reply ---------------------
 # (killed between the resumed session's start and the reply: the next
 # tick delivers it, once)
-printf 'PHASE:failed\nReason: gave up\n' >"$RUN/dev-session-$PROJ-2.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-2"
+printf 'PHASE:failed\nReason: gave up\n' >"$RUN/sessions/active/dev-$PROJ-2/dev-session-$PROJ-2.phase"
 DISINTO_TEST_CRASH=session-started dp
 check_eq "the resuming tick was killed at the point" "$DP_RC" 137
 check "#2 ended" sh -c "! tmux -L $(tmux_sock) has-session -t dev-$PROJ-2 2>/dev/null"
@@ -119,10 +120,11 @@ check "the resumed session is not parked again" alive "dev-$PROJ-1"
 check_eq "still one notice" "$(ck_notices 1)" 1
 
 # --- 24 hours: a parked conversation ends as blocked ----------------------
-printf 'PHASE:escalate\nReason: need creds\n' >"$RUN/dev-session-$PROJ-3.phase"
-touch -d '25 hours ago' "$RUN/dev-session-$PROJ-3.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-3"
+printf 'PHASE:escalate\nReason: need creds\n' >"$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
+touch -d '25 hours ago' "$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 printf 'ID: abc-3\nAT: %s\nWORKTREE: %s\nREASON: need creds\n' \
-    "$(stat -c %Y "$RUN/dev-session-$PROJ-3.phase")" "$RUN/$PROJ-worktree-3" \
+    "$(stat -c %Y "$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase")" "$RUN/$PROJ-worktree-3" \
     >"$RUN/dev-escalation-parked-$PROJ-3"
 ck_sup
 check_eq "24 h: labelled blocked" "$(labels 3)" blocked
@@ -131,7 +133,7 @@ check_eq "24 h: the diagnostic is posted" \
 check "24 h: the parked record is removed" \
     test ! -e "$RUN/dev-escalation-parked-$PROJ-3"
 check "24 h: the phase file is removed" \
-    test ! -e "$RUN/dev-session-$PROJ-3.phase"
+    test ! -e "$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 ck_sup
 check_eq "24 h: one diagnostic over two ticks" \
     "$(comments_with 3 '<!-- escalation-timeout: proj-3 -->')" 1

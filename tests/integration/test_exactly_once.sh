@@ -46,7 +46,7 @@ check "the prompt arrives" wait_for '[ -f "$A/prompt-1.txt" ]' 10
 check "it is the first prompt" grep -q "You are a developer working on issue #1" \
     "$A/prompt-1.txt"
 check "the agent works on it" \
-    wait_for "grep -q awaiting_ci '$RUN/dev-session-$PROJ-1.phase'" 10
+    wait_for "grep -q awaiting_ci '$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase'" 10
 check_eq "once" "$(prompts "$A")" 1
 
 # --- killed after typing "CI passed", before recording it ---------------
@@ -98,10 +98,12 @@ for n in 2 3 4; do
 	$TT -e FAKE_AGENT_LOG="$T/dev$n" new "dev-$PROJ-$n" "$T/wt$n" \
 	    "$FAKE_AGENT" >/dev/null
 	$TT wait-ready "dev-$PROJ-$n" "❯" 10 >/dev/null
-	echo PHASE:awaiting_review >"$RUN/dev-session-$PROJ-$n.phase"
+	mkdir -p "$RUN/sessions/active/dev-$PROJ-$n"
+	echo PHASE:awaiting_review >"$RUN/sessions/active/dev-$PROJ-$n/dev-session-$PROJ-$n.phase"
 done
 # #4 waits for its turn below.
-echo PHASE:awaiting_ci >"$RUN/dev-session-$PROJ-4.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-4"
+echo PHASE:awaiting_ci >"$RUN/sessions/active/dev-$PROJ-4/dev-session-$PROJ-4.phase"
 rp() {	# [VAR=value...]: one review-poll tick of the project
 	env "$@" "$O/review-poll/review-poll" "$P" >>"$T/rp.out" 2>&1
 	RP_RC=$?
@@ -141,7 +143,8 @@ check_eq "#2: typed once" "$(prompts "$T/dev2")" 1
 check_eq "#3: typed once" "$(prompts "$T/dev3")" 1
 
 # #4: killed after typing the verdict, before recording it.
-echo PHASE:awaiting_review >"$RUN/dev-session-$PROJ-4.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-4"
+echo PHASE:awaiting_review >"$RUN/sessions/active/dev-$PROJ-4/dev-session-$PROJ-4.phase"
 rp DISINTO_TEST_CRASH=typed
 check_eq "review-poll killed after typing" "$RP_RC" 137
 check "#4: the verdict arrived" wait_for '[ -f "$T/dev4/prompt-1.txt" ]' 10

@@ -84,7 +84,7 @@ cron() {
 	fi
 }
 phase() {
-	head -1 "$RUN/dev-session-$P-1.phase" 2>/dev/null
+	head -1 "$RUN/sessions/active/dev-$P-1/dev-session-$P-1.phase" 2>/dev/null
 }
 forge() {	# python expression over the simulator state d
 	sim_get /_admin/state | pyjson "$1"
@@ -295,7 +295,7 @@ check_eq "review-poll tick 1 (review agent): exit 0" "$CRON_RC" 0
 # factory run the way cron runs it), which may post the review before the
 # next scheduled tick: either is the agent's end.
 review_done() {
-	grep -q done "$RUN/review-session-$P-$PR.phase" 2>/dev/null ||
+	grep -q done "$RUN/sessions/active/review-$P-$PR/review-session-$P-$PR.phase" 2>/dev/null ||
 	    [ "$(forge "[r['state'] for p in d['pulls'] for r in p['reviews']]")" = '["APPROVED"]' ]
 }
 wait_for review_done 30 ||

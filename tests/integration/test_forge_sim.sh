@@ -534,11 +534,11 @@ cat >"$B/script.json" <<EOF2
 ]
 EOF2
 printf 'Work on issue #7.\nWrite your phase to %s and the summary to %s.\nreview output: %s\n' \
-    "$B/run/dev-session-p-7.phase" "$B/run/dev-impl-summary-p-7.txt" "$B/out.json" \
+    "$B/run/sessions/active/dev-p-7/dev-session-p-7.phase" "$B/run/sessions/active/dev-p-7/dev-impl-summary-p-7.txt" "$B/out.json" \
     >"$B/prompt.txt"
 # The tmux server keeps the environment it started with: pass new values.
 t_tmux new-session -d -s t2 -x 200 -y 50 -e FAKE_AGENT_LOG="$B/log" \
-    -e FAKE_AGENT_PHASE_FILE= -e FAKE_AGENT_IDLE_MARKER="$B/run/claude-idle-t2.ts" \
+    -e FAKE_AGENT_PHASE_FILE= -e FAKE_AGENT_IDLE_MARKER="$B/run/sessions/active/t2/claude-idle-t2.ts" \
     "cd '$B/wt' && '$FAKE_AGENT' --script '$B/script.json' --model x; sleep 30"
 check "agent 2 ready" wait_for \
     "tmux -L '$DISINTO_TMUX_SOCKET' capture-pane -p -t t2 | grep -q '❯'" 10
@@ -546,13 +546,13 @@ t_tmux load-buffer -b b2 "$B/prompt.txt"
 t_tmux paste-buffer -p -t t2 -b b2
 t_tmux send-keys -t t2 Enter
 check "agent 2: phase file from the prompt path" wait_for \
-    '[ -f "$B/run/dev-session-p-7.phase" ]' 10
-check_eq "agent 2: phase" "$(cat "$B/run/dev-session-p-7.phase" 2>/dev/null)" PHASE:done
-check_eq "agent 2: summary" "$(cat "$B/run/dev-impl-summary-p-7.txt" 2>/dev/null)" \
+    '[ -f "$B/run/sessions/active/dev-p-7/dev-session-p-7.phase" ]' 10
+check_eq "agent 2: phase" "$(cat "$B/run/sessions/active/dev-p-7/dev-session-p-7.phase" 2>/dev/null)" PHASE:done
+check_eq "agent 2: summary" "$(cat "$B/run/sessions/active/dev-p-7/dev-impl-summary-p-7.txt" 2>/dev/null)" \
     "Added a README."
 check_eq "agent 2: captured path written" "$(cat "$B/out.json" 2>/dev/null)" \
     '{"verdict": "APPROVE"}'
 check_eq "agent 2: pushed commit" "$(git --git-dir="$B/origin.git" log -1 \
     --format=%s refs/heads/fix/issue-7 2>/dev/null)" "docs: add README"
 check "agent 2: prompt saved" cmp "$B/prompt.txt" "$B/log/prompt-1.txt"
-check "agent 2: idle marker touched" wait_for '[ -f "$B/run/claude-idle-t2.ts" ]' 5
+check "agent 2: idle marker touched" wait_for '[ -f "$B/run/sessions/active/t2/claude-idle-t2.ts" ]' 5

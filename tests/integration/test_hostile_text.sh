@@ -119,7 +119,8 @@ JSON
 case_start "$T/case.json" '[ci]' 'woodpecker_repo_id = 1'
 export WOODPECKER_REPO_ID=1
 agent "dev-$PROJ-2" "$T/al-2"
-echo PHASE:awaiting_ci >"$RUN/dev-session-$PROJ-2.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-2"
+echo PHASE:awaiting_ci >"$RUN/sessions/active/dev-$PROJ-2/dev-session-$PROJ-2.phase"
 sim_post /_admin/pipeline "{\"commit\": \"$SHA2\", \"status\": \"failure\", \"branch\": \"fix/issue-2\", \"steps\": [{\"name\": \"test\", \"state\": \"failure\", \"exit_code\": 1, \"log\": [\"\\u001b[32mok\\u001b[0m 1\", \"progress 10%\\r progress 100%\\r\", \"FAIL\\u001b[201~\\rlog typed\\r\", \"bad bytes \\udcff\\udcfe\\udc9b end\", \"rtl \\u202e txt\"]}]}" >/dev/null
 dp
 wait_for '[ -f "$T/al-2/prompt-1.txt" ]' 20
@@ -159,7 +160,8 @@ export FORGE_REVIEW_TOKEN=review-token WOODPECKER_REPO_ID=0
 : >"$FACTORY_ROOT/state/.reviewer-active"
 mkdir -p "$FACTORY_ROOT/review"
 agent "dev-$PROJ-3" "$T/al-3"
-echo PHASE:awaiting_review >"$RUN/dev-session-$PROJ-3.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-3"
+echo PHASE:awaiting_review >"$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
 "$O/review-poll/review-poll" "$P" >"$T/rp.out" 2>&1
 wait_for '[ -f "$T/al-3/prompt-1.txt" ]' 20
 sleep 0.5
@@ -170,7 +172,8 @@ has "review: the text, safe" "Fix this.$ATTACK""review typed\r\x1b[1;1H\xc2\x9b2
 
 # --- a human's answer to an escalation: supervisor-poll --------------------
 agent "dev-$PROJ-4" "$T/al-4"
-printf 'PHASE:escalate\nReason: which one?\n' >"$RUN/dev-session-$PROJ-4.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-4"
+printf 'PHASE:escalate\nReason: which one?\n' >"$RUN/sessions/active/dev-$PROJ-4/dev-session-$PROJ-4.phase"
 mkdir -p "$FACTORY_ROOT/projects" "$FACTORY_ROOT/supervisor" "$T/proc"
 cp "$P" "$FACTORY_ROOT/projects/$PROJ.toml"
 printf '100000.00 200000.00\n' >"$T/proc/uptime"

@@ -57,7 +57,7 @@ queued() {
 DISINTO_TEST_CRASH=mailbox-typed dp
 rc_is "the launch" 0
 check "the session started" t_tmux has-session -t "=$S"
-check "awaiting_ci" wait_for "grep -q awaiting_ci '$RUN/dev-session-$PROJ-1.phase'" 10
+check "awaiting_ci" wait_for "grep -q awaiting_ci '$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase'" 10
 check "awaiting_ci: the session let go of the lock" wait_for free 5
 
 # --- a CI result while the lock is held elsewhere -----------------------
@@ -87,7 +87,7 @@ check "the mailbox emptied" wait_for '! [ -e "$MBOX" ]' 15
 check "the typing child was killed after typing, then settled by a look" \
     grep -q "agent: session $S: 'ci [0-9a-f]* success 0' (recorded, typed 1 time): the session has it, not typed again" "$DEVLOG"
 check "delivered from the mailbox" grep -q "agent: session $S: 'ci [0-9a-f]* success 0' delivered from its mailbox" "$DEVLOG"
-check "awaiting_review" wait_for "grep -q awaiting_review '$RUN/dev-session-$PROJ-1.phase'" 10
+check "awaiting_review" wait_for "grep -q awaiting_review '$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase'" 10
 check "awaiting_review: the lock is free again" wait_for free 10
 dp
 rc_is "a tick after the delivery" 0
@@ -121,7 +121,8 @@ check_eq "each once" "$(prompts "$A")" 4
 # --- a review verdict while the lock is held elsewhere ------------------
 # The lock is the session's while it works on the notes; it lets go when
 # the agent writes its phase again.
-echo PHASE:awaiting_review >"$RUN/dev-session-$PROJ-1.phase"
+mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
+echo PHASE:awaiting_review >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 check "the session lets go of the lock" wait_for free 10
 mkdir -p "$FACTORY_ROOT/review"
 : >"$FACTORY_ROOT/state/.reviewer-active"

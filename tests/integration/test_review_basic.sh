@@ -82,7 +82,7 @@ check_eq "the review agent runs with the review model" \
 	grep -c -- '--model sonnet')" 1
 rv_wait_done 13 14 18
 check "the prompt names the output file" \
-    grep -q "REVIEW_OUTPUT_FILE=$DISINTO_RUN_DIR/harb-review-output-14.json" \
+    grep -q "REVIEW_OUTPUT_FILE=$DISINTO_RUN_DIR/sessions/active/review-harb-14/harb-review-output-14.json" \
     "$T/prompts/pr-14.txt"
 check "the prompt holds the diff" grep -q '^+++ b/four.c' "$T/prompts/pr-14.txt"
 check "the prompt holds the changed files" grep -qx 'four.c' "$T/prompts/pr-14.txt"
@@ -105,7 +105,7 @@ check_eq "sessions after tick 2 (finished ones killed)" "$(sessions)" \
     "review-harb-11 review-harb-12 review-harb-14 "
 rv_wait_done 11 12 14
 check_eq "the discussed review awaits changes" \
-    "$(cat "$DISINTO_RUN_DIR/review-session-harb-13.phase" | tr '\n' ' ')" \
+    "$(cat "$DISINTO_RUN_DIR/sessions/active/review-harb-13/review-session-harb-13.phase" | tr '\n' ' ')" \
     "PHASE:awaiting_changes SHA:$S3 "
 # Tick 3: collect 11, 12 and #14 (failed again); #14's third try.
 rv_tick
@@ -115,8 +115,8 @@ rv_wait_done 14
 rv_tick
 check_eq "tick 4 exits 0" "$RV_RC" 0
 check_eq "only the awaiting_changes reviews stay" \
-    "$(cd "$DISINTO_RUN_DIR" && ls review-session-* | tr '\n' ' ')" \
-    "review-session-harb-12.phase review-session-harb-13.phase "
+    "$(cd "$DISINTO_RUN_DIR/sessions/active" && ls */review-session-* | tr '\n' ' ')" \
+    "review-harb-12/review-session-harb-12.phase review-harb-13/review-session-harb-13.phase "
 check_eq "no session is left" "$(sessions)" ""
 check_eq "no worktree is left" \
     "$(ls -d "$DISINTO_RUN_DIR"/harb-review-[0-9]* 2>/dev/null)" ""

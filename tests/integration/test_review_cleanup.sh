@@ -53,9 +53,10 @@ sim_post /_admin/item '{"number": 14, "state": "closed"}' >/dev/null
 # (its launch record, then the agent's phase and output).
 printf 'SHA:%s\nPREV:\nAT:%s\n' "$S7" "$(($(date +%s) - 60))" \
     >"$DISINTO_RUN_DIR/$P-review-request-17"
-echo PHASE:done >"$DISINTO_RUN_DIR/review-session-$P-17.phase"
+mkdir -p "$DISINTO_RUN_DIR/sessions/active/review-$P-17"
+echo PHASE:done >"$DISINTO_RUN_DIR/sessions/active/review-$P-17/review-session-$P-17.phase"
 echo '{"verdict": "APPROVE", "verdict_reason": "ok", "review_markdown": "fine"}' \
-    >"$DISINTO_RUN_DIR/$P-review-output-17.json"
+    >"$DISINTO_RUN_DIR/sessions/active/review-$P-17/$P-review-output-17.json"
 
 # Inactive: nothing at all.
 rm "$FACTORY_ROOT/state/.reviewer-active"
@@ -158,10 +159,12 @@ for n in 12 13; do
 	    '{"event": "APPROVED", "body": "fine"}' >/dev/null
 done
 echo review-harb-11 >"$DISINTO_RUN_DIR/review-injected-$P-11"
+mkdir -p "$DISINTO_RUN_DIR/sessions/active/review-$P-12"
 printf 'PHASE:awaiting_changes\nSHA:%s\n' "$S2" \
-    >"$DISINTO_RUN_DIR/review-session-$P-12.phase"
-touch -d '4 hours ago 1 minute ago' "$DISINTO_RUN_DIR/review-session-$P-12.phase"
-echo PHASE:review_complete >"$DISINTO_RUN_DIR/review-session-$P-13.phase"
+    >"$DISINTO_RUN_DIR/sessions/active/review-$P-12/review-session-$P-12.phase"
+touch -d '4 hours ago 1 minute ago' "$DISINTO_RUN_DIR/sessions/active/review-$P-12/review-session-$P-12.phase"
+mkdir -p "$DISINTO_RUN_DIR/sessions/active/review-$P-13"
+echo PHASE:review_complete >"$DISINTO_RUN_DIR/sessions/active/review-$P-13/review-session-$P-13.phase"
 rv_tick
 check_eq "cleanup tick: exit 0" "$RV_RC" 0
 check_eq "sessions of the closed, idle and unknown reviews killed" \

@@ -113,7 +113,7 @@ check_eq "dismissal refused: the old review stays" \
     "review-bot REQUEST_CHANGES 0000000000000000000000000000000000000000 False"
 for n in 11 12 13 15 16; do
 	check_eq "#$n is still to be posted" \
-	    "$(head -1 "$DISINTO_RUN_DIR/review-session-$P-$n.phase")" \
+	    "$(head -1 "$DISINTO_RUN_DIR/sessions/active/review-$P-$n/review-session-$P-$n.phase")" \
 	    PHASE:done
 done
 faults_clear
@@ -132,7 +132,7 @@ check_eq "#16: still one comment, one approval" \
 check_eq "#12 completed once" \
     "$(n_comments 12) $(n_reviews 12 REQUEST_CHANGES)" "1 1"
 check_eq "#12 now awaits changes" \
-    "$(head -1 "$DISINTO_RUN_DIR/review-session-$P-12.phase")" \
+    "$(head -1 "$DISINTO_RUN_DIR/sessions/active/review-$P-12/review-session-$P-12.phase")" \
     PHASE:awaiting_changes
 rv_wait_done 17
 rv_tick

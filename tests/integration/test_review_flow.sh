@@ -39,7 +39,8 @@ TOML
 mkdir -p "$T/dev1" "$T/wt1"
 $TT -e FAKE_AGENT_LOG="$T/dev1" new "dev-$P-1" "$T/wt1" "$FAKE_AGENT" >/dev/null
 $TT wait-ready "dev-$P-1" "❯" 10 >/dev/null
-echo PHASE:awaiting_review >"$DISINTO_RUN_DIR/dev-session-$P-1.phase"
+mkdir -p "$DISINTO_RUN_DIR/sessions/active/dev-$P-1"
+echo PHASE:awaiting_review >"$DISINTO_RUN_DIR/sessions/active/dev-$P-1/dev-session-$P-1.phase"
 
 rv_tick "$T/$P.toml"
 check_eq "review-poll with a project file: review started" "$RV_RC" 0

@@ -31,7 +31,7 @@ check_eq "the tick exits 0" "$RV_RC" 0
 check_eq "at most 20 pages of changed files read" \
     "$(sim_log_count GET '/pulls/11/files' | awk '{ print ($1 <= 20) }')" 1
 check "the review started" test -s "$T/prompts/pr-11.txt" -o \
-    -e "$DISINTO_RUN_DIR/review-session-$P-11.phase"
+    -e "$DISINTO_RUN_DIR/sessions/active/review-$P-11/review-session-$P-11.phase"
 rv_wait_done 11
 check "the prompt says how many files were not read" \
     grep -q '^(99000 files not read' "$T/prompts/pr-11.txt"

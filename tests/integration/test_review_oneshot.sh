@@ -73,7 +73,7 @@ check_eq "--pr 11: no session left" "$(sessions)" ""
 check_eq "--pr 11: no run file left" \
     "$(ls "$DISINTO_RUN_DIR" | grep -c -- '-11')" 0
 check "--pr 11: the prompt was the tick's" \
-    grep -q "REVIEW_OUTPUT_FILE=$DISINTO_RUN_DIR/harb-review-output-11.json" \
+    grep -q "REVIEW_OUTPUT_FILE=$DISINTO_RUN_DIR/sessions/active/review-harb-11/harb-review-output-11.json" \
     "$T/prompts/pr-11.txt"
 
 rm -f "$T/prompts/pr-11.txt"
@@ -99,7 +99,7 @@ check_eq "--pr 12: exit 0" "$OS_RC" 0
 check_eq "--pr 12: changes requested" "$(cat "$T/os.out")" \
     "PR #12 $(printf %.7s "$S2"): REQUEST_CHANGES — off by one"
 check_eq "--pr 12: awaiting changes, as after a tick" \
-    "$(tr '\n' ' ' <"$DISINTO_RUN_DIR/review-session-harb-12.phase")" \
+    "$(tr '\n' ' ' <"$DISINTO_RUN_DIR/sessions/active/review-harb-12/review-session-harb-12.phase")" \
     "PHASE:awaiting_changes SHA:$S2 "
 
 oneshot --pr 13

@@ -42,8 +42,9 @@ sim_start "$T/scenario.json" --git-dir "$T/origin.git" ||
 
 # #12 asked for changes at an older head; its new head changes docs only.
 OLD=0123456789abcdef0123456789abcdef01234567
+mkdir -p "$DISINTO_RUN_DIR/sessions/active/review-$P-12"
 printf 'PHASE:awaiting_changes\nSHA:%s\n' "$OLD" \
-    >"$DISINTO_RUN_DIR/review-session-$P-12.phase"
+    >"$DISINTO_RUN_DIR/sessions/active/review-$P-12/review-session-$P-12.phase"
 printf 'SHA:%s\nPREV:\n' "$OLD" >"$DISINTO_RUN_DIR/$P-review-request-12"
 
 # The second page of the list cannot be read: nothing is decided.

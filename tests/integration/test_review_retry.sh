@@ -112,7 +112,7 @@ check_eq "#13: the agent found its try counted" \
 # An agent that never starts (a missing command) made no try: the count
 # goes back, and later ticks try again, as review-pr.sh's failures were.
 t_tmux kill-server 2>/dev/null
-rm -f "$DISINTO_RUN_DIR/review-session-$P-13.phase"
+rm -f "$DISINTO_RUN_DIR/sessions/active/review-$P-13/review-session-$P-13.phase"
 AGENT_CMD=$T/no-such-agent rv_tick
 AGENT_CMD=$T/no-such-agent rv_tick
 check_eq "#13: a start that failed is no try" "$(tries 13)" "$(short "$S3") 1"
@@ -128,7 +128,7 @@ sim_post /_admin/item "{\"number\": 13, \"body\": $(printf '%s' "$GOOD" |
     >/dev/null
 rv_tick
 rv_wait_done 13
-OUT=$DISINTO_RUN_DIR/$P-review-output-13.json
+OUT=$DISINTO_RUN_DIR/sessions/active/review-$P-13/$P-review-output-13.json
 check "#13: the review is written" test -s "$OUT"
 cp "$OUT" "$T/out-13.json"
 TRIES13=$(tries 13)

@@ -37,14 +37,15 @@ sim_start "$T/scenario.json" --git-dir "$T/origin.git" ||
     { fail "simulator starts"; exit 1; }
 
 # Two dev sessions waiting for their reviews.
-PH1=$DISINTO_RUN_DIR/dev-session-$P-1.phase
-PH2=$DISINTO_RUN_DIR/dev-session-$P-2.phase
+PH1=$DISINTO_RUN_DIR/sessions/active/dev-$P-1/dev-session-$P-1.phase
+PH2=$DISINTO_RUN_DIR/sessions/active/dev-$P-2/dev-session-$P-2.phase
 for n in 1 2; do
 	mkdir -p "$T/dev$n" "$T/wt$n"
 	$TT -e FAKE_AGENT_LOG="$T/dev$n" new "dev-$P-$n" "$T/wt$n" \
 	    "$FAKE_AGENT" >/dev/null
 	$TT wait-ready "dev-$P-$n" "❯" 10 >/dev/null
-	echo PHASE:awaiting_review >"$DISINTO_RUN_DIR/dev-session-$P-$n.phase"
+	mkdir -p "$DISINTO_RUN_DIR/sessions/active/dev-$P-$n"
+	echo PHASE:awaiting_review >"$DISINTO_RUN_DIR/sessions/active/dev-$P-$n/dev-session-$P-$n.phase"
 done
 
 rv_tick
@@ -128,8 +129,9 @@ check_has "approval injected" "$(cat "$T/dev1/prompt-2.txt")" \
 check_eq "approval recorded" \
     "$(cat "$DISINTO_RUN_DIR/review-injected-$P-11")" "$S1B"
 check_eq "review run files gone after approval" \
-    "$(cd "$DISINTO_RUN_DIR" && ls -d review-session-$P-11.phase \
-	$P-review-11 $P-review-request-11 $P-review-output-11.json 2>/dev/null)" ""
+    "$(cd "$DISINTO_RUN_DIR" && ls -d sessions/active/review-$P-11/review-session-$P-11.phase \
+	$P-review-11 $P-review-request-11 \
+	sessions/active/review-$P-11/$P-review-output-11.json 2>/dev/null)" ""
 rv_tick
 rv_tick
 sleep 0.3

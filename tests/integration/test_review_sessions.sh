@@ -44,7 +44,7 @@ tries() {
 }
 backdate() {	# backdate PR AGE: the review's launch moved into the past
 	_b_at=$(date -d "$2" +%s)
-	touch -d "@$_b_at" "$RUN/review-session-$P-$1.phase"
+	touch -d "@$_b_at" "$RUN/sessions/active/review-$P-$1/review-session-$P-$1.phase"
 	sed -i "s/^AT:.*/AT:$_b_at/" "$RUN/$P-review-request-$1"
 }
 
@@ -77,18 +77,18 @@ check_eq "still three alive" "$(sessions)" \
 
 # --- back at its prompt without a phase (Stop hook) ------------------------------
 backdate 14 '3 minutes ago'
-touch -d '1 minute ago' "$RUN/claude-idle-review-$P-14.ts"
+touch -d '1 minute ago' "$RUN/sessions/active/review-$P-14/claude-idle-review-$P-14.ts"
 rv_tick
 check_has "idle at its prompt: error comment" "$(rv_comments 14)" \
     "stopped at its prompt without writing PHASE:done (idle_prompt)"
 # The second try's own turn may have ended since (its Stop hook): a
 # marker there is the new session's, not the one a minute old.
-M14=$RUN/claude-idle-review-$P-14.ts
+M14=$RUN/sessions/active/review-$P-14/claude-idle-review-$P-14.ts
 check_eq "idle: its marker went with the session, a second try runs" \
     "$([ ! -e "$M14" ] || [ $(($(date +%s) - $(stat -c %Y "$M14"))) -lt 50 ] && echo gone) $(tries 14)" "gone 2"
 
 # --- gone: started once more, no new try ----------------------------------------
-touch "$RUN/claude-exited-review-$P-13.ts"
+touch "$RUN/sessions/active/review-$P-13/claude-exited-review-$P-13.ts"
 rv_tick
 check "SessionEnd marker: started once more" grep -q \
     "pr #13: the review agent exited without a review, starting it once more" "$LOG"
@@ -104,7 +104,8 @@ check_eq "and its second try" "$(tries 13)" 2
 
 # --- output written, no phase, stopped: the review is posted --------------------
 t_tmux kill-server 2>/dev/null
-rm -f "$RUN"/review-session-* "$RUN"/$P-review-request-*
+rm -rf "$RUN"/sessions/active/review-*
+rm -f "$RUN"/$P-review-request-*
 for n in 12 13 14 15; do
 	sim_post /_admin/item "{\"number\": $n, \"draft\": true}" >/dev/null
 done
@@ -118,9 +119,9 @@ rv_tick
 check "one review in flight: review-pr.sh's status line" grep -qE \
     '^\[[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} UTC\] PR #11: waiting for review$' \
     "$STATUS"
-wait_for "[ -s '$RUN/$P-review-output-11.json' ]" 10
+wait_for "[ -s '$RUN/sessions/active/review-$P-11/$P-review-output-11.json' ]" 10
 backdate 11 '3 minutes ago'
-touch -d '1 minute ago' "$RUN/claude-idle-review-$P-11.ts"
+touch -d '1 minute ago' "$RUN/sessions/active/review-$P-11/claude-idle-review-$P-11.ts"
 rv_tick
 check_eq "output without a phase: the review is posted" "$(rv_reviews 11)" \
     "review-bot APPROVED $S1 False"

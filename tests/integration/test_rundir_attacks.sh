@@ -63,28 +63,34 @@ world() {
 	agent "review-$PROJ-10"
 	# dev: 1 waits for CI (its result recorded), 2 is done (its PR not
 	# merged), 3 idles at its prompt without a phase, 4 escalated.
-	echo PHASE:awaiting_ci >"$RUN/dev-session-$PROJ-1.phase"
+	mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
+	echo PHASE:awaiting_ci >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 	printf 'SHA: %s\nSTATE: success\n' "$SHA1" \
 	    >"$RUN/ci-result-$PROJ-1.txt"
-	echo PHASE:done >"$RUN/dev-session-$PROJ-2.phase"
-	: >"$RUN/dev-session-$PROJ-3.phase"
-	: >"$RUN/claude-idle-dev-$PROJ-3.ts"
+	mkdir -p "$RUN/sessions/active/dev-$PROJ-2"
+	echo PHASE:done >"$RUN/sessions/active/dev-$PROJ-2/dev-session-$PROJ-2.phase"
+	mkdir -p "$RUN/sessions/active/dev-$PROJ-3"
+	: >"$RUN/sessions/active/dev-$PROJ-3/dev-session-$PROJ-3.phase"
+	: >"$RUN/sessions/active/dev-$PROJ-3/claude-idle-dev-$PROJ-3.ts"
+	mkdir -p "$RUN/sessions/active/dev-$PROJ-4"
 	printf 'PHASE:escalate\nReason: which one?\n' \
-	    >"$RUN/dev-session-$PROJ-4.phase"
-	touch -d '7 hours ago' "$RUN/dev-session-$PROJ-4.phase"
+	    >"$RUN/sessions/active/dev-$PROJ-4/dev-session-$PROJ-4.phase"
+	touch -d '7 hours ago' "$RUN/sessions/active/dev-$PROJ-4/dev-session-$PROJ-4.phase"
 	echo "a reply" >"$RUN/dev-escalation-reply"
 	# A legacy dev-agent (this shell) holds the slot, with its status.
 	echo "$$" >"$RUN/dev-agent-$PROJ.lock"
 	echo "[x] dev-poll: running" >"$RUN/dev-agent-status-$PROJ"
 	# review: the review of #10 is written, waiting to be posted.
-	echo PHASE:done >"$RUN/review-session-$PROJ-10.phase"
+	mkdir -p "$RUN/sessions/active/review-$PROJ-10"
+	echo PHASE:done >"$RUN/sessions/active/review-$PROJ-10/review-session-$PROJ-10.phase"
 	printf 'SHA: %s\nAT: %s\n' "$SHA2" "$(($(date +%s) - 60))" \
 	    >"$RUN/$PROJ-review-request-10"
 	echo '{"verdict": "APPROVE", "verdict_reason": "ok", "review_markdown": "fine"}' \
-	    >"$RUN/$PROJ-review-output-10.json"
+	    >"$RUN/sessions/active/review-$PROJ-10/$PROJ-review-output-10.json"
 	# review-poll routes the verdict of #9 to the session of #1.
+	mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
 	[ "$1" != review ] ||
-	    echo PHASE:awaiting_review >"$RUN/dev-session-$PROJ-1.phase"
+	    echo PHASE:awaiting_review >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 	# outside the run directory: what the symlinks point at.
 	echo precious >"$OUT/victim"
 	rm -rf "$OUT/nowhere" "$OUT/vdir"/*

@@ -17,7 +17,7 @@ cat >"$T/script.json" <<'JSON'
   {"phase": "PHASE:failed", "reason": "refused",
    "summary": "{\"status\": \"too_large\", \"reason\": \"x\"}"} ]
 JSON
-PHASE=$DISINTO_RUN_DIR/dev-session-smoke-1.phase
+PHASE=$DISINTO_RUN_DIR/sessions/active/dev-smoke-1/dev-session-smoke-1.phase
 $TT -e FAKE_AGENT_LOG="$T/log" -e FAKE_AGENT_SCRIPT="$T/script.json" \
     -e FAKE_AGENT_PHASE_FILE="$PHASE" \
     -e FAKE_AGENT_SUMMARY_FILE="$T/summary.txt" \

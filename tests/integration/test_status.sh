@@ -26,17 +26,18 @@ done
 
 # put FILE AGE TEXT: a run file written AGE ago ("125 minutes ago").
 put() {
+	mkdir -p "${1%/*}"
 	printf '%b' "$3" >"$1"
 	touch -d "$2" "$1"
 }
-put "$RUN/dev-session-harb-3.phase" '125 minutes ago' 'PHASE:awaiting_ci\n'
-put "$RUN/dev-session-harb-5.phase" '3 hours ago' \
+put "$RUN/sessions/active/dev-harb-3/dev-session-harb-3.phase" '125 minutes ago' 'PHASE:awaiting_ci\n'
+put "$RUN/sessions/active/dev-harb-5/dev-session-harb-5.phase" '3 hours ago' \
     'PHASE:escalate\nReason: which API version?\n'
-put "$RUN/dev-session-harb-7.phase" '10 minutes ago' ''
-put "$RUN/review-session-harb-12.phase" '5 minutes ago' ''
-put "$RUN/review-session-harb-13.phase" '2880 minutes ago' \
+put "$RUN/sessions/active/dev-harb-7/dev-session-harb-7.phase" '10 minutes ago' ''
+put "$RUN/sessions/active/review-harb-12/review-session-harb-12.phase" '5 minutes ago' ''
+put "$RUN/sessions/active/review-harb-13/review-session-harb-13.phase" '2880 minutes ago' \
     'PHASE:awaiting_changes\nSHA:0123456789abcdef0123456789abcdef01234567\n'
-put "$RUN/dev-session-other-1.phase" '40 minutes ago' 'PHASE:awaiting_review\n'
+put "$RUN/sessions/active/dev-other-1/dev-session-other-1.phase" '40 minutes ago' 'PHASE:awaiting_review\n'
 : >"$RUN/dev-escalation-notified-harb-5"
 : >"$RUN/dev-renotify-harb-5"
 printf '{"20": 2, "21": 4}' >"$F/dev/ci-fixes-harb.json"
@@ -157,7 +158,7 @@ check_eq "--status asks no forge" "$(sim_log_count '*' '.')" 0
 # status: success) and the backlog #1, and #2 (priority) that depends on
 # #1: #2 waits for #1 (open), #1 is the next ready issue.  dev-harb-1 has
 # no PR recorded: the forge finds it by its branch.
-put "$RUN/dev-session-harb-1.phase" '3 minutes ago' 'PHASE:awaiting_ci\n'
+put "$RUN/sessions/active/dev-harb-1/dev-session-harb-1.phase" '3 minutes ago' 'PHASE:awaiting_ci\n'
 FORGE_TOKEN=dev-token "$O/dev-poll/dev-poll" --status --forge \
     "$F/projects/harb.toml" >"$T/forge.txt" 2>"$T/forge.err"
 check_eq "--status --forge: exit 0" "$?" 0
@@ -173,7 +174,7 @@ check "--status --forge: a PR the forge does not know is said" grep -qF \
 check "--status --forge: only GET requests" \
     test "$(sim_log_count '*' '.')" -gt 0 -a "$(sim_log_count GET '.')" = \
     "$(sim_log_count '*' '.')"
-rm -f "$RUN/dev-session-harb-1.phase"
+rm -f "$RUN/sessions/active/dev-harb-1/dev-session-harb-1.phase"
 
 # One project: the project file given, or --project.
 "$O/dev-poll/dev-poll" --status "$F/projects/other.toml" >"$T/one.txt"
@@ -205,7 +206,7 @@ name = "esc"
 repo = "johba/esc"
 forge_url = "$SIM_URL"
 TOML
-put "$RUN/dev-session-esc-4.phase" '2 hours ago' \
+put "$RUN/sessions/active/dev-esc-4/dev-session-esc-4.phase" '2 hours ago' \
     'PHASE:escalate\nReason: which licence?\n'
 : >"$RUN/dev-escalation-notified-esc-4"
 printf 'ID: 0123\nAT: 1\nWORKTREE: /tmp/x\nREASON: which licence?\n' \
@@ -220,14 +221,17 @@ rm -f "$RUN/dev-escalation-parked-esc-4"
 "$O/dev-poll/dev-poll" --status "$F/projects/esc.toml" >"$T/esc.txt" 2>&1
 check "an escalation not parked: the slot is busy" grep -q \
     'slot busy: dev-esc-4' "$T/esc.txt"
-rm -f "$RUN/dev-session-esc-4.phase" "$RUN/dev-escalation-notified-esc-4"
-put "$RUN/dev-session-esc-5.phase" '20 minutes ago' 'PHASE:awaiting_ci\n'
+rm -f "$RUN/sessions/active/dev-esc-4/dev-session-esc-4.phase" "$RUN/dev-escalation-notified-esc-4"
+put "$RUN/sessions/active/dev-esc-5/dev-session-esc-5.phase" '20 minutes ago' 'PHASE:awaiting_ci\n'
+mkdir -p "$RUN/sessions/active/dev-esc-5"
 printf 'ERROR: rate_limit\nAT: %s\nRESET: 0\nSOURCE: hook\n' \
-    "$(($(date +%s) - 600))" >"$RUN/api-error-dev-esc-5"
-put "$RUN/dev-session-esc-6.phase" '30 minutes ago' ''
-date +%s >"$RUN/claude-idle-dev-esc-6.ts"
-put "$RUN/dev-session-esc-7.phase" '30 minutes ago' 'PHASE:awaiting_ci\n'
-date +%s >"$RUN/claude-idle-dev-esc-7.ts"
+    "$(($(date +%s) - 600))" >"$RUN/sessions/active/dev-esc-5/api-error-dev-esc-5"
+put "$RUN/sessions/active/dev-esc-6/dev-session-esc-6.phase" '30 minutes ago' ''
+mkdir -p "$RUN/sessions/active/dev-esc-6"
+date +%s >"$RUN/sessions/active/dev-esc-6/claude-idle-dev-esc-6.ts"
+put "$RUN/sessions/active/dev-esc-7/dev-session-esc-7.phase" '30 minutes ago' 'PHASE:awaiting_ci\n'
+mkdir -p "$RUN/sessions/active/dev-esc-7"
+date +%s >"$RUN/sessions/active/dev-esc-7/claude-idle-dev-esc-7.ts"
 "$O/dev-poll/dev-poll" --status "$F/projects/esc.toml" >"$T/esc.txt" 2>&1
 check "stopped by an API error: said" grep -q \
     'dev-esc-5 .*Stopped: API error rate_limit, 10m ago' "$T/esc.txt"

@@ -50,7 +50,7 @@ wait_for '[ -f "$T/agent-dev-harb-5/prompt-1.txt" ]' 10
 check "the human reply is injected" \
     grep -qF 'Use sqlite; keep $(it) simple.' "$T/agent-dev-harb-5/prompt-1.txt"
 check "with the continuation instructions and the phase file" \
-    grep -qF "$RUN/dev-session-harb-5.phase" "$T/agent-dev-harb-5/prompt-1.txt"
+    grep -qF "$RUN/sessions/active/dev-harb-5/dev-session-harb-5.phase" "$T/agent-dev-harb-5/prompt-1.txt"
 check "the reply's author is named" \
     grep -qF '@alice' "$T/agent-dev-harb-5/prompt-1.txt"
 check "injected reply remembered" test -s "$RUN/dev-escalation-injected-harb-5"
@@ -96,7 +96,7 @@ check_eq "24 h: under upstream's diagnostic heading and table" \
     "$(comments 8 "'### Session failure diagnostic\\n\\n| Field | Value |' in c['body'] and
     '| Exit reason | \`escalate_timeout (24h)\` |' in c['body']")" 1
 check "24 h: session stopped" sh -c "! tmux -L $(tmux_sock) has-session -t dev-harb-8 2>/dev/null"
-check "24 h: phase file removed" test ! -e "$RUN/dev-session-harb-8.phase"
+check "24 h: phase file removed" test ! -e "$RUN/sessions/active/dev-harb-8/dev-session-harb-8.phase"
 n8=$(sim_log_count '*' '/issues/8/(comments|labels)')
 sup_run
 check_eq "24 h: second tick changes nothing" \
@@ -116,7 +116,7 @@ check "dry run: the would-be comment is logged" \
 check "dry run: session 9 lives" t_tmux has-session -t dev-harb-9
 check "dry run: no run file written" \
     test ! -e "$RUN/dev-escalation-notified-harb-9"
-check "dry run: phase file kept" test -e "$RUN/dev-session-harb-9.phase"
+check "dry run: phase file kept" test -e "$RUN/sessions/active/dev-harb-9/dev-session-harb-9.phase"
 
 # --- a refused notice fails the tick, named in supervisor-status -------------
 fault POST '/issues/9/comments$' 500

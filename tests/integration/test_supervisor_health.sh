@@ -67,7 +67,8 @@ check "stall: reported" sup_log_has \
 
 # An agent at work: dev-poll finds the slot busy; the stall is over.
 sup_agent dev-harb-1
-: >"$DISINTO_RUN_DIR/dev-session-harb-1.phase"
+mkdir -p "$DISINTO_RUN_DIR/sessions/active/dev-harb-1"
+: >"$DISINTO_RUN_DIR/sessions/active/dev-harb-1/dev-session-harb-1.phase"
 dp
 check_eq "a busy tick is recorded" "$(field OUTCOME)" busy
 check_eq "and counts as work" "$(field WORKED)" "$(field TICK)"
@@ -78,7 +79,7 @@ check "busy, fresh launch: no status alert" quiet "status unchanged"
 
 # --- status age (no legacy lock: the check used to be skipped) ----------------
 check "no legacy dev-agent lock" test ! -e "$DISINTO_RUN_DIR/dev-agent-harb.lock"
-touch -d '45 minutes ago' "$DISINTO_RUN_DIR/dev-session-harb-1.phase"
+touch -d '45 minutes ago' "$DISINTO_RUN_DIR/sessions/active/dev-harb-1/dev-session-harb-1.phase"
 touch -d '50 minutes ago' "$DISINTO_RUN_DIR/dev-agent-status-harb" 2>/dev/null ||
     rm -f "$DISINTO_RUN_DIR/dev-agent-status-harb"
 : >"$SUP_LOG"
@@ -86,19 +87,20 @@ sup_run
 check "no sign of work for 45 min: reported" sup_log_has \
     "P2: harb: Dev-agent: status unchanged for 45min (dev-harb-1, no phase written)"
 # The agent finishes a turn (its Stop hook's marker): quiet again.
-touch -d '5 minutes ago' "$DISINTO_RUN_DIR/claude-idle-dev-harb-1.ts"
+touch -d '5 minutes ago' "$DISINTO_RUN_DIR/sessions/active/dev-harb-1/claude-idle-dev-harb-1.ts"
 : >"$SUP_LOG"
 sup_run
 check "a turn ended 5 min ago: quiet" quiet "status unchanged"
 # Waiting phases have clocks of their own.
-rm -f "$DISINTO_RUN_DIR/claude-idle-dev-harb-1.ts"
-printf 'PHASE:awaiting_ci\n' >"$DISINTO_RUN_DIR/dev-session-harb-1.phase"
-touch -d '45 minutes ago' "$DISINTO_RUN_DIR/dev-session-harb-1.phase"
+rm -f "$DISINTO_RUN_DIR/sessions/active/dev-harb-1/claude-idle-dev-harb-1.ts"
+mkdir -p "$DISINTO_RUN_DIR/sessions/active/dev-harb-1"
+printf 'PHASE:awaiting_ci\n' >"$DISINTO_RUN_DIR/sessions/active/dev-harb-1/dev-session-harb-1.phase"
+touch -d '45 minutes ago' "$DISINTO_RUN_DIR/sessions/active/dev-harb-1/dev-session-harb-1.phase"
 : >"$SUP_LOG"
 sup_run
 check "awaiting_ci: not the status check's" quiet "status unchanged"
 t_tmux kill-session -t dev-harb-1
-rm -f "$DISINTO_RUN_DIR/dev-session-harb-1.phase"
+rm -f "$DISINTO_RUN_DIR/sessions/active/dev-harb-1/dev-session-harb-1.phase"
 
 # --- productivity -------------------------------------------------------------
 for i in 1 2 3 4 5; do

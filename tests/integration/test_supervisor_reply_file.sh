@@ -72,7 +72,8 @@ check_eq "a later tick injects nothing more" "$(prompts "$T/agent-dev-harb-5")" 
 # the reply file that names it is kept for dev-poll's resume, once.
 sup_agent dev-harb-8
 sup_phase 8 'PHASE:escalate\nReason: which port?\n' '1 minute ago'
-printf 'id-8\n' >"$DISINTO_RUN_DIR/claude-id-dev-harb-8"
+mkdir -p "$DISINTO_RUN_DIR/sessions/active/dev-harb-8"
+printf 'id-8\n' >"$DISINTO_RUN_DIR/sessions/active/dev-harb-8/claude-id-dev-harb-8"
 sup_run
 check "parked: the record is written" \
     grep -qx 'ID: id-8' "$DISINTO_RUN_DIR/dev-escalation-parked-harb-8"

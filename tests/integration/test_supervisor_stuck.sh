@@ -73,12 +73,12 @@ check "the fix command hears of them" grep -q \
 check "not all clear" sh -c "! grep -q 'all clear' '$RUN/supervisor-status'"
 check_eq "no session killed (dev-poll cleans up)" "$(sessions)" \
     "dev-harb-1 dev-harb-2 dev-harb-3 dev-harb-4 dev-harb-5 "
-check "phase files kept" test -e "$RUN/dev-session-harb-1.phase"
+check "phase files kept" test -e "$RUN/sessions/active/dev-harb-1/dev-session-harb-1.phase"
 check_eq "no forge writes" "$(sim_log_count '(POST|PATCH|DELETE)' '^/api/v1/')" 0
 
 # dev-poll ends the session of #1: the next tick no longer reports it.
 t_tmux kill-session -t dev-harb-1
-rm -f "$RUN/dev-session-harb-1.phase"
+rm -f "$RUN/sessions/active/dev-harb-1/dev-session-harb-1.phase"
 : >"$SUP_LOG"
 sup_run
 check_eq "after dev-poll's clean-up: exit 0" "$SUP_RC" 0

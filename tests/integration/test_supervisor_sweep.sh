@@ -14,7 +14,7 @@ gone() {
 	! t_tmux has-session -t "$1" 2>/dev/null
 }
 idle() {	# idle ISSUE AGE: the agent stopped at its prompt AGE ago
-	touch -d "$2" "$RUN/claude-idle-dev-harb-$1.ts"
+	touch -d "$2" "$RUN/sessions/active/dev-harb-$1/claude-idle-dev-harb-$1.ts"
 }
 worktree() {	# worktree NAME AGE: a git worktree of the clone in the run dir
 	git -C "$T/repo" worktree add -q --detach "$RUN/$1" >/dev/null 2>&1 ||
@@ -34,7 +34,7 @@ sup_phase 64 'PHASE:awaiting_ci\n'
 sup_phase 65 'PHASE:escalate\nReason: x\n'
 sup_phase 66 'PHASE:awaiting_review\n'
 sup_phase 62 ''
-touch -d '40 minutes ago' "$RUN/dev-session-harb-62.phase"
+touch -d '40 minutes ago' "$RUN/sessions/active/dev-harb-62/dev-session-harb-62.phase"
 worktree harb-worktree-60 '10 minutes ago'
 worktree harb-worktree-90 '3 hours ago'
 worktree harb-worktree-91 '3 hours ago'
@@ -55,7 +55,7 @@ check "closed issue: worktree removed" test ! -e "$RUN/harb-worktree-60"
 check "merged PR: session stopped" gone dev-harb-61
 check "idle 40 min without a PR: session stopped" gone dev-harb-62
 check "idle 40 min without a PR: phase file removed" \
-    test ! -e "$RUN/dev-session-harb-62.phase"
+    test ! -e "$RUN/sessions/active/dev-harb-62/dev-session-harb-62.phase"
 check "reasons logged" sup_log_has \
     "cleaned up the orphaned session dev-harb-61 (its PR #161 is closed or merged)"
 check "busy agent without a PR kept" alive dev-harb-63
@@ -64,7 +64,7 @@ check "awaiting_ci kept although its issue is closed" alive dev-harb-64
 check "escalate kept" alive dev-harb-65
 check "awaiting_review kept" alive dev-harb-66
 check "open PR kept" alive dev-harb-67
-check "protected phase files kept" test -e "$RUN/dev-session-harb-64.phase"
+check "protected phase files kept" test -e "$RUN/sessions/active/dev-harb-64/dev-session-harb-64.phase"
 check "stale unused worktree removed" test ! -e "$RUN/harb-worktree-90"
 check "stale unused review worktree removed" test ! -e "$RUN/harb-review-93"
 check "worktree of a waiting phase kept" test -d "$RUN/harb-worktree-91"

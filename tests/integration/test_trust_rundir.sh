@@ -94,9 +94,9 @@ refused() {
 	    "$(sim_state_get '[i["state"] for i in d["issues"] if i["number"] == 5][0]') $(labels 5)" \
 	    "open in-progress"
 	check "$1: review-poll says why (once in a tick)" \
-	    test "$(grep -cF "refusing '$RUN/review-session-$PROJ-6.phase': $2" "$T/rp.log")" -eq 1
+	    test "$(grep -cF "refusing '$RUN/sessions/active/review-$PROJ-6/review-session-$PROJ-6.phase': $2" "$T/rp.log")" -eq 1
 	check "$1: dev-poll says why" \
-	    grep -qF "refusing '$RUN/dev-session-$PROJ-7.phase': $2" "$T/tick.log"
+	    grep -qF "refusing '$RUN/sessions/active/dev-$PROJ-7/dev-session-$PROJ-7.phase': $2" "$T/tick.log"
 	_left=0
 	for f in $PLANTED; do
 		[ -f "$RUN/$f" ] && _left=$((_left + 1))
@@ -153,7 +153,7 @@ if other_user mallory && other_user "$FU"; then
 	check_eq "unprivileged factory: every tick exits 0" "$FU_RCS" 000000
 	check_eq "unprivileged factory: no forge write" "$(writes)" "$_w"
 	check "unprivileged factory: refused, said in its log" grep -qF \
-	    "refusing '$T/shared2/dev-session-$PROJ-7.phase': a file of another user" \
+	    "refusing '$T/shared2/sessions/active/dev-$PROJ-7/dev-session-$PROJ-7.phase': a file of another user" \
 	    "$FR/dev/dev-agent-$PROJ.log"
 	_left=0
 	for f in $PLANTED; do

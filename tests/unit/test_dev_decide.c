@@ -306,6 +306,7 @@ dp_put(const char *name, const char *text)
 		unlink(path);
 		return;
 	}
+	CHECK_INT(runfiles_session_mkdir_for(path), 0);
 	f = fopen(path, "w");
 	CHECK(f != NULL);
 	if (f != NULL) {
@@ -428,17 +429,20 @@ test_slot(void)
 	agent_set_backend(&fake_backend);
 	CHECK_INT(dp_slot(&c), DP_NEXT);
 	/* A launch's empty phase file holds it, as a phase in progress. */
-	dp_put("dev-session-p-4.phase", "");
+	dp_put("sessions/active/dev-p-4/dev-session-p-4.phase", "");
 	CHECK_INT(dp_slot(&c), DP_DONE);
 	CHECK_INT(dp_slot_except(&c, 4), DP_NEXT);
-	dp_put("dev-session-p-4.phase", "PHASE:awaiting_review\n");
+	dp_put("sessions/active/dev-p-4/dev-session-p-4.phase",
+	    "PHASE:awaiting_review\n");
 	CHECK_INT(dp_slot(&c), DP_DONE);
-	dp_put("dev-session-p-4.phase", "PHASE:escalate\nReason: why\n");
+	dp_put("sessions/active/dev-p-4/dev-session-p-4.phase",
+	    "PHASE:escalate\nReason: why\n");
 	CHECK_INT(dp_slot(&c), DP_DONE);
 	/* A session that ended holds nothing. */
-	dp_put("dev-session-p-4.phase", "PHASE:done\n");
+	dp_put("sessions/active/dev-p-4/dev-session-p-4.phase", "PHASE:done\n");
 	CHECK_INT(dp_slot(&c), DP_NEXT);
-	dp_put("dev-session-p-4.phase", "PHASE:failed\n");
+	dp_put("sessions/active/dev-p-4/dev-session-p-4.phase",
+	    "PHASE:failed\n");
 	CHECK_INT(dp_slot(&c), DP_NEXT);
 	/* Another project's session does not count; this one's does. */
 	fake_live[0] = "dev-q-3";
@@ -451,7 +455,7 @@ test_slot(void)
 	CHECK_INT(dp_slot(&c), DP_FAIL);
 	fake_list_fails = 0;
 	fake_live[0] = fake_live[1] = NULL;
-	dp_put("dev-session-p-4.phase", NULL);
+	dp_put("sessions/active/dev-p-4/dev-session-p-4.phase", NULL);
 	agent_set_backend(NULL);
 }
 

@@ -120,8 +120,13 @@ test_remove(void)
 	mkdir(at("sessions/active/s/extra"), 0755);
 	put(at("sessions/active/s/extra/f"), "x");
 	CHECK_INT(symlink(outside, at("sessions/active/s/markers/link")), 0);
+	put(at("sessions/active/s/dev-session-p-1.phase"), "PHASE:escalate\n");
 	CHECK_INT(markers_remove("s"), 0);
-	CHECK_INT(access(at("sessions/active/s"), F_OK), -1);
+	CHECK_INT(access(at("sessions/active/s/markers"), F_OK), -1);
+	CHECK_INT(access(at("sessions/active/s/chat_history.jsonl"), F_OK), -1);
+	/* What is not the markers protocol's stays: the phase file. */
+	CHECK_INT(access(at("sessions/active/s/dev-session-p-1.phase"), F_OK),
+	    0);
 	/* The symlink went, not what it named. */
 	CHECK_INT(access(outside, F_OK), 0);
 	/* Gone already: still removed. */
@@ -233,9 +238,9 @@ test_delivery(void)
 	CHECK_INT(got.sent, 1);
 	CHECK_INT(got.acked, 0);
 	CHECK_INT(got.at, 1700000000);
-	CHECK_INT(mode_of(at("sessions/active/s/delivery")), 0600);
+	CHECK_INT(mode_of(at("agent-s.delivery")), 0600);
 	CHECK(markers_hash("CI failed") != markers_hash("CI failed."));
-	put(at("sessions/active/s/delivery"), "HASH: zz\n");
+	put(at("agent-s.delivery"), "HASH: zz\n");
 	CHECK_INT(markers_delivery_read("s", &got), -1);
 }
 

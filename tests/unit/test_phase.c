@@ -385,7 +385,8 @@ test_runfile_names(void)
 
 	runfiles_init("/run/x", "/opt/f");
 	p = runfiles_phase("harb", 42);
-	CHECK_STR(p, "/run/x/dev-session-harb-42.phase");
+	CHECK_STR(p,
+	    "/run/x/sessions/active/dev-harb-42/dev-session-harb-42.phase");
 	CHECK_INT(runfiles_phase_issue("harb", p), 42);
 	free(p);
 	CHECK_INT(
@@ -414,13 +415,15 @@ test_runfile_names(void)
 	CHECK_STR(p, "/run/x/ci-result-harb-7.txt");
 	free(p);
 	p = runfiles_summary("harb", 7);
-	CHECK_STR(p, "/run/x/dev-impl-summary-harb-7.txt");
+	CHECK_STR(p,
+	    "/run/x/sessions/active/dev-harb-7/dev-impl-summary-harb-7.txt");
 	free(p);
 	p = runfiles_dev_session("harb", 7);
 	CHECK_STR(p, "dev-harb-7");
 	free(p);
 	p = runfiles_idle_marker("dev-harb-7");
-	CHECK_STR(p, "/run/x/claude-idle-dev-harb-7.ts");
+	CHECK_STR(p,
+	    "/run/x/sessions/active/dev-harb-7/claude-idle-dev-harb-7.ts");
 	free(p);
 	p = runfiles_ci_fixes("harb");
 	CHECK_STR(p, "/opt/f/dev/ci-fixes-harb.json");

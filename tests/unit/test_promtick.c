@@ -22,6 +22,7 @@
 #include "http.h"
 #include "prom.h"
 #include "promtick.h"
+#include "runfiles.h"
 
 static char dir[] = "/tmp/test-promtick-XXXXXX";
 static char run[64], factory[64], prom_file[96];
@@ -38,10 +39,10 @@ static const struct promtick_family families[] = {
 static void
 phase(const char *p, int n, const char *text, long age)
 {
-	char path[160];
+	char *path = runfiles_phase(p, n);
 	struct timeval tv[2];
 
-	snprintf(path, sizeof(path), "%s/dev-session-%s-%d.phase", run, p, n);
+	CHECK_INT(runfiles_session_mkdir_for(path), 0);
 	CHECK_INT(file_write_atomic(path, text, strlen(text), 0644, 0), 0);
 	/*
 	 * From time(), the clock the ages are computed with (it may be a
@@ -51,6 +52,7 @@ phase(const char *p, int n, const char *text, long age)
 	tv[0].tv_usec = 0;
 	tv[1] = tv[0];
 	CHECK_INT(utimes(path, tv), 0);
+	free(path);
 }
 
 /* The file's text, or "". Caller frees. */
@@ -238,11 +240,18 @@ cleanup(void)
 	int n;
 
 	for (n = 1; n <= 6; n++) {
-		snprintf(path, sizeof(path), "%s/dev-session-%s-%d.phase", run,
-		    p[n - 1], n);
-		unlink(path);
+		char *ph = runfiles_phase(p[n - 1], n);
+
+		unlink(ph);
+		*strrchr(ph, '/') = '\0';
+		rmdir(ph);
+		free(ph);
 	}
 	unlink(prom_file);
+	snprintf(path, sizeof(path), "%s/sessions/active", run);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/sessions", run);
+	rmdir(path);
 	snprintf(path, sizeof(path), "%s/metrics", factory);
 	rmdir(path);
 	rmdir(run);
@@ -267,6 +276,7 @@ main(void)
 	cfg.factory_root = factory;
 	cfg.forge_url = "http://127.0.0.1:9";
 	cfg.woodpecker_server = "http://127.0.0.1:9/";
+	runfiles_init(run, factory);
 	RUN(test_results);
 	RUN(test_sessions);
 	RUN(test_next_tick);

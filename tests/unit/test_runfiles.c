@@ -39,7 +39,8 @@ test_names(void)
 	CHECK_STR(s, "/run/d/harb-worktree-3");
 	free(s);
 	s = runfiles_phase("harb", 3);
-	CHECK_STR(s, "/run/d/dev-session-harb-3.phase");
+	CHECK_STR(s,
+	    "/run/d/sessions/active/dev-harb-3/dev-session-harb-3.phase");
 	free(s);
 }
 
@@ -51,16 +52,16 @@ test_claude_id(void)
 
 	runfiles_init("/run/d", "/factory");
 	s = runfiles_claude_id("dev-harb-3");
-	CHECK_STR(s, "/run/d/claude-id-dev-harb-3");
+	CHECK_STR(s, "/run/d/sessions/active/dev-harb-3/claude-id-dev-harb-3");
 	free(s);
 	m = runfiles_idle_marker("dev-harb-3");
 	s = runfiles_claude_id_beside(m);
-	CHECK_STR(s, "/run/d/claude-id-dev-harb-3");
+	CHECK_STR(s, "/run/d/sessions/active/dev-harb-3/claude-id-dev-harb-3");
 	free(s);
 	free(m);
 	m = runfiles_exited_marker("dev-harb-3");
 	s = runfiles_claude_id_beside(m);
-	CHECK_STR(s, "/run/d/claude-id-dev-harb-3");
+	CHECK_STR(s, "/run/d/sessions/active/dev-harb-3/claude-id-dev-harb-3");
 	free(s);
 	free(m);
 	s = runfiles_claude_id_beside("/elsewhere/claude-idle-x.ts");
@@ -147,11 +148,13 @@ test_not_names(void)
 static void
 test_listing(void)
 {
-	static const char *const files[] = {"dev-session-p-3.phase",
-	    "dev-session-p-12.phase", "dev-session-p-0.phase",
-	    "dev-session-p-x.phase", "dev-session-q-4.phase",
-	    "review-session-p-5.phase", "dev-session-p-7.txt"};
-	char dir[] = "/tmp/test-runfiles-XXXXXX", path[128];
+	/* In their session directories; one planted in another's. */
+	static const char *const files[] = {"dev-p-3/dev-session-p-3.phase",
+	    "dev-p-12/dev-session-p-12.phase", "dev-p-0/dev-session-p-0.phase",
+	    "dev-p-x/dev-session-p-x.phase", "dev-q-4/dev-session-q-4.phase",
+	    "review-p-5/review-session-p-5.phase",
+	    "dev-p-7/dev-session-p-7.txt", "dev-p-3/dev-session-p-9.phase"};
+	char dir[] = "/tmp/test-runfiles-XXXXXX", path[256];
 	long long *nums, sum = 0;
 	size_t i, n;
 	FILE *f;
@@ -162,7 +165,9 @@ test_listing(void)
 	CHECK_INT(n, 0);
 	free(nums);
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		snprintf(path, sizeof(path), "%s/sessions/active/%s", dir,
+		    files[i]);
+		CHECK_INT(runfiles_session_mkdir_for(path), 0);
 		if ((f = fopen(path, "w")) != NULL)
 			fclose(f);
 	}
@@ -177,9 +182,16 @@ test_listing(void)
 	CHECK_INT(n > 0 ? nums[0] : 0, 5);
 	free(nums);
 	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		snprintf(path, sizeof(path), "%s/sessions/active/%s", dir,
+		    files[i]);
 		unlink(path);
+		*strrchr(path, '/') = '\0';
+		rmdir(path);
 	}
+	snprintf(path, sizeof(path), "%s/sessions/active", dir);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/sessions", dir);
+	rmdir(path);
 	rmdir(dir);
 }
 

@@ -59,6 +59,7 @@ put(const char *name, const char *text, time_t mtime)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	(void)runfiles_session_mkdir_for(path);
 	if ((f = fopen(path, "w")) == NULL)
 		return;
 	fputs(text, f);
@@ -69,9 +70,12 @@ put(const char *name, const char *text, time_t mtime)
 }
 
 /* The files put() made, removed at the end. */
-static const char *const made[] = {"dev-session-p-4.phase",
-    "review-session-p-8.phase", "dev/ci-fixes-p.json", "dev/dev-agent-p.log",
-    "dev-agent-status-p", "supervisor/supervisor.log", "dev", "supervisor", ""};
+static const char *const made[] = {
+    "sessions/active/dev-p-4/dev-session-p-4.phase",
+    "sessions/active/review-p-8/review-session-p-8.phase",
+    "dev/ci-fixes-p.json", "dev/dev-agent-p.log", "dev-agent-status-p",
+    "supervisor/supervisor.log", "dev", "supervisor", "sessions/active/dev-p-4",
+    "sessions/active/review-p-8", "sessions/active", "sessions", ""};
 
 static void
 test_age(void)
@@ -103,9 +107,10 @@ test_unlisted(void)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.project_name = "p";
 	cfg.forge_repo = "o/p";
-	put("dev-session-p-4.phase", "PHASE:escalate\nReason: a\x1b[2Jb\n",
-	    now - 600);
-	put("review-session-p-8.phase", "PHASE:done\n", now - 30);
+	put("sessions/active/dev-p-4/dev-session-p-4.phase",
+	    "PHASE:escalate\nReason: a\x1b[2Jb\n", now - 600);
+	put("sessions/active/review-p-8/review-session-p-8.phase",
+	    "PHASE:done\n", now - 30);
 	put("dev/ci-fixes-p.json", "not json", now);
 	put("dev/dev-agent-p.log", "[x] poll: first\n[x] poll: la\tst\n\n",
 	    now);

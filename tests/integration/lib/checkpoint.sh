@@ -56,7 +56,7 @@ ck_dir() {
 
 # ck_phase N: the first line of issue N's phase file.
 ck_phase() {
-	head -1 "$RUN/dev-session-$PROJ-$1.phase" 2>/dev/null
+	head -1 "$RUN/sessions/active/dev-$PROJ-$1/dev-session-$PROJ-$1.phase" 2>/dev/null
 }
 
 # ck_sup_setup: supervisor-poll for the project (its file under

@@ -130,6 +130,12 @@ t_setup() {
 	# start no tick (test_wake.sh turns it on).
 	DISINTO_WAKE=${DISINTO_WAKE:-false}
 	export DISINTO_WAKE
+	# Agents run confined (bubblewrap, as root too); they reach the
+	# test's tree (the bare origin they push to, the fake agent's logs
+	# and scripts) as an operator's addition would, and still not the
+	# run directory, the tmux socket or the factory's secrets.
+	AGENT_SANDBOX_RW=${AGENT_SANDBOX_RW-$T}
+	export AGENT_SANDBOX_RW
 	tmux_sock >/dev/null
 }
 
