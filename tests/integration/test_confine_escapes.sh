@@ -230,7 +230,10 @@ else
 fi
 check_eq "the attacker's PR is #$APR [$WHO]" "$(pr_of fix/issue-1)" "$APR"
 AWT=$(worktree_of fix/issue-1)
-if ticks 30 '[ -e "$AWT/attack-done" ]'; then
+# No tick runs while it tries: what it forged is looked at before any
+# tick could read (or consume) it.
+ticks 30 'grep -q "prompt 2" "$AWT/.agentlog/events.log"'
+if wait_for '[ -e "$AWT/attack-done" ]' 120; then
 	ok "the CI failure reached the attacker, which tried everything [$WHO]"
 else
 	fail "the CI failure reached the attacker, which tried everything [$WHO]" \
@@ -291,7 +294,8 @@ else
 fi
 forged a-intent "$RUN/agent-dev-$PROJ-1.intent"
 forged a-mailbox "$RUN/agent-dev-$PROJ-1.mailbox"
-if grep -q forged-by-attacker "$RUN/dev-poll-$PROJ.wake" 2>/dev/null; then
+if grep -q forged-by-attacker "$RUN/dev-poll-$PROJ.wake" 2>/dev/null ||
+    grep -q 'woken: .*a-wake' "$DEVLOG"; then
 	escape a-wake 1 "dev-poll-$PROJ.wake written"
 else
 	escape a-wake 0 "no wake written"
