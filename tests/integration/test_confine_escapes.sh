@@ -118,6 +118,7 @@ OTHER_WT=$RUN/other-worktree-5
 echo PHASE:awaiting_ci >"$OTHER_PHASE"
 mkdir -p "$OTHER_SDIR" "$OTHER_WT"
 echo PHASE:awaiting_ci >"$OTHER_SDIR/phase"
+echo PHASE:awaiting_ci >"$OTHER_SDIR/dev-session-other-5.phase"
 echo "the other session's work" >"$OTHER_WT/README"
 # A process of the tools' (standing for a tick).
 sleep 600 &
@@ -133,7 +134,9 @@ ls "$FACTORY_ROOT/.git/hooks" >"$T/before/factory-hooks"
 ls "$T/repo/.git/hooks" >"$T/before/repo-hooks"
 tree_sum() {
 	(cd "$RUN" && cat dev-session-other-5.phase \
-	    sessions/active/dev-other-5/phase other-worktree-5/README
+	    sessions/active/dev-other-5/phase \
+	    sessions/active/dev-other-5/dev-session-other-5.phase \
+	    other-worktree-5/README
 	 ls -a sessions/active/dev-other-5 other-worktree-5) 2>&1 | cksum
 }
 OTHER_SUM=$(tree_sum)
@@ -254,13 +257,18 @@ escape() {
 		fail "escape $1 fails [$WHO]" "$3"
 	fi
 }
-# forged NAME PATH: the tools' file PATH, absent before, exists now.
+# forged NAME PATH...: the tools' file at one of the PATHs (absent
+# before) exists now.
 forged() {
-	if [ -e "$2" ]; then
-		escape "$1" 1 "$(basename "$2") written in the run directory"
-	else
-		escape "$1" 0 "$(sed -n "s/^$1: \(rc=[0-9]*\).*/\1/p" "$T/results" | head -1) no file in the run directory"
-	fi
+	_f=$1
+	shift
+	for _p in "$@"; do
+		if [ -e "$_p" ]; then
+			escape "$_f" 1 "${_p#$RUN/} written in the run directory"
+			return
+		fi
+	done
+	escape "$_f" 0 "$(sed -n "s/^$_f: \(rc=[0-9]*\).*/\1/p" "$T/results" | sort -u | tr '\n' ' ')no file in the run directory"
 }
 # loot NAME REGEX FILES...: an escape that reads: it succeeded when what
 # it kept matches REGEX (the secrets are never printed).
@@ -285,8 +293,11 @@ done <"$T/direct-names"
 
 # (a) the tools' records, looked at before any tick reads them
 forged a-review-request "$RUN/$PROJ-review-request-$APR"
-forged a-review-phase "$RUN/review-session-$PROJ-$APR.phase"
-forged a-review-output "$RUN/$PROJ-review-output-$APR.json"
+RSD=$RUN/sessions/active/review-$PROJ-$APR
+forged a-review-phase "$RUN/review-session-$PROJ-$APR.phase" \
+    "$RSD/review-session-$PROJ-$APR.phase"
+forged a-review-output "$RUN/$PROJ-review-output-$APR.json" \
+    "$RSD/$PROJ-review-output-$APR.json"
 if grep -q "^$ASHA success" "$RUN/ci-status-$PROJ" 2>/dev/null; then
 	escape a-ci-memo 1 "ci-status-$PROJ says success for the failed head"
 else
@@ -406,6 +417,7 @@ check "the tools' process lives [$WHO]" kill -0 "$DECOY"
 # What the attacker forged is removed (and what it changed put back) so
 # that the rest starts from the factory as it was; then it gives up and
 # its session ends.
+rm -rf "$RSD"
 rm -f "$RUN/$PROJ-review-request-$APR" "$RUN/review-session-$PROJ-$APR.phase" \
     "$RUN/$PROJ-review-output-$APR.json" "$RUN/agent-dev-$PROJ-1.intent" \
     "$RUN/agent-dev-$PROJ-1.mailbox" "$RUN/dev-poll-$PROJ.wake" \
