@@ -146,6 +146,11 @@ MASTER=$(git --git-dir="$T/origin.git" rev-parse master)
 # the CI failure it tries every escape, directly and in s.sh, says it is
 # done (attack-done), waits for the test's look (attack-finish), fails.
 APR=3
+# The agents' scripts live where a confined agent can read them: in the
+# factory's checkout (read-only to it); the rest of $T may be out of its
+# sight.
+AS=$FACTORY_ROOT/test-agents
+mkdir -p "$AS"
 direct() {	# direct NAME COMMAND: one guarded Bash call, its output kept
 	printf '%s\n' "$1" >>"$T/direct-names"
 	python3 -c 'import json, sys
@@ -186,10 +191,10 @@ print(json.dumps({"tool": {"name": "Write", "input": {
   {"tool": {"name": "Bash", "input": {"command": "i=0; while [ ! -e attack-finish ] && [ $i -lt 500 ]; do sleep 0.1; i=$((i + 1)); done"}}},
   {"phase": "PHASE:failed", "reason": "gave up"}] ]
 JSON
-} >"$T/attack.json"
-python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$T/attack.json" ||
+} >"$AS/attack.json"
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$AS/attack.json" ||
     fail "the attacker's script is JSON"
-ATTACKER="env FAKE_AGENT_SCRIPT=$T/attack.json FAKE_AGENT_LOG=.agentlog ATTACK_RUN=$RUN ATTACK_ISSUE=1 ATTACK_PR=$APR ATTACK_OTHER_PROJECT=other ATTACK_OTHER_ISSUE=5 ATTACK_SOCK=$DISINTO_TMUX_SOCKET ATTACK_TOOL_PID=$DECOY $FAKE_AGENT"
+ATTACKER="env FAKE_AGENT_SCRIPT=$AS/attack.json FAKE_AGENT_LOG=.agentlog ATTACK_RUN=$RUN ATTACK_ISSUE=1 ATTACK_PR=$APR ATTACK_OTHER_PROJECT=other ATTACK_OTHER_ISSUE=5 ATTACK_SOCK=$DISINTO_TMUX_SOCKET ATTACK_TOOL_PID=$DECOY $FAKE_AGENT"
 
 # worktree_of BRANCH: the worktree of the clone on BRANCH.
 worktree_of() {
@@ -384,7 +389,7 @@ else
 fi
 
 # The ticks that follow act on nothing forged.
-REVIEW_AGENT_SCRIPT=$T/review.json
+REVIEW_AGENT_SCRIPT=$AS/review.json
 cat >"$REVIEW_AGENT_SCRIPT" <<'JSON'
 [ [{"capture": "REVIEW_OUTPUT_FILE=(?P<out>[^\\s]+)"},
    {"write": "{out}", "text": "{\"verdict\": \"APPROVE\", \"verdict_reason\": \"small and correct\", \"review_markdown\": \"### Summary\\nAdds hello.txt as asked.\"}"},
@@ -431,13 +436,13 @@ ticks 20 '! t_tmux has-session -t "=dev-$PROJ-1"'
 check "the attacker's session ended [$WHO]" sh -c "! tmux -L $(tmux_sock) has-session -t =dev-$PROJ-1 2>/dev/null"
 
 # --- an honest session: launch to a merged PR ---
-cat >"$T/honest.json" <<'JSON'
+cat >"$AS/honest.json" <<'JSON'
 [ {"commit": {"file": "hello.txt", "text": "hello\n", "message": "fix: Add a greeting (#2)"},
    "push": "fix/issue-2", "summary": "Adds hello.txt.", "phase": "PHASE:awaiting_ci"},
   {"phase": "PHASE:awaiting_review"},
   {"phase": "PHASE:done"} ]
 JSON
-export AGENT_CMD="env FAKE_AGENT_SCRIPT=$T/honest.json FAKE_AGENT_LOG=.agentlog $FAKE_AGENT"
+export AGENT_CMD="env FAKE_AGENT_SCRIPT=$AS/honest.json FAKE_AGENT_LOG=.agentlog $FAKE_AGENT"
 sim_post /_admin/item '{"number": 2, "labels": ["backlog"]}' >/dev/null
 dp
 if ticks 20 '[ -n "$(pr_of fix/issue-2)" ]'; then
