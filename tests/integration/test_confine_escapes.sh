@@ -128,8 +128,6 @@ trap 'kill "$DECOY" 2>/dev/null; t_cleanup' EXIT
 # What must not change, kept to compare.
 mkdir -p "$T/before"
 cp "$HOME/.claude/settings.json" "$T/before/settings.json"
-cp "$FACTORY_ROOT/.git/config" "$T/before/factory-config"
-cp "$T/repo/.git/config" "$T/before/repo-config"
 ls "$FACTORY_ROOT/.git/hooks" >"$T/before/factory-hooks"
 ls "$T/repo/.git/hooks" >"$T/before/repo-hooks"
 tree_sum() {
@@ -262,18 +260,18 @@ escape() {
 		fail "escape $1 fails [$WHO]" "$3"
 	fi
 }
-# forged NAME PATH...: the tools' file at one of the PATHs (absent
-# before) exists now.
+# forged NAME PATH...: the tools' file at one of the PATHs holds what the
+# attacker wrote (its marker: the tools write some of these files too).
 forged() {
 	_f=$1
 	shift
 	for _p in "$@"; do
-		if [ -e "$_p" ]; then
+		if grep -qs forged-by-attacker "$_p"; then
 			escape "$_f" 1 "${_p#$RUN/} written in the run directory"
 			return
 		fi
 	done
-	escape "$_f" 0 "$(sed -n "s/^$_f: \(rc=[0-9]*\).*/\1/p" "$T/results" | sort -u | tr '\n' ' ')no file in the run directory"
+	escape "$_f" 0 "$(sed -n "s/^$_f: \(rc=[0-9]*\).*/\1/p" "$T/results" | sort -u | tr '\n' ' ')nothing of its in the run directory"
 }
 # loot NAME REGEX FILES...: an escape that reads: it succeeded when what
 # it kept matches REGEX (the secrets are never printed).
@@ -297,7 +295,13 @@ while read -r name; do
 done <"$T/direct-names"
 
 # (a) the tools' records, looked at before any tick reads them
-forged a-review-request "$RUN/$PROJ-review-request-$APR"
+# The launch record has no room for a marker: absent before, any is
+# forged (no review of the attacker's PR is launched: its CI failed).
+if [ -e "$RUN/$PROJ-review-request-$APR" ]; then
+	escape a-review-request 1 "$PROJ-review-request-$APR written in the run directory"
+else
+	escape a-review-request 0 "$(sed -n 's/^a-review-request: \(rc=[0-9]*\).*/\1/p' "$T/results") no launch record in the run directory"
+fi
 RSD=$RUN/sessions/active/review-$PROJ-$APR
 forged a-review-phase "$RUN/review-session-$PROJ-$APR.phase" \
     "$RSD/review-session-$PROJ-$APR.phase"
@@ -310,7 +314,7 @@ else
 fi
 forged a-intent "$RUN/agent-dev-$PROJ-1.intent"
 forged a-mailbox "$RUN/agent-dev-$PROJ-1.mailbox"
-if grep -q forged-by-attacker "$RUN/dev-poll-$PROJ.wake" 2>/dev/null ||
+if grep -qs forged-by-attacker "$RUN/dev-poll-$PROJ.wake" ||
     grep -q 'woken: .*a-wake' "$DEVLOG"; then
 	escape a-wake 1 "dev-poll-$PROJ.wake written"
 else
@@ -343,10 +347,12 @@ fi
 for g in factory:"$FACTORY_ROOT" repo:"$T/repo"; do
 	n=${g%%:*}
 	d=${g#*:}
-	if cmp -s "$d/.git/config" "$T/before/$n-config"; then
-		escape "g-$n-config" 0 ".git/config unchanged"
+	# The tools change the clone's configuration themselves (a
+	# worktree's branch): the attacker's lines are what is looked for.
+	if grep -qE 'forged-by-attacker|hooksPath' "$d/.git/config"; then
+		escape "g-$n-config" 1 ".git/config changed: a hooksPath"
 	else
-		escape "g-$n-config" 1 ".git/config changed"
+		escape "g-$n-config" 0 ".git/config without the attacker's lines"
 	fi
 	if [ "$(ls "$d/.git/hooks")" = "$(cat "$T/before/$n-hooks")" ]; then
 		escape "g-$n-hooks" 0 "no hook added"
@@ -428,8 +434,10 @@ rm -f "$RUN/$PROJ-review-request-$APR" "$RUN/review-session-$PROJ-$APR.phase" \
     "$RUN/agent-dev-$PROJ-1.mailbox" "$RUN/dev-poll-$PROJ.wake" \
     "$RUN/dev-escalation-parked-$PROJ-1" "$RUN/ci-status-$PROJ"
 cp "$T/before/settings.json" "$HOME/.claude/settings.json"
-cp "$T/before/factory-config" "$FACTORY_ROOT/.git/config"
-cp "$T/before/repo-config" "$T/repo/.git/config"
+for c in "$FACTORY_ROOT/.git/config" "$T/repo/.git/config"; do
+	git config -f "$c" --unset-all core.hooksPath
+	sed -i '/forged-by-attacker/d' "$c"
+done
 rm -f "$FACTORY_ROOT/.git/hooks/post-checkout" "$T/repo/.git/hooks/post-checkout"
 : >"$AWT/attack-finish"
 ticks 20 '! t_tmux has-session -t "=dev-$PROJ-1"'
