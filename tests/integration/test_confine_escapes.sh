@@ -89,6 +89,10 @@ chmod +x "$T/origin.git/hooks/pre-receive"
 # The dev agents' own user may push and comment, not merge: the merge
 # whitelist of master holds the dev bot alone.
 export FORGE_AGENT_TOKEN=agent-token WOODPECKER_REPO_ID=0
+# Of the test's tree the agents reach only what a factory's agent does:
+# the origin they push to (the forge, elsewhere a network away); their
+# scripts are in the factory's checkout, their logs in their worktrees.
+export AGENT_SANDBOX_RW=$T/origin.git
 dev_sim - '[ci]' 'woodpecker_repo_id = 0' <<JSON
 {"repo": "johba/harb",
  "users": [{"login": "dev-bot", "token": "dev-token", "admin": true},
