@@ -1905,7 +1905,12 @@ class Handler(BaseHTTPRequestHandler):
     # check.go CheckPullMergeable: Do outside the merge styles is 422
     # (form binding), merged already 405, closed 404, work in progress or
     # not mergeable 405, a head_commit_id that is not the head 409, 200
-    # with no body once merged; the branch deletion comes after.
+    # with no body once merged; the branch deletion comes after.  A
+    # user outside the merge whitelist of the base branch's protection is
+    # 405 (services/pull/merge.go IsUserAllowedToMerge: with
+    # EnableMergeWhitelist only the whitelisted users may merge;
+    # routers/api/v1/repo/pull.go answers ErrNotAllowedToMerge with 405
+    # "User not allowed to merge PR").
     @route("POST", REPO + r"/pulls/(?P<n>\d+)/merge")
     def merge_pull(self, n):
         user = self.need_user()
@@ -1915,6 +1920,13 @@ class Handler(BaseHTTPRequestHandler):
         if do not in MERGE_STYLES:
             raise HTTPError(422, "Do: must be one of %s" % ", ".join(
                 MERGE_STYLES))
+        for rule in self.sim.state["branch_protections"]:
+            name = rule.get("rule_name", rule.get("branch_name", ""))
+            if name == pr["base"]["ref"] and \
+                    rule.get("enable_merge_whitelist") and \
+                    user["login"] not in rule.get(
+                        "merge_whitelist_usernames", []):
+                raise HTTPError(405, "User not allowed to merge PR")
         if pr["merged"]:
             raise HTTPError(405, "")
         if pr["state"] == "closed":

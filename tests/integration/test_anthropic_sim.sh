@@ -42,3 +42,23 @@ check "and the script did not move" grep -q '"text": "ok"' "$T/out"
 check_eq "the log: a line per request" "$(wc -l <"$T/sim.log")" 7
 kill "$SIMPID" 2>/dev/null
 wait "$SIMPID" 2>/dev/null || :
+
+# A tool step's {{NAME}} placeholders: filled from the session's prompts
+# (the dev formula's "Phase file: `PATH`", the review formula's
+# NAME=VALUE lines); one the prompts do not name is left alone.
+cat >"$T/p.json" <<'JSON'
+[{"tool": {"name": "Bash", "input": {"command": "echo x > {{PHASE_FILE}}; cat {{REVIEW_OUTPUT_FILE}} {{NOPE}}"}}}]
+JSON
+rm -f "$T/port"
+python3 "$TOP/tests/tools/anthropic-sim.py" --script "$T/p.json" \
+    --port-file "$T/port" 2>/dev/null &
+SIMPID=$!
+wait_for '[ -s "$T/port" ]' 10
+U=http://127.0.0.1:$(cat "$T/port")/v1/messages
+curl -s -o "$T/out" -X POST "$U" -H 'content-type: application/json' \
+    -d '{"model": "m", "tools": [{"name": "Bash"}], "messages": [{"role": "user", "content": [{"type": "text", "text": "- Phase file: `/r/s/phase`\nREVIEW_OUTPUT_FILE=/r/out.json\n"}]}, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "Phase file: `/elsewhere`"}]}'
+check_eq "placeholders filled from the first prompt that names them" \
+    "$(pyjson 'd["content"][0]["input"]["command"]' <"$T/out")" \
+    "echo x > /r/s/phase; cat /r/out.json {{NOPE}}"
+kill "$SIMPID" 2>/dev/null
+wait "$SIMPID" 2>/dev/null || :

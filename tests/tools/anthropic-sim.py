@@ -21,6 +21,12 @@ short text.  A step:
   {"drop": true, "times": 12}           the connection closed, no answer
   {"wait": 5}                           an answer after 5 seconds
 
+In a tool step's input, "{{NAME}}" stands for what the conversation's
+prompts say NAME is: the value of a line "NAME=VALUE" (the review
+formula's REVIEW_OUTPUT_FILE= and PHASE_FILE=), or for PHASE_FILE the
+path of the dev formula's "Phase file: `PATH`"; the first prompt that
+says it counts, so each session's model writes its own files.
+
 After the last step every turn gets {"text": "done"}.  With --every,
 every request to /v1/messages takes the script's steps, turn or not (a
 one-line probe such as the tools' after an API error).  Answers stream as
@@ -35,6 +41,7 @@ rate_limit_error, 500 api_error, 529 overloaded_error.
 """
 import argparse
 import json
+import re
 import sys
 import threading
 import time
@@ -97,6 +104,43 @@ def last_user_text(body):
                                    if isinstance(p, dict))
                 return "tool_result: %s" % str(out)[:1500]
     return ""
+
+
+def user_texts(body):
+    """Every text the user (the prompts, not tool results) sent."""
+    out = []
+    for m in body.get("messages") or []:
+        if m.get("role") != "user":
+            continue
+        c = m.get("content")
+        if isinstance(c, str):
+            out.append(c)
+            continue
+        out += [p.get("text", "") for p in c or []
+                if isinstance(p, dict) and p.get("type") == "text"]
+    return out
+
+
+def fill(value, texts):
+    """value with its {{NAME}} placeholders filled from the prompts."""
+    def one(m):
+        name = m.group(1)
+        pats = [r"(?m)^\s*%s=(\S+)" % re.escape(name)]
+        if name == "PHASE_FILE":
+            pats.append(r"Phase file: `([^`]+)`")
+        for t in texts:
+            for pat in pats:
+                found = re.search(pat, t)
+                if found:
+                    return found.group(1)
+        return m.group(0)
+    if isinstance(value, str):
+        return re.sub(r"\{\{([A-Z_]+)\}\}", one, value)
+    if isinstance(value, dict):
+        return {k: fill(v, texts) for k, v in value.items()}
+    if isinstance(value, list):
+        return [fill(v, texts) for v in value]
+    return value
 
 
 def message(model, blocks, stop):
@@ -165,6 +209,8 @@ class Handler(BaseHTTPRequestHandler):
         if "error" in step:
             self.send_error_step(step)
             return
+        if "tool" in step:
+            step = dict(step, tool=fill(step["tool"], user_texts(body)))
         blocks, stop = blocks_of(step)
         if body.get("stream"):
             self.send_stream(message(model, blocks, stop))
