@@ -16,6 +16,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "act.h"
@@ -27,6 +28,7 @@
 #include "forge.h"
 #include "log.h"
 #include "runfiles.h"
+#include "sandbox.h"
 #include "worktree.h"
 #include "xmalloc.h"
 
@@ -38,6 +40,7 @@ static int launch_mark_started(struct dev_ctx *, const struct dp_gather *, int);
 static int launch_foreign(const char *, char *, size_t);
 static int launch_squatted(struct dev_ctx *, struct dp_gather *);
 static enum dp_launch launch_bad(struct dev_ctx *, struct dp_gather *);
+static int launch_gate(struct dev_ctx *);
 static int launch_charge(struct dev_ctx *, const struct dp_launch_req *,
     enum dp_launch *);
 static void launch_add_note(char **, const char *);
@@ -171,6 +174,39 @@ launch_bad(struct dev_ctx *c, struct dp_gather *l)
 	(void)dp_status(c, "#%lld: cannot be launched, backed off: %s",
 	    l->issue, l->bad);
 	return DP_LAUNCH_BAD;
+}
+
+/*
+ * Whether any dev agent may start: it must be confinable (sandbox.h) and
+ * have a token of its own (or the operator trusts it with the dev
+ * bot's).  0, or -1 with the reason logged as an error (stderr for
+ * cron's mail) and in the status line (--status): nothing is claimed.
+ */
+static int
+launch_gate(struct dev_ctx *c)
+{
+	enum sandbox_kind kind;
+	char why[512];
+
+	if (c->cfg->forge_agent_token[0] == '\0' &&
+	    !c->cfg->agent_trust_dev_token)
+		snprintf(why, sizeof(why),
+		    "FORGE_AGENT_TOKEN is unset, and the dev bot's FORGE_TOKEN "
+		    "merges: give the agents a forge user of their own "
+		    "(README, \"Least privilege\"), or set "
+		    "AGENT_TRUST_DEV_BOT_TOKEN=true to trust them with it");
+	else if (c->legacy &&
+	    strcmp(c->cfg->agent_sandbox, SANDBOX_TRUST) != 0)
+		snprintf(why, sizeof(why),
+		    "DEV_AGENT_CMD (legacy mode) is a command of the "
+		    "operator's that needs the run directory, as dev-agent.sh "
+		    "does, and runs unconfined: set AGENT_SANDBOX="
+		    SANDBOX_TRUST " to run it");
+	else if (sandbox_choose(&kind, why, sizeof(why)) == 0)
+		return 0;
+	log_err("ERROR: no dev agent is launched: %s", why);
+	(void)dp_status(c, "no dev agent is launched: %s", why);
+	return -1;
 }
 
 int
@@ -358,6 +394,8 @@ dp_launch(struct dev_ctx *c, const struct dp_launch_req *req)
 		res = DP_REFUSED;
 		goto out;
 	}
+	if (launch_gate(c) == -1)
+		goto out;
 	if (c->legacy) {
 		if (launch_charge(c, req, &res) == 0)
 			res = dp_launch_legacy(c, req);

@@ -225,7 +225,16 @@ static const struct setting settings[] = {
 	       "merging); a user that can push `fix/*` branches and comment "
 	       "but not merge, close or edit protection (README, \"Least "
 	       "privilege\")",
-	.def_doc = "none: the agents get `FORGE_TOKEN`"},
+	.def_doc = "none: no dev agent starts (unless "
+		   "`AGENT_TRUST_DEV_BOT_TOKEN`)"},
+    {.env = "AGENT_TRUST_DEV_BOT_TOKEN",
+	.type = T_BOOL,
+	.def = "false",
+	.off = F(agent_trust_dev_token),
+	.doc = "`true`: with `FORGE_AGENT_TOKEN` unset, the dev agents get "
+	       "the dev bot's `FORGE_TOKEN`, which merges (the operator "
+	       "trusts the agents with it); `false`: no dev agent starts "
+	       "without `FORGE_AGENT_TOKEN`"},
     {.env = "FORGE_BOT_USERNAMES",
 	.legacy = "CODEBERG_BOT_USERNAMES",
 	.type = T_STR,
@@ -2049,10 +2058,10 @@ config_agent_env(const struct config *c, enum config_role role)
 		free(url);
 	}
 	/* A review agent writes its verdict; review-poll posts it. */
-	if (role == CONFIG_ROLE_DEV)
-		env_put(&env, &n, "FORGE_TOKEN",
-		    c->forge_agent_token[0] != '\0' ? c->forge_agent_token :
-						      c->forge_token);
+	if (role == CONFIG_ROLE_DEV && c->forge_agent_token[0] != '\0')
+		env_put(&env, &n, "FORGE_TOKEN", c->forge_agent_token);
+	else if (role == CONFIG_ROLE_DEV && c->agent_trust_dev_token)
+		env_put(&env, &n, "FORGE_TOKEN", c->forge_token);
 	return env;
 }
 

@@ -57,6 +57,7 @@ struct config {
 	char *forge_token;
 	char *forge_review_token;
 	char *forge_agent_token;   /* the dev agents' own, or "" */
+	int agent_trust_dev_token; /* AGENT_TRUST_DEV_BOT_TOKEN */
 	char *forge_bot_usernames; /* comma-separated logins */
 	char *forge_repo;	   /* owner/name */
 	char *forge_url;
@@ -222,7 +223,8 @@ int config_apply_path(void);
  * PROJECT_REPO_ROOT, PRIMARY_BRANCH, the forge's FORGE_URL, FORGE_REPO,
  * FORGE_API and FORGE_WEB (without credentials), and the token of its
  * role: a dev agent FORGE_TOKEN (FORGE_AGENT_TOKEN's value when that is
- * set, else the dev bot's), a review agent none (it writes its verdict,
+ * set, else the dev bot's with AGENT_TRUST_DEV_BOT_TOKEN, else none:
+ * dev-poll starts no dev agent then), a review agent none (it writes its verdict,
  * review-poll posts it); never FORGE_REVIEW_TOKEN, never
  * WOODPECKER_TOKEN.  Later entries of one key replace
  * earlier ones.  Free with config_env_free() (which wipes it).

@@ -227,6 +227,30 @@ confcheck_sandbox(const struct cli *cli, const struct config *cfg,
 	sandbox_set(NULL);
 }
 
+/*
+ * dev-poll's dev agents need a forge token of their own: without
+ * FORGE_AGENT_TOKEN no dev agent starts, unless the operator trusts them
+ * with the dev bot's (a warning then).
+ */
+static void
+confcheck_agent_token(const char *prog, const struct config *cfg,
+    struct confcheck_out *o)
+{
+	if (strcmp(prog, "dev-poll") != 0 || confcheck_set(cfg->forge_agent_token))
+		return;
+	if (cfg->agent_trust_dev_token)
+		confcheck_warn(o,
+		    "FORGE_AGENT_TOKEN: unset: the dev agents get FORGE_TOKEN, "
+		    "the dev bot's, which merges (AGENT_TRUST_DEV_BOT_TOKEN="
+		    "true)");
+	else
+		confcheck_problem(o, CLI_EXIT_USAGE,
+		    "FORGE_AGENT_TOKEN: unset, and the dev bot's FORGE_TOKEN "
+		    "merges: no dev agent starts (give the agents a forge user "
+		    "of their own: README, \"Least privilege\"; or set "
+		    "AGENT_TRUST_DEV_BOT_TOKEN=true to trust them with it)");
+}
+
 /* Who t's user is and its access to the repository. */
 static void
 confcheck_token(const struct config *cfg, struct confcheck_token *t,
@@ -510,8 +534,8 @@ confcheck_agent_warn(const struct confcheck_agent *ag, char *why,
 }
 
 /*
- * Whether the agents' token (FORGE_AGENT_TOKEN, else FORGE_TOKEN, which
- * the dev agents are given then) can merge into the primary branch or
+ * Whether the agents' token (FORGE_AGENT_TOKEN, else FORGE_TOKEN when
+ * AGENT_TRUST_DEV_BOT_TOKEN gives it to the dev agents) can merge into the primary branch or
  * approve for it: the agents' user should do neither (README, "Least
  * privilege").
  */
@@ -526,11 +550,9 @@ confcheck_agent(const struct config *cfg, struct confcheck_token *t, size_t n,
 
 	memset(&ag, 0, sizeof(ag));
 	ag.t = t[n - 1].value[0] != '\0' ? &t[n - 1] : &t[0];
-	if (ag.t == &t[0])
-		confcheck_warn(o,
-		    "FORGE_AGENT_TOKEN: unset: the dev agents get FORGE_TOKEN, "
-		    "the dev bot's, which merges (give them a forge user of "
-		    "their own: README, \"Least privilege\")");
+	/* No agent token, not trusted with the dev bot's: no dev agent. */
+	if (ag.t == &t[0] && !cfg->agent_trust_dev_token)
+		return;
 	if (ag.t->login == NULL)
 		return;
 	for (i = 0; i < n - 1 && ag.t != &t[0]; i++)
@@ -676,6 +698,7 @@ confcheck_run(const char *prog, const struct cli *cli, const struct config *cfg,
 	buf_init(&o.text, 0);
 	confcheck_offline(cli, cfg, exe, &o);
 	confcheck_sandbox(cli, cfg, &o);
+	confcheck_agent_token(prog, cfg, &o);
 	if (cli->forge && o.rc == 0)
 		confcheck_forges(cli, cfg, exe, &o);
 	if (cli->verbose)

@@ -151,7 +151,8 @@ printf '%s\n' "\$@" >"$T/legacy.argv"
 exec sleep 20
 EOF
 chmod +x "$T/legacy.sh"
-echo "DEV_AGENT_CMD=$T/legacy.sh" >>"$FACTORY_ROOT/.env"
+printf 'DEV_AGENT_CMD=%s\nAGENT_SANDBOX=unconfined-trust-agent\n' \
+    "$T/legacy.sh" >>"$FACTORY_ROOT/.env"
 scenario '[{"number": 3, "title": "Legacy", "labels": ["backlog"]}]' '[]' \
     >"$T/case.json"
 case_start
@@ -163,7 +164,7 @@ check_eq "legacy: not the review token" \
     "$(grep -c "$REV_TOK" "$T/legacy.env")" 0
 no_token legacy
 legacy_stop
-sed -i '/^DEV_AGENT_CMD=/d' "$FACTORY_ROOT/.env"
+sed -i '/^DEV_AGENT_CMD=/d; /^AGENT_SANDBOX=/d' "$FACTORY_ROOT/.env"
 
 # A review session.
 rm -f "$T"/probe/*

@@ -101,7 +101,7 @@ check_eq "both PRs merged then" \
 
 # Scheduling and launch reads: #10 is ready (its dependency #11 is
 # closed) and would be claimed.
-unset DEV_AGENT_CMD
+unset DEV_AGENT_CMD AGENT_SANDBOX
 scen '[{"number": 10, "title": "Ready", "labels": ["backlog"],
         "body": "Depends on #11."},
        {"number": 11, "title": "Done", "state": "closed"}]' '[]' \

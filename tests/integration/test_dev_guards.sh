@@ -22,7 +22,7 @@ JSON
 # the issue number it was started with.
 printf '#!/bin/sh\necho "$1" >>"%s/launched"\n' "$T" >"$T/agent.sh"
 chmod +x "$T/agent.sh"
-export DEV_AGENT_CMD="$T/agent.sh"
+export DEV_AGENT_CMD="$T/agent.sh" AGENT_SANDBOX=unconfined-trust-agent
 
 reset_log() {
 	sim_post /_admin/log/reset '{}' >/dev/null
@@ -50,7 +50,7 @@ wait "$HOLDER" 2>/dev/null
 
 # A live dev session of this project holds the slot; another project's
 # session and a non-dev session do not.
-unset DEV_AGENT_CMD
+unset DEV_AGENT_CMD AGENT_SANDBOX
 t_tmux new-session -d -s "dev-$PROJ-x-4" sleep 60
 t_tmux new-session -d -s "review-$PROJ-3" sleep 60
 t_tmux new-session -d -s "dev-$PROJ-7" sleep 60
@@ -86,7 +86,7 @@ check "done, no such issue twice: the phase file went" \
 rm -f "$RUN/sessions/active/dev-$PROJ-9/dev-session-$PROJ-9.phase"
 
 # Legacy mode judges the slot by the PID in dev-agent-P.lock only.
-export DEV_AGENT_CMD="$T/agent.sh"
+export DEV_AGENT_CMD="$T/agent.sh" AGENT_SANDBOX=unconfined-trust-agent
 
 sleep 30 &
 LIVE=$!

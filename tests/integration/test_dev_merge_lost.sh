@@ -93,7 +93,7 @@ tick_twice "merged by hand"
 
 # Crash recovery: the session is gone, its PR was merged meanwhile.
 legacy_stop
-unset DEV_AGENT_CMD
+unset DEV_AGENT_CMD AGENT_SANDBOX
 case_start
 mkdir -p "$RUN/sessions/active/dev-$PROJ-1"
 echo "PHASE:awaiting_review" >"$RUN/sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"

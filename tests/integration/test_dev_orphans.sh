@@ -116,7 +116,7 @@ legacy_stop
 
 # The preflight of an in-process launch: #5 depends on #7 (blocked by the
 # open #8) and on #9 (ready): one notice naming both, suggesting #9.
-unset DEV_AGENT_CMD
+unset DEV_AGENT_CMD AGENT_SANDBOX
 scen '[{"number": 5, "title": "Orphan", "labels": ["in-progress"],
         "body": "## Dependencies\n- #7\n- #9\n\n## Related\n- #10\n"},
        {"number": 7, "title": "Blocked blocker", "body": "Blocked by #8"},

@@ -88,7 +88,7 @@ done
 # --- PHASE:awaiting_ci with a live session.  The title comes
 # back as an array: no PR titled "fix:  (#1)" is opened; once the title
 # is a string, the PR is "fix: One (#1)".
-unset DEV_AGENT_CMD
+unset DEV_AGENT_CMD AGENT_SANDBOX
 export AGENT_CMD="env FAKE_AGENT_LOG=$T/agentlog $FAKE_AGENT"
 scen '[{"number": 1, "title": "One", "labels": ["in-progress"]}]' '[]' \
     >"$T/case.json"

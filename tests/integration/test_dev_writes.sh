@@ -121,7 +121,7 @@ status_has "comment refused: in the status file" \
 faults_clear
 
 # --- Writes inside the phase reactions of a live session fail the tick.
-unset DEV_AGENT_CMD
+unset DEV_AGENT_CMD AGENT_SANDBOX
 scen '[{"number": 1, "title": "One", "labels": ["in-progress"]}]' '[]' \
     >"$T/case.json"
 case_start

@@ -34,6 +34,7 @@ scale_init() {
 	git init -q -b master "$T/repo" &&
 	    git -C "$T/repo" -c user.name=t -c user.email=t@localhost \
 		commit -q --allow-empty -m init
+	export FORGE_AGENT_TOKEN=agent-token	# the agents' own user
 	export FORGE_TOKEN=dev-token FORGE_REVIEW_TOKEN=review-token \
 	    FORGE_BOT_USERNAMES=review-bot WOODPECKER_TOKEN=wp-token \
 	    DISINTO_FORMULAS_DIR=$TOP/formulas DISINTO_MEMINFO=$T/meminfo \
