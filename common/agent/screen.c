@@ -159,9 +159,11 @@ screen_dialog_advice(enum screen_dialog d, const char *workdir,
 		break;
 	case SCREEN_BYPASS:
 		snprintf(out, outsz,
-		    "run the agent once by hand with "
+		    "run the agent once by hand, unconfined, with "
 		    "--dangerously-skip-permissions and choose \"Yes, I "
-		    "accept\"");
+		    "accept\" (it records \"skipDangerousModePermissionPrompt\": "
+		    "true in ~/.claude/settings.json, which a confined agent "
+		    "only reads)");
 		break;
 	case SCREEN_ONBOARDING:
 		snprintf(out, outsz,

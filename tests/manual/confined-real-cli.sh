@@ -81,7 +81,10 @@ json.dump({"hasCompletedOnboarding": True,
            "projects": {repo: {"hasTrustDialogAccepted": True}}},
           open(path, "w"))
 PY
-echo '{}' >"$T/home/.claude/settings.json"
+# Claude Code 2.1 keeps the bypass-permissions acceptance in the user's
+# settings (it moves bypassPermissionsModeAccepted there at its start,
+# which a confined CLI cannot: settings.json is read-only to it).
+echo '{"skipDangerousModePermissionPrompt": true}' >"$T/home/.claude/settings.json"
 cat >"$FACTORY_ROOT/.env" <<ENV
 HOME=$T/home
 ANTHROPIC_API_KEY=$KEY
