@@ -6,7 +6,7 @@
 # (ANTHROPIC_*, CLAUDE_*), the .env variables AGENT_ENV_PASS names and no
 # other, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1, FACTORY_ROOT,
 # PROJECT_TOML, PROJECT_NAME, FORGE_API and the token of their role (a
-# dev agent's FORGE_TOKEN; a review agent has none): never the review
+# dev agent's FORGE_TOKEN: FORGE_AGENT_TOKEN's value; a review agent has none): never the review
 # bot's, never WOODPECKER_TOKEN, and no secret the tick
 # itself inherited (the tmux server keeps the environment of the tick
 # that started it).  No token is on any process's command line, and the
@@ -22,6 +22,7 @@ mkdir -p "$H/.local/bin" "$T/probe"
 TOK=tok$$${T##*.}
 DEV_TOK=dev-$TOK
 REV_TOK=rev-$TOK
+AGT_TOK=agt-$TOK
 SHA=$(git_branch fix/issue-2 f2.c)
 
 # scenario ISSUES PULLS: the users hold this test's tokens.
@@ -50,6 +51,7 @@ chmod +x "$H/.local/bin/claude"
 cat >"$FACTORY_ROOT/.env" <<EOF
 # secrets
 export FORGE_TOKEN=$DEV_TOK
+FORGE_AGENT_TOKEN=$AGT_TOK
 FORGE_REVIEW_TOKEN="$REV_TOK"
 WOODPECKER_TOKEN=wp-$TOK
 MY_SETTING='a b'
@@ -131,7 +133,8 @@ unset AGENT_CMD
 cron "$O/dev-poll/dev-poll" "$P"
 check "dev: session started" t_tmux has-session -t "dev-$PROJ-1"
 E=$(probe)
-agent_env dev "$E" FORGE_TOKEN "$DEV_TOK"
+agent_env dev "$E" FORGE_TOKEN "$AGT_TOK"
+check_eq "dev: not the dev bot's token" "$(grep -c "$DEV_TOK" "$E")" 0
 check_eq "dev: not the review token" "$(grep -c "$REV_TOK" "$E")" 0
 check_eq "dev: the default agent command" "$(head -1 "${E%.env}.argv")" \
     --dangerously-skip-permissions
@@ -159,7 +162,8 @@ case_start
 cron "$O/dev-poll/dev-poll" "$P"
 wait_for '[ -s "$T/legacy.argv" ]' 10
 check_eq "legacy: started for the issue" "$(cat "$T/legacy.argv")" 3
-agent_env legacy "$T/legacy.env" FORGE_TOKEN "$DEV_TOK"
+agent_env legacy "$T/legacy.env" FORGE_TOKEN "$AGT_TOK"
+check_eq "legacy: not the dev bot's token" "$(grep -c "$DEV_TOK" "$T/legacy.env")" 0
 check_eq "legacy: not the review token" \
     "$(grep -c "$REV_TOK" "$T/legacy.env")" 0
 no_token legacy
