@@ -444,7 +444,11 @@ hooks_first_str(const cJSON *in, const char *const *keys)
 	return NULL;
 }
 
-/* Write "TIME[ what]" into the marker path.  0 or -1. */
+/*
+ * Write "TIME[ what]" into the marker path.  0 or -1.  A hook writes only
+ * into its session's directory as the launch made it, never makes one:
+ * a CLI that ends after its session was cleaned up leaves nothing.
+ */
 static int
 hooks_stamp(const char *path, const char *what)
 {
@@ -452,7 +456,6 @@ hooks_stamp(const char *path, const char *what)
 
 	snprintf(line, sizeof(line), "%lld%s%s\n", (long long)time(NULL),
 	    what != NULL ? " " : "", what != NULL ? what : "");
-	(void)runfiles_session_mkdir_for(path);
 	return file_write_atomic(path, line, strlen(line), 0644, 0);
 }
 
@@ -475,7 +478,6 @@ hooks_session_id(int argc, char *argv[], const cJSON *in)
 	    (path = runfiles_claude_id_beside(argv[2])) == NULL)
 		return;
 	snprintf(line, sizeof(line), "%s\n", id);
-	(void)runfiles_session_mkdir_for(path);
 	(void)file_write_atomic(path, line, strlen(line), 0644, 0);
 	free(path);
 }
@@ -557,7 +559,6 @@ hooks_api_record(const char *path, const char *name, const cJSON *in)
 	e.at = time(NULL);
 	e.reset = hooks_reset(in);
 	text = apierr_text(&e);
-	(void)runfiles_session_mkdir_for(path);
 	(void)file_write_atomic(path, text, strlen(text), 0644, 0);
 	free(text);
 }

@@ -65,12 +65,22 @@ lhas "the next tick handles the failure" \
 check "the failed session is ended" sh -c "! tmux -L $(tmux_sock) has-session -t =$S 2>/dev/null"
 
 check "the ended session's directory is gone" test ! -e "$RUN/sessions/active/$S"
-# The installed commands, one by one, in a session directory again.
-mkdir -p "$RUN/sessions/active/$S"
 SET=$T/settings.json
 hookcmd() {
 	pyjson "[h['command'] for e in d['hooks']['$1'] for h in e['hooks']][-1]" <"$SET"
 }
+# A CLI that ends after the clean-up (its SessionEnd and Stop hooks fire
+# once it is killed) leaves nothing: the hooks write only into a session
+# directory that exists, and make none.
+for ev in SessionEnd Stop; do
+	printf '{"hook_event_name": "%s", "session_id": "0b18-late", "reason": "other"}' "$ev" |
+	    sh -c "$(hookcmd $ev)" >/dev/null 2>&1
+done
+check "late hooks: no session directory made again" test ! -e "$RUN/sessions/active/$S"
+check_eq "late hooks: no claude-exited, claude-idle or claude-id anywhere" \
+    "$(find "$RUN" -name 'claude-*' | wc -l)" 0
+# The installed commands, one by one, in a session directory again.
+mkdir -p "$RUN/sessions/active/$S"
 check_eq "StopFailure matches every API error (the hook judges them)" \
     "$(pyjson "d['hooks']['StopFailure'][0]['matcher']" <"$SET")" '*'
 check_eq "PreToolUse matches Bash and the file tools" \

@@ -48,6 +48,8 @@ dev_sim - '[ci]' 'woodpecker_repo_id = 0' <<'JSON'
                          "merge_whitelist_usernames": ["dev-bot"]}]}
 JSON
 export FORGE_AGENT_TOKEN=agent-token WOODPECKER_REPO_ID=0
+# The agents reach only the origin they push to (not the whole test tree).
+export AGENT_SANDBOX_RW=$T/origin.git
 : >"$FACTORY_ROOT/state/.reviewer-active"
 mkdir -p "$FACTORY_ROOT/review"
 KEY=sk-ant-api03-confined-$$-Zq81LmN4pR8sT1vW3yB5dF6gH0jK
