@@ -156,13 +156,13 @@ attack() {
 }
 
 attack dev "dev-poll-$PROJ.lock"
-attack dev "dev-session-$PROJ-1.phase"
+attack dev "sessions/active/dev-$PROJ-1/dev-session-$PROJ-1.phase"
 attack dev "ci-result-$PROJ-1.txt"
 attack dev "dev-notice-$PROJ-2"
-attack dev "claude-idle-dev-$PROJ-3.ts"
+attack dev "sessions/active/dev-$PROJ-3/claude-idle-dev-$PROJ-3.ts"
 attack review "$PROJ-review.lock"
-attack review "review-session-$PROJ-10.phase"
-attack review "$PROJ-review-output-10.json"
+attack review "sessions/active/review-$PROJ-10/review-session-$PROJ-10.phase"
+attack review "sessions/active/review-$PROJ-10/$PROJ-review-output-10.json"
 attack review "$PROJ-review-request-10"
 attack review "review-injected-$PROJ-9"
 attack supervisor supervisor-poll.lock
@@ -172,7 +172,7 @@ attack supervisor "dev-agent-status-$PROJ"
 attack supervisor "dev-escalation-notified-$PROJ-4"
 attack supervisor "dev-renotify-$PROJ-4"
 attack supervisor dev-escalation-reply
-attack supervisor "claude-idle-dev-$PROJ-3.ts"
+attack supervisor "sessions/active/dev-$PROJ-3/claude-idle-dev-$PROJ-3.ts"
 
 # The project file given as the argument, or found in projects/: the
 # tool stops with a configuration error naming it (exit 2) and does not
