@@ -40,7 +40,9 @@ run() {	# TOOL ARGS...: exit status in $RC, output in $T/out and $T/err
 	RC=$?
 }
 
-# Good: silent, exit 0, nothing asked, nothing written.
+# Good: silent, exit 0, nothing asked, nothing written (the agents' own
+# token from the environment: the fixture's .env does not set it).
+export FORGE_AGENT_TOKEN=agent-token
 sim_post /_admin/log/reset '{}' >/dev/null
 for tool in dev-poll review-poll supervisor-poll; do
 	[ "$tool" = supervisor-poll ] && arg= || arg=$TOML
@@ -82,7 +84,10 @@ check "--forge without --check: says so" \
     grep -qF -- "--forge goes with --check" "$T/err"
 rm -rf "$DISINTO_RUN_DIR" && mkdir "$DISINTO_RUN_DIR"
 
-# --forge, the agents on the dev bot's token: it can merge (an admin).
+# --forge, the agents trusted with the dev bot's token: it can merge (an
+# admin).
+unset FORGE_AGENT_TOKEN
+export AGENT_TRUST_DEV_BOT_TOKEN=true
 run dev-poll --check --forge "$TOML"
 check_eq "agents on FORGE_TOKEN: exit 0" "$RC" 0
 check "each token's user and access" \
@@ -95,7 +100,7 @@ check "agents on FORGE_TOKEN: warned" grep -q \
     "^warning: FORGE_TOKEN: the agents' user dev-bot: an admin of johba/demo" \
     "$T/out"
 check "agents on FORGE_TOKEN: the remedy" grep -q \
-    "^warning: FORGE_AGENT_TOKEN: unset: the dev agents get FORGE_TOKEN" \
+    "^warning: FORGE_AGENT_TOKEN: unset: the dev agents get FORGE_TOKEN, the dev bot's, which merges (AGENT_TRUST_DEV_BOT_TOKEN=true)" \
     "$T/out"
 
 # Their own user, outside the merge whitelist: no warning.

@@ -42,7 +42,7 @@ check "the run's command line lacks it" \
 check "the prompt file is gone" test ! -e "$(ck_dir 1)/prompt.txt"
 no_mark dev
 E=$T/agentlog/env-1.txt
-check "dev: FORGE_TOKEN" grep -qx 'FORGE_TOKEN=dev-token' "$E"
+check "dev: FORGE_TOKEN, the agents' own" grep -qx 'FORGE_TOKEN=agent-token' "$E"
 check "dev: no FORGE_REVIEW_TOKEN" sh -c "! grep -q '^FORGE_REVIEW_TOKEN=' '$E'"
 check "dev: no WOODPECKER_TOKEN" sh -c "! grep -q '^WOODPECKER_TOKEN=' '$E'"
 check "dev: no password of the tick's" sh -c "! grep -q '^DB_PASSWORD=' '$E'"

@@ -134,7 +134,12 @@ t_setup() {
 	# test's tree (the bare origin they push to, the fake agent's logs
 	# and scripts) as an operator's addition would, and still not the
 	# run directory, the tmux socket or the factory's secrets.
-	AGENT_SANDBOX_RW=${AGENT_SANDBOX_RW-$T}
+	# A test's later t_setup (a new $T) moves it along, unless the
+	# caller chose it.
+	if [ -z "${AGENT_SANDBOX_RW+x}" ] || [ "${T_RW_OURS:-}" = 1 ]; then
+		AGENT_SANDBOX_RW=$T
+		T_RW_OURS=1
+	fi
 	export AGENT_SANDBOX_RW
 	tmux_sock >/dev/null
 }
