@@ -519,6 +519,19 @@ act_remove_tree(struct act *a, const char *path)
 	return 0;
 }
 
+/* The tools' own files of the session beside its directory. */
+static void
+act_remove_session_beside(const char *session)
+{
+	char *lock = runfiles_session_inject_lock(session);
+	char *delivery = runfiles_session_delivery(session);
+
+	(void)file_remove(lock);
+	(void)file_remove(delivery);
+	free(delivery);
+	free(lock);
+}
+
 int
 act_remove_session(struct act *a, const char *session)
 {
@@ -535,6 +548,7 @@ act_remove_session(struct act *a, const char *session)
 		unlink(dir) == -1 :
 		nftw(dir, act_rm_entry, 16, FTW_DEPTH | FTW_PHYS) == -1)
 		r = act_fail(a, "cannot remove '%s': %s", dir, strerror(errno));
+	act_remove_session_beside(session);
 out:
 	free(dir);
 	return r;
