@@ -195,13 +195,12 @@ launch_gate(struct dev_ctx *c)
 		    "merges: give the agents a forge user of their own "
 		    "(README, \"Least privilege\"), or set "
 		    "AGENT_TRUST_DEV_BOT_TOKEN=true to trust them with it");
-	else if (c->legacy &&
-	    strcmp(c->cfg->agent_sandbox, SANDBOX_TRUST) != 0)
+	else if (c->legacy && strcmp(c->cfg->agent_sandbox, SANDBOX_TRUST) != 0)
 		snprintf(why, sizeof(why),
 		    "DEV_AGENT_CMD (legacy mode) is a command of the "
 		    "operator's that needs the run directory, as dev-agent.sh "
-		    "does, and runs unconfined: set AGENT_SANDBOX="
-		    SANDBOX_TRUST " to run it");
+		    "does, and runs unconfined: set AGENT_SANDBOX=" SANDBOX_TRUST
+		    " to run it");
 	else if (sandbox_choose(&kind, why, sizeof(why)) == 0)
 		return 0;
 	log_err("ERROR: no dev agent is launched: %s", why);

@@ -224,8 +224,8 @@ int config_apply_path(void);
  * FORGE_API and FORGE_WEB (without credentials), and the token of its
  * role: a dev agent FORGE_TOKEN (FORGE_AGENT_TOKEN's value when that is
  * set, else the dev bot's with AGENT_TRUST_DEV_BOT_TOKEN, else none:
- * dev-poll starts no dev agent then), a review agent none (it writes its verdict,
- * review-poll posts it); never FORGE_REVIEW_TOKEN, never
+ * dev-poll starts no dev agent then), a review agent none (it writes its
+ * verdict, review-poll posts it); never FORGE_REVIEW_TOKEN, never
  * WOODPECKER_TOKEN.  Later entries of one key replace
  * earlier ones.  Free with config_env_free() (which wipes it).
  */

@@ -236,7 +236,8 @@ static void
 confcheck_agent_token(const char *prog, const struct config *cfg,
     struct confcheck_out *o)
 {
-	if (strcmp(prog, "dev-poll") != 0 || confcheck_set(cfg->forge_agent_token))
+	if (strcmp(prog, "dev-poll") != 0 ||
+	    confcheck_set(cfg->forge_agent_token))
 		return;
 	if (cfg->agent_trust_dev_token)
 		confcheck_warn(o,
@@ -535,9 +536,9 @@ confcheck_agent_warn(const struct confcheck_agent *ag, char *why,
 
 /*
  * Whether the agents' token (FORGE_AGENT_TOKEN, else FORGE_TOKEN when
- * AGENT_TRUST_DEV_BOT_TOKEN gives it to the dev agents) can merge into the primary branch or
- * approve for it: the agents' user should do neither (README, "Least
- * privilege").
+ * AGENT_TRUST_DEV_BOT_TOKEN gives it to the dev agents) can merge into the
+ * primary branch or approve for it: the agents' user should do neither (README,
+ * "Least privilege").
  */
 static void
 confcheck_agent(const struct config *cfg, struct confcheck_token *t, size_t n,
