@@ -640,7 +640,12 @@ webhook_wake(const char *exe, const struct config *cfg,
 	why = xasprintf("webhook %s", rt->event);
 	for (i = 0; i < 3 && rt->tools[i] != NULL; i++) {
 		prog = webhook_tool_path(exe, cfg, rt->tools[i]);
-		if (wake_spawn(prog, cfg->project_toml, why) == -1) {
+		/* supervisor-poll watches every project: no project file. */
+		if (wake_spawn(prog,
+			strcmp(rt->tools[i], "supervisor-poll") == 0 ?
+			    NULL :
+			    cfg->project_toml,
+			why) == -1) {
 			webhook_wake_failed(cfg, rt->tools[i], prog,
 			    strerror(errno));
 			r = -1;

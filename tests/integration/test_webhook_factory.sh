@@ -81,6 +81,9 @@ deliver bash issue_comment "$COMMENT"
 check_eq "bash dev/dev-poll.sh --webhook: 204" "$CODE" 204
 check "through bash, dev-poll is woken" \
     wait_for "grep -q 'wake (webhook issue_comment)' '$DEVLOG'" 10
+# supervisor-poll takes no project file: its wake is one it accepts.
+check "supervisor-poll is woken (its log has the wake)" \
+    wait_for "grep -q 'wake (' '$F/supervisor/supervisor.log'" 10
 check "the bash scripts never ran" test ! -e "$F/bash-ran"
 
 # review-poll cannot be started: 500, and its log says so.
