@@ -487,7 +487,8 @@ test_config_agent_env(void)
 	CHECK(has(env, "ANTHROPIC_API_KEY=sk-key"));
 	CHECK(has(env, "CLAUDE_CODE_USE_BEDROCK=1"));
 	CHECK(has(env, "PROJECT_NAME=harb"));
-	CHECK(has(env, "FORGE_TOKEN=dev-secret"));
+	/* No agents' token, not trusted with the dev bot's: none. */
+	CHECK(!sets(env, "FORGE_TOKEN"));
 	/* Only what an agent needs: no other .env variable, no other token. */
 	CHECK(!sets(env, "FORGE_REVIEW_TOKEN"));
 	CHECK(!sets(env, "WOODPECKER_TOKEN"));
@@ -527,6 +528,14 @@ test_config_agent_env(void)
 	CHECK(!sets(env, "FORGE_TOKEN"));
 	CHECK(!sets(env, "FORGE_REVIEW_TOKEN"));
 	config_env_free(env);
+	env = config_agent_env(&c, CONFIG_ROLE_DEV);
+	CHECK(!sets(env, "FORGE_TOKEN"));
+	config_env_free(env);
+	config_free(&c);
+	/* The operator trusts the agents with the dev bot's token. */
+	write_file(".env",
+	    "CODEBERG_TOKEN=legacy\nAGENT_TRUST_DEV_BOT_TOKEN=true\n");
+	CHECK_INT(load(&c, "p.toml", err, sizeof(err)), 0);
 	env = config_agent_env(&c, CONFIG_ROLE_DEV);
 	CHECK(has(env, "FORGE_TOKEN=legacy"));
 	config_env_free(env);
