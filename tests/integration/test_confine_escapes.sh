@@ -52,6 +52,9 @@ fi
 . "$TOP/tests/integration/lib/dev.sh"
 WHO=$(id -un)
 dev_init git
+# ESCAPE_SANDBOX=unconfined-trust-agent: what each escape does without
+# the confinement (for a comparison; the checks then fail).
+[ -z "${ESCAPE_SANDBOX:-}" ] || export AGENT_SANDBOX=$ESCAPE_SANDBOX
 # A home of the test's own: the user's secrets and the agent CLI's global
 # settings, with hooks.
 export HOME=$T/home
