@@ -128,6 +128,11 @@ sim_start "$T/scenario.json" --git-dir "$T/origin.git" || die "simulator"
 # as upstream's .gitignore has it), and the switches that turn the dev
 # and review agents on.
 sed "s|@WOODPECKER_SERVER@|$SIM_URL|" "$F/.env.example" >"$F/.env"
+# What disinto-c asks beyond bash: the agents' own forge token, and the
+# paths outside its worktree a confined agent writes (the stand-in's log,
+# the bare origin it pushes to).
+printf 'FORGE_AGENT_TOKEN=agent-token\nAGENT_SANDBOX_RW=%s:%s\n' \
+    "$T/agent" "$T/origin.git" >>"$F/.env"
 sed "s|@FORGE_URL@|$SIM_URL|; s|@REPO_ROOT@|$T/repo|" \
     "$F/projects/demo.toml.example" >"$F/projects/$P.toml"
 : >"$F/state/.dev-active"
@@ -433,7 +438,7 @@ check_eq "no git: installing twice, then uninstalling leaves it as it was" \
 # The agent environment (the agents' side of this factory): a dev session
 # sees the project, the .env variable AGENT_ENV_PASS names (one that only
 # .env sets) and its token, and not the review bot's or Woodpecker's.
-for want in "FORGE_TOKEN=dev-token" \
+for want in "FORGE_TOKEN=agent-token" \
     "FORGE_API=$SIM_URL/api/v1/repos/johba/demo" "PROJECT_NAME=$P" \
     "PROJECT_TOML=$F/projects/$P.toml" "FACTORY_ROOT=$F" \
     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1" \
