@@ -842,7 +842,7 @@ cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
 	if (cli->status)
 		return cli_status_reply(t, cli, cfg, argv[0], msg);
 	if (cli->check)
-		return confcheck_run(t->prog, cli, cfg, argv[0], msg);
+		return confcheck_run(t->prog, t->opts, cli, cfg, argv[0], msg);
 	if ((path = t->log_path(cfg)) != NULL)
 		(void)log_open(path, t->log_prefix, t->rotate_bytes,
 		    cli->verbose);

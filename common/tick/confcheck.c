@@ -233,10 +233,10 @@ confcheck_sandbox(const struct cli *cli, const struct config *cfg,
  * with the dev bot's (a warning then).
  */
 static void
-confcheck_agent_token(const char *prog, const struct config *cfg,
+confcheck_agent_token(unsigned opts, const struct config *cfg,
     struct confcheck_out *o)
 {
-	if (strcmp(prog, "dev-poll") != 0 ||
+	if (!(opts & CLI_OPT_DEV_AGENTS) ||
 	    confcheck_set(cfg->forge_agent_token))
 		return;
 	if (cfg->agent_trust_dev_token)
@@ -690,8 +690,8 @@ confcheck_forges(const struct cli *cli, const struct config *cfg,
 }
 
 int
-confcheck_run(const char *prog, const struct cli *cli, const struct config *cfg,
-    const char *exe, char **msg)
+confcheck_run(const char *prog, unsigned opts, const struct cli *cli,
+    const struct config *cfg, const char *exe, char **msg)
 {
 	struct confcheck_out o;
 
@@ -699,7 +699,7 @@ confcheck_run(const char *prog, const struct cli *cli, const struct config *cfg,
 	buf_init(&o.text, 0);
 	confcheck_offline(cli, cfg, exe, &o);
 	confcheck_sandbox(cli, cfg, &o);
-	confcheck_agent_token(prog, cfg, &o);
+	confcheck_agent_token(opts, cfg, &o);
 	if (cli->forge && o.rc == 0)
 		confcheck_forges(cli, cfg, exe, &o);
 	if (cli->verbose)

@@ -19,9 +19,10 @@ struct config;
  * Returns 0 (nothing wrong; warnings may be given), 2 (a problem with the
  * configuration: "file: key: what is wrong" lines) or 1 (the forge did
  * not answer), with the text to print in *msg (NULL when there is none;
- * with cli->verbose a summary line; caller frees).
+ * with cli->verbose a summary line; caller frees).  opts: the tool's
+ * CLI_OPT_* (CLI_OPT_DEV_AGENTS: the dev agents' token is checked).
  */
-int confcheck_run(const char *prog, const struct cli *cli,
+int confcheck_run(const char *prog, unsigned opts, const struct cli *cli,
     const struct config *cfg, const char *exe, char **msg);
 
 #endif

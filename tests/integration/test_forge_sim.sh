@@ -519,7 +519,7 @@ check "say step shows on the pane" sh -c \
 # Second agent: paths learned from the prompt, commit and push to a bare
 # repository, summary file, capture placeholders.
 B=$T/agent2
-mkdir -p "$B/log"
+mkdir -p "$B/log" "$B/run/sessions/active/t2"	# as a launch makes it
 git init -q --bare "$B/origin.git"
 git clone -q "$B/origin.git" "$B/wt" 2>/dev/null
 (cd "$B/wt" && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m init &&

@@ -37,7 +37,9 @@ sim_start "$T/scenario.json" --git-dir "$T/origin.git" ||
 # run_files: the run files of reviews (not locks, status, try counts or
 # the bots' logins).
 run_files() {
-	(cd "$DISINTO_RUN_DIR" && ls |
+	(cd "$DISINTO_RUN_DIR" &&
+	    { ls | grep -vx sessions; ls sessions/active 2>/dev/null |
+		sed 's,^,sessions/active/,'; } |
 	    grep -v -e '\.lock$' -e -review-status -e -review-tries- \
 		-e '^forge-logins$' |
 	    tr '\n' ' ')
