@@ -30,6 +30,9 @@ static size_t nrefused;
 
 /* The private directory with its '/' (file_private_dir()), or NULL. */
 static char *private_dir;
+/* file_claims(): the directory of claims with its '/', and their owner. */
+static char *claims_dir;
+static uid_t claims_uid;
 
 /* Who may have written a file that is accepted. */
 enum file_rule {
@@ -45,8 +48,12 @@ enum file_rule {
 static int write_all(int, const void *, size_t);
 static int file_is_private(const char *);
 static enum file_rule rule_for(const char *, enum file_rule);
-static const char *unfit_owner(const struct stat *, enum file_rule, int *);
-static const char *unfit(const struct stat *, enum file_rule, int *);
+static int file_is_claim(const char *, const struct stat *);
+static int file_ours(const char *, const struct stat *);
+static const char *unfit_owner(const char *, const struct stat *,
+    enum file_rule, int *);
+static const char *unfit(const char *, const struct stat *, enum file_rule,
+    int *);
 static int refuse(const char *, const char *, int, int);
 static int open_checked(const char *, int, int, enum file_rule, int);
 static int lstat_regular(const char *, struct stat *, enum file_rule, int);
@@ -80,6 +87,42 @@ file_private_dir(const char *dir)
 		private_dir = xasprintf("%s/", dir);
 }
 
+void
+file_claims(const char *dir, uid_t uid)
+{
+	free(claims_dir);
+	claims_dir = NULL;
+	if (dir != NULL) {
+		claims_dir = xasprintf("%s/", dir);
+		claims_uid = uid;
+	}
+}
+
+/*
+ * Whether st, at path, is a claim (file_claims()): owned by the claims'
+ * owner, below one of the claims directory's subdirectories, with no
+ * ".." on the way.
+ */
+static int
+file_is_claim(const char *path, const struct stat *st)
+{
+	const char *rest;
+
+	if (claims_dir == NULL || st->st_uid != claims_uid ||
+	    strncmp(path, claims_dir, strlen(claims_dir)) != 0)
+		return 0;
+	rest = path + strlen(claims_dir);
+	return rest[0] != '/' && rest[0] != '\0' &&
+	    strchr(rest, '/') != NULL && strstr(rest, "..") == NULL;
+}
+
+/* Whether st, at path, is the effective user's, or a claim. */
+static int
+file_ours(const char *path, const struct stat *st)
+{
+	return st->st_uid == geteuid() || file_is_claim(path, st);
+}
+
 /* Whether path is below the private directory. */
 static int
 file_is_private(const char *path)
@@ -101,13 +144,17 @@ rule_for(const char *path, enum file_rule base)
  * symlink's mode means nothing: only its owner counts.)
  */
 static const char *
-unfit_owner(const struct stat *st, enum file_rule rule, int *err)
+unfit_owner(const char *path, const struct stat *st, enum file_rule rule,
+    int *err)
 {
+	int claim = file_is_claim(path, st);
+
 	*err = EPERM;
-	if (rule != FILE_ANYONE && st->st_uid != geteuid())
+	if (rule != FILE_ANYONE && st->st_uid != geteuid() && !claim)
 		return "a file of another user";
+	/* A claim's group is the agents' and the tools' (umask 002). */
 	if (rule == FILE_ALONE && !S_ISLNK(st->st_mode) &&
-	    (st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
+	    (st->st_mode & (claim ? S_IWOTH : S_IWGRP | S_IWOTH)) != 0)
 		return "writable by group or others";
 	return NULL;
 }
@@ -119,15 +166,16 @@ unfit_owner(const struct stat *st, enum file_rule rule, int *err)
  * may have written, whatever its type; else what its type calls for.
  */
 static const char *
-unfit(const struct stat *st, enum file_rule rule, int *err)
+unfit(const char *path, const struct stat *st, enum file_rule rule, int *err)
 {
 	const char *what;
 
-	if (rule == FILE_ALONE && (what = unfit_owner(st, rule, err)) != NULL)
+	if (rule == FILE_ALONE &&
+	    (what = unfit_owner(path, st, rule, err)) != NULL)
 		return what;
 	*err = EINVAL;
 	if (S_ISREG(st->st_mode))
-		return unfit_owner(st, rule, err);
+		return unfit_owner(path, st, rule, err);
 	if (S_ISLNK(st->st_mode)) {
 		*err = ELOOP;
 		return "a symlink (never followed)";
@@ -190,7 +238,7 @@ open_checked(const char *path, int flags, int mode, enum file_rule rule,
 		/* ELOOP, ENXIO, EISDIR...: say what is there instead. */
 		saved = errno;
 		if (lstat(path, &st) == -1 ||
-		    (what = unfit(&st, rule, &err)) == NULL) {
+		    (what = unfit(path, &st, rule, &err)) == NULL) {
 			errno = saved;
 			return -1;
 		}
@@ -199,7 +247,7 @@ open_checked(const char *path, int flags, int mode, enum file_rule rule,
 		close(fd);
 		errno = saved;
 		return -1;
-	} else if ((what = unfit(&st, rule, &err)) == NULL)
+	} else if ((what = unfit(path, &st, rule, &err)) == NULL)
 		return fd;
 	else
 		close(fd);
@@ -226,7 +274,7 @@ lstat_regular(const char *path, struct stat *st, enum file_rule rule,
 		rule = rule_for(path, rule);
 	if (lstat(path, st) == -1)
 		return -1;
-	if ((what = unfit(st, rule, &err)) == NULL)
+	if ((what = unfit(path, st, rule, &err)) == NULL)
 		return 0;
 	if (private && rule == FILE_ALONE && err == EPERM)
 		err = ENOENT;
@@ -470,7 +518,7 @@ file_foreign(const char *path)
 	int saved = errno, r = 0;
 
 	if (file_is_private(path) && lstat(path, &st) == 0 &&
-	    st.st_uid != geteuid()) {
+	    !file_ours(path, &st)) {
 		(void)refuse(path, "a file of another user", EPERM, 0);
 		r = 1;
 	}
@@ -493,7 +541,7 @@ file_exists(const char *path)
 	 * is (a reader refuses what is not a regular file: "unknown").
 	 */
 	if (!file_is_private(path) ||
-	    (what = unfit_owner(&st, FILE_ALONE, &err)) == NULL)
+	    (what = unfit_owner(path, &st, FILE_ALONE, &err)) == NULL)
 		return 1;
 	(void)refuse(path, what, err, 0);
 	return 0;
@@ -506,7 +554,7 @@ file_remove(const char *path)
 
 	/* Another user's file is not ours to remove, nor ever read. */
 	if (file_is_private(path) && lstat(path, &st) == 0 &&
-	    st.st_uid != geteuid()) {
+	    !file_ours(path, &st)) {
 		(void)refuse(path, "a file of another user", EPERM, 0);
 		return 0;
 	}
@@ -562,10 +610,11 @@ file_mkdir_private(const char *dir, char *why, size_t whysz)
 		    "the run directory '%s' belongs to uid %lu, not to this "
 		    "user (uid %lu)",
 		    dir, (unsigned long)st.st_uid, (unsigned long)geteuid());
-	else if ((st.st_mode & 077) != 0)
+	/* 0711: a session directory given to the agents' user is reached. */
+	else if ((st.st_mode & 066) != 0)
 		snprintf(why, whysz,
 		    "the run directory '%s' has mode %04o; only its owner "
-		    "may use it (0700)",
+		    "may use it (0700, or 0711 for AGENT_SANDBOX=user)",
 		    dir, (unsigned)(st.st_mode & 07777));
 	else
 		return 0;

@@ -116,7 +116,10 @@ test_user_argv(void)
 	CHECK(find3(v, 0, "-u", "agent", NULL) > 0);
 	/* Its variables kept by name, never by value; not HOME. */
 	CHECK(find3(v, 0, "--preserve-env=FORGE_TOKEN,PATH", NULL, NULL) > 0);
-	CHECK(find3(v, 0, "--", "claude", NULL) > 0);
+	/* Under umask 002, the command line as words, never as text. */
+	CHECK(find3(v, 0, "--", "sh", "-c") > 0);
+	CHECK(find3(v, 0, "umask 002; exec \"$@\"", "sh", "claude") > 0);
+	CHECK_STR(v[strv_len(v) - 1], "claude");
 	strv_free(v);
 }
 
