@@ -139,11 +139,7 @@ sandbox_set(const struct sandbox_conf *conf)
 		struct passwd *pw = getpwnam(sandbox_conf.user);
 
 		if (pw != NULL && pw->pw_uid != geteuid()) {
-			char *dir = xasprintf(
-			    "%s/sessions/active", sandbox_conf.run_dir);
-
-			file_claims(dir, pw->pw_uid);
-			free(dir);
+			file_claims(sandbox_conf.run_dir, pw->pw_uid);
 			sandbox_gid = pw->pw_gid;
 			sandbox_have_user = 1;
 		}
@@ -483,8 +479,20 @@ sandbox_user(struct sandbox_v *s, const struct sandbox_conf *c,
 		free(opt);
 	}
 	buf_free(&keep);
-	/* Its files group-writable, for the tools' user of its group. */
-	sandbox_push3(s, "--", "sh", "-c");
+	/*
+	 * Its git takes the worktree, the tools' user's, as safe; its files
+	 * group-writable, for the tools' user of its group.
+	 */
+	sandbox_push(s, "--");
+	if (t->workdir != NULL) {
+		char *v = xasprintf("GIT_CONFIG_VALUE_0=%s", t->workdir);
+
+		sandbox_push3(s, "env", "GIT_CONFIG_COUNT=1",
+		    "GIT_CONFIG_KEY_0=safe.directory");
+		sandbox_push(s, v);
+		free(v);
+	}
+	sandbox_push3(s, "sh", "-c", NULL);
 	sandbox_push3(s, "umask 002; exec \"$@\"", "sh", NULL);
 }
 

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,7 @@ enum file_rule {
 static int write_all(int, const void *, size_t);
 static int file_is_private(const char *);
 static enum file_rule rule_for(const char *, enum file_rule);
+static int file_in_claims(const char *);
 static int file_is_claim(const char *, const struct stat *);
 static int file_ours(const char *, const struct stat *);
 static const char *unfit_owner(const char *, const struct stat *,
@@ -88,32 +90,51 @@ file_private_dir(const char *dir)
 }
 
 void
-file_claims(const char *dir, uid_t uid)
+file_claims(const char *run_dir, uid_t uid)
 {
 	free(claims_dir);
 	claims_dir = NULL;
-	if (dir != NULL) {
-		claims_dir = xasprintf("%s/", dir);
+	if (run_dir != NULL) {
+		claims_dir = xasprintf("%s/", run_dir);
 		claims_uid = uid;
 	}
 }
 
 /*
- * Whether st, at path, is a claim (file_claims()): owned by the claims'
- * owner, below one of the claims directory's subdirectories, with no
- * ".." on the way.
+ * Whether path is where the agents' user writes (file_claims()): below
+ * a session directory, RUN/sessions/active/NAME/..., or a worktree,
+ * RUN/NAME-worktree-N[/...]; with no ".." on the way.
  */
 static int
-file_is_claim(const char *path, const struct stat *st)
+file_in_claims(const char *path)
 {
-	const char *rest;
+	const char *rest, *s = "sessions/active/";
+	char first[NAME_MAX + 1];
+	size_t n;
 
-	if (claims_dir == NULL || st->st_uid != claims_uid ||
+	if (claims_dir == NULL ||
 	    strncmp(path, claims_dir, strlen(claims_dir)) != 0)
 		return 0;
 	rest = path + strlen(claims_dir);
-	return rest[0] != '/' && rest[0] != '\0' &&
-	    strchr(rest, '/') != NULL && strstr(rest, "..") == NULL;
+	if (strstr(rest, "..") != NULL)
+		return 0;
+	if (strncmp(rest, s, strlen(s)) == 0) {
+		rest += strlen(s);
+		return rest[0] != '/' && rest[0] != '\0' &&
+		    strchr(rest, '/') != NULL;
+	}
+	if ((n = strcspn(rest, "/")) > NAME_MAX)
+		return 0;
+	memcpy(first, rest, n);
+	first[n] = '\0';
+	return fnmatch("?*-worktree-[0-9]*", first, 0) == 0;
+}
+
+/* Whether st, at path, is a claim: the claims' owner's, where they are. */
+static int
+file_is_claim(const char *path, const struct stat *st)
+{
+	return st->st_uid == claims_uid && file_in_claims(path);
 }
 
 /* Whether st, at path, is the effective user's, or a claim. */
@@ -147,14 +168,19 @@ static const char *
 unfit_owner(const char *path, const struct stat *st, enum file_rule rule,
     int *err)
 {
-	int claim = file_is_claim(path, st);
+	/*
+	 * The group of a session directory given to the agents' user is
+	 * its and the tools' user's: its files group-writable (umask 002),
+	 * and any of them the agent may replace anyway.
+	 */
+	mode_t w = file_in_claims(path) ? S_IWOTH : S_IWGRP | S_IWOTH;
 
 	*err = EPERM;
-	if (rule != FILE_ANYONE && st->st_uid != geteuid() && !claim)
+	if (rule != FILE_ANYONE && st->st_uid != geteuid() &&
+	    !file_is_claim(path, st))
 		return "a file of another user";
-	/* A claim's group is the agents' and the tools' (umask 002). */
 	if (rule == FILE_ALONE && !S_ISLNK(st->st_mode) &&
-	    (st->st_mode & (claim ? S_IWOTH : S_IWGRP | S_IWOTH)) != 0)
+	    (st->st_mode & w) != 0)
 		return "writable by group or others";
 	return NULL;
 }

@@ -46,12 +46,14 @@ struct buf;
  */
 void file_private_dir(const char *dir);
 /*
- * Take the files of uid below a subdirectory of dir (dir/NAME/...) as
- * the effective user's: the claims of the agents' user in its session
- * directories (AGENT_SANDBOX=user), group-writable or not.  Anywhere
- * else another user's file stays refused.  NULL: none.  dir is copied.
+ * Where the agents' user writes (AGENT_SANDBOX=user): below the session
+ * directories (run_dir/sessions/active/NAME/...) and the worktrees
+ * (run_dir/NAME-worktree-N...) of run_dir, take the files of uid as the
+ * effective user's (its claims), and those of either as trusted when
+ * writable by group (theirs) but not by others.  Anywhere else another
+ * user's file stays refused.  NULL: none.  run_dir is copied.
  */
-void file_claims(const char *dir, uid_t uid);
+void file_claims(const char *run_dir, uid_t uid);
 /*
  * 1 when a regular file is at path that passes the rule of the private
  * directory when path is below it; 0 when nothing is there or what is

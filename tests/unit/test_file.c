@@ -428,7 +428,7 @@ test_private_other_user(void)
 static void
 test_claims(void)
 {
-	char top[PATH_MAX], sess[PATH_MAX + 8], path[PATH_MAX + 32];
+	char top[PATH_MAX], sess[PATH_MAX + 32], path[PATH_MAX + 64];
 	char root[PATH_MAX + 32];
 	struct buf b;
 
@@ -437,13 +437,13 @@ test_claims(void)
 		return;
 	}
 	snprintf(top, sizeof(top), "%s", at("rc"));
-	snprintf(sess, sizeof(sess), "%s/active", top);
+	snprintf(sess, sizeof(sess), "%s/sessions/active", top);
 	snprintf(path, sizeof(path), "%s/S/x.phase", sess);
 	snprintf(root, sizeof(root), "%s/ci-status-p", top);
 	CHECK_INT(file_mkdirs(sess, 0700), 0);
-	CHECK_INT(mkdir(at("rc/active/S"), 0770), 0);
+	CHECK_INT(mkdir(at("rc/sessions/active/S"), 0770), 0);
 	file_private_dir(top);
-	file_claims(sess, 65534);
+	file_claims(top, 65534);
 	buf_init(&b, 0);
 	put(path, "PHASE:done\n");
 	put(root, "success\n");
@@ -468,12 +468,22 @@ test_claims(void)
 	CHECK_INT(chown(path, 65534, 65534), 0);
 	CHECK_INT(file_remove(path), 0);
 	CHECK_INT(access(path, F_OK), -1);
+	/* A worktree, group-writable: there; not so elsewhere. */
+	CHECK_INT(mkdir(at("rc/p-worktree-1"), 0770), 0);
+	CHECK_INT(chmod(at("rc/p-worktree-1"), 02770), 0);
+	CHECK_INT(file_exists(at("rc/p-worktree-1")), 1);
+	CHECK_INT(mkdir(at("rc/other"), 0770), 0);
+	CHECK_INT(chmod(at("rc/other"), 0770), 0);
+	CHECK_INT(file_exists(at("rc/other")), 0);
+	CHECK_INT(rmdir(at("rc/other")), 0);
+	CHECK_INT(rmdir(at("rc/p-worktree-1")), 0);
 	file_claims(NULL, 0);
 	file_private_dir(NULL);
 	buf_free(&b);
 	CHECK_INT(unlink(root), 0);
-	CHECK_INT(rmdir(at("rc/active/S")), 0);
+	CHECK_INT(rmdir(at("rc/sessions/active/S")), 0);
 	CHECK_INT(rmdir(sess), 0);
+	CHECK_INT(rmdir(at("rc/sessions")), 0);
 	CHECK_INT(rmdir(top), 0);
 }
 
