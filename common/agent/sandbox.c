@@ -679,8 +679,8 @@ sandbox_share_one(const char *path, const struct stat *st, int type,
 	(void)ftw;
 	if (type == FTW_SL)
 		return 0;
-	if (st->st_gid != sandbox_gid && lchown(path, (uid_t)-1, sandbox_gid) ==
-	    -1)
+	if (st->st_gid != sandbox_gid &&
+	    lchown(path, (uid_t)-1, sandbox_gid) == -1)
 		return -1;
 	m |= S_IRGRP | S_IWGRP;
 	if (S_ISDIR(st->st_mode))

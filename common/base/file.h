@@ -160,7 +160,8 @@ int file_mkdirs(const char *path, int mode);
  * Make dir a directory of this user alone: created with mode 0700 when
  * missing (its parent must exist); one already there must be a directory,
  * not a symlink, owned by the effective user, that group and others
- * can neither read nor write (0700, or 0711: passed through).  0, or -1 with why set (what is wrong, and with what).
+ * can neither read nor write (0700, or 0711: passed through).  0, or -1 with
+ * why set (what is wrong, and with what).
  */
 int file_mkdir_private(const char *dir, char *why, size_t whysz);
 
