@@ -2,18 +2,23 @@
  * The confinement of an agent (sandbox.h): the bubblewrap or sudo words
  * put before the agent's command line, and the choice between them.
  */
+#define _XOPEN_SOURCE 700 /* nftw(3) */
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <glob.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "buf.h"
+#include "file.h"
 #include "log.h"
 #include "runfiles.h"
 #include "sandbox.h"
@@ -41,6 +46,9 @@ static int sandbox_have;
 static int sandbox_chosen;
 static enum sandbox_kind sandbox_kind_chosen;
 static char sandbox_why[1024];
+/* The agents' group (AGENT_USER's), for sandbox_share_one(). */
+static gid_t sandbox_gid;
+static int sandbox_have_user;
 
 static void sandbox_push(struct sandbox_v *, const char *);
 static void sandbox_push3(struct sandbox_v *, const char *, const char *,
@@ -61,6 +69,9 @@ static void sandbox_user(struct sandbox_v *, const struct sandbox_conf *,
 static const char *sandbox_env(const struct sandbox_target *, const char *);
 static char **sandbox_true(enum sandbox_kind);
 static void sandbox_settings(const char *);
+static int sandbox_share_one(const char *, const struct stat *, int,
+    struct FTW *);
+static int sandbox_share(const char *, const struct sandbox_target *);
 
 static void
 sandbox_push(struct sandbox_v *s, const char *w)
@@ -115,6 +126,24 @@ sandbox_set(const struct sandbox_conf *conf)
 	for (i = 0; i < n; i++)
 		to[i] = from[i] != NULL && *from[i] != '\0' ? xstrdup(from[i]) :
 							      NULL;
+	/*
+	 * The agents' user's files in the session directories are its
+	 * claims, read as the tools' own (file.h) where it may run agents.
+	 */
+	sandbox_have_user = 0;
+	file_claims(NULL, 0);
+	if (sandbox_conf.user != NULL && sandbox_conf.run_dir != NULL &&
+	    (sandbox_conf.mode == NULL ||
+		strcmp(sandbox_conf.mode, SANDBOX_AUTO) == 0 ||
+		strcmp(sandbox_conf.mode, SANDBOX_USER) == 0)) {
+		struct passwd *pw = getpwnam(sandbox_conf.user);
+
+		if (pw != NULL && pw->pw_uid != geteuid()) {
+			file_claims(sandbox_conf.run_dir, pw->pw_uid);
+			sandbox_gid = pw->pw_gid;
+			sandbox_have_user = 1;
+		}
+	}
 }
 
 const char *
@@ -450,7 +479,21 @@ sandbox_user(struct sandbox_v *s, const struct sandbox_conf *c,
 		free(opt);
 	}
 	buf_free(&keep);
+	/*
+	 * Its git takes the worktree, the tools' user's, as safe; its files
+	 * group-writable, for the tools' user of its group.
+	 */
 	sandbox_push(s, "--");
+	if (t->workdir != NULL) {
+		char *v = xasprintf("GIT_CONFIG_VALUE_0=%s", t->workdir);
+
+		sandbox_push3(s, "env", "GIT_CONFIG_COUNT=1",
+		    "GIT_CONFIG_KEY_0=safe.directory");
+		sandbox_push(s, v);
+		free(v);
+	}
+	sandbox_push3(s, "sh", "-c", NULL);
+	sandbox_push3(s, "umask 002; exec \"$@\"", "sh", NULL);
 }
 
 /* The value of name in the target's variables, or NULL. */
@@ -622,6 +665,82 @@ sandbox_wrap(const struct sandbox_target *t, char *const *cmd, char ***argv,
 	return 0;
 }
 
+/*
+ * One file of a tree given to the agents' group: group-readable and
+ * -writable, a directory set-group-ID (what is made in it stays the
+ * group's); a symlink keeps its target's modes.
+ */
+static int
+sandbox_share_one(const char *path, const struct stat *st, int type,
+    struct FTW *ftw)
+{
+	mode_t m = st->st_mode & 07777;
+
+	(void)ftw;
+	if (type == FTW_SL)
+		return 0;
+	if (st->st_gid != sandbox_gid &&
+	    lchown(path, (uid_t)-1, sandbox_gid) == -1)
+		return -1;
+	m |= S_IRGRP | S_IWGRP;
+	if (S_ISDIR(st->st_mode))
+		m |= S_IXGRP | S_ISGID;
+	return (m == (st->st_mode & 07777) && st->st_gid == sandbox_gid) ?
+	    0 :
+	    chmod(path, m);
+}
+
+/*
+ * Give the places of t's agent to the agents' user (AGENT_SANDBOX=user),
+ * through its group, which the tools' user is in (or is root): the run
+ * directory and the sessions' directories passed through only (0711: no
+ * listing, no writing), the session directory, the worktree and what
+ * git writes for it in the repository (objects, refs, logs, its
+ * worktrees/NAME) group-writable.  0, or -1 with errno set.
+ */
+static int
+sandbox_share(const char *session_dir, const struct sandbox_target *t)
+{
+	const char *git[] = {"objects", "refs", "logs", NULL};
+	char *name = NULL, *common = NULL, *p = NULL, *top = NULL;
+	size_t i;
+	int r = -1;
+
+	if (!sandbox_have_user) {
+		errno = ENOENT;
+		return -1;
+	}
+	top = xasprintf("%s/sessions", sandbox_conf.run_dir);
+	p = xasprintf("%s/active", top);
+	if (chmod(sandbox_conf.run_dir, 0711) == -1 || chmod(top, 0711) == -1 ||
+	    chmod(p, 0711) == -1 ||
+	    nftw(session_dir, sandbox_share_one, 16, FTW_PHYS) != 0 ||
+	    nftw(t->workdir, sandbox_share_one, 16, FTW_PHYS) != 0)
+		goto out;
+	if ((common = sandbox_git_common(t->workdir, &name)) != NULL) {
+		for (i = 0; git[i] != NULL; i++) {
+			free(p);
+			p = xasprintf("%s/%s", common, git[i]);
+			if (access(p, F_OK) == 0 &&
+			    nftw(p, sandbox_share_one, 16, FTW_PHYS) != 0)
+				goto out;
+		}
+		if (name != NULL) {
+			free(p);
+			p = xasprintf("%s/worktrees/%s", common, name);
+			if (nftw(p, sandbox_share_one, 16, FTW_PHYS) != 0)
+				goto out;
+		}
+	}
+	r = 0;
+out:
+	free(common);
+	free(name);
+	free(p);
+	free(top);
+	return r;
+}
+
 char **
 sandbox_session_argv(const char *session, const char *workdir, char *const *cmd,
     const char *const *env, int oneshot, char *err, size_t errsz)
@@ -637,6 +756,17 @@ sandbox_session_argv(const char *session, const char *workdir, char *const *cmd,
 		snprintf(err, errsz, "session '%s' not started: %s", session,
 		    why);
 		log_msg("%s", err);
+		goto out;
+	}
+	if (strcmp(argv[0], "sudo") == 0 && strv_len(argv) != strv_len(cmd) &&
+	    sandbox_share(dir, &t) == -1) {
+		snprintf(err, errsz,
+		    "session '%s' not started: cannot give its places to "
+		    "the agents' user '%s': %s",
+		    session, sandbox_conf.user, strerror(errno));
+		log_msg("%s", err);
+		strv_free(argv);
+		argv = NULL;
 		goto out;
 	}
 	if (strv_len(argv) != strv_len(cmd)) {

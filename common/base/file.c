@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,9 @@ static size_t nrefused;
 
 /* The private directory with its '/' (file_private_dir()), or NULL. */
 static char *private_dir;
+/* file_claims(): the directory of claims with its '/', and their owner. */
+static char *claims_dir;
+static uid_t claims_uid;
 
 /* Who may have written a file that is accepted. */
 enum file_rule {
@@ -45,8 +49,13 @@ enum file_rule {
 static int write_all(int, const void *, size_t);
 static int file_is_private(const char *);
 static enum file_rule rule_for(const char *, enum file_rule);
-static const char *unfit_owner(const struct stat *, enum file_rule, int *);
-static const char *unfit(const struct stat *, enum file_rule, int *);
+static int file_in_claims(const char *);
+static int file_is_claim(const char *, const struct stat *);
+static int file_ours(const char *, const struct stat *);
+static const char *unfit_owner(const char *, const struct stat *,
+    enum file_rule, int *);
+static const char *unfit(const char *, const struct stat *, enum file_rule,
+    int *);
 static int refuse(const char *, const char *, int, int);
 static int open_checked(const char *, int, int, enum file_rule, int);
 static int lstat_regular(const char *, struct stat *, enum file_rule, int);
@@ -80,6 +89,61 @@ file_private_dir(const char *dir)
 		private_dir = xasprintf("%s/", dir);
 }
 
+void
+file_claims(const char *run_dir, uid_t uid)
+{
+	free(claims_dir);
+	claims_dir = NULL;
+	if (run_dir != NULL) {
+		claims_dir = xasprintf("%s/", run_dir);
+		claims_uid = uid;
+	}
+}
+
+/*
+ * Whether path is where the agents' user writes (file_claims()): below
+ * a session directory, RUN/sessions/active/NAME/..., or a worktree,
+ * RUN/NAME-worktree-N[/...]; with no ".." on the way.
+ */
+static int
+file_in_claims(const char *path)
+{
+	const char *rest, *s = "sessions/active/";
+	char first[NAME_MAX + 1];
+	size_t n;
+
+	if (claims_dir == NULL ||
+	    strncmp(path, claims_dir, strlen(claims_dir)) != 0)
+		return 0;
+	rest = path + strlen(claims_dir);
+	if (strstr(rest, "..") != NULL)
+		return 0;
+	if (strncmp(rest, s, strlen(s)) == 0) {
+		rest += strlen(s);
+		return rest[0] != '/' && rest[0] != '\0' &&
+		    strchr(rest, '/') != NULL;
+	}
+	if ((n = strcspn(rest, "/")) > NAME_MAX)
+		return 0;
+	memcpy(first, rest, n);
+	first[n] = '\0';
+	return fnmatch("?*-worktree-[0-9]*", first, 0) == 0;
+}
+
+/* Whether st, at path, is a claim: the claims' owner's, where they are. */
+static int
+file_is_claim(const char *path, const struct stat *st)
+{
+	return st->st_uid == claims_uid && file_in_claims(path);
+}
+
+/* Whether st, at path, is the effective user's, or a claim. */
+static int
+file_ours(const char *path, const struct stat *st)
+{
+	return st->st_uid == geteuid() || file_is_claim(path, st);
+}
+
 /* Whether path is below the private directory. */
 static int
 file_is_private(const char *path)
@@ -101,13 +165,22 @@ rule_for(const char *path, enum file_rule base)
  * symlink's mode means nothing: only its owner counts.)
  */
 static const char *
-unfit_owner(const struct stat *st, enum file_rule rule, int *err)
+unfit_owner(const char *path, const struct stat *st, enum file_rule rule,
+    int *err)
 {
+	/*
+	 * The group of a session directory given to the agents' user is
+	 * its and the tools' user's: its files group-writable (umask 002),
+	 * and any of them the agent may replace anyway.
+	 */
+	mode_t w = file_in_claims(path) ? S_IWOTH : S_IWGRP | S_IWOTH;
+
 	*err = EPERM;
-	if (rule != FILE_ANYONE && st->st_uid != geteuid())
+	if (rule != FILE_ANYONE && st->st_uid != geteuid() &&
+	    !file_is_claim(path, st))
 		return "a file of another user";
 	if (rule == FILE_ALONE && !S_ISLNK(st->st_mode) &&
-	    (st->st_mode & (S_IWGRP | S_IWOTH)) != 0)
+	    (st->st_mode & w) != 0)
 		return "writable by group or others";
 	return NULL;
 }
@@ -119,15 +192,16 @@ unfit_owner(const struct stat *st, enum file_rule rule, int *err)
  * may have written, whatever its type; else what its type calls for.
  */
 static const char *
-unfit(const struct stat *st, enum file_rule rule, int *err)
+unfit(const char *path, const struct stat *st, enum file_rule rule, int *err)
 {
 	const char *what;
 
-	if (rule == FILE_ALONE && (what = unfit_owner(st, rule, err)) != NULL)
+	if (rule == FILE_ALONE &&
+	    (what = unfit_owner(path, st, rule, err)) != NULL)
 		return what;
 	*err = EINVAL;
 	if (S_ISREG(st->st_mode))
-		return unfit_owner(st, rule, err);
+		return unfit_owner(path, st, rule, err);
 	if (S_ISLNK(st->st_mode)) {
 		*err = ELOOP;
 		return "a symlink (never followed)";
@@ -190,7 +264,7 @@ open_checked(const char *path, int flags, int mode, enum file_rule rule,
 		/* ELOOP, ENXIO, EISDIR...: say what is there instead. */
 		saved = errno;
 		if (lstat(path, &st) == -1 ||
-		    (what = unfit(&st, rule, &err)) == NULL) {
+		    (what = unfit(path, &st, rule, &err)) == NULL) {
 			errno = saved;
 			return -1;
 		}
@@ -199,7 +273,7 @@ open_checked(const char *path, int flags, int mode, enum file_rule rule,
 		close(fd);
 		errno = saved;
 		return -1;
-	} else if ((what = unfit(&st, rule, &err)) == NULL)
+	} else if ((what = unfit(path, &st, rule, &err)) == NULL)
 		return fd;
 	else
 		close(fd);
@@ -226,7 +300,7 @@ lstat_regular(const char *path, struct stat *st, enum file_rule rule,
 		rule = rule_for(path, rule);
 	if (lstat(path, st) == -1)
 		return -1;
-	if ((what = unfit(st, rule, &err)) == NULL)
+	if ((what = unfit(path, st, rule, &err)) == NULL)
 		return 0;
 	if (private && rule == FILE_ALONE && err == EPERM)
 		err = ENOENT;
@@ -470,7 +544,7 @@ file_foreign(const char *path)
 	int saved = errno, r = 0;
 
 	if (file_is_private(path) && lstat(path, &st) == 0 &&
-	    st.st_uid != geteuid()) {
+	    !file_ours(path, &st)) {
 		(void)refuse(path, "a file of another user", EPERM, 0);
 		r = 1;
 	}
@@ -493,7 +567,7 @@ file_exists(const char *path)
 	 * is (a reader refuses what is not a regular file: "unknown").
 	 */
 	if (!file_is_private(path) ||
-	    (what = unfit_owner(&st, FILE_ALONE, &err)) == NULL)
+	    (what = unfit_owner(path, &st, FILE_ALONE, &err)) == NULL)
 		return 1;
 	(void)refuse(path, what, err, 0);
 	return 0;
@@ -506,7 +580,7 @@ file_remove(const char *path)
 
 	/* Another user's file is not ours to remove, nor ever read. */
 	if (file_is_private(path) && lstat(path, &st) == 0 &&
-	    st.st_uid != geteuid()) {
+	    !file_ours(path, &st)) {
 		(void)refuse(path, "a file of another user", EPERM, 0);
 		return 0;
 	}
@@ -562,10 +636,11 @@ file_mkdir_private(const char *dir, char *why, size_t whysz)
 		    "the run directory '%s' belongs to uid %lu, not to this "
 		    "user (uid %lu)",
 		    dir, (unsigned long)st.st_uid, (unsigned long)geteuid());
-	else if ((st.st_mode & 077) != 0)
+	/* 0711: a session directory given to the agents' user is reached. */
+	else if ((st.st_mode & 066) != 0)
 		snprintf(why, whysz,
 		    "the run directory '%s' has mode %04o; only its owner "
-		    "may use it (0700)",
+		    "may use it (0700, or 0711 for AGENT_SANDBOX=user)",
 		    dir, (unsigned)(st.st_mode & 07777));
 	else
 		return 0;

@@ -32,6 +32,8 @@
 #ifndef FILE_H
 #define FILE_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 #include <time.h>
 
@@ -43,6 +45,15 @@ struct buf;
  * new call replaces the last; NULL turns the rule off.  dir is copied.
  */
 void file_private_dir(const char *dir);
+/*
+ * Where the agents' user writes (AGENT_SANDBOX=user): below the session
+ * directories (run_dir/sessions/active/NAME/...) and the worktrees
+ * (run_dir/NAME-worktree-N...) of run_dir, take the files of uid as the
+ * effective user's (its claims), and those of either as trusted when
+ * writable by group (theirs) but not by others.  Anywhere else another
+ * user's file stays refused.  NULL: none.  run_dir is copied.
+ */
+void file_claims(const char *run_dir, uid_t uid);
 /*
  * 1 when a regular file is at path that passes the rule of the private
  * directory when path is below it; 0 when nothing is there or what is
@@ -149,7 +160,8 @@ int file_mkdirs(const char *path, int mode);
  * Make dir a directory of this user alone: created with mode 0700 when
  * missing (its parent must exist); one already there must be a directory,
  * not a symlink, owned by the effective user, that group and others
- * cannot use.  0, or -1 with why set (what is wrong, and with what).
+ * can neither read nor write (0700, or 0711: passed through).  0, or -1 with
+ * why set (what is wrong, and with what).
  */
 int file_mkdir_private(const char *dir, char *why, size_t whysz);
 

@@ -420,6 +420,73 @@ test_private_other_user(void)
 	CHECK_INT(rmdir(sub), 0);
 }
 
+/*
+ * The claims of the agents' user: its files below a session directory
+ * read as ours (group-writable too), nowhere else; another user's stay
+ * refused there.
+ */
+static void
+test_claims(void)
+{
+	char top[PATH_MAX], sess[PATH_MAX + 32], path[PATH_MAX + 64];
+	char root[PATH_MAX + 32];
+	struct buf b;
+
+	if (geteuid() != 0) {
+		printf("# skip: only root can make a file of another user\n");
+		return;
+	}
+	snprintf(top, sizeof(top), "%s", at("rc"));
+	snprintf(sess, sizeof(sess), "%s/sessions/active", top);
+	snprintf(path, sizeof(path), "%s/S/x.phase", sess);
+	snprintf(root, sizeof(root), "%s/ci-status-p", top);
+	CHECK_INT(file_mkdirs(sess, 0700), 0);
+	CHECK_INT(mkdir(at("rc/sessions/active/S"), 0770), 0);
+	file_private_dir(top);
+	file_claims(top, 65534);
+	buf_init(&b, 0);
+	put(path, "PHASE:done\n");
+	put(root, "success\n");
+	CHECK_INT(chmod(path, 0664), 0);
+	CHECK_INT(chown(path, 65534, 65534), 0);
+	CHECK_INT(chown(root, 65534, 65534), 0);
+	CHECK_INT(file_read(path, 100, &b), 0);
+	CHECK_STR(buf_str(&b), "PHASE:done\n");
+	CHECK_INT(file_exists(path), 1);
+	CHECK_INT(file_trusted(path), 1);
+	/* Writable by others: refused still. */
+	CHECK_INT(chmod(path, 0666), 0);
+	CHECK_INT(file_trusted(path), 0);
+	/* Its files in the run directory's root are no claims. */
+	CHECK_INT(file_read(root, 100, &b), -1);
+	CHECK_INT(errno, ENOENT);
+	CHECK_INT(file_exists(root), 0);
+	/* Another user's file in the session directory: refused. */
+	CHECK_INT(chmod(path, 0644), 0);
+	CHECK_INT(chown(path, 65533, 65533), 0);
+	CHECK_INT(file_trusted(path), 0);
+	CHECK_INT(chown(path, 65534, 65534), 0);
+	CHECK_INT(file_remove(path), 0);
+	CHECK_INT(access(path, F_OK), -1);
+	/* A worktree, group-writable: there; not so elsewhere. */
+	CHECK_INT(mkdir(at("rc/p-worktree-1"), 0770), 0);
+	CHECK_INT(chmod(at("rc/p-worktree-1"), 02770), 0);
+	CHECK_INT(file_exists(at("rc/p-worktree-1")), 1);
+	CHECK_INT(mkdir(at("rc/other"), 0770), 0);
+	CHECK_INT(chmod(at("rc/other"), 0770), 0);
+	CHECK_INT(file_exists(at("rc/other")), 0);
+	CHECK_INT(rmdir(at("rc/other")), 0);
+	CHECK_INT(rmdir(at("rc/p-worktree-1")), 0);
+	file_claims(NULL, 0);
+	file_private_dir(NULL);
+	buf_free(&b);
+	CHECK_INT(unlink(root), 0);
+	CHECK_INT(rmdir(at("rc/sessions/active/S")), 0);
+	CHECK_INT(rmdir(sess), 0);
+	CHECK_INT(rmdir(at("rc/sessions")), 0);
+	CHECK_INT(rmdir(top), 0);
+}
+
 /* The run directory: made 0700, or refused with a reason. */
 static void
 test_mkdir_private(void)
@@ -436,6 +503,9 @@ test_mkdir_private(void)
 	CHECK_INT(chmod(sub, 0755), 0);
 	CHECK_INT(file_mkdir_private(sub, why, sizeof(why)), -1);
 	CHECK(strstr(why, "has mode 0755") != NULL);
+	/* Passed through only: AGENT_SANDBOX=user. */
+	CHECK_INT(chmod(sub, 0711), 0);
+	CHECK_INT(file_mkdir_private(sub, why, sizeof(why)), 0);
 	CHECK_INT(chmod(sub, 01777), 0);
 	CHECK_INT(file_mkdir_private(sub, why, sizeof(why)), -1);
 	CHECK_INT(rmdir(sub), 0);
@@ -492,6 +562,7 @@ main(void)
 	RUN(test_refusal_logged_once);
 	RUN(test_private_dir);
 	RUN(test_private_other_user);
+	RUN(test_claims);
 	RUN(test_mkdir_private);
 	RUN(test_nothing_left);
 	rmdir(dir);

@@ -116,7 +116,13 @@ test_user_argv(void)
 	CHECK(find3(v, 0, "-u", "agent", NULL) > 0);
 	/* Its variables kept by name, never by value; not HOME. */
 	CHECK(find3(v, 0, "--preserve-env=FORGE_TOKEN,PATH", NULL, NULL) > 0);
-	CHECK(find3(v, 0, "--", "claude", NULL) > 0);
+	/* Under umask 002, the command line as words, never as text. */
+	CHECK(find3(v, 0, "--", "env", "GIT_CONFIG_COUNT=1") > 0);
+	CHECK(find3(v, 0, "GIT_CONFIG_KEY_0=safe.directory",
+		  "GIT_CONFIG_VALUE_0=/w", "sh") > 0);
+	CHECK(find3(v, 0, "sh", "-c", "umask 002; exec \"$@\"") > 0);
+	CHECK(find3(v, 0, "umask 002; exec \"$@\"", "sh", "claude") > 0);
+	CHECK_STR(v[strv_len(v) - 1], "claude");
 	strv_free(v);
 }
 
