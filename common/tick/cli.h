@@ -17,11 +17,12 @@ struct sandbox_conf;
 struct status_file;
 
 /* The options a tool takes beyond the common ones (cli_tool.opts). */
-#define CLI_OPT_ISSUE 0x1      /* dev-poll --issue N [--force] */
-#define CLI_OPT_PR 0x2	       /* review-poll --pr N [--force] */
-#define CLI_OPT_PROJECT 0x4    /* supervisor-poll --project NAME */
-#define CLI_OPT_DEV_AGENTS 0x8 /* it starts dev agents (--check: their token) \
-				*/
+#define CLI_OPT_ISSUE 0x1   /* dev-poll --issue N [--force] */
+#define CLI_OPT_PR 0x2	    /* review-poll --pr N [--force] */
+#define CLI_OPT_PROJECT 0x4 /* supervisor-poll --project NAME */
+#define CLI_OPT_DEV_AGENTS                                 \
+	0x8 /* it starts dev agents (--check: their token) \
+	     */
 
 struct cli {
 	int dry_run;
