@@ -10,6 +10,10 @@
 . "$(dirname "$0")/lib/common.sh"
 . "$TOP/tests/integration/lib/dev.sh"
 dev_init git
+# The operator trusts the agents with the dev bot's token (no token of
+# their own): the token the agent holds is the one its role gets.
+unset FORGE_AGENT_TOKEN
+export AGENT_TRUST_DEV_BOT_TOKEN=true
 scen '[{"number": 1, "title": "Ready", "labels": ["backlog"]}]' '[]' \
     >"$T/case.json"
 dev_sim "$T/case.json"
@@ -80,7 +84,7 @@ check "the agent: no review token" sh -c "! grep -q '^FORGE_REVIEW_TOKEN=' '$T/a
 check "the agent: no other .env setting" sh -c "! grep -q '^GARDENER_SETTING=' '$T/agent.env'"
 check "the agent: no GITHUB_TOKEN" sh -c "! grep -q '^GITHUB_TOKEN=' '$T/agent.env'"
 check "the agent: not the tick's secret" sh -c "! grep -q '^TICK_PASSWORD=' '$T/agent.env'"
-# Without FORGE_AGENT_TOKEN the dev bot's token is what it got: said.
+# Without FORGE_AGENT_TOKEN, trusted, the dev bot's token is what it got: said.
 lhas "the log says the agent got the dev bot's token" \
     "the dev agent gets FORGE_TOKEN, the dev bot's: FORGE_AGENT_TOKEN is unset"
 printf '%s\n' "$KEY" >"$T/key"	# the pattern off this test's own argv
