@@ -105,7 +105,8 @@ cat "$DISINTO_RUN_DIR/$P-review-tries-13" >"$T/seen-at-start"
 exec $AGENT_CMD
 EOF
 chmod +x "$T/peeking-agent"
-AGENT_CMD=$T/peeking-agent rv_tick
+# (Unconfined: a confined agent sees nothing of the run directory.)
+AGENT_SANDBOX=unconfined-trust-agent AGENT_CMD=$T/peeking-agent rv_tick
 check_eq "#12 closed: its count forgotten" "$(tries 12)" none
 check_eq "#13: the agent found its try counted" \
     "$(sed -n 's/^TRIES: //p' "$T/seen-at-start" 2>/dev/null)" 1

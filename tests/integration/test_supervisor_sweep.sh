@@ -14,6 +14,7 @@ gone() {
 	! t_tmux has-session -t "$1" 2>/dev/null
 }
 idle() {	# idle ISSUE AGE: the agent stopped at its prompt AGE ago
+	mkdir -p "$RUN/sessions/active/dev-harb-$1"	# as a launch makes it
 	touch -d "$2" "$RUN/sessions/active/dev-harb-$1/claude-idle-dev-harb-$1.ts"
 }
 worktree() {	# worktree NAME AGE: a git worktree of the clone in the run dir
