@@ -168,8 +168,9 @@ check_eq "a review: 204" "$CODE" 204
 settle
 check "a comment on an issue wakes dev-poll" \
     grep -qx "dev-poll --wake $P webhook issue_comment" "$T/wakes.now"
-check "and supervisor-poll" \
-    grep -qx "supervisor-poll --wake $P webhook issue_comment" "$T/wakes.now"
+# supervisor-poll takes no project file (it watches every project).
+check "and supervisor-poll, with the wake it takes" \
+    grep -qx "supervisor-poll --wake" "$T/wakes.now"
 check "a review wakes dev-poll (the repository's name in any case)" \
     grep -qx "dev-poll --wake $P webhook pull_request_review_rejected" \
     "$T/wakes.now"
