@@ -521,11 +521,25 @@ webhook_mark(const struct config *cfg, const cJSON *j)
  */
 static const struct webhook_tool {
 	const char *tool, *dir, *script;
+	int per_project; /* its wake takes the project file */
 } webhook_tools[] = {
-    {"dev-poll", "dev", "dev-poll.sh"},
-    {"review-poll", "review", "review-poll.sh"},
-    {"supervisor-poll", "supervisor", "supervisor-poll.sh"},
+    {"dev-poll", "dev", "dev-poll.sh", 1},
+    {"review-poll", "review", "review-poll.sh", 1},
+    /* It watches every project: `--wake` alone. */
+    {"supervisor-poll", "supervisor", "supervisor-poll.sh", 0},
 };
+
+/* The table's row of tool, or NULL. */
+static const struct webhook_tool *
+webhook_tool_find(const char *tool)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(webhook_tools) / sizeof(webhook_tools[0]); i++)
+		if (strcmp(webhook_tools[i].tool, tool) == 0)
+			return &webhook_tools[i];
+	return NULL;
+}
 
 /* Whether path is an executable regular file. */
 static int
@@ -572,13 +586,10 @@ webhook_tool_near(const char *exe, const char *tool,
 static char *
 webhook_tool_path(const char *exe, const struct config *cfg, const char *tool)
 {
-	const struct webhook_tool *w = NULL;
+	const struct webhook_tool *w = webhook_tool_find(tool);
 	char self[PATH_MAX], *cand[10], *found = NULL;
 	size_t i, n = 0;
 
-	for (i = 0; i < sizeof(webhook_tools) / sizeof(webhook_tools[0]); i++)
-		if (strcmp(webhook_tools[i].tool, tool) == 0)
-			w = &webhook_tools[i];
 	webhook_tool_near(exe, tool, w, cand, &n);
 	if (agent_exec_self(self, sizeof(self)) == 0)
 		webhook_tool_near(self, tool, w, cand, &n);
@@ -633,6 +644,7 @@ static int
 webhook_wake(const char *exe, const struct config *cfg,
     const struct webhook_route *rt)
 {
+	const struct webhook_tool *w;
 	char *prog, *why;
 	size_t i;
 	int r = 0;
@@ -640,11 +652,9 @@ webhook_wake(const char *exe, const struct config *cfg,
 	why = xasprintf("webhook %s", rt->event);
 	for (i = 0; i < 3 && rt->tools[i] != NULL; i++) {
 		prog = webhook_tool_path(exe, cfg, rt->tools[i]);
-		/* supervisor-poll watches every project: no project file. */
+		w = webhook_tool_find(rt->tools[i]);
 		if (wake_spawn(prog,
-			strcmp(rt->tools[i], "supervisor-poll") == 0 ?
-			    NULL :
-			    cfg->project_toml,
+			w == NULL || w->per_project ? cfg->project_toml : NULL,
 			why) == -1) {
 			webhook_wake_failed(cfg, rt->tools[i], prog,
 			    strerror(errno));
