@@ -32,9 +32,6 @@
 #include "runfiles.h"
 #include "xmalloc.h"
 
-/* The key of a reply message starts so (pollers/escalate.c). */
-#define RESUME_KEY_PREFIX "reply "
-
 static void resume_forget(struct dev_ctx *, long long);
 static char *resume_branch(struct dev_ctx *, long long);
 static int resume_branch_pushed(struct dev_ctx *, const char *, const char *);
@@ -76,8 +73,8 @@ dp_resume_finish(struct dev_ctx *c, long long issue, const char *session)
 	char *key = NULL, *text = NULL;
 	int r;
 
-	if ((r = agent_pending(session, RESUME_KEY_PREFIX, &key, &text)) ==
-	    -1) {
+	if ((r = agent_pending(session, ESCALATE_REPLY_KEY_PREFIX, &key,
+		 &text)) == -1) {
 		log_warn("#%lld: cannot read the record of session %s", issue,
 		    session);
 		return -1;

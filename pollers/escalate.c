@@ -294,8 +294,8 @@ escalate_reply_key(const struct esc_target *t, long long id, const char *reply,
 		h ^= (unsigned char)*p;
 		h *= 1099511628211ULL;
 	}
-	snprintf(key, keysz, "reply %lld %lld %016llx", id, (long long)t->since,
-	    h);
+	snprintf(key, keysz, ESCALATE_REPLY_KEY_PREFIX "%lld %lld %016llx", id,
+	    (long long)t->since, h);
 }
 
 enum act_inject

@@ -25,6 +25,13 @@ struct forge;
 #define ESCALATE_RENOTIFY_S (6 * 3600)
 #define ESCALATE_TIMEOUT_S (24 * 3600)
 
+/*
+ * The key of a kept reply's message in the session's mailbox starts so
+ * (then the comment's id, the escalation's time and a hash of the reply):
+ * escalate.c writes it, dev-poll's resume finds the reply by it.
+ */
+#define ESCALATE_REPLY_KEY_PREFIX "reply "
+
 /* What an escalation's clock calls for. */
 enum escalate_due {
 	ESCALATE_WAIT,
