@@ -62,7 +62,10 @@ static enum reactci_pr reactci_ensure_pr(struct dev_ctx *, struct rx *);
 static int reactci_report(struct dev_ctx *, struct rx *, const char *state,
     long long pipeline, const struct ci_failure *, long long attempt,
     const char *text);
-static int reactci_on_success(struct dev_ctx *, struct rx *, long long, int);
+static int reactci_on_success(struct dev_ctx *, struct rx *, long long,
+    const char *);
+static enum pulls_ci reactci_says(struct dev_ctx *, const struct rx *,
+    enum ci_state);
 static int reactci_on_pending(struct dev_ctx *, struct rx *,
     const struct cirec *);
 static char *reactci_failure_text(struct dev_ctx *, struct rx *,
@@ -312,9 +315,10 @@ reactci_report(struct dev_ctx *c, struct rx *x, const char *state,
 	return reactci_rec_write(c, x, state, pipeline, f, attempt, text);
 }
 
+/* note: why CI's verdict is not needed ("; ..."), or NULL. */
 static int
 reactci_on_success(struct dev_ctx *c, struct rx *x, long long pipeline,
-    int no_ci)
+    const char *note)
 {
 	char *text;
 	int r;
@@ -323,9 +327,7 @@ reactci_on_success(struct dev_ctx *c, struct rx *x, long long pipeline,
 			 "Write PHASE:awaiting_review to the phase file, then "
 			 "stop and wait for the review:\n"
 			 "  echo \"PHASE:awaiting_review\" > \"%s\"\n",
-	    x->pr, x->head,
-	    no_ci ? "; no CI is configured for this project" : "",
-	    x->phase_path);
+	    x->pr, x->head, note != NULL ? note : "", x->phase_path);
 	r = reactci_report(c, x, "success", pipeline, NULL, 0, text);
 	free(text);
 	return r;
@@ -520,15 +522,45 @@ rx_awaiting_ci(struct dev_ctx *c, struct rx *x)
 		strcmp(rec.state, "failure") == 0))
 		return 0;
 	if (!config_ci_configured(c->cfg))
-		return reactci_on_success(c, x, 0, 1);
-	if (dp_ci_state(c, x->head, &st, &pipeline) == -1) {
-		log_warn("#%lld: cannot read the CI state of %.7s: %s",
-		    x->issue, x->head, forge_error(c->forge));
-		return -1;
-	}
-	if (st == CI_SUCCESS)
-		return reactci_on_success(c, x, pipeline, 0);
-	if (st == CI_FAILURE)
+		return reactci_on_success(c, x, 0,
+		    "; no CI is configured for this project");
+	if (dp_ci_state(c, x->head, &st, &pipeline) == -1)
+		goto unknown;
+	switch (reactci_says(c, x, st)) {
+	case PULLS_CI_UNKNOWN:
+	case PULLS_CI_NEEDS_FILES:
+		goto unknown;
+	case PULLS_CI_PASSED:
+		return reactci_on_success(c, x, pipeline,
+		    st == CI_SUCCESS ? NULL :
+				       "; only non-code files changed, so CI "
+				       "is not needed");
+	case PULLS_CI_FAILED:
 		return reactci_on_failure(c, x, &rec, pipeline);
+	case PULLS_CI_WAITING:
+		break;
+	}
 	return reactci_on_pending(c, x, &rec);
+unknown:
+	log_warn("#%lld: cannot read the CI state of %.7s: %s", x->issue,
+	    x->head, forge_error(c->forge));
+	return -1;
+}
+
+/*
+ * What CI says of x's head, st read: the scheduler's rule (pulls.h, the
+ * non-code rule included), so that the agent is told what the merge
+ * will go by.  A head that is not its PR's in the model is told by st.
+ */
+static enum pulls_ci
+reactci_says(struct dev_ctx *c, const struct rx *x, enum ci_state st)
+{
+	struct pulls *m = dp_pulls(c);
+	const struct pull *p = m != NULL ? pulls_number(m, x->pr) : NULL;
+
+	if (st == CI_SUCCESS)
+		return PULLS_CI_PASSED;
+	if (p == NULL || p->sha == NULL || strcmp(p->sha, x->head) != 0)
+		return st == CI_FAILURE ? PULLS_CI_FAILED : PULLS_CI_WAITING;
+	return pulls_ci_says(m, p);
 }
