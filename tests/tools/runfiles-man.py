@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""The run-file table of README.md's "Run files" section as an mdoc list,
+"""The run-file table of docs/CONFIG.md's "Run files" section as an mdoc list,
 for disinto-c.5's RUN FILES section ("make man" puts it there; test_man.sh
 checks that the page is current).
 
-Usage: runfiles-man.py README.md
+Usage: runfiles-man.py docs/CONFIG.md
 """
 import re
 import sys
@@ -53,7 +53,7 @@ def rows(lines):
 
 def main():
     if len(sys.argv) != 2:
-        sys.stderr.write("usage: runfiles-man.py README.md\n")
+        sys.stderr.write("usage: runfiles-man.py docs/CONFIG.md\n")
         return 2
     with open(sys.argv[1], encoding="utf-8") as f:
         table = list(rows(f.read().splitlines()))
