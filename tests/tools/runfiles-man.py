@@ -43,7 +43,8 @@ def rows(lines):
             continue
         if line.startswith("|"):
             seen = True
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            cells = [c.strip().replace("\\|", "|") for c in
+                     re.split(r"(?<!\\)\|", line.strip().strip("|"))]
             if cells[0] == "file" or set(cells[0]) <= set("-: "):
                 continue
             yield cells
