@@ -12,7 +12,7 @@
 #                   (PROTOCOL=checkpoint: with one-shot agent runs)
 #   make bench      run the benchmarks
 #   make bench-latency  the time the orchestration adds (real time, minutes)
-#   make readme     regenerate README.md's configuration table
+#   make config-doc regenerate docs/CONFIG.md's configuration table
 #   make man        regenerate disinto-c.5's list of settings
 #   make install    PREFIX=/usr/local DESTDIR= (executables, manual pages)
 #   make install-factory FACTORY=/home/you/disinto   (drop-in names)
@@ -39,7 +39,7 @@ WARN	= -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Wstrict-prototypes \
 	  -Wmissing-prototypes -Wshadow -Wpointer-arith -Wsign-compare -Werror
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS))
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS))
-# common/ is grouped by layer, a folder each (README.md, "Layout"); every
+# common/ is grouped by layer, a folder each (docs/LAYOUT.md); every
 # folder is on the include path, so a header is named by its file name.
 COMMON_DIRS = $(sort $(patsubst %/,%,$(dir $(wildcard common/*/*.h))))
 ALL_CFLAGS = $(WARN) $(PKG_CFLAGS) $(addprefix -I,$(COMMON_DIRS)) -Ipollers \
@@ -500,15 +500,16 @@ install-factory uninstall-factory: export FACTORY_MAN = $(MAN8) $(MAN5)
 install-factory uninstall-factory:
 	@sh -c "$$FACTORY_SH_TEXT" sh $(@:-factory=) '$(FACTORY)' '$(O)' $(FACTORY_NAMES)
 
-# README.md's configuration table, generated from common/config/config.c's table.
-readme: $(O)/tests/tools/conf-tool
-	$(O)/tests/tools/conf-tool doc >README.table.tmp
-	awk -v t=README.table.tmp '/^<!-- config-table begin/ { print; \
+# docs/CONFIG.md's configuration table, generated from common/config/config.c's
+# table.
+config-doc: $(O)/tests/tools/conf-tool
+	$(O)/tests/tools/conf-tool doc >docs/CONFIG.table.tmp
+	awk -v t=docs/CONFIG.table.tmp '/^<!-- config-table begin/ { print; \
 		while ((getline l < t) > 0) print l; skip = 1; next } \
-		/^<!-- config-table end/ { skip = 0 } !skip' README.md \
-		>README.md.tmp
-	mv README.md.tmp README.md
-	rm -f README.table.tmp
+		/^<!-- config-table end/ { skip = 0 } !skip' docs/CONFIG.md \
+		>docs/CONFIG.md.tmp
+	mv docs/CONFIG.md.tmp docs/CONFIG.md
+	rm -f docs/CONFIG.table.tmp
 
 # disinto-c.5's list of settings, generated from the same table.
 man: $(O)/tests/tools/conf-tool
@@ -519,7 +520,7 @@ man: $(O)/tests/tools/conf-tool
 		>disinto-c.5.tmp
 	mv disinto-c.5.tmp disinto-c.5
 	rm -f disinto-c.table.tmp
-	python3 tests/tools/runfiles-man.py README.md >disinto-c.table.tmp
+	python3 tests/tools/runfiles-man.py docs/CONFIG.md >disinto-c.table.tmp
 	awk -v t=disinto-c.table.tmp '/^\.\\" runfiles-table begin/ { print; \
 		while ((getline l < t) > 0) print l; skip = 1; next } \
 		/^\.\\" runfiles-table end/ { skip = 0 } !skip' disinto-c.5 \
@@ -596,6 +597,6 @@ clean:
 
 FORCE:
 
-.PHONY: all test test-bins check demo bench bench-latency install install-factory uninstall-factory readme man format-check clean FORCE
+.PHONY: all test test-bins check demo bench bench-latency install install-factory uninstall-factory config-doc man format-check clean FORCE
 .PHONY: install-systemd fuzz fuzz-bins fuzz-if-clang fuzz-long valgrind faults
 .PHONY: test-dialects

@@ -193,7 +193,7 @@ launch_gate(struct dev_ctx *c)
 		snprintf(why, sizeof(why),
 		    "FORGE_AGENT_TOKEN is unset, and the dev bot's FORGE_TOKEN "
 		    "merges: give the agents a forge user of their own "
-		    "(README, \"Least privilege\"), or set "
+		    "(docs/SECURITY.md, \"Least privilege\"), or set "
 		    "AGENT_TRUST_DEV_BOT_TOKEN=true to trust them with it");
 	else if (c->legacy && strcmp(c->cfg->agent_sandbox, SANDBOX_TRUST) != 0)
 		snprintf(why, sizeof(why),

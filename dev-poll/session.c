@@ -164,7 +164,7 @@ dp_session_token_note(const struct dev_ctx *c)
 		return;
 	log_warn("the dev agent gets FORGE_TOKEN, the dev bot's: "
 		 "FORGE_AGENT_TOKEN is unset (give the agents a forge user "
-		 "of their own that cannot merge or approve: README, "
+		 "of their own that cannot merge or approve: docs/SECURITY.md, "
 		 "\"Least privilege\")");
 }
 

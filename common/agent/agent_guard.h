@@ -42,7 +42,7 @@
  * text can tell what a program will do (a script the agent wrote, a
  * decoded pipeline), so its parser is not grown to chase such forms.
  * The boundary is the agent's confinement by the operating system and
- * the forge's own permissions (README "Least privilege").  What it
+ * the forge's own permissions (docs/SECURITY.md, "Least privilege").  What it
  * cannot read it refuses: a hook input over AGENT_GUARD_INPUT_MAX, not
  * JSON, naming no tool or one it does not know, or without the command
  * or path to judge.

@@ -19,7 +19,7 @@
  * network stays: the forge and the model's API.
  *
  * A separate user: `sudo -n -H -u USER --preserve-env=NAMES --`, the
- * variables the agent gets kept by name (a rule the README gives).
+ * variables the agent gets kept by name (a rule docs/SECURITY.md gives).
  *
  * Not --new-session for a session in tmux: the agent's TUI needs the
  * pane as its controlling terminal (SIGWINCH, the terminal's process

@@ -223,8 +223,8 @@ static const struct setting settings[] = {
 	.doc = "API token of the dev agents' own forge user, given to them "
 	       "as `FORGE_TOKEN` in place of the dev bot's (which keeps "
 	       "merging); a user that can push `fix/*` branches and comment "
-	       "but not merge, close or edit protection (README, \"Least "
-	       "privilege\")",
+	       "but not merge, close or edit protection (docs/SECURITY.md, "
+	       "\"Least privilege\")",
 	.def_doc = "none: no dev agent starts (unless "
 		   "`AGENT_TRUST_DEV_BOT_TOKEN`)"},
     {.env = "AGENT_TRUST_DEV_BOT_TOKEN",
@@ -581,8 +581,8 @@ static const struct setting settings[] = {
 	.off = F(tmux_socket),
 	.doc = "`tmux -L` socket name of the agent sessions' tmux server, "
 	       "a server of the tools' own that holds no secret (`default` "
-	       "shares upstream's agents' server: README, \"What an agent "
-	       "session gets\")"},
+	       "shares upstream's agents' server: docs/AGENTS.md, "
+	       "\"What an agent session gets\")"},
     {.env = "DISINTO_MEMINFO",
 	.type = T_STR,
 	.def = "/proc/meminfo",

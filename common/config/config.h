@@ -287,8 +287,8 @@ char *config_url_public(const char *url);
  */
 char *config_help(void);
 /*
- * The configuration table of README.md, in markdown, generated from the
- * same table (tests/tools/conf-tool doc; a test keeps the README current).
+ * The configuration table of docs/CONFIG.md, in markdown, generated from
+ * the same table (tests/tools/conf-tool doc; a test keeps it current).
  * Caller frees.
  */
 char *config_markdown(void);

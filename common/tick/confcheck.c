@@ -248,7 +248,7 @@ confcheck_agent_token(unsigned opts, const struct config *cfg,
 		confcheck_problem(o, CLI_EXIT_USAGE,
 		    "FORGE_AGENT_TOKEN: unset, and the dev bot's FORGE_TOKEN "
 		    "merges: no dev agent starts (give the agents a forge user "
-		    "of their own: README, \"Least privilege\"; or set "
+		    "of their own: docs/SECURITY.md, \"Least privilege\"; or set "
 		    "AGENT_TRUST_DEV_BOT_TOKEN=true to trust them with it)");
 }
 
@@ -537,8 +537,8 @@ confcheck_agent_warn(const struct confcheck_agent *ag, char *why,
 /*
  * Whether the agents' token (FORGE_AGENT_TOKEN, else FORGE_TOKEN when
  * AGENT_TRUST_DEV_BOT_TOKEN gives it to the dev agents) can merge into the
- * primary branch or approve for it: the agents' user should do neither (README,
- * "Least privilege").
+ * primary branch or approve for it: the agents' user should do neither
+ * (docs/SECURITY.md, "Least privilege").
  */
 static void
 confcheck_agent(const struct config *cfg, struct confcheck_token *t, size_t n,

@@ -1,5 +1,5 @@
 /*
- * When is a PR reviewed: the one rule (README.md, "When is a PR
+ * When is a PR reviewed: the one rule (docs/POLLERS.md, "When is a PR
  * reviewed?").
  *
  * A verdict counts for the current head only: of a PR's formal reviews,

@@ -1,5 +1,5 @@
 # The executables' command lines (every option, --help, README.md's
-# command-line section), configuration errors and exit codes.
+# command-line section, docs/CONFIG.md's settings table), configuration errors and exit codes.
 set -u
 O=${O:-.}
 TOP=${TOP:-$(pwd)}
@@ -188,9 +188,10 @@ expect "--dry-run takes no value" 2 "--dry-run takes no value" \
     "$O/dev-poll/dev-poll" --dry-run=yes
 
 # --help lists every option of the tool, each in README.md's command-line
-# section, and every setting of README.md's table (nothing is cut off).
-sed -n '/^## Command line/,/^## dev-poll/p' "$TOP/README.md" >"$T/readme-cli"
-sed -n 's/^| `\([A-Z_]*\)`.*/\1/p' "$TOP/README.md" >"$T/readme-vars"
+# section, and every setting of docs/CONFIG.md's table (nothing is cut off).
+awk '/^## / { on = ($0 == "## Command line") } on' "$TOP/README.md" \
+    >"$T/readme-cli"
+sed -n 's/^| `\([A-Z_]*\)`.*/\1/p' "$TOP/docs/CONFIG.md" >"$T/readme-vars"
 for p in dev-poll review-poll supervisor-poll; do
 	"$O/$p/$p" --help >"$T/help"
 	sed -n '/^options:/,/^$/p' "$T/help" | grep -o -- '--[a-z-]*' |

@@ -354,12 +354,13 @@ nomad_mutant disinto-review-poll-myproject.json \
 nomad_mutant disinto-dev-poll-myproject.json \
     "j['TaskGroups'][0]['Tasks'][0]['Driver'] = 'docker'" "not raw_exec"
 
-# The README's "More than one host" says how a host checks its projects
-# alone and that the run directory is the host's.
-sed -n '/^## More than one host/,/^## /p' "$TOP/README.md" >"$T/hosts.md"
-check "README: supervisor-poll --project in More than one host" \
+# docs/OPERATING.md's "More than one host" (the README's links there) says
+# how a host checks its projects alone and that the run directory is the
+# host's.
+sed -n '/^## More than one host/,/^## /p' "$TOP/docs/OPERATING.md" >"$T/hosts.md"
+check "docs/OPERATING.md: supervisor-poll --project in More than one host" \
     grep -q -- '--project NAME' "$T/hosts.md"
-check "README: host-local run directories in More than one host" \
+check "docs/OPERATING.md: host-local run directories in More than one host" \
     grep -qF 'the same `DISINTO_RUN_DIR` in each' "$T/hosts.md"
 nomad_mutant disinto-supervisor-poll-host-a.json \
     "j['TaskGroups'][0]['Tasks'][0]['Config']['args'] = ['harb']" \

@@ -1,6 +1,6 @@
-# The layers of common/ (README.md, "Layout"): a file includes headers of
+# The layers of common/ (docs/LAYOUT.md): a file includes headers of
 # its own folder and of the folders above it in the list, never of one
-# below; each folder holds what the README says; no two source files of
+# below; each folder holds what docs/LAYOUT.md says; no two source files of
 # the tree share a name; common/ names no tool; every static function of
 # common/ is named either without a module's prefix or with its own
 # file's.

@@ -1,7 +1,7 @@
 /*
  * conf-tool: the configuration readers on the command line, for the
  * integration tests that compare them with bash and tomllib, and for the
- * README's generated table.
+ * generated table of docs/CONFIG.md.
  *
  *   conf-tool env FILE NAME       evaluate FILE as a .env file (over the
  *                                 environment); print NAME's value
@@ -12,7 +12,7 @@
  *   conf-tool agent-env dev|review|other [TOML]
  *                                 print the environment of an agent
  *   conf-tool path HOME PATH      print config_path()
- *   conf-tool doc                 print the README's configuration table
+ *   conf-tool doc                 print docs/CONFIG.md's settings table
  *   conf-tool man                 print the settings list of disinto-c.5
  *
  * Exit status: 0 ok, 1 the file was refused (message on stderr) or the

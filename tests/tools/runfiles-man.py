@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""The run-file table of README.md's "Run files" section as an mdoc list,
+"""The run-file table of docs/CONFIG.md's "Run files" section as an mdoc list,
 for disinto-c.5's RUN FILES section ("make man" puts it there; test_man.sh
 checks that the page is current).
 
-Usage: runfiles-man.py README.md
+Usage: runfiles-man.py docs/CONFIG.md
 """
 import re
 import sys
@@ -43,7 +43,8 @@ def rows(lines):
             continue
         if line.startswith("|"):
             seen = True
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            cells = [c.strip().replace("\\|", "|") for c in
+                     re.split(r"(?<!\\)\|", line.strip().strip("|"))]
             if cells[0] == "file" or set(cells[0]) <= set("-: "):
                 continue
             yield cells
@@ -53,7 +54,7 @@ def rows(lines):
 
 def main():
     if len(sys.argv) != 2:
-        sys.stderr.write("usage: runfiles-man.py README.md\n")
+        sys.stderr.write("usage: runfiles-man.py docs/CONFIG.md\n")
         return 2
     with open(sys.argv[1], encoding="utf-8") as f:
         table = list(rows(f.read().splitlines()))

@@ -720,7 +720,7 @@ test_config_path(void)
 	free(home);
 }
 
-/* --help and the README list every setting of the table. */
+/* --help and docs/CONFIG.md list every setting of the table. */
 static void
 test_config_docs(void)
 {

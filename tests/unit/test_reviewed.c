@@ -1,6 +1,6 @@
 /*
  * Unit tests for common/world/reviewed.c, the one rule for "reviewed"
- * (README.md, "When is a PR reviewed?"), as a table: a verdict counts
+ * (docs/POLLERS.md, "When is a PR reviewed?"), as a table: a verdict counts
  * for the head only (commit_id, never the forge's "stale" flag), not when
  * dismissed, only by the review bot or a listed reviewer and never the
  * dev bot, and the latest (highest ID) that counts wins.  The rows marked

@@ -243,8 +243,8 @@ def rc_rule(key, fault, same1, rc1):
     """What the exit status of the faulty tick must be: a write the forge
     never applied (500, 404, no answer), or any fault of a write after
     which the tick did less than without it, fails the tick; a failed
-    read fails it only when the tick could do nothing else at all (the
-    README), which the matrix cannot tell from outside: 0 or 1; a 502
+    read fails it only when the tick could do nothing else at all
+    (docs/POLLERS.md), which the matrix cannot tell from outside: 0 or 1; a 502
     then success is no failure at all."""
     method = key.split(" ", 1)[0]
     if fault == "502once":
