@@ -21,17 +21,25 @@ Per issue, the transitions (event -> the tool that reacts):
   launch   slot free (start, or the previous issue's session ended)
            -> session up (dev-poll)
   pr       PHASE:awaiting_ci written -> PR opened (dev-poll)
-  ci       CI final -> "CI passed" typed into the session (dev-poll)
+  ci       CI final -> dev-poll takes the result ("CI ... injected" in
+           its log: typed into the session, or queued for it)
   review   CI final and PR open -> review agent prompted (review-poll)
   posted   review agent wrote PHASE:done -> review posted (review-poll)
   verdict  review agent wrote PHASE:done -> verdict typed into the dev
            session (review-poll; "-" when the PR merged first)
   merge    review posted -> PR merged (dev-poll)
   end      PR merged -> session ended, the clean-up (dev-poll)
-For each: the seconds the orchestration added (event -> reaction seen),
-the reacting tool's tick start (the latest tick or pass of that tool
-started before the reaction: a timer tick, or a pass started by a wake,
-with its reason) and the delay event -> that tick start.
+For each: who made the event (an agent, CI, or a tool's tick), the
+seconds the orchestration added (event -> reaction seen), the reacting
+tool's tick start (the latest tick or pass of that tool started before
+the reaction and not turned away by its tick lock: a timer tick, or a
+pass started by a wake, with its reason) and the delay event -> that
+tick start.  "timer ticks used on the happy path" counts the reactions
+made by a timer tick that started after the event (the bench's first
+tick, at 0 s, is the start, not counted).  The reaction is seen within
+0.25 s (or exactly: a prompt or phase file's mtime), a woken pass's
+start within 0.25 s (the time its "woken:" line was first seen, not
+before the line's own second).
 """
 import calendar
 import json
@@ -136,7 +144,7 @@ LOGS = (("dev-poll", "dev/dev-agent-%s.log"), ("review-poll",
                                                  "review/review.log"),
         ("supervisor-poll", "supervisor/supervisor.log"),
         ("webhook", "../webhook.log"))
-KEEP = ("wake", "woken", " holds ")
+KEEP = ("wake", "woken", " holds ", " injected", "queued for ")
 
 
 class Tail:
@@ -335,24 +343,27 @@ class Starts:
         return best
 
 
-# name, event key, reaction key, reacting tool, what it waits for
+# name, event key, reaction key, reacting tool, what it waits for, who
+# made the event (agent: an agent's write; CI; tool: another tick's act)
 STEPS = (
     ("launch", "eligible", "launched", "dev-poll",
-     "dev-poll to launch the session (slot free, issue in the backlog)"),
+     "dev-poll to launch the session (slot free, issue in the backlog)",
+     "tool"),
     ("pr", "awaiting_ci", "pr", "dev-poll",
-     "dev-poll to open the PR (PHASE:awaiting_ci written)"),
-    ("ci", "ci_end", "ci_delivered", "dev-poll",
-     "dev-poll to type CI's result into the session (CI final)"),
+     "dev-poll to open the PR (PHASE:awaiting_ci written)", "agent"),
+    ("ci", "ci_end", "ci_taken", "dev-poll",
+     "dev-poll to type CI's result into the session (CI final)", "CI"),
     ("review", "ready", "review_started", "review-poll",
-     "review-poll to start the review (CI final, PR open)"),
+     "review-poll to start the review (CI final, PR open)", "CI"),
     ("posted", "review_ended", "review_posted", "review-poll",
-     "review-poll to post the review (the review agent's PHASE:done)"),
+     "review-poll to post the review (the review agent's PHASE:done)",
+     "agent"),
     ("verdict", "review_ended", "verdict_delivered", "review-poll",
-     "review-poll to type the verdict into the dev session"),
+     "review-poll to type the verdict into the dev session", "agent"),
     ("merge", "review_posted", "merged", "dev-poll",
-     "dev-poll to merge (the approval posted)"),
+     "dev-poll to merge (the approval posted)", "tool"),
     ("end", "merged", "ended", "dev-poll",
-     "dev-poll to end the session (PR merged)"),
+     "dev-poll to end the session (PR merged)", "tool"),
 )
 # What the run reached, in the chain's order, for a timeline.
 MILESTONES = (
@@ -369,9 +380,25 @@ WORK = (("prompted", "awaiting_ci"), ("pushed", "ci_end"),
         ("review_started", "review_ended"))
 
 
-def times(e, push, ci, eligible):
+def ci_taken(lines, devlog, pr):
+    """When dev-poll first took CI's result of PR pr (typed it in or
+    queued it: "CI ... on PR #pr injected"): the time the line was seen,
+    else (a timeline without it) the middle of the line's second."""
+    def hit(line):
+        return "CI " in line and "on PR #%s injected" % pr in line
+    seen = [t for t, tool, line in lines if tool == "dev-poll" and hit(line)]
+    if seen:
+        return min(seen)
+    for line in tail_lines(devlog, 100000):
+        if hit(line) and log_ts(line) is not None:
+            return log_ts(line) + 0.5
+    return None
+
+
+def times(e, push, ci, eligible, taken=None):
     """The issue's observed times, with CI's from the events log."""
     x = dict(e)
+    x["ci_taken"] = taken if taken is not None else e.get("ci_delivered")
     x["eligible"] = eligible
     sha = e.get("sha")
     if ci.get(sha) is not None:
@@ -400,25 +427,26 @@ def load_observed(T):
         return None
 
 
-def report_issue(n, x, starts, rel):
+def report_issue(n, x, starts, rel, agent_delays):
     """The issue's transitions: added seconds, the reacting tick and the
     delay; returns (timer ticks used, first transition not reached)."""
     print("issue #%s:" % n)
-    print("  %-8s %8s %8s   %-34s %s" % ("step", "added", "delay",
-                                         "reacting tick", "event at"))
+    print("  %-8s %-6s %7s %7s   %-34s %s" % ("step", "event", "added",
+                                               "delay", "reacting tick",
+                                               "event at"))
     used, stuck = [], None
-    for name, ek, rk, tool, what in STEPS:
+    for name, ek, rk, tool, what, by in STEPS:
         ev, re_ = x.get(ek), x.get(rk)
         if ev is None:
             continue
         if re_ is None and name == "verdict" and x.get("merged"):
-            print("  %-8s %8s %8s   %-34s %s" % (
-                name, "-", "-", "(merged first: not needed)", rel(ev)))
+            print("  %-8s %-6s %7s %7s   %-34s %s" % (
+                name, by, "-", "-", "(merged first: not needed)", rel(ev)))
             continue
         if re_ is None:
             stuck = stuck or (name, ev, tool, what)
-            print("  %-8s %8s %8s   %-34s %s" % (name, "-", "-",
-                                                 "(none yet)", rel(ev)))
+            print("  %-8s %-6s %7s %7s   %-34s %s" % (
+                name, by, "-", "-", "(none yet)", rel(ev)))
             continue
         s = starts.reacting(tool, re_)
         if s is None:
@@ -428,8 +456,10 @@ def report_issue(n, x, starts, rel):
             who = "%s %s%s" % (tool, s[1], (" (%s)" % s[2]) if s[2] else "")
             if s[1] == "timer" and s[0] > ev - 0.3:
                 used.append(name)
-        print("  %-8s %8s %8s   %-34s %s" % (name, fmt(re_ - ev), fmt(delay),
-                                             who[:34], rel(ev)))
+            if by == "agent":
+                agent_delays.append(delay)
+        print("  %-8s %-6s %7s %7s   %-34s %s" % (
+            name, by, fmt(re_ - ev), fmt(delay), who[:34], rel(ev)))
     return used, stuck
 
 
@@ -447,11 +477,15 @@ def report(T, tick, mode):
 
     def rel(t):
         return "-" if t is None or start is None else "%.1f s" % (t - start)
-    used_all, eligible, stuck_all = [], start, []
+    used_all, eligible, stuck_all, agent_delays = [], start, [], []
     rows = []
     for n in sorted(issues, key=int):
-        x = times(issues[n], push, ci, eligible)
-        used, stuck = report_issue(n, x, starts, rel)
+        devlog = os.path.join(factory, LOGS[0][1] % obs.get("project",
+                                                            "bench"))
+        x = times(issues[n], push, ci, eligible,
+                  ci_taken(obs.get("lines", []), devlog,
+                           issues[n].get("pr_number")))
+        used, stuck = report_issue(n, x, starts, rel, agent_delays)
         used_all += ["#%s %s" % (n, u) for u in used]
         L = x.get("launched")
         print("  reached (s since launch): " + ", ".join(
@@ -472,6 +506,13 @@ def report(T, tick, mode):
     for n, lm, fm, w, a in rows:
         print("%-6s %16s %16s %9s %9s" % ("#" + n, fmt(lm), fmt(fm), fmt(w),
                                           fmt(a)))
+    print("launch to merge: %s s" % ", ".join(
+        "#%s %s" % (n, fmt(lm)) for n, lm, _, _, _ in rows) if rows else
+        "launch to merge: -")
+    print("agent-driven transitions (event -> reacting tick's start): "
+          "%d, longest delay %s s" % (
+              len(agent_delays), fmt(max(agent_delays)
+                                     if agent_delays else None)))
     report_ticks(starts, ticks, running)
     print("timer ticks used on the happy path: %d%s" % (
         len(used_all), (" (" + ", ".join(used_all) + ")") if used_all else
