@@ -352,7 +352,7 @@ STEPS = (
     ("pr", "awaiting_ci", "pr", "dev-poll",
      "dev-poll to open the PR (PHASE:awaiting_ci written)", "agent"),
     ("ci", "ci_end", "ci_taken", "dev-poll",
-     "dev-poll to type CI's result into the session (CI final)", "CI"),
+     "dev-poll to take CI's result (CI final)", "CI"),
     ("review", "ready", "review_started", "review-poll",
      "review-poll to start the review (CI final, PR open)", "CI"),
     ("posted", "review_ended", "review_posted", "review-poll",
@@ -506,9 +506,8 @@ def report(T, tick, mode):
     for n, lm, fm, w, a in rows:
         print("%-6s %16s %16s %9s %9s" % ("#" + n, fmt(lm), fmt(fm), fmt(w),
                                           fmt(a)))
-    print("launch to merge: %s s" % ", ".join(
-        "#%s %s" % (n, fmt(lm)) for n, lm, _, _, _ in rows) if rows else
-        "launch to merge: -")
+    print("launch to merge (s): %s" % (", ".join(
+        "#%s %s" % (n, fmt(lm)) for n, lm, _, _, _ in rows) or "-"))
     print("agent-driven transitions (event -> reacting tick's start): "
           "%d, longest delay %s s" % (
               len(agent_delays), fmt(max(agent_delays)
