@@ -317,26 +317,28 @@ class Starts:
                 kind = "locked"
             else:
                 kind = "timer"
-            self.by.setdefault(tool, []).append((a, kind, ""))
+            self.by.setdefault(tool, []).append((a, kind, "", -1))
         self.woken = {}
-        for seen, tool, line in lines:
+        for seq, (seen, tool, line) in enumerate(lines):
             i = line.find("woken: ")
             if i < 0:
                 continue
             reason = line[i + 7:].rsplit(" (pass", 1)[0]
             ts = log_ts(line)
             at = seen - 0.25 if ts is None else max(ts, seen - 0.25)
-            self.by.setdefault(tool, []).append((at, "wake", reason))
+            self.by.setdefault(tool, []).append((at, "wake", reason, seq))
             self.woken.setdefault(tool, []).append(reason)
         for v in self.by.values():
             v.sort()
 
-    def reacting(self, tool, reaction):
+    def reacting(self, tool, reaction, seq=None):
         """The latest start of the tool's ticks before the reaction that
         could act (not one that found the lock held)."""
         best = None
-        for at, kind, reason in self.by.get(tool, []):
-            if at > reaction + 0.3:
+        for at, kind, reason, n in self.by.get(tool, []):
+            if seq is not None and (n > seq or (n < 0 and at > reaction)):
+                continue    # logged after the reaction's own line
+            if seq is None and at > reaction + 0.3:
                 break
             if kind != "locked":
                 best = (at, kind, reason)
@@ -386,19 +388,23 @@ def ci_taken(lines, devlog, pr):
     else (a timeline without it) the middle of the line's second."""
     def hit(line):
         return "CI " in line and "on PR #%s injected" % pr in line
-    seen = [t for t, tool, line in lines if tool == "dev-poll" and hit(line)]
+    seen = [(t, n) for n, (t, tool, line) in enumerate(lines)
+            if tool == "dev-poll" and hit(line)]
     if seen:
         return min(seen)
     for line in tail_lines(devlog, 100000):
         if hit(line) and log_ts(line) is not None:
-            return log_ts(line) + 0.5
-    return None
+            return log_ts(line) + 0.5, None
+    return None, None
 
 
-def times(e, push, ci, eligible, taken=None):
-    """The issue's observed times, with CI's from the events log."""
+def times(e, push, ci, eligible, taken=(None, None)):
+    """The issue's observed times, with CI's from the events log; the
+    kept log line of a reaction seen there by its place (key_seq)."""
     x = dict(e)
-    x["ci_taken"] = taken if taken is not None else e.get("ci_delivered")
+    x["ci_taken"] = taken[0] if taken[0] is not None else \
+        e.get("ci_delivered")
+    x["ci_taken_seq"] = taken[1]
     x["eligible"] = eligible
     sha = e.get("sha")
     if ci.get(sha) is not None:
@@ -448,7 +454,7 @@ def report_issue(n, x, starts, rel, agent_delays):
             print("  %-8s %-6s %7s %7s   %-34s %s" % (
                 name, by, "-", "-", "(none yet)", rel(ev)))
             continue
-        s = starts.reacting(tool, re_)
+        s = starts.reacting(tool, re_, x.get(rk + "_seq"))
         if s is None:
             who, delay = "%s ?" % tool, None
         else:
@@ -543,7 +549,7 @@ def report_ticks(starts, ticks, running):
           "whose log says 'woken: REASON'):")
     for tool, _ in LOGS[:3]:
         own = starts.by.get(tool, [])
-        kinds = [k for _, k, _ in own]
+        kinds = [k for _, k, _, _ in own]
         reasons = {}
         for r in starts.woken.get(tool, []):
             reasons[r] = reasons.get(r, 0) + 1
