@@ -144,7 +144,24 @@ LOGS = (("dev-poll", "dev/dev-agent-%s.log"), ("review-poll",
                                                  "review/review.log"),
         ("supervisor-poll", "supervisor/supervisor.log"),
         ("webhook", "../webhook.log"))
-KEEP = ("wake", "woken", " holds ", " injected", "queued for ")
+KEEP = ("wake", "woken", " holds ", " injected", "queued for ", "PR #",
+        "pr #", "cleaning up")
+# The line a reaction leaves in its tool's log (%(pr)s, %(n)s: the PR's
+# and the issue's numbers): the pass that logged it is the one that
+# reacted (the log's order; the reaction's time is still the observed
+# one).  Without it the latest tick start before the reaction is taken.
+REACT_LINES = {
+    "pr": ("dev-poll", "PR #%(pr)s for #%(n)s on"),
+    "ci_taken": ("dev-poll", "on PR #%(pr)s injected"),
+    "review_started": ("review-poll", "pr #%(pr)s: review session"),
+    "review_posted": ("review-poll", "pr #%(pr)s: review comment for"),
+    "verdict_delivered": ("review-poll", "pr #%(pr)s: verdict"),
+    "merged": ("dev-poll", "PR #%(pr)s merged"),
+    "ended": ("dev-poll", "#%(n)s: done"),
+}
+# Reactions seen exactly (a file's mtime) may precede the sight of the
+# "woken:" line of the pass that made them by one round.
+EXACT = ("review_started", "ci_delivered", "verdict_delivered")
 
 
 class Tail:
@@ -331,14 +348,14 @@ class Starts:
         for v in self.by.values():
             v.sort()
 
-    def reacting(self, tool, reaction, seq=None):
+    def reacting(self, tool, reaction, seq=None, slack=0.0):
         """The latest start of the tool's ticks before the reaction that
         could act (not one that found the lock held)."""
         best = None
         for at, kind, reason, n in self.by.get(tool, []):
             if seq is not None and (n > seq or (n < 0 and at > reaction)):
                 continue    # logged after the reaction's own line
-            if seq is None and at > reaction + 0.3:
+            if seq is None and at > reaction + slack:
                 break
             if kind != "locked":
                 best = (at, kind, reason)
@@ -398,13 +415,27 @@ def ci_taken(lines, devlog, pr):
     return None, None
 
 
-def times(e, push, ci, eligible, taken=(None, None)):
+def react_seq(lines, n, pr):
+    """Each reaction's first line in the kept log lines: its index."""
+    out = {}
+    for k, (tool, pat) in REACT_LINES.items():
+        want = pat % {"pr": pr, "n": n}
+        for i, (_, t, line) in enumerate(lines):
+            if t == tool and want in line:
+                out[k + "_seq"] = i
+                break
+    return out
+
+
+def times(e, push, ci, eligible, taken=(None, None), seqs=None):
     """The issue's observed times, with CI's from the events log; the
     kept log line of a reaction seen there by its place (key_seq)."""
     x = dict(e)
+    x.update(seqs or {})
     x["ci_taken"] = taken[0] if taken[0] is not None else \
         e.get("ci_delivered")
-    x["ci_taken_seq"] = taken[1]
+    if taken[1] is not None:
+        x["ci_taken_seq"] = taken[1]
     x["eligible"] = eligible
     sha = e.get("sha")
     if ci.get(sha) is not None:
@@ -454,7 +485,8 @@ def report_issue(n, x, starts, rel, agent_delays):
             print("  %-8s %-6s %7s %7s   %-34s %s" % (
                 name, by, "-", "-", "(none yet)", rel(ev)))
             continue
-        s = starts.reacting(tool, re_, x.get(rk + "_seq"))
+        s = starts.reacting(tool, re_, x.get(rk + "_seq"),
+                            0.25 if rk in EXACT else 0.0)
         if s is None:
             who, delay = "%s ?" % tool, None
         else:
@@ -490,7 +522,9 @@ def report(T, tick, mode):
                                                             "bench"))
         x = times(issues[n], push, ci, eligible,
                   ci_taken(obs.get("lines", []), devlog,
-                           issues[n].get("pr_number")))
+                           issues[n].get("pr_number")),
+                  react_seq(obs.get("lines", []), n,
+                            issues[n].get("pr_number")))
         used, stuck = report_issue(n, x, starts, rel, agent_delays)
         used_all += ["#%s %s" % (n, u) for u in used]
         L = x.get("launched")
