@@ -532,6 +532,12 @@ def report(T, tick, mode):
             "%s %s" % (label, fmt(dt(L, x.get(k)))) for k, label in MILESTONES
             if x.get(k) is not None) if L is not None else
             "  reached: nothing (no session launched)")
+        if stuck is None and x.get("ended") is None:
+            # No tool's reaction pending: the chain waits on an agent,
+            # CI or a reviewer: the first milestone not reached.
+            nxt = [label for k, label in MILESTONES if x.get(k) is None]
+            stuck = ("-", None, "", "the next milestone, '%s' (an agent's "
+                     "or CI's own work)" % (nxt[0] if nxt else "?"))
         if stuck is not None:
             stuck_all.append((n, stuck))
         work = [dt(x.get(a), x.get(b)) for a, b in WORK]
@@ -552,7 +558,7 @@ def report(T, tick, mode):
           "%d, longest delay %s s" % (
               len(agent_delays), fmt(max(agent_delays)
                                      if agent_delays else None)))
-    report_ticks(starts, ticks, running)
+    report_ticks(starts, ticks)
     print("timer ticks used on the happy path: %d%s" % (
         len(used_all), (" (" + ", ".join(used_all) + ")") if used_all else
         ""))
@@ -563,6 +569,10 @@ def report(T, tick, mode):
     print("NOT FINISHED: the chain did not end within the bench's limit "
           "(%s after the start)" % rel(obs.get("at")))
     for n, (name, ev, tool, what) in stuck_all:
+        if ev is None:
+            print("  #%s stopped with no tool's reaction pending: waited "
+                  "for %s" % (n, what))
+            continue
         print("  #%s stopped at '%s': waited for %s, since %s" % (
             n, name, what, rel(ev)))
     if not stuck_all:
@@ -576,7 +586,7 @@ def report(T, tick, mode):
     return 0
 
 
-def report_ticks(starts, ticks, running):
+def report_ticks(starts, ticks):
     """Per tool: the timer's ticks, and the passes wakes started."""
     print()
     print("ticks by reason (timer: started by the schedule; wake: passes "
@@ -617,7 +627,12 @@ def report_samples(samples, ticks, running):
 
 def main():
     if len(sys.argv) == 5 and sys.argv[1] == "--report":
-        return report(*sys.argv[2:5])
+        try:
+            return report(*sys.argv[2:5])
+        except Exception as e:      # a report, even of a run gone wrong
+            print("bench-latency: the report stopped: %s: %s" % (
+                type(e).__name__, e))
+            return 1
     if len(sys.argv) == 6:
         T, P, n, sock, O = sys.argv[1:6]
         return observe(T, P, int(n), sock, O)
