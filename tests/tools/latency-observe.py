@@ -20,6 +20,10 @@
 Per issue, the transitions (event -> the tool that reacts):
   launch   slot free (start, or the previous issue's session ended)
            -> session up (dev-poll)
+  park     PHASE:escalate written -> the conversation parked (its record
+           written; BENCH_ESCALATE=1)
+  resume   a person's reply posted -> the resumed conversation's first
+           prompt (the reply typed in)
   pr       PHASE:awaiting_ci written -> PR opened (dev-poll)
   ci       CI final -> dev-poll takes the result ("CI ... injected" in
            its log: typed into the session, or queued for it)
@@ -145,7 +149,7 @@ LOGS = (("dev-poll", "dev/dev-agent-%s.log"), ("review-poll",
         ("supervisor-poll", "supervisor/supervisor.log"),
         ("webhook", "../webhook.log"))
 KEEP = ("wake", "woken", " holds ", " injected", "queued for ", "PR #",
-        "pr #", "cleaning up")
+        "pr #", "cleaning up", "resuming")
 # The line a reaction leaves in its tool's log (%(pr)s, %(n)s: the PR's
 # and the issue's numbers): the pass that logged it is the one that
 # reacted (the log's order; the reaction's time is still the observed
@@ -158,6 +162,7 @@ REACT_LINES = {
     "verdict_delivered": ("review-poll", "pr #%(pr)s: verdict"),
     "merged": ("dev-poll", "PR #%(pr)s merged"),
     "ended": ("dev-poll", "#%(n)s: done"),
+    "resumed": ("dev-poll", "resuming Claude session"),
 }
 # Reactions seen exactly (a file's mtime) may precede the sight of the
 # "woken:" line of the pass that made them by one round.
@@ -238,7 +243,15 @@ def observe(T, P, issues, sock, O):
             ph = phase(run, "dev", P, n)
             if head(ph) == "PHASE:awaiting_ci":
                 first(n, "awaiting_ci", mtime(ph))
+            if head(ph) == "PHASE:escalate":
+                first(n, "escalated", mtime(ph))
+            first(n, "parked", mtime(os.path.join(
+                run, "dev-escalation-parked-%s-%d" % (P, n))))
             agent = os.path.join(T, "agents", "%s-worktree-%d" % (P, n))
+            if os.path.isdir(agent + "-resumed"):   # after an escalation
+                agent += "-resumed"
+                first(n, "resumed", mtime(os.path.join(agent,
+                                                       "prompt-1.txt")))
             for k, i in (("prompted", 1), ("ci_delivered", 2),
                          ("verdict_delivered", 3)):
                 first(n, k, mtime(os.path.join(agent, "prompt-%d.txt" % i)))
@@ -292,6 +305,8 @@ def events(T):
                     push.setdefault(w[1], float(w[2]))
                 elif w[0] == "ci":
                     ci.setdefault(w[1], float(w[2]))
+                elif w[0] == "reply":
+                    ci.setdefault("reply", float(w[1]))
             except (IndexError, ValueError):
                 continue
     # A tick still running when the run stopped: open to the end.
@@ -368,6 +383,11 @@ STEPS = (
     ("launch", "eligible", "launched", "dev-poll",
      "dev-poll to launch the session (slot free, issue in the backlog)",
      "tool"),
+    ("park", "escalated", "parked", "dev-poll",
+     "the escalation's notice and park (PHASE:escalate written)", "agent"),
+    ("resume", "reply", "resumed", "dev-poll",
+     "the reply typed into the resumed conversation (a person replied)",
+     "person"),
     ("pr", "awaiting_ci", "pr", "dev-poll",
      "dev-poll to open the PR (PHASE:awaiting_ci written)", "agent"),
     ("ci", "ci_end", "ci_taken", "dev-poll",
@@ -386,7 +406,10 @@ STEPS = (
 )
 # What the run reached, in the chain's order, for a timeline.
 MILESTONES = (
-    ("launched", "launch"), ("awaiting_ci", "PHASE:awaiting_ci"),
+    ("launched", "launch"), ("escalated", "PHASE:escalate"),
+    ("parked", "parked"), ("reply", "reply posted"),
+    ("resumed", "resumed with the reply"),
+    ("awaiting_ci", "PHASE:awaiting_ci"),
     ("pr", "PR opened"), ("ci_end", "CI final"),
     ("ci_delivered", "CI result typed in"),
     ("review_started", "review started"),
@@ -442,6 +465,8 @@ def times(e, push, ci, eligible, taken=(None, None), seqs=None):
         x["ci_end"] = ci[sha]
     if push.get(sha) is not None:
         x["pushed"] = push[sha]
+    if e.get("escalated") is not None and ci.get("reply") is not None:
+        x["reply"] = ci["reply"]
     if x.get("ci_end") is not None and x.get("pr") is not None:
         x["ready"] = max(x["ci_end"], x["pr"])
     return x
