@@ -31,14 +31,33 @@ when:
       tick) and the resumed work is done (or 24 h).
       The same with every tool ticking each minute ("every minute, no
       wakes"): what tests/bench-latency runs on main.
-  (c) disinto-c with wakes and a 1-minute timer: agent-driven transitions
-      (Stop hook after a phase write, a review agent's end, the phase file
-      written by a merge) start the owning tool's tick within seconds
-      (1-4 s: the hook, the detached tick, its reads); CI and review
-      completions through webhooks ("webhooks") or, without them, the
-      next 1-minute timer ("timer only"); an escalation is parked on the
-      tick its Stop hook wakes and frees the slot; the reply resumes it
-      when the slot is free.
+  (c) disinto-c with today's wakes: the transitions that have a waker
+      start the owning tool's tick within seconds (1-4 s: the hook, the
+      detached tick, its reads): the PR (the Stop hook after
+      PHASE:awaiting_ci), the review's end (the review agent's hooks),
+      the merge (the dev agent's Stop hook after the verdict is typed
+      in); with webhooks ("webhooks") CI's end (the status webhook wakes
+      dev-poll and review-poll).  The rest waits for the timer: CI's end
+      without a webhook, the review's start without one (nothing wakes
+      review-poll when a PR is ready), the clean-up and the next launch
+      after a merge (the merging tick's PHASE:done fires no hook), an
+      escalation's notice and park (supervisor-poll's tick, then
+      dev-poll's to launch), a reply (supervisor-poll's tick: the
+      issue_comment webhook's wake of it is lost) and its resumption
+      (dev-poll's tick).
+  (d) the event table: every transition has a waker that is not the
+      timer: CI's end without a webhook is seen by the session's
+      wrapper asking CI at most every 15 s (0-15 s, then the wake), the
+      review is started by dev-poll's wake when the PR is ready, the
+      merge by review-poll's wake after the verdict, the clean-up and
+      the next launch run in the merging tick, an escalation is parked
+      by the supervisor-poll that dev-poll wakes, and a reply reaches
+      supervisor-poll by the issue_comment webhook (without webhooks:
+      its timer), which wakes dev-poll to resume it.
+  (c) and (d) run under a 1-minute timer (every tool at :00) and under
+  upstream's 10-minute crontab (:00/:03/:06); "merged per day, 1-minute
+  vs 10-minute timer" prints them side by side: with every transition
+  woken the timer should not matter.
 
 The orchestration's added time per issue is the time from the moment the
 slot could take the issue (the previous issue merged, or 00:00) to the
@@ -83,6 +102,7 @@ class Params:
     reply_min, reply_max = 1 * HOUR, 3 * HOUR
     resume_median = 10 * MIN               # the work left after a reply
     wake_min, wake_max = 1.0, 4.0          # hook -> woken tick acting
+    ci_watch_max = 15.0                    # the wrapper's CI read period
 
 
 class Issue:
@@ -100,6 +120,9 @@ class Issue:
         self.esc_at = self.work * rng.uniform(0.2, 1.0)
         self.reply = rng.uniform(p.reply_min, p.reply_max)
         self.resume = rng.lognormvariate(math.log(p.resume_median), 0.5)
+        # Drawn apart, so the draws above stay those of every model.
+        self.ci_watch = random.Random(n * 1000003 + 1).uniform(
+            0.0, p.ci_watch_max)
 
 
 def zero_issue(n):
@@ -111,6 +134,7 @@ def zero_issue(n):
     i.wake = [0.0] * 8
     i.escalates = False
     i.esc_at = i.reply = i.resume = 0.0
+    i.ci_watch = 0.0
     return i
 
 
@@ -240,15 +264,22 @@ class Today:
 
 
 class Wakes:
-    """(c) disinto-c with wakes and a 1-minute timer."""
-    tick = 60.0
-    SUP, REV, DEV = 0.0, 0.0, 0.0
+    """(c) disinto-c with today's wakes, or (table=True) (d) the event
+    table's; a timer of `tick` seconds (60: every tool at :00; 600:
+    upstream's crontab, :00/:03/:06)."""
 
-    def __init__(self, webhooks):
+    def __init__(self, webhooks, tick=60.0, table=False):
         self.webhooks = webhooks
-        self.name = ("(c) disinto-c, wakes + webhooks, 1-min timer"
-                     if webhooks else
-                     "(c) disinto-c, wakes, timer only (1 min)")
+        self.tick = tick
+        self.table = table
+        if tick == 60.0:
+            self.SUP = self.REV = self.DEV = 0.0
+        else:
+            self.SUP, self.REV, self.DEV = 0.0, 180.0, 360.0
+        timer = "%d-min" % (tick / MIN)
+        kind = "(d) event table" if table else "(c) disinto-c, wakes"
+        self.name = "%s, %s, %s timer" % (
+            kind, "webhooks" if webhooks else "no webhook", timer)
 
     def launch_after(self, free):
         return free
@@ -269,6 +300,15 @@ class Wakes:
             return self.woken(t, d, offset)
         return self.timer(t, offset)
 
+    def ci_seen(self, i, ci_end, d):
+        """CI's end reaching dev-poll: the webhook, the wrapper's watch
+        (event table), else the timer."""
+        if self.webhooks:
+            return self.woken(ci_end, d, self.DEV)
+        if self.table:
+            return self.woken(ci_end, i.ci_watch + d, self.DEV)
+        return self.timer(ci_end, self.DEV)
+
     def chain(self, i, L, work):
         r = Result()
         r.launch = L
@@ -276,19 +316,26 @@ class Wakes:
         A = L + work
         ci_end = A + i.ci
         p1 = self.woken(A, w[0], self.DEV)       # Stop hook wakes dev
-        cd = p1 if ci_end < p1 else self.event(ci_end, w[1], self.DEV)
+        cd = p1 if ci_end < p1 else self.ci_seen(i, ci_end, w[1])
         a2 = cd + i.react[0]
-        if ci_end >= p1:
+        if self.table:     # dev-poll wakes review-poll: PR ready
+            rs = self.woken(cd, w[2], self.REV)
+        elif ci_end >= p1:
             rs = self.event(ci_end, w[2], self.REV)
         else:   # CI was done before the PR existed
             rs = self.timer(p1, self.REV)
         re = rs + i.review
         rp = self.woken(re, w[3], self.REV)      # review agent's end
         vd = rp if a2 <= rp else self.woken(a2, w[4], self.REV)
-        m = self.woken(vd + i.react[1], w[5], self.DEV)  # Stop hook
-        m = min(m, self.event(rp, w[6], self.DEV))       # review event
+        if self.table:     # review-poll wakes dev-poll after the verdict
+            m = self.woken(rp, w[5], self.DEV)
+        else:
+            m = self.woken(vd + i.react[1], w[5], self.DEV)  # Stop hook
+            m = min(m, self.event(rp, w[6], self.DEV))       # review event
         r.merged = m
-        r.free = self.woken(m, w[7], self.DEV)   # PHASE:done written
+        # The merging tick cleans up and launches (table); else the
+        # PHASE:done it wrote waits for dev-poll's next timer tick.
+        r.free = m if self.table else self.timer(m, self.DEV)
         r.waits = {"pr": p1 - A, "ci": cd - ci_end, "review": rs - ci_end,
                    "verdict": vd - re, "merge": m - re}
         r.work = work + i.ci + i.review
@@ -299,8 +346,20 @@ class Wakes:
         r.launch = L
         E = L + i.esc_at
         r.escalated_at = E
-        r.free = self.woken(E, i.wake[0], self.DEV)   # parked, slot free
-        r.resumable = self.event(E + i.reply, i.wake[1], self.SUP)
+        w = i.wake
+        if self.table:
+            # dev-poll wakes supervisor-poll: notice, park, dev-poll woken
+            r.free = self.woken(E, w[0] + w[1], self.DEV)
+            seen = (self.woken(E + i.reply, w[2], self.SUP) if self.webhooks
+                    else self.timer(E + i.reply, self.SUP))
+            r.resumable = self.woken(seen, w[3], self.DEV)
+        else:
+            # the notice and park on supervisor-poll's tick, the launch
+            # on dev-poll's; the reply on supervisor-poll's tick, its
+            # resumption on dev-poll's
+            r.free = self.timer(self.timer(E, self.SUP), self.DEV)
+            r.resumable = self.timer(self.timer(E + i.reply, self.SUP),
+                                     self.DEV)
         return r
 
 
@@ -412,7 +471,34 @@ def summarise(model, run):
 
 
 def models():
-    return [Bash(), Today(), Today(minute=True), Wakes(True), Wakes(False)]
+    return [Bash(), Today(), Today(minute=True), Wakes(True), Wakes(False),
+            Wakes(True, table=True), Wakes(False, table=True),
+            Wakes(False, 600.0, table=True)]
+
+
+# merged per day under a 1-minute and a 10-minute timer, side by side
+PAIRS = (
+    ("(b) disinto-c, no wakes", lambda t: Today(minute=t == 60.0)),
+    ("(c) wakes today, no webhook", lambda t: Wakes(False, t)),
+    ("(c) wakes today, webhooks", lambda t: Wakes(True, t)),
+    ("(d) event table, no webhook", lambda t: Wakes(False, t, table=True)),
+    ("(d) event table, webhooks", lambda t: Wakes(True, t, table=True)),
+)
+
+
+def side_by_side(issues):
+    print("\nmerged per day, 1-minute vs 10-minute timer (the 10-minute one "
+          "on upstream's crontab, :00/:03/:06)")
+    print("%-46s %9s %9s %9s" % ("orchestration", "1 min", "10 min",
+                                 "10 vs 1"))
+    out = []
+    for name, make in PAIRS:
+        a, b = (summarise(m, Run(m, issues).go())["per_day"]
+                for m in (make(60.0), make(600.0)))
+        out.append((name, a, b))
+        print("%-46s %9.1f %9.1f %8.1f%%" % (name, a, b,
+                                             100.0 * (b - a) / a))
+    return out
 
 
 def fmt_min(x):
@@ -464,6 +550,7 @@ def report(issues, seed):
                   fmt_min(s["tick"]),
                   ("yes, %d of %d" % (s["esc_over"], s["esc"]))
                   if s["esc_over"] else "no"))
+    side_by_side(issues)
     return rows
 
 
@@ -481,14 +568,15 @@ def check():
         # pre-lock merge :16; the review loop reads at :12:30, :17:30,
         # the agent exits :18:00 -> next launch :26.
         "Bash": 20 * MIN,
-        "Wakes": 0.0,
+        "Wakes": 1 * MIN,        # the clean-up waits for the timer
+        "Table": 0.0,
     }
     ok = True
     n = 0
-    for m in [Today(), Bash(), Wakes(True)]:
+    for m in [Today(), Bash(), Wakes(True), Wakes(True, table=True)]:
         done = Run(m, issues).go().done
         steps = [b.launch - a.launch for a, b in zip(done, done[1:])]
-        k = type(m).__name__
+        k = "Table" if getattr(m, "table", False) else type(m).__name__
         n += 1
         good = len(steps) == 4 and all(abs(s - want[k]) < 1e-6
                                        for s in steps)
