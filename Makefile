@@ -434,6 +434,52 @@ exclude_metrics() {
 	echo "/${prefix}metrics/*.prom" >>"$ex"
 }
 
+# The upstream the factory is a checkout of, told from its files before
+# anything is installed: "2394908" (supervisor/supervisor-poll.sh and
+# lib/agent-session.sh: tmux sessions and phase files), "main" (upstream's
+# newer main: supervisor/supervisor-run.sh and no supervisor-poll.sh but
+# one of ours, dev/dev-agent.sh driving one-shot `claude -p` runs through
+# lib/agent-sdk.sh), or nothing.  Recorded in .disinto-c/upstream of the
+# factory (kept out of git status with the manual pages), where the tools
+# read it; an unrecognised factory has no such file.
+ours() {
+	grep -q '^# disinto-c (make install-factory)' "$1" 2>/dev/null
+}
+upstream_kind() {
+	if [ -f "$f/lib/agent-session.sh" ] &&
+	    [ -f "$f/supervisor/supervisor-poll.sh" ]; then
+		echo 2394908
+	elif [ ! -e "$f/lib/agent-session.sh" ] &&
+	    [ -f "$f/supervisor/supervisor-run.sh" ] &&
+	    { [ ! -e "$f/supervisor/supervisor-poll.sh" ] ||
+		ours "$f/supervisor/supervisor-poll.sh"; } &&
+	    grep -qE 'claude -p|lib/agent-sdk\.sh' "$f/dev/dev-agent.sh" \
+		2>/dev/null; then
+		echo main
+	fi
+}
+upstream_record() {
+	u=$f/.disinto-c/upstream
+	if [ "$action" = uninstall ]; then
+		rm -f "$u"
+		return 0
+	fi
+	kind=$(upstream_kind)
+	if [ -z "$kind" ]; then
+		rm -f "$u"
+		echo "upstream: not recognised (neither supervisor-poll.sh with lib/agent-session.sh nor supervisor-run.sh with a one-shot dev-agent.sh): nothing recorded"
+		return 0
+	fi
+	mkdir -p "$f/.disinto-c"
+	echo "$kind" >"$u.tmp.$$"
+	mv -f "$u.tmp.$$" "$u"
+	case $kind in
+	2394908) echo "upstream: 2394908 (supervisor-poll.sh, lib/agent-session.sh), recorded in $u" ;;
+	main) echo "upstream: main (supervisor-run.sh, one-shot claude -p dev-agent.sh), recorded in $u" ;;
+	esac
+}
+upstream_record
+
 for pair in "$@"; do
 	prog=${pair%%:*} rel=${pair#*:}
 	case $action in
