@@ -439,8 +439,9 @@ exclude_metrics() {
 # lib/agent-session.sh: tmux sessions and phase files), "main" (upstream's
 # newer main: supervisor/supervisor-run.sh and no supervisor-poll.sh but
 # one of ours, dev/dev-agent.sh driving one-shot `claude -p` runs through
-# lib/agent-sdk.sh), or nothing.  Recorded in .disinto-c/upstream of the
-# factory (kept out of git status with the manual pages), where the tools
+# lib/agent-sdk.sh), or nothing: said before anything is installed, and
+# recorded in .disinto-c/upstream of the factory (kept out of git status
+# with the manual pages) once the install went through, where the tools
 # read it; an unrecognised factory has no such file.
 ours() {
 	grep -q '^# disinto-c (make install-factory)' "$1" 2>/dev/null
@@ -458,27 +459,29 @@ upstream_kind() {
 		echo main
 	fi
 }
+upstream_say() {
+	case $1 in
+	2394908) echo "upstream: 2394908 (supervisor-poll.sh, lib/agent-session.sh)" ;;
+	main) echo "upstream: main (supervisor-run.sh, one-shot claude -p dev-agent.sh)" ;;
+	*) echo "upstream: not recognised (neither supervisor-poll.sh with lib/agent-session.sh nor supervisor-run.sh with a one-shot dev-agent.sh): nothing recorded" ;;
+	esac
+}
 upstream_record() {
 	u=$f/.disinto-c/upstream
-	if [ "$action" = uninstall ]; then
+	if [ "$action" = uninstall ] || [ -z "$kind" ]; then
 		rm -f "$u"
-		return 0
-	fi
-	kind=$(upstream_kind)
-	if [ -z "$kind" ]; then
-		rm -f "$u"
-		echo "upstream: not recognised (neither supervisor-poll.sh with lib/agent-session.sh nor supervisor-run.sh with a one-shot dev-agent.sh): nothing recorded"
 		return 0
 	fi
 	mkdir -p "$f/.disinto-c"
 	echo "$kind" >"$u.tmp.$$"
 	mv -f "$u.tmp.$$" "$u"
-	case $kind in
-	2394908) echo "upstream: 2394908 (supervisor-poll.sh, lib/agent-session.sh), recorded in $u" ;;
-	main) echo "upstream: main (supervisor-run.sh, one-shot claude -p dev-agent.sh), recorded in $u" ;;
-	esac
+	echo "recorded the upstream in $u"
 }
-upstream_record
+kind=
+if [ "$action" = install ]; then
+	kind=$(upstream_kind)
+	upstream_say "$kind"
+fi
 
 for pair in "$@"; do
 	prog=${pair%%:*} rel=${pair#*:}
@@ -530,6 +533,7 @@ man_pages() {
 	fi
 	echo "installed the manual pages in $md"
 }
+upstream_record
 man_pages
 if [ "$action" = install ] && [ -n "$gd" ]; then
 	exclude_metrics
