@@ -37,6 +37,7 @@ static int log_verbose;
 static int log_stderr;
 /* A dry run: the lines go to stderr, no file is opened or written. */
 static int log_dry;
+/* DISINTO_LOG_DIR (log_set_dir()), or NULL: the factory. */
 static char *log_dir_set;
 /* The first error line of this run (log_first_error()), or "". */
 static char log_first_err[256];
