@@ -438,6 +438,55 @@ exclude_metrics() {
 	echo "/${prefix}metrics/*.prom" >>"$ex"
 }
 
+# The upstream the factory is a checkout of, told from its files before
+# anything is installed: "2394908" (supervisor/supervisor-poll.sh and
+# lib/agent-session.sh: tmux sessions and phase files), "main" (upstream's
+# newer main: supervisor/supervisor-run.sh and no supervisor-poll.sh but
+# one of ours, dev/dev-agent.sh driving one-shot `claude -p` runs through
+# lib/agent-sdk.sh), or nothing: said before anything is installed, and
+# recorded in .disinto-c/upstream of the factory (kept out of git status
+# with the manual pages) once the install went through, where the tools
+# read it; an unrecognised factory has no such file.
+ours() {
+	grep -q '^# disinto-c (make install-factory)' "$1" 2>/dev/null
+}
+upstream_kind() {
+	if [ -f "$f/lib/agent-session.sh" ] &&
+	    [ -f "$f/supervisor/supervisor-poll.sh" ]; then
+		echo 2394908
+	elif [ ! -e "$f/lib/agent-session.sh" ] &&
+	    [ -f "$f/supervisor/supervisor-run.sh" ] &&
+	    { [ ! -e "$f/supervisor/supervisor-poll.sh" ] ||
+		ours "$f/supervisor/supervisor-poll.sh"; } &&
+	    grep -qE 'claude -p|lib/agent-sdk\.sh' "$f/dev/dev-agent.sh" \
+		2>/dev/null; then
+		echo main
+	fi
+}
+upstream_say() {
+	case $1 in
+	2394908) echo "upstream: 2394908 (supervisor-poll.sh, lib/agent-session.sh)" ;;
+	main) echo "upstream: main (supervisor-run.sh, one-shot claude -p dev-agent.sh)" ;;
+	*) echo "upstream: not recognised (neither supervisor-poll.sh with lib/agent-session.sh nor supervisor-run.sh with a one-shot dev-agent.sh): nothing recorded" ;;
+	esac
+}
+upstream_record() {
+	u=$f/.disinto-c/upstream
+	if [ "$action" = uninstall ] || [ -z "$kind" ]; then
+		rm -f "$u"
+		return 0
+	fi
+	mkdir -p "$f/.disinto-c"
+	echo "$kind" >"$u.tmp.$$"
+	mv -f "$u.tmp.$$" "$u"
+	echo "recorded the upstream in $u"
+}
+kind=
+if [ "$action" = install ]; then
+	kind=$(upstream_kind)
+	upstream_say "$kind"
+fi
+
 for pair in "$@"; do
 	prog=${pair%%:*} rel=${pair#*:}
 	case $action in
@@ -488,6 +537,7 @@ man_pages() {
 	fi
 	echo "installed the manual pages in $md"
 }
+upstream_record
 man_pages
 if [ "$action" = install ] && [ -n "$gd" ]; then
 	exclude_metrics

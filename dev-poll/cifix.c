@@ -9,6 +9,8 @@
  * check; the increment happens right before the launch it pays for, and
  * the count is on disk (fsync'd) before the session starts.
  */
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,12 +41,20 @@ static int cifix_locked(struct dev_ctx *, long long, enum dp_cifix_op,
 static void cifix_post_blocked(struct dev_ctx *, long long, long long,
     long long);
 
-/* Read the tracker into *out (an object; a missing file is empty). */
+/*
+ * Read the tracker into *out (an object; a missing file is empty, and so
+ * is an empty one, as upstream's newer main creates it before any count).
+ */
 static int
 cifix_load(const char *path, cJSON **out)
 {
+	struct stat st;
 	char err[128];
 
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+		*out = cJSON_CreateObject();
+		return 0;
+	}
 	if ((*out = json_load_object(path, CIFIX_FILE_MAX, err, sizeof(err))) ==
 	    NULL) {
 		log_warn("cannot use '%s': %s", path, err);

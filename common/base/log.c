@@ -37,6 +37,8 @@ static int log_verbose;
 static int log_stderr;
 /* A dry run: the lines go to stderr, no file is opened or written. */
 static int log_dry;
+/* DISINTO_LOG_DIR (log_set_dir()), or NULL: the factory. */
+static char *log_dir_set;
 /* The first error line of this run (log_first_error()), or "". */
 static char log_first_err[256];
 static char log_prefix[32];
@@ -105,6 +107,19 @@ void
 log_use_stderr(int on)
 {
 	log_stderr = on;
+}
+
+void
+log_set_dir(const char *dir)
+{
+	free(log_dir_set);
+	log_dir_set = dir != NULL && *dir != '\0' ? xstrdup(dir) : NULL;
+}
+
+const char *
+log_dir(void)
+{
+	return log_dir_set;
 }
 
 int

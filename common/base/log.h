@@ -47,6 +47,15 @@ const char *log_path(void);
  * now on (also before log_open()); else to the file as described.
  */
 void log_use_stderr(int on);
+
+/*
+ * The directory of the logs when it is not the factory (DISINTO_LOG_DIR,
+ * set by config_load()): a copy is kept; NULL or "" for none.
+ * log_dir() gives it, or NULL: the run files' names of the logs are
+ * built below it (runfiles.c).
+ */
+void log_set_dir(const char *dir);
+const char *log_dir(void);
 /*
  * Whether the lines go to stderr: in the journald form (log_use_stderr())
  * or for a dry run (log_dry_run()).

@@ -25,6 +25,7 @@
 #include "config.h"
 #include "envfile.h"
 #include "file.h"
+#include "log.h"
 #include "redact.h"
 #include "spawn.h"
 #include "strv.h"
@@ -107,6 +108,7 @@ static const char *check_sandbox(const char *);
 static const char *check_repo(const char *);
 static const char *check_optional_name(const char *);
 static const char *check_log(const char *);
+static const char *check_log_dir(const char *);
 static int env_pass_next(const char **, char *, size_t);
 static const char *check_env_pass(const char *);
 static int config_agent_env_cli(const char *);
@@ -196,6 +198,20 @@ static const struct setting settings[] = {
 	.doc = "where the log goes: `file` (the tool's log file, for cron) "
 	       "or `stderr` (no timestamp, syslog priority prefixes `<3>` "
 	       "`<4>` `<5>` `<6>`, for journald); `--log=` overrides it"},
+    {.env = "DISINTO_LOG_DIR",
+	.type = T_STR,
+	.flags = S_ENV_ONLY,
+	.def = "",
+	.check = check_log_dir,
+	.off = F(log_dir),
+	.doc = "the directory of the logs, as upstream's newer main sets it "
+	       "for a factory mounted read-only (its container): "
+	       "`dev/dev-agent-P.log`, `dev/dev-agent.log`, "
+	       "`dev/ci-fixes-P.json`, `review/review-poll.log` and "
+	       "`supervisor/supervisor.log` below it (the subdirectories "
+	       "made as needed), none of them in the factory",
+	.def_doc = "none: those files in the factory, review-poll's log as "
+		   "`review/review.log`"},
     {.env = "DISINTO_CONTAINER",
 	.type = T_BOOL,
 	.flags = S_EARLY | S_ENV_ONLY,
@@ -1256,6 +1272,13 @@ check_log(const char *s)
 	return "expected 'file' or 'stderr'";
 }
 
+/* "" (the factory) or an absolute directory. */
+static const char *
+check_log_dir(const char *s)
+{
+	return *s == '\0' || *s == '/' ? NULL : "expected an absolute path";
+}
+
 /* One of the agent seam's protocols (agent.h). */
 static const char *
 check_protocol(const char *s)
@@ -1743,6 +1766,12 @@ config_load(struct config *cfg, const char *project_toml, const char *exe,
 out:
 	if (r == -1)
 		locate(&l);
+	/* The logs' names are built below it (log.h, runfiles.c): only a
+	 * value that passed its check, even for the log of a failure. */
+	log_set_dir(
+	    cfg->log_dir != NULL && check_log_dir(cfg->log_dir) == NULL ?
+		cfg->log_dir :
+		NULL);
 	secrets_register(cfg);
 	vars_free(&l);
 	free(l.env_path);

@@ -51,6 +51,7 @@ struct config {
 	char *project_toml; /* the file given, or NULL */
 	int container;	    /* DISINTO_CONTAINER=1 */
 	char *log_dest;	    /* DISINTO_LOG: "file" or "stderr" */
+	char *log_dir;	    /* DISINTO_LOG_DIR, or "": the factory */
 	/* run_dir is the default (DISINTO_RUN_DIR not set). */
 	int run_dir_default;
 

@@ -14,6 +14,7 @@
 
 #include "buf.h"
 #include "file.h"
+#include "log.h"
 #include "runfiles.h"
 #include "xmalloc.h"
 
@@ -25,6 +26,7 @@ static const char *factory = ".";
 	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789" \
 	"._-"
 
+static const char *runfiles_logs(void);
 static int runfiles_list(const char *,
     long long (*)(const char *, const char *),
     char *(*)(const char *, long long), const char *, long long **, size_t *);
@@ -34,6 +36,16 @@ static long long runfiles_number_between(const char *, const char *,
     const char *);
 static long long runfiles_project_number(const char *, const char *,
     const char *, const char *);
+
+/*
+ * Where the logs and the CI-fix counts are: DISINTO_LOG_DIR when set
+ * (log.h), else the factory.
+ */
+static const char *
+runfiles_logs(void)
+{
+	return log_dir() != NULL ? log_dir() : factory;
+}
 
 void
 runfiles_init(const char *rd, const char *fr)
@@ -747,7 +759,7 @@ runfiles_active_flag(const char *agent)
 char *
 runfiles_ci_fixes(const char *p)
 {
-	return xasprintf("%s/dev/ci-fixes-%s.json", factory, p);
+	return xasprintf("%s/dev/ci-fixes-%s.json", runfiles_logs(), p);
 }
 
 char *
@@ -771,25 +783,28 @@ runfiles_metrics_dir(void)
 char *
 runfiles_dev_log(const char *p)
 {
-	return xasprintf("%s/dev/dev-agent-%s.log", factory, p);
+	return xasprintf("%s/dev/dev-agent-%s.log", runfiles_logs(), p);
 }
 
 char *
 runfiles_dev_log_shared(void)
 {
-	return xasprintf("%s/dev/dev-agent.log", factory);
+	return xasprintf("%s/dev/dev-agent.log", runfiles_logs());
 }
 
 char *
 runfiles_review_log(void)
 {
-	return xasprintf("%s/review/review.log", factory);
+	/* Upstream's newer main names review-poll's log so there. */
+	return log_dir() != NULL ?
+	    xasprintf("%s/review/review-poll.log", log_dir()) :
+	    xasprintf("%s/review/review.log", factory);
 }
 
 char *
 runfiles_supervisor_log(void)
 {
-	return xasprintf("%s/supervisor/supervisor.log", factory);
+	return xasprintf("%s/supervisor/supervisor.log", runfiles_logs());
 }
 
 char *

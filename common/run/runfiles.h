@@ -284,7 +284,11 @@ long long runfiles_worktree_issue(const char *project, const char *path);
 long long runfiles_review_worktree_pr(const char *project, const char *path);
 long long runfiles_branch_issue(const char *branch);
 
-/* Factory files. */
+/*
+ * Factory files.  The CI-fix counts and the logs are below DISINTO_LOG_DIR
+ * instead when it is set (log_dir(), as upstream's newer main has them);
+ * review-poll's log is then review/review-poll.log.
+ */
 char *runfiles_active_flag(const char *agent); /* "dev", "reviewer" */
 char *runfiles_ci_fixes(const char *project);
 char *runfiles_escalations(const char *project);

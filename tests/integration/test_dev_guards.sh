@@ -126,7 +126,10 @@ check_eq "dry run: no forge write" "$(writes)" 0
 check_eq "dry run: PR still open" "$(sim_state_get 'd["pulls"][0]["merged"]')" false
 
 # Without the guards the same world launches: the guards were the cause.
-# (PR 3's CI failed: priority 1.5 gives its issue a CI fix attempt.)
+# (PR 3's CI failed: priority 1.5 gives its issue a CI fix attempt.)  The
+# CI-fix counts start as an empty file, as upstream's newer main leaves
+# them before any count: no count yet.
+: >"$FACTORY_ROOT/dev/ci-fixes-$PROJ.json"
 sim_post /_admin/status '{"sha": "3333333333333333333333333333333333333333", "state": "failure"}' >/dev/null
 dp
 rc_is "control tick" 0

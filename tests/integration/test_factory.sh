@@ -202,6 +202,10 @@ for pair in $PROGS; do
 done
 check "install-factory printed what it installed" \
     grep -q "installed $F/dev/dev-poll.sh: dev-poll " "$T/install.out"
+check "install-factory recognised upstream at 2394908" \
+    grep -q "^upstream: 2394908 " "$T/install.out"
+check_eq "and recorded it where the tools read it" \
+    "$(cat "$F/.disinto-c/upstream" 2>&1)" 2394908
 
 # A factory that develops itself (repo_root is the factory): its agents'
 # worktrees are linked worktrees of the factory's clone, and there the
@@ -401,6 +405,8 @@ else
 fi
 check_eq "after uninstall-factory, git status --porcelain is empty" \
     "$(git -C "$F" status --porcelain)" ""
+check "uninstall-factory removes the record of the upstream" \
+    test ! -e "$F/.disinto-c/upstream"
 for pair in $PROGS; do
 	check "${pair%%:*} is upstream's newest bash script again" \
 	    sh -c "git -C '$F' show 'HEAD:${pair%%:*}' | cmp - '$F/${pair%%:*}'"
@@ -425,6 +431,9 @@ snapshot() {
 before=$(snapshot)
 $MAKE install-factory FACTORY="$T/plain" >"$T/install.out" 2>&1
 check_eq "no git: install-factory" "$?" 0
+check "a factory without supervisor/ is no upstream it knows: said" \
+    grep -q "^upstream: not recognised" "$T/install.out"
+check "and nothing recorded" test ! -e "$T/plain/.disinto-c/upstream"
 for pair in $PROGS; do
 	check "no git: ${pair%%:*} launches the executable" \
 	    installed "$T/plain" "$pair"
@@ -434,6 +443,36 @@ $MAKE uninstall-factory FACTORY="$T/plain" >"$T/uninstall.out" 2>&1
 check_eq "no git: uninstall-factory" "$?" 0
 check_eq "no git: installing twice, then uninstalling leaves it as it was" \
     "$(snapshot)" "$before"
+
+# A factory at upstream's newer main (tests/fixtures/factory-main): the
+# supervisor is supervisor-run.sh, dev-agent.sh drives one-shot runs.
+cp -R "$TOP/tests/fixtures/factory-main" "$T/main"
+before=$(cd "$T/main" && find . -printf '%m %s %p\n' | sort)
+$MAKE install-factory FACTORY="$T/main" >"$T/install.out" 2>&1
+check_eq "upstream main: install-factory" "$?" 0
+check "upstream main: recognised and said" \
+    grep -q "^upstream: main " "$T/install.out"
+check_eq "upstream main: recorded where the tools read it" \
+    "$(cat "$T/main/.disinto-c/upstream" 2>&1)" main
+check_eq "upstream main: not taken for 2394908" \
+    "$(grep -c '^upstream: 2394908' "$T/install.out")" 0
+$MAKE install-factory FACTORY="$T/main" >"$T/install.out" 2>&1
+check_eq "upstream main: installing again (supervisor-poll.sh ours now), still main" \
+    "$(cat "$T/main/.disinto-c/upstream" 2>&1)" main
+rm -f "$T/main/lib/agent-sdk.sh"
+printf '#!/usr/bin/env bash\n' >"$T/main/dev/dev-agent.sh"
+$MAKE install-factory FACTORY="$T/main" >"$T/install.out" 2>&1
+check "a dev-agent.sh without one-shot runs is not main" \
+    grep -q "^upstream: not recognised" "$T/install.out"
+check "and the record of the earlier install goes" \
+    test ! -e "$T/main/.disinto-c/upstream"
+cp -p "$TOP/tests/fixtures/factory-main/dev/dev-agent.sh" "$T/main/dev/"
+: >"$T/main/lib/agent-sdk.sh"
+$MAKE install-factory FACTORY="$T/main" >"$T/install.out" 2>&1
+$MAKE uninstall-factory FACTORY="$T/main" >"$T/uninstall.out" 2>&1
+check_eq "upstream main: uninstall-factory" "$?" 0
+check_eq "upstream main: uninstalling leaves it as it was, record gone" \
+    "$(cd "$T/main" && find . -printf '%m %s %p\n' | sort)" "$before"
 
 # The agent environment (the agents' side of this factory): a dev session
 # sees the project, the .env variable AGENT_ENV_PASS names (one that only

@@ -16,6 +16,7 @@
 
 #include "buf.h"
 #include "file.h"
+#include "log.h"
 #include "phase.h"
 #include "runfiles.h"
 #include "xmalloc.h"
@@ -442,6 +443,37 @@ test_runfile_names(void)
 	free(p);
 	p = runfiles_supervisor_prompt();
 	CHECK_STR(p, "/opt/f/supervisor/PROMPT.md");
+	free(p);
+	/* DISINTO_LOG_DIR: the logs and the CI-fix counts below it, as
+	 * upstream's newer main lays them out; the other files stay. */
+	p = runfiles_review_log();
+	CHECK_STR(p, "/opt/f/review/review.log");
+	free(p);
+	log_set_dir("/var/logs");
+	p = runfiles_ci_fixes("harb");
+	CHECK_STR(p, "/var/logs/dev/ci-fixes-harb.json");
+	free(p);
+	p = runfiles_dev_log("harb");
+	CHECK_STR(p, "/var/logs/dev/dev-agent-harb.log");
+	free(p);
+	p = runfiles_dev_log_shared();
+	CHECK_STR(p, "/var/logs/dev/dev-agent.log");
+	free(p);
+	p = runfiles_review_log();
+	CHECK_STR(p, "/var/logs/review/review-poll.log");
+	free(p);
+	p = runfiles_supervisor_log();
+	CHECK_STR(p, "/var/logs/supervisor/supervisor.log");
+	free(p);
+	p = runfiles_active_flag("dev");
+	CHECK_STR(p, "/opt/f/state/.dev-active");
+	free(p);
+	p = runfiles_supervisor_prompt();
+	CHECK_STR(p, "/opt/f/supervisor/PROMPT.md");
+	free(p);
+	log_set_dir("");
+	p = runfiles_dev_log("harb");
+	CHECK_STR(p, "/opt/f/dev/dev-agent-harb.log");
 	free(p);
 }
 
