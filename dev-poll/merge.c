@@ -571,12 +571,11 @@ dp_merge_prelock(struct dev_ctx *c)
 	 * The merge's PHASE:done is this tick's own write, which no hook
 	 * sees: the clean-up and the next launch are this tick's next pass.
 	 */
-	if (merged)
+	if (merged) {
 		(void)tools_wake_self(&c->act, c->cfg, "dev-poll",
 		    "merged: the clean-up and the next launch");
-	if (merged)
 		log_msg("pre-lock: merged PR(s) successfully — exiting");
-	else if (lost)
+	} else if (lost)
 		log_msg("pre-lock: a merge went unanswered — exiting");
 	if (merged || lost)
 		return DP_DONE;
