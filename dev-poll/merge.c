@@ -43,6 +43,7 @@
 #include "log.h"
 #include "runfiles.h"
 #include "template.h"
+#include "tools.h"
 #include "utf8.h"
 #include "xmalloc.h"
 
@@ -566,9 +567,15 @@ dp_merge_prelock(struct dev_ctx *c)
 			break;
 		}
 	}
-	if (merged)
+	/*
+	 * The merge's PHASE:done is this tick's own write, which no hook
+	 * sees: the clean-up and the next launch are this tick's next pass.
+	 */
+	if (merged) {
+		(void)tools_wake_self(&c->act, c->cfg, "dev-poll",
+		    "merged: the clean-up and the next launch");
 		log_msg("pre-lock: merged PR(s) successfully — exiting");
-	else if (lost)
+	} else if (lost)
 		log_msg("pre-lock: a merge went unanswered — exiting");
 	if (merged || lost)
 		return DP_DONE;

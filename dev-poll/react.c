@@ -126,7 +126,7 @@ react_run(struct dev_ctx *c, struct rx *x, enum rx_reaction what,
 	case RX_IGNORE:
 		/* review-poll's and supervisor-poll's: its PR is noted. */
 		(void)rx_find_pr(c, x);
-		return 0;
+		return rx_review_ready(c, x);
 	case RX_UNSURE:
 		log_warn("#%lld: cannot tell whether %s lives — skipped",
 		    x->issue, x->session);

@@ -121,6 +121,13 @@ void rx_clear_files(struct dev_ctx *, struct rx *);
 /* PHASE:awaiting_ci.  0 or -1 (nothing changed, retried next tick). */
 int rx_awaiting_ci(struct dev_ctx *, struct rx *);
 
+/*
+ * PHASE:awaiting_review with CI passed at the PR's head (its CI result
+ * says so): review-poll is woken, once per phase write, so that the
+ * review starts now (DESIGN section 13).  0 or -1.
+ */
+int rx_review_ready(struct dev_ctx *, struct rx *);
+
 /* reactend.c */
 /* PHASE:done.  0 or -1. */
 int rx_done(struct dev_ctx *, struct rx *);

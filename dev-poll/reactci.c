@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent.h"
 #include "buf.h"
 #include "cap.h"
 #include "ci.h"
@@ -23,6 +24,7 @@
 #include "record.h"
 #include "redact.h"
 #include "runfiles.h"
+#include "tools.h"
 #include "utf8.h"
 #include "woodpecker.h"
 #include "xmalloc.h"
@@ -312,7 +314,13 @@ reactci_report(struct dev_ctx *c, struct rx *x, const char *state,
 	if (r != ACT_INJECTED)
 		return r == ACT_INJECT_FAILED ? -1 : 0;
 	log_notice("#%lld: CI %s on PR #%lld injected", x->issue, state, x->pr);
-	return reactci_rec_write(c, x, state, pipeline, f, attempt, text);
+	if (reactci_rec_write(c, x, state, pipeline, f, attempt, text) == -1)
+		return -1;
+	/* A backend that moves the phase itself is ready for review now. */
+	if (strcmp(state, "success") == 0 &&
+	    agent_read_signal(x->session, x->phase_path, &x->sig) == 0)
+		return rx_review_ready(c, x);
+	return 0;
 }
 
 /* note: why CI's verdict is not needed ("; ..."), or NULL. */
@@ -494,6 +502,31 @@ reactci_on_failure(struct dev_ctx *c, struct rx *x, const struct cirec *rec,
 out:
 	ci_failure_free(&f);
 	return r;
+}
+
+int
+rx_review_ready(struct dev_ctx *c, struct rx *x)
+{
+	char *path, *why;
+	struct cirec rec;
+	int r;
+
+	if (!c->cfg->wake || x->sig.phase != PHASE_AWAITING_REVIEW ||
+	    rx_find_pr(c, x) == -1 || x->pr <= 0 || x->head == NULL)
+		return 0;
+	path = runfiles_ci_result(c->cfg->project_name, x->issue);
+	r = reactci_rec_read(path, &rec);
+	free(path);
+	if (r == -1 || strcmp(rec.sha, x->head) != 0 ||
+	    strcmp(rec.state, "success") != 0)
+		return 0;
+	if ((r = rx_key_done(c, x, "review-wake")) != 0)
+		return r == 1 ? 0 : -1;
+	why = xasprintf("PR #%lld ready for review (issue #%lld)", x->pr,
+	    x->issue);
+	(void)tools_wake_other(&c->act, c->cfg, "review-poll", why);
+	free(why);
+	return rx_key_set(c, x, "review-wake");
 }
 
 int

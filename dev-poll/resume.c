@@ -30,6 +30,7 @@
 #include "log.h"
 #include "parked.h"
 #include "runfiles.h"
+#include "tools.h"
 #include "xmalloc.h"
 
 static void resume_forget(struct dev_ctx *, long long);
@@ -292,6 +293,13 @@ dp_escalations(struct dev_ctx *c)
 	(void)escalate_check(&e);
 	if (e.failed)
 		c->skipped++;
+	/*
+	 * supervisor-poll hears of the escalation now; a reply this pass
+	 * kept is this tick's to resume (dp_resume()).
+	 */
+	if (e.noticed > 0)
+		(void)tools_wake_other(&c->act, c->cfg, "supervisor-poll",
+		    "escalation notice posted");
 	escalate_free(&e);
 }
 

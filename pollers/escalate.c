@@ -186,6 +186,7 @@ escalate_comment(struct escalation *s, const struct esc *e, const char *kind,
 			return ESCALATE_POST_DRY;
 		log_notice("%s: #%lld: posted the %s comment", e->project,
 		    e->issue, kind);
+		s->noticed += strcmp(kind, "escalation") == 0;
 	}
 	if (state != NULL)
 		(void)escalate_state_save(s, state, *id, e->since);
@@ -313,6 +314,7 @@ escalate_answer(struct escalation *s, const struct esc_target *t, long long id,
 	    escalate_state_save(s, injected, id, (long long)t->since) == 0) {
 		/* Marks the escalation answered: no reminder follows. */
 		(void)act_remove(s->act, renote);
+		s->kept += t->parked;
 		escalate_fixed(s, "%s: #%lld: passed %s to %s%s", t->project,
 		    t->issue, what,
 		    t->parked ? "the parked conversation of " : "", t->session);

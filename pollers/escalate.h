@@ -62,6 +62,13 @@ struct escalation {
 	void *arg;
 	int failed; /* some step could not be completed (logged) */
 	/*
+	 * What the other tool is woken for (DESIGN section 13): notices
+	 * posted now (supervisor-poll), replies kept now for a parked
+	 * conversation's resume (dev-poll, who resumes).
+	 */
+	int noticed;
+	int kept;
+	/*
 	 * The escalated sessions found, live or parked, kept across passes
 	 * (supervisor-poll's legacy reply file routes to them).
 	 */

@@ -1,10 +1,7 @@
 /*
  * The forge webhook receiver: see webhook.h.
  */
-#include <sys/stat.h>
-
 #include <errno.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,7 +13,6 @@
 
 #include <cjson/cJSON.h>
 
-#include "agent_exec.h"
 #include "buf.h"
 #include "cimemo.h"
 #include "cli.h"
@@ -26,8 +22,8 @@
 #include "log.h"
 #include "runfiles.h"
 #include "sha256.h"
+#include "tools.h"
 #include "valid.h"
-#include "wake.h"
 #include "webhook.h"
 #include "xmalloc.h"
 
@@ -88,12 +84,6 @@ static const char *webhook_refusal(const struct config *,
 static int webhook_replayed(const struct config *, const struct webhook_req *,
     const char *, size_t);
 static void webhook_mark(const struct config *, const cJSON *);
-static int webhook_runnable(const char *);
-struct webhook_tool;
-static void webhook_tool_near(const char *, const char *,
-    const struct webhook_tool *, char **, size_t *);
-static char *webhook_tool_path(const char *, const struct config *,
-    const char *);
 static void webhook_wake_failed(const struct config *, const char *,
     const char *, const char *);
 static int webhook_wake(const char *, const struct config *,
@@ -515,101 +505,6 @@ webhook_mark(const struct config *cfg, const cJSON *j)
 }
 
 /*
- * The tools, and the factory's scripts whose places they take (make
- * install-factory: the executable beside its script, the script a
- * launcher of it; or, installed before, the script the executable).
- */
-static const struct webhook_tool {
-	const char *tool, *dir, *script;
-	int per_project; /* its wake takes the project file */
-} webhook_tools[] = {
-    {"dev-poll", "dev", "dev-poll.sh", 1},
-    {"review-poll", "review", "review-poll.sh", 1},
-    /* It watches every project: `--wake` alone. */
-    {"supervisor-poll", "supervisor", "supervisor-poll.sh", 0},
-};
-
-/* The table's row of tool, or NULL. */
-static const struct webhook_tool *
-webhook_tool_find(const char *tool)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(webhook_tools) / sizeof(webhook_tools[0]); i++)
-		if (strcmp(webhook_tools[i].tool, tool) == 0)
-			return &webhook_tools[i];
-	return NULL;
-}
-
-/* Whether path is an executable regular file. */
-static int
-webhook_runnable(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	    access(path, X_OK) == 0;
-}
-
-/*
- * The places tool may be, around the executable at exe: beside it
- * (installed in a bin directory, or both beside their scripts in a
- * factory), in the tree it was built in (dev-poll/dev-poll beside
- * review-poll/review-poll), beside the tool's script in the factory
- * above it, or that script.  Added to cand (*n of them).
- */
-static void
-webhook_tool_near(const char *exe, const char *tool,
-    const struct webhook_tool *w, char **cand, size_t *n)
-{
-	const char *slash = strrchr(exe, '/');
-	int dir;
-
-	if (slash == NULL)
-		return;
-	dir = (int)(slash - exe);
-	cand[(*n)++] = xasprintf("%.*s/%s", dir, exe, tool);
-	cand[(*n)++] = xasprintf("%.*s/../%s/%s", dir, exe, tool, tool);
-	if (w == NULL)
-		return;
-	cand[(*n)++] = xasprintf("%.*s/../%s/%s", dir, exe, w->dir, tool);
-	cand[(*n)++] = xasprintf("%.*s/../%s/%s", dir, exe, w->dir, w->script);
-}
-
-/*
- * Where tool is: around the executable as it was called (exe, argv[0]:
- * its directory may hold the tools as the operator laid them out), then
- * around the running executable's own path, then beside the tool's
- * script in the factory it serves (FACTORY_ROOT), or that script; else
- * its bare name, found on PATH.  Caller frees.
- */
-static char *
-webhook_tool_path(const char *exe, const struct config *cfg, const char *tool)
-{
-	const struct webhook_tool *w = webhook_tool_find(tool);
-	char self[PATH_MAX], *cand[10], *found = NULL;
-	size_t i, n = 0;
-
-	webhook_tool_near(exe, tool, w, cand, &n);
-	if (agent_exec_self(self, sizeof(self)) == 0)
-		webhook_tool_near(self, tool, w, cand, &n);
-	if (w != NULL && cfg->factory_root != NULL &&
-	    *cfg->factory_root != '\0') {
-		cand[n++] =
-		    xasprintf("%s/%s/%s", cfg->factory_root, w->dir, tool);
-		cand[n++] =
-		    xasprintf("%s/%s/%s", cfg->factory_root, w->dir, w->script);
-	}
-	for (i = 0; i < n; i++) {
-		if (found == NULL && webhook_runnable(cand[i]))
-			found = cand[i];
-		else
-			free(cand[i]);
-	}
-	return found != NULL ? found : xstrdup(tool);
-}
-
-/*
  * A wake that could not be started: said in the journal (stderr) and in
  * the log of the tool it was for, where its operator looks.
  */
@@ -644,18 +539,13 @@ static int
 webhook_wake(const char *exe, const struct config *cfg,
     const struct webhook_route *rt)
 {
-	const struct webhook_tool *w;
 	char *prog, *why;
 	size_t i;
 	int r = 0;
 
 	why = xasprintf("webhook %s", rt->event);
 	for (i = 0; i < 3 && rt->tools[i] != NULL; i++) {
-		prog = webhook_tool_path(exe, cfg, rt->tools[i]);
-		w = webhook_tool_find(rt->tools[i]);
-		if (wake_spawn(prog,
-			w == NULL || w->per_project ? cfg->project_toml : NULL,
-			why) == -1) {
+		if (tools_wake(exe, cfg, rt->tools[i], why, &prog) == -1) {
 			webhook_wake_failed(cfg, rt->tools[i], prog,
 			    strerror(errno));
 			r = -1;

@@ -29,7 +29,8 @@
  * scheduled tick still sees the event).  Each refusal is logged with its
  * cause.  The tools are found by the running executable's place: beside
  * it, in its build tree, or in the factory beside their scripts (make
- * install-factory).  Nothing of it runs between deliveries.
+ * install-factory; tools_path(), tools.h).  Nothing of it runs between
+ * deliveries.
  */
 #ifndef WEBHOOK_H
 #define WEBHOOK_H

@@ -29,6 +29,7 @@
 #include "marks.h"
 #include "review-poll.h"
 #include "runfiles.h"
+#include "tools.h"
 #include "valid.h"
 #include "xmalloc.h"
 
@@ -50,6 +51,7 @@ static int collect_already_formal(const cJSON *, const char *, const char *,
 static int collect_dismiss_own(struct rp *, long long, const cJSON *,
     const char *);
 static int collect_post_error(struct rp *, const struct rp_run *, const char *);
+static void collect_wake_dev(struct rp *, long long);
 static int collect_finish(struct rp *, const struct rp_run *, int, int);
 static int collect_retry_later(struct rp *, const struct rp_run *);
 static int collect_unread(struct rp *, const struct rp_run *, const char *);
@@ -261,6 +263,19 @@ collect_retry_later(struct rp *rp, const struct rp_run *run)
 }
 
 /*
+ * A verdict is on the forge: dev-poll, who merges an approval and hands
+ * a request for changes to its session, reacts now (DESIGN section 13).
+ */
+static void
+collect_wake_dev(struct rp *rp, long long pr)
+{
+	char *why = xasprintf("verdict on PR #%lld", pr);
+
+	(void)tools_wake_other(&rp->act, rp->cfg, "dev-poll", why);
+	free(why);
+}
+
+/*
  * The review is posted: keep waiting for the developer's changes, or
  * remove everything.  The new phase is written before anything else goes.
  * A review (valid) settles the head's tries; an error comment leaves
@@ -276,6 +291,7 @@ collect_finish(struct rp *rp, const struct rp_run *run, int valid,
 	if (valid) {
 		rp->posted++;
 		rp_tries_forget(rp, run->pr);
+		collect_wake_dev(rp, run->pr);
 	}
 	if (!wants_changes) {
 		rp_run_cleanup(rp, run->pr, 0);

@@ -2,13 +2,15 @@
  * Escalations to a person: the pass shared with dev-poll
  * (pollers/escalate.c), run for each project with supervisor-poll's
  * reports: a step that could not be completed fails the tick, a fix goes
- * to the fix command's list.
+ * to the fix command's list, and a reply kept for a parked conversation
+ * wakes dev-poll, who resumes it.
  */
 #include <stddef.h>
 
 #include "config.h"
 #include "escalate.h"
 #include "supervisor-poll.h"
+#include "tools.h"
 
 static void sup_esc_fail(void *, const char *);
 static void sup_esc_fixed(void *, const char *);
@@ -43,5 +45,10 @@ sup_escalations(struct sup *s)
 	sup_status(s, "P2: %s: checking escalate sessions",
 	    s->cfg->project_name);
 	sup_escalation_ctx(s);
+	s->esc.kept = 0;
 	(void)escalate_check(&s->esc);
+	/* dev-poll resumes the parked conversation: now, not on its timer. */
+	if (s->esc.kept > 0)
+		(void)tools_wake_other(&s->act, s->cfg, "dev-poll",
+		    "escalation reply kept");
 }

@@ -620,7 +620,10 @@ static const struct setting settings[] = {
 	.off = F(wake),
 	.doc = "the agents' hooks (an agent stopped, ended, failed or wrote "
 	       "its phase) and checkpoint runs start a tick of their tool at "
-	       "once (`--wake`); `false`: only the schedule starts ticks"},
+	       "once (`--wake`), and a tool wakes the one that reacts to "
+	       "what it did (a PR ready for review, a verdict, an "
+	       "escalation, a kept reply; a merge runs its tick once more); "
+	       "`false`: only the schedule starts ticks"},
     {.env = "DISINTO_TEST_CRASH",
 	.type = T_STR,
 	.def = "",
