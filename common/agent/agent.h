@@ -81,6 +81,11 @@ struct agent_conf {
 	 */
 	int wake;
 	const char *wake_project;
+	/*
+	 * With wake: an agent idle this many seconds since its turn ended
+	 * wakes the tool once more (0: no such wake).
+	 */
+	int idle_grace_s;
 };
 
 /*

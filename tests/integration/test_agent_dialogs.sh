@@ -5,7 +5,8 @@
 # fake agent draws each as the real one does: dev-poll's launch must not
 # take it for the input box (nothing is pasted, no Enter chooses an
 # option), must log what the dialog says and what to accept once by hand,
-# end the session and give the issue back.  Then the input box itself (a
+# end the session, give the issue back and back it off (whatever starts
+# the next tick, test_event_queue.sh).  Then the input box itself (a
 # "❯" line between two rules) is ready, and so is a dialog accepted by
 # hand.
 . "$(dirname "$0")/lib/common.sh"
@@ -20,6 +21,8 @@ dialog() {
 	_al=$T/al-$1
 	mkdir -p "$_al"
 	export AGENT_CMD="env FAKE_AGENT_DIALOG=$1 FAKE_AGENT_LOG=$_al $FAKE_AGENT"
+	# Each case a first launch: the last one's back-off goes.
+	rm -f "$RUN/dev-backoff-$PROJ-1"
 	_d_before=0
 	[ ! -f "$DEVLOG" ] || _d_before=$(wc -l <"$DEVLOG")
 	timeout 60 "$O/dev-poll/dev-poll" "$P" >"$T/dp.out" 2>&1
@@ -40,6 +43,8 @@ dialog() {
 	    sh -c "! tmux -L $(tmux_sock) has-session -t dev-$PROJ-1 2>/dev/null"
 	lhas "$1: the issue is given back" 'unclaiming issue #1'
 	check_eq "$1: labels given back" "$(labels 1)" backlog
+	check "$1: the issue is backed off" \
+	    grep -q '^FAILURES: 1$' "$RUN/dev-backoff-$PROJ-1"
 }
 
 dialog trust "folder trust dialog" \
@@ -66,6 +71,7 @@ lhas "bypass: accept" 'with --dangerously-skip-permissions and choose "Yes, I ac
 dialog onboarding "first-run setup" "Unable to connect to Anthropic services"
 
 # The input box is ready: the prompt arrives, once.
+rm -f "$RUN/dev-backoff-$PROJ-1"
 mkdir -p "$T/al-ready"
 export AGENT_CMD="env FAKE_AGENT_LOG=$T/al-ready $FAKE_AGENT"
 dp
