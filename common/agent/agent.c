@@ -45,6 +45,9 @@ static int agent_queue(const char *, const struct agent_msg *, const char *);
 static int agent_queue_behind(const char *, const struct agent_msg *);
 static enum agent_delivery agent_unsent(const char *, const struct agent_msg *,
     struct intent *, time_t);
+static int agent_mailbox_served(const char *);
+static enum agent_delivery agent_later(const char *, const struct agent_msg *,
+    enum agent_delivery, const char *);
 static enum agent_delivery agent_deliver_via(const char *,
     const struct agent_msg *, int, int *);
 static int agent_mailbox_ready(const char *, const struct agent_msg *);
@@ -276,6 +279,41 @@ agent_unsent(const char *session, const struct agent_msg *m, struct intent *in,
 }
 
 /*
+ * Whether the session's wrapper delivers its mailbox: the session lives
+ * and has a wrapper holding the Claude session lock for it (its state
+ * file), which types what is queued (agent_exec.h).
+ */
+static int
+agent_mailbox_served(const char *session)
+{
+	char *state;
+	int r;
+
+	if (agent_lock_path() == NULL)
+		return 0;
+	state = runfiles_agent_state(session);
+	r = file_exists(state) && agent_alive(session) == 1;
+	free(state);
+	return r;
+}
+
+/*
+ * A sender could not have m typed now (d, for why): another process
+ * types into the session, the agent is at work, the paste was not taken
+ * or not confirmed.  With a wrapper to deliver it, m is queued in the
+ * mailbox (AGENT_QUEUED), where a try recorded before is settled by a
+ * look, never typed blindly; else d (a later tick tries again).
+ */
+static enum agent_delivery
+agent_later(const char *session, const struct agent_msg *m,
+    enum agent_delivery d, const char *why)
+{
+	if (!agent_mailbox_served(session))
+		return d;
+	return agent_queue(session, m, why) ? AGENT_QUEUED : d;
+}
+
+/*
  * agent_deliver(), from a sender (a tick: what cannot be typed now is
  * queued) or from the mailbox (the wrapper: nothing queued); *typed set
  * when m was typed now.
@@ -296,7 +334,12 @@ agent_deliver_via(const char *session, const struct agent_msg *m,
 		log_msg("session %s: %s", session,
 		    r == 1 ? "another process is typing into it" :
 			     "cannot lock its record of messages");
-		return r == 1 ? AGENT_NOT_DELIVERED : AGENT_INJECT_ERROR;
+		if (r != 1)
+			return AGENT_INJECT_ERROR;
+		return from_mailbox ? AGENT_NOT_DELIVERED :
+				      agent_later(session, m,
+					  AGENT_NOT_DELIVERED,
+					  "another process types into it");
 	}
 	if (intent_load(session, &in) == -1) {
 		log_msg("session %s: its record of messages cannot be read: %s",
@@ -324,6 +367,8 @@ agent_deliver_via(const char *session, const struct agent_msg *m,
 		    r == 1 ? "the session has it, not typed again" :
 			     "the session cannot take it now");
 		d = r == 1 ? agent_typed(session, m, &in) : AGENT_NOT_DELIVERED;
+		if (d == AGENT_NOT_DELIVERED && !from_mailbox)
+			d = agent_later(session, m, d, "not taken yet");
 		goto out;
 	}
 	if (tries < 0) {
@@ -348,6 +393,10 @@ agent_deliver_via(const char *session, const struct agent_msg *m,
 	} else if (d == AGENT_QUEUED)
 		d = from_mailbox ? AGENT_NOT_DELIVERED :
 				   agent_unsent(session, m, &in, last);
+	else if (!from_mailbox)
+		/* Maybe typed: the record stays, for the wrapper's look. */
+		d = agent_later(session, m, d,
+		    d == AGENT_NOT_DELIVERED ? "not confirmed" : "not typed");
 out:
 	intent_free(&in);
 	intent_unlock(fd);

@@ -30,6 +30,7 @@
 #include "log.h"
 #include "redact.h"
 #include "runfiles.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 /* The largest variables file a wrapper reads. */
@@ -88,6 +89,7 @@ static void agent_exec_idle_look(const struct agent_exec *,
     struct agent_exec_marks *);
 static int agent_exec_same_time(const struct timespec *,
     const struct timespec *);
+static void agent_exec_lock_let_go(const struct agent_exec *);
 
 static void agent_exec_push(char ***, size_t *, const char *);
 static void agent_exec_push_mailbox(char ***, size_t *,
@@ -696,6 +698,7 @@ agent_exec_supervise(const struct agent_exec *x, char *const *cmd, char *err,
 	struct agent_exec_child c = {0};
 	struct agent_exec_mail mail;
 	struct agent_exec_marks marks;
+	int held;
 
 	memset(&mail, 0, sizeof(mail));
 	if (x->lock != NULL && agent_exec_mail_init(x, &mail) == -1) {
@@ -732,6 +735,7 @@ agent_exec_supervise(const struct agent_exec *x, char *const *cmd, char *err,
 		 * since a session started again under the same name sends
 		 * its requests to its own wrapper.
 		 */
+		held = h.fd != -1;
 		if (x->lock == NULL)
 			;
 		else if (c.signaled_ms != 0)
@@ -740,6 +744,8 @@ agent_exec_supervise(const struct agent_exec *x, char *const *cmd, char *err,
 			agent_lock_serve(&h, agent_exec_stop, &c);
 			agent_exec_mail(x, &mail, &h);
 		}
+		if (held && h.fd == -1)
+			agent_exec_lock_let_go(x);
 		agent_exec_marks_look(x, &marks);
 		agent_exec_idle_look(x, &marks);
 		if (!c.done) {
@@ -750,10 +756,13 @@ agent_exec_supervise(const struct agent_exec *x, char *const *cmd, char *err,
 	}
 	/* The marks of its end (SessionEnd) wake the tool too. */
 	agent_exec_marks_look(x, &marks);
-	agent_exec_marks_end(&marks);
 	agent_exec_mail_end(&mail);
+	held = h.fd != -1;
 	if (x->lock != NULL)
 		agent_lock_hold_end(&h);
+	if (held)
+		agent_exec_lock_let_go(x);
+	agent_exec_marks_end(&marks);
 	return agent_exec_status(c.status);
 }
 
@@ -871,6 +880,29 @@ agent_exec_marks_look(const struct agent_exec *x, struct agent_exec_marks *mk)
 		    woke);
 		agent_hooks_wake(woke, x->wake, x->session);
 	}
+}
+
+/*
+ * The wrapper let go of the Claude session lock: with ticks it turned
+ * away waiting (lockwait.h), it wakes its own tool (with --wake), whose
+ * tick finds the lock free and wakes them.
+ */
+static void
+agent_exec_lock_let_go(const struct agent_exec *x)
+{
+	char **waiters;
+
+	if (x->wake == NULL || x->session == NULL || x->run_dir == NULL)
+		return;
+	if ((waiters = runfiles_lock_waiters()) == NULL)
+		return;
+	if (waiters[0] != NULL) {
+		log_msg("session %s: the Claude session lock let go with ticks "
+			"waiting for it — wakes the tool",
+		    x->session);
+		agent_hooks_wake("lock-free", x->wake, x->session);
+	}
+	strv_free(waiters);
 }
 
 static void
