@@ -44,7 +44,8 @@ static void agent_settle_other(const char *, struct intent *);
 static int agent_queue(const char *, const struct agent_msg *, const char *);
 static int agent_queue_behind(const char *, const struct agent_msg *);
 static enum agent_delivery agent_unsent(const char *, const struct agent_msg *,
-    struct intent *, time_t);
+    struct intent *, time_t, const char *);
+static int agent_at_work(const char *, time_t);
 static int agent_mailbox_served(const char *);
 static enum agent_delivery agent_later(const char *, const struct agent_msg *,
     enum agent_delivery, const char *);
@@ -257,13 +258,14 @@ agent_queue_behind(const char *session, const struct agent_msg *m)
 }
 
 /*
- * The backend typed nothing: the session's wrapper can (the lock is held
- * elsewhere).  The record forgets the try (when it was typed last stays
- * at, for the wrapper's look at the agent) and m is queued.
+ * Nothing typed: the session's wrapper types it (the lock is held
+ * elsewhere, or the agent is at work; why, for the log).  The record
+ * forgets the try (when it was typed last stays at, for the wrapper's
+ * look at the agent) and m is queued.
  */
 static enum agent_delivery
 agent_unsent(const char *session, const struct agent_msg *m, struct intent *in,
-    time_t at)
+    time_t at, const char *why)
 {
 	in->key[0] = '\0';
 	in->tries = 0;
@@ -273,9 +275,21 @@ agent_unsent(const char *session, const struct agent_msg *m, struct intent *in,
 	if (intent_save(session, in) == -1)
 		log_msg("session %s: cannot record that '%s' was not typed: %s",
 		    session, m->key, strerror(errno));
-	return agent_queue(session, m, "Claude lock busy") ?
-	    AGENT_QUEUED :
-	    AGENT_NOT_DELIVERED;
+	return agent_queue(session, m, why) ? AGENT_QUEUED : AGENT_NOT_DELIVERED;
+}
+
+/*
+ * Whether the agent is at work on the message typed last, at since (no
+ * turn of its ended since: agent_backend.at_prompt), in a session whose
+ * wrapper delivers its mailbox: what a sender would type now is queued
+ * instead, and typed when the turn is over.
+ */
+static int
+agent_at_work(const char *session, time_t since)
+{
+	return since != 0 && agent_cur->at_prompt != NULL &&
+	    agent_mailbox_served(session) &&
+	    agent_cur->at_prompt(session, since) == 0;
 }
 
 /*
@@ -326,7 +340,7 @@ agent_deliver_via(const char *session, const struct agent_msg *m,
 	struct intent in;
 	long long tries;
 	time_t last;
-	int fd = -1, r;
+	int fd = -1, r, fresh;
 
 	memset(&in, 0, sizeof(in));
 	*typed = 0;
@@ -371,11 +385,15 @@ agent_deliver_via(const char *session, const struct agent_msg *m,
 			d = agent_later(session, m, d, "not taken yet");
 		goto out;
 	}
-	if (tries < 0) {
+	if ((fresh = tries < 0)) {
 		agent_settle_other(session, &in);
 		tries = 0;
 	}
 	last = in.at;
+	if (fresh && !from_mailbox && agent_at_work(session, last)) {
+		d = agent_unsent(session, m, &in, last, "agent at work");
+		goto out;
+	}
 	intent_pend(&in, m->key, m->text, time(NULL));
 	in.tries = tries + 1;
 	in.stamp = agent_cur->stamp != NULL ? agent_cur->stamp(session, m) : 0;
@@ -392,7 +410,8 @@ agent_deliver_via(const char *session, const struct agent_msg *m,
 		(void)agent_typed(session, m, &in);
 	} else if (d == AGENT_QUEUED)
 		d = from_mailbox ? AGENT_NOT_DELIVERED :
-				   agent_unsent(session, m, &in, last);
+				   agent_unsent(session, m, &in, last,
+				       "Claude lock busy");
 	else if (!from_mailbox)
 		/* Maybe typed: the record stays, for the wrapper's look. */
 		d = agent_later(session, m, d,

@@ -70,6 +70,38 @@ dialog bypass "bypass-permissions confirmation dialog" \
 lhas "bypass: accept" 'with --dangerously-skip-permissions and choose "Yes, I accept"'
 dialog onboarding "first-run setup" "Unable to connect to Anthropic services"
 
+# A dialog at launch with wakes on: the end of the killed agent wakes
+# dev-poll at once (the real CLI's SessionEnd hook; here the wakes are
+# sent by hand, three of them), and the issue's back-off holds whatever
+# starts the tick: one launch, one claim and one unclaim, however many
+# wakes, bounded by the back-off and not by time.
+rm -f "$RUN/dev-backoff-$PROJ-1"
+export DISINTO_WAKE=true
+_al=$T/al-wake
+mkdir -p "$_al"
+export AGENT_CMD="env FAKE_AGENT_DIALOG=trust FAKE_AGENT_LOG=$_al $FAKE_AGENT"
+sim_post /_admin/log/reset '{}' >/dev/null
+dp
+rc_is "wakes: the dialog's launch fails" 1
+held() {
+	grep -c '#1: launch backed off until' "$DEVLOG"
+}
+for i in 1 2 3; do
+	"$O/dev-poll/dev-poll" --wake "$P" "session-end hook dev-$PROJ-1" \
+	    >/dev/null 2>&1
+	wait_for '[ "$(held)" -ge '$i' ]' 60 || break
+done
+check_eq "wakes: each woken tick finds the issue backed off" "$(held)" 3
+check "wakes: the ticks were woken" \
+    grep -q "woken: session-end hook dev-$PROJ-1" "$DEVLOG"
+wait_for "flock -n '$RUN/dev-poll-$PROJ.lock' true" 30
+check_eq "wakes: one launch met the dialog" \
+    "$(grep -c 'dialog trust shown' "$_al/events.log")" 1
+check_eq "wakes: one claim and one unclaim" \
+    "$(sim_get /_admin/log | pyjson 'len([e for e in d if e["method"] != "GET" and "/issues/1/labels" in e["path"]])')" 4
+check_eq "wakes: labels given back" "$(labels 1)" backlog
+export DISINTO_WAKE=false
+
 # The input box is ready: the prompt arrives, once.
 rm -f "$RUN/dev-backoff-$PROJ-1"
 mkdir -p "$T/al-ready"
