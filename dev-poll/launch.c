@@ -9,7 +9,10 @@
  * data over the body cap, its worktree path or phase file another user's,
  * its worktree or prompt that cannot be made) is recorded with back-off
  * (backoff.c), and the tick goes on with the next issue; an issue backed
- * off is not tried until its wait is over.  In legacy mode DEV_AGENT_CMD
+ * off is not tried until its wait is over, whatever started the tick (a
+ * schedule or a wake).  A session that did not start (a dialog at its
+ * start, an agent that exits) fails the tick and is backed off as well:
+ * its end would otherwise wake the next launch at once.  In legacy mode DEV_AGENT_CMD
  * is started instead (legacy.c).
  */
 #include <sys/stat.h>
@@ -290,7 +293,7 @@ launch_session(struct dev_ctx *c, const struct dp_launch_req *req,
 {
 	enum dp_launch stop, res = DP_LAUNCH_FAILED;
 	char *prompt = NULL;
-	int r;
+	int r, backoff = 0;
 
 	switch (dp_launch_reserve(c, l->issue)) {
 	case 1:
@@ -347,6 +350,9 @@ launch_session(struct dev_ctx *c, const struct dp_launch_req *req,
 	res = DP_LAUNCH_FAILED;
 	if (dp_session_start(c, l->issue, l->worktree, prompt) == -1) {
 		(void)launch_mark_started(c, l, 0);
+		snprintf(l->bad, sizeof(l->bad),
+		    "its session did not start (see the log)");
+		backoff = 1;
 		goto fail_wt;
 	}
 	free(prompt);
@@ -360,6 +366,14 @@ fail_wt:
 fail:
 	free(prompt);
 	launch_unclaim(c, l);
+	/*
+	 * A session that did not start (a dialog, an agent that exits)
+	 * fails the tick, and is backed off too: whatever starts the next
+	 * tick (a wake from the killed agent's end, at once), the issue
+	 * waits its turn.
+	 */
+	if (backoff)
+		dp_backoff_failed(c, l->issue, l->bad);
 	return res == DP_LAUNCH_BAD ? launch_bad(c, l) : res;
 }
 

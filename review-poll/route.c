@@ -99,6 +99,9 @@ route_deliver(struct rp *rp, const char *session, const char *phase_path,
 			     PHASE_AWAITING_REVIEW, text) :
 			 act_inject(&rp->act, session, line, text);
 	free(line);
+	/* Not typed and not queued: a later tick tries again, no failure. */
+	if (got == ACT_INJECT_LATER)
+		return 0;
 	if (got != ACT_INJECTED && got != ACT_INJECT_DRY)
 		return -1;
 	line = xasprintf("%s\n", key);

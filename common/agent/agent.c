@@ -44,7 +44,11 @@ static void agent_settle_other(const char *, struct intent *);
 static int agent_queue(const char *, const struct agent_msg *, const char *);
 static int agent_queue_behind(const char *, const struct agent_msg *);
 static enum agent_delivery agent_unsent(const char *, const struct agent_msg *,
-    struct intent *, time_t);
+    struct intent *, time_t, const char *);
+static int agent_at_work(const char *, time_t);
+static int agent_mailbox_served(const char *);
+static enum agent_delivery agent_later(const char *, const struct agent_msg *,
+    enum agent_delivery, const char *);
 static enum agent_delivery agent_deliver_via(const char *,
     const struct agent_msg *, int, int *);
 static int agent_mailbox_ready(const char *, const struct agent_msg *);
@@ -254,13 +258,14 @@ agent_queue_behind(const char *session, const struct agent_msg *m)
 }
 
 /*
- * The backend typed nothing: the session's wrapper can (the lock is held
- * elsewhere).  The record forgets the try (when it was typed last stays
- * at, for the wrapper's look at the agent) and m is queued.
+ * Nothing typed: the session's wrapper types it (the lock is held
+ * elsewhere, or the agent is at work; why, for the log).  The record
+ * forgets the try (when it was typed last stays at, for the wrapper's
+ * look at the agent) and m is queued.
  */
 static enum agent_delivery
 agent_unsent(const char *session, const struct agent_msg *m, struct intent *in,
-    time_t at)
+    time_t at, const char *why)
 {
 	in->key[0] = '\0';
 	in->tries = 0;
@@ -270,9 +275,56 @@ agent_unsent(const char *session, const struct agent_msg *m, struct intent *in,
 	if (intent_save(session, in) == -1)
 		log_msg("session %s: cannot record that '%s' was not typed: %s",
 		    session, m->key, strerror(errno));
-	return agent_queue(session, m, "Claude lock busy") ?
-	    AGENT_QUEUED :
-	    AGENT_NOT_DELIVERED;
+	return agent_queue(session, m, why) ? AGENT_QUEUED : AGENT_NOT_DELIVERED;
+}
+
+/*
+ * Whether the agent is at work on the message typed last, at since (no
+ * turn of its ended since: agent_backend.at_prompt), in a session whose
+ * wrapper delivers its mailbox: what a sender would type now is queued
+ * instead, and typed when the turn is over.
+ */
+static int
+agent_at_work(const char *session, time_t since)
+{
+	return since != 0 && agent_cur->at_prompt != NULL &&
+	    agent_mailbox_served(session) &&
+	    agent_cur->at_prompt(session, since) == 0;
+}
+
+/*
+ * Whether the session's wrapper delivers its mailbox: the session lives
+ * and has a wrapper holding the Claude session lock for it (its state
+ * file), which types what is queued (agent_exec.h).
+ */
+static int
+agent_mailbox_served(const char *session)
+{
+	char *state;
+	int r;
+
+	if (agent_lock_path() == NULL)
+		return 0;
+	state = runfiles_agent_state(session);
+	r = file_exists(state) && agent_alive(session) == 1;
+	free(state);
+	return r;
+}
+
+/*
+ * A sender could not have m typed now (d, for why): another process
+ * types into the session, the agent is at work, the paste was not taken
+ * or not confirmed.  With a wrapper to deliver it, m is queued in the
+ * mailbox (AGENT_QUEUED), where a try recorded before is settled by a
+ * look, never typed blindly; else d (a later tick tries again).
+ */
+static enum agent_delivery
+agent_later(const char *session, const struct agent_msg *m,
+    enum agent_delivery d, const char *why)
+{
+	if (!agent_mailbox_served(session))
+		return d;
+	return agent_queue(session, m, why) ? AGENT_QUEUED : d;
 }
 
 /*
@@ -288,7 +340,7 @@ agent_deliver_via(const char *session, const struct agent_msg *m,
 	struct intent in;
 	long long tries;
 	time_t last;
-	int fd = -1, r;
+	int fd = -1, r, fresh;
 
 	memset(&in, 0, sizeof(in));
 	*typed = 0;
@@ -296,7 +348,12 @@ agent_deliver_via(const char *session, const struct agent_msg *m,
 		log_msg("session %s: %s", session,
 		    r == 1 ? "another process is typing into it" :
 			     "cannot lock its record of messages");
-		return r == 1 ? AGENT_NOT_DELIVERED : AGENT_INJECT_ERROR;
+		if (r != 1)
+			return AGENT_INJECT_ERROR;
+		return from_mailbox ? AGENT_NOT_DELIVERED :
+				      agent_later(session, m,
+					  AGENT_NOT_DELIVERED,
+					  "another process types into it");
 	}
 	if (intent_load(session, &in) == -1) {
 		log_msg("session %s: its record of messages cannot be read: %s",
@@ -324,13 +381,19 @@ agent_deliver_via(const char *session, const struct agent_msg *m,
 		    r == 1 ? "the session has it, not typed again" :
 			     "the session cannot take it now");
 		d = r == 1 ? agent_typed(session, m, &in) : AGENT_NOT_DELIVERED;
+		if (d == AGENT_NOT_DELIVERED && !from_mailbox)
+			d = agent_later(session, m, d, "not taken yet");
 		goto out;
 	}
-	if (tries < 0) {
+	if ((fresh = tries < 0)) {
 		agent_settle_other(session, &in);
 		tries = 0;
 	}
 	last = in.at;
+	if (fresh && !from_mailbox && agent_at_work(session, last)) {
+		d = agent_unsent(session, m, &in, last, "agent at work");
+		goto out;
+	}
 	intent_pend(&in, m->key, m->text, time(NULL));
 	in.tries = tries + 1;
 	in.stamp = agent_cur->stamp != NULL ? agent_cur->stamp(session, m) : 0;
@@ -347,7 +410,12 @@ agent_deliver_via(const char *session, const struct agent_msg *m,
 		(void)agent_typed(session, m, &in);
 	} else if (d == AGENT_QUEUED)
 		d = from_mailbox ? AGENT_NOT_DELIVERED :
-				   agent_unsent(session, m, &in, last);
+				   agent_unsent(session, m, &in, last,
+				       "Claude lock busy");
+	else if (!from_mailbox)
+		/* Maybe typed: the record stays, for the wrapper's look. */
+		d = agent_later(session, m, d,
+		    d == AGENT_NOT_DELIVERED ? "not confirmed" : "not typed");
 out:
 	intent_free(&in);
 	intent_unlock(fd);

@@ -23,9 +23,11 @@
  * mailbox took it: agent_backend.seen), never by typing it again
  * blindly.
  *
- * A message that cannot be typed now (the Claude session lock is held by
- * another agent) goes to the session's mailbox (mailbox.h) and the
- * sender moves on: the session's wrapper types it, in order and once,
+ * A message that cannot be typed now, whatever the reason (the Claude
+ * session lock is held by another agent, the agent is at work on the
+ * message typed last, another process types into the session, a paste
+ * the backend did not confirm), goes to the session's mailbox (mailbox.h)
+ * when its wrapper delivers one, and the sender moves on: the session's wrapper types it, in order and once,
  * when it holds the lock and the agent waits at its prompt
  * (agent_mailbox_deliver()).  A message queued there counts for its
  * sender as delivered or on its way: asked again, agent_deliver() queues
@@ -81,6 +83,11 @@ struct agent_conf {
 	 */
 	int wake;
 	const char *wake_project;
+	/*
+	 * With wake: an agent idle this many seconds since its turn ended
+	 * wakes the tool once more (0: no such wake).
+	 */
+	int idle_grace_s;
 };
 
 /*
@@ -234,7 +241,8 @@ int agent_start(const struct agent_spec *, char *err, size_t errsz);
  * AGENT_DELIVERED when it has it (now, or before: nothing typed then),
  * AGENT_NOT_DELIVERED when it is to be tried on a later tick (another
  * process is typing into the session, the backend did not confirm, or
- * whether it arrived cannot be told now), AGENT_QUEUED when it is in the
+ * whether it arrived cannot be told now, in a session whose wrapper
+ * delivers no mailbox), AGENT_QUEUED when it is in the
  * session's mailbox (now, or before: nothing queued twice; logged "queued
  * for SESSION (why)"), AGENT_INJECT_ERROR on an error (its intent could
  * not be recorded: nothing typed).

@@ -30,6 +30,7 @@
 #include "log.h"
 #include "redact.h"
 #include "runfiles.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 /* The largest variables file a wrapper reads. */
@@ -62,9 +63,18 @@ struct agent_exec_child {
 
 /* The marks of the agent's hooks, watched for the wake. */
 #define AGENT_EXEC_NMARKS 4
+/* Which is which in agent_exec_marks. */
+#define AGENT_EXEC_MARK_STOP 0
+#define AGENT_EXEC_MARK_PHASE 2
+/* After the idle grace, this much more: the tick finds it over. */
+#define AGENT_EXEC_IDLE_SLACK_S 1
 struct agent_exec_marks {
 	char *path[AGENT_EXEC_NMARKS];
 	struct timespec seen[AGENT_EXEC_NMARKS];
+	long long idle_s;	/* the idle grace (0: no idle wake) */
+	long long idle_due_ms;	/* the idle wake is due (monotonic), or 0 */
+	struct timespec idle_stop;  /* the stop mark it is for */
+	struct timespec idle_phase; /* the phase mark then */
 };
 
 static volatile sig_atomic_t agent_exec_signal;
@@ -73,10 +83,18 @@ static void agent_exec_marks_init(const struct agent_exec *,
 static void agent_exec_marks_look(const struct agent_exec *,
     struct agent_exec_marks *);
 static void agent_exec_marks_end(struct agent_exec_marks *);
+static void agent_exec_idle_arm(struct agent_exec_marks *,
+    const struct timespec *);
+static void agent_exec_idle_look(const struct agent_exec *,
+    struct agent_exec_marks *);
+static int agent_exec_same_time(const struct timespec *,
+    const struct timespec *);
+static void agent_exec_lock_let_go(const struct agent_exec *);
 
 static void agent_exec_push(char ***, size_t *, const char *);
 static void agent_exec_push_mailbox(char ***, size_t *,
     const struct agent_exec *);
+static int agent_exec_seconds(const char *);
 static int agent_exec_parse(int, char *[], struct agent_exec *, char ***,
     char *, size_t);
 static int agent_exec_env_read(const char *, struct buf *);
@@ -246,11 +264,27 @@ agent_exec_argv(const char *exe, const struct agent_exec *x, char *const *cmd)
 		}
 		agent_exec_push(&v, &n, "--wake");
 		agent_exec_push(&v, &n, x->wake);
+		if (x->idle != NULL) {
+			agent_exec_push(&v, &n, "--idle");
+			agent_exec_push(&v, &n, x->idle);
+		}
 	}
 	agent_exec_push(&v, &n, "--");
 	for (i = 0; cmd[i] != NULL; i++)
 		agent_exec_push(&v, &n, cmd[i]);
 	return v;
+}
+
+/* Whether s is a number of seconds (a day at most). */
+static int
+agent_exec_seconds(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return errno == 0 && end != s && *end == '\0' && v >= 0 && v <= 86400;
 }
 
 /* The wrapper's options into x, the command into *cmd: 0 or -1. */
@@ -261,10 +295,11 @@ agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
 	static const char *const names[] = {"--env", "--lock", "--wait",
 	    "--state", "--request", "--watch", "--handover", "--session",
 	    "--run-dir", "--protocol", "--socket", "--glyph", "--crash",
-	    "--log", "--wake"};
+	    "--log", "--wake", "--idle"};
 	const char **fields[] = {&x->env_file, &x->lock, NULL, &x->state,
 	    &x->request, &x->watch, &x->handover, &x->session, &x->run_dir,
-	    &x->protocol, &x->socket, &x->glyph, &x->crash, &x->log, &x->wake};
+	    &x->protocol, &x->socket, &x->glyph, &x->crash, &x->log, &x->wake,
+	    &x->idle};
 	char *end;
 	size_t k;
 	int i;
@@ -292,14 +327,15 @@ agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
 	if (*cmd == NULL ||
 	    (x->lock != NULL && (x->state == NULL || x->request == NULL)) ||
 	    ((x->session == NULL) != (x->run_dir == NULL)) ||
-	    (x->wake != NULL && x->session == NULL)) {
+	    (x->wake != NULL && x->session == NULL) ||
+	    (x->idle != NULL && (x->wake == NULL || !agent_exec_seconds(x->idle)))) {
 		snprintf(err, errsz,
 		    "usage: %s [--env FILE] [--state FILE] [--lock PATH "
 		    "--wait SECONDS --request FILE [--watch FILE] "
 		    "[--handover SOCKET] [--session NAME --run-dir DIR "
 		    "[--protocol NAME] [--socket NAME] [--glyph TEXT] "
-		    "[--crash POINTS] [--log FILE]]] [--wake PROJECT_TOML] "
-		    "-- COMMAND...",
+		    "[--crash POINTS] [--log FILE]]] [--wake PROJECT_TOML "
+		    "[--idle SECONDS]] -- COMMAND...",
 		    AGENT_EXEC_MODE);
 		return -1;
 	}
@@ -662,6 +698,7 @@ agent_exec_supervise(const struct agent_exec *x, char *const *cmd, char *err,
 	struct agent_exec_child c = {0};
 	struct agent_exec_mail mail;
 	struct agent_exec_marks marks;
+	int held;
 
 	memset(&mail, 0, sizeof(mail));
 	if (x->lock != NULL && agent_exec_mail_init(x, &mail) == -1) {
@@ -698,6 +735,7 @@ agent_exec_supervise(const struct agent_exec *x, char *const *cmd, char *err,
 		 * since a session started again under the same name sends
 		 * its requests to its own wrapper.
 		 */
+		held = h.fd != -1;
 		if (x->lock == NULL)
 			;
 		else if (c.signaled_ms != 0)
@@ -706,7 +744,10 @@ agent_exec_supervise(const struct agent_exec *x, char *const *cmd, char *err,
 			agent_lock_serve(&h, agent_exec_stop, &c);
 			agent_exec_mail(x, &mail, &h);
 		}
+		if (held && h.fd == -1)
+			agent_exec_lock_let_go(x);
 		agent_exec_marks_look(x, &marks);
+		agent_exec_idle_look(x, &marks);
 		if (!c.done) {
 			struct timespec ts = {0, AGENT_EXEC_POLL_MS * 1000000L};
 
@@ -715,10 +756,13 @@ agent_exec_supervise(const struct agent_exec *x, char *const *cmd, char *err,
 	}
 	/* The marks of its end (SessionEnd) wake the tool too. */
 	agent_exec_marks_look(x, &marks);
-	agent_exec_marks_end(&marks);
 	agent_exec_mail_end(&mail);
+	held = h.fd != -1;
 	if (x->lock != NULL)
 		agent_lock_hold_end(&h);
+	if (held)
+		agent_exec_lock_let_go(x);
+	agent_exec_marks_end(&marks);
 	return agent_exec_status(c.status);
 }
 
@@ -745,6 +789,58 @@ agent_exec_marks_init(const struct agent_exec *x, struct agent_exec_marks *mk)
 	for (i = 0; i < AGENT_EXEC_NMARKS; i++)
 		if (lstat(mk->path[i], &st) == 0)
 			mk->seen[i] = st.st_mtim;
+	if (x->idle != NULL)
+		mk->idle_s = strtoll(x->idle, NULL, 10);
+}
+
+static int
+agent_exec_same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/*
+ * A new stop mark, written at *at: the agent's turn ended.  The idle
+ * wake is due when the grace since then is over (by the wall clock the
+ * mark was written with, on the monotonic one the wrapper waits on).
+ */
+static void
+agent_exec_idle_arm(struct agent_exec_marks *mk, const struct timespec *at)
+{
+	long long left;
+
+	if (mk->idle_s <= 0)
+		return;
+	left = (long long)at->tv_sec + mk->idle_s + AGENT_EXEC_IDLE_SLACK_S -
+	    (long long)time(NULL);
+	if (left < 0)
+		left = 0;
+	mk->idle_due_ms = agent_exec_now_ms() + left * 1000;
+	mk->idle_stop = *at;
+	mk->idle_phase = mk->seen[AGENT_EXEC_MARK_PHASE];
+}
+
+/*
+ * The idle wake is due: when the agent is still idle (no turn ended and
+ * no phase written since the stop mark it is for), wake the tool, whose
+ * tick ends the idle session; else a newer mark armed it anew, or the
+ * agent went on and its own marks wake the tool.
+ */
+static void
+agent_exec_idle_look(const struct agent_exec *x, struct agent_exec_marks *mk)
+{
+	if (mk->idle_due_ms == 0 || agent_exec_now_ms() < mk->idle_due_ms)
+		return;
+	mk->idle_due_ms = 0;
+	if (!agent_exec_same_time(&mk->seen[AGENT_EXEC_MARK_STOP],
+		&mk->idle_stop) ||
+	    !agent_exec_same_time(&mk->seen[AGENT_EXEC_MARK_PHASE],
+		&mk->idle_phase))
+		return;
+	log_msg("session %s: idle for %lld s since its stop mark — wakes the "
+		"tool",
+	    x->session, mk->idle_s);
+	agent_hooks_wake("idle", x->wake, x->session);
 }
 
 /*
@@ -774,6 +870,8 @@ agent_exec_marks_look(const struct agent_exec *x, struct agent_exec_marks *mk)
 		    st.st_mtim.tv_nsec == mk->seen[i].tv_nsec)
 			continue;
 		mk->seen[i] = st.st_mtim;
+		if (i == AGENT_EXEC_MARK_STOP)
+			agent_exec_idle_arm(mk, &st.st_mtim);
 		if (woke == NULL)
 			woke = names[i];
 	}
@@ -782,6 +880,29 @@ agent_exec_marks_look(const struct agent_exec *x, struct agent_exec_marks *mk)
 		    woke);
 		agent_hooks_wake(woke, x->wake, x->session);
 	}
+}
+
+/*
+ * The wrapper let go of the Claude session lock: with ticks it turned
+ * away waiting (lockwait.h), it wakes its own tool (with --wake), whose
+ * tick finds the lock free and wakes them.
+ */
+static void
+agent_exec_lock_let_go(const struct agent_exec *x)
+{
+	char **waiters;
+
+	if (x->wake == NULL || x->session == NULL || x->run_dir == NULL)
+		return;
+	if ((waiters = runfiles_lock_waiters()) == NULL)
+		return;
+	if (waiters[0] != NULL) {
+		log_msg("session %s: the Claude session lock let go with ticks "
+			"waiting for it — wakes the tool",
+		    x->session);
+		agent_hooks_wake("lock-free", x->wake, x->session);
+	}
+	strv_free(waiters);
 }
 
 static void

@@ -6,7 +6,8 @@
  *       --wait SECONDS --request FILE [--watch PHASE_FILE]
  *       [--handover SOCKET] [--session NAME --run-dir DIR
  *       [--protocol NAME] [--socket NAME] [--glyph TEXT]
- *       [--crash POINTS] [--log FILE]]] -- COMMAND...
+ *       [--crash POINTS] [--log FILE]]] [--wake PROJECT_TOML
+ *       [--idle SECONDS]] -- COMMAND...
  *
  * FILE holds the variables the agent gets (agent_exec_env_write(): a
  * private file, never a command line, where any local user could read
@@ -38,7 +39,11 @@
  * write in its session directory (runfiles.h: idle, exited,
  * phase-changed, API error): a new one wakes the tool that started it
  * (agent_hooks_wake(), from outside the agent's sandbox, with the
- * project file it was given: "" the environment's).
+ * project file it was given: "" the environment's).  With --idle
+ * SECONDS too, a stop mark (the agent's turn ended) arranges one more
+ * wake SECONDS after it, when neither the stop nor the phase-change mark
+ * was written again meanwhile: the tick that reacts to an idle session
+ * runs when its grace is over, not at the next scheduled tick.
  */
 #ifndef AGENT_EXEC_H
 #define AGENT_EXEC_H
@@ -69,6 +74,11 @@ struct agent_exec {
 	const char *log;
 	/* Wake the tool on the agent's marks: its project file ("": none). */
 	const char *wake;
+	/*
+	 * With wake: the idle grace, in seconds ("0": none), after which
+	 * an agent still idle since its stop mark wakes the tool again.
+	 */
+	const char *idle;
 };
 
 /*

@@ -55,6 +55,7 @@ enum agent_lock_state {
 static char *agent_lock_file;
 static int agent_lock_wait_s = 300;
 static int agent_lock_reserved = -1;
+static int agent_lock_away;
 
 static long long agent_lock_now_ms(void);
 static void agent_lock_sleep_ms(int);
@@ -144,7 +145,29 @@ agent_lock_reserve(void)
 	r = lock_wait(agent_lock_file, &agent_lock_reserved, agent_lock_wait_s);
 	if (r != 0)
 		agent_lock_reserved = -1;
+	if (r != -1)
+		agent_lock_away = r == 1;
 	return r;
+}
+
+int
+agent_lock_turned_away(void)
+{
+	return agent_lock_away;
+}
+
+int
+agent_lock_free(void)
+{
+	int fd = -1, r;
+
+	if (agent_lock_file == NULL || agent_lock_reserved != -1)
+		return 0;
+	if ((r = lock_take(agent_lock_file, &fd)) == -1)
+		return errno == ENOENT ? 1 : -1;
+	if (r == 0)
+		lock_release(fd);
+	return r == 0;
 }
 
 void

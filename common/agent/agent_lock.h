@@ -55,6 +55,17 @@ int agent_lock_reserve(void);
 /* Let go of a lock agent_lock_reserve() took; nothing when none. */
 void agent_lock_unreserve(void);
 /*
+ * Whether the last agent_lock_reserve() of this process found the lock
+ * busy for its whole wait: 1, else 0 (none yet, or it was taken).
+ */
+int agent_lock_turned_away(void);
+/*
+ * Whether the lock is free now: 1 when it could be taken without
+ * waiting (and was let go again at once), 0 when it is held (by this
+ * process too) or none is configured, -1 on error (errno set).
+ */
+int agent_lock_free(void);
+/*
  * Hand the lock agent_lock_reserve() took over to a process about to
  * inherit it: its descriptor (-1 when none is held), which the caller
  * closes (never unlocks) once the process has it.

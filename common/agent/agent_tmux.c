@@ -68,6 +68,7 @@ static struct {
 	char *state_dir;
 	char *socket;
 	char *wake; /* the project file the wrapper wakes with, or NULL */
+	char idle[24]; /* the idle grace the wrapper wakes after, or "" */
 } agent_tmux_conf;
 
 const struct agent_backend agent_tmux_backend = {
@@ -119,6 +120,10 @@ agent_tmux_configure(const struct agent_conf *conf)
 	free(agent_tmux_conf.wake);
 	agent_tmux_conf.wake =
 	    conf->wake ? agent_exec_wake_project(conf->wake_project) : NULL;
+	agent_tmux_conf.idle[0] = '\0';
+	if (conf->idle_grace_s > 0)
+		snprintf(agent_tmux_conf.idle, sizeof(agent_tmux_conf.idle),
+		    "%d", conf->idle_grace_s);
 }
 
 /*
@@ -176,6 +181,8 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
 	/* The hooks' marks wake the tool from outside the sandbox. */
 	if (agent_tmux_conf.wake != NULL && agent_tmux_conf.state_dir != NULL) {
 		x.wake = agent_tmux_conf.wake;
+		if (agent_tmux_conf.idle[0] != '\0')
+			x.idle = agent_tmux_conf.idle;
 		x.session = s->session;
 		x.run_dir = agent_tmux_conf.state_dir;
 		x.log = log_path();

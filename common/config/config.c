@@ -513,7 +513,9 @@ static const struct setting settings[] = {
 	.doc = "seconds a dev agent whose turn ended (its Stop hook) without "
 	       "a phase may stay at its prompt before dev-poll ends it as "
 	       "idle (`idle_prompt`); the tick the hook starts looks, and "
-	       "the first tick after this long acts"},
+	       "the session's wrapper wakes dev-poll again when this long "
+	       "is over (with `DISINTO_WAKE`), else the first tick after "
+	       "it acts"},
     {.env = "AGENT_MARKER_ACK_TIMEOUT",
 	.section = "agent",
 	.key = "marker_ack_timeout",

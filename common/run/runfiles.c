@@ -635,7 +635,8 @@ runfiles_is_run_name(const char *name)
 	    "claude-id-", "claude-exited-", "phase-changed-", "ready-",
 	    "agent-", "review-session-", "review-injected-", "review-poll-",
 	    "supervisor-", "dev-idle-ticks-", "dev-recoveries-", "dev-notice-",
-	    "dev-state-", "dev-backoff-", "forge-logins", "sessions", NULL};
+	    "dev-state-", "dev-backoff-", "lock-waiter-", "forge-logins",
+	    "sessions", NULL};
 	static const char *const infixes[] = {"-worktree-", "-review-",
 	    "-review.", NULL};
 	size_t i;
@@ -938,4 +939,34 @@ char *
 runfiles_lock_handover(const char *s)
 {
 	return xasprintf("%s/agent-%s.handover", run_dir, s);
+}
+
+char *
+runfiles_lock_waiter(const char *prog, const char *p)
+{
+	if (p == NULL || *p == '\0')
+		return xasprintf("%s/lock-waiter-%s", run_dir, prog);
+	return xasprintf("%s/lock-waiter-%s-%s", run_dir, prog, p);
+}
+
+char **
+runfiles_lock_waiters(void)
+{
+	char *pattern = xasprintf("%s/lock-waiter-*", run_dir), **v;
+	glob_t g;
+	size_t i, n = 0;
+	int r;
+
+	r = glob(pattern, 0, NULL, &g);
+	free(pattern);
+	if (r != 0 && r != GLOB_NOMATCH)
+		return NULL;
+	v = xcalloc(r == 0 ? g.gl_pathc + 1 : 1, sizeof(*v));
+	/* What others may have written is not listed (file.h). */
+	for (i = 0; r == 0 && i < g.gl_pathc; i++)
+		if (file_exists(g.gl_pathv[i]))
+			v[n++] = xstrdup(g.gl_pathv[i]);
+	if (r == 0)
+		globfree(&g);
+	return v;
 }

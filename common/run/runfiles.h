@@ -367,5 +367,16 @@ char *runfiles_mailbox_lock(const char *session);
  * wrapper of the session it starts (agent_lock.h).
  */
 char *runfiles_lock_handover(const char *session);
+/*
+ * A tick of tool prog ("dev-poll") for project (NULL: a tool of no one
+ * project) that the Claude session lock turned away, written by that
+ * tick alone: "EXE\nPROJECT_TOML\n", the tool's executable and the
+ * project file it is woken with ("" for none); removed by the tick that
+ * wakes it once the lock is let go (common/tick/lockwait.h).  All of
+ * them: a NULL-ended list (free with strv_free()), or NULL when the run
+ * directory cannot be listed.
+ */
+char *runfiles_lock_waiter(const char *prog, const char *project);
+char **runfiles_lock_waiters(void);
 
 #endif

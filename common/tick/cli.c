@@ -447,7 +447,8 @@ cli_agent_use(const struct config *cfg, char *err, size_t errsz)
 	    .dry_run = cli_dry_run,
 	    .sandbox = &sc,
 	    .wake = cfg->wake,
-	    .wake_project = cfg->project_toml};
+	    .wake_project = cfg->project_toml,
+	    .idle_grace_s = cfg->idle_grace_s};
 	int r;
 
 	cli_sandbox_conf(cfg, &sc, exe, sizeof(exe));

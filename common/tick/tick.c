@@ -19,6 +19,7 @@
 #include "file.h"
 #include "http.h"
 #include "lock.h"
+#include "lockwait.h"
 #include "log.h"
 #include "prom.h"
 #include "promtick.h"
@@ -303,6 +304,7 @@ tick_passes(struct tick *t)
 	}
 	if (t->passes > 1)
 		log_msg("tick: %d passes", t->passes);
+	lockwait_tick_end(t);
 	free(wake);
 	return rc;
 }

@@ -5,7 +5,8 @@
 # fake agent draws each as the real one does: dev-poll's launch must not
 # take it for the input box (nothing is pasted, no Enter chooses an
 # option), must log what the dialog says and what to accept once by hand,
-# end the session and give the issue back.  Then the input box itself (a
+# end the session, give the issue back and back it off (whatever starts
+# the next tick, test_event_queue.sh).  Then the input box itself (a
 # "❯" line between two rules) is ready, and so is a dialog accepted by
 # hand.
 . "$(dirname "$0")/lib/common.sh"
@@ -20,6 +21,8 @@ dialog() {
 	_al=$T/al-$1
 	mkdir -p "$_al"
 	export AGENT_CMD="env FAKE_AGENT_DIALOG=$1 FAKE_AGENT_LOG=$_al $FAKE_AGENT"
+	# Each case a first launch: the last one's back-off goes.
+	rm -f "$RUN/dev-backoff-$PROJ-1"
 	_d_before=0
 	[ ! -f "$DEVLOG" ] || _d_before=$(wc -l <"$DEVLOG")
 	timeout 60 "$O/dev-poll/dev-poll" "$P" >"$T/dp.out" 2>&1
@@ -40,6 +43,8 @@ dialog() {
 	    sh -c "! tmux -L $(tmux_sock) has-session -t dev-$PROJ-1 2>/dev/null"
 	lhas "$1: the issue is given back" 'unclaiming issue #1'
 	check_eq "$1: labels given back" "$(labels 1)" backlog
+	check "$1: the issue is backed off" \
+	    grep -q '^FAILURES: 1$' "$RUN/dev-backoff-$PROJ-1"
 }
 
 dialog trust "folder trust dialog" \
@@ -65,7 +70,40 @@ dialog bypass "bypass-permissions confirmation dialog" \
 lhas "bypass: accept" 'with --dangerously-skip-permissions and choose "Yes, I accept"'
 dialog onboarding "first-run setup" "Unable to connect to Anthropic services"
 
+# A dialog at launch with wakes on: the end of the killed agent wakes
+# dev-poll at once (the real CLI's SessionEnd hook; here the wakes are
+# sent by hand, three of them), and the issue's back-off holds whatever
+# starts the tick: one launch, one claim and one unclaim, however many
+# wakes, bounded by the back-off and not by time.
+rm -f "$RUN/dev-backoff-$PROJ-1"
+export DISINTO_WAKE=true
+_al=$T/al-wake
+mkdir -p "$_al"
+export AGENT_CMD="env FAKE_AGENT_DIALOG=trust FAKE_AGENT_LOG=$_al $FAKE_AGENT"
+sim_post /_admin/log/reset '{}' >/dev/null
+dp
+rc_is "wakes: the dialog's launch fails" 1
+held() {
+	grep -c '#1: launch backed off until' "$DEVLOG"
+}
+for i in 1 2 3; do
+	"$O/dev-poll/dev-poll" --wake "$P" "session-end hook dev-$PROJ-1" \
+	    >/dev/null 2>&1
+	wait_for '[ "$(held)" -ge '$i' ]' 60 || break
+done
+check_eq "wakes: each woken tick finds the issue backed off" "$(held)" 3
+check "wakes: the ticks were woken" \
+    grep -q "woken: session-end hook dev-$PROJ-1" "$DEVLOG"
+wait_for "flock -n '$RUN/dev-poll-$PROJ.lock' true" 30
+check_eq "wakes: one launch met the dialog" \
+    "$(grep -c 'dialog trust shown' "$_al/events.log")" 1
+check_eq "wakes: one claim and one unclaim" \
+    "$(sim_get /_admin/log | pyjson 'len([e for e in d if e["method"] != "GET" and "/issues/1/labels" in e["path"]])')" 4
+check_eq "wakes: labels given back" "$(labels 1)" backlog
+export DISINTO_WAKE=false
+
 # The input box is ready: the prompt arrives, once.
+rm -f "$RUN/dev-backoff-$PROJ-1"
 mkdir -p "$T/al-ready"
 export AGENT_CMD="env FAKE_AGENT_LOG=$T/al-ready $FAKE_AGENT"
 dp

@@ -32,6 +32,8 @@ lhas "dialog: named, with what to accept by hand" \
     "cannot start session $S: session '$S' waits in the agent's folder trust dialog; run the agent once by hand in '$T/repo'"
 lhas "dialog: the issue is given back" 'unclaiming issue #1'
 check_eq "dialog: labels given back" "$(labels 1)" backlog
+check "dialog: the issue is backed off" test -f "$RUN/dev-backoff-$PROJ-1"
+rm -f "$RUN/dev-backoff-$PROJ-1"
 
 # --- a slow start -------------------------------------------------------
 AL=$T/al-slow
