@@ -27,7 +27,7 @@
 #include "runfiles.h"
 #include "sha256.h"
 #include "valid.h"
-#include "wake.h"
+#include "wakecmd.h"
 #include "webhook.h"
 #include "xmalloc.h"
 
@@ -637,8 +637,9 @@ webhook_wake_failed(const struct config *cfg, const char *tool,
 }
 
 /*
- * Start `TOOL --wake PROJECT_TOML "webhook EVENT"` for each tool: 0, or
- * -1 when one could not be started (logged).
+ * Start `TOOL --wake --run-dir RUN_DIR -- PROJECT_TOML "webhook EVENT"`
+ * for each tool (a tool of every project: without the project file):
+ * 0, or -1 when one could not be started (logged).
  */
 static int
 webhook_wake(const char *exe, const struct config *cfg,
@@ -653,8 +654,10 @@ webhook_wake(const char *exe, const struct config *cfg,
 	for (i = 0; i < 3 && rt->tools[i] != NULL; i++) {
 		prog = webhook_tool_path(exe, cfg, rt->tools[i]);
 		w = webhook_tool_find(rt->tools[i]);
-		if (wake_spawn(prog,
-			w == NULL || w->per_project ? cfg->project_toml : NULL,
+		if (wakecmd_spawn(prog, cfg->run_dir,
+			w != NULL && !w->per_project ? NULL :
+			cfg->project_toml != NULL    ? cfg->project_toml :
+						       "",
 			why) == -1) {
 			webhook_wake_failed(cfg, rt->tools[i], prog,
 			    strerror(errno));

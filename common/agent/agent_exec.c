@@ -780,7 +780,7 @@ agent_exec_marks_look(const struct agent_exec *x, struct agent_exec_marks *mk)
 	if (woke != NULL) {
 		log_msg("session %s: its %s mark wakes the tool", x->session,
 		    woke);
-		agent_hooks_wake(woke, x->wake, x->session);
+		agent_hooks_wake(woke, x->wake, x->session, x->run_dir);
 	}
 }
 

@@ -38,7 +38,8 @@
  * write in its session directory (runfiles.h: idle, exited,
  * phase-changed, API error): a new one wakes the tool that started it
  * (agent_hooks_wake(), from outside the agent's sandbox, with the
- * project file it was given: "" the environment's).
+ * project file it was given, "" the environment's, and the run
+ * directory DIR, whose recorded settings the woken tick takes).
  */
 #ifndef AGENT_EXEC_H
 #define AGENT_EXEC_H
