@@ -94,6 +94,8 @@ static void webhook_tool_near(const char *, const char *,
     const struct webhook_tool *, char **, size_t *);
 static char *webhook_tool_path(const char *, const struct config *,
     const char *);
+static const char *webhook_wake_project(const struct webhook_tool *,
+    const struct config *);
 static void webhook_wake_failed(const struct config *, const char *,
     const char *, const char *);
 static int webhook_wake(const char *, const struct config *,
@@ -637,6 +639,18 @@ webhook_wake_failed(const struct config *cfg, const char *tool,
 }
 
 /*
+ * The project operand of tool w's wake (wakecmd.h): NULL for a tool of
+ * every project, else the project file ("": the environment's project).
+ */
+static const char *
+webhook_wake_project(const struct webhook_tool *w, const struct config *cfg)
+{
+	if (w != NULL && !w->per_project)
+		return NULL;
+	return cfg->project_toml != NULL ? cfg->project_toml : "";
+}
+
+/*
  * Start `TOOL --wake --run-dir RUN_DIR -- PROJECT_TOML "webhook EVENT"`
  * for each tool (a tool of every project: without the project file):
  * 0, or -1 when one could not be started (logged).
@@ -655,10 +669,7 @@ webhook_wake(const char *exe, const struct config *cfg,
 		prog = webhook_tool_path(exe, cfg, rt->tools[i]);
 		w = webhook_tool_find(rt->tools[i]);
 		if (wakecmd_spawn(prog, cfg->run_dir,
-			w != NULL && !w->per_project ? NULL :
-			cfg->project_toml != NULL    ? cfg->project_toml :
-						       "",
-			why) == -1) {
+			webhook_wake_project(w, cfg), why) == -1) {
 			webhook_wake_failed(cfg, rt->tools[i], prog,
 			    strerror(errno));
 			r = -1;

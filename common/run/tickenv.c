@@ -20,8 +20,8 @@
 extern char **environ;
 
 static int tickenv_git_hooks(const char *);
-static void tickenv_unset_if(int (*)(const struct config *, const char *,
-				 const struct buf *),
+static void tickenv_unset_if(
+    int (*)(const struct config *, const char *, const struct buf *),
     const struct config *, const struct buf *);
 static int tickenv_dropped(const struct config *, const char *,
     const struct buf *);
@@ -114,8 +114,8 @@ tickenv_dropped(const struct config *cfg, const char *name,
 
 /* Unset every variable of the environment that drop(cfg, NAME, rec) names. */
 static void
-tickenv_unset_if(int (*drop)(const struct config *, const char *,
-		     const struct buf *),
+tickenv_unset_if(
+    int (*drop)(const struct config *, const char *, const struct buf *),
     const struct config *cfg, const struct buf *rec)
 {
 	char **names = NULL;

@@ -117,8 +117,8 @@ wake_start_tick(const struct tick *t)
 	}
 	argv[n++] = exe;
 	argv[n++] = "--run-dir";
-	argv[n++] = realpath(t->cfg.run_dir, dir) != NULL ? dir :
-							     t->cfg.run_dir;
+	argv[n++] =
+	    realpath(t->cfg.run_dir, dir) != NULL ? dir : t->cfg.run_dir;
 	if (t->cli.project_toml != NULL) {
 		argv[n++] = "--";
 		argv[n++] = (char *)t->cli.project_toml;

@@ -47,8 +47,9 @@ test_wakecmd_argv(void)
 
 	s = joined(wakecmd_argv("/x/dev-poll", "/run/d", "/f/p.toml",
 	    "stop hook dev-p-1"));
-	CHECK_STR(s, "/x/dev-poll|--wake|--run-dir|/run/d|--|/f/p.toml|"
-		     "stop hook dev-p-1");
+	CHECK_STR(s,
+	    "/x/dev-poll|--wake|--run-dir|/run/d|--|/f/p.toml|"
+	    "stop hook dev-p-1");
 	free(s);
 	s = joined(wakecmd_argv("dev-poll", NULL, "p.toml", "--dry-run"));
 	CHECK_STR(s, "dev-poll|--wake|--|p.toml|--dry-run");
