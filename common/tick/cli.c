@@ -69,6 +69,11 @@ static int cli_dry_run;
 static int cli_run_dir_bad;
 /* What a wake's settings came to, for the log (cli_settings()). */
 static char *cli_settings_note;
+/*
+ * The run directory a wake names: runfiles points at it until the
+ * configuration is loaded again (cli_settings()).
+ */
+static char *cli_settings_dir;
 
 /* Each help fits one line of --help (the man pages say the rest). */
 static const struct cli_option cli_options[] = {
@@ -759,7 +764,8 @@ static int
 cli_settings(const struct cli_tool *t, const char *exe, const struct cli *cli,
     struct config *cfg, char *err, size_t errsz)
 {
-	char *dir = NULL, *path = NULL;
+	char *path = NULL;
+	const char *dir;
 	struct buf rec;
 	int r = -1, found;
 
@@ -767,8 +773,10 @@ cli_settings(const struct cli_tool *t, const char *exe, const struct cli *cli,
 	if (cli->run_dir != NULL &&
 	    tickenv_run_dir_bad(cli->run_dir, err, errsz) == -1)
 		goto out;
-	dir = xstrdup(cli->run_dir != NULL ? cli->run_dir : cfg->run_dir);
-	runfiles_init(dir, cfg->factory_root);
+	free(cli_settings_dir);
+	dir = cli_settings_dir =
+	    xstrdup(cli->run_dir != NULL ? cli->run_dir : cfg->run_dir);
+	runfiles_init(dir, "");
 	path = runfiles_tick_settings(t->prog,
 	    t->takes_project ? cfg->project_name : NULL);
 	if ((found = tickenv_load(path, &rec)) == 1)
@@ -791,7 +799,6 @@ out:
 		explicit_bzero(rec.data, rec.len);
 	buf_free(&rec);
 	free(path);
-	free(dir);
 	return r;
 }
 

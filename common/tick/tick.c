@@ -388,9 +388,9 @@ tick_run(struct tick *t)
 
 	if (t->cli.wake)
 		return wake_run(t);
-	tick_settings(t);
 	if (!tick_active(t))
 		return CLI_EXIT_OK;
+	tick_settings(t);
 	if (tool->load != NULL)
 		rc = tool->load(t);
 	if (rc == -1)
