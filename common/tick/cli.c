@@ -60,7 +60,7 @@ struct cli_option {
 	const char *alias; /* "-n", or NULL */
 	const char *arg;   /* the value's name ("N"), or NULL: none */
 	unsigned tools;	   /* CLI_OPT_* of the tools taking it; 0: all */
-	const char *help;
+	const char *help;  /* NULL: in the usage lines only */
 };
 
 /* The run's --dry-run, for the agent backends cli_agent_use() selects. */
@@ -102,8 +102,8 @@ static const struct cli_option cli_options[] = {
 	"with --check or --status: ask the forge too"},
     {CLI_O_WAKE, "--wake", NULL, NULL, 0,
 	"start a tick in the background and return at once"},
-    {CLI_O_RUN_DIR, "--run-dir", NULL, "DIR", 0,
-	"with --wake: the run directory whose ticks' settings it takes"},
+    /* For the wakers: named in the usage line of --wake alone. */
+    {CLI_O_RUN_DIR, "--run-dir", NULL, "DIR", 0, NULL},
     {CLI_O_HELP, "--help", "-h", NULL, 0, "print this"},
     {CLI_O_VERSION, "--version", "-V", NULL, 0,
 	"print the version and the commit built from"},
@@ -380,7 +380,7 @@ cli_options_help(const struct cli_tool *t)
 	buf_printf(&b, "%s\n\noptions:\n", usage);
 	for (i = 0; i < CLI_NOPTIONS; i++) {
 		o = &cli_options[i];
-		if (!cli_takes(t, o))
+		if (!cli_takes(t, o) || o->help == NULL)
 			continue;
 		snprintf(name, sizeof(name), "%s%s%s%s%s",
 		    o->alias ? o->alias : "", o->alias ? ", " : "", o->name,
