@@ -17,6 +17,7 @@
 #include "runfiles.h"
 #include "tools.h"
 #include "wake.h"
+#include "wakecmd.h"
 #include "xmalloc.h"
 
 /*
@@ -36,6 +37,8 @@ static const struct tools_row {
 
 static const struct tools_row *tools_find(const char *);
 static int tools_runnable(const char *);
+static const char *tools_wake_project(const struct tools_row *,
+    const struct config *);
 static void tools_near(const char *, const char *, const struct tools_row *,
     char **, size_t *);
 
@@ -112,6 +115,18 @@ tools_path(const char *exe, const struct config *cfg, const char *tool)
 	return found != NULL ? found : xstrdup(tool);
 }
 
+/*
+ * The project operand of w's wake: NULL for a tool of every project, ""
+ * for the environment's project, else the project file.
+ */
+static const char *
+tools_wake_project(const struct tools_row *w, const struct config *cfg)
+{
+	if (w != NULL && !w->per_project)
+		return NULL;
+	return cfg->project_toml != NULL ? cfg->project_toml : "";
+}
+
 int
 tools_wake(const char *exe, const struct config *cfg, const char *tool,
     const char *reason, char **prog)
@@ -120,8 +135,8 @@ tools_wake(const char *exe, const struct config *cfg, const char *tool,
 	char *path = tools_path(exe, cfg, tool);
 	int r, saved;
 
-	r = wake_spawn(path,
-	    w == NULL || w->per_project ? cfg->project_toml : NULL, reason);
+	r = wakecmd_spawn(path, cfg->run_dir, tools_wake_project(w, cfg),
+	    reason);
 	saved = errno;
 	if (prog != NULL)
 		*prog = path;

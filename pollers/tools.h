@@ -25,7 +25,7 @@ struct config;
 char *tools_path(const char *exe, const struct config *cfg, const char *tool);
 /*
  * Start `TOOL --wake [PROJECT_TOML] REASON` for cfg's project, detached
- * (wake_spawn(); a tool of every project is woken without the project
+ * (wakecmd_spawn(); a tool of every project is woken without the project
  * file), found by tools_path(exe, ...).  0, or -1 with errno set; *prog
  * (may be NULL) the executable tried, which the caller frees.
  */

@@ -532,8 +532,9 @@ webhook_wake_failed(const struct config *cfg, const char *tool,
 }
 
 /*
- * Start `TOOL --wake PROJECT_TOML "webhook EVENT"` for each tool: 0, or
- * -1 when one could not be started (logged).
+ * Start `TOOL --wake --run-dir RUN_DIR -- PROJECT_TOML "webhook EVENT"`
+ * for each tool (a tool of every project: without the project file):
+ * 0, or -1 when one could not be started (logged).
  */
 static int
 webhook_wake(const char *exe, const struct config *cfg,

@@ -840,7 +840,7 @@ agent_exec_idle_look(const struct agent_exec *x, struct agent_exec_marks *mk)
 	log_msg("session %s: idle for %lld s since its stop mark — wakes the "
 		"tool",
 	    x->session, mk->idle_s);
-	agent_hooks_wake("idle", x->wake, x->session);
+	agent_hooks_wake("idle", x->wake, x->session, x->run_dir);
 }
 
 /*
@@ -878,7 +878,7 @@ agent_exec_marks_look(const struct agent_exec *x, struct agent_exec_marks *mk)
 	if (woke != NULL) {
 		log_msg("session %s: its %s mark wakes the tool", x->session,
 		    woke);
-		agent_hooks_wake(woke, x->wake, x->session);
+		agent_hooks_wake(woke, x->wake, x->session, x->run_dir);
 	}
 }
 
@@ -900,7 +900,7 @@ agent_exec_lock_let_go(const struct agent_exec *x)
 		log_msg("session %s: the Claude session lock let go with ticks "
 			"waiting for it — wakes the tool",
 		    x->session);
-		agent_hooks_wake("lock-free", x->wake, x->session);
+		agent_hooks_wake("lock-free", x->wake, x->session, x->run_dir);
 	}
 	strv_free(waiters);
 }

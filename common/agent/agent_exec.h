@@ -39,7 +39,8 @@
  * write in its session directory (runfiles.h: idle, exited,
  * phase-changed, API error): a new one wakes the tool that started it
  * (agent_hooks_wake(), from outside the agent's sandbox, with the
- * project file it was given: "" the environment's).  With --idle
+ * project file it was given, "" the environment's, and the run
+ * directory DIR, whose recorded settings the woken tick takes).  With --idle
  * SECONDS too, a stop mark (the agent's turn ended) arranges one more
  * wake SECONDS after it, when neither the stop nor the phase-change mark
  * was written again meanwhile: the tick that reacts to an idle session

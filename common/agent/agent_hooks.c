@@ -31,7 +31,7 @@
 #include "log.h"
 #include "phase.h"
 #include "runfiles.h"
-#include "spawn.h"
+#include "wakecmd.h"
 #include "worktree.h"
 #include "xmalloc.h"
 
@@ -707,29 +707,16 @@ hooks_wake_args(int *argc, char *argv[], const char **project,
 	return 0;
 }
 
-/*
- * Wake the tool of this executable for project ("": the environment's)
- * after the hook name of session; nothing waits for it, and a failure
- * is only lost (the schedule's next tick acts).
- */
 void
-agent_hooks_wake(const char *name, const char *project, const char *session)
+agent_hooks_wake(const char *name, const char *project, const char *session,
+    const char *run_dir)
 {
-	char exe[PATH_MAX], reason[HOOKS_REASON_MAX + 1], *argv[5];
-	int n = 0;
+	char exe[PATH_MAX], reason[HOOKS_REASON_MAX + 1];
 
 	if (agent_exec_self(exe, sizeof(exe)) == -1)
 		return;
 	snprintf(reason, sizeof(reason), "%s hook %s", name, session);
-	/* What wake_spawn() (common/tick/wake.h) starts, from this layer. */
-	argv[n++] = exe;
-	argv[n++] = "--wake";
-	if (*project != '\0') {
-		argv[n++] = (char *)project;
-		argv[n++] = reason;
-	}
-	argv[n] = NULL;
-	(void)spawn_detached(argv, NULL, NULL, NULL);
+	(void)wakecmd_spawn(exe, run_dir, project, reason);
 }
 
 int

@@ -88,12 +88,13 @@ struct agent_hooks {
 int agent_hooks_install(struct act *, const struct agent_hooks *);
 /*
  * Wake the tool of this executable for project ("": the environment's)
- * after the hook name of session (wake.h: `EXE --wake PROJECT_TOML
- * "NAME hook SESSION"`, detached); nothing waits for it, and a failure is
- * only lost (the schedule's next tick acts).
+ * after the hook name of session, with the run directory of the tick
+ * that started the session (wakecmd.h: `EXE --wake --run-dir RUN_DIR --
+ * PROJECT_TOML "NAME hook SESSION"`, detached); nothing waits for it, and
+ * a failure is only lost (the schedule's next tick acts).
  */
 void agent_hooks_wake(const char *name, const char *project,
-    const char *session);
+    const char *session, const char *run_dir);
 /*
  * Run a hook: argv[0] is AGENT_HOOKS_MODE, argv[1] the hook's name, the
  * input on stdin.  Returns the exit status: 2 when the command is

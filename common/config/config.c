@@ -111,6 +111,7 @@ static const char *check_log(const char *);
 static const char *check_log_dir(const char *);
 static int env_pass_next(const char **, char *, size_t);
 static const char *check_env_pass(const char *);
+static int config_env_passed(const char *, const char *);
 static int config_agent_env_cli(const char *);
 static void config_agent_env_cli_environ(char ***, size_t *);
 static const char *env_value(const struct config *, const char *);
@@ -2019,6 +2020,37 @@ config_agent_env_cli_environ(char ***env, size_t *n)
 		if (config_agent_env_cli(name))
 			env_put(env, n, name, *e + len + 1);
 	}
+}
+
+/* Whether name is one the list AGENT_ENV_PASS holds names. */
+static int
+config_env_passed(const char *list, const char *name)
+{
+	char one[256];
+
+	while (list != NULL && env_pass_next(&list, one, sizeof(one)) == 1)
+		if (strcmp(one, name) == 0)
+			return 1;
+	return 0;
+}
+
+int
+config_env_setting(const struct config *c, const char *name)
+{
+	size_t i;
+
+	/* PATH: config_apply_path() builds on it. */
+	if (row_by_env(name) != NULL || config_agent_env_cli(name) ||
+	    strcmp(name, "PATH") == 0)
+		return 1;
+	for (i = 0; i < NSETTINGS; i++)
+		if (settings[i].legacy != NULL &&
+		    strcmp(settings[i].legacy, name) == 0)
+			return 1;
+	for (i = 0; i < sizeof(env_extra) / sizeof(env_extra[0]); i++)
+		if (strcmp(env_extra[i], name) == 0)
+			return 1;
+	return c != NULL && config_env_passed(c->agent_env_pass, name);
 }
 
 /* name's value: .env's last assignment, else the environment's; NULL. */

@@ -202,6 +202,16 @@ int config_ci_configured(const struct config *);
 int config_woodpecker_configured(const struct config *);
 
 /*
+ * 1 when the configuration reads variable name from the process
+ * environment (a setting of the environment, which a wake takes from the
+ * scheduled tick's record, common/run/tickenv.h): a row's name or legacy
+ * name, FACTORY_ROOT, DISINTO_RUN_DIR, USER, HOME, PATH, the agent CLI's
+ * ANTHROPIC_* and CLAUDE_*, and, with cfg, a name cfg's AGENT_ENV_PASS
+ * lists; else 0.
+ */
+int config_env_setting(const struct config *cfg, const char *name);
+
+/*
  * The PATH lib/env.sh gave the tools and their agents: home's
  * .local/bin and .foundry/bin, every nvm node bin (newest version
  * first), /usr/local/bin, /usr/bin and /bin, then inherited (entries

@@ -6,7 +6,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <glob.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -462,6 +464,37 @@ runfiles_wake(const char *prog, const char *p)
 	if (p == NULL || *p == '\0')
 		return xasprintf("%s/%s.wake", run_dir, prog);
 	return xasprintf("%s/%s-%s.wake", run_dir, prog, p);
+}
+
+char *
+runfiles_tick_settings(const char *prog, const char *p)
+{
+	if (p == NULL || *p == '\0')
+		return xasprintf("%s/%s.settings", run_dir, prog);
+	return xasprintf("%s/%s-%s.settings", run_dir, prog, p);
+}
+
+int
+runfiles_agent_area(const char *dir)
+{
+	const char *c = dir, *s = "/sessions/active/";
+	char part[NAME_MAX + 1];
+	size_t n;
+
+	if (strstr(dir, s) != NULL && strstr(dir, s)[strlen(s)] != '\0')
+		return 1;
+	while (*c != '\0') {
+		c += strspn(c, "/");
+		n = strcspn(c, "/");
+		if (n > 0 && n <= NAME_MAX) {
+			memcpy(part, c, n);
+			part[n] = '\0';
+			if (fnmatch("?*-worktree-[0-9]*", part, 0) == 0)
+				return 1;
+		}
+		c += n;
+	}
+	return 0;
 }
 
 char *

@@ -229,6 +229,20 @@ char *runfiles_infra_retries_dir(void);
  * tick holding the tool's tick lock (common/tick/wake.h).
  */
 char *runfiles_wake(const char *prog, const char *project);
+/*
+ * The settings a scheduled tick of tool prog for project (NULL: a tool
+ * of no one project) took from its environment (0600; "NAME=VALUE" each
+ * ended by a NUL byte, secrets too), written by that tick and read by the
+ * wakes of the tool and the ticks they start, which take them in the
+ * place of their own environment's (common/run/tickenv.h).
+ */
+char *runfiles_tick_settings(const char *prog, const char *project);
+/*
+ * Whether dir (an absolute path, ".." resolved) is or lies below a place
+ * where the agents write: a session directory (.../sessions/active/S) or
+ * a worktree (.../NAME-worktree-N) of any run directory.  1 or 0.
+ */
+int runfiles_agent_area(const char *dir);
 /* The retry count of a Woodpecker pipeline, inside the directory above. */
 char *runfiles_infra_retry(long long repo_id, long long pipeline);
 /*

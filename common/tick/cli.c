@@ -26,6 +26,7 @@
 #include "spawn.h"
 #include "status.h"
 #include "strv.h"
+#include "tickenv.h"
 #include "valid.h"
 #include "version.h"
 #include "xmalloc.h"
@@ -47,6 +48,7 @@ enum cli_opt_id {
 	CLI_O_CHECK,
 	CLI_O_FORGE,
 	CLI_O_WAKE,
+	CLI_O_RUN_DIR,
 	CLI_O_HELP,
 	CLI_O_VERSION
 };
@@ -58,13 +60,20 @@ struct cli_option {
 	const char *alias; /* "-n", or NULL */
 	const char *arg;   /* the value's name ("N"), or NULL: none */
 	unsigned tools;	   /* CLI_OPT_* of the tools taking it; 0: all */
-	const char *help;
+	const char *help;  /* NULL: in the usage lines only */
 };
 
 /* The run's --dry-run, for the agent backends cli_agent_use() selects. */
 static int cli_dry_run;
 /* The default run directory was refused: nothing is written into it. */
 static int cli_run_dir_bad;
+/* What a wake's settings came to, for the log (cli_settings()). */
+static char *cli_settings_note;
+/*
+ * The run directory a wake names: runfiles points at it until the
+ * configuration is loaded again (cli_settings()).
+ */
+static char *cli_settings_dir;
 
 /* Each help fits one line of --help (the man pages say the rest). */
 static const struct cli_option cli_options[] = {
@@ -93,6 +102,8 @@ static const struct cli_option cli_options[] = {
 	"with --check or --status: ask the forge too"},
     {CLI_O_WAKE, "--wake", NULL, NULL, 0,
 	"start a tick in the background and return at once"},
+    /* For the wakers: named in the usage line of --wake alone. */
+    {CLI_O_RUN_DIR, "--run-dir", NULL, "DIR", 0, NULL},
     {CLI_O_HELP, "--help", "-h", NULL, 0, "print this"},
     {CLI_O_VERSION, "--version", "-V", NULL, 0,
 	"print the version and the commit built from"},
@@ -114,6 +125,10 @@ static int cli_check(const struct cli_tool *, const struct cli *, char *,
 static int cli_status_failing(const char *);
 static void cli_status_recover(const struct cli_tool *, const struct config *,
     const struct cli *);
+static int cli_same_dir(const char *, const char *);
+static void cli_settings_none(const char *, int, const char *);
+static int cli_settings(const struct cli_tool *, const char *,
+    const struct cli *, struct config *, char *, size_t);
 static int configure(const struct cli_tool *, const char *, const struct cli *,
     struct config *, char *, size_t);
 static int cli_mode(const struct cli_tool *, int, char *[], char **);
@@ -218,6 +233,9 @@ cli_set(const struct cli_option *o, const char *value, struct cli *out,
 	case CLI_O_WAKE:
 		out->wake = 1;
 		break;
+	case CLI_O_RUN_DIR:
+		out->run_dir = value;
+		break;
 	case CLI_O_HELP:
 	case CLI_O_VERSION:
 		break;
@@ -275,6 +293,11 @@ cli_check(const struct cli_tool *t, const struct cli *c, char *err,
 		    c->issue != 0 ? "--issue" : "--pr");
 	else if (c->reason != NULL && !c->wake)
 		snprintf(err, errsz, "unexpected argument '%s'", c->reason);
+	else if (c->run_dir != NULL &&
+	    (c->status || c->check || c->dry_run || c->issue != 0 ||
+		c->pr != 0))
+		snprintf(err, errsz,
+		    "--run-dir goes with --wake or the tick a wake starts");
 	else if (c->wake &&
 	    (c->status || c->check || c->dry_run || c->issue != 0 ||
 		c->pr != 0))
@@ -293,16 +316,16 @@ enum cli_parsed
 cli_parse(int argc, char *argv[], const struct cli_tool *t, struct cli *out,
     char *err, size_t errsz)
 {
-	int i, r, operands = 0, first = t->takes_project ? 0 : 1;
+	int i, r, operands = 0, first = t->takes_project ? 0 : 1, done = 0;
 
 	memset(out, 0, sizeof(*out));
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i];
 
-		if (strcmp(a, "--") == 0 && i + 1 < argc && !operands++ &&
-		    t->takes_project)
-			out->project_toml = argv[++i];
-		else if (a[0] == '-') {
+		/* After "--" every argument is an operand (a wake's reason). */
+		if (!done && strcmp(a, "--") == 0)
+			done = 1;
+		else if (!done && a[0] == '-') {
 			if ((r = cli_option(argc, argv, &i, t, out, err,
 				 errsz)) != CLI_RUN)
 				return r;
@@ -337,7 +360,8 @@ cli_usage(const struct cli_tool *t)
 	if (t->opts & CLI_OPT_PR)
 		buf_printf(&b,
 		    "       %s [--dry-run] [-v] --pr N [--force]%s\n", p, toml);
-	buf_printf(&b, "       %s --wake%s%s [REASON]\n", p, proj, toml);
+	buf_printf(&b, "       %s --wake [--run-dir DIR]%s%s [REASON]\n", p,
+	    proj, toml);
 	buf_printf(&b, "       %s --status [--json] [--forge]%s%s\n", p, proj,
 	    toml);
 	buf_printf(&b, "       %s --help | --version", p);
@@ -356,7 +380,7 @@ cli_options_help(const struct cli_tool *t)
 	buf_printf(&b, "%s\n\noptions:\n", usage);
 	for (i = 0; i < CLI_NOPTIONS; i++) {
 		o = &cli_options[i];
-		if (!cli_takes(t, o))
+		if (!cli_takes(t, o) || o->help == NULL)
 			continue;
 		snprintf(name, sizeof(name), "%s%s%s%s%s",
 		    o->alias ? o->alias : "", o->alias ? ", " : "", o->name,
@@ -700,12 +724,97 @@ cli_operand_bad(const char *path, char *err, size_t errsz)
 	return -1;
 }
 
-/* cli_configure(), and a project when the tool needs one: 0 or -1. */
+/* Whether paths a and b name one directory (or are one string). */
+static int
+cli_same_dir(const char *a, const char *b)
+{
+	char ra[PATH_MAX], rb[PATH_MAX];
+
+	if (realpath(a, ra) == NULL || realpath(b, rb) == NULL)
+		return strcmp(a, b) == 0;
+	return strcmp(ra, rb) == 0;
+}
+
+/*
+ * Without a record: the waker's environment as before, said in the log
+ * (cli_settings_note), in the run directory given.
+ */
+static void
+cli_settings_none(const char *path, int found, const char *dir)
+{
+	int saved = errno;
+
+	free(cli_settings_note);
+	errno = saved;
+	cli_settings_note = xasprintf("wake: %s '%s'%s%s: the settings of the "
+				      "waker's environment are used",
+	    found == 0 ? "no settings recorded by a scheduled tick in" :
+			 "the settings record refused:",
+	    path, found == 0 ? "" : ": ", found == 0 ? "" : strerror(errno));
+	if (dir != NULL)
+		(void)setenv("DISINTO_RUN_DIR", dir, 1);
+}
+
+/*
+ * A wake, or the tick it started (--run-dir): the settings the scheduled
+ * ticks of t and cfg's project recorded in the run directory (the one
+ * given, else cfg's) replace those of the waker's environment, and cfg is
+ * loaded again (DESIGN section 13).  0, or -1 with err set.
+ */
+static int
+cli_settings(const struct cli_tool *t, const char *exe, const struct cli *cli,
+    struct config *cfg, char *err, size_t errsz)
+{
+	char *path = NULL;
+	const char *dir;
+	struct buf rec;
+	int r = -1, found;
+
+	buf_init(&rec, TICKENV_MAX);
+	if (cli->run_dir != NULL &&
+	    tickenv_run_dir_bad(cli->run_dir, err, errsz) == -1)
+		goto out;
+	free(cli_settings_dir);
+	dir = cli_settings_dir =
+	    xstrdup(cli->run_dir != NULL ? cli->run_dir : cfg->run_dir);
+	runfiles_init(dir, "");
+	path = runfiles_tick_settings(t->prog,
+	    t->takes_project ? cfg->project_name : NULL);
+	if ((found = tickenv_load(path, &rec)) == 1)
+		tickenv_adopt(cfg, &rec);
+	else
+		cli_settings_none(path, found, cli->run_dir);
+	config_free(cfg);
+	if (cli_configure(cfg, cli, NULL, exe, err, errsz) == -1)
+		goto out;
+	if (!cli_same_dir(cfg->run_dir, dir)) {
+		snprintf(err, errsz,
+		    "the settings recorded in '%s' are of another run "
+		    "directory, '%s'",
+		    path, cfg->run_dir);
+		goto out;
+	}
+	r = 0;
+out:
+	if (rec.data != NULL)
+		explicit_bzero(rec.data, rec.len);
+	buf_free(&rec);
+	free(path);
+	return r;
+}
+
+/*
+ * cli_configure() (for a wake, with the recorded settings:
+ * cli_settings()), and a project when the tool needs one: 0 or -1.
+ */
 static int
 configure(const struct cli_tool *t, const char *exe, const struct cli *cli,
     struct config *cfg, char *err, size_t errsz)
 {
 	if (cli_configure(cfg, cli, NULL, exe, err, errsz) == -1)
+		return -1;
+	if ((cli->wake || cli->run_dir != NULL) &&
+	    cli_settings(t, exe, cli, cfg, err, errsz) == -1)
 		return -1;
 	if (t->takes_project && !cli->status && cfg->forge_repo[0] == '\0') {
 		snprintf(err, errsz,
@@ -816,6 +925,8 @@ cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
 	cli_umask();
 	if ((rc = cli_mode(t, argc, argv, msg)) != -1)
 		return rc;
+	/* A tick started from a git hook runs git on its own clones. */
+	tickenv_scrub_git();
 	(void)config_apply_path();
 	switch (cli_parse(argc, argv, t, cli, err, sizeof(err))) {
 	case CLI_HELP:
@@ -848,6 +959,10 @@ cli_start(int argc, char *argv[], const struct cli_tool *t, struct cli *cli,
 		(void)log_open(path, t->log_prefix, t->rotate_bytes,
 		    cli->verbose);
 	cli_log_warnings(cfg, cli->verbose);
+	if (cli_settings_note != NULL)
+		log_warn("%s", cli_settings_note);
+	free(cli_settings_note);
+	cli_settings_note = NULL;
 	cli_status_recover(t, cfg, cli);
 	free(path);
 	return rc;

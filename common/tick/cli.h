@@ -39,6 +39,11 @@ struct cli {
 	int forge;		  /* --forge (with --check): ask the forge */
 	int wake;		  /* --wake: start a tick, or leave a wake */
 	const char *reason;	  /* --wake's REASON operand, or NULL */
+	/*
+	 * --run-dir DIR: the run directory of a wake (or of the tick one
+	 * started), whose recorded settings replace the environment's.
+	 */
+	const char *run_dir;
 };
 
 /* What an executable tells cli_start() about itself. */

@@ -17,7 +17,7 @@
 #include "runfiles.h"
 #include "strv.h"
 #include "tick.h"
-#include "wake.h"
+#include "wakecmd.h"
 #include "xmalloc.h"
 
 /* A waiter file is read up to this size. */
@@ -26,7 +26,7 @@
 #define LOCKWAIT_REASON "Claude session lock let go"
 
 static void lockwait_note(const struct tick *, const char *);
-static void lockwait_wake_one(const char *);
+static void lockwait_wake_one(const char *, const char *);
 
 /* Record tick t as a waiter at path: its executable and project file. */
 static void
@@ -55,8 +55,9 @@ lockwait_note(const struct tick *t, const char *path)
  * its tool is started with --wake.  One whose file cannot be read, or
  * names no absolute executable, is only removed.
  */
+/* run_dir: the waiters' run directory (this tick's), for the wake. */
 static void
-lockwait_wake_one(const char *path)
+lockwait_wake_one(const char *path, const char *run_dir)
 {
 	char *exe = NULL, *project = NULL, *nl;
 	struct buf b;
@@ -71,7 +72,7 @@ lockwait_wake_one(const char *path)
 		log_warn("cannot remove '%s': %s", path, strerror(errno));
 	else if (exe == NULL || exe[0] != '/')
 		log_warn("'%s' names no executable: removed", path);
-	else if (wake_spawn(exe, *project != '\0' ? project : NULL,
+	else if (wakecmd_spawn(exe, run_dir, *project != '\0' ? project : NULL,
 		     LOCKWAIT_REASON) == -1)
 		log_warn("cannot wake '%s': %s", exe, strerror(errno));
 	else
@@ -105,6 +106,6 @@ lockwait_tick_end(const struct tick *t)
 	}
 	if (waiters[0] != NULL && agent_lock_free() == 1)
 		for (i = 0; waiters[i] != NULL; i++)
-			lockwait_wake_one(waiters[i]);
+			lockwait_wake_one(waiters[i], t->cfg.run_dir);
 	strv_free(waiters);
 }

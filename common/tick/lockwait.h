@@ -9,7 +9,7 @@
  * wrapper, which wakes its own tool when it lets go with waiters left
  * (agent_exec.h), whose tick then finds the lock free.  A waiter is
  * woken once (its file removed first) through the tool's wake
- * (wake_spawn()); a tick that was not turned away removes its own.
+ * (wakecmd_spawn()); a tick that was not turned away removes its own.
  * Nothing of this without DISINTO_WAKE.
  */
 #ifndef LOCKWAIT_H

@@ -27,6 +27,7 @@
 #include "runfiles.h"
 #include "spawn.h"
 #include "tick.h"
+#include "tickenv.h"
 #include "wake.h"
 #include "xmalloc.h"
 
@@ -34,6 +35,7 @@ static long long tick_now_ms(void);
 static void tick_prom(struct tick *, int);
 static char *tick_root_said(const struct config *);
 static int tick_active(struct tick *);
+static void tick_settings(const struct tick *);
 static int tick_lock(struct tick *);
 static int tick_steps(struct tick *);
 static int tick_woken(struct tick *, const char *);
@@ -137,6 +139,28 @@ tick_active(struct tick *t)
 	}
 	free(flag);
 	return active;
+}
+
+/*
+ * A scheduled tick (not one a wake started, given --run-dir; not a
+ * one-shot or a dry run) records the settings it took from its
+ * environment, which its tool's wakes take in the place of theirs
+ * (tickenv.h).  A failure is logged: the wakes then use their own.
+ */
+static void
+tick_settings(const struct tick *t)
+{
+	char *path;
+
+	if (t->cli.run_dir != NULL || t->cli.dry_run || tick_oneshot(t))
+		return;
+	path = runfiles_tick_settings(t->tool->cli.prog,
+	    t->tool->cli.takes_project ? t->cfg.project_name : NULL);
+	if (tickenv_record(path, &t->cfg) == -1)
+		log_warn("cannot record the tick's settings in '%s': %s — "
+			 "its wakes use their waker's environment",
+		    path, strerror(errno));
+	free(path);
 }
 
 /*
@@ -368,6 +392,7 @@ tick_run(struct tick *t)
 		return wake_run(t);
 	if (!tick_active(t))
 		return CLI_EXIT_OK;
+	tick_settings(t);
 	if (tool->load != NULL)
 		rc = tool->load(t);
 	if (rc == -1)

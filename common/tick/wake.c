@@ -44,27 +44,6 @@ wake_clean(const char *s, char *out, size_t outsz)
 }
 
 int
-wake_spawn(const char *exe, const char *project_arg, const char *reason)
-{
-	char *argv[5];
-	int n = 0;
-
-	if (exe == NULL || *exe == '\0') {
-		errno = EINVAL;
-		return -1;
-	}
-	argv[n++] = (char *)exe;
-	argv[n++] = "--wake";
-	if (project_arg != NULL) {
-		argv[n++] = (char *)project_arg;
-		if (reason != NULL && *reason != '\0' && *reason != '-')
-			argv[n++] = (char *)reason;
-	}
-	argv[n] = NULL;
-	return spawn_detached(argv, NULL, NULL, NULL);
-}
-
-int
 wake_note(const char *path, const char *reason)
 {
 	char clean[WAKE_REASON_MAX + 1], line[WAKE_REASON_MAX + 32];
@@ -121,12 +100,14 @@ wake_path(const struct tick *t)
 
 /*
  * A tick as cron starts it, detached: this executable with the project
- * file (or --project NAME) it was given.  0 or -1 (logged).
+ * file (or --project NAME) it was given, and the run directory whose
+ * recorded settings the wake took (so that the tick takes them too, and
+ * records none of its own).  0 or -1 (logged).
  */
 static int
 wake_start_tick(const struct tick *t)
 {
-	char exe[PATH_MAX], *argv[5];
+	char exe[PATH_MAX], dir[PATH_MAX], *argv[7];
 	pid_t pid;
 	int n = 0;
 
@@ -135,6 +116,9 @@ wake_start_tick(const struct tick *t)
 		return -1;
 	}
 	argv[n++] = exe;
+	argv[n++] = "--run-dir";
+	argv[n++] =
+	    realpath(t->cfg.run_dir, dir) != NULL ? dir : t->cfg.run_dir;
 	if (t->cli.project_toml != NULL) {
 		argv[n++] = "--";
 		argv[n++] = (char *)t->cli.project_toml;

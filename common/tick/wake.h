@@ -1,9 +1,12 @@
 /*
  * Ticks started by the events that end a wait (DESIGN section 1, "Who
- * starts a tick"): `EXE --wake [PROJECT_TOML] [REASON]` starts a tick in
- * the background and returns at once, or, while a tick of that tool and
- * project holds its tick lock, leaves a wake that makes that tick run
- * its steps once more when it ends.
+ * starts a tick"): `EXE --wake [--run-dir DIR] [PROJECT_TOML] [REASON]`
+ * (its command line: wakecmd.h) starts a tick in the background and
+ * returns at once, or, while a tick of that tool and project holds its
+ * tick lock, leaves a wake that makes that tick run its steps once more
+ * when it ends.  The wake and the tick it starts run with the settings
+ * the scheduled ticks recorded in the run directory (tickenv.h), not
+ * with the waker's environment.
  *
  * The protocol, through the wake file (runfiles_wake()) and the tick
  * lock:
@@ -31,16 +34,6 @@ struct tick;
 #define WAKE_MAX_PASSES 10
 /* A reason is kept to this many bytes (printable ASCII). */
 #define WAKE_REASON_MAX 120
-
-/*
- * Start `exe --wake [project_arg] [reason]` detached (its own session,
- * stdin, stdout and stderr on /dev/null, this process's environment) and
- * return without waiting for it.  project_arg is the project file as a
- * tick is given it, or NULL for a tool of no one project (or a project of
- * the environment: the reason is then not passed either); reason may be
- * NULL.  0, or -1 with errno set (it could not be started).
- */
-int wake_spawn(const char *exe, const char *project_arg, const char *reason);
 
 /* Record a wake (reason may be NULL) in the wake file path.  0 or -1. */
 int wake_note(const char *path, const char *reason);

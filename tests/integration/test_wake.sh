@@ -29,7 +29,7 @@ passes() {
 # no_tick: no dev-poll tick of the project holds the lock.
 no_tick() {
 	! flock -n "$RUN/dev-poll-$PROJ.lock" true 2>/dev/null && return 1
-	! pgrep -f "dev-poll/dev-poll -- $P" >/dev/null
+	! pgrep -f "dev-poll/dev-poll --run-dir [^ ]* -- $P" >/dev/null
 }
 
 # --- usage ---
@@ -110,12 +110,14 @@ check_eq "an inactive wake says so" \
 : >"$FACTORY_ROOT/state/.dev-active"
 
 # --- the agents' hooks start the ticks: no tick run by the test below ---
-# The woken ticks run with the agent's environment, whose secrets come
-# from the factory's .env, as in a factory.
+# The woken ticks run with the settings the scheduled ticks recorded
+# (the test's environment, DISINTO_WAKE=false), and the factory's .env
+# over them, as in a factory: the wakes are turned on there.
 printf 'FORGE_TOKEN=dev-token\nFORGE_REVIEW_TOKEN=review-token\n' \
     >"$FACTORY_ROOT/.env"
-export DISINTO_WAKE=true AGENT_IDLE_SECONDS=0 WOODPECKER_REPO_ID=0
-printf 'AGENT_IDLE_SECONDS=0\nWOODPECKER_REPO_ID=0\n' >>"$FACTORY_ROOT/.env"
+export AGENT_IDLE_SECONDS=0 WOODPECKER_REPO_ID=0
+printf 'AGENT_IDLE_SECONDS=0\nWOODPECKER_REPO_ID=0\nDISINTO_WAKE=true\n' \
+    >>"$FACTORY_ROOT/.env"
 # labelled N LABEL: issue N has LABEL.
 labelled() {
 	labels "$1" | tr ',' '\n' | grep -qx "$2"

@@ -24,6 +24,8 @@ SH
 	chmod +x "$T/bin/$tool"
 done
 : >"$T/wakes"
+# Every wake names the run directory whose recorded settings it takes.
+W="--run-dir $DISINTO_RUN_DIR"
 P=$FACTORY_ROOT/projects/harb.toml
 cat >"$P" <<TOML
 name = "harb"
@@ -100,9 +102,9 @@ deliver status "$STATUS"
 check_eq "a signed status delivery: 204" "$CODE" 204
 settle
 check "status: dev-poll woken for the project" \
-    grep -qx "dev-poll --wake $P webhook status" "$T/wakes.now"
+    grep -qx "dev-poll --wake $W -- $P webhook status" "$T/wakes.now"
 check "status: review-poll woken for the project" \
-    grep -qx "review-poll --wake $P webhook status" "$T/wakes.now"
+    grep -qx "review-poll --wake $W -- $P webhook status" "$T/wakes.now"
 check_eq "status: nothing else woken" "$(wc -l <"$T/wakes.now")" 2
 check "status: the SHA is marked for the CI memo" \
     grep -q "^$SHA [0-9][0-9]*$" "$DISINTO_RUN_DIR/ci-changed-harb"
@@ -167,12 +169,13 @@ deliver pull_request_review_rejected '{"action": "reviewed", "number": 5, "repos
 check_eq "a review: 204" "$CODE" 204
 settle
 check "a comment on an issue wakes dev-poll" \
-    grep -qx "dev-poll --wake $P webhook issue_comment" "$T/wakes.now"
+    grep -qx "dev-poll --wake $W -- $P webhook issue_comment" "$T/wakes.now"
 # supervisor-poll takes no project file (it watches every project).
 check "and supervisor-poll, with the wake it takes" \
-    grep -qx "supervisor-poll --wake" "$T/wakes.now"
+    grep -qx "supervisor-poll --wake $W -- webhook issue_comment" \
+    "$T/wakes.now"
 check "a review wakes dev-poll (the repository's name in any case)" \
-    grep -qx "dev-poll --wake $P webhook pull_request_review_rejected" \
+    grep -qx "dev-poll --wake $W -- $P webhook pull_request_review_rejected" \
     "$T/wakes.now"
 check_eq "nothing else" "$(wc -l <"$T/wakes.now")" 3
 
@@ -190,7 +193,7 @@ check "a form without its payload: the line says to choose JSON" \
     grep -q "^webhook: refused (400): a form-encoded delivery without one readable 'payload' field; choose the content type application/json" "$T/last.err"
 settle
 check "the signed form-encoded delivery wakes dev-poll" \
-    grep -qx "dev-poll --wake $P webhook issue_comment" "$T/wakes.now"
+    grep -qx "dev-poll --wake $W -- $P webhook issue_comment" "$T/wakes.now"
 check_eq "and nothing of the refused ones" "$(wc -l <"$T/wakes.now")" 2
 
 # A delivery replayed: answered each time, taken once.  Gitea's retries
@@ -216,9 +219,9 @@ check "replayed under another ID: the line says so" \
     grep -q "^webhook: harb: delivery 0d9e8f7a-6b5c-4d3e-8f2a-1b0c9d8e7f60 taken already" "$T/last.err"
 settle
 check_eq "replayed 201 times: dev-poll woken once" \
-    "$(grep -c "^dev-poll --wake $P webhook status$" "$T/wakes.now")" 1
+    "$(grep -c "^dev-poll --wake $W -- $P webhook status$" "$T/wakes.now")" 1
 check_eq "and review-poll once" \
-    "$(grep -c "^review-poll --wake $P webhook status$" "$T/wakes.now")" 1
+    "$(grep -c "^review-poll --wake $W -- $P webhook status$" "$T/wakes.now")" 1
 check_eq "each replay said in a line" \
     "$(grep -c "^webhook: harb: delivery 6f4c3a1e-2b7d-4e59-9a0c-1d2e3f405162 taken already in the last hour" "$T/replay.err")" 199
 check "the deliveries taken are kept in the run directory" \

@@ -138,6 +138,22 @@ test_cli_tools(void)
 	CHECK_INT(parse(&dev, &c, err, "--wake", "-n", NULL), CLI_BAD);
 	CHECK_INT(parse(&dev, &c, err, "--wake", "--issue", "3", NULL),
 	    CLI_BAD);
+	/* After "--" a reason is a reason, whatever it starts with. */
+	CHECK_INT(parse(&dev, &c, err, "--wake", "--run-dir", "/r", "--",
+		      "p.toml", "-n --status", NULL),
+	    CLI_RUN);
+	CHECK_STR(c.run_dir, "/r");
+	CHECK_STR(c.project_toml, "p.toml");
+	CHECK_STR(c.reason, "-n --status");
+	CHECK_INT(c.dry_run + c.status, 0);
+	CHECK_INT(parse(&sup, &c, err, "--wake", "--", "-v", NULL), CLI_RUN);
+	CHECK_STR(c.reason, "-v");
+	CHECK_INT(c.verbose, 0);
+	CHECK_INT(parse(&dev, &c, err, "--run-dir", "/r", "--", "p.toml", NULL),
+	    CLI_RUN);
+	CHECK_STR(c.run_dir, "/r");
+	CHECK_INT(parse(&dev, &c, err, "--run-dir", "/r", "--status", NULL),
+	    CLI_BAD);
 	CHECK_INT(parse(&dev, &c, err, "--pr", "9", NULL), CLI_BAD);
 	CHECK_STR(err, "unknown option '--pr'");
 	CHECK_INT(parse(&review, &c, err, "--issue", "9", NULL), CLI_BAD);
@@ -198,14 +214,14 @@ test_cli_usage(void)
 	    "usage: dev-x [--dry-run] [-v] [PROJECT_TOML]\n"
 	    "       dev-x [--dry-run] [-v] --issue N [--force] "
 	    "[PROJECT_TOML]\n"
-	    "       dev-x --wake [PROJECT_TOML] [REASON]\n"
+	    "       dev-x --wake [--run-dir DIR] [PROJECT_TOML] [REASON]\n"
 	    "       dev-x --status [--json] [--forge] [PROJECT_TOML]\n"
 	    "       dev-x --help | --version");
 	free(u);
 	u = cli_usage(&sup);
 	CHECK_STR(u,
 	    "usage: sup-x [--dry-run] [-v] [--project NAME]\n"
-	    "       sup-x --wake [--project NAME] [REASON]\n"
+	    "       sup-x --wake [--run-dir DIR] [--project NAME] [REASON]\n"
 	    "       sup-x --status [--json] [--forge] [--project NAME]\n"
 	    "       sup-x --help | --version");
 	free(u);

@@ -78,14 +78,6 @@ test_wake_names(void)
 	free(s);
 }
 
-static void
-test_wake_spawn_refused(void)
-{
-	CHECK_INT(wake_spawn(NULL, "p.toml", "x"), -1);
-	CHECK_INT(wake_spawn("", "p.toml", "x"), -1);
-	CHECK_INT(wake_spawn("/nonexistent/dev-poll", "p.toml", "x"), -1);
-}
-
 int
 main(void)
 {
@@ -94,7 +86,6 @@ main(void)
 	RUN(test_wake_note_take);
 	RUN(test_wake_reason_clean);
 	RUN(test_wake_names);
-	RUN(test_wake_spawn_refused);
 	(void)rmdir(dir);
 	return check_main();
 }
