@@ -12,8 +12,8 @@
  * off is not tried until its wait is over, whatever started the tick (a
  * schedule or a wake).  A session that did not start (a dialog at its
  * start, an agent that exits) fails the tick and is backed off as well:
- * its end would otherwise wake the next launch at once.  In legacy mode DEV_AGENT_CMD
- * is started instead (legacy.c).
+ * its end would otherwise wake the next launch at once.  In legacy mode
+ * DEV_AGENT_CMD is started instead (legacy.c).
  */
 #include <sys/stat.h>
 

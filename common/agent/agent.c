@@ -275,7 +275,8 @@ agent_unsent(const char *session, const struct agent_msg *m, struct intent *in,
 	if (intent_save(session, in) == -1)
 		log_msg("session %s: cannot record that '%s' was not typed: %s",
 		    session, m->key, strerror(errno));
-	return agent_queue(session, m, why) ? AGENT_QUEUED : AGENT_NOT_DELIVERED;
+	return agent_queue(session, m, why) ? AGENT_QUEUED :
+					      AGENT_NOT_DELIVERED;
 }
 
 /*
@@ -350,10 +351,10 @@ agent_deliver_via(const char *session, const struct agent_msg *m,
 			     "cannot lock its record of messages");
 		if (r != 1)
 			return AGENT_INJECT_ERROR;
-		return from_mailbox ? AGENT_NOT_DELIVERED :
-				      agent_later(session, m,
-					  AGENT_NOT_DELIVERED,
-					  "another process types into it");
+		return from_mailbox ?
+		    AGENT_NOT_DELIVERED :
+		    agent_later(session, m, AGENT_NOT_DELIVERED,
+			"another process types into it");
 	}
 	if (intent_load(session, &in) == -1) {
 		log_msg("session %s: its record of messages cannot be read: %s",
@@ -409,9 +410,9 @@ agent_deliver_via(const char *session, const struct agent_msg *m,
 		*typed = 1;
 		(void)agent_typed(session, m, &in);
 	} else if (d == AGENT_QUEUED)
-		d = from_mailbox ? AGENT_NOT_DELIVERED :
-				   agent_unsent(session, m, &in, last,
-				       "Claude lock busy");
+		d = from_mailbox ?
+		    AGENT_NOT_DELIVERED :
+		    agent_unsent(session, m, &in, last, "Claude lock busy");
 	else if (!from_mailbox)
 		/* Maybe typed: the record stays, for the wrapper's look. */
 		d = agent_later(session, m, d,

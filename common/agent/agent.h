@@ -27,9 +27,9 @@
  * session lock is held by another agent, the agent is at work on the
  * message typed last, another process types into the session, a paste
  * the backend did not confirm), goes to the session's mailbox (mailbox.h)
- * when its wrapper delivers one, and the sender moves on: the session's wrapper types it, in order and once,
- * when it holds the lock and the agent waits at its prompt
- * (agent_mailbox_deliver()).  A message queued there counts for its
+ * when its wrapper delivers one, and the sender moves on: the session's wrapper
+ * types it, in order and once, when it holds the lock and the agent waits at
+ * its prompt (agent_mailbox_deliver()).  A message queued there counts for its
  * sender as delivered or on its way: asked again, agent_deliver() queues
  * nothing twice.
  */

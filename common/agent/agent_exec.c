@@ -71,8 +71,8 @@ struct agent_exec_child {
 struct agent_exec_marks {
 	char *path[AGENT_EXEC_NMARKS];
 	struct timespec seen[AGENT_EXEC_NMARKS];
-	long long idle_s;	/* the idle grace (0: no idle wake) */
-	long long idle_due_ms;	/* the idle wake is due (monotonic), or 0 */
+	long long idle_s;	    /* the idle grace (0: no idle wake) */
+	long long idle_due_ms;	    /* the idle wake is due (monotonic), or 0 */
 	struct timespec idle_stop;  /* the stop mark it is for */
 	struct timespec idle_phase; /* the phase mark then */
 };
@@ -328,7 +328,8 @@ agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
 	    (x->lock != NULL && (x->state == NULL || x->request == NULL)) ||
 	    ((x->session == NULL) != (x->run_dir == NULL)) ||
 	    (x->wake != NULL && x->session == NULL) ||
-	    (x->idle != NULL && (x->wake == NULL || !agent_exec_seconds(x->idle)))) {
+	    (x->idle != NULL &&
+		(x->wake == NULL || !agent_exec_seconds(x->idle)))) {
 		snprintf(err, errsz,
 		    "usage: %s [--env FILE] [--state FILE] [--lock PATH "
 		    "--wait SECONDS --request FILE [--watch FILE] "

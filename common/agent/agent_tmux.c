@@ -67,7 +67,7 @@ static struct {
 	char *protocol;
 	char *state_dir;
 	char *socket;
-	char *wake; /* the project file the wrapper wakes with, or NULL */
+	char *wake;    /* the project file the wrapper wakes with, or NULL */
 	char idle[24]; /* the idle grace the wrapper wakes after, or "" */
 } agent_tmux_conf;
 
