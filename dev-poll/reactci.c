@@ -12,6 +12,7 @@
 #include "buf.h"
 #include "cap.h"
 #include "ci.h"
+#include "ciwake.h"
 #include "config.h"
 #include "dev-poll.h"
 #include "file.h"
@@ -65,6 +66,7 @@ static int reactci_report(struct dev_ctx *, struct rx *, const char *state,
 static int reactci_on_success(struct dev_ctx *, struct rx *, long long, int);
 static int reactci_on_pending(struct dev_ctx *, struct rx *,
     const struct cirec *);
+static void reactci_watch(struct dev_ctx *, struct rx *);
 static char *reactci_failure_text(struct dev_ctx *, struct rx *,
     const struct ci_failure *, long long, long long);
 static int reactci_escalate_exhausted(struct dev_ctx *, struct rx *,
@@ -354,6 +356,19 @@ reactci_on_pending(struct dev_ctx *c, struct rx *x, const struct cirec *rec)
 	return r;
 }
 
+/*
+ * CI still to come at the head, before its timeout: one watcher wakes
+ * this tool when it is final, with no webhook needed (ciwake.h).
+ */
+static void
+reactci_watch(struct dev_ctx *c, struct rx *x)
+{
+	struct ciwake_head h = {x->issue, x->pr, x->head};
+
+	if (x->age < RX_CI_TIMEOUT)
+		(void)ciwake_ensure(&c->act, c->cfg, &h);
+}
+
 static char *
 reactci_failure_text(struct dev_ctx *c, struct rx *x,
     const struct ci_failure *f, long long pipeline, long long attempt)
@@ -526,9 +541,11 @@ rx_awaiting_ci(struct dev_ctx *c, struct rx *x)
 		    x->issue, x->head, forge_error(c->forge));
 		return -1;
 	}
+	if (!ci_final(st)) {
+		reactci_watch(c, x);
+		return reactci_on_pending(c, x, &rec);
+	}
 	if (st == CI_SUCCESS)
 		return reactci_on_success(c, x, pipeline, 0);
-	if (st == CI_FAILURE)
-		return reactci_on_failure(c, x, &rec, pipeline);
-	return reactci_on_pending(c, x, &rec);
+	return reactci_on_failure(c, x, &rec, pipeline);
 }
