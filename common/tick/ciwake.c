@@ -42,7 +42,7 @@ struct ciwake_run {
 	long long pr;
 	const char *sha;
 	int interval;
-	time_t deadline;
+	long long deadline; /* ciwake_now_ms() */
 	int fd; /* the watcher lock, or -1 */
 };
 
@@ -64,7 +64,8 @@ static int ciwake_configure(const struct cli_tool *, struct ciwake_run *,
     char **);
 static void ciwake_on_signal(int);
 static void ciwake_signals(void);
-static void ciwake_sleep(time_t);
+static long long ciwake_now_ms(void);
+static void ciwake_sleep(long long);
 static int ciwake_told(const struct ciwake_run *);
 static const char *ciwake_unwanted(const struct ciwake_run *);
 static int ciwake_look(const struct ciwake_run *, enum ci_state *,
@@ -250,18 +251,34 @@ ciwake_signals(void)
 	(void)sigaction(SIGINT, &sa, NULL);
 }
 
+/* The monotonic clock in milliseconds: the schedule's, never stepped. */
+static long long
+ciwake_now_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /*
- * Sleep until until (epoch seconds), or a signal that stops the run, in
- * naps short enough that a signal between the check and the nap costs
+ * Sleep until until (ciwake_now_ms()), or a signal that stops the run,
+ * in naps short enough that a signal between the check and the nap costs
  * little.
  */
 static void
-ciwake_sleep(time_t until)
+ciwake_sleep(long long until)
 {
-	const struct timespec nap = {0, 250 * 1000 * 1000L};
+	struct timespec nap;
+	long long left;
 
-	while (!ciwake_stopped && time(NULL) < until)
+	while (!ciwake_stopped && (left = until - ciwake_now_ms()) > 0) {
+		if (left > 250)
+			left = 250;
+		nap.tv_sec = 0;
+		nap.tv_nsec = (long)left * 1000000L;
 		(void)nanosleep(&nap, NULL);
+	}
 }
 
 /* 1 when the issue's CI result says this head's verdict was told. */
@@ -359,7 +376,7 @@ ciwake_wake(const struct ciwake_run *r, const char *what)
 static enum ciwake_end
 ciwake_loop(struct ciwake_run *r)
 {
-	time_t next = time(NULL) + r->interval;
+	long long next = ciwake_now_ms() + r->interval * 1000LL;
 	unsigned long requests;
 	const char *why;
 	enum ci_state st;
@@ -369,7 +386,7 @@ ciwake_loop(struct ciwake_run *r)
 		ciwake_sleep(next < r->deadline ? next : r->deadline);
 		if (ciwake_stopped)
 			why = "stopped";
-		else if (time(NULL) >= r->deadline)
+		else if (ciwake_now_ms() >= r->deadline)
 			return CIWAKE_TIMEOUT;
 		else
 			why = ciwake_unwanted(r);
@@ -388,8 +405,8 @@ ciwake_loop(struct ciwake_run *r)
 			    r->issue, r->sha, unknown);
 			return CIWAKE_DONE;
 		}
-		next = time(NULL) + ciwake_delay(r->interval, requests,
-					unknown);
+		next = ciwake_now_ms() +
+		    ciwake_delay(r->interval, requests, unknown) * 1000;
 	}
 }
 
@@ -449,7 +466,7 @@ ciwake_main(const struct cli_tool *t, int argc, char *argv[], char **msg)
 		goto out;
 	log_msg("#%lld: watching CI of %.7s on PR #%lld, every %d s",
 	    r.issue, r.sha, r.pr, r.interval);
-	r.deadline = time(NULL) + CI_TIMEOUT_S;
+	r.deadline = ciwake_now_ms() + CI_TIMEOUT_S * 1000LL;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	switch (ciwake_loop(&r)) {
 	case CIWAKE_FINAL:
