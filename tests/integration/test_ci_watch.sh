@@ -100,6 +100,12 @@ check_eq "one watcher for the head over four ticks" "$(watchers 1)" 1
 check_eq "the same watcher" "$(record 1 PID)" "$WPID"
 check_eq "started once" "$(grep -c 'watcher started' "$DEVLOG")" 1
 check_eq "nothing told while CI runs" "$(prompts "$T/al-1")" 0
+"$O/dev-poll/dev-poll" --status "$P" >"$T/status.out" 2>&1
+check "--status shows the watcher beside the session" \
+    grep -q "dev-$PROJ-1 .*CI watched (pid $WPID)" "$T/status.out"
+"$O/dev-poll/dev-poll" --status --json "$P" >"$T/status.json" 2>&1
+check_eq "--status --json: its PID" \
+    "$(pyjson '[s.get("ci_watch") for p in d["projects"] for s in p["sessions"] if s["session"] == "dev-proj-1"][0]' <"$T/status.json")" "$WPID"
 
 # --- a new head: the old head's watcher is stopped, one for the new one.
 (cd "$T/repo" && git checkout -q fix/issue-1 && echo more >>a.c &&
