@@ -14,7 +14,6 @@
 #include "agent_exec.h"
 #include "agent_hooks.h"
 #include "buf.h"
-#include "ciwake.h"
 #include "confcheck.h"
 #include "cli.h"
 #include "config.h"
@@ -339,9 +338,6 @@ cli_usage(const struct cli_tool *t)
 		buf_printf(&b,
 		    "       %s [--dry-run] [-v] --pr N [--force]%s\n", p, toml);
 	buf_printf(&b, "       %s --wake%s%s [REASON]\n", p, proj, toml);
-	if (t->opts & CLI_OPT_CI_WATCH)
-		buf_printf(&b,
-		    "       %s " CIWAKE_MODE " PROJECT_TOML ISSUE PR SHA\n", p);
 	buf_printf(&b, "       %s --status [--json] [--forge]%s%s\n", p, proj,
 	    toml);
 	buf_printf(&b, "       %s --help | --version", p);
@@ -372,9 +368,6 @@ cli_options_help(const struct cli_tool *t)
 	    "alone: answer one forge webhook on stdin, wake the tools");
 	buf_printf(&b, "  %-18s %s\n", CLI_TMUX_SERVER_MODE,
 	    "alone: start the agents' tmux server with the .env");
-	if (t->opts & CLI_OPT_CI_WATCH)
-		buf_printf(&b, "  %-18s %s\n", CIWAKE_MODE,
-		    "first: wait for a PR head's CI to end, wake the tool");
 	free(usage);
 	return buf_steal(&b);
 }

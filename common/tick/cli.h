@@ -23,7 +23,6 @@ struct status_file;
 #define CLI_OPT_DEV_AGENTS                                 \
 	0x8 /* it starts dev agents (--check: their token) \
 	     */
-#define CLI_OPT_CI_WATCH 0x10 /* dev-poll --ci-watch (ciwake.h) */
 
 struct cli {
 	int dry_run;
