@@ -635,8 +635,8 @@ runfiles_is_run_name(const char *name)
 	    "claude-id-", "claude-exited-", "phase-changed-", "ready-",
 	    "agent-", "review-session-", "review-injected-", "review-poll-",
 	    "supervisor-", "dev-idle-ticks-", "dev-recoveries-", "dev-notice-",
-	    "dev-state-", "dev-backoff-", "ci-watch-", "forge-logins", "sessions",
-	    NULL};
+	    "dev-state-", "dev-backoff-", "ci-watch-", "forge-logins",
+	    "sessions", NULL};
 	static const char *const infixes[] = {"-worktree-", "-review-",
 	    "-review.", NULL};
 	size_t i;

@@ -43,7 +43,7 @@ struct ciwake_run {
 	const char *sha;
 	int interval;
 	long long deadline; /* ciwake_now_ms() */
-	int fd; /* the watcher lock, or -1 */
+	int fd;		    /* the watcher lock, or -1 */
 };
 
 /* Why the watching ended. */
@@ -218,8 +218,8 @@ ciwake_configure(const struct cli_tool *t, struct ciwake_run *r, char **msg)
 		    r->exe);
 		return -1;
 	}
-	log_use_stderr(r->cfg.log_dest != NULL &&
-	    strcmp(r->cfg.log_dest, "stderr") == 0);
+	log_use_stderr(
+	    r->cfg.log_dest != NULL && strcmp(r->cfg.log_dest, "stderr") == 0);
 	if ((path = t->log_path(&r->cfg)) != NULL)
 		(void)log_open(path, "ci-watch: ", 0, 0);
 	free(path);
@@ -433,8 +433,8 @@ ciwake_hold(struct ciwake_run *r)
 	if (t == 1)
 		log_msg("#%lld: another CI watcher keeps the lock — exiting",
 		    r->issue);
-	else if (t == -1 || ciwatch_note(p, r->issue, r->pr, r->sha,
-				time(NULL)) == -1) {
+	else if (t == -1 ||
+	    ciwatch_note(p, r->issue, r->pr, r->sha, time(NULL)) == -1) {
 		log_err("#%lld: cannot hold the CI watcher's files: %s",
 		    r->issue, strerror(errno));
 		return -1;
@@ -464,8 +464,8 @@ ciwake_main(const struct cli_tool *t, int argc, char *argv[], char **msg)
 	rc = CLI_EXIT_OK;
 	if (held == 1)
 		goto out;
-	log_msg("#%lld: watching CI of %.7s on PR #%lld, every %d s",
-	    r.issue, r.sha, r.pr, r.interval);
+	log_msg("#%lld: watching CI of %.7s on PR #%lld, every %d s", r.issue,
+	    r.sha, r.pr, r.interval);
 	r.deadline = ciwake_now_ms() + CI_TIMEOUT_S * 1000LL;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	switch (ciwake_loop(&r)) {

@@ -56,7 +56,8 @@ struct status_session {
 	char *pr_state; /* from the forge: "open", "closed", "merged" */
 	char *pr_error; /* why the forge could not say, or NULL */
 	char *stopped;	/* why its agent is stopped, or NULL */
-	long long watch; /* its CI watcher's PID, -1 starting, 0 none */
+	/* Its CI watcher's PID, -1 while it starts, 0 none (ciwatch.h). */
+	long long watch;
 };
 
 /* What keeps the backlog from moving, and the next ready issue. */

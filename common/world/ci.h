@@ -90,8 +90,8 @@ int ci_commit_read(struct forge *f, struct woodpecker *w, const char *sha,
  * alone, so that nothing an earlier read saw is taken again.  0, or -1
  * with *out CI_UNKNOWN (said in why, whysz bytes).
  */
-int ci_read_fresh(const struct config *cfg, const char *sha,
-    enum ci_state *out, char *why, size_t whysz);
+int ci_read_fresh(const struct config *cfg, const char *sha, enum ci_state *out,
+    char *why, size_t whysz);
 /*
  * The forge's combined status of sha alone, in *out, and in *final
  * whether it is final (ci_combine()): the statuses combined here by the
