@@ -117,7 +117,8 @@ ciwake_start(struct act *a, const struct config *cfg,
 	argv[4] = pr;
 	argv[5] = (char *)h->sha;
 	argv[6] = NULL;
-	if (act_spawn(a, argv, NULL, what, &pid) == -1)
+	/* Its stderr, where nothing goes but a crash's report: the log. */
+	if (act_spawn(a, argv, log_path(), what, &pid) == -1)
 		return -1;
 	if (pid > 0)
 		log_msg("#%lld: CI pending at %.7s on PR #%lld — watcher "

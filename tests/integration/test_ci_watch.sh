@@ -195,4 +195,6 @@ DISINTO_WAKE=false dp
 lnot "DISINTO_WAKE=false starts no watcher" "watcher started"
 check_eq "none runs" "$(watchers 4)" 0
 
+check "no sanitizer report from a watcher" \
+    sh -c "! grep -qE 'Sanitizer|runtime error:' '$DEVLOG'"
 check "no watcher is left" sh -c "! ls '$RUN'/ci-watch-* 2>/dev/null | grep -q ."
