@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ciwake.h"
 #include "cli.h"
 #include "config.h"
 #include "dev-poll.h"
@@ -35,6 +36,7 @@ static enum dp_step main_steps(struct dev_ctx *, const char **);
 static int main_exit(const struct dev_ctx *, enum dp_step);
 static int main_run(struct tick *);
 static void main_close(struct tick *);
+static int main_ci_watch(int, char *[]);
 
 static const struct tick_tool main_tool = {
     .cli = {.prog = "dev-poll",
@@ -195,11 +197,27 @@ main_run(struct tick *t)
 	return rc;
 }
 
+/* dev-poll --ci-watch ...: a CI watcher (ciwake.h), not a tick. */
+static int
+main_ci_watch(int argc, char *argv[])
+{
+	char *msg;
+	int rc;
+
+	rc = ciwake_main(&main_tool.cli, argc, argv, &msg);
+	if (msg != NULL)
+		fputs(msg, stderr);
+	free(msg);
+	return rc;
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct dev_ctx ctx;
 
+	if (argc >= 2 && strcmp(argv[1], CIWAKE_MODE) == 0)
+		return main_ci_watch(argc, argv);
 	memset(&ctx, 0, sizeof(ctx));
 	return pollers_main(&main_tool, &ctx, argc, argv);
 }

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "act.h"
+#include "ci.h"
 #include "phase.h"
 
 struct dev_ctx;
@@ -37,7 +38,7 @@ struct rx {
 };
 
 /* CI gets this long after PHASE:awaiting_ci before the timeout notice. */
-#define RX_CI_TIMEOUT (30 * 60)
+#define RX_CI_TIMEOUT CI_TIMEOUT_S
 /* Crash recoveries of one issue before it is given up as failed. */
 #define RX_MAX_RECOVERIES 2
 

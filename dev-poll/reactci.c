@@ -13,6 +13,7 @@
 #include "buf.h"
 #include "cap.h"
 #include "ci.h"
+#include "ciwake.h"
 #include "config.h"
 #include "dev-poll.h"
 #include "file.h"
@@ -70,6 +71,7 @@ static enum pulls_ci reactci_says(struct dev_ctx *, const struct rx *,
     enum ci_state);
 static int reactci_on_pending(struct dev_ctx *, struct rx *,
     const struct cirec *);
+static void reactci_watch(struct dev_ctx *, struct rx *);
 static char *reactci_failure_text(struct dev_ctx *, struct rx *,
     const struct ci_failure *, long long, long long);
 static int reactci_escalate_exhausted(struct dev_ctx *, struct rx *,
@@ -364,6 +366,19 @@ reactci_on_pending(struct dev_ctx *c, struct rx *x, const struct cirec *rec)
 	return r;
 }
 
+/*
+ * CI still to come at the head, before its timeout: one watcher wakes
+ * this tool when it is final, with no webhook needed (ciwake.h).
+ */
+static void
+reactci_watch(struct dev_ctx *c, struct rx *x)
+{
+	struct ciwake_head h = {x->issue, x->pr, x->head};
+
+	if (x->age < RX_CI_TIMEOUT)
+		(void)ciwake_ensure(&c->act, c->cfg, &h);
+}
+
 static char *
 reactci_failure_text(struct dev_ctx *c, struct rx *x,
     const struct ci_failure *f, long long pipeline, long long attempt)
@@ -573,6 +588,7 @@ rx_awaiting_ci(struct dev_ctx *c, struct rx *x)
 	case PULLS_CI_WAITING:
 		break;
 	}
+	reactci_watch(c, x);
 	return reactci_on_pending(c, x, &rec);
 unknown:
 	log_warn("#%lld: cannot read the CI state of %.7s: %s", x->issue,

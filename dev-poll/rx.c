@@ -13,6 +13,7 @@
 
 #include "act.h"
 #include "buf.h"
+#include "ciwake.h"
 #include "config.h"
 #include "dev-poll.h"
 #include "file.h"
@@ -267,4 +268,5 @@ rx_clear_files(struct dev_ctx *c, struct rx *x)
 		free(paths[i]);
 	}
 	(void)act_remove_session(&c->act, x->session);
+	ciwake_stop(&c->act, c->cfg, x->issue);
 }

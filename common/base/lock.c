@@ -119,6 +119,24 @@ lock_take(const char *path, int *fd)
 }
 
 int
+lock_held(const char *path)
+{
+	int fd, r, saved;
+
+	if ((fd = file_open_read(path)) == -1)
+		return errno == ENOENT ? 0 : -1;
+	/* A shared lock taken is let go of by close(). */
+	if (flock(fd, LOCK_SH | LOCK_NB) == 0)
+		r = 0;
+	else
+		r = errno == EWOULDBLOCK ? 1 : -1;
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return r;
+}
+
+int
 lock_wait(const char *path, int *fd, int timeout_s)
 {
 	struct timespec nap = {0, LOCK_POLL_MS * 1000000L};

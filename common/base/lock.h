@@ -19,6 +19,15 @@
 int lock_take(const char *path, int *fd);
 
 /*
+ * Whether a process holds the lock at path, asked without taking it for
+ * more than an instant and without writing anything (for a report):
+ * 1 held, 0 free or no file there, -1 on error with errno set (what is
+ * there is not a regular file of ours: file_open_read()).  A taker
+ * trying at that instant finds the lock busy.
+ */
+int lock_held(const char *path);
+
+/*
  * Take the lock at path, retrying every 50 ms for at most timeout_s
  * seconds.  Returns 0 when taken (*fd holds it), 1 on timeout, -1 on
  * error with errno set.

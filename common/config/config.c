@@ -640,6 +640,15 @@ static const struct setting settings[] = {
 	       "wrappers of the sessions the tool starts); never set it in "
 	       "a factory",
 	.def_doc = "none"},
+    {.env = "DISINTO_TEST_CI_WATCH_S",
+	.type = T_INT,
+	.def = "15",
+	.min = 1,
+	.max = 15,
+	.off = F(test_ci_watch_s),
+	.doc = "tests only: seconds between two looks of a CI watcher "
+	       "(`dev-poll --ci-watch`) at its head's CI; the default is "
+	       "the watcher's budget, never set it in a factory"},
     {.env = "DISINTO_REVIEW_POLL",
 	.type = T_STR,
 	.derive = derive_review_poll,

@@ -108,7 +108,9 @@ struct config {
 	char *proc_dir;	    /* DISINTO_PROC_DIR, default /proc */
 	char *disk_path;    /* DISINTO_DISK_PATH, default / */
 	char *test_crash;   /* DISINTO_TEST_CRASH (crashpoint.h), tests only */
-	int wake;	    /* DISINTO_WAKE: agent events start ticks */
+	/* DISINTO_TEST_CI_WATCH_S (ciwake.h), tests only. */
+	int test_ci_watch_s;
+	int wake; /* DISINTO_WAKE: agent events start ticks */
 	/* DISINTO_REVIEW_POLL: the review-poll supervisor-poll starts. */
 	char *review_poll_path;
 

@@ -356,6 +356,18 @@ runfiles_ci_changed_lock(const char *p)
 }
 
 char *
+runfiles_ci_watch(const char *p, long long n)
+{
+	return xasprintf("%s/ci-watch-%s-%lld", run_dir, p, n);
+}
+
+char *
+runfiles_ci_watch_lock(const char *p, long long n)
+{
+	return xasprintf("%s/ci-watch-%s-%lld.lock", run_dir, p, n);
+}
+
+char *
 runfiles_webhook_seen(const char *p)
 {
 	return xasprintf("%s/webhook-seen-%s", run_dir, p);
@@ -668,8 +680,8 @@ runfiles_is_run_name(const char *name)
 	    "claude-id-", "claude-exited-", "phase-changed-", "ready-",
 	    "agent-", "review-session-", "review-injected-", "review-poll-",
 	    "supervisor-", "dev-idle-ticks-", "dev-recoveries-", "dev-notice-",
-	    "dev-state-", "dev-backoff-", "lock-waiter-", "forge-logins",
-	    "sessions", NULL};
+	    "dev-state-", "dev-backoff-", "lock-waiter-", "ci-watch-",
+	    "forge-logins", "sessions", NULL};
 	static const char *const infixes[] = {"-worktree-", "-review-",
 	    "-review.", NULL};
 	size_t i;

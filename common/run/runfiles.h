@@ -175,6 +175,12 @@ char *runfiles_supervisor_unmergeable(const char *project);
 char *runfiles_ci_changed(const char *project);
 char *runfiles_ci_changed_lock(const char *project);
 /*
+ * The CI watcher of an issue's session (common/run/ciwatch.h): the lock
+ * it holds while it runs, and its record, who watches which PR head.
+ */
+char *runfiles_ci_watch(const char *project, long long issue);
+char *runfiles_ci_watch_lock(const char *project, long long issue);
+/*
  * The forge webhook deliveries taken lately (common/run/delivery.h): one
  * line "AT KEY" each, replaced under the lock of the same name with
  * ".lock" added.

@@ -16,6 +16,7 @@
 #include "apipause.h"
 #include "backoff.h"
 #include "buf.h"
+#include "ciwatch.h"
 #include "config.h"
 #include "file.h"
 #include "json.h"
@@ -55,6 +56,8 @@ struct status_session {
 	char *pr_state; /* from the forge: "open", "closed", "merged" */
 	char *pr_error; /* why the forge could not say, or NULL */
 	char *stopped;	/* why its agent is stopped, or NULL */
+	/* Its CI watcher's PID, -1 while it starts, 0 none (ciwatch.h). */
+	long long watch;
 };
 
 /* What keeps the backlog from moving, and the next ready issue. */
@@ -207,6 +210,7 @@ static void status_json_str(cJSON *, const char *, const char *);
 static struct status_tick *status_ticks(const struct status *, const char *);
 static void status_tick_read(const char *, struct status_tick *);
 static void status_session_pr(struct status_session *, const char *);
+static void status_session_watch(struct status_session *, const char *);
 static int status_sessions_forge(struct status_project *, struct statusforge *);
 static void status_backlog_forge(struct status_project *, struct statusforge *);
 static void status_forge(const struct status *, struct status_project *,
@@ -561,6 +565,16 @@ out:
 	s->stopped = status_session_stopped(st, s);
 }
 
+/* Whether a CI watcher runs for the dev session (ciwatch.h). */
+static void
+status_session_watch(struct status_session *s, const char *proj)
+{
+	struct ciwatch w;
+
+	if (ciwatch_find(proj, s->number, &w) == 1)
+		s->watch = w.pid > 0 ? w.pid : -1;
+}
+
 /*
  * What the run files remember of the session's PR: a dev session's in
  * dev-state-P-N, and the CI state recorded for its head; a review
@@ -583,6 +597,7 @@ status_session_pr(struct status_session *s, const char *proj)
 			s->pr < 0))
 			s->pr = 0;
 		free(path);
+		status_session_watch(s, proj);
 		path = runfiles_ci_result(proj, s->number);
 		buf_reset(&b);
 		if (record_load(path, &b) == 0 &&
@@ -1111,6 +1126,10 @@ status_text_session(const struct status *st, const struct status_session *s,
 		buf_printf(b, "  Stopped: %s", s->stopped);
 	if (s->queued > 0)
 		buf_printf(b, "  queued: %ld", s->queued);
+	if (s->watch > 0)
+		buf_printf(b, "  CI watched (pid %lld)", s->watch);
+	else if (s->watch == -1)
+		buf_puts(b, "  CI watcher starting");
 	buf_puts(b, "\n");
 }
 
@@ -1503,6 +1522,9 @@ status_json_session(const struct status *st, const struct status_session *s)
 	status_json_str(o, "ci", s->ci);
 	status_json_str(o, "head", s->ci_sha);
 	cJSON_AddBoolToObject(o, "from_forge", s->pr_fresh);
+	/* Its CI watcher (ciwake.h): its PID, -1 while it starts. */
+	if (s->watch != 0)
+		cJSON_AddNumberToObject(o, "ci_watch", (double)s->watch);
 	if (s->pr_error != NULL)
 		cJSON_AddStringToObject(o, "forge_error", s->pr_error);
 	if (s->stopped != NULL)

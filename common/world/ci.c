@@ -15,6 +15,7 @@
 
 #include "buf.h"
 #include "ci.h"
+#include "config.h"
 #include "file.h"
 #include "forge.h"
 #include "json.h"
@@ -155,6 +156,25 @@ out:
 	if (pipeline != NULL)
 		*pipeline = num;
 	return 0;
+}
+
+int
+ci_read_fresh(const struct config *cfg, const char *sha, enum ci_state *out,
+    char *why, size_t whysz)
+{
+	struct woodpecker *w = NULL;
+	struct forge *f;
+	int r;
+
+	f = forge_open(cfg->forge_api, cfg->forge_token);
+	if (config_woodpecker_configured(cfg))
+		w = woodpecker_open(cfg->woodpecker_server,
+		    cfg->woodpecker_token, cfg->woodpecker_repo_id);
+	r = ci_commit_read(f, w, sha, out, NULL, NULL);
+	snprintf(why, whysz, "%s", r == -1 ? forge_error(f) : "");
+	woodpecker_close(w);
+	forge_close(f);
+	return r;
 }
 
 /*
@@ -403,6 +423,12 @@ ci_passed(enum ci_state s, int ci_configured)
 	if (s == CI_SUCCESS)
 		return 1;
 	return !ci_configured && (s == CI_NONE || s == CI_PENDING);
+}
+
+int
+ci_final(enum ci_state s)
+{
+	return s == CI_SUCCESS || s == CI_FAILURE;
 }
 
 int

@@ -11,8 +11,16 @@
 
 #include <cjson/cJSON.h>
 
+struct config;
 struct forge;
 struct woodpecker;
+
+/*
+ * How long CI gets after a session says its PR waits for it
+ * (PHASE:awaiting_ci) before the session is told CI timed out; a CI
+ * watcher (ciwake.h) lives no longer.
+ */
+#define CI_TIMEOUT_S (30 * 60)
 
 enum ci_state {
 	CI_UNKNOWN, /* the state could not be read: take no action */
@@ -77,6 +85,14 @@ int ci_commit_state(struct forge *f, struct woodpecker *w, const char *sha,
 int ci_commit_read(struct forge *f, struct woodpecker *w, const char *sha,
     enum ci_state *out, long long *pipeline, int *wp_failed);
 /*
+ * The CI state of sha read as ci_commit_read() reads it, with handles
+ * of cfg's forge and Woodpecker (when it is set up) opened for this read
+ * alone, so that nothing an earlier read saw is taken again.  0, or -1
+ * with *out CI_UNKNOWN (said in why, whysz bytes).
+ */
+int ci_read_fresh(const struct config *cfg, const char *sha, enum ci_state *out,
+    char *why, size_t whysz);
+/*
  * The forge's combined status of sha alone, in *out, and in *final
  * whether it is final (ci_combine()): the statuses combined here by the
  * server's rule (its version read at most once per handle and kept a day
@@ -118,6 +134,13 @@ enum ci_state ci_combine(const cJSON *statuses, enum ci_rule rule, int *final);
  * state none or pending.  Else 0.
  */
 int ci_passed(enum ci_state, int ci_configured);
+/*
+ * 1 when the CI of a session's head is over for the CI loop (the
+ * awaiting_ci reaction tells the agent): passed or failed.  Never for
+ * unknown, none, pending, or canceled (which waits for a run again or
+ * the timeout).
+ */
+int ci_final(enum ci_state);
 /*
  * 1 when CI has definitively failed (a failure state that does not count
  * as passed).  Never for unknown, none or pending.

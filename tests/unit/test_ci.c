@@ -210,6 +210,18 @@ test_passed_failed(void)
 	}
 }
 
+/* CI over for the CI loop (and its watcher): passed or failed only. */
+static void
+test_final(void)
+{
+	CHECK_INT(ci_final(CI_SUCCESS), 1);
+	CHECK_INT(ci_final(CI_FAILURE), 1);
+	CHECK_INT(ci_final(CI_PENDING), 0);
+	CHECK_INT(ci_final(CI_NONE), 0);
+	CHECK_INT(ci_final(CI_UNKNOWN), 0);
+	CHECK_INT(ci_final(CI_CANCELED), 0);
+}
+
 static void
 test_code_paths(void)
 {
@@ -429,6 +441,7 @@ main(void)
 	RUN(test_state_names);
 	RUN(test_state_parse);
 	RUN(test_passed_failed);
+	RUN(test_final);
 	RUN(test_code_paths);
 	RUN(test_files_need_ci);
 	RUN(test_infra_cases);

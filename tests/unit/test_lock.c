@@ -387,6 +387,30 @@ test_planted(void)
 	alarm(0);
 }
 
+/* lock_held(): a holder seen, nothing written, the lock left free. */
+static void
+test_held(void)
+{
+	struct stat a, b;
+	pid_t pid;
+	int fd = -1;
+
+	unlink(lockpath);
+	CHECK_INT(lock_held(lockpath), 0);
+	CHECK_INT(access(lockpath, F_OK), -1);
+	pid = hold_in_child(0);
+	CHECK(pid > 0);
+	CHECK_INT(stat(lockpath, &a), 0);
+	CHECK_INT(lock_held(lockpath), 1);
+	CHECK_INT(stat(lockpath, &b), 0);
+	CHECK(a.st_mtime == b.st_mtime && a.st_size == b.st_size);
+	reap(pid, SIGKILL);
+	CHECK_INT(lock_held(lockpath), 0);
+	CHECK_INT(lock_take(lockpath, &fd), 0);
+	lock_release(fd);
+	CHECK_INT(lock_held(tmpdir), -1);
+}
+
 static void
 test_created_whole(void)
 {
@@ -432,6 +456,7 @@ main(void)
 	RUN(test_pid_alive);
 	RUN(test_planted);
 	RUN(test_created_whole);
+	RUN(test_held);
 	unlink(lockpath);
 	rmdir(tmpdir);
 	return check_main();
