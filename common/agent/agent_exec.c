@@ -350,29 +350,12 @@ agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
 static int
 agent_exec_env_read(const char *path, struct buf *b)
 {
-	struct stat st;
-	char chunk[4096];
-	ssize_t n;
-	int fd, r = -1;
+	int fd, r;
 
 	if ((fd = file_open_read(path)) == -1)
 		return -1;
 	(void)unlink(path);
-	if (fstat(fd, &st) == -1)
-		goto out;
-	if (st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
-		errno = EPERM;
-		goto out;
-	}
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 || buf_append(b, chunk, (size_t)n) == -1)
-			goto out;
-	}
-	r = 0;
-out:
-	explicit_bzero(chunk, sizeof(chunk));
+	r = file_read_private(fd, b);
 	(void)close(fd);
 	return r;
 }

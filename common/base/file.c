@@ -683,3 +683,29 @@ out:
 	free(text);
 	return r;
 }
+
+int
+file_read_private(int fd, struct buf *out)
+{
+	struct stat st;
+	char chunk[4096];
+	ssize_t n;
+	int r = -1;
+
+	if (fstat(fd, &st) == -1)
+		goto out;
+	if (st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+		errno = EPERM;
+		goto out;
+	}
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 || buf_append(out, chunk, (size_t)n) == -1)
+			goto out;
+	}
+	r = 0;
+out:
+	explicit_bzero(chunk, sizeof(chunk));
+	return r;
+}

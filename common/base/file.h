@@ -98,6 +98,13 @@ int file_create_excl(const char *path, const char *contents, int mode);
  */
 int file_open_read(const char *path);
 /*
+ * Read all of fd, a file that must be this user's and of no one else
+ * (mode 0600 or less), into out, the bytes read on the stack wiped
+ * after: 0, or -1 (errno EPERM when the file is not private).  The
+ * caller closes fd.
+ */
+int file_read_private(int fd, struct buf *out);
+/*
  * Open the regular file path for appending, created with mode when
  * missing.  Allocates and logs nothing, so a child may call it between
  * fork and exec (and the log itself can be opened with it).  The

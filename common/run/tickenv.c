@@ -63,28 +63,11 @@ tickenv_record(const char *path, const struct config *cfg)
 int
 tickenv_load(const char *path, struct buf *rec)
 {
-	struct stat st;
-	char chunk[4096];
-	ssize_t n;
-	int fd, r = -1;
+	int fd, r;
 
 	if ((fd = file_open_read(path)) == -1)
 		return errno == ENOENT ? 0 : -1;
-	if (fstat(fd, &st) == -1)
-		goto out;
-	if (st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
-		errno = EPERM;
-		goto out;
-	}
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 || buf_append(rec, chunk, (size_t)n) == -1)
-			goto out;
-	}
-	r = 1;
-out:
-	explicit_bzero(chunk, sizeof(chunk));
+	r = file_read_private(fd, rec) == 0 ? 1 : -1;
 	(void)close(fd);
 	return r;
 }
