@@ -194,9 +194,9 @@ static void
 agent_exec_push_mailbox(char ***v, size_t *n, const struct agent_exec *x)
 {
 	const char *names[] = {"--session", "--run-dir", "--protocol",
-	    "--socket", "--glyph", "--crash", "--log"};
+	    "--socket", "--glyph", "--crash", "--log", "--ack"};
 	const char *values[] = {x->session, x->run_dir, x->protocol, x->socket,
-	    x->glyph, x->crash, x->log};
+	    x->glyph, x->crash, x->log, x->ack};
 	size_t i;
 
 	if (x->session == NULL || x->run_dir == NULL)
@@ -295,11 +295,11 @@ agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
 	static const char *const names[] = {"--env", "--lock", "--wait",
 	    "--state", "--request", "--watch", "--handover", "--session",
 	    "--run-dir", "--protocol", "--socket", "--glyph", "--crash",
-	    "--log", "--wake", "--idle"};
+	    "--log", "--wake", "--idle", "--ack"};
 	const char **fields[] = {&x->env_file, &x->lock, NULL, &x->state,
 	    &x->request, &x->watch, &x->handover, &x->session, &x->run_dir,
 	    &x->protocol, &x->socket, &x->glyph, &x->crash, &x->log, &x->wake,
-	    &x->idle};
+	    &x->idle, &x->ack};
 	char *end;
 	size_t k;
 	int i;
@@ -329,13 +329,16 @@ agent_exec_parse(int argc, char *argv[], struct agent_exec *x, char ***cmd,
 	    ((x->session == NULL) != (x->run_dir == NULL)) ||
 	    (x->wake != NULL && x->session == NULL) ||
 	    (x->idle != NULL &&
-		(x->wake == NULL || !agent_exec_seconds(x->idle)))) {
+		(x->wake == NULL || !agent_exec_seconds(x->idle))) ||
+	    (x->ack != NULL &&
+		(x->session == NULL || !agent_exec_seconds(x->ack)))) {
 		snprintf(err, errsz,
 		    "usage: %s [--env FILE] [--state FILE] [--lock PATH "
 		    "--wait SECONDS --request FILE [--watch FILE] "
 		    "[--handover SOCKET] [--session NAME --run-dir DIR "
 		    "[--protocol NAME] [--socket NAME] [--glyph TEXT] "
-		    "[--crash POINTS] [--log FILE]]] [--wake PROJECT_TOML "
+		    "[--crash POINTS] [--log FILE] [--ack SECONDS]]] "
+		    "[--wake PROJECT_TOML "
 		    "[--idle SECONDS]] -- COMMAND...",
 		    AGENT_EXEC_MODE);
 		return -1;
@@ -565,6 +568,8 @@ agent_exec_mail_init(const struct agent_exec *x, struct agent_exec_mail *m)
 	conf.state_dir = x->run_dir;
 	conf.tmux_socket = x->socket;
 	conf.ready_pattern = x->glyph;
+	if (x->ack != NULL)
+		conf.marker_ack_s = (int)strtol(x->ack, NULL, 10);
 	runfiles_init(x->run_dir, x->run_dir);
 	if (agent_use(&conf) == -1)
 		return -1;

@@ -6,7 +6,7 @@
  *       --wait SECONDS --request FILE [--watch PHASE_FILE]
  *       [--handover SOCKET] [--session NAME --run-dir DIR
  *       [--protocol NAME] [--socket NAME] [--glyph TEXT]
- *       [--crash POINTS] [--log FILE]]] [--wake PROJECT_TOML
+ *       [--crash POINTS] [--log FILE] [--ack SECONDS]]] [--wake PROJECT_TOML
  *       [--idle SECONDS]] -- COMMAND...
  *
  * FILE holds the variables the agent gets (agent_exec_env_write(): a
@@ -32,7 +32,8 @@
  * socket NAME, the prompt glyph TEXT), one at a time, in order; a child
  * that dies mid-way is settled by the next one looking at the session.
  * What it did goes to the log FILE (the tool's that started it); POINTS
- * are the test-only crash points of that child (crashpoint.h).
+ * are the test-only crash points of that child (crashpoint.h); SECONDS
+ * of --ack the markers protocol's ack wait, as the tools' setting says.
  *
  * With --wake PROJECT_TOML (and --session, --run-dir) it supervises the
  * agent (without --lock too) and watches the marks the agent's hooks
@@ -73,6 +74,8 @@ struct agent_exec {
 	const char *glyph;
 	const char *crash;
 	const char *log;
+	const char
+	    *ack; /* the markers protocol's ack wait (seconds), or NULL */
 	/* Wake the tool on the agent's marks: its project file ("": none). */
 	const char *wake;
 	/*

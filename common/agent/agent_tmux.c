@@ -69,6 +69,7 @@ static struct {
 	char *socket;
 	char *wake;    /* the project file the wrapper wakes with, or NULL */
 	char idle[24]; /* the idle grace the wrapper wakes after, or "" */
+	char ack[24];  /* the markers ack wait the wrapper types by, or "" */
 } agent_tmux_conf;
 
 const struct agent_backend agent_tmux_backend = {
@@ -120,6 +121,10 @@ agent_tmux_configure(const struct agent_conf *conf)
 	free(agent_tmux_conf.wake);
 	agent_tmux_conf.wake =
 	    conf->wake ? agent_exec_wake_project(conf->wake_project) : NULL;
+	agent_tmux_conf.ack[0] = '\0';
+	if (conf->marker_ack_s > 0)
+		snprintf(agent_tmux_conf.ack, sizeof(agent_tmux_conf.ack), "%d",
+		    conf->marker_ack_s);
 	agent_tmux_conf.idle[0] = '\0';
 	if (conf->idle_grace_s > 0)
 		snprintf(agent_tmux_conf.idle, sizeof(agent_tmux_conf.idle),
@@ -176,6 +181,8 @@ agent_tmux_wrap(const struct agent_spec *s, const char *state,
 			x.glyph = agent_tmux_glyph;
 			x.crash = crashpoint_get();
 			x.log = log_path();
+			if (agent_tmux_conf.ack[0] != '\0')
+				x.ack = agent_tmux_conf.ack;
 		}
 	}
 	/* The hooks' marks wake the tool from outside the sandbox. */

@@ -392,9 +392,11 @@ tick_run(struct tick *t)
 		return wake_run(t);
 	if (!tick_active(t))
 		return CLI_EXIT_OK;
-	tick_settings(t);
 	if (tool->load != NULL)
 		rc = tool->load(t);
+	/* Recorded once the configuration holds: a failing one is no one's. */
+	if (rc == -1)
+		tick_settings(t);
 	if (rc == -1)
 		rc = tick_lock(t);
 	if (rc == -1)

@@ -82,7 +82,9 @@ PR=$(sim_state_get "[p['number'] for p in d['pulls']][0]")
 pipeline "$SHA1" failure 1
 dp
 rc_is "a lost ack is no failure" 0
-lhas "not delivered this tick" "not delivered"
+# Not confirmed: queued for the session's wrapper, which types it again
+# once the ack wait passed (or a tick does, whichever looks first).
+lhas "not confirmed: queued" "queued for $S \\(not confirmed\\)"
 check_eq "the lost request" "$(events 'marker lost 2')" 1
 check_eq "nothing processed yet" "$(prompts "$AL")" 1
 check "the failure waits in prompt.txt" grep -q "greeting_test" "$SDIR/prompt.txt"
@@ -96,7 +98,9 @@ lnot "within the ack wait: not re-sent" "re-sent"
 check_eq "within the ack wait: no new request" "$(grep -c 'marker \(prompt\|lost\)' "$AL/events.log")" 2
 backdate_delivery 31
 dp
-lhas "re-sent on the next tick" "prompt.txt re-sent"
+wait_for "grep -q 'prompt.txt re-sent' '$DEVLOG'" 30
+check "re-sent once the ack wait passed" grep -q "prompt.txt re-sent" "$DEVLOG"
+wait_for '[ "$(events "marker prompt 3")" -ge 1 ]' 10
 check_eq "delivered once" "$(events 'marker prompt 3')" 1
 wait_for '[ "$(prompts "$AL")" -ge 2 ]' 10
 check "the CI failure reached the agent" grep -q "greeting_test" "$AL/prompt-2.txt"

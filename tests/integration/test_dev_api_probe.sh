@@ -48,7 +48,11 @@ check_eq "one probe request" "$(wc -l <"$T/api.log")" 1
 check_eq "the probe: one token, the key, the API version" \
     "$(pyjson "str(d['max_tokens']) + ' ' + str(d['key']) + ' ' + d['version']" <"$T/api.log")" \
     "1 True 2023-06-01"
-check "the key is never logged" sh -c "! grep -rq sk-ant-test-secret '$DEVLOG' '$RUN'"
+# The scheduled tick's settings record (0600, for its wakes) holds the
+# environment's key as the crontab gave it; no log and no other run file.
+check "the key is never logged" sh -c "! grep -rq --exclude='*.settings' sk-ant-test-secret '$DEVLOG' '$RUN'"
+check_eq "the settings record that holds it is private" \
+    "$(stat -c %a "$RUN/dev-poll-$PROJ.settings" 2>/dev/null)" 600
 dp
 lhas "still paused" "paused: rate_limit"
 check_eq "no second probe on the next tick" "$(wc -l <"$T/api.log")" 1
