@@ -34,14 +34,14 @@ rv_scenario "$T/scenario.json"
 sim_start "$T/scenario.json" --git-dir "$T/origin.git" ||
     { fail "simulator starts"; exit 1; }
 
-# run_files: the run files of reviews (not locks, status, try counts or
-# the bots' logins).
+# run_files: the run files of reviews (not locks, status, try counts,
+# the bots' logins or the tick's settings record).
 run_files() {
 	(cd "$DISINTO_RUN_DIR" &&
 	    { ls | grep -vx sessions; ls sessions/active 2>/dev/null |
 		sed 's,^,sessions/active/,'; } |
 	    grep -v -e '\.lock$' -e -review-status -e -review-tries- \
-		-e '^forge-logins$' |
+		-e '^forge-logins$' -e '\.settings$' |
 	    tr '\n' ' ')
 }
 
