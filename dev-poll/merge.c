@@ -122,7 +122,17 @@ merge_phase_done(struct dev_ctx *c, long long issue)
 			r = -1;
 		break;
 	default:
-		break; /* the reactions look again */
+		/*
+		 * Not known whether it lives: the state is kept (dp_merged()),
+		 * so the next tick's look at the remembered PR (reactpr.c)
+		 * tells it PHASE:done then; the phase reactions never would,
+		 * its PR being gone from the open ones.
+		 */
+		log_warn("#%lld: cannot tell whether session %s lives — a "
+			 "later tick tells it the merge",
+		    issue, session);
+		r = -1;
+		break;
 	}
 	free(summary);
 	free(session);
