@@ -63,6 +63,14 @@ static const struct webhook_route webhook_routes[] = {
     {"pull_request_rejected", NULL, 0, {"dev-poll", NULL, NULL}},
     {"pull_request", "closed", 0, {"dev-poll", NULL, NULL}},
     {"issue_comment", NULL, 0, {"dev-poll", "supervisor-poll", NULL}},
+    /*
+     * An issue opened, labelled (backlog), closed or reopened: the next
+     * launch may be due.  Gitea's and Forgejo's X-*-Event-Type of a label
+     * change is "issue_label", X-*-Event of every issue event "issues"
+     * (modules/webhook/type.go: HookEventIssueLabel, Event()).
+     */
+    {"issues", NULL, 0, {"dev-poll", NULL, NULL}},
+    {"issue_label", NULL, 0, {"dev-poll", NULL, NULL}},
 };
 
 static void webhook_alarm(int);

@@ -196,6 +196,19 @@ check "the signed form-encoded delivery wakes dev-poll" \
     grep -qx "dev-poll --wake $W -- $P webhook issue_comment" "$T/wakes.now"
 check_eq "and nothing of the refused ones" "$(wc -l <"$T/wakes.now")" 2
 
+# An issue labelled (the backlog grows) or opened: dev-poll, for the
+# next launch; Gitea's event type of a label change, then the event name.
+deliver issue_label '{"action": "label_updated", "number": 6, "issue": {"number": 6}, "repository": {"full_name": "johba/harb"}}'
+check_eq "an issue labelled: 204" "$CODE" 204
+deliver issues '{"action": "opened", "number": 7, "issue": {"number": 7}, "repository": {"full_name": "johba/harb"}}'
+check_eq "an issue opened: 204" "$CODE" 204
+settle
+check "an issue labelled wakes dev-poll" \
+    grep -qx "dev-poll --wake $W -- $P webhook issue_label" "$T/wakes.now"
+check "an issue opened wakes dev-poll" \
+    grep -qx "dev-poll --wake $W -- $P webhook issues" "$T/wakes.now"
+check_eq "and nothing else" "$(wc -l <"$T/wakes.now")" 2
+
 # A delivery replayed: answered each time, taken once.  Gitea's retries
 # and a captured delivery sent again are one delivery.
 STATUS2='{"sha": "'$SHA'", "state": "failure", "id": 77, "repository": {"full_name": "johba/harb"}}'
