@@ -122,6 +122,7 @@ dp_pause_session(struct dev_ctx *c, struct rx *x)
 enum dp_step
 dp_paused(struct dev_ctx *c)
 {
+	apistop_use(c->cfg);
 	switch (apistop_paused(&c->act, c->cfg->project_name, c->now, NULL)) {
 	case 0:
 		return DP_NEXT;

@@ -151,6 +151,7 @@ main_run(struct tick *t)
 	main_step(rp, rp_collect(rp));
 	main_step(rp, rp_route(rp));
 	/* No review starts while an API error pauses the project. */
+	apistop_use(rp->cfg);
 	if ((r = apistop_paused(&rp->act, t->cfg.project_name, rp->now,
 		 NULL)) == 0) {
 		main_step(rp, rp_rereview(rp));

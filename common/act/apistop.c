@@ -4,12 +4,15 @@
  * of dev-poll and review-poll both write it.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "act.h"
 #include "agent.h"
+#include "agent_exec.h"
 #include "api_error.h"
 #include "apipause.h"
 #include "apistop.h"
@@ -20,6 +23,9 @@
 #include "log.h"
 #include "phase.h"
 #include "runfiles.h"
+#include "spawn.h"
+#include "strv.h"
+#include "wakecmd.h"
 #include "xmalloc.h"
 
 /* The longest wait for the pause's lock (seconds). */
@@ -62,6 +68,8 @@ static int apistop_unpause(struct act *, const char *, const struct apierr *);
 static int apistop_issue(struct act *, const char *, const char *, const char *,
     const char *, const struct apierr *, const char *);
 static int apistop_over(struct act *, const char *, time_t);
+static void apistop_wake_at(const struct act *, const char *,
+    const struct apipause *, time_t);
 
 /* Take the pause's lock into *fd.  0, or -1 (logged). */
 static int
@@ -527,6 +535,60 @@ out:
 	return r;
 }
 
+/*
+ * The pause's end is an event no hook or webhook sees: a process of this
+ * tool's sleeps until p's UNTIL and then wakes it (wakecmd.h), one per
+ * tool and project (it holds runfiles_pause_wake_lock() while it sleeps:
+ * a pause made longer meanwhile is found by the tick it wakes, which
+ * arranges the next).  With DISINTO_WAKE, not in a dry run.
+ */
+static void
+apistop_wake_at(const struct act *a, const char *project,
+    const struct apipause *p, time_t now)
+{
+	static const char script[] = "sleep \"$1\"; shift; exec \"$@\"";
+	char exe[PATH_MAX], secs[24], **wake = NULL, *argv[16];
+	const char *prog, *toml;
+	char *lock = NULL;
+	int fd = -1, keep[2] = {-1, -1};
+	struct spawn_detached_opts o = {.keep_fds = keep};
+	size_t i;
+
+	if (apistop_cfg == NULL || !apistop_cfg->wake || a->dry_run ||
+	    p->until <= now || agent_exec_self(exe, sizeof(exe)) == -1)
+		return;
+	prog = strrchr(exe, '/') != NULL ? strrchr(exe, '/') + 1 : exe;
+	lock = runfiles_pause_wake_lock(prog, project);
+	if (lock_take(lock, &fd) != 0)
+		goto out; /* one sleeps already, or the lock cannot be had */
+	toml =
+	    apistop_cfg->project_toml != NULL ? apistop_cfg->project_toml : "";
+	wake = wakecmd_argv(exe, apistop_cfg->run_dir, toml, "api pause over");
+	snprintf(secs, sizeof(secs), "%lld", (long long)(p->until - now + 1));
+	argv[0] = "sh";
+	argv[1] = "-c";
+	argv[2] = (char *)script;
+	argv[3] = "sh";
+	argv[4] = secs;
+	for (i = 0; wake[i] != NULL && i + 6 < sizeof(argv) / sizeof(argv[0]);
+	     i++)
+		argv[5 + i] = wake[i];
+	argv[5 + i] = NULL;
+	keep[0] = fd;
+	if (spawn_detached_ex(argv, &o, NULL) == -1)
+		log_warn("cannot arrange the wake at the pause's end: %s — the "
+			 "schedule's tick ends it",
+		    strerror(errno));
+	else
+		log_msg("paused: %s is woken at the pause's end, in %s s", prog,
+		    secs);
+out:
+	if (fd != -1)
+		(void)close(fd); /* the sleeper holds the lock now */
+	strv_free(wake);
+	free(lock);
+}
+
 int
 apistop_paused(struct act *a, const char *project, time_t now,
     struct apipause *out)
@@ -542,6 +604,7 @@ apistop_paused(struct act *a, const char *project, time_t now,
 	} else if (apipause_active(&p, now)) {
 		apipause_describe(&p, desc, sizeof(desc));
 		log_msg("paused: %s", desc);
+		apistop_wake_at(a, project, &p, now);
 		r = 1;
 	} else if (p.since != 0)
 		(void)apistop_over(a, project, now);

@@ -681,7 +681,7 @@ runfiles_is_run_name(const char *name)
 	    "agent-", "review-session-", "review-injected-", "review-poll-",
 	    "supervisor-", "dev-idle-ticks-", "dev-recoveries-", "dev-notice-",
 	    "dev-state-", "dev-backoff-", "lock-waiter-", "ci-watch-",
-	    "forge-logins", "sessions", NULL};
+	    "pause-wake-", "forge-logins", "sessions", NULL};
 	static const char *const infixes[] = {"-worktree-", "-review-",
 	    "-review.", NULL};
 	size_t i;
@@ -992,6 +992,12 @@ runfiles_lock_waiter(const char *prog, const char *p)
 	if (p == NULL || *p == '\0')
 		return xasprintf("%s/lock-waiter-%s", run_dir, prog);
 	return xasprintf("%s/lock-waiter-%s-%s", run_dir, prog, p);
+}
+
+char *
+runfiles_pause_wake_lock(const char *prog, const char *p)
+{
+	return xasprintf("%s/pause-wake-%s-%s.lock", run_dir, prog, p);
 }
 
 char **

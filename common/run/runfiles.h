@@ -397,6 +397,11 @@ char *runfiles_lock_handover(const char *session);
  * directory cannot be listed.
  */
 char *runfiles_lock_waiter(const char *prog, const char *project);
+/*
+ * The lock that the wake of tool prog at the end of project's API pause
+ * holds while it sleeps (one per tool and project; common/act/apistop.c).
+ */
+char *runfiles_pause_wake_lock(const char *prog, const char *project);
 char **runfiles_lock_waiters(void);
 
 #endif
