@@ -557,7 +557,7 @@ apistop_wake_at(const struct act *a, const char *project,
 	if (apistop_cfg == NULL || !apistop_cfg->wake || a->dry_run ||
 	    p->until <= now || agent_exec_self(exe, sizeof(exe)) == -1)
 		return;
-	prog = strrchr(exe, '/') != NULL ? strrchr(exe, '/') + 1 : exe;
+	prog = (prog = strrchr(exe, '/')) != NULL ? prog + 1 : exe;
 	lock = runfiles_pause_wake_lock(prog, project);
 	if (lock_take(lock, &fd) != 0)
 		goto out; /* one sleeps already, or the lock cannot be had */
